@@ -1,0 +1,243 @@
+"""The fast engine: incremental pair counts, same steps as the reference.
+
+Unlike `bpe.reference`, which recounts the whole text every step, this engine counts
+once and then touches only the neighbours of each merged occurrence:
+
+- the text is a doubly linked list over symbol positions (``prev``/``next`` arrays); a
+  merged symbol keeps the position of its left half, so positions stay in text order;
+- each pair (two token ids packed into one int) has a weighted count and a min-heap of
+  the positions where it may occur; entries are checked when read (lazy invalidation),
+  so a merge never searches a heap to delete from it;
+- a max-heap of ``(-count, pair)`` entries finds the winner; decreases are lazy (a
+  stale entry is re-pushed with its current count when it surfaces), increases push a
+  fresh entry once per step;
+- ties are resolved exactly as the reference does: among the pairs with the top count,
+  the earliest first occurrence wins (the head of that pair's position heap).
+
+Pre-tokenized text is many short chunks laid end to end with no links across them; each
+position carries the frequency of its chunk as a weight.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from heapq import heapify, heappop, heappush
+from typing import Iterator
+
+from .steps import CHANGES_KEPT, MergeStep, StopReason, make_step
+
+
+class _Sequence:
+    """The training text as linked symbols, with per-pair counts and positions.
+
+    A pair (a, b) of token ids is packed into one int, ``a << shift | b``; the shift is
+    as small as the vocabulary allows, so keys stay single-digit Python ints (faster).
+    """
+
+    def __init__(self, words: list, token_ids: dict, max_tokens: int) -> None:
+        self.shift = max(8, max_tokens.bit_length())
+        self.mask = (1 << self.shift) - 1
+        symbols: list[int] = []
+        weights: list[int] = []
+        prev: list[int] = []
+        nxt: list[int] = []
+        for tokens, frequency in words:
+            start = len(symbols)
+            symbols.extend(map(token_ids.__getitem__, tokens))
+            end = len(symbols)
+            weights.extend([frequency] * (end - start))
+            prev.extend(range(start - 1, end - 1))
+            nxt.extend(range(start + 1, end + 1))
+            if end > start:  # no links across chunk boundaries
+                prev[start] = -1
+                nxt[end - 1] = -1
+        self.symbols, self.weights, self.prev, self.next = symbols, weights, prev, nxt
+        self.unweighted = all(frequency == 1 for _, frequency in words)
+        self.length = sum(len(tokens) * frequency for tokens, frequency in words)
+        self.positions = self._group_positions()
+        if self.unweighted:
+            self.counts = {key: len(found) for key, found in self.positions.items()}
+        else:
+            weight = weights.__getitem__
+            self.counts = {key: sum(map(weight, found)) for key, found in self.positions.items()}
+
+    def _group_positions(self) -> dict[int, list[int]]:
+        symbols, nxt, shift = self.symbols, self.next, self.shift
+        grouped: defaultdict = defaultdict(list)
+        if self.unweighted and len(symbols) and min(nxt[:-1], default=0) >= 0:
+            # One chunk: every position but the last starts a pair.
+            keys = [a << shift | b for a, b in zip(symbols, symbols[1:])]
+            for p, key in enumerate(keys):
+                grouped[key].append(p)  # ascending, so each list is already a heap
+        else:
+            for p, q in enumerate(nxt):
+                if q >= 0:
+                    grouped[symbols[p] << shift | symbols[q]].append(p)
+        return dict(grouped)
+
+    def pair_key(self, a: int, b: int) -> int:
+        return a << self.shift | b
+
+    def split_key(self, key: int) -> tuple[int, int]:
+        return key >> self.shift, key & self.mask
+
+    def first_position(self, key: int) -> int:
+        """Earliest position where the pair occurs now; drops stale heap entries."""
+        heap = self.positions[key]
+        symbols, nxt = self.symbols, self.next
+        a, b = self.split_key(key)
+        while True:
+            p = heap[0]
+            q = nxt[p]
+            if symbols[p] == a and q >= 0 and symbols[q] == b:
+                return p
+            heappop(heap)
+
+    def merge(self, key: int, new_id: int) -> dict[int, int]:
+        """Merge every occurrence of the pair, left to right; return the pair-count changes.
+
+        Instead of updating counts per occurrence, occurrences are grouped by the symbol
+        on their left and on their right: each group changes two pair counts by the same
+        amount, applied once after the scan. Sums commute, so this equals doing it one
+        occurrence at a time (even when neighbouring occurrences touch, as in 'abab').
+        """
+        symbols, prev, nxt = self.symbols, self.prev, self.next
+        a, b = self.split_key(key)
+        by_left: defaultdict = defaultdict(list)  # left symbol -> positions left of a merge
+        by_right: defaultdict = defaultdict(list)  # right symbol -> positions of merged tokens
+        merged: list[int] = []
+        for p in sorted(self.positions.pop(key)):
+            if symbols[p] != a:
+                continue  # consumed by an earlier occurrence, or merged into something else
+            q = nxt[p]
+            if q < 0 or symbols[q] != b:
+                continue
+            left, right = prev[p], nxt[q]
+            if left >= 0:
+                by_left[symbols[left]].append(left)
+            if right >= 0:
+                by_right[symbols[right]].append(p)
+                prev[right] = p
+            symbols[p] = new_id
+            symbols[q] = -1
+            nxt[p] = right
+            merged.append(p)
+        return self._apply_counts(key, a, b, new_id, merged, by_left, by_right)
+
+    def _apply_counts(self, key, a, b, new_id, merged, by_left, by_right) -> dict[int, int]:
+        counts, positions, shift = self.counts, self.positions, self.shift
+        weigh = len if self.unweighted else (lambda found: sum(map(self.weights.__getitem__, found)))
+        removed = weigh(merged)
+        # (pair key, count change, positions where the pair now starts or None)
+        updates = [(key, -removed, None)]
+        for symbol, found in by_left.items():
+            delta = weigh(found)
+            updates.append((symbol << shift | a, -delta, None))
+            updates.append((symbol << shift | new_id, delta, found))
+        for symbol, found in by_right.items():
+            delta = weigh(found)
+            updates.append((b << shift | symbol, -delta, None))
+            updates.append((new_id << shift | symbol, delta, found))
+        changes: dict[int, int] = {}
+        for pair_key, delta, found in updates:
+            changes[pair_key] = changes.get(pair_key, 0) + delta
+            counts[pair_key] = counts.get(pair_key, 0) + delta
+            if found is not None:
+                heap = positions.get(pair_key)
+                if heap is None:
+                    positions[pair_key] = found  # ascending already: a valid heap
+                else:  # only when the merged string existed before (the vocabulary is a set)
+                    heap.extend(found)
+                    heapify(heap)
+        for changed in changes:
+            if not counts[changed]:
+                del counts[changed]
+                positions.pop(changed, None)
+        self.length -= removed
+        return changes
+
+
+def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int,
+               minimum_pair_frequency: int, top_k: int) -> Iterator[MergeStep]:
+    """Yield the same `MergeStep` stream as `bpe.reference.reference_steps`."""
+    vocab = list(base_tokens)
+    token_ids = {token: i for i, token in enumerate(vocab)}
+    seq = _Sequence(words, token_ids, target_vocab_size)
+    counts = seq.counts
+    queue = [(-count, key) for key, count in counts.items()]
+    heapify(queue)
+    wanted = max(top_k, 1)
+    number = 0
+    while len(vocab) < target_vocab_size:
+        ranked = _top_pairs(queue, counts, seq, wanted)
+        if not ranked:
+            return StopReason.NO_PAIRS_LEFT
+        frequency, _, key = ranked[0]
+        if frequency < minimum_pair_frequency:
+            return StopReason.BELOW_MINIMUM_FREQUENCY
+        for count, _, other in ranked[1:]:  # the runners-up go back; the winner is consumed
+            heappush(queue, (-count, other))
+        a_id, b_id = seq.split_key(key)
+        a, b = vocab[a_id], vocab[b_id]
+        token = a + b
+        new_id = token_ids.get(token)
+        is_new = new_id is None
+        if is_new:
+            new_id = token_ids[token] = len(vocab)
+            vocab.append(token)
+        changes = seq.merge(key, new_id)
+        for changed, delta in changes.items():
+            if delta > 0:
+                heappush(queue, (-counts[changed], changed))
+        number += 1
+        yield make_step(
+            number=number, pair=(a, b), token=token, token_id=new_id, frequency=frequency,
+            top_pairs=[(_tokens(vocab, seq, k), c) for c, _, k in ranked[:top_k]],
+            changes={_tokens(vocab, seq, k): d for k, d in _largest_changes(changes)},
+            sequence_length=seq.length, vocab_size=len(vocab), new=is_new,
+        )
+    return StopReason.TARGET_REACHED
+
+
+def _largest_changes(changes: dict[int, int]) -> list[tuple[int, int]]:
+    """The changes that can make `keep_largest_changes`' cut, ties at the cut included.
+
+    Sorting by size on int keys first avoids turning every changed pair into strings.
+    """
+    nonzero = [(key, delta) for key, delta in changes.items() if delta]
+    if len(nonzero) <= CHANGES_KEPT:
+        return nonzero
+    nonzero.sort(key=lambda item: (-abs(item[1]), -item[1]))
+    cut = nonzero[CHANGES_KEPT - 1][1]
+    cut_key = (-abs(cut), -cut)
+    return [item for item in nonzero if (-abs(item[1]), -item[1]) <= cut_key]
+
+
+def _tokens(vocab: list, seq: _Sequence, key: int) -> tuple:
+    a, b = seq.split_key(key)
+    return vocab[a], vocab[b]
+
+
+def _top_pairs(queue: list, counts: dict, seq: _Sequence, wanted: int) -> list:
+    """Pop the ``wanted`` most frequent pairs (and any tied with the last), ranked.
+
+    Returns ``[(count, first_position, key), ...]`` sorted by count, then first position.
+    The caller pushes back the ones it does not consume.
+    """
+    found: list = []
+    seen: set = set()
+    while queue:
+        negative, key = queue[0]
+        count = -negative
+        current = counts.get(key, 0)
+        if current != count or key in seen:
+            heappop(queue)
+            if 0 < current < count and key not in seen:
+                heappush(queue, (-current, key))  # a lazy decrease surfaces
+            continue
+        if len(found) >= wanted and count < found[-1][0]:
+            break
+        heappop(queue)
+        seen.add(key)
+        found.append((count, seq.first_position(key), key))
+    found.sort(key=lambda item: (-item[0], item[1]))
+    return found

@@ -1,0 +1,102 @@
+"""Save and load a TinyGPT together with the fingerprint of the tokenizer it was trained on.
+
+A model's ids mean nothing without the tokenizer that made them: id 300 is " the" under
+one vocabulary and "qu" under another, and a mismatched pair produces fluent-looking
+nonsense rather than an error. So the fingerprint travels in the file and `load_checkpoint`
+refuses a different one.
+
+Files may come from users, so loading uses `torch.load(..., weights_only=True)`: only
+tensors and plain containers are unpickled, never arbitrary objects. Writing goes to a
+temporary file beside the target and is moved into place with os.replace, so a crash
+never leaves half a checkpoint under the real name.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from bpe.errors import BpeError
+from bpe.lm.config import ModelConfig
+from bpe.lm.model import TinyGPT
+
+FORMAT = "bpe-lab tinygpt v1"
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What load_checkpoint returns: the model (on the CPU, in eval mode) and its provenance."""
+
+    model: TinyGPT
+    config: ModelConfig
+    fingerprint: str
+
+
+def save_checkpoint(path: str | os.PathLike, model: TinyGPT, *, fingerprint: str) -> None:
+    """Write model weights, config and tokenizer fingerprint to `path`, atomically."""
+    if not isinstance(fingerprint, str) or not fingerprint:
+        raise BpeError(f"fingerprint={fingerprint!r} must be the tokenizer's non-empty fingerprint string")
+    target = Path(path)
+    payload = {
+        "format": FORMAT,
+        "fingerprint": fingerprint,
+        "config": model.config.to_dict(),
+        # CPU copies, so the file loads on a machine without the training device.
+        "state_dict": {name: tensor.detach().cpu() for name, tensor in model.state_dict().items()},
+    }
+    temporary = target.with_name(f"{target.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        torch.save(payload, temporary)
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _read(path: Path) -> dict:
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise BpeError(f"checkpoint file {str(path)!r} does not exist") from None
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as error:
+        # torch's own message advises weights_only=False, the one thing not to do with a
+        # file from a stranger; say what was found instead.
+        found = re.search(r"GLOBAL (\S+)", str(error))
+        if found:
+            raise BpeError(
+                f"{str(path)!r} holds the Python object {found.group(1)}, not just tensors and plain values; "
+                "it is refused because loading it could run code. Load only checkpoints saved by BPE Lab."
+            ) from error
+        raise BpeError(
+            f"{str(path)!r} is not a readable TinyGPT checkpoint (corrupt, truncated, or another kind of file)"
+        ) from error
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+        raise BpeError(f"{str(path)!r} is not a TinyGPT checkpoint (format {found!r}, expected {FORMAT!r})")
+    return payload
+
+
+def load_checkpoint(path: str | os.PathLike, *, fingerprint: str) -> Checkpoint:
+    """Load a checkpoint, refusing one trained with a different tokenizer.
+
+    `fingerprint` is that of the tokenizer the caller will encode and decode with.
+    """
+    payload = _read(Path(path))
+    saved = payload.get("fingerprint")
+    if saved != fingerprint:
+        raise BpeError(
+            f"checkpoint {str(path)!r} was trained with tokenizer {saved!r}, "
+            f"but the current tokenizer is {fingerprint!r}; load the tokenizer the model was trained with"
+        )
+    config = ModelConfig.from_dict(payload.get("config"))
+    model = TinyGPT(config)
+    try:
+        model.load_state_dict(payload.get("state_dict"))
+    except (RuntimeError, TypeError) as error:
+        raise BpeError(f"checkpoint {str(path)!r} has weights that do not fit its own config {config}: {error}") from error
+    model.eval()
+    return Checkpoint(model=model, config=config, fingerprint=saved)

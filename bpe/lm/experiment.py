@@ -1,0 +1,177 @@
+"""Does BPE help the model? Train one TinyGPT per tokenizer on the same text, same budget.
+
+The comparison is fair only if everything but the tokenizer is equal: the same model
+shape (apart from the vocab-sized embedding), the same compute budget, the same held-out
+*text*, and a score in bits per character. So the text is split once, by characters, and
+each tokenizer encodes both parts itself.
+
+The experiment yields records, like `train_model`: an `ExperimentProgress` per step,
+labelled with the tokenizer's name, then a `ModelSummary` when that model is done.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+import torch
+
+from bpe.errors import BpeError
+from bpe.lm.config import Budget, ModelConfig, TrainSettings
+from bpe.lm.data import TokenData
+from bpe.lm.model import ParameterCounts, TinyGPT, build_model, count_parameters
+from bpe.lm.sample import generate
+from bpe.lm.train import Evaluation, TrainProgress, train_model
+
+
+@dataclass(frozen=True)
+class TokenizerSpec:
+    """Everything the experiment needs from a tokenizer, and nothing else.
+
+    token_lengths[i] is the number of characters id i decodes to.
+    """
+
+    name: str
+    encode: Callable[[str], list[int]]
+    decode: Callable[[list[int]], str]
+    token_lengths: tuple[int, ...]
+    fingerprint: str
+
+    @classmethod
+    def from_tokenizer(cls, name: str, tokenizer) -> TokenizerSpec:
+        """Adapt any object with encode, decode, itos (id -> token string), vocab_size and fingerprint()."""
+        missing = [i for i in range(tokenizer.vocab_size) if i not in tokenizer.itos]
+        if missing:
+            raise BpeError(f"tokenizer {name!r} has no token string for id {missing[0]}; its ids must be 0..vocab_size-1")
+        return cls(
+            name=name,
+            encode=tokenizer.encode,
+            decode=tokenizer.decode,
+            token_lengths=tuple(len(tokenizer.itos[i]) for i in range(tokenizer.vocab_size)),
+            fingerprint=tokenizer.fingerprint(),
+        )
+
+
+@dataclass(frozen=True)
+class ExperimentProgress:
+    """One training record of one tokenizer's model."""
+
+    tokenizer: str
+    progress: TrainProgress
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """The result for one tokenizer. `model` is the trained model, kept for sampling or saving."""
+
+    tokenizer: str
+    fingerprint: str
+    config: ModelConfig
+    parameters: ParameterCounts
+    steps: int
+    seconds: float
+    tokens_seen: int
+    chars_seen: int
+    evaluation: Evaluation  # final, on the held-out text
+    sample: str  # the prompt and a sampled continuation
+    model: TinyGPT = field(repr=False, compare=False)
+
+    @property
+    def bits_per_char(self) -> float:
+        return self.evaluation.bits_per_char
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens_seen / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def chars_per_second(self) -> float:
+        return self.chars_seen / self.seconds if self.seconds > 0 else 0.0
+
+
+def split_text(text: str, held_out_fraction: float) -> tuple[str, str]:
+    """Cut by characters, so every tokenizer is scored on the very same held-out text.
+
+    Example: split_text("abcdefghij", 0.2) -> ("abcdefgh", "ij")
+    """
+    if not text:
+        raise BpeError("the text is empty; give some text to train on")
+    if not 0 < held_out_fraction < 1:
+        raise BpeError(f"held_out_fraction={held_out_fraction!r} must be between 0 and 1 (exclusive)")
+    cut = len(text) - max(1, round(len(text) * held_out_fraction))
+    return text[:cut], text[cut:]
+
+
+def compare_tokenizers(
+    runs: Sequence[TokenizerSpec],
+    config: ModelConfig,
+    budget: Budget,
+    *,
+    text: str,
+    settings: TrainSettings = TrainSettings(),
+    held_out_fraction: float = 0.1,
+    prompt: str | None = None,
+    sample_chars: int = 200,
+    temperature: float = 0.8,
+    top_k: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[ExperimentProgress | ModelSummary]:
+    """Train one model per tokenizer, one after another, each to the same budget.
+
+    config.vocab_size is replaced by each tokenizer's own. The sample continues `prompt`
+    (default: the start of the held-out text) by about sample_chars characters. When
+    should_stop() turns true, the current model is summarised and the experiment ends.
+    """
+    names = [spec.name for spec in runs]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise BpeError(f"tokenizer names must be unique to label the results; {duplicates} appear more than once")
+    train_text, held_out_text = split_text(text, held_out_fraction)
+    prompt = held_out_text[:20] if prompt is None else prompt
+    for spec in runs:
+        data = TokenData(spec.encode(train_text), spec.encode(held_out_text), token_lengths=spec.token_lengths)
+        model = build_model(replace(config, vocab_size=data.vocab_size), seed=settings.seed)
+        last: TrainProgress | None = None
+        for last in train_model(model, data, budget, settings, should_stop=should_stop):
+            yield ExperimentProgress(spec.name, last)
+        assert last is not None and last.evaluation is not None  # train_model always ends on an evaluated record
+        yield _summarise(spec, model, data, last, prompt, sample_chars, temperature, top_k, settings.seed)
+        if last.stop_reason == "stopped":
+            return
+
+
+def _summarise(
+    spec: TokenizerSpec,
+    model: TinyGPT,
+    data: TokenData,
+    last: TrainProgress,
+    prompt: str,
+    sample_chars: int,
+    temperature: float,
+    top_k: int | None,
+    seed: int,
+) -> ModelSummary:
+    # Same number of *characters* for every tokenizer, so the samples read alike in length.
+    chars_per_token = max(1.0, data.count_chars(data.train_ids) / max(1, len(data.train_ids)))
+    prompt_ids = spec.encode(prompt)
+    new = generate(
+        model,
+        prompt_ids,
+        math.ceil(sample_chars / chars_per_token),
+        temperature=temperature,
+        top_k=top_k,
+        generator=torch.Generator().manual_seed(seed),
+    )
+    return ModelSummary(
+        tokenizer=spec.name,
+        fingerprint=spec.fingerprint,
+        config=model.config,
+        parameters=count_parameters(model),
+        steps=last.step,
+        seconds=last.seconds,
+        tokens_seen=last.tokens_seen,
+        chars_seen=last.chars_seen,
+        evaluation=last.evaluation,
+        sample=spec.decode(list(prompt_ids) + new),
+        model=model,
+    )

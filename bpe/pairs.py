@@ -1,0 +1,46 @@
+"""Counting and merging adjacent pairs: the two operations BPE is made of.
+
+Shared by the reference engine, the tests and anything that wants the textbook answer.
+A "word" here is a chunk of text as a list of tokens with the number of times the chunk
+occurs; without a pre-tokenizer the whole text is one word that occurs once.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Sequence
+
+from .alphabet import Token
+
+Word = tuple[list, int]  # (tokens of one distinct chunk, how often that chunk occurs)
+
+
+def count_pairs(words: Iterable[Word]) -> Counter:
+    """Adjacent pair counts, in order of first occurrence.
+
+    Example: [(['a', 'a', 'a', 'b'], 1)] -> Counter({('a', 'a'): 2, ('a', 'b'): 1})
+    Overlapping pairs count each time ('aaa' holds two ('a', 'a')), as ``zip`` sees them;
+    merging, below, then takes them left to right without overlap.
+    """
+    counts: Counter = Counter()
+    for tokens, frequency in words:
+        for pair in zip(tokens, tokens[1:]):
+            counts[pair] += frequency
+    return counts
+
+
+def merge_pair(tokens: Sequence[Token], pair: tuple, new_token: Token) -> list:
+    """Replace every occurrence of ``pair`` with ``new_token``, left to right, no overlap.
+
+    Example: ['a', 'a', 'a'], ('a', 'a'), 'aa' -> ['aa', 'a']
+    """
+    first, second = pair
+    merged = []
+    i = 0
+    while i < len(tokens):
+        if i + 1 < len(tokens) and tokens[i] == first and tokens[i + 1] == second:
+            merged.append(new_token)
+            i += 2
+        else:
+            merged.append(tokens[i])
+            i += 1
+    return merged

@@ -1,0 +1,120 @@
+"""`TrainingRun`: one training run, recorded step by step, answering every later question.
+
+Training to vocab V yields an ordered list of merges; the tokenizer for any smaller vocab
+is a prefix of it. So the app trains once, to the largest vocab the user may want, and
+every later question (this step, that vocab size, held-out compression) is answered from
+this record without retraining.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .alphabet import CHARACTERS, default_base_tokens
+from .fast import _Sequence
+from .steps import MergeStep, StopReason
+from .tokenizer import BPETokenizer, merges_for_vocab_size
+from .training import prepare_words, train_steps
+
+ProgressCallback = Callable[[MergeStep, int], None]  # (latest step, target vocab size)
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    settings: dict
+    base_tokens: list
+    steps: list[MergeStep]
+    stop_reason: StopReason
+    stop_explanation: str
+    training_seconds: float
+    training_characters: int
+    initial_length: int  # training sequence length before any merge (symbols)
+    heldout_characters: int = 0
+    # held-out sequence length after k merges; index 0 is before any merge
+    heldout_lengths: list[int] = field(default_factory=list)
+
+    @property
+    def alphabet(self) -> str:
+        return self.settings.get("alphabet", CHARACTERS)
+
+    @property
+    def pretokenizer(self) -> str | None:
+        return self.settings.get("pretokenizer")
+
+    @property
+    def merges(self) -> list[tuple]:
+        return [step.pair for step in self.steps]
+
+    @property
+    def final_vocab_size(self) -> int:
+        return self.steps[-1].vocab_size if self.steps else len(self.base_tokens)
+
+    def merge_count(self, vocab_size: int | None = None) -> int:
+        """How many merges the tokenizer for ``vocab_size`` uses (all of them for None)."""
+        if vocab_size is None:
+            return len(self.steps)
+        return merges_for_vocab_size(self.base_tokens, self.merges, vocab_size)
+
+    def tokenizer(self, vocab_size: int | None = None) -> BPETokenizer:
+        """The tokenizer at ``vocab_size``: a prefix of this run's merges, no retraining."""
+        count = self.merge_count(vocab_size)
+        return BPETokenizer(self.base_tokens, self.merges[:count], alphabet=self.alphabet,
+                            pretokenizer=self.pretokenizer)
+
+    def sequence_length(self, merges: int) -> int:
+        """Training sequence length after the first ``merges`` merges."""
+        return self.steps[merges - 1].sequence_length if merges > 0 else self.initial_length
+
+
+def train_run(text: str, target_vocab_size: int, minimum_pair_frequency: int = 2, *,
+              engine: str = "fast", top_k: int = 10, alphabet: str = CHARACTERS,
+              pretokenizer: str | None = None, heldout_text: str = "",
+              base_tokens: list | None = None, progress: ProgressCallback | None = None) -> TrainingRun:
+    """Train and record every step; track the held-out text's length after each merge.
+
+    Base characters come from the training and held-out text together (as the tutorial
+    takes them from all splits), so held-out text never holds an unknown character.
+    """
+    if base_tokens is None:
+        base_tokens = default_base_tokens(text + heldout_text, alphabet)
+    started = time.perf_counter()
+    stream = train_steps(text, target_vocab_size, minimum_pair_frequency, base_tokens, engine, top_k,
+                         alphabet=alphabet, pretokenizer=pretokenizer)
+    heldout = HeldOutTracker(heldout_text, stream.base_tokens, alphabet, pretokenizer, target_vocab_size)
+    steps = []
+    for step in stream:
+        steps.append(step)
+        heldout.apply(step)
+        if progress is not None:
+            progress(step, target_vocab_size)
+    elapsed = time.perf_counter() - started
+    words = prepare_words(text, alphabet, pretokenizer)
+    return TrainingRun(
+        settings={**stream.settings, "heldout_characters": len(heldout_text)},
+        base_tokens=stream.base_tokens, steps=steps, stop_reason=stream.stop_reason,
+        stop_explanation=stream.explain_stop(), training_seconds=elapsed,
+        training_characters=len(text), initial_length=sum(len(w) * n for w, n in words),
+        heldout_characters=len(heldout_text), heldout_lengths=heldout.lengths,
+    )
+
+
+class HeldOutTracker:
+    """Applies each training merge to held-out text as it is learned: the held-out curve
+    costs one incremental merge per step, never a re-encoding per point."""
+
+    def __init__(self, text: str, base_tokens: list, alphabet: str, pretokenizer: str | None,
+                 max_tokens: int) -> None:
+        self.token_ids = {token: i for i, token in enumerate(base_tokens)}
+        self.sequence = _Sequence(prepare_words(text, alphabet, pretokenizer), self.token_ids,
+                                  max(max_tokens, len(base_tokens)))
+        self.lengths = [self.sequence.length]
+
+    def apply(self, step: MergeStep) -> None:
+        ids = self.token_ids
+        if step.token not in ids:
+            ids[step.token] = step.token_id
+        key = self.sequence.pair_key(ids[step.pair[0]], ids[step.pair[1]])
+        if key in self.sequence.positions:
+            self.sequence.merge(key, step.token_id)
+        self.lengths.append(self.sequence.length)

@@ -1,0 +1,120 @@
+"""What one training step records, and the rules every engine shares.
+
+Training yields one `MergeStep` per merge. The record holds what a display needs (the
+winning pair, the competing pairs before the merge, how pair counts changed), so pages and
+the command line draw from the same stream and the engines never print.
+
+The rules, identical in both engines:
+
+- the most frequent adjacent pair wins; among equally frequent pairs, the one whose
+  first occurrence in the current sequence is earliest (what ``Counter.most_common``
+  does on pairs counted left to right);
+- training stops when the vocabulary reaches the target, when no pair is left, or when
+  the best pair occurs fewer than ``minimum_pair_frequency`` times;
+- the vocabulary is a *set* of strings: a merge whose result already exists adds no token.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Iterator, Tuple
+
+from .alphabet import Token
+
+Pair = Tuple[Token, Token]
+
+# How many pair-count changes a step keeps (largest first): enough to show what a merge did.
+CHANGES_KEPT = 16
+
+
+class StopReason(str, Enum):
+    TARGET_REACHED = "target_reached"
+    NO_PAIRS_LEFT = "no_pairs_left"
+    BELOW_MINIMUM_FREQUENCY = "below_minimum_frequency"
+
+    def explain(self, *, target_vocab_size: int, minimum_pair_frequency: int) -> str:
+        if self is StopReason.TARGET_REACHED:
+            return f"reached the target vocabulary of {target_vocab_size} tokens"
+        if self is StopReason.NO_PAIRS_LEFT:
+            return "no adjacent pair is left to merge (every chunk is a single token)"
+        return (f"the most frequent pair occurs fewer than minimum_pair_frequency="
+                f"{minimum_pair_frequency} times")
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One merge of a training run.
+
+    ``top_pairs`` are the most frequent pairs *before* the merge (the winner first), ties
+    by first occurrence. ``count_changes`` are the pair counts the merge changed, largest
+    change first: the merged pair disappears (negative), the new neighbour pairs appear
+    (positive). ``sequence_length`` and ``vocab_size`` are *after* the merge.
+    """
+
+    number: int
+    pair: Pair
+    token: Token
+    token_id: int
+    frequency: int
+    top_pairs: tuple[tuple[Pair, int], ...]
+    count_changes: tuple[tuple[Pair, int], ...]
+    sequence_length: int
+    vocab_size: int
+
+    new_token: bool  # False when the merged string already existed (the vocabulary is a set)
+
+
+def make_step(*, number, pair, token, token_id, frequency, top_pairs, changes, sequence_length,
+              vocab_size, new) -> MergeStep:
+    return MergeStep(number, pair, token, token_id, frequency, tuple(top_pairs),
+                     keep_largest_changes(changes), sequence_length, vocab_size, new)
+
+
+def keep_largest_changes(changes: dict) -> tuple[tuple[Pair, int], ...]:
+    """The `CHANGES_KEPT` largest count changes, in an order both engines reproduce."""
+    nonzero = [(pair, delta) for pair, delta in changes.items() if delta]
+    nonzero.sort(key=lambda item: (-abs(item[1]), -item[1], item[0]))
+    return tuple(nonzero[:CHANGES_KEPT])
+
+
+def log_line(step: MergeStep) -> str:
+    """The tutorial's log line: ``Merge    1: ('l', 'o') → 'lo', frequency=2, ...``."""
+    return (f"Merge {step.number:4d}: {step.pair!r} → {step.token!r}, frequency={step.frequency}, "
+            f"sequence length={step.sequence_length:,}, vocab size={step.vocab_size}")
+
+
+def should_log(number: int) -> bool:
+    """The tutorial logs the first 20 merges, then every 100th."""
+    return number <= 20 or number % 100 == 0
+
+
+class StepStream:
+    """An iterator of `MergeStep` that also says why it stopped.
+
+    ``base_tokens`` is known before the first step; ``stop_reason`` once the stream is
+    exhausted (``None`` until then).
+    """
+
+    def __init__(self, steps: Iterator[MergeStep], *, base_tokens: list, settings: dict) -> None:
+        self._steps = steps
+        self.base_tokens = base_tokens
+        self.settings = settings
+        self.stop_reason: StopReason | None = None
+
+    def __iter__(self) -> "StepStream":
+        return self
+
+    def __next__(self) -> MergeStep:
+        try:
+            return next(self._steps)
+        except StopIteration as stop:
+            self.stop_reason = stop.value
+            raise StopIteration from None
+
+    def explain_stop(self) -> str:
+        if self.stop_reason is None:
+            return "training has not finished"
+        return self.stop_reason.explain(
+            target_vocab_size=self.settings["target_vocab_size"],
+            minimum_pair_frequency=self.settings["minimum_pair_frequency"],
+        )

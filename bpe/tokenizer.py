@@ -1,0 +1,195 @@
+"""`BPETokenizer`: a base alphabet plus an ordered list of merges. Encoding and decoding.
+
+A drop-in for the tutorial's class: the same constructor (``base_tokens, merges``), the
+same attributes (``base_tokens``, ``merges``, ``tokens``, ``stoi``, ``itos``,
+``vocab_size``), the same JSON file and fingerprint. Training lives in `bpe.training`;
+this class only calls it from `train`.
+
+Token ids: the base tokens in the order given, then each merge's result in merge order,
+skipping results that already exist (the vocabulary is a set of strings).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, require_covered
+from .encoder import RankEncoder
+from .errors import BpeError
+from .pretokenize import check_pretokenizer, split
+from .steps import log_line, should_log
+from .training import train_steps
+
+
+class BPETokenizer:
+    def __init__(self, base_tokens: Sequence, merges: Iterable[Sequence], *, alphabet: str = CHARACTERS,
+                 pretokenizer: str | None = None) -> None:
+        self.alphabet = check_alphabet(alphabet)
+        self.pretokenizer = check_pretokenizer(pretokenizer)
+        self.base_tokens = check_base_tokens(base_tokens, alphabet)
+        self._base_set = set(self.base_tokens)
+        self.merges: list[tuple] = []
+        self.tokens: list = list(self.base_tokens)
+        self.stoi: dict = {token: i for i, token in enumerate(self.tokens)}
+        merge_ids = []
+        for number, merge in enumerate(merges, start=1):
+            left, right = _as_pair(merge, number)
+            for part in (left, right):
+                if part not in self.stoi:
+                    raise BpeError(f"merge {number} {(left, right)!r} uses {part!r}, which is neither a base "
+                                   "token nor the result of an earlier merge")
+            token = left + right
+            if token not in self.stoi:
+                self.stoi[token] = len(self.tokens)
+                self.tokens.append(token)
+            self.merges.append((left, right))
+            merge_ids.append((self.stoi[left], self.stoi[right], self.stoi[token]))
+        self.itos: dict = dict(enumerate(self.tokens))
+        self.vocab_size = len(self.tokens)
+        self._encoder = RankEncoder(merge_ids)
+        self._chunk_cache: dict[str, list[int]] = {}
+
+    # ====================
+    # Training
+
+    @classmethod
+    def train(cls, text: str, target_vocab_size: int = 500, minimum_pair_frequency: int = 2,
+              base_tokens: Sequence | None = None, verbose: bool = False, engine: str = "fast", *,
+              alphabet: str = CHARACTERS, pretokenizer: str | None = None) -> "BPETokenizer":
+        """Train on ``text`` until the vocabulary has ``target_vocab_size`` tokens (or no pair
+        occurs ``minimum_pair_frequency`` times). ``verbose`` prints the tutorial's log."""
+        stream = train_steps(text, target_vocab_size, minimum_pair_frequency, base_tokens, engine, top_k=0,
+                             alphabet=alphabet, pretokenizer=pretokenizer)
+        merges = []
+        for step in stream:
+            merges.append(step.pair)
+            if verbose and should_log(step.number):
+                print(log_line(step), file=sys.stdout)
+        if verbose:
+            print(f"Stopped after {len(merges)} merges: {stream.explain_stop()}", file=sys.stdout)
+        return cls(stream.base_tokens, merges, alphabet=alphabet, pretokenizer=pretokenizer)
+
+    def prefix(self, vocab_size: int) -> "BPETokenizer":
+        """The tokenizer a shorter training run would have produced: the longest merge
+        prefix whose vocabulary has at most ``vocab_size`` tokens."""
+        count = merges_for_vocab_size(self.base_tokens, self.merges, vocab_size)
+        return BPETokenizer(self.base_tokens, self.merges[:count], alphabet=self.alphabet,
+                            pretokenizer=self.pretokenizer)
+
+    # ====================
+    # Encoding
+
+    def encode(self, text: str) -> list[int]:
+        """Text to token ids. Raises `UnknownSymbolsError` listing characters outside the alphabet."""
+        if not isinstance(text, str):
+            raise BpeError(f"encode takes a str, got {type(text).__name__}")
+        if self.alphabet == CHARACTERS:
+            require_covered(text, self._base_set)
+        if self.pretokenizer is None:
+            return self._encode_chunk(text)
+        ids: list[int] = []
+        cache = self._chunk_cache
+        for chunk in split(text, self.pretokenizer):
+            found = cache.get(chunk)
+            if found is None:
+                found = self._encode_chunk(chunk)
+                if len(cache) < 200_000:  # bounded: a long-lived tokenizer must not grow forever
+                    cache[chunk] = found
+            ids.extend(found)
+        return ids
+
+    def encode_tokens(self, text: str) -> list:
+        """Text to token strings (bytes for the byte alphabet)."""
+        itos = self.itos
+        return [itos[i] for i in self.encode(text)]
+
+    def encode_with_chunks(self, text: str) -> list[list[int]]:
+        """Token ids grouped by pre-tokenizer chunk (one group without a pre-tokenizer)."""
+        return [self.encode(chunk) for chunk in split(text, self.pretokenizer)]
+
+    def _encode_chunk(self, chunk: str) -> list[int]:
+        stoi = self.stoi
+        if self.alphabet == BYTES:
+            ids = [stoi[bytes([value])] for value in chunk.encode("utf-8")]
+        else:
+            ids = [stoi[ch] for ch in chunk]
+        return self._encoder.encode(ids)
+
+    # ====================
+    # Decoding
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """Byte-alphabet ids to the exact bytes they stand for."""
+        if self.alphabet != BYTES:
+            return self.decode(ids).encode("utf-8")
+        return b"".join(self._token(i) for i in ids)
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Token ids to text. For the byte alphabet, bytes that are not valid UTF-8 (a cut
+        through a character) become U+FFFD; `decode_bytes` is exact."""
+        if self.alphabet == BYTES:
+            return self.decode_bytes(ids).decode("utf-8", errors="replace")
+        return "".join(self._token(i) for i in ids)
+
+    def _token(self, token_id):
+        try:
+            return self.itos[token_id]
+        except (KeyError, TypeError):
+            raise BpeError(f"unknown token id {token_id!r}: ids run from 0 to {self.vocab_size - 1}") from None
+
+    # ====================
+    # Files
+
+    def fingerprint(self) -> str:
+        from .storage import fingerprint
+
+        return fingerprint(self)
+
+    def save(self, path: str | Path) -> None:
+        from .storage import save_tokenizer
+
+        save_tokenizer(self, path)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "BPETokenizer":
+        from .storage import load_tokenizer
+
+        return load_tokenizer(path)
+
+    def __repr__(self) -> str:
+        pre = f", pretokenizer={self.pretokenizer!r}" if self.pretokenizer else ""
+        return (f"BPETokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
+                f"alphabet={self.alphabet!r}{pre})")
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, BPETokenizer) and self.base_tokens == other.base_tokens
+                and self.merges == other.merges and self.alphabet == other.alphabet
+                and self.pretokenizer == other.pretokenizer)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_size: int) -> int:
+    """How many leading merges keep the vocabulary at or under ``vocab_size`` tokens."""
+    if vocab_size < len(base_tokens):
+        raise BpeError(f"vocab_size={vocab_size} is smaller than the alphabet ({len(base_tokens)} base tokens)")
+    known = set(base_tokens)
+    size = len(known)
+    for count, (left, right) in enumerate(merges):
+        token = left + right
+        if token not in known:
+            if size + 1 > vocab_size:
+                return count
+            known.add(token)
+            size += 1
+    return len(merges)
+
+
+def _as_pair(merge, number: int) -> tuple:
+    if isinstance(merge, (str, bytes)) or not isinstance(merge, Sequence) or len(merge) != 2:
+        raise BpeError(f"merge {number} is {merge!r}: each merge must be a pair of two tokens")
+    left, right = merge
+    if type(left) is not type(right) or not isinstance(left, (str, bytes)) or not left or not right:
+        raise BpeError(f"merge {number} is {merge!r}: both halves must be non-empty tokens of the same kind")
+    return left, right
