@@ -30,23 +30,27 @@ def replay_merges(symbols: Sequence, merges: Sequence[tuple]) -> list:
     return tokens
 
 
+# Sequences longer than this are merged rank by rank (buckets); shorter ones with a heap.
+BUCKETS_FROM = 2048
+
+
 class RankEncoder:
     """Turns a sequence of base-token ids into merged token ids, lowest rank first."""
 
     def __init__(self, merges_as_ids: Sequence[tuple[int, int, int]]) -> None:
         """``merges_as_ids``: (left id, right id, result id) in learned order (rank = index)."""
-        ranks: dict[tuple[int, int], list[int]] = {}
+        largest_id = max((max(m) for m in merges_as_ids), default=0)
+        self._shift = shift = max(8, (largest_id + 1).bit_length())  # pair (a, b) -> a << shift | b
+        ranks: dict[int, list[int]] = {}
         for rank, (left, right, _result) in enumerate(merges_as_ids):
-            ranks.setdefault((left, right), []).append(rank)
+            ranks.setdefault(left << shift | right, []).append(rank)
         self._first_rank = {pair: found[0] for pair, found in ranks.items()}
-        # Pairs learned more than once (their result was re-created later): all ranks.
+        # Pairs learned more than once (their result was re-created later): all their ranks.
         self._all_ranks = {pair: found for pair, found in ranks.items() if len(found) > 1}
         self._results = [result for _left, _right, result in merges_as_ids]
 
-    def _rank_after(self, pair: tuple[int, int], formed_at: int) -> int | None:
-        rank = self._first_rank.get(pair)
-        if rank is None or rank > formed_at:
-            return rank
+    def _rank_after(self, pair: int, formed_at: int) -> int | None:
+        """The first rank of ``pair`` after the merge that formed it, if any."""
         later = self._all_ranks.get(pair)
         if later is None:
             return None
@@ -54,67 +58,148 @@ class RankEncoder:
         return later[i] if i < len(later) else None
 
     def encode(self, ids: list[int]) -> list[int]:
-        n = len(ids)
-        if n < 2:
+        """Merge ``ids`` (base-token ids) exactly as replaying the merges in order would."""
+        if len(ids) < 2 or not self._results:
             return list(ids)
+        # Long sequences: one bucket of positions per rank. Short chunks (pre-tokenized
+        # words): a small heap, since walking thousands of empty ranks would dominate.
+        if len(ids) > BUCKETS_FROM:
+            return self._encode_by_rank_buckets(ids)
+        return self._encode_with_heap(ids)
+
+    def _encode_by_rank_buckets(self, ids: list[int]) -> list[int]:
+        """Process ranks in increasing order; each rank's positions left to right.
+
+        A merge at rank r only forms pairs whose rank is after r, so a bucket never grows
+        while it is processed, and sorting it once gives the replay's left-to-right order.
+        """
+        n = len(ids)
+        shift = self._shift
         symbols = list(ids)
         nxt = list(range(1, n + 1))
         nxt[-1] = -1
         prev = list(range(-1, n - 1))
-        first_rank = self._first_rank
-        all_ranks = self._all_ranks
+        first_rank = self._first_rank.get
         rank_after = self._rank_after
-        # One live candidate per position: its key is (rank << 32 | position); a popped key
-        # that no longer equals live[position] is stale.
-        live = [-1] * n
-        heap = []
-        for p in range(n - 1):
-            rank = first_rank.get((symbols[p], symbols[p + 1]))
+        results = self._results
+        live = [-1] * n  # the rank of the candidate pair starting at each position
+        buckets: dict[int, list[int]] = {}
+        for p, pair in enumerate([a << shift | b for a, b in zip(symbols, symbols[1:])]):
+            rank = first_rank(pair)
             if rank is not None:
-                key = rank << 32 | p
-                live[p] = key
+                live[p] = rank
+                found = buckets.get(rank)
+                if found is None:
+                    buckets[rank] = [p]
+                else:
+                    found.append(p)
+        pending = list(buckets)
+        heapify(pending)
+        while pending:
+            rank = heappop(pending)
+            bucket = buckets.pop(rank)
+            bucket.sort()
+            new = results[rank]
+            for p in bucket:
+                if live[p] != rank:
+                    continue  # consumed by the occurrence to its left, or its pair changed
+                q = nxt[p]
+                symbols[p] = new
+                live[q] = -1
+                live[p] = -1
+                right = nxt[q]
+                nxt[p] = right
+                if right >= 0:
+                    prev[right] = p
+                    pair = new << shift | symbols[right]
+                    r = first_rank(pair)
+                    if r is not None and r <= rank:  # formed after its first rank: replay passed it
+                        r = rank_after(pair, rank)
+                    if r is not None:
+                        live[p] = r
+                        found = buckets.get(r)
+                        if found is None:
+                            buckets[r] = [p]
+                            heappush(pending, r)
+                        else:
+                            found.append(p)
+                left = prev[p]
+                if left >= 0:
+                    pair = symbols[left] << shift | new
+                    r = first_rank(pair)
+                    if r is not None and r <= rank:  # formed after its first rank: replay passed it
+                        r = rank_after(pair, rank)
+                    live[left] = -1 if r is None else r
+                    if r is not None:
+                        found = buckets.get(r)
+                        if found is None:
+                            buckets[r] = [left]
+                            heappush(pending, r)
+                        else:
+                            found.append(left)
+        return _read_list(symbols, nxt)
+
+    def _encode_with_heap(self, ids: list[int]) -> list[int]:
+        """A heap of (rank, position) packed in one small int: lowest rank, then leftmost."""
+        n = len(ids)
+        shift = self._shift
+        bits = n.bit_length()
+        mask = (1 << bits) - 1
+        symbols = list(ids)
+        nxt = list(range(1, n + 1))
+        nxt[-1] = -1
+        prev = list(range(-1, n - 1))
+        first_rank = self._first_rank.get
+        rank_after = self._rank_after
+        results = self._results
+        live = [-1] * n  # the heap key of the candidate at each position; stale keys differ
+        heap = []
+        for p, pair in enumerate([a << shift | b for a, b in zip(symbols, symbols[1:])]):
+            rank = first_rank(pair)
+            if rank is not None:
+                live[p] = key = rank << bits | p
                 heap.append(key)
         heapify(heap)
-        results = self._results
         while heap:
             key = heappop(heap)
-            p = key & 0xFFFFFFFF
+            p = key & mask
             if live[p] != key:
                 continue
-            rank = key >> 32
+            rank = key >> bits
             q = nxt[p]
             new = results[rank]
             symbols[p] = new
             live[q] = -1
+            live[p] = -1
             right = nxt[q]
             nxt[p] = right
             if right >= 0:
                 prev[right] = p
-                pair = (new, symbols[right])
-                r = first_rank.get(pair)
-                if r is not None and r <= rank and pair in all_ranks:
+                pair = new << shift | symbols[right]
+                r = first_rank(pair)
+                if r is not None and r <= rank:
                     r = rank_after(pair, rank)
-                elif r is not None and r <= rank:
-                    r = None
-                live[p] = -1 if r is None else r << 32 | p
                 if r is not None:
-                    heappush(heap, live[p])
-            else:
-                live[p] = -1
+                    live[p] = key = r << bits | p
+                    heappush(heap, key)
             left = prev[p]
             if left >= 0:
-                pair = (symbols[left], new)
-                r = first_rank.get(pair)
-                if r is not None and r <= rank and pair in all_ranks:
+                pair = symbols[left] << shift | new
+                r = first_rank(pair)
+                if r is not None and r <= rank:
                     r = rank_after(pair, rank)
-                elif r is not None and r <= rank:
-                    r = None
-                live[left] = -1 if r is None else r << 32 | left
-                if r is not None:
-                    heappush(heap, live[left])
-        out = []
-        p = 0
-        while p >= 0:
-            out.append(symbols[p])
-            p = nxt[p]
-        return out
+                if r is None:
+                    live[left] = -1
+                else:
+                    live[left] = key = r << bits | left
+                    heappush(heap, key)
+        return _read_list(symbols, nxt)
+
+
+def _read_list(symbols: list[int], nxt: list[int]) -> list[int]:
+    out = []
+    p = 0
+    while p >= 0:
+        out.append(symbols[p])
+        p = nxt[p]
+    return out

@@ -189,7 +189,8 @@ def test_checkpoint_round_trip_gives_identical_logits(tmp_path):
 def test_a_checkpoint_from_another_tokenizer_is_refused_naming_both_fingerprints(tmp_path):
     path = tmp_path / "model.pt"
     save_checkpoint(path, build_model(TINY), fingerprint="chars-1f2e")
-    with pytest.raises(BpeError, match=r"trained with tokenizer 'chars-1f2e', but the current tokenizer is 'bpe-500-9a7c'"):
+    expected = r"trained with tokenizer 'chars-1f2e', but the current tokenizer is 'bpe-500-9a7c'"
+    with pytest.raises(BpeError, match=expected):
         load_checkpoint(path, fingerprint="bpe-500-9a7c")
 
 

@@ -12,7 +12,14 @@ from bpe.lm.checkpoint import load_checkpoint, save_checkpoint
 from bpe.lm.cli import main
 from bpe.lm.config import Budget, ModelConfig, TrainSettings
 from bpe.lm.data import LN2, TokenData, bits_per_char
-from bpe.lm.experiment import ExperimentProgress, ModelSummary, TokenizerSpec, compare_tokenizers, split_text
+from bpe.lm.experiment import (
+    ExperimentProgress,
+    ModelSummary,
+    TokenizerSpec,
+    characters_in_token,
+    compare_tokenizers,
+    split_text,
+)
 from bpe.lm.model import build_model
 from bpe.lm.train import evaluate, train_model
 
@@ -163,12 +170,15 @@ def test_should_stop_ends_the_run_between_steps():
 
 
 def test_training_is_deterministic_under_a_seed():
-    def run(seed: int) -> list[float]:
-        settings = TrainSettings(batch_size=8, learning_rate=1e-2, eval_every=10, eval_windows=8, seed=seed)
+    def run(seed: int, warm_up: bool = True) -> list[float]:
+        settings = TrainSettings(batch_size=8, learning_rate=1e-2, eval_every=10, eval_windows=8, seed=seed,
+                                 warm_up=warm_up)
         return [r.train_loss for r in train_model(tiny_model(), char_data(), Budget(steps=8), settings)][1:]
 
     assert run(0) == run(0)
     assert run(0) != run(1)
+    # The warm-up step trains a throwaway copy: the real run is the same with or without it.
+    assert run(0, warm_up=False) == run(0)
 
 
 def test_a_trained_model_survives_a_checkpoint_round_trip(tmp_path):
@@ -296,3 +306,17 @@ def test_cli_prints_progress_a_summary_and_samples(tmp_path, capsys, monkeypatch
     assert "--- sample from chars ---\nthe" in out and "--- sample from bpe-40 ---\nthe" in out
     model = load_checkpoint(tmp_path / "models" / "bpe-40.pt", fingerprint=f"chars-{len(CHARS)}").model
     assert model.config.vocab_size == len(CHARS)
+
+
+@pytest.mark.skipif(not hasattr(bpe, "BPETokenizer"), reason="bpe.BPETokenizer is not written yet")
+@pytest.mark.parametrize("alphabet", ["characters", "bytes"])
+def test_token_lengths_of_a_real_tokenizer_add_up_to_the_characters_of_the_text(alphabet):
+    text = "naïve café, déjà vu — naïve café " * 5  # multi-byte characters that byte merges cut through
+    spec = TokenizerSpec.from_tokenizer("t", bpe.BPETokenizer.train(text, target_vocab_size=280 if alphabet == "bytes"
+                                                                     else 30, alphabet=alphabet))
+    for part in (text, text[3:17], "é"):
+        assert sum(spec.token_lengths[i] for i in spec.encode(part)) == len(part)
+
+
+def test_a_byte_token_counts_the_characters_that_start_in_it():
+    assert [characters_in_token(t) for t in (b"ab", b"\xc3", b"\xa9", b"\xa9 x", "caf\u00e9")] == [2, 1, 0, 2, 4]

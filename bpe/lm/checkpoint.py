@@ -97,6 +97,8 @@ def load_checkpoint(path: str | os.PathLike, *, fingerprint: str) -> Checkpoint:
     try:
         model.load_state_dict(payload.get("state_dict"))
     except (RuntimeError, TypeError) as error:
-        raise BpeError(f"checkpoint {str(path)!r} has weights that do not fit its own config {config}: {error}") from error
+        raise BpeError(
+            f"checkpoint {str(path)!r} has weights that do not fit its own config {config}: {error}"
+        ) from error
     model.eval()
     return Checkpoint(model=model, config=config, fingerprint=saved)

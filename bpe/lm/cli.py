@@ -68,6 +68,8 @@ def _train(args: argparse.Namespace) -> None:
 
     # Bad paths and settings are reported first, before torch loads or a tokenizer trains.
     text = read_text_file(args.text)
+    if not 0 < args.held_out < 1:
+        raise BpeError(f"--held-out {args.held_out} must be a fraction between 0 and 1 (exclusive), e.g. 0.1")
     seconds = 30.0 if args.seconds is None and args.chars is None and args.steps is None else args.seconds
     budget = Budget(seconds=seconds, chars=args.chars, steps=args.steps)
     config = ModelConfig(vocab_size=1, block_size=args.block_size, width=args.width,

@@ -86,17 +86,23 @@ class TrainSettings:
     eval_windows: int = 64
     seed: int = 0
     device: str | None = None  # None: cuda when available, else cpu
+    # One untimed throwaway step first, so one-time start-up costs do not eat the
+    # seconds budget of the first model trained (see train._warm_up).
+    warm_up: bool = True
 
     def __post_init__(self) -> None:
         _check_int("batch_size", self.batch_size, 1)
         _check_positive("learning_rate", self.learning_rate)
-        if isinstance(self.weight_decay, bool) or not isinstance(self.weight_decay, (int, float)) or self.weight_decay < 0:
+        decay = self.weight_decay
+        if isinstance(decay, bool) or not isinstance(decay, (int, float)) or decay < 0:
             raise BpeError(f"weight_decay={self.weight_decay!r} must be a number >= 0")
         if self.grad_clip is not None:
             _check_positive("grad_clip", self.grad_clip)
         _check_int("eval_every", self.eval_every, 1)
         _check_int("eval_windows", self.eval_windows, 1)
         _check_int("seed", self.seed, 0)
+        if not isinstance(self.warm_up, bool):
+            raise BpeError(f"warm_up={self.warm_up!r} must be True or False")
 
 
 @dataclass(frozen=True)

@@ -152,7 +152,9 @@ class TokenData:
         inputs, targets = windows[:, :-1], windows[:, 1:]
         n_chars = self.count_chars(targets)
         if n_chars < 1:
-            raise BpeError("the held-out windows decode to 0 characters; token_lengths must be positive for real tokens")
+            raise BpeError(
+                "the held-out windows decode to 0 characters; token_lengths must be positive for real tokens"
+            )
         return EvalWindows(inputs=inputs, targets=targets, n_chars=n_chars)
 
     def require_tokens(self, block_size: int) -> None:

@@ -24,11 +24,25 @@ from bpe.lm.sample import generate
 from bpe.lm.train import Evaluation, TrainProgress, train_model
 
 
+def characters_in_token(token: str | bytes) -> int:
+    """How many characters of the decoded text a token accounts for.
+
+    A str token: its length. A bytes token (byte-level BPE) may hold part of a character;
+    count the bytes that *start* a UTF-8 character (every byte but 0b10xxxxxx), so each
+    character is credited to the token holding its first byte and the counts of a token
+    sequence add up to exactly the characters of the text.
+    Example: "é" is b"\xc3\xa9"; tokens b"\xc3" and b"\xa9" count 1 and 0.
+    """
+    if isinstance(token, bytes):
+        return sum(1 for byte in token if byte & 0xC0 != 0x80)
+    return len(token)
+
+
 @dataclass(frozen=True)
 class TokenizerSpec:
     """Everything the experiment needs from a tokenizer, and nothing else.
 
-    token_lengths[i] is the number of characters id i decodes to.
+    token_lengths[i] is the number of characters id i accounts for (see characters_in_token).
     """
 
     name: str
@@ -39,15 +53,15 @@ class TokenizerSpec:
 
     @classmethod
     def from_tokenizer(cls, name: str, tokenizer) -> TokenizerSpec:
-        """Adapt any object with encode, decode, itos (id -> token string), vocab_size and fingerprint()."""
+        """Adapt any object with encode, decode, itos (id -> str or bytes token), vocab_size and fingerprint()."""
         missing = [i for i in range(tokenizer.vocab_size) if i not in tokenizer.itos]
         if missing:
-            raise BpeError(f"tokenizer {name!r} has no token string for id {missing[0]}; its ids must be 0..vocab_size-1")
+            raise BpeError(f"tokenizer {name!r} has no token for id {missing[0]}; its ids must be 0..vocab_size-1")
         return cls(
             name=name,
             encode=tokenizer.encode,
             decode=tokenizer.decode,
-            token_lengths=tuple(len(tokenizer.itos[i]) for i in range(tokenizer.vocab_size)),
+            token_lengths=tuple(characters_in_token(tokenizer.itos[i]) for i in range(tokenizer.vocab_size)),
             fingerprint=tokenizer.fingerprint(),
         )
 

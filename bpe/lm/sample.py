@@ -14,7 +14,9 @@ from bpe.errors import BpeError
 from bpe.lm.model import TinyGPT
 
 
-def _check(model: TinyGPT, prompt_ids: Sequence[int], max_new_tokens: int, temperature: float, top_k: int | None) -> None:
+def _check(
+    model: TinyGPT, prompt_ids: Sequence[int], max_new_tokens: int, temperature: float, top_k: int | None
+) -> None:
     vocab_size = model.config.vocab_size
     if len(prompt_ids) == 0:
         raise BpeError("the prompt encodes to no tokens; give at least one character to start from")

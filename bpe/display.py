@@ -1,0 +1,120 @@
+"""How tokens look on screen: printable text, a colour per token, escaped HTML spans.
+
+Token text is user text. Everything that reaches HTML passes through `html.escape` here,
+so a corpus holding ``<script>`` or ``<img onerror=...>`` shows those characters as
+text. Nothing here imports streamlit; pages hand the strings to ``st.html``.
+
+Whitespace is made visible (a token of two spaces must not look empty):
+
+>>> printable(" the\\n")
+'·the↵'
+>>> printable(b"\\xe2\\x82")  # half of '€': not valid UTF-8 on its own
+'<0xE2><0x82>'
+"""
+from __future__ import annotations
+
+import html
+from typing import Iterable
+
+from .segments import Segment
+
+VISIBLE_WHITESPACE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
+_VISIBLE = str.maketrans(VISIBLE_WHITESPACE)
+MARKDOWN_SPECIALS = set("\\`*_{}[]<>#|~$:")
+GOLDEN_ANGLE = 137.508  # degrees: consecutive ids get hues far apart
+SPAN_STYLE = "border-radius:3px;padding:0 2px"
+MARK_STYLES = {
+    "merged": "outline:2px solid #dc2626;outline-offset:0;font-weight:600",
+    "left": "outline:2px dashed #dc2626",
+    "right": "outline:2px dashed #dc2626",
+}
+
+
+# ==================== Text
+
+
+def token_text(token: str | bytes) -> str:
+    """A token's text: bytes decoded as UTF-8 where valid, other bytes as ``<0xE2>``."""
+    if isinstance(token, str):
+        return token
+    parts, rest = [], token
+    while rest:
+        try:
+            parts.append(rest.decode("utf-8"))
+            break
+        except UnicodeDecodeError as error:
+            parts.append(rest[:error.start].decode("utf-8"))
+            parts.extend(f"<0x{value:02X}>" for value in rest[error.start:error.end])
+            rest = rest[error.end:]
+    return "".join(parts)
+
+
+def printable(token: str | bytes) -> str:
+    """A token's text with whitespace made visible: space ·, newline ↵, tab →, CR ␍."""
+    return token_text(token).translate(_VISIBLE)
+
+
+def pair_label(pair: tuple) -> str:
+    """``('t', 'h')`` as ``t + h`` in printable text (not escaped)."""
+    return f"{printable(pair[0])} + {printable(pair[1])}"
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape what Markdown (and Streamlit's ``:red[...]``, ``$math$``, ``:emoji:``)
+    would act on, for user text inside ``st.error`` and friends: it then shows as written."""
+    return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)
+
+
+# ==================== Colour
+
+
+def token_colour(token_id: int) -> str:
+    """A light background colour, always the same for the same token id."""
+    hue = (token_id * GOLDEN_ANGLE) % 360
+    return f"hsl({hue:.0f},70%,85%)"
+
+
+# ==================== HTML
+
+
+def segments_html(segments: Iterable[Segment], *, css_class: str = "bpe-segments") -> str:
+    """Coloured token spans in a ``<div class="bpe-segments">``.
+
+    Each span has ``class="tok"`` (plus ``merged``/``pair-left``/``pair-right`` when the
+    current merge touched it) and ``title="id N: 'text'"`` for hover. The halves of a
+    consumed pair sit in one ``<span class="pair">``. Spans are separated by spaces, the
+    only places a line may wrap; a newline token also ends the line, as in the text.
+    """
+    units: list[str] = []  # what may wrap between: single tokens, or a pair kept whole
+    pair_open: str | None = None
+    for seg in segments:
+        text = printable(seg.token)
+        tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
+        kind = "" if seg.mark is None else " merged" if seg.mark == "merged" else f" pair-{seg.mark}"
+        style = f"background:{token_colour(seg.token_id)};{SPAN_STYLE}"
+        if seg.mark is not None:
+            style += ";" + MARK_STYLES[seg.mark]
+        span = f'<span class="tok{kind}" style="{style}" title="{tip}">{html.escape(text)}</span>'
+        if token_text(seg.token).endswith("\n"):
+            span += "<br>"
+        if seg.mark == "left":
+            pair_open = '<span class="pair" style="white-space:nowrap">' + span
+        elif seg.mark == "right" and pair_open is not None:
+            units.append(pair_open + span + "</span>")
+            pair_open = None
+        else:
+            units.append(span)
+    if pair_open is not None:
+        units.append(pair_open + "</span>")
+    body = " ".join(units)  # the spaces are where lines may wrap
+    return (f'<div class="{html.escape(css_class, quote=True)}" style="font-family:monospace;'
+            f'line-height:2;font-size:0.95rem">{body}</div>')
+
+
+def merge_headline_html(step) -> str:
+    """``Merge 3: t + h → th, 1,234 times`` with the token text escaped; a re-created token is said so."""
+    again = "" if step.new_token else " (already in the vocabulary: no new token)"
+    return (f'<p class="bpe-merge" style="font-size:1.15rem;margin:0">Merge {step.number:,}: '
+            f'<code>{html.escape(printable(step.pair[0]))}</code> + <code>{html.escape(printable(step.pair[1]))}</code>'
+            f' → <code class="bpe-new-token">{html.escape(printable(step.token))}</code>, '
+            f"{step.frequency:,} times{again}</p>")

@@ -1,0 +1,50 @@
+"""`setup_page`: what every page does first, in one call."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from bpe.display import escape_markdown
+from bpe.errors import BpeError
+from bpe.run import TrainingRun
+
+from . import cache
+from .settings import Settings, init_state, mirror_in_url, url_notes
+from .sidebar import draw_sidebar
+
+PAGES_DIR = Path(__file__).resolve().parents[1]
+
+
+def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
+    """Configure the page (wide), draw the shared sidebar, title and intro (Markdown,
+    written by the page, not user text), and get the cached run, training it with a
+    progress bar on a cache miss.
+
+    Returns ``(settings, run)``; ``run`` is None when the corpus cannot be read or the
+    settings cannot be trained, after an ``st.error`` naming the problem. Every page
+    continues with the same guard line::
+
+        settings, run = setup_page("Tokenize", "How a text is cut into tokens.")
+        if run is None: st.stop()
+    """
+    st.set_page_config(page_title=f"{title} · BPE Lab", page_icon="🧩", layout="wide")
+    init_state()
+    settings, listed = draw_sidebar()
+    mirror_in_url(settings, listed)
+    st.title(title)
+    st.markdown(intro)
+    for note in url_notes():
+        st.warning(escape_markdown(note))
+    try:
+        return settings, cache.trained_run(settings)
+    except BpeError as error:
+        st.error(escape_markdown(str(error)), icon="⚠️")
+        return settings, None
+
+
+def page_links() -> None:
+    """A link to each numbered page in `pages/` (those that exist), for the home page."""
+    for path in sorted(PAGES_DIR.glob("[0-9]*_*.py")):
+        label = path.stem.split("_", 1)[1].replace("_", " ")
+        st.page_link(f"pages/{path.name}", label=label)

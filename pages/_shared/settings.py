@@ -1,0 +1,175 @@
+"""`Settings`: what every page trains on and shows, and where it lives between reruns.
+
+State lives in plain `st.session_state` keys prefixed `settings_` (never in a widget's
+own key: Streamlit drops those when their page is not rendered, so a value set on one
+page would be lost on the next). Widgets get keys `_w_<plain key>` and copy their value
+back in `on_change` (see `bind`). The shareable part is mirrored in the URL
+(`?corpus=...&vocab=...&min_freq=...&step=...`) so a link reopens what the teacher showed.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Callable
+
+import streamlit as st
+
+from bpe.corpus import PYTHON_REFERENCE
+
+DEFAULTS = {
+    "settings_corpus": PYTHON_REFERENCE,
+    "settings_prefix_cap": 500_000,  # characters, as in the tutorial
+    "settings_heldout": 0.1,
+    "settings_vocab": 1_000,
+    "settings_train_up_to": 1_000,
+    "settings_min_freq": 2,
+    "settings_engine": "fast",
+    "settings_alphabet": "characters",
+    "settings_pretokenizer": "none",
+    "settings_top_k": 10,
+}
+USER_CORPORA = "settings_user_corpora"  # {name: text}: this session's uploads and pasted text
+STEP = "merges_step"  # the Merge-by-merge page's step, mirrored in the URL as `step`
+URL_READ = "settings_url_read"  # the URL is read once per session, on its first run
+URL_NOTES = "settings_url_notes"  # what was wrong with the link, shown on that first page
+
+# How many competing pairs each step records; the top-k slider shows up to this many
+# without retraining.
+RECORDED_TOP_K = 20
+# Texts shorter than this are never split: holding out part of "aaabdaaabac" would break
+# the worked example. The sidebar says so.
+MIN_CHARS_TO_SPLIT = 2_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One page's view of the sidebar: hashable, so it can key caches.
+
+    ``vocab_size`` is the vocabulary shown; ``trained_vocab_size`` (>= vocab_size) is what
+    the run was trained to, so any smaller vocab is a prefix of the same merges.
+    ``engine`` is the engine actually used (the reference engine falls back to fast on
+    large text). ``corpus_version`` identifies the text's content in caches: a hash of
+    pasted or uploaded text, the size on disk for a listed corpus.
+    """
+
+    corpus: str
+    corpus_version: str
+    prefix_cap: int
+    heldout_fraction: float
+    vocab_size: int
+    trained_vocab_size: int
+    min_freq: int
+    engine: str
+    alphabet: str  # "characters" | "bytes"
+    pretokenizer: str | None  # None | "whitespace" | "gpt2" | "gpt4"
+    top_k: int
+
+    def corpus_key(self) -> tuple:
+        """What the (train, held-out) texts depend on."""
+        return (self.corpus, self.corpus_version, self.prefix_cap, self.heldout_fraction)
+
+    def training_key(self) -> tuple:
+        """What the training run depends on: not vocab_size (a prefix) nor top_k (recorded)."""
+        return (*self.corpus_key(), self.trained_vocab_size, self.min_freq, self.engine,
+                self.alphabet, self.pretokenizer)
+
+
+def init_state() -> None:
+    """Give every settings key its default (only where it has no value yet)."""
+    state = st.session_state
+    for key, value in DEFAULTS.items():
+        state.setdefault(key, value)
+    state.setdefault(USER_CORPORA, {})
+
+
+def user_corpora() -> dict[str, str]:
+    """This session's pasted and uploaded texts by name. Only in session_state: never shared."""
+    return st.session_state.setdefault(USER_CORPORA, {})
+
+
+def text_version(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+def bind(widget: Callable, label: str, key: str, *, suffix: str = "", **kwargs):
+    """Draw ``widget`` showing the plain state ``key``; a change is copied back to ``key``.
+
+    Set the widget's own key from the plain key *before* creating it (allowed: it does
+    not exist yet in this run), and never pass ``value=`` as well. Two widgets showing
+    the same state (a slider and a number box) need different ``suffix`` values.
+    """
+    state = st.session_state
+    widget_key = f"_w_{key}{suffix}"
+    state[widget_key] = state[key]
+
+    def copy_back() -> None:
+        state[key] = state[widget_key]
+
+    return widget(label, key=widget_key, on_change=copy_back, **kwargs)
+
+
+# ==================== URL
+
+
+def read_url_once(listed_names: set[str]) -> None:
+    """On a session's first run, take corpus, vocab, min_freq and step from the link.
+
+    A value that cannot be used is skipped with a note (shown once by `url_notes`).
+    """
+    state = st.session_state
+    if state.get(URL_READ):
+        return
+    state[URL_READ] = True
+    params = st.query_params
+    notes = []
+    if "corpus" in params:
+        name = params["corpus"]
+        if name in listed_names:
+            state["settings_corpus"] = name
+        else:
+            notes.append(f"The link's corpus {name!r} is not available here; showing the default instead.")
+    for param, key, minimum in (("vocab", "settings_vocab", 1), ("min_freq", "settings_min_freq", 1),
+                                ("step", STEP, 0)):
+        if param not in params:
+            continue
+        raw = params[param]
+        try:
+            value = int(raw)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            notes.append(f"The link's {param}={raw!r} is not a whole number of at least {minimum}; ignored.")
+            continue
+        state[key] = value
+        if key == "settings_vocab":
+            state["settings_train_up_to"] = max(state.get("settings_train_up_to", 0), value)
+    state[URL_NOTES] = notes
+
+
+def url_notes() -> list[str]:
+    """What was wrong with the link, once."""
+    return st.session_state.pop(URL_NOTES, [])
+
+
+def mirror_in_url(settings: Settings, listed: bool) -> None:
+    """Write corpus (when listed: uploads are private), vocab, min_freq and step to the URL."""
+    wanted = {"vocab": str(settings.vocab_size), "min_freq": str(settings.min_freq)}
+    if listed:
+        wanted["corpus"] = settings.corpus
+    step = st.session_state.get(STEP)
+    if step is not None:
+        wanted["step"] = str(step)
+    params = st.query_params
+    for name in ("corpus", "step"):
+        if name not in wanted and name in params:
+            del params[name]
+    changed = {name: value for name, value in wanted.items() if params.get(name) != value}
+    if changed:  # writing only what changed keeps the browser history quiet
+        params.update(changed)
+
+
+def mirror_step(step: int) -> None:
+    """Record the Merge-by-merge step in session state and in the URL (`step`)."""
+    st.session_state[STEP] = step
+    if st.query_params.get("step") != str(step):
+        st.query_params["step"] = str(step)

@@ -1,0 +1,172 @@
+"""The sidebar every page draws: corpus, text settings, vocab and training settings.
+
+It only arranges widgets and turns their state into a `Settings`; reading, splitting and
+training happen in `bpe` (through `cache`).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe.corpus import corpus_from_upload, list_corpora
+from bpe.display import escape_markdown
+from bpe.errors import BpeError
+from bpe.pretokenize import PRETOKENIZER_CHOICES
+from bpe.textfile import decode_text_bytes
+
+from . import cache
+from .settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, bind, read_url_once, text_version, user_corpora
+
+VOCAB_MAX = 10_000
+REFERENCE_MAX_CHARS = 50_000  # the reference engine recounts every pair per merge: fine for teaching texts only
+UPLOAD_ERROR = "settings_upload_error"
+PASTED = "pasted text"
+
+
+def upload_limit_bytes() -> int:
+    """The configured upload limit (`server.maxUploadSize`, in MB) in bytes."""
+    return int(st.get_option("server.maxUploadSize")) * 1024 * 1024
+
+
+def draw_sidebar() -> tuple[Settings, bool]:
+    """Draw the shared sidebar; return the settings and whether the corpus is listed
+    (built in or on disk, so it can go into a link)."""
+    listed = {info.name: info for info in list_corpora()}
+    read_url_once(set(listed))
+    state = st.session_state
+    own = user_corpora()
+    if state.settings_corpus not in listed and state.settings_corpus not in own:
+        state.settings_corpus = next(iter(listed))  # e.g. a data file that was removed
+    with st.sidebar:
+        st.header("Corpus")
+        sizes = {name: info.size_bytes for name, info in listed.items()}
+        sizes.update({name: len(text.encode("utf-8")) for name, text in own.items()})
+        bind(st.selectbox, "Text to train on", "settings_corpus", options=list(sizes),
+             format_func=lambda name: f"{name} ({_size(sizes[name])})")
+        _corpus_inputs()
+        bind(st.number_input, "Train on the first … characters", "settings_prefix_cap",
+             min_value=100, max_value=50_000_000, step=50_000)
+        bind(st.slider, "Held-out part", "settings_heldout", min_value=0.0, max_value=0.5, step=0.05,
+             help=f"The end of the text, kept out of training for held-out measures. "
+                  f"Texts under {MIN_CHARS_TO_SPLIT:,} characters are never split.")
+        st.header("Tokens")
+        bind(st.radio, "Alphabet", "settings_alphabet", options=["characters", "bytes"], horizontal=True)
+        bind(st.selectbox, "Pre-tokenizer", "settings_pretokenizer", options=list(PRETOKENIZER_CHOICES),
+             help="Split the text into chunks (words) that merges never cross.")
+        settings = _settings(state.settings_engine)
+        minimum = _describe_corpus(settings)
+        _vocab_inputs(minimum)
+        st.header("Training")
+        bind(st.number_input, "Minimum pair frequency", "settings_min_freq", min_value=1, max_value=1_000_000)
+        bind(st.radio, "Engine", "settings_engine", options=["fast", "reference"], horizontal=True,
+             help="Both give the same merges; the reference engine is the textbook loop, slow on big text.")
+        bind(st.slider, "Top pairs to show", "settings_top_k", min_value=1, max_value=RECORDED_TOP_K)
+        engine = _guard_engine(settings)
+    return _settings(engine), state.settings_corpus in listed
+
+
+def _settings(engine: str) -> Settings:
+    state = st.session_state
+    own = user_corpora().get(state.settings_corpus)
+    version = text_version(own) if own is not None else "listed"
+    pretokenizer = None if state.settings_pretokenizer == "none" else state.settings_pretokenizer
+    return Settings(
+        corpus=state.settings_corpus, corpus_version=version, prefix_cap=int(state.settings_prefix_cap),
+        heldout_fraction=round(float(state.settings_heldout), 2), vocab_size=int(state.settings_vocab),
+        trained_vocab_size=max(int(state.settings_train_up_to), int(state.settings_vocab)),
+        min_freq=int(state.settings_min_freq), engine=engine, alphabet=state.settings_alphabet,
+        pretokenizer=pretokenizer, top_k=int(state.settings_top_k),
+    )
+
+
+def _describe_corpus(settings: Settings) -> int:
+    """Caption the corpus; return the alphabet size (1 when the text cannot be read)."""
+    try:
+        train, heldout = cache.corpus_texts(settings)
+        size = cache.alphabet_size(settings)
+    except BpeError as error:
+        st.error(escape_markdown(str(error)), icon="⚠️")  # the page shows it too
+        return 1
+    held = f", {len(heldout):,} held out" if heldout else ", nothing held out"
+    st.caption(f"Training on {len(train):,} characters{held}; {size:,} base tokens.")
+    return size
+
+
+def _vocab_inputs(minimum: int) -> None:
+    state = st.session_state
+    top = max(VOCAB_MAX, minimum + 1_000)
+    state.settings_vocab = min(max(int(state.settings_vocab), minimum), top)
+    # Training goes to the larger of the two: lowering the vocab is then a prefix, never a retrain.
+    state.settings_train_up_to = min(max(int(state.settings_train_up_to), state.settings_vocab), top)
+    bind(st.slider, "Vocab size", "settings_vocab", min_value=minimum, max_value=top)
+    bind(st.number_input, "Vocab size (exact)", "settings_vocab", suffix="_exact", min_value=minimum,
+         max_value=top)
+    bind(st.number_input, "Train up to (vocab)", "settings_train_up_to", min_value=minimum, max_value=top,
+         step=100, help="Train once to this size; every smaller vocab is a prefix of the same merges.")
+    # A vocab above the trained maximum raises it (callbacks have run: keep them consistent).
+    state.settings_train_up_to = max(state.settings_train_up_to, state.settings_vocab)
+
+
+def _guard_engine(settings: Settings) -> str:
+    if st.session_state.settings_engine != "reference":
+        return "fast"
+    try:
+        length = len(cache.corpus_texts(settings)[0])
+    except BpeError:
+        return "fast"
+    if length > REFERENCE_MAX_CHARS:
+        st.warning(f"The reference engine recounts every pair at every merge: too slow for {length:,} "
+                   f"characters (limit {REFERENCE_MAX_CHARS:,}). Using the fast engine, which gives "
+                   "the same merges.")
+        return "fast"
+    return "reference"
+
+
+# ==================== Pasted and uploaded text
+
+
+def _corpus_inputs() -> None:
+    with st.expander("Paste or upload a text"):
+        st.text_area("Paste text", key="settings_paste_box", height=120)
+        st.button("Use pasted text", key="settings_use_paste", on_click=_use_pasted)
+        st.file_uploader("Upload a UTF-8 .txt file", type=["txt"], key="settings_upload",
+                         on_change=_use_upload)
+    error = st.session_state.get(UPLOAD_ERROR)
+    if error:
+        st.error(escape_markdown(error), icon="⚠️")
+
+
+def _use_pasted() -> None:
+    text = st.session_state.get("settings_paste_box", "")
+    _add_user_corpus(PASTED, lambda: decode_text_bytes(text.encode("utf-8"), name="The pasted text",
+                                                       max_bytes=upload_limit_bytes()))
+
+
+def _use_upload() -> None:
+    upload = st.session_state.get("settings_upload")
+    if upload is None:  # the file was removed from the uploader: keep the corpus it gave
+        return
+    def decode() -> str:
+        return corpus_from_upload(upload.getvalue(), file_name=upload.name, max_bytes=upload_limit_bytes())[1]
+
+    _add_user_corpus(f"upload: {upload.name}", decode)
+
+
+def _add_user_corpus(name: str, decode) -> None:
+    """Select the decoded text as this session's corpus; on bad input keep the previous one."""
+    state = st.session_state
+    try:
+        text = decode()
+    except BpeError as error:
+        state[UPLOAD_ERROR] = f"{error} The previous corpus ({state.settings_corpus!r}) stays selected."
+        return
+    state.pop(UPLOAD_ERROR, None)
+    user_corpora()[name] = text
+    state.settings_corpus = name
+
+
+def _size(size_bytes: int) -> str:
+    if size_bytes < 10_000:
+        return f"{size_bytes:,} B"
+    if size_bytes < 10_000_000:
+        return f"{size_bytes / 1000:,.0f} KB"
+    return f"{size_bytes / 1e6:,.1f} MB"

@@ -1,0 +1,63 @@
+"""The rank encoder returns exactly what replaying the merges in order returns."""
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from bpe import BPETokenizer
+from bpe.encoder import BUCKETS_FROM, RankEncoder, replay_merges
+from helpers import MAX_EXAMPLES, shared_file
+
+
+@st.composite
+def merge_lists(draw):
+    """Random merge lists over 'abc' whose halves always exist, duplicates allowed: with a
+    set vocabulary a later merge may re-create an existing string ('a'+'bc' after 'ab'+'c')."""
+    tokens = ["a", "b", "c"]
+    merges = []
+    for _ in range(draw(st.integers(0, 12))):
+        left = draw(st.sampled_from(tokens))
+        right = draw(st.sampled_from(tokens))
+        merges.append((left, right))
+        if left + right not in tokens:
+            tokens.append(left + right)
+    return merges
+
+
+def encode_both_ways(merges, text):
+    tok = BPETokenizer(["a", "b", "c"], merges)
+    ids = [tok.stoi[ch] for ch in text]
+    encoder = tok._encoder
+    return tok, encoder._encode_with_heap(ids), encoder._encode_by_rank_buckets(ids)
+
+
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(merges=merge_lists(), text=st.text(alphabet="abc", min_size=2, max_size=40))
+def test_heap_and_buckets_equal_replay_for_any_merge_list(merges, text):
+    tok, by_heap, by_buckets = encode_both_ways(merges, text)
+    expected = replay_merges(text, merges)
+    assert [tok.itos[i] for i in by_heap] == expected
+    assert [tok.itos[i] for i in by_buckets] == expected
+
+
+def test_recreated_token_is_merged_only_after_it_is_formed():
+    # 'abc' is made twice: by ('ab','c') at rank 1 and by ('a','bc') at rank 3. The pair
+    # ('abc','a') of rank 2 must not apply to an 'abc' formed at rank 3.
+    merges = [("a", "b"), ("ab", "c"), ("abc", "a"), ("b", "c"), ("a", "bc")]
+    text = "abca" + "abca"[0] + "bca"
+    tok, by_heap, by_buckets = encode_both_ways(merges, text)
+    expected = replay_merges(text, merges)
+    assert [tok.itos[i] for i in by_heap] == expected == [tok.itos[i] for i in by_buckets]
+    assert tok.vocab_size == 3 + 4  # 'abc' counted once
+
+
+@pytest.mark.shared_data
+def test_long_text_takes_the_bucket_path_and_equals_replay():
+    text = shared_file("the-verdict.txt").read_text(encoding="utf-8")
+    tok = BPETokenizer.train(text[:10_000], 300, base_tokens=sorted(set(text)))
+    sample = text[10_000:16_000]
+    assert len(sample) > BUCKETS_FROM
+    assert tok.encode_tokens(sample) == replay_merges(sample, tok.merges)
+
+
+def test_encoder_without_merges_returns_input():
+    assert RankEncoder([]).encode([3, 1, 2]) == [3, 1, 2]

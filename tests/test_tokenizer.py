@@ -1,0 +1,111 @@
+"""BPETokenizer: round trips, prefixes, and bad input named clearly."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe import BPETokenizer, BpeError, UnknownSymbolsError, train_steps
+from helpers import MAX_EXAMPLES
+
+CORPUS = "the quick brown fox jumps over the lazy dog; the dog naps.\nThe end.\r\n"
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return BPETokenizer.train(CORPUS * 3, 80)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(st.text(alphabet=sorted(set(CORPUS)), max_size=200))
+def test_round_trip_for_any_text_the_alphabet_covers(tok, text):
+    assert tok.decode(tok.encode(text)) == text
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(st.text(max_size=100), st.sampled_from([None, "gpt2", "gpt4", "whitespace"]))
+def test_byte_alphabet_round_trips_any_unicode(text, pretokenizer):
+    tok = BPETokenizer.train("héllo wörld 😀 日本語 e\u0301 \r\n" * 4, 300, alphabet="bytes", pretokenizer=pretokenizer)
+    assert tok.decode(tok.encode(text)) == text
+    assert tok.decode_bytes(tok.encode(text)) == text.encode("utf-8")
+
+
+def test_empty_text_encodes_to_nothing(tok):
+    assert tok.encode("") == [] and tok.decode([]) == ""
+
+
+def test_unknown_characters_are_listed_sorted(tok):
+    with pytest.raises(UnknownSymbolsError, match=r"2 character\(s\) outside the tokenizer's alphabet: 'Z', 'é'") as info:
+        tok.encode("the éZé")
+    assert info.value.symbols == ["Z", "é"]
+
+
+def test_unknown_id_is_named(tok):
+    with pytest.raises(BpeError, match=r"unknown token id 999: ids run from 0 to 79"):
+        tok.decode([1, 999])
+
+
+def test_prefix_equals_a_shorter_training_run():
+    big = BPETokenizer.train(CORPUS * 3, 90)
+    small = BPETokenizer.train(CORPUS * 3, 60)
+    assert big.prefix(60) == small
+    assert big.prefix(60).encode(CORPUS) == small.encode(CORPUS)
+
+
+@pytest.mark.parametrize("text,vocab,message", [
+    ("", 10, "the training text is empty"),
+    ("abc", 2, r"target_vocab_size=2 is smaller than the alphabet \(3 base tokens\): choose at least 3"),
+    ("abc", 0, r"target_vocab_size=0 must be a positive whole number"),
+    ("abc", 5.5, r"target_vocab_size=5.5 must be a positive whole number"),
+])
+def test_bad_training_settings(text, vocab, message):
+    with pytest.raises(BpeError, match=message):
+        BPETokenizer.train(text, vocab)
+
+
+def test_bad_engine_min_freq_and_alphabet():
+    with pytest.raises(BpeError, match="unknown engine 'turbo'"):
+        train_steps("abc", 5, engine="turbo")
+    with pytest.raises(BpeError, match="minimum_pair_frequency=0"):
+        train_steps("abc", 5, minimum_pair_frequency=0)
+    with pytest.raises(BpeError, match="unknown alphabet 'words'"):
+        train_steps("abc", 5, alphabet="words")
+
+
+def test_base_tokens_must_cover_the_training_text():
+    with pytest.raises(UnknownSymbolsError, match=r"the training text has 2 character\(s\).*'c', 'd'"):
+        BPETokenizer.train("abcd", 10, base_tokens=["a", "b"])
+
+
+def test_given_base_tokens_set_the_ids():
+    tok = BPETokenizer.train("abab", 4, base_tokens=["b", "a", "z"])
+    assert tok.tokens == ["b", "a", "z", "ab"]
+
+
+@pytest.mark.parametrize("merges,message", [
+    ([("a", "x")], r"merge 1 \('a', 'x'\) uses 'x', which is neither a base token"),
+    ([("a",)], r"merge 1 is \('a',\): each merge must be a pair"),
+    (["ab"], r"merge 1 is 'ab': each merge must be a pair"),
+    ([("a", "")], r"both halves must be non-empty"),
+])
+def test_constructor_names_bad_merges(merges, message):
+    with pytest.raises(BpeError, match=message):
+        BPETokenizer(["a", "b"], merges)
+
+
+def test_constructor_rejects_bad_base_tokens():
+    with pytest.raises(BpeError, match=r"lists \['a'\] more than once"):
+        BPETokenizer(["a", "b", "a"], [])
+    with pytest.raises(BpeError, match="is not one of the single characters"):
+        BPETokenizer(["ab"], [])
+
+
+def test_custom_pretokenizer_that_skips_text_is_refused():
+    with pytest.raises(BpeError, match="does not cover the whole text"):
+        BPETokenizer.train("ab cd", 10, pretokenizer=r"\w+")
+    with pytest.raises(BpeError, match="does not compile"):
+        BPETokenizer.train("ab cd", 10, pretokenizer=r"(")
+
+
+def test_pretokenized_merges_never_cross_chunks():
+    tok = BPETokenizer.train("aa aa aa aa", 20, minimum_pair_frequency=1, pretokenizer="gpt2")
+    assert all(not (" " in t and t.strip() and not t.startswith(" ")) for t in tok.tokens)
+    assert "a a" not in tok.tokens and tok.encode_tokens("aa aa") == ["aa", " aa"]
