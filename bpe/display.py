@@ -118,3 +118,57 @@ def merge_headline_html(step) -> str:
             f'<code>{html.escape(printable(step.pair[0]))}</code> + <code>{html.escape(printable(step.pair[1]))}</code>'
             f' → <code class="bpe-new-token">{html.escape(printable(step.token))}</code>, '
             f"{step.frequency:,} times{again}</p>")
+
+
+# ==================== Analysis pages: linked tokens and ids, the context window
+
+MAX_LINKED = 1_000  # tokens whose segment and id light up together; past that, plain hover titles
+HOVER_OUTLINE = "outline:2px solid #dc2626;outline-offset:1px"
+
+
+def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
+    """Coloured token spans, then the list of their ids; hovering either lights up both.
+
+    Token ``i`` and id ``i`` share the class ``t{i}``; CSS ``:has()`` outlines every
+    element of that class while one of them is hovered (st.html runs no scripts, so
+    the link is made in CSS). ``scope`` names the block so several on a page stay apart.
+    """
+    scope_class = "bpe-linked-" + "".join(ch if ch.isalnum() else "-" for ch in scope)
+    spans, ids = [], []
+    for i, seg in enumerate(segments):
+        text = printable(seg.token)
+        tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
+        colour = token_colour(seg.token_id)
+        span = (f'<span class="tok t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">'
+                f"{html.escape(text)}</span>")
+        spans.append(span + ("<br>" if token_text(seg.token).endswith("\n") else ""))
+        ids.append(f'<span class="tid t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{seg.token_id}</span>')
+    rules = "".join(f".{scope_class}:has(.t{i}:hover) .t{i}{{{HOVER_OUTLINE}}}"
+                    for i in range(min(len(segments), MAX_LINKED)))
+    return (f"<style>{rules}</style>"
+            f'<div class="bpe-linked {scope_class}" style="font-family:monospace;font-size:0.95rem">'
+            f'<div class="bpe-segments" style="line-height:2">{" ".join(spans)}</div>'
+            f'<div class="bpe-ids" style="line-height:1.9;margin-top:0.5rem;color:#334155">'
+            f'{" ".join(ids)}</div></div>')
+
+
+def context_window_html(passage: str, lengths: list[int], block_size: int) -> str:
+    """``passage`` with its first ``block_size`` tokens highlighted (alternate shades show
+    where tokens part), a cut mark where the window ends, and the rest greyed.
+
+    ``lengths`` are the characters per token of ``passage`` (see `bpe.metrics.token_lengths`);
+    a token of 0 characters (the tail of a character split across byte tokens) adds nothing.
+    """
+    pieces, start = [], 0
+    for i, length in enumerate(lengths[:block_size]):
+        if length == 0:
+            continue
+        shade = "#fde68a" if i % 2 == 0 else "#fcd34d"
+        pieces.append(f'<span class="win" style="background:{shade}">{html.escape(passage[start:start + length])}</span>')
+        start += length
+    cut = (f'<span class="cut" title="the window of {block_size:,} tokens ends here" style="color:#fff;'
+           f'background:#dc2626;border-radius:3px;padding:0 4px;margin:0 2px;font-weight:600">'
+           f"✂ {block_size:,}</span>")
+    rest = f'<span class="rest" style="color:#94a3b8">{html.escape(passage[start:])}</span>'
+    return (f'<div class="bpe-window" style="font-family:monospace;font-size:0.85rem;white-space:pre-wrap;'
+            f'line-height:1.6;max-height:22rem;overflow-y:auto">{"".join(pieces)}{cut}{rest}</div>')

@@ -30,6 +30,9 @@ def replay_merges(symbols: Sequence, merges: Sequence[tuple]) -> list:
     return tokens
 
 
+# The symbol of the sentinel slot: shifted or or-ed with any id it gives a negative key,
+# which is never a pair's key, so "no neighbour" needs no branch.
+_EDGE = -2
 # Sequences longer than this are merged rank by rank (buckets); shorter ones with a heap.
 BUCKETS_FROM = 2048
 
@@ -64,27 +67,43 @@ class RankEncoder:
         # Long sequences: one bucket of positions per rank. Short chunks (pre-tokenized
         # words): a small heap, since walking thousands of empty ranks would dominate.
         if len(ids) > BUCKETS_FROM:
-            return self._encode_by_rank_buckets(ids)
+            return self.encode_many([ids])[0]
         return self._encode_with_heap(ids)
 
-    def _encode_by_rank_buckets(self, ids: list[int]) -> list[int]:
-        """Process ranks in increasing order; each rank's positions left to right.
+    def encode_many(self, sequences: list[list[int]]) -> list[list[int]]:
+        """Encode several sequences in one pass: rank by rank, each rank's positions left
+        to right. Batching many short pieces this way avoids per-piece set-up costs.
 
         A merge at rank r only forms pairs whose rank is after r, so a bucket never grows
         while it is processed, and sorting it once gives the replay's left-to-right order.
+        The sequences lie end to end without links between them; index -1 means "no
+        neighbour" and reads a sentinel slot whose symbol makes no pair (see `_EDGE`).
         """
-        n = len(ids)
         shift = self._shift
-        symbols = list(ids)
-        nxt = list(range(1, n + 1))
-        nxt[-1] = -1
-        prev = list(range(-1, n - 1))
+        symbols: list[int] = []
+        nxt: list[int] = []
+        prev: list[int] = []
+        starts = []
+        for ids in sequences:
+            start = len(symbols)
+            starts.append(start)
+            symbols.extend(ids)
+            end = len(symbols)
+            nxt.extend(range(start + 1, end + 1))
+            prev.extend(range(start - 1, end - 1))
+            if end > start:
+                nxt[end - 1] = -1
+                prev[start] = -1
+        n = len(symbols)
+        symbols.append(_EDGE)
+        nxt.append(-1)
+        prev.append(-1)
         first_rank = self._first_rank.get
         rank_after = self._rank_after
         results = self._results
-        live = [-1] * n  # the rank of the candidate pair starting at each position
+        live = [-1] * (n + 1)  # the rank of the candidate pair starting at each position
         buckets: dict[int, list[int]] = {}
-        for p, pair in enumerate([a << shift | b for a, b in zip(symbols, symbols[1:])]):
+        for p, pair in enumerate([a << shift | b for a, b in zip(symbols, map(symbols.__getitem__, nxt))]):
             rank = first_rank(pair)
             if rank is not None:
                 live[p] = rank
@@ -106,38 +125,42 @@ class RankEncoder:
                 q = nxt[p]
                 symbols[p] = new
                 live[q] = -1
-                live[p] = -1
                 right = nxt[q]
                 nxt[p] = right
-                if right >= 0:
-                    prev[right] = p
-                    pair = new << shift | symbols[right]
-                    r = first_rank(pair)
-                    if r is not None and r <= rank:  # formed after its first rank: replay passed it
-                        r = rank_after(pair, rank)
-                    if r is not None:
-                        live[p] = r
-                        found = buckets.get(r)
-                        if found is None:
-                            buckets[r] = [p]
-                            heappush(pending, r)
-                        else:
-                            found.append(p)
+                prev[right] = p
+                pair = new << shift | symbols[right]
+                r = first_rank(pair)
+                if r is not None and r <= rank:  # formed after its first rank: replay passed it
+                    r = rank_after(pair, rank)
+                if r is None:
+                    live[p] = -1
+                else:
+                    live[p] = r
+                    found = buckets.get(r)
+                    if found is None:
+                        buckets[r] = [p]
+                        heappush(pending, r)
+                    else:
+                        found.append(p)
                 left = prev[p]
-                if left >= 0:
-                    pair = symbols[left] << shift | new
-                    r = first_rank(pair)
-                    if r is not None and r <= rank:  # formed after its first rank: replay passed it
-                        r = rank_after(pair, rank)
-                    live[left] = -1 if r is None else r
-                    if r is not None:
-                        found = buckets.get(r)
-                        if found is None:
-                            buckets[r] = [left]
-                            heappush(pending, r)
-                        else:
-                            found.append(left)
-        return _read_list(symbols, nxt)
+                pair = symbols[left] << shift | new
+                r = first_rank(pair)
+                if r is not None and r <= rank:
+                    r = rank_after(pair, rank)
+                if r is None:
+                    live[left] = -1
+                else:
+                    live[left] = r
+                    found = buckets.get(r)
+                    if found is None:
+                        buckets[r] = [left]
+                        heappush(pending, r)
+                    else:
+                        found.append(left)
+        out = []
+        for start, ids in zip(starts, sequences):
+            out.append(_read_list(symbols, nxt, start) if ids else [])
+        return out
 
     def _encode_with_heap(self, ids: list[int]) -> list[int]:
         """A heap of (rank, position) packed in one small int: lowest rank, then leftmost."""
@@ -196,9 +219,9 @@ class RankEncoder:
         return _read_list(symbols, nxt)
 
 
-def _read_list(symbols: list[int], nxt: list[int]) -> list[int]:
+def _read_list(symbols: list[int], nxt: list[int], start: int = 0) -> list[int]:
     out = []
-    p = 0
+    p = start
     while p >= 0:
         out.append(symbols[p])
         p = nxt[p]

@@ -26,11 +26,19 @@ from typing import Iterator
 from .steps import CHANGES_KEPT, MergeStep, StopReason, make_step
 
 
+EDGE = -2  # the symbol of the sentinel slot: "no neighbour here"
+DEAD = -1  # the symbol of a position merged into its left neighbour
+
+
 class _Sequence:
     """The training text as linked symbols, with per-pair counts and positions.
 
     A pair (a, b) of token ids is packed into one int, ``a << shift | b``; the shift is
     as small as the vocabulary allows, so keys stay single-digit Python ints (faster).
+
+    The arrays hold one extra slot at the end, a sentinel: a missing neighbour is index
+    -1, which reads that slot, whose symbol (`EDGE`) never equals a token id. So the
+    merge loop needs no "is there a neighbour?" branches.
     """
 
     def __init__(self, words: list, token_ids: dict, max_tokens: int) -> None:
@@ -50,26 +58,31 @@ class _Sequence:
             if end > start:  # no links across chunk boundaries
                 prev[start] = -1
                 nxt[end - 1] = -1
+        symbols.append(EDGE)
+        weights.append(0)
+        prev.append(-1)
+        nxt.append(-1)
         self.symbols, self.weights, self.prev, self.next = symbols, weights, prev, nxt
         self.unweighted = all(frequency == 1 for _, frequency in words)
         self.length = sum(len(tokens) * frequency for tokens, frequency in words)
         self.positions = self._group_positions()
+        self.counts = {key: self.weigh(found) for key, found in self.positions.items()}
+
+    def weigh(self, positions: list[int]) -> int:
+        """How many times the text holds the pairs starting at these positions."""
         if self.unweighted:
-            self.counts = {key: len(found) for key, found in self.positions.items()}
-        else:
-            weight = weights.__getitem__
-            self.counts = {key: sum(map(weight, found)) for key, found in self.positions.items()}
+            return len(positions)
+        return sum(map(self.weights.__getitem__, positions))
 
     def _group_positions(self) -> dict[int, list[int]]:
         symbols, nxt, shift = self.symbols, self.next, self.shift
         grouped: defaultdict = defaultdict(list)
-        if self.unweighted and len(symbols) and min(nxt[:-1], default=0) >= 0:
+        if len(words_end := nxt[:-1]) and min(words_end[:-1], default=0) >= 0:
             # One chunk: every position but the last starts a pair.
-            keys = [a << shift | b for a, b in zip(symbols, symbols[1:])]
-            for p, key in enumerate(keys):
+            for p, key in enumerate([a << shift | b for a, b in zip(symbols, symbols[1:-1])]):
                 grouped[key].append(p)  # ascending, so each list is already a heap
         else:
-            for p, q in enumerate(nxt):
+            for p, q in enumerate(words_end):
                 if q >= 0:
                     grouped[symbols[p] << shift | symbols[q]].append(p)
         return dict(grouped)
@@ -87,8 +100,7 @@ class _Sequence:
         a, b = self.split_key(key)
         while True:
             p = heap[0]
-            q = nxt[p]
-            if symbols[p] == a and q >= 0 and symbols[q] == b:
+            if symbols[p] == a and symbols[nxt[p]] == b:
                 return p
             heappop(heap)
 
@@ -104,28 +116,29 @@ class _Sequence:
         a, b = self.split_key(key)
         by_left: defaultdict = defaultdict(list)  # left symbol -> positions left of a merge
         by_right: defaultdict = defaultdict(list)  # right symbol -> positions of merged tokens
-        merged: list[int] = []
         for p in sorted(self.positions.pop(key)):
             if symbols[p] != a:
                 continue  # consumed by an earlier occurrence, or merged into something else
             q = nxt[p]
-            if q < 0 or symbols[q] != b:
+            if symbols[q] != b:
                 continue
-            left, right = prev[p], nxt[q]
-            if left >= 0:
-                by_left[symbols[left]].append(left)
-            if right >= 0:
-                by_right[symbols[right]].append(p)
-                prev[right] = p
+            left = prev[p]
+            right = nxt[q]
+            by_left[symbols[left]].append(left)
+            by_right[symbols[right]].append(p)
+            prev[right] = p
             symbols[p] = new_id
-            symbols[q] = -1
+            symbols[q] = DEAD
             nxt[p] = right
-            merged.append(p)
+        # every merged position is in exactly one by_right group (EDGE at a chunk's end)
+        merged = [p for found in by_right.values() for p in found]
+        by_left.pop(EDGE, None)
+        by_right.pop(EDGE, None)
         return self._apply_counts(key, a, b, new_id, merged, by_left, by_right)
 
     def _apply_counts(self, key, a, b, new_id, merged, by_left, by_right) -> dict[int, int]:
         counts, positions, shift = self.counts, self.positions, self.shift
-        weigh = len if self.unweighted else (lambda found: sum(map(self.weights.__getitem__, found)))
+        weigh = self.weigh
         removed = weigh(merged)
         # (pair key, count change, positions where the pair now starts or None)
         updates = [(key, -removed, None)]
@@ -192,24 +205,22 @@ def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int,
         yield make_step(
             number=number, pair=(a, b), token=token, token_id=new_id, frequency=frequency,
             top_pairs=[(_tokens(vocab, seq, k), c) for c, _, k in ranked[:top_k]],
-            changes={_tokens(vocab, seq, k): d for k, d in _largest_changes(changes)},
+            changes={_tokens(vocab, seq, k): d for k, d in _largest_changes(changes) if d},
             sequence_length=seq.length, vocab_size=len(vocab), new=is_new,
         )
     return StopReason.TARGET_REACHED
 
 
 def _largest_changes(changes: dict[int, int]) -> list[tuple[int, int]]:
-    """The changes that can make `keep_largest_changes`' cut, ties at the cut included.
+    """The changes that can make `keep_largest_changes`' cut (ties at the cut included).
 
-    Sorting by size on int keys first avoids turning every changed pair into strings.
+    Cutting on sizes first, as plain ints, avoids turning every changed pair into strings.
     """
-    nonzero = [(key, delta) for key, delta in changes.items() if delta]
-    if len(nonzero) <= CHANGES_KEPT:
-        return nonzero
-    nonzero.sort(key=lambda item: (-abs(item[1]), -item[1]))
-    cut = nonzero[CHANGES_KEPT - 1][1]
-    cut_key = (-abs(cut), -cut)
-    return [item for item in nonzero if (-abs(item[1]), -item[1]) <= cut_key]
+    if len(changes) <= CHANGES_KEPT:
+        return list(changes.items())
+    sizes = sorted(map(abs, changes.values()), reverse=True)
+    smallest_kept = max(sizes[CHANGES_KEPT - 1], 1)
+    return [(key, delta) for key, delta in changes.items() if abs(delta) >= smallest_kept]
 
 
 def _tokens(vocab: list, seq: _Sequence, key: int) -> tuple:

@@ -54,3 +54,70 @@ def pair_frequency_figure(step: MergeStep, top_k: int) -> go.Figure:
         yaxis=dict(title="count before the merge"), showlegend=False,
     )
     return fig
+
+
+# ==================== What BPE buys: compression and context coverage
+
+TRAIN_COLOUR = "#2563eb"
+HELDOUT_COLOUR = "#dc2626"
+OVERLAY_COLOURS = ["#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#65a30d", "#78716c", "#ca8a04"]
+
+
+def compression_curve_figure(curve, *, parting=None, shown_vocab: int | None = None,
+                             overlays: dict | None = None) -> go.Figure:
+    """Characters per token against vocab size: training text (blue) and held-out text (red)
+    from one run's `bpe.metrics.CurvePoint` list; a marker where the curves part; a dotted
+    line at the vocab size shown. ``overlays`` ({label: curve}) adds other runs' curves,
+    held-out when they have it (that is the comparable one), thin and dashed."""
+    fig = go.Figure()
+    sizes = [p.vocab_size for p in curve]
+    fig.add_trace(go.Scatter(x=sizes, y=[p.train_compression for p in curve], mode="lines", name="training text",
+                             line=dict(color=TRAIN_COLOUR, width=2.5),
+                             hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra>training</extra>"))
+    if any(p.heldout_compression is not None for p in curve):
+        fig.add_trace(go.Scatter(x=sizes, y=[p.heldout_compression for p in curve], mode="lines",
+                                 name="held-out text", line=dict(color=HELDOUT_COLOUR, width=2.5),
+                                 hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra>held-out</extra>"))
+    for (label, other), colour in zip((overlays or {}).items(), OVERLAY_COLOURS):
+        heldout = all(p.heldout_compression is not None for p in other)
+        fig.add_trace(go.Scatter(
+            x=[p.vocab_size for p in other],
+            y=[p.heldout_compression if heldout else p.train_compression for p in other], mode="lines",
+            name=html.escape(f"{label} ({'held-out' if heldout else 'training'})"),
+            line=dict(color=colour, width=1.5, dash="dash"),
+            hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra></extra>"))
+    if parting is not None:
+        fig.add_trace(go.Scatter(
+            x=[parting.vocab_size, parting.vocab_size], y=[parting.train_compression, parting.heldout_compression],
+            mode="markers+lines", name=f"curves part (vocab {parting.vocab_size:,})",
+            line=dict(color="#111827", width=1), marker=dict(size=9, symbol="diamond", color="#111827"),
+            hovertemplate="the curves part at vocab %{x:,}<extra></extra>"))
+    if shown_vocab is not None:
+        fig.add_vline(x=shown_vocab, line=dict(color="#64748b", dash="dot"),
+                      annotation_text=f"vocab {shown_vocab:,}", annotation_position="top left")
+    fig.update_layout(title="Compression against vocab size (one training run)", height=420,
+                      margin=dict(l=10, r=10, t=50, b=10), xaxis_title="vocab size",
+                      yaxis_title="characters per token", legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
+    """Characters covered by ``block_size`` tokens, against vocab size (log axis): the mean as a
+    marker, the 10th-90th percentile over windows as the error bar. ``rows`` are
+    (label, vocab_size, `bpe.metrics.Coverage`)."""
+    labels = [html.escape(label) for label, _, _ in rows]
+    fig = go.Figure(go.Scatter(
+        x=[size for _, size, _ in rows], y=[c.mean for _, _, c in rows], mode="markers+text+lines",
+        text=labels, textposition="top center", marker=dict(size=11, color=TRAIN_COLOUR),
+        line=dict(color="#cbd5e1", width=1),
+        error_y=dict(type="data", symmetric=False, array=[c.p90 - c.mean for _, _, c in rows],
+                     arrayminus=[c.mean - c.p10 for _, _, c in rows], color="#64748b"),
+        customdata=[[c.p10, c.p90, c.windows] for _, _, c in rows],
+        hovertemplate=("%{text}: vocab %{x:,}<br>mean %{y:,.1f} characters<br>"
+                       "10th-90th percentile %{customdata[0]:,.0f}-%{customdata[1]:,.0f} "
+                       "(%{customdata[2]:,} windows)<extra></extra>")))
+    fig.update_layout(title=f"Characters of {html.escape(what)} covered by {block_size:,} tokens", height=400,
+                      margin=dict(l=10, r=10, t=50, b=10), showlegend=False,
+                      xaxis=dict(type="log", title="vocab size (log scale)"),
+                      yaxis=dict(title="characters per window", rangemode="tozero"))
+    return fig

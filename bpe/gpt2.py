@@ -12,7 +12,8 @@ this encoder merges the way tiktoken does, so that ids equal
 
 Rank and id are the same number in GPT-2's files (checked by `bpe.gpt2_files`), so the
 ids come out directly. Text repeats itself, so each distinct chunk is encoded once and
-remembered (a per-tokenizer cache): that, and the regex running in C, is what makes
+remembered (a per-tokenizer cache), and the text is cut into space-led pieces with C
+string methods so that the regex only runs on pieces not seen before: that is what makes
 pure Python fast enough.
 
 Special tokens follow tiktoken's ``allowed_special``, with one difference: by default
@@ -30,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 from heapq import heapify, heappop, heappush
+from itertools import chain
 from typing import AbstractSet, Iterable, Literal
 
 from .alphabet import BYTES, gpt2_spelling
@@ -40,9 +42,22 @@ from .pretokenize import GPT2_PATTERN
 
 __all__ = ["GPT2Tokenizer", "load_gpt2", "load_default_gpt2", "find_gpt2_files", "download_gpt2_files"]
 
-CACHE_LIMIT = 500_000  # distinct chunks remembered per tokenizer; bounds memory on endless input
+CACHE_LIMIT = 500_000  # distinct pieces remembered per tokenizer; bounds memory on endless input
 LONG_CHUNK = 256  # bytes; longer chunks merge with a heap instead of rescanning a list
 _NO_RANK = 1 << 62
+
+# Where GPT-2's regex must cut, found without running it. A space followed by a character
+# that is not whitespace always starts a chunk: the chunk before cannot hold it (only a
+# *leading* space joins a word, and whitespace chunks hold no non-space), and the regex
+# reads nothing to the left. So the text splits at such spaces into pieces that the regex
+# chunks exactly as it chunks the whole text. `_GLUE` marks every other space (followed by
+# whitespace, or last) with `_SENTINEL`, so that a plain ``split(" ")`` cuts only where it
+# may. _WHITESPACE may hold more than the regex's \s (then a piece is merely longer),
+# never less.
+_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u180e\u200b\u2028\u2029\u202f\u205f"
+               "\u3000\ufeff" + "".join(map(chr, range(0x2000, 0x200B))))
+_GLUE = re.compile(" (?=[" + re.escape(_WHITESPACE) + r"]|\Z)")
+_SENTINEL = "\x00"  # stands for a glued space; text holding it takes the plain path
 
 
 class GPT2Tokenizer:
@@ -98,18 +113,54 @@ class GPT2Tokenizer:
         return ids
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Text to ids with no special tokens at all (``<|endoftext|>`` is plain text)."""
+        """Text to ids with no special tokens at all (``<|endoftext|>`` is plain text).
+
+        Fast path: cut the text into space-led pieces with C string methods (see `_GLUE`),
+        look each distinct piece up once, and run the regex only on pieces not seen before.
+        """
+        if _SENTINEL in text:
+            return self._encode_uncached(text)
+        segments = _GLUE.sub(_SENTINEL, text).split(" ")
+        head = segments[0]
+        ids = self._encode_piece(head.replace(_SENTINEL, " ")) if head else []
+        rest = segments[1:]  # each stands for the piece " " + segment
+        ids += chain.from_iterable(map(self._pieces_for(rest).__getitem__, rest))
+        return ids
+
+    def clear_cache(self) -> None:
+        """Forget every piece encoded so far (the next encode starts cold, as in a benchmark)."""
+        self._cache = {}
+
+    def _pieces_for(self, segments: list[str]) -> dict[str, list[int]]:
+        """The cache, holding every segment's ids (encoding those it lacks)."""
         cache = self._cache
-        encode_chunk = self._encode_chunk
+        missing = set(segments).difference(cache)
+        if len(cache) + len(missing) > CACHE_LIMIT:  # bounded: forget rather than grow forever
+            # A new dict, never clear(): another thread may be reading the old one.
+            cache = {}
+            missing = set(segments)
+            if len(missing) <= CACHE_LIMIT:
+                self._cache = cache  # else too many for the cache: a dict for this call only
+        encode_piece = self._encode_piece
+        for segment in missing:
+            cache[segment] = encode_piece(" " + segment.replace(_SENTINEL, " "))
+        return cache
+
+    def _encode_piece(self, piece: str) -> list[int]:
+        ids: list[int] = []
+        for chunk in self._findall(piece):
+            ids += self._encode_chunk(chunk)
+        return ids
+
+    def _encode_uncached(self, text: str) -> list[int]:
+        """The plain way: the regex over the whole text, each distinct chunk encoded once."""
+        seen: dict[str, list[int]] = {}
         ids: list[int] = []
         for chunk in self._findall(text):
-            try:
-                ids += cache[chunk]  # the common case: this chunk was seen before
-            except KeyError:
-                found = encode_chunk(chunk)
-                if len(cache) < CACHE_LIMIT:
-                    cache[chunk] = found
-                ids += found
+            found = seen.get(chunk)
+            if found is None:
+                found = seen[chunk] = self._encode_chunk(chunk)
+            ids += found
         return ids
 
     def encode_tokens(self, text: str) -> list[bytes]:
@@ -173,6 +224,15 @@ class GPT2Tokenizer:
                                                [[gpt2_spelling(a), gpt2_spelling(b)] for a, b in self.merges],
                                                self.pretokenizer)
         return self._fingerprint
+
+    def prefix(self, merges: int) -> "GPT2Tokenizer":
+        """GPT-2 with only its first ``merges`` merges (and no special tokens): what a shorter
+        training run would have kept, since ranks are merge order."""
+        if not isinstance(merges, int) or merges < 0:
+            raise BpeError(f"merges={merges!r} must be a whole number from 0 to {len(self.merges)}")
+        kept = min(merges, len(self.merges))
+        tokens = [self.itos[i] for i in range(len(self.base_tokens) + kept)]
+        return GPT2Tokenizer(GPT2Vocabulary(tokens, self.merges[:kept], {}), name=f"{self.name} [:{kept}]")
 
     def to_bpe_tokenizer(self):
         """The same merges as a lab `BPETokenizer` (same ids, same fingerprint). It replays merges

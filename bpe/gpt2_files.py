@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,9 +82,9 @@ def missing_files_message(cache_dir: str | os.PathLike[str] | None = None) -> st
             f"Run `python -m bpe gpt2 download` (needs the internet once), or {_by_hand(folders[0])}")
 
 
-def _by_hand(folder: Path, base_url: str = OPENAI_BASE_URL) -> str:
-    return (f"download {base_url}/{ENCODER_JSON} (sha256 {GPT2_SHA256[ENCODER_JSON]}) and "
-            f"{base_url}/{VOCAB_BPE} (sha256 {GPT2_SHA256[VOCAB_BPE]}) on a machine that is online "
+def _by_hand(folder: Path, base_url: str = OPENAI_BASE_URL, hashes: Mapping[str, str] = GPT2_SHA256) -> str:
+    return (f"download {base_url}/{ENCODER_JSON} (sha256 {hashes[ENCODER_JSON]}) and "
+            f"{base_url}/{VOCAB_BPE} (sha256 {hashes[VOCAB_BPE]}) on a machine that is online "
             f"and put both in {folder}/ (or pass their paths with --encoder and --vocab).")
 
 
@@ -92,16 +93,22 @@ def _by_hand(folder: Path, base_url: str = OPENAI_BASE_URL) -> str:
 
 def download_gpt2_files(cache_dir: str | os.PathLike[str] = DEFAULT_CACHE_DIR, *,
                         base_url: str = OPENAI_BASE_URL, progress: Progress | None = None,
-                        timeout: float = 30) -> tuple[Path, Path]:
+                        timeout: float = 30, sha256: Mapping[str, str] | None = None) -> tuple[Path, Path]:
     """Make sure ``<cache_dir>/gpt2/`` holds OpenAI's two files; return their paths.
 
     A file already there with the right SHA-256 is kept (no request); a file with another
     hash is an error (delete it to fetch again). Each download streams into a temporary
     file that only becomes ``encoder.json`` / ``vocab.bpe`` once its hash is right, so a
     broken transfer leaves nothing behind. `progress(done, total)` is called per file.
+    ``sha256`` replaces the published hashes (``{"encoder.json": ..., "vocab.bpe": ...}``),
+    for another release or a test server.
     """
     folder = Path(cache_dir) / GPT2_FOLDER
-    for name, expected in GPT2_SHA256.items():
+    hashes = {**GPT2_SHA256, **(sha256 or {})}
+    if hashes.keys() != GPT2_SHA256.keys():
+        raise BpeError(f"sha256 names {sorted(hashes.keys() - GPT2_SHA256.keys())!r}; "
+                       f"GPT-2's files are {ENCODER_JSON} and {VOCAB_BPE}")
+    for name, expected in hashes.items():
         target = folder / name
         if target.is_file():
             actual = sha256_file(target)
@@ -118,7 +125,7 @@ def download_gpt2_files(cache_dir: str | os.PathLike[str] = DEFAULT_CACHE_DIR, *
             fetch_verified([url], target, expected, progress=progress, timeout=timeout)
         except DownloadError as error:
             raise DownloadError(f"could not download GPT-2's {name} from {url}: {_reasons(error)}\n"
-                                f"If this machine is offline, {_by_hand(folder, base_url.rstrip('/'))}") from None
+                                f"If this machine is offline, {_by_hand(folder, base_url.rstrip('/'), hashes)}") from None
     return folder / ENCODER_JSON, folder / VOCAB_BPE
 
 

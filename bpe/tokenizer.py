@@ -22,6 +22,10 @@ from .steps import log_line, should_log
 from .training import train_steps
 
 
+# Encoded pieces kept per tokenizer; bounded so a long-lived tokenizer cannot grow forever.
+PIECE_CACHE_SIZE = 200_000
+
+
 class BPETokenizer:
     def __init__(self, base_tokens: Sequence, merges: Iterable[Sequence], *, alphabet: str = CHARACTERS,
                  pretokenizer: str | None = None) -> None:
@@ -48,7 +52,9 @@ class BPETokenizer:
         self.itos: dict = dict(enumerate(self.tokens))
         self.vocab_size = len(self.tokens)
         self._encoder = RankEncoder(merge_ids)
-        self._chunk_cache: dict[str, list[int]] = {}
+        # bigrams inside tokens: symbols adjacent in the text are joined only if theirs is one
+        self._joinable = _bigrams_inside(self.tokens)
+        self._piece_cache: dict = {}
 
     # ====================
     # Training
@@ -86,18 +92,47 @@ class BPETokenizer:
             raise BpeError(f"encode takes a str, got {type(text).__name__}")
         if self.alphabet == CHARACTERS:
             require_covered(text, self._base_set)
-        if self.pretokenizer is None:
-            return self._encode_chunk(text)
+        chunks = [text] if self.pretokenizer is None else split(text, self.pretokenizer)
+        pieces = []
+        for chunk in chunks:
+            pieces.extend(self._independent_pieces(chunk.encode("utf-8") if self.alphabet == BYTES else chunk))
+        encoded = self._encode_pieces(pieces)
         ids: list[int] = []
-        cache = self._chunk_cache
-        for chunk in split(text, self.pretokenizer):
-            found = cache.get(chunk)
-            if found is None:
-                found = self._encode_chunk(chunk)
-                if len(cache) < 200_000:  # bounded: a long-lived tokenizer must not grow forever
-                    cache[chunk] = found
-            ids.extend(found)
+        for piece in pieces:
+            ids.extend(encoded[piece])
         return ids
+
+    def _independent_pieces(self, symbols: str | bytes) -> list:
+        """Cut where no merge can ever join: between two symbols whose bigram occurs in no
+        token. Every token the encoder makes is in the vocabulary, so none spans such a
+        cut, and encoding the pieces one by one equals encoding the whole (exactly).
+        Pieces repeat (words, mostly), so the per-piece cache does most of the work."""
+        if len(symbols) < 2:
+            return [symbols]
+        joinable = self._joinable
+        pairs = map(str.__add__, symbols, symbols[1:]) if isinstance(symbols, str) else zip(symbols, symbols[1:])
+        cuts = [i for i, pair in enumerate(pairs, start=1) if pair not in joinable]
+        if not cuts:
+            return [symbols]
+        starts = [0, *cuts]
+        ends = [*cuts, len(symbols)]
+        return [symbols[start:end] for start, end in zip(starts, ends)]
+
+    def _encode_pieces(self, pieces: list) -> dict:
+        """Each distinct piece's ids, from the cache or encoded now (and cached)."""
+        cache = self._piece_cache
+        stoi = self.stoi
+        encode = self._encoder.encode
+        found = {}
+        for piece in set(pieces):
+            ids = cache.get(piece)
+            if ids is None:
+                symbols = [stoi[bytes([v])] for v in piece] if isinstance(piece, bytes) else [stoi[ch] for ch in piece]
+                ids = encode(symbols)
+                if len(cache) < PIECE_CACHE_SIZE and len(piece) < 1_000:
+                    cache[piece] = ids
+            found[piece] = ids
+        return found
 
     def encode_tokens(self, text: str) -> list:
         """Text to token strings (bytes for the byte alphabet)."""
@@ -107,14 +142,6 @@ class BPETokenizer:
     def encode_with_chunks(self, text: str) -> list[list[int]]:
         """Token ids grouped by pre-tokenizer chunk (one group without a pre-tokenizer)."""
         return [self.encode(chunk) for chunk in split(text, self.pretokenizer)]
-
-    def _encode_chunk(self, chunk: str) -> list[int]:
-        stoi = self.stoi
-        if self.alphabet == BYTES:
-            ids = [stoi[bytes([value])] for value in chunk.encode("utf-8")]
-        else:
-            ids = [stoi[ch] for ch in chunk]
-        return self._encoder.encode(ids)
 
     # ====================
     # Decoding
@@ -168,6 +195,18 @@ class BPETokenizer:
                 and self.pretokenizer == other.pretokenizer)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _bigrams_inside(tokens: list) -> set:
+    """Every pair of adjacent symbols inside some token: 'the' -> {'th', 'he'}; for byte
+    tokens, pairs of byte values (as `zip` over bytes yields them)."""
+    found: set = set()
+    for token in tokens:
+        if isinstance(token, bytes):
+            found.update(zip(token, token[1:]))
+        else:
+            found.update(token[i:i + 2] for i in range(len(token) - 1))
+    return found
 
 
 def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_size: int) -> int:

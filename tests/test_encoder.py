@@ -27,7 +27,7 @@ def encode_both_ways(merges, text):
     tok = BPETokenizer(["a", "b", "c"], merges)
     ids = [tok.stoi[ch] for ch in text]
     encoder = tok._encoder
-    return tok, encoder._encode_with_heap(ids), encoder._encode_by_rank_buckets(ids)
+    return tok, encoder._encode_with_heap(ids), encoder.encode_many([ids])[0]
 
 
 @settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
@@ -61,3 +61,22 @@ def test_long_text_takes_the_bucket_path_and_equals_replay():
 
 def test_encoder_without_merges_returns_input():
     assert RankEncoder([]).encode([3, 1, 2]) == [3, 1, 2]
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(corpus=st.text(alphabet="ab c\n", min_size=2, max_size=80), text=st.text(alphabet="ab c\n", max_size=80),
+       extra=st.integers(0, 30))
+def test_tokenizer_encoding_equals_replay(corpus, text, extra):
+    # BPETokenizer.encode cuts the text where no token can span and encodes the pieces
+    # separately (with a cache): the result must still be the replay's.
+    tok = BPETokenizer.train(corpus, 5 + extra, minimum_pair_frequency=1,
+                             base_tokens=sorted(set("ab c\n")))
+    assert tok.encode_tokens(text) == replay_merges(text, tok.merges)
+    assert tok.encode_tokens(text) == replay_merges(text, tok.merges)  # again, from the cache
+
+
+def test_many_sequences_at_once_equal_one_by_one():
+    tok = BPETokenizer.train("the cat in the hat sat on the mat " * 5, 40)
+    pieces = ["the cat", "", "a", "hat on the mat", "the cat"]
+    as_ids = [[tok.stoi[ch] for ch in piece] for piece in pieces]
+    assert tok._encoder.encode_many(as_ids) == [tok._encoder.encode(ids) for ids in as_ids]

@@ -320,3 +320,25 @@ def test_token_lengths_of_a_real_tokenizer_add_up_to_the_characters_of_the_text(
 
 def test_a_byte_token_counts_the_characters_that_start_in_it():
     assert [characters_in_token(t) for t in (b"ab", b"\xc3", b"\xa9", b"\xa9 x", "caf\u00e9")] == [2, 1, 0, 2, 4]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        pytest.param({"prompt": "the ☃"}, "'☃' is not in the alphabet", id="prompt-outside-alphabet"),
+        pytest.param({"prompt": ""}, r"the prompt '' encodes to no tokens", id="empty-prompt"),
+        pytest.param({"top_k": 0}, r"top_k=0 must be a whole number >= 1", id="top-k"),
+        pytest.param({"temperature": -0.5}, r"temperature=-0.5 must be >= 0", id="temperature"),
+    ],
+)
+def test_bad_sampling_settings_fail_before_any_training(kwargs, message):
+    def encode(text: str) -> list[int]:
+        if "☃" in text:
+            raise BpeError("'☃' is not in the alphabet")
+        return [CHARS.index(c) for c in text]
+
+    spec = TokenizerSpec("chars", encode, lambda ids: "", (1,) * len(CHARS), "fp")
+    records = compare_tokenizers([spec], ModelConfig(vocab_size=1, block_size=16, width=32, depth=1, heads=4),
+                                 Budget(steps=1), text=TEXT, settings=FAST, **kwargs)
+    with pytest.raises(BpeError, match=message):
+        next(records)  # the very first record: nothing was trained

@@ -10,7 +10,8 @@ This is the only part of `bpe` that uses torch. The names below load lazily, so
     checkpoint.py  save/load with the tokenizer fingerprint (weights_only loading)
     sample.py      generate / generate_text: temperature and top-k
     experiment.py  compare_tokenizers: one model per tokenizer, same budget
-    cli.py         `python -m bpe lm train ...`
+    cli.py         `python -m bpe lm train ...` (also `python -m bpe.lm train ...`)
+    benchmark.py   `python -m bpe.lm.benchmark`: training tokens per second on this machine
 """
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ _EXPORTS = {
     "TokenizerSpec": "experiment",
     "ExperimentProgress": "experiment",
     "ModelSummary": "experiment",
+    "characters_in_token": "experiment",
+    "split_text": "experiment",
 }
 __all__ = sorted(_EXPORTS)
 

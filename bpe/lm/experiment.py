@@ -140,16 +140,27 @@ def compare_tokenizers(
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise BpeError(f"tokenizer names must be unique to label the results; {duplicates} appear more than once")
+    # Sampling settings are checked now, not after minutes of training.
+    if not temperature >= 0:
+        raise BpeError(f"temperature={temperature!r} must be >= 0 (0 picks the most likely token)")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+        raise BpeError(f"top_k={top_k!r} must be a whole number >= 1, or None for no cut-off")
+    if isinstance(sample_chars, bool) or not isinstance(sample_chars, int) or sample_chars < 0:
+        raise BpeError(f"sample_chars={sample_chars!r} must be a whole number >= 0")
     train_text, held_out_text = split_text(text, held_out_fraction)
     prompt = held_out_text[:20] if prompt is None else prompt
     for spec in runs:
+        prompt_ids = spec.encode(prompt)  # before training: a prompt the tokenizer cannot encode fails fast
+        if not prompt_ids:
+            raise BpeError(f"the prompt {prompt!r} encodes to no tokens; give at least one character to start from")
         data = TokenData(spec.encode(train_text), spec.encode(held_out_text), token_lengths=spec.token_lengths)
         model = build_model(replace(config, vocab_size=data.vocab_size), seed=settings.seed)
         last: TrainProgress | None = None
         for last in train_model(model, data, budget, settings, should_stop=should_stop):
             yield ExperimentProgress(spec.name, last)
         assert last is not None and last.evaluation is not None  # train_model always ends on an evaluated record
-        yield _summarise(spec, model, data, last, prompt, sample_chars, temperature, top_k, settings.seed)
+        top = None if top_k is None else min(top_k, data.vocab_size)  # a small vocab has fewer than k tokens
+        yield _summarise(spec, model, data, last, prompt_ids, sample_chars, temperature, top, settings.seed)
         if last.stop_reason == "stopped":
             return
 
@@ -159,7 +170,7 @@ def _summarise(
     model: TinyGPT,
     data: TokenData,
     last: TrainProgress,
-    prompt: str,
+    prompt_ids: list[int],
     sample_chars: int,
     temperature: float,
     top_k: int | None,
@@ -167,7 +178,6 @@ def _summarise(
 ) -> ModelSummary:
     # Same number of *characters* for every tokenizer, so the samples read alike in length.
     chars_per_token = max(1.0, data.count_chars(data.train_ids) / max(1, len(data.train_ids)))
-    prompt_ids = spec.encode(prompt)
     new = generate(
         model,
         prompt_ids,

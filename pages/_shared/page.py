@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from bpe.display import escape_markdown
 from bpe.errors import BpeError
@@ -44,7 +45,10 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
 
 
 def page_links() -> None:
-    """A link to each numbered page in `pages/` (those that exist), for the home page."""
+    """A link to each numbered page in `pages/`, for the home page."""
     for path in sorted(PAGES_DIR.glob("[0-9]*_*.py")):
         label = path.stem.split("_", 1)[1].replace("_", " ")
-        st.page_link(f"pages/{path.name}", label=label)
+        try:
+            st.page_link(f"pages/{path.name}", label=label)
+        except StreamlitAPIException:
+            pass  # a page file added after the server started: Streamlit has not registered it

@@ -1,0 +1,138 @@
+"""`python -m bpe gpt2 ...`: OpenAI's GPT-2 tokenizer on the command line.
+
+    python -m bpe gpt2 encode --text "Hello world"            # ids on stdout
+    python -m bpe gpt2 encode --file F --compare-tiktoken     # and: equal to tiktoken's?
+    python -m bpe gpt2 download [--cache-dir DIR]             # fetch the two files once
+
+Ids go to stdout (one line, space-separated), everything else to stderr, so the output
+can be piped. `run_gpt2` returns the exit status: 0 done (ids equal tiktoken's when
+compared), 1 an error or ids that differ. Errors are one clear line, never a traceback.
+
+Wiring (in `bpe.cli`): ``add_gpt2_command(subparsers)``; its ``func`` is `run_gpt2`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .errors import BpeError
+from .gpt2 import load_default_gpt2, load_gpt2
+from .gpt2_files import DEFAULT_CACHE_DIR, OPENAI_BASE_URL, download_gpt2_files
+
+
+def add_gpt2_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``gpt2`` (with ``encode`` and ``download``) to a parser's subcommands."""
+    parser = subparsers.add_parser(
+        "gpt2", help="OpenAI's GPT-2 tokenizer: encode text, download its files",
+        description="Encode with the real GPT-2 tokenizer (OpenAI's encoder.json and vocab.bpe), in pure "
+                    "Python, id for id like tiktoken.")
+    actions = parser.add_subparsers(dest="gpt2_command", required=True, metavar="ACTION")
+
+    encode = actions.add_parser("encode", help="print the GPT-2 ids of a text")
+    source = encode.add_mutually_exclusive_group(required=True)
+    source.add_argument("--text", help="the text to encode")
+    source.add_argument("--file", type=Path, help="a UTF-8 text file to encode")
+    encode.add_argument("--encoder", type=Path, metavar="PATH", help="encoder.json (default: data/cache/gpt2/ "
+                        "or the shared data folder)")
+    encode.add_argument("--vocab", type=Path, metavar="PATH", help="vocab.bpe (give it with --encoder)")
+    encode.add_argument("--allowed-special", nargs="*", metavar="TOKEN", default=[],
+                        help="special tokens to encode as their id ('all' for every one); "
+                             "by default '<|endoftext|>' is plain text")
+    encode.add_argument("--compare-tiktoken", action="store_true",
+                        help="also encode with tiktoken (offline, from the same files) and say if the ids are equal")
+    encode.add_argument("--no-ids", action="store_true", help="print only the summary, not the ids")
+
+    download = actions.add_parser("download", help="download encoder.json and vocab.bpe (SHA-256 checked)")
+    download.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, metavar="DIR",
+                          help="the files go to DIR/gpt2/ (default: data/cache in the project)")
+    download.add_argument("--base-url", default=OPENAI_BASE_URL, metavar="URL",
+                          help=f"where the two files are (default: {OPENAI_BASE_URL})")
+    download.add_argument("--timeout", type=float, default=30, metavar="SECONDS", help="network timeout (default: 30)")
+    parser.set_defaults(func=run_gpt2)
+    return parser
+
+
+def run_gpt2(args: argparse.Namespace) -> int:
+    """Run ``gpt2 encode`` or ``gpt2 download`` with parsed arguments; return the exit status."""
+    try:
+        if args.gpt2_command == "download":
+            return _download(args)
+        return _encode(args)
+    except BpeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted: no partial file was left in the cache.", file=sys.stderr)
+        return 130
+
+
+def _download(args: argparse.Namespace) -> int:
+    from .cli_download import ProgressPrinter
+
+    paths = download_gpt2_files(args.cache_dir, base_url=args.base_url, progress=ProgressPrinter(sys.stderr),
+                                timeout=args.timeout)
+    for path in paths:
+        print(path)
+    return 0
+
+
+def _encode(args: argparse.Namespace) -> int:
+    if (args.encoder is None) != (args.vocab is None):
+        raise BpeError("give both --encoder and --vocab, or neither (then data/cache/gpt2/ or the shared data is used)")
+    text = args.text if args.text is not None else _read(args.file)
+    tokenizer = load_gpt2(args.encoder, args.vocab) if args.encoder else load_default_gpt2()
+    allowed = _allowed(args.allowed_special)
+    started = time.perf_counter()
+    ids = tokenizer.encode(text, allowed_special=allowed)
+    seconds = time.perf_counter() - started
+    if not args.no_ids:
+        print(" ".join(map(str, ids)))
+    size = len(text.encode("utf-8"))
+    print(f"{tokenizer.name}: {len(ids):,} tokens from {size:,} bytes in {seconds:.3f} s "
+          f"({_rate(size, seconds)})", file=sys.stderr)
+    if not args.compare_tiktoken:
+        return 0
+    return _compare(text, ids, allowed, args.encoder, args.vocab)
+
+
+def _compare(text: str, ids: list[int], allowed, encoder: Path | None, vocab: Path | None) -> int:
+    from .gpt2_files import find_gpt2_files
+    from .tiktoken_offline import tiktoken_gpt2
+
+    if encoder is None:
+        encoder, vocab = find_gpt2_files()  # load_default_gpt2 found them already
+    try:
+        reference = tiktoken_gpt2(encoder, vocab)
+    except BpeError as error:
+        print(f"tiktoken: not compared: {error}", file=sys.stderr)
+        return 0
+    started = time.perf_counter()
+    expected = reference.encode(text, allowed_special=allowed, disallowed_special=())
+    seconds = time.perf_counter() - started
+    size = len(text.encode("utf-8"))
+    if expected == ids:
+        print(f"tiktoken gpt2: identical ids ({len(ids):,} tokens; tiktoken {seconds:.3f} s, "
+              f"{_rate(size, seconds)})", file=sys.stderr)
+        return 0
+    index = next((i for i, (a, b) in enumerate(zip(ids, expected)) if a != b), min(len(ids), len(expected)))
+    print(f"tiktoken gpt2: ids DIFFER at position {index:,}: ours {ids[index:index + 5]}, "
+          f"tiktoken {expected[index:index + 5]} ({len(ids):,} vs {len(expected):,} tokens)", file=sys.stderr)
+    return 1
+
+
+def _allowed(tokens: list[str]):
+    if tokens == ["all"]:
+        return "all"
+    return set(tokens)
+
+
+def _read(path: Path) -> str:
+    from .textfile import read_text_file
+
+    return read_text_file(path)
+
+
+def _rate(size: int, seconds: float) -> str:
+    return f"{size / seconds / 1e6:.2f} MB/s" if seconds > 0 else "instant"

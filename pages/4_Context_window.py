@@ -1,0 +1,73 @@
+"""Context window: how much text a block of T tokens holds, per tokenizer, and what attention costs."""
+import pandas as pd
+import streamlit as st
+
+from bpe.display import context_window_html
+from bpe.figures import coverage_figure
+from bpe.metrics import context_coverage, relative_attention_cost, token_lengths
+from pages._shared import bind, setup_page
+from pages._shared.analysis import base_level, bpe_at, extra_tokenizers, measured_lengths, measured_text, run_curve
+
+LADDER = [300, 500, 1_000, 2_000, 5_000, 10_000]
+MAX_PASSAGE = 12_000  # characters drawn per tokenizer in the highlighted passage
+
+settings, run = setup_page(
+    "Context window",
+    "A model reads a fixed number of tokens at once: its block size *T*. The longer the tokens, "
+    "the more text fits in that window. Here the same *T* is measured for several tokenizers.",
+)
+if run is None: st.stop()
+run_curve(settings, run)  # remembered for the Compression page's overlays
+ss = st.session_state
+choices = sorted({s for s in LADDER if len(run.base_tokens) < s < run.final_vocab_size}
+                 | {settings.vocab_size, run.final_vocab_size})
+ss.setdefault("context_block", 128)
+ss.setdefault("context_sizes", [s for s in choices if s in (500, settings.vocab_size)][:3])
+ss.setdefault("context_passage", 1_000)
+ss.context_sizes = [s for s in ss.context_sizes if s in choices][:3] or [settings.vocab_size]
+
+left, right = st.columns(2)
+with left:
+    bind(st.select_slider, "Block size T (tokens)", "context_block", options=[2 ** k for k in range(5, 12)])
+with right:
+    bind(st.multiselect, "BPE vocab sizes to compare (up to three)", "context_sizes", options=choices,
+         max_selections=3, format_func=lambda s: f"{s:,}")
+block = ss.context_block
+compared = [base_level(settings, run)] + [bpe_at(settings, run, s) for s in sorted(ss.context_sizes)] + extra_tokenizers()
+what, text = measured_text(settings)
+lengths = {c.label: measured_lengths(settings, c) for c in compared}
+coverages = {c.label: context_coverage(lengths[c.label], block) for c in compared}
+
+st.plotly_chart(coverage_figure([(c.label, c.vocab_size, coverages[c.label]) for c in compared], block, what),
+                key="context_chart")
+st.dataframe(pd.DataFrame([{
+    "tokenizer": c.label, "vocab size": c.vocab_size, "mean characters": round(coverages[c.label].mean, 1),
+    "10th percentile": round(coverages[c.label].p10, 1), "90th percentile": round(coverages[c.label].p90, 1),
+    "windows": coverages[c.label].windows, "× characters": round(coverages[c.label].mean / coverages[compared[0].label].mean, 2),
+} for c in compared]), hide_index=True, key="context_table")
+st.caption(f"Measured on {len(text):,} characters of {what}, cut into non-overlapping windows of {block:,} "
+           "tokens (a text shorter than one window counts as one window).")
+
+st.subheader(f"The first {block:,} tokens of the same passage")
+passage = text[:min(MAX_PASSAGE, max(6 * block, 600))]
+for c in compared:
+    cut = c.tokenizer.encode_tokens(passage)
+    passage_lengths = token_lengths(cut)
+    st.markdown(f"**{c.label}**: {sum(passage_lengths[:block]):,} characters in {min(block, len(cut)):,} tokens")
+    st.html(context_window_html(passage, passage_lengths, block))
+
+st.subheader("What attention costs")
+bind(st.number_input, "Passage length (characters)", "context_passage", min_value=10, max_value=100_000, step=500)
+fixed = text[:ss.context_passage]
+needed = {c.label: len(c.tokenizer.encode(fixed)) for c in compared}
+base_tokens = needed[compared[0].label]
+st.dataframe(pd.DataFrame([{
+    "tokenizer": c.label, "tokens for the passage": needed[c.label],
+    "attention cost vs " + compared[0].label: f"{relative_attention_cost(needed[c.label], base_tokens):.1%}",
+} for c in compared]), hide_index=True, key="context_cost")
+best = min(compared, key=lambda c: needed[c.label])
+st.info(f"Attention compares every token with every other, so its cost grows with the square of the tokens. "
+        f"These {len(fixed):,} characters take {base_tokens:,} tokens as {compared[0].label} and "
+        f"{needed[best.label]:,} with {best.label}: attention over them costs "
+        f"{relative_attention_cost(needed[best.label], base_tokens):.1%} as much "
+        f"({needed[best.label]:,}² vs {base_tokens:,}²).")

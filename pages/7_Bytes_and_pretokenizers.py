@@ -1,0 +1,102 @@
+"""Bytes and pre-tokenizers: the same corpus trained four ways side by side, and GPT-2."""
+import pandas as pd
+import streamlit as st
+
+from bpe.bytes_display import hex_bytes, readable_token
+from bpe.compare import (CLASS_RULE, compare_tokenizers, gpt2_variant, incomplete_tokens, merge_rows,
+                         multibyte_characters, summary_rows, with_variant)
+from bpe.errors import BpeError
+from bpe.gpt2 import load_default_gpt2
+from bpe.gpt2_files import missing_files_message
+from pages._shared import bind, corpus_texts, setup_page
+
+MERGE_CHOICES = [50, 100, 200, 300, 500, 1000]
+CROSSING_STYLE = "background-color: #fde2e1"
+
+settings, run = setup_page(
+    "Bytes and pre-tokenizers",
+    "The tutorial merges Unicode characters over the whole text. GPT-2 and its successors merge "
+    "**bytes**, and first split the text with a regex so that merges never cross a word. Here the "
+    "same corpus is trained both ways, for the same number of merges.",
+)
+if run is None: st.stop()
+train_text, heldout_text = corpus_texts(settings)
+ss = st.session_state
+ss.setdefault("bytes_merges", 300)
+ss.setdefault("bytes_gpt2_spelling", False)
+c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+with c1:
+    bind(st.select_slider, "Merges per tokenizer", "bytes_merges", options=MERGE_CHOICES)
+with c2:
+    bind(st.toggle, "Spell bytes as GPT-2's files do (Ġ is a space)", "bytes_gpt2_spelling")
+
+
+@st.cache_data(show_spinner="Training the same text four ways…", max_entries=8)
+def comparison(key: tuple, merges: int, _train: str, _heldout: str):
+    return compare_tokenizers(_train, merges=merges, heldout_text=_heldout)
+
+
+@st.cache_resource(show_spinner="Reading GPT-2's files…")
+def gpt2():
+    try:
+        return load_default_gpt2()
+    except BpeError:
+        return None
+
+
+@st.cache_data(show_spinner="Measuring GPT-2 on the same text…", max_entries=8)
+def gpt2_column(key: tuple, merges: int, _train: str, _heldout: str):
+    evaluated = _heldout or _train
+    return gpt2_variant(gpt2(), _train, merges=merges, heldout_text=_heldout), len(evaluated) / max(
+        len(gpt2().encode(evaluated)), 1)
+
+
+merges = ss.bytes_merges
+comp = comparison(settings.corpus_key(), merges, train_text, heldout_text)
+full_gpt2 = None
+if gpt2() is not None:
+    column, full_gpt2 = gpt2_column(settings.corpus_key(), merges, train_text, heldout_text)
+    comp = with_variant(comp, column)
+
+st.subheader("Four tokenizers, one text")
+st.dataframe(pd.DataFrame(summary_rows(comp)), hide_index=True)
+st.caption(f"Compression is measured on the {comp.evaluated_on}. {CLASS_RULE}")
+if full_gpt2 is not None:
+    st.caption(f"GPT-2's full vocabulary (50,257 tokens, learned on WebText) reaches {full_gpt2:.2f} "
+               f"characters per token on the same text.")
+else:
+    st.info(missing_files_message())
+
+st.subheader("Merge lists side by side")
+st.markdown("▶ marks where each list first differs from the first column; shaded merges cross classes.")
+labels = [variant.label for variant in comp.variants]
+table = pd.DataFrame(merge_rows(comp, gpt2_spelling=ss.bytes_gpt2_spelling)).set_index("merge")
+for index, label in enumerate(labels[1:], start=1):
+    first = comp.first_divergence(index)
+    if first is not None and first in table.index:
+        table.loc[first, label] = f"▶ {table.loc[first, label]}"
+styled = table[labels].style.apply(lambda col: [CROSSING_STYLE if flag else "" for flag in table[f"{col.name} crosses"]])
+st.dataframe(styled, height=420)
+
+st.subheader("Multi-byte characters under the byte alphabet")
+byte_labels = [variant.label for variant in comp.variants if variant.alphabet == "bytes"]
+ss.setdefault("bytes_variant", byte_labels[0])
+if ss.bytes_variant not in byte_labels:
+    ss.bytes_variant = byte_labels[0]
+bind(st.radio, "Byte-level tokenizer", "bytes_variant", options=byte_labels, horizontal=True)
+variant = comp.variants[labels.index(ss.bytes_variant)]
+partial = incomplete_tokens(variant.merges)
+st.markdown(f"**{len(partial)}** of its {len(variant.merges)} learned tokens are not whole UTF-8 characters "
+            "(part of a character, shown as `<0xE2>`).")
+if partial:
+    st.dataframe(pd.DataFrame([{"merge": n, "token": readable_token(t), "bytes": hex_bytes(t)} for n, t in partial]),
+                 hide_index=True)
+chars = multibyte_characters(train_text, variant.merges)
+if not chars:
+    st.info("This training text has no character beyond ASCII: every character is one byte.")
+else:
+    st.dataframe(pd.DataFrame([{"character": c.char, "name": c.name, "UTF-8 bytes": hex_bytes(c.utf8),
+                                "occurrences": c.count, "first held whole at merge": c.whole_at,
+                                "own token at merge": c.own_token_at} for c in chars]), hide_index=True)
+    st.caption("Held whole: the first merge whose token holds all the character's bytes (perhaps with more). "
+               "Own token: the first merge that makes exactly that character. Empty: not within these merges.")

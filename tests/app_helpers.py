@@ -1,0 +1,38 @@
+"""Helpers for AppTest tests of app.py and the pages (no browser, no server)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_CORPUS = "low lower newest widest"  # built in; 17 merges with minimum frequency 2
+
+
+def new_app(script: str = "app.py", *, run: bool = True, query: dict | None = None, **state) -> AppTest:
+    """AppTest of ``script`` (relative to the repo root) with session state seeded from
+    keyword arguments, e.g. ``new_app("pages/1_Merge_by_merge.py", settings_corpus="aaaaa")``."""
+    at = AppTest.from_file(str(ROOT / script), default_timeout=60)
+    for key, value in state.items():
+        at.session_state[key] = value
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at.run() if run else at
+
+
+def plotly_specs(at: AppTest) -> list[dict]:
+    """Every plotly figure on the page as JSON (AppTest has no typed accessor for charts)."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def metric(at: AppTest, label: str) -> str:
+    """The shown value of the metric labelled ``label``."""
+    found = [m.value for m in at.metric if m.label == label]
+    assert found, f"no metric {label!r}; there are {[m.label for m in at.metric]}"
+    return found[0]
+
+
+def unescape_markdown(text: str) -> str:
+    """Error texts as the user reads them (the app backslash-escapes Markdown in user text)."""
+    return text.replace("\\", "")

@@ -1,0 +1,141 @@
+"""Fixtures for real-browser tests: `streamlit run app.py` on a free loopback port, driven
+by Debian's chromium through Playwright (never a downloaded browser).
+
+Reusable by every browser test in this folder:
+- `app_url` (session): the server's base URL, e.g. ``http://127.0.0.1:40123``;
+- `browser` (session): headless chromium;
+- `page`: a fresh 1280x900 page; ``page.off_origin_requests`` lists every request that
+  did not go to the app (tests assert it stays empty);
+- `screenshot`: ``screenshot(page, "merge_by_merge")`` writes ``<name>.png`` under the
+  test's tmp_path and copies it to ``$SCREENSHOT_DIR`` when that is set.
+
+The tests skip when chromium or playwright is missing, unless REQUIRE_BROWSER=1 (CI),
+where they fail instead.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
+START_TIMEOUT_S = 60
+EXPECT_TIMEOUT_MS = 30_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _need_browser() -> None:
+    missing = None
+    if not shutil.which(CHROMIUM):
+        missing = f"chromium not found at {CHROMIUM!r} (apt-get install -y chromium)"
+    else:
+        try:
+            import playwright  # noqa: F401
+        except ImportError:
+            missing = "playwright is not installed (pip install -r requirements.txt)"
+    if missing:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail(missing)
+        pytest.skip(missing)
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    _need_browser()
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py",
+             "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
+             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: teardown stops it and its children
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(proc, url, log_path)
+            yield url
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def _wait_healthy(proc, url: str, log_path: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log_path.read_text()}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(f"streamlit not healthy after {START_TIMEOUT_S} s:\n{log_path.read_text()}")
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    _need_browser()
+    from playwright.sync_api import expect, sync_playwright
+
+    # The first render on a cold, busy machine can take several seconds (imports, training).
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, app_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(EXPECT_TIMEOUT_MS)
+    own = (app_url, app_url.replace("http", "ws", 1), "data:", "blob:")
+    off_origin: list[str] = []
+    pg.on("request", lambda request: request.url.startswith(own) or off_origin.append(request.url))
+    pg.off_origin_requests = off_origin
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def screenshot(tmp_path):
+    """``screenshot(page, name)`` -> the PNG's path under tmp_path (copied to $SCREENSHOT_DIR if set)."""
+
+    def take(pg, name: str) -> Path:
+        path = tmp_path / f"{name}.png"
+        pg.screenshot(path=str(path), full_page=True)
+        target = os.environ.get("SCREENSHOT_DIR")
+        if target:
+            Path(target).mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, Path(target) / path.name)
+        return path
+
+    return take
