@@ -9,6 +9,7 @@ from .errors import CorpusError as CorpusError
 from .errors import DownloadError as DownloadError
 from .errors import TokenizerFileError as TokenizerFileError
 from .errors import UnknownSymbolsError as UnknownSymbolsError
+from .gpt2 import load_gpt2 as load_gpt2
 from .run import TrainingRun as TrainingRun
 from .run import train_run as train_run
 from .steps import MergeStep as MergeStep
@@ -18,5 +19,5 @@ from .training import train_steps as train_steps
 
 __all__ = [
     "BPETokenizer", "BpeError", "CorpusError", "DownloadError", "MergeStep", "StopReason",
-    "TokenizerFileError", "TrainingRun", "UnknownSymbolsError", "train_run", "train_steps",
+    "TokenizerFileError", "TrainingRun", "UnknownSymbolsError", "load_gpt2", "train_run", "train_steps",
 ]

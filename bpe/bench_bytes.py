@@ -22,7 +22,7 @@ from pathlib import Path
 from .alphabet import BYTES
 from .errors import BpeError
 from .fast import fast_steps
-from .gpt2 import load_gpt2
+from .gpt2 import count_gpt2_chunks, load_gpt2
 from .gpt2_files import find_gpt2_files, shared_data_dir
 from .training import prepare_words, train_steps
 
@@ -64,6 +64,12 @@ def bench_pretokenized_training(text: str, vocab_size: int = 5_000, pretokenizer
     _say(f"training {len(text):,} chars, bytes + {pretokenizer} pre-tokenizer, to vocab {vocab_size:,}: "
          f"ours {ours:.2f} s ({merges:,} merges; chunk counting {counting:.2f} s for {len(words):,} distinct "
          f"chunks, merging {merging:.2f} s)")
+    if pretokenizer == "gpt2":
+        started = time.perf_counter()
+        count_gpt2_chunks(text)
+        figures["piece_counting_s"] = time.perf_counter() - started
+        _say(f"  (counting the same chunks by space-led pieces, bpe.gpt2.count_gpt2_chunks: "
+             f"{figures['piece_counting_s']:.2f} s)")
     hf = _hf_training_seconds(text, vocab_size)
     if hf is not None:
         figures.update(hf_s=hf, ratio=ours / hf)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .alphabet import BYTES, CHARACTERS, default_base_tokens
-from .bytes_display import is_complete_utf8, readable_token
+from .bytes_display import hex_bytes, is_complete_utf8, readable_token
 from .errors import BpeError
 from .pretokenize import split
 from .run import train_run
@@ -177,12 +177,14 @@ def first_divergence(a: Sequence[tuple], b: Sequence[tuple]) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b)) + 1
 
 
-def merge_rows(comparison: Comparison, count: int | None = None, *, gpt2_spelling: bool = False) -> list[dict]:
+def merge_rows(comparison: Comparison, count: int | None = None, *, gpt2_spelling: bool = False,
+               mark_first_divergence: bool = False) -> list[dict]:
     """One row per merge number: each variant's token (readable) and whether it crosses classes.
 
     Columns: ``merge``, then per variant ``<label>`` (the token made, whitespace made
     visible: 'e·t'), ``<label> crosses`` (bool) and ``<label> differs`` (bool: this merge
-    differs from the first variant's).
+    differs from the first variant's). ``mark_first_divergence`` prefixes each variant's
+    first differing token with '▶ '.
     """
     from .display_text import printable
 
@@ -203,6 +205,11 @@ def merge_rows(comparison: Comparison, count: int | None = None, *, gpt2_spellin
             else:
                 row[label], row[f"{label} crosses"], row[f"{label} differs"] = "", False, index < len(first)
         rows.append(row)
+    if mark_first_divergence:
+        for index, variant in enumerate(comparison.variants[1:], start=1):
+            first = comparison.first_divergence(index)
+            if first is not None and first <= len(rows) and rows[first - 1][variant.label]:
+                rows[first - 1][variant.label] = f"▶ {rows[first - 1][variant.label]}"
     return rows
 
 
@@ -302,6 +309,19 @@ def multibyte_characters(text: str, merges: Sequence[tuple[bytes, bytes]]) -> li
                     del pending[utf8]
     return sorted((MultiByteCharacter(char, char.encode("utf-8"), counts[char], *found[char]) for char in counts),
                   key=lambda c: (-c.count, c.char))
+
+
+def multibyte_rows(text: str, merges: Sequence[tuple[bytes, bytes]]) -> list[dict]:
+    """`multibyte_characters` as table rows."""
+    return [{"character": c.char, "name": c.name, "UTF-8 bytes": hex_bytes(c.utf8), "occurrences": c.count,
+             "first held whole at merge": c.whole_at, "own token at merge": c.own_token_at}
+            for c in multibyte_characters(text, merges)]
+
+
+def incomplete_rows(merges: Sequence[tuple]) -> list[dict]:
+    """`incomplete_tokens` as table rows: merge number, token ('<0xE2><0x80>'), its bytes."""
+    return [{"merge": number, "token": readable_token(token), "bytes": hex_bytes(token)}
+            for number, token in incomplete_tokens(merges)]
 
 
 def incomplete_tokens(merges: Sequence[tuple]) -> list[tuple[int, bytes]]:

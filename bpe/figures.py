@@ -35,7 +35,8 @@ def pair_frequency_figure(step: MergeStep, top_k: int) -> go.Figure:
     """
     pairs = step.top_pairs[:max(top_k, 1)]
     tied = set(tied_with_winner(step))
-    labels = [html.escape(f"{printable(a)} + {printable(b)}") for (a, b), _ in pairs]
+    # plotly decodes only &lt; &gt; &amp; (not &quot;), so quotes stay as they are
+    labels = [html.escape(f"{printable(a)} + {printable(b)}", quote=False) for (a, b), _ in pairs]
     colours = [WINNER if pair == step.pair else TIED if pair in tied else OTHER for pair, _ in pairs]
     notes = ["winner" if pair == step.pair else "tie" if pair in tied else "" for pair, _ in pairs]
     # Positions, not labels, on the x axis: two pairs may print alike ('·' vs ' ').
@@ -120,4 +121,37 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
                       margin=dict(l=10, r=10, t=50, b=10), showlegend=False,
                       xaxis=dict(type="log", title="vocab size (log scale)"),
                       yaxis=dict(title="characters per window", rangemode="tozero"))
+    return fig
+
+
+# ==================== Does BPE help the model?
+
+MODEL_COLOURS = ["#64748b", TRAIN_COLOUR, HELDOUT_COLOUR, *OVERLAY_COLOURS]
+_CURVE_AXES = {"seconds": ("training seconds", "%{x:.1f} s"),
+               "chars": ("characters processed", "%{x:,} characters")}
+
+
+def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
+    """Held-out bits per character, one line per tokenizer, against training seconds
+    (``x="seconds"``) or characters of training text processed (``x="chars"``).
+
+    ``records`` are `bpe.lm.ExperimentProgress` records that carry an evaluation, in order.
+    """
+    if x not in _CURVE_AXES:
+        raise ValueError(f"x={x!r} must be 'seconds' or 'chars'")
+    title, hover_x = _CURVE_AXES[x]
+    by_name: dict[str, list] = {}
+    for record in records:
+        by_name.setdefault(record.tokenizer, []).append(record.progress)
+    fig = go.Figure()
+    for (name, points), colour in zip(by_name.items(), MODEL_COLOURS * 2):
+        fig.add_trace(go.Scatter(
+            x=[p.seconds if x == "seconds" else p.chars_seen for p in points],
+            y=[p.evaluation.bits_per_char for p in points], mode="lines+markers", name=html.escape(name),
+            line=dict(color=colour, width=2.5), marker=dict(size=5), customdata=[p.step for p in points],
+            hovertemplate=(f"{hover_x}<br>step %{{customdata:,}}<br>%{{y:.3f}} bits/char"
+                           f"<extra>{html.escape(name)}</extra>")))
+    fig.update_layout(title=f"Held-out bits per character vs {title}", height=380,
+                      margin=dict(l=10, r=10, t=50, b=10), xaxis_title=title,
+                      yaxis_title="held-out bits per character", legend=dict(orientation="h", y=-0.2))
     return fig

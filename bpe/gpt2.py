@@ -30,17 +30,19 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from heapq import heapify, heappop, heappush
 from itertools import chain
 from typing import AbstractSet, Iterable, Literal
 
 from .alphabet import BYTES, gpt2_spelling
 from .errors import BpeError
-from .gpt2_files import (GPT2_SHA256, ENCODER_JSON, VOCAB_BPE, GPT2Vocabulary, check_sha256,
+from .gpt2_files import (ENCODER_JSON, GPT2_SHA256, VOCAB_BPE, GPT2Vocabulary, check_sha256,
                          download_gpt2_files, find_gpt2_files, missing_files_message, parse_gpt2_files)
 from .pretokenize import GPT2_PATTERN
 
-__all__ = ["GPT2Tokenizer", "load_gpt2", "load_default_gpt2", "find_gpt2_files", "download_gpt2_files"]
+__all__ = ["GPT2Tokenizer", "count_gpt2_chunks", "download_gpt2_files", "find_gpt2_files", "load_default_gpt2",
+           "load_gpt2"]
 
 CACHE_LIMIT = 500_000  # distinct pieces remembered per tokenizer; bounds memory on endless input
 LONG_CHUNK = 256  # bytes; longer chunks merge with a heap instead of rescanning a list
@@ -243,6 +245,30 @@ class GPT2Tokenizer:
 
     def __repr__(self) -> str:
         return f"GPT2Tokenizer(name={self.name!r}, vocab_size={self.vocab_size}, merges={len(self.merges)})"
+
+
+# ====================
+# Counting chunks for training, the same way
+
+
+def count_gpt2_chunks(text: str) -> Counter:
+    """``Counter(GPT-2's regex chunks of text)``, in order of first appearance, as
+    `bpe.pretokenize.chunk_counts(text, "gpt2")` gives it, about three times faster: the
+    space-led pieces (see `_GLUE`) are counted with C string methods and the regex runs
+    once per distinct piece. Only for GPT-2's pattern (GPT-4's ``\\s*[\\r\\n]`` cuts
+    whitespace differently at a piece's end).
+    """
+    import regex
+
+    findall = regex.compile(GPT2_PATTERN).findall
+    if _SENTINEL in text:
+        return Counter(findall(text))
+    segments = _GLUE.sub(_SENTINEL, text).split(" ")
+    counts: Counter = Counter(findall(segments[0].replace(_SENTINEL, " ")))
+    for segment, times in Counter(segments[1:]).items():
+        for chunk in findall(" " + segment.replace(_SENTINEL, " ")):
+            counts[chunk] += times
+    return counts
 
 
 # ====================

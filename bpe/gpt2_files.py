@@ -132,7 +132,8 @@ def download_gpt2_files(cache_dir: str | os.PathLike[str] = DEFAULT_CACHE_DIR, *
 def _reasons(error: DownloadError) -> str:
     """The per-mirror reasons of `fetch_verified`'s message, without its generic advice."""
     lines = [line.strip()[2:] for line in str(error).splitlines() if line.startswith("  - ")]
-    return "; ".join(line.split(": ", 1)[-1] for line in lines) or str(error)
+    reasons = "; ".join(line.split(": ", 1)[-1] for line in lines) or str(error)
+    return reasons.replace(" If you trust it, pass --sha256 with its hash.", "")  # no such option here
 
 
 # ==================== Reading and checking

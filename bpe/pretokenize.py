@@ -72,6 +72,10 @@ def split(text: str, pretokenizer: str | None) -> list[str]:
 
 def chunk_counts(text: str, pretokenizer: str | None) -> Counter:
     """Each distinct chunk with its frequency, in order of first appearance."""
+    if pretokenizer == "gpt2":
+        from .gpt2 import count_gpt2_chunks  # the same counts, in the same order, ~3x faster
+
+        return count_gpt2_chunks(text)
     return Counter(split(text, pretokenizer))
 
 

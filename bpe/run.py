@@ -33,6 +33,8 @@ class TrainingRun:
     heldout_characters: int = 0
     # held-out sequence length after k merges; index 0 is before any merge
     heldout_lengths: list[int] = field(default_factory=list)
+    # seconds from the start of training to the end of each step (a prefix's training time)
+    step_seconds: list[float] = field(default_factory=list)
 
     @property
     def alphabet(self) -> str:
@@ -83,8 +85,10 @@ def train_run(text: str, target_vocab_size: int, minimum_pair_frequency: int = 2
                          alphabet=alphabet, pretokenizer=pretokenizer)
     heldout = HeldOutTracker(heldout_text, stream.base_tokens, alphabet, pretokenizer, target_vocab_size)
     steps = []
+    step_seconds = []
     for step in stream:
         steps.append(step)
+        step_seconds.append(time.perf_counter() - started)
         heldout.apply(step)
         if progress is not None:
             progress(step, target_vocab_size)
@@ -95,7 +99,7 @@ def train_run(text: str, target_vocab_size: int, minimum_pair_frequency: int = 2
         base_tokens=stream.base_tokens, steps=steps, stop_reason=stream.stop_reason,
         stop_explanation=stream.explain_stop(), training_seconds=elapsed,
         training_characters=len(text), initial_length=sum(len(w) * n for w, n in words),
-        heldout_characters=len(heldout_text), heldout_lengths=heldout.lengths,
+        heldout_characters=len(heldout_text), heldout_lengths=heldout.lengths, step_seconds=step_seconds,
     )
 
 

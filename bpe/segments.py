@@ -49,6 +49,22 @@ def window(text: str, start: int, size: int) -> str:
     return text[start:start + size]
 
 
+def window_around(text: str, token: str | bytes, size: int) -> int:
+    """Where a ``size``-character window should start to show the first occurrence of
+    ``token`` in ``text``: from the start of its line when that fits, else a third of
+    the window before it; 0 when the token's text does not occur."""
+    if isinstance(token, bytes):  # find the bytes, then count the characters before them
+        encoded = text.encode("utf-8")
+        found = encoded.find(token)
+        at = -1 if found < 0 else len(encoded[:found].decode("utf-8", errors="ignore"))
+    else:
+        at = text.find(token)
+    if at < 0:
+        return 0
+    line = text.rfind("\n", 0, at) + 1
+    return line if at - line < size // 2 else max(at - size // 3, 0)
+
+
 def segment(tokenizer: BPETokenizer, text: str) -> list[Segment]:
     """``text`` as the tokenizer cuts it, unmarked."""
     itos = tokenizer.itos

@@ -1,5 +1,5 @@
 """tiktoken's own GPT-2 encoding, loaded from local files with no network: the oracle
-that `bpe.gpt2` is checked against (command line, benchmark, tests).
+that `bpe.gpt2` is checked against (command line, app, benchmark, tests).
 
 ``tiktoken.get_encoding("gpt2")`` reads OpenAI's two files through a cache folder
 (``$TIKTOKEN_CACHE_DIR``) where each file is named by the SHA-1 of its URL, and checks
@@ -13,11 +13,13 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BpeError
-from .gpt2_files import ENCODER_JSON, GPT2_SHA256, OPENAI_BASE_URL, VOCAB_BPE
 from .download import sha256_file
+from .gpt2_files import ENCODER_JSON, GPT2_SHA256, OPENAI_BASE_URL, VOCAB_BPE
 
 TIKTOKEN_URLS = {name: f"{OPENAI_BASE_URL}/{name}" for name in (ENCODER_JSON, VOCAB_BPE)}
 
@@ -66,3 +68,47 @@ def tiktoken_gpt2(encoder_json_path: str | os.PathLike[str], vocab_bpe_path: str
                 os.environ.pop("TIKTOKEN_CACHE_DIR", None)
             else:
                 os.environ["TIKTOKEN_CACHE_DIR"] = previous
+
+
+@dataclass(frozen=True)
+class Parity:
+    """Our GPT-2 ids against tiktoken's on one text, with both encoders' times."""
+
+    equal: bool
+    tokens: int
+    tiktoken_tokens: int
+    first_difference: int | None  # index of the first differing id
+    size_bytes: int
+    seconds: float
+    tiktoken_seconds: float
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.size_bytes / max(self.seconds, 1e-9) / 1e6
+
+    @property
+    def tiktoken_mb_per_s(self) -> float:
+        return self.size_bytes / max(self.tiktoken_seconds, 1e-9) / 1e6
+
+
+def check_against_tiktoken(tokenizer, text: str, encoder_json_path, vocab_bpe_path, *,
+                           allowed_special=frozenset()) -> Parity:
+    """Encode ``text`` with ``tokenizer`` (cold cache) and with tiktoken, time both, compare ids.
+
+    Raises `BpeError` when tiktoken cannot be loaded offline from these files.
+    """
+    reference = tiktoken_gpt2(encoder_json_path, vocab_bpe_path)
+    reference.encode_ordinary("warm up")  # its first call starts a thread pool
+    if hasattr(tokenizer, "clear_cache"):
+        tokenizer.clear_cache()
+    started = time.perf_counter()
+    ids = tokenizer.encode(text, allowed_special=allowed_special)
+    seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    expected = reference.encode(text, allowed_special=allowed_special, disallowed_special=())
+    tiktoken_seconds = time.perf_counter() - started
+    first = None
+    if ids != expected:
+        first = next((i for i, (a, b) in enumerate(zip(ids, expected)) if a != b), min(len(ids), len(expected)))
+    return Parity(ids == expected, len(ids), len(expected), first, len(text.encode("utf-8")), seconds,
+                  tiktoken_seconds)

@@ -5,7 +5,7 @@ import streamlit as st
 from bpe.display import merge_headline_html, segments_html
 from bpe.figures import TIE_RULE, pair_frequency_figure, tied_with_winner
 from bpe.merge_log import compression, count_change_rows, log_csv, log_rows_around, why_stopped
-from bpe.segments import merged_count, step_segments, window
+from bpe.segments import merged_count, step_segments, window, window_around
 from pages._shared import bind, corpus_texts, mirror_step, prefix_tokenizer, setup_page
 
 WINDOW_CHARS = 600
@@ -23,16 +23,19 @@ if last == 0:
     st.info(why_stopped(run, 0))
     st.stop()
 ss = st.session_state
-ss.setdefault("merges_step", 1)
-ss.setdefault("merges_playing", False)
-ss.setdefault("merges_speed", 0.5)
-ss.setdefault("merges_window", 0)
+for key, default in dict(merges_step=1, merges_playing=False, merges_speed=0.5, merges_window=0,
+                         merges_follow=True).items():
+    ss.setdefault(key, default)  # plain keys: they survive a visit to another page
 ss.merges_step = min(max(int(ss.merges_step), 1), last)
 
 
 def go(delta: int) -> None:
     ss.merges_step = min(max(ss.merges_step + delta, 1), last)
     ss.merges_playing = False
+
+
+def jump(key: str) -> None:
+    ss.merges_step = ss[key]
 
 
 def play_or_pause() -> None:
@@ -48,8 +51,13 @@ c3.button("Step forward", key="merges_forward", on_click=go, args=(1,), disabled
 with c4:
     bind(st.select_slider, "Speed", "merges_speed", options=SPEEDS, format_func=lambda s: f"{s:g} s per step")
 if len(train_text) > WINDOW_CHARS:
-    bind(st.slider, "Text window: first character", "merges_window", min_value=0,
-         max_value=len(train_text) - WINDOW_CHARS, step=50)
+    ss.merges_window = min(ss.merges_window, len(train_text) - WINDOW_CHARS)  # the corpus may have shrunk
+    w1, w2 = st.columns([1, 3], vertical_alignment="bottom")
+    with w1:
+        bind(st.toggle, "Follow the merge", "merges_follow", help="Move the window to where the merge happens.")
+    with w2:
+        bind(st.slider, "Text window: first character", "merges_window", min_value=0,
+             max_value=len(train_text) - WINDOW_CHARS, step=50, disabled=ss.merges_follow)
 
 
 def draw_step(step) -> None:
@@ -57,8 +65,8 @@ def draw_step(step) -> None:
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Step", f"{k:,} of {last:,}")
     m2.metric("Vocab size", f"{step.vocab_size:,}")
-    m3.metric("Sequence length", f"{step.sequence_length:,}", delta=f"{step.sequence_length - run.sequence_length(k - 1):,}",
-              delta_color="inverse")
+    shorter = step.sequence_length - run.sequence_length(k - 1)
+    m3.metric("Sequence length", f"{step.sequence_length:,}", delta=f"{shorter:,}", delta_color="inverse")
     m4.metric("Compression so far", f"{compression(run.training_characters, step.sequence_length):.3f}",
               help="characters per token in the training text")
     st.html(merge_headline_html(step))
@@ -68,13 +76,15 @@ def draw_step(step) -> None:
     chart.caption((f"⚠️ {ties} pair(s) tie with the winner. " if ties else "") + f"Tie rule: {TIE_RULE}.")
     changes.markdown("**What the merge changed** (pair counts)")
     changes.dataframe(pd.DataFrame(count_change_rows(step)), hide_index=True)
-    before, after = step_segments(prefix_tokenizer(settings, run, k - 1), window(train_text, ss.merges_window, WINDOW_CHARS), step)
+    start = window_around(train_text, step.token, WINDOW_CHARS) if ss.merges_follow else ss.merges_window
+    text = window(train_text, start, WINDOW_CHARS)
+    before, after = step_segments(prefix_tokenizer(settings, run, k - 1), text, step)
     st.markdown("**Before the merge** — the pairs it merges are outlined")
     st.html(segments_html(before))
     st.markdown(f"**After the merge** — {merged_count(after):,} new tokens in this window, outlined")
     st.html(segments_html(after))
     st.markdown("**Merge log**")
-    st.dataframe(pd.DataFrame(log_rows_around(run.steps[:last], k)), hide_index=True)
+    st.dataframe(pd.DataFrame(log_rows_around(run.steps[:last], k)), hide_index=True, height="content")
     if k == last:
         st.info(why_stopped(run, last))
 
@@ -86,8 +96,10 @@ def player() -> None:
         if ss.merges_step >= last:
             ss.merges_playing = False
             st.rerun()  # a full rerun redefines the fragment without a timer and flips the button
-    if last > 1:
-        bind(st.slider, "Jump to step", "merges_step", min_value=1, max_value=last, disabled=ss.merges_playing)
+    if last > 1:  # keyed by the step shown: a late tick carrying an older position then
+        key = f"merges_jump_{ss.merges_step}"  # names a widget that is gone, and cannot move the step back
+        st.slider("Jump to step", 1, last, value=ss.merges_step, key=key, on_change=jump, args=(key,),
+                  disabled=ss.merges_playing)
     mirror_step(ss.merges_step)
     draw_step(run.steps[ss.merges_step - 1])
 

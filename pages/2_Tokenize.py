@@ -31,7 +31,7 @@ def use_preset(name: str) -> None:
 
 
 bind(st.text_area, "Text to tokenize", "tokenize_text", height=100)
-for column, name in zip(st.columns(len(PRESETS) + 2)[:len(PRESETS)], PRESETS):
+for column, name in zip(st.columns(len(PRESETS) + 2), PRESETS):  # spare columns keep the buttons narrow
     column.button(name, key=f"tokenize_preset_{name}", on_click=use_preset, args=(name,))
 text = ss.tokenize_text
 trained = bpe_at(settings, run, settings.vocab_size)

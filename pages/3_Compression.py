@@ -49,10 +49,10 @@ with chart:
                    f"{ss.compression_gap}% worse than training text ({parting.heldout_compression:.2f} vs "
                    f"{parting.train_compression:.2f} characters/token): new merges start to fit this text's quirks.")
 with cost:
-    st.metric(f"Compression at vocab {shown.vocab_size:,}", f"{shown.train_compression:.2f} characters/token",
-              help="characters of training text per token")
+    st.metric(f"Characters per token at vocab {shown.vocab_size:,}", f"{shown.train_compression:.2f}",
+              help="compression of the training text: its characters divided by its tokens")
     if shown.heldout_compression is not None:
-        st.metric("Held-out compression", f"{shown.heldout_compression:.2f} characters/token")
+        st.metric("Held-out characters per token", f"{shown.heldout_compression:.2f}")
     length = run.sequence_length(shown.merges)
     st.metric("Sequence length of the training text", f"{length:,} tokens",
               delta=f"{length - run.initial_length:,} vs {run.initial_length:,} without merges", delta_color="inverse")

@@ -2,7 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from bpe.display import context_window_html
+from bpe.display import context_window_html, escape_markdown
+from bpe.errors import BpeError
 from bpe.figures import coverage_figure
 from bpe.metrics import context_coverage, relative_attention_cost, token_lengths
 from pages._shared import bind, setup_page
@@ -33,9 +34,15 @@ with right:
     bind(st.multiselect, "BPE vocab sizes to compare (up to three)", "context_sizes", options=choices,
          max_selections=3, format_func=lambda s: f"{s:,}")
 block = ss.context_block
-compared = [base_level(settings, run)] + [bpe_at(settings, run, s) for s in sorted(ss.context_sizes)] + extra_tokenizers()
 what, text = measured_text(settings)
-lengths = {c.label: measured_lengths(settings, c) for c in compared}
+compared, lengths = [], {}
+candidates = [base_level(settings, run)] + [bpe_at(settings, run, s) for s in sorted(ss.context_sizes)]
+for c in candidates + extra_tokenizers():
+    try:
+        lengths[c.label] = measured_lengths(settings, c)
+        compared.append(c)
+    except BpeError as error:  # an uploaded tokenizer whose alphabet lacks characters of this text
+        st.warning(f"{escape_markdown(c.label)} is left out: {escape_markdown(str(error))}", icon="⚠️")
 coverages = {c.label: context_coverage(lengths[c.label], block) for c in compared}
 
 st.plotly_chart(coverage_figure([(c.label, c.vocab_size, coverages[c.label]) for c in compared], block, what),
@@ -43,7 +50,8 @@ st.plotly_chart(coverage_figure([(c.label, c.vocab_size, coverages[c.label]) for
 st.dataframe(pd.DataFrame([{
     "tokenizer": c.label, "vocab size": c.vocab_size, "mean characters": round(coverages[c.label].mean, 1),
     "10th percentile": round(coverages[c.label].p10, 1), "90th percentile": round(coverages[c.label].p90, 1),
-    "windows": coverages[c.label].windows, "× characters": round(coverages[c.label].mean / coverages[compared[0].label].mean, 2),
+    "windows": coverages[c.label].windows,
+    f"× {compared[0].label}": round(coverages[c.label].mean / coverages[compared[0].label].mean, 2),
 } for c in compared]), hide_index=True, key="context_table")
 st.caption(f"Measured on {len(text):,} characters of {what}, cut into non-overlapping windows of {block:,} "
            "tokens (a text shorter than one window counts as one window).")
@@ -53,7 +61,8 @@ passage = text[:min(MAX_PASSAGE, max(6 * block, 600))]
 for c in compared:
     cut = c.tokenizer.encode_tokens(passage)
     passage_lengths = token_lengths(cut)
-    st.markdown(f"**{c.label}**: {sum(passage_lengths[:block]):,} characters in {min(block, len(cut)):,} tokens")
+    st.markdown(f"**{escape_markdown(c.label)}**: {sum(passage_lengths[:block]):,} characters in "
+                f"{min(block, len(cut)):,} tokens")
     st.html(context_window_html(passage, passage_lengths, block))
 
 st.subheader("What attention costs")
@@ -66,8 +75,9 @@ st.dataframe(pd.DataFrame([{
     "attention cost vs " + compared[0].label: f"{relative_attention_cost(needed[c.label], base_tokens):.1%}",
 } for c in compared]), hide_index=True, key="context_cost")
 best = min(compared, key=lambda c: needed[c.label])
-st.info(f"Attention compares every token with every other, so its cost grows with the square of the tokens. "
+st.info(escape_markdown(
+        "Attention compares every token with every other, so its cost grows with the square of the tokens. "
         f"These {len(fixed):,} characters take {base_tokens:,} tokens as {compared[0].label} and "
         f"{needed[best.label]:,} with {best.label}: attention over them costs "
         f"{relative_attention_cost(needed[best.label], base_tokens):.1%} as much "
-        f"({needed[best.label]:,}² vs {base_tokens:,}²).")
+        f"({needed[best.label]:,}² vs {base_tokens:,}²)."))

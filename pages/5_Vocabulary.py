@@ -68,9 +68,10 @@ d1.download_button("Tokenizer (JSON)", tokenizer_json(tokenizer), file_name=f"bp
                    mime="application/json", key="vocab_download_json")
 d2.download_button("Merges (CSV)", merges_csv(tokenizer, [s.frequency for s in run.steps[:merges]]),
                    file_name=f"bpe_{tokenizer.vocab_size}_merges.csv", mime="text/csv", key="vocab_download_csv")
-d3.download_button("Encoded training text (torch .pt)", lambda: ids_tensor_bytes(encoded_training_ids(settings, trained)),
+d3.download_button("Encoded training text (torch .pt)",
+                   lambda: ids_tensor_bytes(encoded_training_ids(settings, trained)),  # made on click
                    file_name=f"train_ids_{tokenizer.vocab_size}.pt", mime="application/octet-stream",
-                   key="vocab_download_pt", help="A torch long tensor of the training text's ids (made when you click).")
+                   key="vocab_download_pt", help="A torch long tensor of the training text's ids.")
 st.caption(f"Fingerprint {tokenizer.fingerprint()}: a loaded file must hash to the same.")
 
 
@@ -86,6 +87,6 @@ if ss.get(UPLOAD_ERROR):
     st.error(f"Refused: {escape_markdown(ss[UPLOAD_ERROR])}", icon="⚠️")
 elif ss.get(UPLOADED):
     name, loaded = ss[UPLOADED]
-    st.success(f"Loaded {escape_markdown(name)}: {escape_markdown(repr(loaded))}, fingerprint checked. It now appears on the "
-               "Tokenize and Context window pages.")
+    st.success(f"Loaded {escape_markdown(name)}: {escape_markdown(repr(loaded))}, fingerprint checked. "
+               "It now appears on the Tokenize and Context window pages.")
     st.button("Stop using it", key="vocab_forget_upload", on_click=forget_upload)

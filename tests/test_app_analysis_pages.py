@@ -53,8 +53,8 @@ def test_compression_shows_the_runs_numbers():
     assert not at.exception
     last = len(run.steps)
     vocab = run.final_vocab_size
-    assert metric(at, f"Compression at vocab {vocab:,}") == \
-        f"{compression(len(load_corpus(SMALL)), run.sequence_length(last)):.2f} characters/token"
+    assert metric(at, f"Characters per token at vocab {vocab:,}") == \
+        f"{compression(len(load_corpus(SMALL)), run.sequence_length(last)):.2f}"
     assert metric(at, "Sequence length of the training text") == f"{run.sequence_length(last):,} tokens"
     assert metric(at, "Embedding parameters (vocab × d)") == f"{vocab * 128:,}"
     at.number_input(key="_w_compression_d").set_value(64).run()
@@ -76,7 +76,7 @@ def test_compression_curve_has_training_and_heldout_and_marks_the_parting():
     tok = run.tokenizer(300)
     assert heldout_trace["x"][-1] == tok.vocab_size
     assert heldout_trace["y"][-1] == pytest.approx(len(heldout) / len(tok.encode(heldout)))
-    assert metric(at, "Held-out compression") == f"{len(heldout) / len(tok.encode(heldout)):.2f} characters/token"
+    assert metric(at, "Held-out characters per token") == f"{len(heldout) / len(tok.encode(heldout)):.2f}"
     at.slider(key="_w_compression_gap").set_value(1).run()  # a 1 % gap: these curves part somewhere
     assert any(name.startswith("curves part (vocab") for name in (t["name"] for t in plotly_specs(at)[0]["data"]))
 
@@ -199,3 +199,18 @@ def test_good_tokenizer_upload_is_used_on_the_tokenize_page():
     at.switch_page(TOKENIZE).run()
     assert not at.exception
     assert any("uploaded: mine.json" in unescape_markdown(m.value) for m in at.markdown)
+
+
+@pytest.mark.parametrize("script", [TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY])
+def test_pages_work_on_a_byte_level_pretokenized_run(script):
+    at = new_app(script, settings_corpus=SMALL, settings_alphabet="bytes", settings_pretokenizer="gpt2",
+                 tokenize_text="naïve lowest 🙂")
+    assert not at.exception and not at.error
+
+
+def test_context_window_leaves_out_an_uploaded_tokenizer_that_cannot_read_the_text():
+    narrow = train_run("low lower", 10).tokenizer()  # knows only ' ', 'e', 'l', 'o', 'r', 'w'
+    at = new_app(CONTEXT, **PROSE, vocab_uploaded=("narrow.json", narrow))
+    assert not at.exception
+    assert "uploaded: narrow.json is left out" in unescape_markdown(at.warning[0].value)
+    assert "uploaded: narrow.json" not in list(at.dataframe[0].value["tokenizer"])

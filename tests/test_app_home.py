@@ -121,6 +121,14 @@ def test_a_bad_link_is_skipped_with_a_note():
     assert not at.exception
 
 
+def test_out_of_range_link_values_are_clamped():
+    at = new_app(query={"corpus": SMALL_CORPUS, "min_freq": "99999999", "vocab": "3"})
+    assert not at.exception
+    assert at.sidebar.number_input(key="_w_settings_min_freq").value == 1_000_000
+    assert at.sidebar.slider(key="_w_settings_vocab").value == 11  # the alphabet: no vocab can be smaller
+    assert metric(at, "Merges learned") == "0"
+
+
 def test_reference_engine_is_refused_on_large_text():
     at = new_app(settings_engine="reference")  # the default corpus is ~465,000 characters
     assert "too slow for" in at.sidebar.warning[0].value and "Using the fast engine" in at.sidebar.warning[0].value

@@ -1,6 +1,9 @@
 """AppTest: pages/1_Merge_by_merge.py, the training played merge by merge."""
 from __future__ import annotations
 
+import statistics
+import time
+
 import pytest
 import streamlit as st
 
@@ -11,17 +14,23 @@ PAGE = "pages/1_Merge_by_merge.py"
 SMALL = dict(settings_corpus=SMALL_CORPUS)  # 17 merges at minimum frequency 2
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def fresh_caches():
-    # The retraining tests count cache misses: start each test from an empty cache.
+    # For a test that needs a cache miss: st.cache_data outlives AppTest instances.
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+def jump_slider(at):
+    # keyed by the step it shows (see the page), so found by its label
+    return next(slider for slider in at.slider if slider.label == "Jump to step")
 
 
 def shown(at):
     """What the user sees of the current step: step metric, chart bars, segment HTML."""
     spec = plotly_specs(at)[0]
-    return metric(at, "Step"), spec["data"][0]["y"], spec["layout"]["title"]["text"], at.html[1].value, at.html[2].value
+    title = spec["layout"]["title"]["text"]
+    return metric(at, "Step"), spec["data"][0]["y"], title, at.html[1].value, at.html[2].value
 
 
 def test_opens_at_step_one_with_chart_segments_and_log():
@@ -31,7 +40,8 @@ def test_opens_at_step_one_with_chart_segments_and_log():
     fig = plotly_specs(at)[0]
     assert fig["data"][0]["type"] == "bar" and fig["data"][0]["marker"]["color"][0] == "#dc2626"
     assert "Tie rule: ties go to the pair whose first occurrence" in at.caption[0].value
-    assert "Merge 1: <code>e</code> + <code>s</code> → <code class=\"bpe-new-token\">es</code>, 9 times" in at.html[0].value
+    headline = 'Merge 1: <code>e</code> + <code>s</code> → <code class="bpe-new-token">es</code>, 9 times'
+    assert headline in at.html[0].value
     before, after = at.html[1].value, at.html[2].value
     assert 'class="tok pair-left"' in before and 'class="tok merged"' in after
     assert after.count('class="tok merged"') == 9  # 'es' in 6 x newest, 3 x widest
@@ -50,7 +60,7 @@ def test_step_forward_back_and_jump_change_step_chart_and_segments():
     second = shown(at)
     assert second[0] == "2 of 17"
     assert second[2] != first[2] and second[3] != first[3] and second[4] != first[4]
-    at.slider(key="_w_merges_step").set_value(9).run()
+    jump_slider(at).set_value(9).run()
     assert metric(at, "Step") == "9 of 17" and at.query_params["step"] == "9"
     at.button(key="merges_back").click().run()
     assert metric(at, "Step") == "8 of 17"
@@ -78,7 +88,7 @@ def test_smaller_vocab_is_a_prefix_and_never_retrains():
     base = at.sidebar.slider(key="_w_settings_vocab").min
     at.sidebar.slider(key="_w_settings_vocab").set_value(base + 5).run()
     assert metric(at, "Step") == "1 of 5"
-    at.slider(key="_w_merges_step").set_value(5).run()
+    jump_slider(at).set_value(5).run()
     assert "the first 5 of the run's 17 merges" in at.info[0].value
     at.sidebar.number_input(key="_w_settings_vocab_exact").set_value(base + 9).run()
     assert metric(at, "Step") == "5 of 9"
@@ -86,6 +96,7 @@ def test_smaller_vocab_is_a_prefix_and_never_retrains():
     assert at.sidebar.number_input(key="_w_settings_train_up_to").value == 1000
 
 
+@pytest.mark.usefixtures("fresh_caches")
 def test_vocab_above_the_trained_maximum_retrains_once():
     at = new_app(PAGE, settings_corpus="Python language reference", settings_vocab=150,
                  settings_train_up_to=150, settings_prefix_cap=20_000)
@@ -124,3 +135,30 @@ def test_token_text_is_html_escaped():
     assert "&lt;script&gt;" in at.html[1].value or "&lt;" in at.html[1].value
     labels = " ".join(plotly_specs(at)[0]["layout"]["xaxis"]["ticktext"])
     assert "<" not in labels
+
+
+def test_a_step_renders_well_under_a_quarter_second_on_the_python_reference():
+    """Whole reruns (sidebar, cached run, step) after "Step forward", 500,000-character cap, vocab 1,000."""
+    at = new_app(PAGE, settings_corpus="Python language reference", settings_vocab=1000)  # trains once
+    assert metric(at, "Step") == "1 of 897"
+    seconds = []
+    for _ in range(5):
+        at.button(key="merges_forward").click()
+        started = time.perf_counter()
+        at.run()
+        seconds.append(time.perf_counter() - started)
+    assert metric(at, "Step") == "6 of 897"
+    assert statistics.median(seconds) < 0.25, seconds
+
+
+def test_text_window_moves_and_follows_a_corpus_that_shrinks():
+    at = new_app(PAGE, settings_corpus="Python language reference", settings_prefix_cap=20_000, settings_vocab=150)
+    jump_slider(at).set_value(40).run()
+    assert 'class="tok merged"' in at.html[2].value  # following the merge: an occurrence is in view
+    at.toggle(key="_w_merges_follow").set_value(False).run()
+    first = at.html[1].value
+    at.slider(key="_w_merges_window").set_value(15_000).run()
+    assert at.html[1].value != first
+    at.sidebar.selectbox(key="_w_settings_corpus").set_value(SMALL_CORPUS).run()
+    assert not at.exception
+    assert metric(at, "Step").endswith(" of 17")

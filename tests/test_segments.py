@@ -2,7 +2,7 @@
 import pytest
 
 from bpe.run import train_run
-from bpe.segments import Segment, merged_count, prefix_tokenizer, segment, step_segments, window
+from bpe.segments import Segment, merged_count, prefix_tokenizer, segment, step_segments, window, window_around
 
 
 def tokens(segments):
@@ -65,3 +65,13 @@ def test_segment_is_unmarked():
     assert all(s.mark is None for s in segment(run.tokenizer(), "low"))
     assert segment(run.tokenizer(), "") == []
     assert Segment("a", 1).mark is None
+
+
+@pytest.mark.parametrize("token", ["needle", "needle".encode()], ids=["str", "bytes"])
+def test_window_around_shows_the_first_occurrence(token):
+    text = "é" * 50 + "\nshort line with needle\n" + "x" * 500 + " needle"
+    start = window_around(text, token, 40)
+    assert start == 51 and "needle" in window(text, start, 40)  # from the start of its line
+    long_line = "y" * 300 + "needle"
+    assert window_around(long_line, token, 60) == 280 and "needle" in window(long_line, 280, 60)
+    assert window_around("nothing here", token, 10) == 0

@@ -65,7 +65,8 @@ def extra_tokenizers() -> list[Compared]:
     uploaded = st.session_state.get(UPLOADED)
     if uploaded is not None:
         name, tokenizer = uploaded
-        found.append(Compared(f"uploaded: {name}", tokenizer.vocab_size, ("upload", tokenizer.fingerprint()), tokenizer))
+        key = ("upload", tokenizer.fingerprint())
+        found.append(Compared(f"uploaded: {name}", tokenizer.vocab_size, key, tokenizer))
     return found
 
 

@@ -18,6 +18,8 @@ from .settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, bind, read_u
 
 VOCAB_MAX = 10_000
 REFERENCE_MAX_CHARS = 50_000  # the reference engine recounts every pair per merge: fine for teaching texts only
+MAX_PREFIX_CHARS = 50_000_000
+MAX_MIN_FREQ = 1_000_000
 UPLOAD_ERROR = "settings_upload_error"
 PASTED = "pasted text"
 
@@ -36,6 +38,9 @@ def draw_sidebar() -> tuple[Settings, bool]:
     own = user_corpora()
     if state.settings_corpus not in listed and state.settings_corpus not in own:
         state.settings_corpus = next(iter(listed))  # e.g. a data file that was removed
+    _clamp("settings_prefix_cap", 100, MAX_PREFIX_CHARS)  # a link or another page may have set anything
+    _clamp("settings_min_freq", 1, MAX_MIN_FREQ)
+    _clamp("settings_top_k", 1, RECORDED_TOP_K)
     with st.sidebar:
         st.header("Corpus")
         sizes = {name: info.size_bytes for name, info in listed.items()}
@@ -44,7 +49,7 @@ def draw_sidebar() -> tuple[Settings, bool]:
              format_func=lambda name: f"{name} ({_size(sizes[name])})")
         _corpus_inputs()
         bind(st.number_input, "Train on the first … characters", "settings_prefix_cap",
-             min_value=100, max_value=50_000_000, step=50_000)
+             min_value=100, max_value=MAX_PREFIX_CHARS, step=50_000)
         bind(st.slider, "Held-out part", "settings_heldout", min_value=0.0, max_value=0.5, step=0.05,
              help=f"The end of the text, kept out of training for held-out measures. "
                   f"Texts under {MIN_CHARS_TO_SPLIT:,} characters are never split.")
@@ -52,22 +57,27 @@ def draw_sidebar() -> tuple[Settings, bool]:
         bind(st.radio, "Alphabet", "settings_alphabet", options=["characters", "bytes"], horizontal=True)
         bind(st.selectbox, "Pre-tokenizer", "settings_pretokenizer", options=list(PRETOKENIZER_CHOICES),
              help="Split the text into chunks (words) that merges never cross.")
-        settings = _settings(state.settings_engine)
+        settings = _settings(state.settings_engine, listed)
         minimum = _describe_corpus(settings)
         _vocab_inputs(minimum)
         st.header("Training")
-        bind(st.number_input, "Minimum pair frequency", "settings_min_freq", min_value=1, max_value=1_000_000)
+        bind(st.number_input, "Minimum pair frequency", "settings_min_freq", min_value=1, max_value=MAX_MIN_FREQ)
         bind(st.radio, "Engine", "settings_engine", options=["fast", "reference"], horizontal=True,
              help="Both give the same merges; the reference engine is the textbook loop, slow on big text.")
         bind(st.slider, "Top pairs to show", "settings_top_k", min_value=1, max_value=RECORDED_TOP_K)
         engine = _guard_engine(settings)
-    return _settings(engine), state.settings_corpus in listed
+    return _settings(engine, listed), state.settings_corpus in listed
 
 
-def _settings(engine: str) -> Settings:
+def _clamp(key: str, low: int, high: int) -> None:
+    st.session_state[key] = min(max(int(st.session_state[key]), low), high)
+
+
+def _settings(engine: str, listed: dict) -> Settings:
     state = st.session_state
     own = user_corpora().get(state.settings_corpus)
-    version = text_version(own) if own is not None else "listed"
+    # a file edited on disk changes size and so its cache entries (a cheap check: no read)
+    version = text_version(own) if own is not None else f"listed:{listed[state.settings_corpus].size_bytes}"
     pretokenizer = None if state.settings_pretokenizer == "none" else state.settings_pretokenizer
     return Settings(
         corpus=state.settings_corpus, corpus_version=version, prefix_cap=int(state.settings_prefix_cap),

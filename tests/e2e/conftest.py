@@ -6,8 +6,8 @@ Reusable by every browser test in this folder:
 - `browser` (session): headless chromium;
 - `page`: a fresh 1280x900 page; ``page.off_origin_requests`` lists every request that
   did not go to the app (tests assert it stays empty);
-- `screenshot`: ``screenshot(page, "merge_by_merge")`` writes ``<name>.png`` under the
-  test's tmp_path and copies it to ``$SCREENSHOT_DIR`` when that is set.
+- `screenshot`: ``screenshot(page, "merge_by_merge")`` writes ``<name>.png`` (a tall
+  view of the page) under the test's tmp_path and copies it to ``$SCREENSHOT_DIR`` when set.
 
 The tests skip when chromium or playwright is missing, unless REQUIRE_BROWSER=1 (CI),
 where they fail instead.
@@ -129,9 +129,15 @@ def page(browser, app_url):
 def screenshot(tmp_path):
     """``screenshot(page, name)`` -> the PNG's path under tmp_path (copied to $SCREENSHOT_DIR if set)."""
 
-    def take(pg, name: str) -> Path:
+    def take(pg, name: str, height: int = 2200) -> Path:
         path = tmp_path / f"{name}.png"
+        # Streamlit scrolls inside its main block, so full_page alone stops at the viewport:
+        # make the viewport tall for the picture, then put it back.
+        size = pg.viewport_size
+        pg.set_viewport_size({"width": size["width"], "height": height})
+        pg.wait_for_timeout(500)  # let charts re-layout to the new size
         pg.screenshot(path=str(path), full_page=True)
+        pg.set_viewport_size(size)
         target = os.environ.get("SCREENSHOT_DIR")
         if target:
             Path(target).mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,173 @@
+"""A character-vs-BPE experiment run in a background thread, for a page to poll.
+
+Unlike `experiment.compare_tokenizers` (a generator the caller drives), an
+`ExperimentJob` drives that generator itself, on its own thread, and keeps what it yields:
+the page that started it returns at once, redraws from `snapshot()` on a timer, and a
+Stop button calls `stop()`, which the training loop checks between steps. The job holds
+no global state: whoever starts it keeps it (a page keeps it in its session).
+
+Also here, torch-free, is what a page offers and sends: the model shapes, the text
+(training text, then held-out text) and the training settings for it.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bpe.errors import BpeError
+from bpe.lm.config import Budget, ModelConfig, TrainSettings
+
+# The shapes a page offers; vocab_size is each tokenizer's own (1 is a placeholder).
+MODEL_SHAPES = {
+    "tiny": ModelConfig(vocab_size=1, block_size=64, width=64, depth=2, heads=4),
+    "small": ModelConfig(vocab_size=1, block_size=64, width=128, depth=4, heads=4),  # the CLI's default
+    "medium": ModelConfig(vocab_size=1, block_size=128, width=192, depth=6, heads=6),
+}
+DEFAULT_SHAPE = "small"
+TRAIN_CHARS = 500_000  # encoding stays quick (about a second for BPE) and the models never run out of text
+HELDOUT_CHARS = 10_000  # scored in full at every evaluation: about 1 s for a character-level "small" model on one core
+EVAL_EVERY = 25  # optimizer steps between held-out evaluations: 4-10 s of CPU training for "small"
+
+
+@dataclass(frozen=True)
+class ExperimentText:
+    """The text handed to `compare_tokenizers` and the fraction of it held out.
+
+    tokenizer_saw_held_out is True when there was no held-out text to use, so the end of
+    the training text (which the BPE tokenizer was trained on) is held out instead.
+    """
+
+    text: str
+    held_out_fraction: float
+    held_out_chars: int
+    tokenizer_saw_held_out: bool
+
+
+def experiment_text(train_text: str, heldout_text: str, *, train_chars: int = TRAIN_CHARS,
+                    heldout_chars: int = HELDOUT_CHARS) -> ExperimentText:
+    """Join the start of the training text and the start of the held-out text, with the
+    fraction that makes `split_text` cut exactly between them: the models are then scored
+    on text that neither they nor the tokenizer trained on.
+
+    Example: ("abcdefgh", "ij") -> text "abcdefghij", held_out_fraction 0.2, split back into
+    "abcdefgh" and "ij".
+    """
+    train, held = train_text[:train_chars], heldout_text[:heldout_chars]
+    if not train:
+        raise BpeError("the training text is empty; choose a corpus with some text in the sidebar")
+    if held:
+        return ExperimentText(train + held, len(held) / (len(train) + len(held)), len(held), False)
+    held_chars = max(1, min(heldout_chars, len(train) // 10))  # nothing held out in the sidebar: take the end
+    return ExperimentText(train, held_chars / len(train), held_chars, True)
+
+
+def train_settings(config: ModelConfig, held_out_chars: int, *, device: str | None = None) -> TrainSettings:
+    """Settings for a page's experiment: enough evaluation windows to score the whole
+    held-out text (so every tokenizer is scored on the same characters)."""
+    windows = held_out_chars // config.block_size + 1  # a character-level model needs the most
+    return TrainSettings(eval_every=EVAL_EVERY, eval_windows=windows, device=device)
+
+
+def training_threads() -> int:
+    """CPU threads for training: half the cores (at least one), leaving the rest to the web
+    server. On a busy machine more threads make torch slower, not faster."""
+    return max(1, min(8, (os.cpu_count() or 1) // 2))
+
+
+@dataclass
+class _Shared:
+    """What the worker thread writes and the page reads, under the job's lock."""
+
+    evaluated: list = field(default_factory=list)  # ExperimentProgress records with an evaluation
+    latest: dict = field(default_factory=dict)  # tokenizer name -> its last TrainProgress
+    summaries: list = field(default_factory=list)  # ModelSummary, in training order
+    device: str | None = None
+    threads: int | None = None
+    error: str | None = None
+
+
+class ExperimentJob:
+    """One `compare_tokenizers` run on a daemon thread. Start it with `start()`.
+
+    tokenizers are (name, tokenizer) pairs; a tokenizer needs encode, decode, itos,
+    vocab_size and fingerprint() (see `TokenizerSpec.from_tokenizer`). torch is imported
+    on the worker thread, so creating and starting a job is instant.
+    """
+
+    def __init__(self, tokenizers: Sequence[tuple[str, object]], config: ModelConfig, budget: Budget, *,
+                 text: ExperimentText, settings: TrainSettings, threads: int | None = None) -> None:
+        if len(tokenizers) < 1:
+            raise BpeError("choose at least one tokenizer to train a model on")
+        self.names = [name for name, _ in tokenizers]
+        self.config, self.budget, self.text, self.settings = config, budget, text, settings
+        self._tokenizers = list(tokenizers)
+        self._threads = threads
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._shared = _Shared()
+        self._thread = threading.Thread(target=self._work, name="bpe-lm-experiment", daemon=True)
+        self.started_at: float | None = None
+
+    def start(self) -> ExperimentJob:
+        self.started_at = time.monotonic()
+        self._thread.start()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self) -> None:
+        """Ask the job to stop: the model in training is summarised and no other starts."""
+        self._stop.set()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ends (for scripts and tests); True when it has ended."""
+        self._thread.join(timeout)
+        return not self.running
+
+    def snapshot(self) -> _Shared:
+        """A copy of what the job has so far, safe to read while it runs."""
+        with self._lock:
+            s = self._shared
+            return _Shared(list(s.evaluated), dict(s.latest), list(s.summaries), s.device, s.threads, s.error)
+
+    def _work(self) -> None:
+        try:
+            import torch
+
+            from bpe.lm.experiment import ExperimentProgress, TokenizerSpec, compare_tokenizers
+            from bpe.lm.train import default_device
+
+            device = torch.device(self.settings.device) if self.settings.device else default_device()
+            if device.type == "cpu":
+                torch.set_num_threads(self._threads or training_threads())
+            with self._lock:
+                self._shared.device, self._shared.threads = str(device), torch.get_num_threads()
+            specs = [TokenizerSpec.from_tokenizer(name, tokenizer) for name, tokenizer in self._tokenizers]
+            records = compare_tokenizers(specs, self.config, self.budget, text=self.text.text,
+                                         settings=self.settings, held_out_fraction=self.text.held_out_fraction,
+                                         should_stop=self._stop.is_set)
+            for record in records:
+                with self._lock:
+                    if isinstance(record, ExperimentProgress):
+                        self._shared.latest[record.tokenizer] = record.progress
+                        if record.progress.evaluation is not None:
+                            self._shared.evaluated.append(record)
+                    else:
+                        self._shared.summaries.append(record)
+        except BpeError as error:
+            self._fail(str(error))
+        except Exception as error:  # noqa: BLE001 - a thread that dies silently leaves the page waiting
+            self._fail(f"{type(error).__name__}: {error}")
+
+    def _fail(self, message: str) -> None:
+        with self._lock:
+            self._shared.error = message

@@ -1,0 +1,73 @@
+"""What an experiment's `ModelSummary` records say: a table and a plain-words verdict.
+
+Unlike `cli` (which prints), this returns rows and Markdown for a page to draw. It
+imports no torch: it only reads the numbers the summaries carry.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bpe.lm.experiment import ModelSummary
+
+TIE_BITS = 0.01  # closer than this is within the noise of one short run on one seed
+
+
+def summary_rows(summaries: Sequence[ModelSummary]) -> list[dict]:
+    """One row per model: parameters (embedding vs the rest), what it saw, how fast, how well."""
+    return [
+        {
+            "tokenizer": s.tokenizer,
+            "vocab": s.config.vocab_size,
+            "embedding parameters": s.parameters.embedding,
+            "other parameters": s.parameters.rest,
+            "steps": s.steps,
+            "training seconds": round(s.seconds, 1),
+            "tokens seen": s.tokens_seen,
+            "characters seen": s.chars_seen,
+            "tokens/s": round(s.tokens_per_second),
+            "characters/s": round(s.chars_per_second),
+            "held-out bits/char": round(s.bits_per_char, 3),
+        }
+        for s in summaries
+    ]
+
+
+def verdict(summaries: Sequence[ModelSummary], *, budget_seconds: float | None = None,
+            requested: int | None = None) -> str:
+    """The closing note: each model's bits per character and speed, which won and by how much.
+
+    budget_seconds and requested (the number of models asked for) let it say when a Stop
+    left the comparison unequal. Example: characters 2.500 and BPE 1,000 2.000 bits/char ->
+    "**BPE 1,000 won** by 0.500 bits per character (20% fewer bits than characters) ...".
+    """
+    if not summaries:
+        return "No model finished training, so there is nothing to compare."
+    scores = "; ".join(f"{s.tokenizer} **{s.bits_per_char:.3f}**" for s in summaries)
+    speeds = "; ".join(f"{s.tokenizer} {s.tokens_per_second:,.0f} tokens/s = {s.chars_per_second:,.0f} characters/s"
+                       for s in summaries)
+    lines = [f"Held-out bits per character (lower is better): {scores}.", f"Training speed: {speeds}."]
+    short = [s for s in summaries if budget_seconds is not None and s.seconds < budget_seconds]
+    if short:
+        lines.append(f"⚠️ Training was stopped: {short[0].tokenizer} trained for {short[0].seconds:.1f} s of the "
+                     f"{budget_seconds:g} s budget, so the models did not get the same compute.")
+    if requested is not None and len(summaries) < requested:
+        lines.append(f"⚠️ Only {len(summaries)} of the {requested} models trained before the run was stopped.")
+    if len(summaries) < 2:
+        lines.append(f"With only {summaries[0].tokenizer} trained, there is no winner.")
+        return "\n\n".join(lines)
+    best, second = sorted(summaries, key=lambda s: s.bits_per_char)[:2]
+    gap = second.bits_per_char - best.bits_per_char
+    if gap < TIE_BITS:
+        lines.append(f"**No clear winner**: {best.tokenizer} and {second.tokenizer} are within {TIE_BITS} bits "
+                     "per character, which is within the noise of one short run.")
+        return "\n\n".join(lines)
+    ratio = best.chars_seen / second.chars_seen if second.chars_seen else float("inf")
+    lines.append(
+        f"**{best.tokenizer} won** by {gap:.3f} bits per character ({gap / second.bits_per_char:.0%} fewer bits "
+        f"than {second.tokenizer}), with {best.seconds:.1f} s and {second.seconds:.1f} s of training. "
+        f"In that time it read {ratio:.1f}× as many characters of text "
+        f"({best.chars_seen:,} against {second.chars_seen:,})."
+    )
+    return "\n\n".join(lines)

@@ -1,0 +1,57 @@
+"""Real browser: the analysis pages draw (charts, linked hover, highlighted window), offline."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+# The default corpus (the Python language reference) at vocab 300: one training serves all four pages.
+QUERY = "?vocab=300"
+
+
+def outline_style(locator) -> str:
+    return locator.evaluate("element => getComputedStyle(element).outlineStyle")
+
+
+def test_tokenize_links_a_token_and_its_id_on_hover(page, app_url, screenshot):
+    page.goto(f"{app_url}/Tokenize{QUERY}")
+    expect(page.get_by_role("heading", name="Tokenize")).to_be_visible()
+    block = page.locator(".bpe-linked").nth(1)  # the trained BPE, beside the characters
+    expect(block.locator(".bpe-segments .tok").first).to_be_visible(timeout=60_000)
+    token, token_id = block.locator(".bpe-segments .t0"), block.locator(".bpe-ids .t0")
+    assert outline_style(token_id) == "none"
+    token.hover()
+    expect(token_id).to_have_css("outline-style", "solid")  # the CSS :has() rule survived st.html
+    page.mouse.move(0, 0)
+    block.locator(".bpe-ids .t1").hover()
+    expect(block.locator(".bpe-segments .t1")).to_have_css("outline-style", "solid")  # and the reverse
+    expect(page.get_by_text("Merges applied while encoding this text")).to_be_visible()
+    screenshot(page, "tokenize")
+    assert page.off_origin_requests == []
+
+
+@pytest.mark.parametrize("path, heading, shot", [
+    ("Compression", "Compression", "compression"),
+    ("Context_window", "Context window", "context_window"),
+], ids=["compression", "context-window"])
+def test_chart_pages_draw_their_chart(page, app_url, screenshot, path, heading, shot):
+    page.goto(f"{app_url}/{path}{QUERY}")
+    expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+    expect(page.locator(".js-plotly-plot .scatterlayer .trace").first).to_be_visible(timeout=60_000)
+    if path == "Context_window":
+        expect(page.locator(".bpe-window .cut").first).to_have_text("✂ 128")
+    assert screenshot(page, shot).stat().st_size > 10_000
+    assert page.off_origin_requests == []
+
+
+def test_vocabulary_refuses_a_tampered_upload(page, app_url, screenshot, tmp_path):
+    page.goto(f"{app_url}/Vocabulary{QUERY}")
+    expect(page.get_by_role("heading", name="Vocabulary")).to_be_visible()
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
+    bad = tmp_path / "tok.json"
+    bad.write_text('{"type": "character_bpe", "base_tokens": ["a"], "merges": [], "vocab_size": 1, '
+                   '"fingerprint": "0000"}')
+    page.locator("input[type=file]").last.set_input_files(str(bad))
+    expect(page.get_by_text("fails its fingerprint check")).to_be_visible()
+    screenshot(page, "vocabulary")
+    assert page.off_origin_requests == []
