@@ -19,8 +19,9 @@ position carries the frequency of its chunk as a weight.
 """
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
-from heapq import heapify, heappop, heappush
+from heapq import heapify, heappop, heappush, nlargest
 from typing import Iterator
 
 from .steps import CHANGES_KEPT, MergeStep, StopReason, make_step
@@ -45,25 +46,28 @@ class _Sequence:
         self.shift = max(8, max_tokens.bit_length())
         self.mask = (1 << self.shift) - 1
         symbols: list[int] = []
-        weights: list[int] = []
-        prev: list[int] = []
-        nxt: list[int] = []
+        starts: list[int] = []
         for tokens, frequency in words:
-            start = len(symbols)
+            starts.append(len(symbols))
             symbols.extend(map(token_ids.__getitem__, tokens))
-            end = len(symbols)
-            weights.extend([frequency] * (end - start))
-            prev.extend(range(start - 1, end - 1))
-            nxt.extend(range(start + 1, end + 1))
-            if end > start:  # no links across chunk boundaries
-                prev[start] = -1
-                nxt[end - 1] = -1
+        n = len(symbols)
         symbols.append(EDGE)
-        weights.append(0)
-        prev.append(-1)
-        nxt.append(-1)
-        self.symbols, self.weights, self.prev, self.next = symbols, weights, prev, nxt
+        # Without repeated chunks a pair's count is its number of positions: no weights.
         self.unweighted = all(frequency == 1 for _, frequency in words)
+        weights = [] if self.unweighted else [f for tokens, f in words for _ in tokens] + [0]
+        # Links as C arrays: no int object per position to chase through memory. The
+        # last slot is the sentinel; chunk ends link to it (-1), so merges never cross.
+        prev = array("i", range(-1, n))
+        nxt = array("i", range(1, n + 2))
+        for start in starts:
+            prev[start] = -1
+            if start:
+                nxt[start - 1] = -1
+        nxt[n - 1 if n else 0] = -1
+        nxt[n] = -1
+        prev[n] = -1
+        self.symbols, self.weights, self.prev, self.next = symbols, weights, prev, nxt
+        self.one_chunk = len(starts) == 1
         self.length = sum(len(tokens) * frequency for tokens, frequency in words)
         self.positions = self._group_positions()
         self.counts = {key: self.weigh(found) for key, found in self.positions.items()}
@@ -77,12 +81,12 @@ class _Sequence:
     def _group_positions(self) -> dict[int, list[int]]:
         symbols, nxt, shift = self.symbols, self.next, self.shift
         grouped: defaultdict = defaultdict(list)
-        if len(words_end := nxt[:-1]) and min(words_end[:-1], default=0) >= 0:
-            # One chunk: every position but the last starts a pair.
+        if self.one_chunk:
+            # Every position but the last starts a pair.
             for p, key in enumerate([a << shift | b for a, b in zip(symbols, symbols[1:-1])]):
                 grouped[key].append(p)  # ascending, so each list is already a heap
         else:
-            for p, q in enumerate(words_end):
+            for p, q in enumerate(nxt[:-1]):
                 if q >= 0:
                     grouped[symbols[p] << shift | symbols[q]].append(p)
         return dict(grouped)
@@ -104,8 +108,9 @@ class _Sequence:
                 return p
             heappop(heap)
 
-    def merge(self, key: int, new_id: int) -> dict[int, int]:
+    def merge(self, key: int, new_id: int, queue: list) -> dict[int, int]:
         """Merge every occurrence of the pair, left to right; return the pair-count changes.
+        Pairs whose count grew are pushed on ``queue`` (decreases surface lazily).
 
         Instead of updating counts per occurrence, occurrences are grouped by the symbol
         on their left and on their right: each group changes two pair counts by the same
@@ -134,36 +139,38 @@ class _Sequence:
         merged = [p for found in by_right.values() for p in found]
         by_left.pop(EDGE, None)
         by_right.pop(EDGE, None)
-        return self._apply_counts(key, a, b, new_id, merged, by_left, by_right)
+        return self._apply_counts(key, a, b, new_id, merged, by_left, by_right, queue)
 
-    def _apply_counts(self, key, a, b, new_id, merged, by_left, by_right) -> dict[int, int]:
-        counts, positions, shift = self.counts, self.positions, self.shift
-        weigh = self.weigh
+    def _apply_counts(self, key, a, b, new_id, merged, by_left, by_right, queue) -> dict[int, int]:
+        """Turn the grouped occurrences into pair-count changes, then apply them once."""
+        counts, positions, shift, weigh = self.counts, self.positions, self.shift, self.weigh
         removed = weigh(merged)
-        # (pair key, count change, positions where the pair now starts or None)
-        updates = [(key, -removed, None)]
-        for symbol, found in by_left.items():
-            delta = weigh(found)
-            updates.append((symbol << shift | a, -delta, None))
-            updates.append((symbol << shift | new_id, delta, found))
-        for symbol, found in by_right.items():
-            delta = weigh(found)
-            updates.append((b << shift | symbol, -delta, None))
-            updates.append((new_id << shift | symbol, delta, found))
-        changes: dict[int, int] = {}
-        for pair_key, delta, found in updates:
-            changes[pair_key] = changes.get(pair_key, 0) + delta
-            counts[pair_key] = counts.get(pair_key, 0) + delta
-            if found is not None:
-                heap = positions.get(pair_key)
+        changes: dict[int, int] = {key: -removed}
+        get_change = changes.get
+        for neighbours, old_left, new_left in ((by_left, None, None), (by_right, b, new_id)):
+            for symbol, found in neighbours.items():
+                delta = weigh(found)
+                if old_left is None:  # left neighbours: (symbol, a) becomes (symbol, new)
+                    old, new = symbol << shift | a, symbol << shift | new_id
+                else:  # right neighbours: (b, symbol) becomes (new, symbol)
+                    old, new = old_left << shift | symbol, new_left << shift | symbol
+                changes[old] = get_change(old, 0) - delta
+                changes[new] = get_change(new, 0) + delta
+                heap = positions.get(new)
                 if heap is None:
-                    positions[pair_key] = found  # ascending already: a valid heap
-                else:  # only when the merged string existed before (the vocabulary is a set)
+                    positions[new] = found  # ascending already: a valid heap
+                else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
                     heap.extend(found)
                     heapify(heap)
-        for changed in changes:
-            if not counts[changed]:
-                del counts[changed]
+        get_count = counts.get
+        for changed, delta in changes.items():
+            count = get_count(changed, 0) + delta
+            if count:
+                counts[changed] = count
+                if delta > 0:
+                    heappush(queue, (-count, changed))
+            else:
+                counts.pop(changed, None)
                 positions.pop(changed, None)
         self.length -= removed
         return changes
@@ -197,10 +204,7 @@ def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int,
         if is_new:
             new_id = token_ids[token] = len(vocab)
             vocab.append(token)
-        changes = seq.merge(key, new_id)
-        for changed, delta in changes.items():
-            if delta > 0:
-                heappush(queue, (-counts[changed], changed))
+        changes = seq.merge(key, new_id, queue)
         number += 1
         yield make_step(
             number=number, pair=(a, b), token=token, token_id=new_id, frequency=frequency,
@@ -218,14 +222,12 @@ def _largest_changes(changes: dict[int, int]) -> list[tuple[int, int]]:
     """
     if len(changes) <= CHANGES_KEPT:
         return list(changes.items())
-    sizes = sorted(map(abs, changes.values()), reverse=True)
-    smallest_kept = max(sizes[CHANGES_KEPT - 1], 1)
+    smallest_kept = max(nlargest(CHANGES_KEPT, map(abs, changes.values()))[-1], 1)
     return [(key, delta) for key, delta in changes.items() if abs(delta) >= smallest_kept]
 
 
 def _tokens(vocab: list, seq: _Sequence, key: int) -> tuple:
-    a, b = seq.split_key(key)
-    return vocab[a], vocab[b]
+    return vocab[key >> seq.shift], vocab[key & seq.mask]
 
 
 def _top_pairs(queue: list, counts: dict, seq: _Sequence, wanted: int) -> list:

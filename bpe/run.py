@@ -120,5 +120,5 @@ class HeldOutTracker:
             ids[step.token] = step.token_id
         key = self.sequence.pair_key(ids[step.pair[0]], ids[step.pair[1]])
         if key in self.sequence.positions:
-            self.sequence.merge(key, step.token_id)
+            self.sequence.merge(key, step.token_id, [])  # no queue: nothing is chosen from held-out text
         self.lengths.append(self.sequence.length)
