@@ -8,7 +8,7 @@ so it is shown as ``<0xC3>``; everything that does decode is shown as text.
     readable_token(b'\\xe2\\x80')               -> '<0xE2><0x80>'   (2 of the 3 bytes of '—')
     readable_token(b' the', gpt2_spelling=True) -> 'Ġthe'          (how OpenAI's files spell it)
 
-Plain text only; whitespace is left as it is (`bpe.display_text` makes it visible).
+Plain text only; whitespace is left as it is (`bpe.display.printable` makes it visible).
 """
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from .alphabet import ALPHABETS, CHARACTERS
-from .display_text import printable
+from .display import printable
 from .errors import BpeError
 from .pipeline import build, print_progress, split_paths
 from .pretokenize import PRETOKENIZER_CHOICES

@@ -186,7 +186,7 @@ def merge_rows(comparison: Comparison, count: int | None = None, *, gpt2_spellin
     differs from the first variant's). ``mark_first_divergence`` prefixes each variant's
     first differing token with '▶ '.
     """
-    from .display_text import printable
+    from .display import printable
 
     if count is None:
         count = max((len(variant.merges) for variant in comparison.variants), default=0)

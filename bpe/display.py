@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 from typing import Iterable
 
+from .bytes_display import readable_token
 from .segments import Segment
 
 VISIBLE_WHITESPACE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
@@ -35,18 +36,7 @@ MARK_STYLES = {
 
 def token_text(token: str | bytes) -> str:
     """A token's text: bytes decoded as UTF-8 where valid, other bytes as ``<0xE2>``."""
-    if isinstance(token, str):
-        return token
-    parts, rest = [], token
-    while rest:
-        try:
-            parts.append(rest.decode("utf-8"))
-            break
-        except UnicodeDecodeError as error:
-            parts.append(rest[:error.start].decode("utf-8"))
-            parts.extend(f"<0x{value:02X}>" for value in rest[error.start:error.end])
-            rest = rest[error.end:]
-    return "".join(parts)
+    return readable_token(token)
 
 
 def printable(token: str | bytes) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .alphabet import symbols_of
-from .display_text import printable
+from .display import printable
 from .errors import BpeError
 from .pretokenize import split
 

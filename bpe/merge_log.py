@@ -59,8 +59,3 @@ def why_stopped(run: TrainingRun, merges_shown: int) -> str:
         return (f"This tokenizer uses the first {merges_shown:,} of the run's {len(run.steps):,} merges "
                 f"(the vocab size you picked). Training itself stopped: {run.stop_explanation}.")
     return f"Training stopped after {len(run.steps):,} merges: {run.stop_explanation}."
-
-
-def compression(characters: int, tokens: int) -> float:
-    """Characters per token (higher is better compression); 0 for no tokens."""
-    return characters / tokens if tokens else 0.0

@@ -16,6 +16,7 @@ from typing import Callable
 
 from .alphabet import CHARACTERS, default_base_tokens
 from .errors import BpeError
+from .metrics import compression, context_coverage, token_count_reduction, token_lengths
 from .steps import MergeStep, log_line, should_log
 from .storage import atomic_write_bytes
 from .textfile import read_text_file
@@ -35,12 +36,12 @@ class SplitReport:
 
     @property
     def compression(self) -> float:
-        return self.characters / self.tokens if self.tokens else 0.0
+        return compression(self.characters, self.tokens)
 
     @property
     def reduction(self) -> float:
         """Fraction of the character-level token count saved: 1 - tokens / characters."""
-        return 1 - self.tokens / self.characters if self.characters else 0.0
+        return token_count_reduction(self.characters, self.tokens)
 
 
 @dataclass(frozen=True)
@@ -128,12 +129,8 @@ def save_ids(ids: list[int], path: Path) -> None:
 
 def mean_context_characters(tokenizer: BPETokenizer, ids: list[int], block: int = CONTEXT_TOKENS) -> float:
     """Mean characters covered by ``block`` consecutive tokens (non-overlapping windows)."""
-    lengths = [len(tokenizer.decode([i])) for i in range(tokenizer.vocab_size)]
-    windows = [sum(lengths[i] for i in ids[start:start + block])
-               for start in range(0, len(ids) - block + 1, block)]
-    if not windows:
-        return float(sum(lengths[i] for i in ids))
-    return sum(windows) / len(windows)
+    itos = tokenizer.itos
+    return context_coverage(token_lengths(itos[i] for i in ids), block).mean
 
 
 def print_progress(step: MergeStep) -> None:

@@ -2,7 +2,8 @@
 import csv
 import io
 
-from bpe.merge_log import compression, count_change_rows, log_csv, log_rows_around, why_stopped
+from bpe.merge_log import count_change_rows, log_csv, log_rows_around, why_stopped
+from bpe.metrics import compression
 from bpe.run import train_run
 
 RUN = train_run("the cat in the hat\nthe hat", 40, 1)

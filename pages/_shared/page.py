@@ -11,6 +11,7 @@ from bpe.errors import BpeError
 from bpe.run import TrainingRun
 
 from . import cache
+from .analysis import run_curve
 from .settings import Settings, init_state, mirror_in_url, url_notes
 from .sidebar import draw_sidebar
 
@@ -38,10 +39,12 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
     for note in url_notes():
         st.warning(escape_markdown(note))
     try:
-        return settings, cache.trained_run(settings)
+        run = cache.trained_run(settings)
     except BpeError as error:
         st.error(escape_markdown(str(error)), icon="⚠️")
         return settings, None
+    run_curve(settings, run)  # every run trained in this session can be overlaid on Compression
+    return settings, run
 
 
 def page_links() -> None:
