@@ -147,3 +147,17 @@ def test_unreadable_corpus_file_is_an_error_message_not_a_traceback(tmp_path, mo
     assert not at.exception
     assert "is not valid UTF-8: byte 0xE9 at byte offset 3" in unescape_markdown(at.error[0].value)
     assert not at.metric  # the page stopped at the guard
+
+
+@pytest.mark.shared_data
+def test_wikitext_picked_through_bpe_corpora_trains(monkeypatch):
+    """The issue's check: the app trains on WikiText-2's valid.txt found through BPE_CORPORA."""
+    from helpers import shared_file
+
+    valid = shared_file("wikitext-2/valid.txt")
+    monkeypatch.setenv("BPE_CORPORA", str(valid.parent))
+    at = new_app(query={"corpus": "valid.txt", "vocab": "400"}, settings_prefix_cap=60_000)
+    assert not at.exception and not at.error
+    assert int(metric(at, "Merges learned").replace(",", "")) > 250  # ~100 base characters, vocab 400
+    assert at.session_state["settings_corpus"] == "valid.txt"
+    assert "<unk>" in valid.read_text(encoding="utf-8")[:60_000]  # the word-level release, as shipped

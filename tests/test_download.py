@@ -302,3 +302,22 @@ def test_cli_failure_is_one_message_without_traceback(server, tmp_path, capsys):
     assert out == ""
     assert err.startswith("error: could not download wikitext-2-raw-v1.zip from any mirror:")
     assert "HTTP 404" in err and "Traceback" not in err
+
+
+def test_download_then_build_reproduces_the_tutorial_pipeline(server, tmp_path, capsys):
+    """`python -m bpe download wikitext-2 && python -m bpe build --processed-dir ...`, end to
+    end, against the loopback server instead of the public mirrors."""
+    torch = pytest.importorskip("torch")
+    from bpe import BPETokenizer
+    from bpe.cli import main
+
+    assert main(["download", "wikitext-2", "--mirror", server.serve("/w.zip"), "--sha256", ARCHIVE_SHA256,
+                 "--cache-dir", str(tmp_path / "cache")]) == 0
+    folder = capsys.readouterr().out.strip()
+    assert main(["build", "--processed-dir", folder, "--tokenizer-output", str(tmp_path / "tok.json"),
+                 "--encoded-output-dir", str(tmp_path / "enc"), "--target-vocab-size", "60", "--quiet"]) == 0
+    tok = BPETokenizer.from_file(tmp_path / "tok.json")
+    val = (tmp_path / "cache" / CACHE_FOLDER / CLEAN_FILES["val"]).read_text(encoding="utf-8")
+    ids = torch.load(tmp_path / "enc" / "val_ids.pt", weights_only=True)
+    assert tok.decode(ids.tolist()) == val
+    assert f"fingerprint {tok.fingerprint()}" in capsys.readouterr().out
