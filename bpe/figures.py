@@ -18,6 +18,12 @@ OTHER = "#94a3b8"
 TIE_RULE = "ties go to the pair whose first occurrence in the text comes earliest"
 
 
+def plotly_text(text: str) -> str:
+    """User text for plotly labels: plotly renders a little HTML, so <, > and & are escaped;
+    quotes are left alone, since plotly would show '&quot;' literally."""
+    return html.escape(text, quote=False)
+
+
 def tied_with_winner(step: MergeStep) -> list[tuple]:
     """The pairs (other than the winner) counted as often as the winner, before the merge."""
     return [pair for pair, count in step.top_pairs if count == step.frequency and pair != step.pair]
@@ -36,7 +42,7 @@ def pair_frequency_figure(step: MergeStep, top_k: int) -> go.Figure:
     pairs = step.top_pairs[:max(top_k, 1)]
     tied = set(tied_with_winner(step))
     # plotly decodes only &lt; &gt; &amp; (not &quot;), so quotes stay as they are
-    labels = [html.escape(f"{printable(a)} + {printable(b)}", quote=False) for (a, b), _ in pairs]
+    labels = [plotly_text(f"{printable(a)} + {printable(b)}") for (a, b), _ in pairs]
     colours = [WINNER if pair == step.pair else TIED if pair in tied else OTHER for pair, _ in pairs]
     notes = ["winner" if pair == step.pair else "tie" if pair in tied else "" for pair, _ in pairs]
     # Positions, not labels, on the x axis: two pairs may print alike ('·' vs ' ').
@@ -84,7 +90,7 @@ def compression_curve_figure(curve, *, parting=None, shown_vocab: int | None = N
         fig.add_trace(go.Scatter(
             x=[p.vocab_size for p in other],
             y=[p.heldout_compression if heldout else p.train_compression for p in other], mode="lines",
-            name=html.escape(f"{label} ({'held-out' if heldout else 'training'})"),
+            name=plotly_text(f"{label} ({'held-out' if heldout else 'training'})"),
             line=dict(color=colour, width=1.5, dash="dash"),
             hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra></extra>"))
     if parting is not None:
@@ -106,7 +112,7 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
     """Characters covered by ``block_size`` tokens, against vocab size (log axis): the mean as a
     marker, the 10th-90th percentile over windows as the error bar. ``rows`` are
     (label, vocab_size, `bpe.metrics.Coverage`)."""
-    labels = [html.escape(label) for label, _, _ in rows]
+    labels = [plotly_text(label) for label, _, _ in rows]
     fig = go.Figure(go.Scatter(
         x=[size for _, size, _ in rows], y=[c.mean for _, _, c in rows], mode="markers+text+lines",
         text=labels, textposition="top center", marker=dict(size=11, color=TRAIN_COLOUR),
@@ -117,7 +123,7 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
         hovertemplate=("%{text}: vocab %{x:,}<br>mean %{y:,.1f} characters<br>"
                        "10th-90th percentile %{customdata[0]:,.0f}-%{customdata[1]:,.0f} "
                        "(%{customdata[2]:,} windows)<extra></extra>")))
-    fig.update_layout(title=f"Characters of {html.escape(what)} covered by {block_size:,} tokens", height=400,
+    fig.update_layout(title=f"Characters of {plotly_text(what)} covered by {block_size:,} tokens", height=400,
                       margin=dict(l=10, r=10, t=50, b=10), showlegend=False,
                       xaxis=dict(type="log", title="vocab size (log scale)"),
                       yaxis=dict(title="characters per window", rangemode="tozero"))
@@ -147,10 +153,10 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
     for (name, points), colour in zip(by_name.items(), MODEL_COLOURS * 2):
         fig.add_trace(go.Scatter(
             x=[p.seconds if x == "seconds" else p.chars_seen for p in points],
-            y=[p.evaluation.bits_per_char for p in points], mode="lines+markers", name=html.escape(name),
+            y=[p.evaluation.bits_per_char for p in points], mode="lines+markers", name=plotly_text(name),
             line=dict(color=colour, width=2.5), marker=dict(size=5), customdata=[p.step for p in points],
             hovertemplate=(f"{hover_x}<br>step %{{customdata:,}}<br>%{{y:.3f}} bits/char"
-                           f"<extra>{html.escape(name)}</extra>")))
+                           f"<extra>{plotly_text(name)}</extra>")))
     fig.update_layout(title=f"Held-out bits per character vs {title}", height=380,
                       margin=dict(l=10, r=10, t=50, b=10), xaxis_title=title,
                       yaxis_title="held-out bits per character", legend=dict(orientation="h", y=-0.2))
