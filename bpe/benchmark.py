@@ -76,8 +76,9 @@ def _hf_whole_text(sample: str, vocab: int) -> float | None:
     return seconds
 
 
-def bench_big_training(text_path: str | None, vocab: int, quick: bool) -> dict:
-    """Run in a fresh interpreter so peak memory is this job's alone."""
+def bench_big_training(text_path: str | None, vocab: int, quick: bool, top_k: int = 0) -> dict:
+    """Run in a fresh interpreter so peak memory is this job's alone. ``top_k=0`` is what
+    `BPETokenizer.train` and `python -m bpe build` do; the app records 20 pairs a step."""
     code = (
         "import json, resource, sys, time\n"
         "from bpe.benchmark import default_text\n"
@@ -85,14 +86,14 @@ def bench_big_training(text_path: str | None, vocab: int, quick: bool) -> dict:
         f"text = open({text_path!r}, encoding='utf-8').read() if {text_path!r} else default_text()\n"
         f"text = text[:{300_000 if quick else 'len(text)'}]\n"
         "start = time.perf_counter()\n"
-        f"steps = sum(1 for _ in train_steps(text, {vocab}, engine='fast', top_k=10))\n"
+        f"steps = sum(1 for _ in train_steps(text, {vocab}, engine='fast', top_k={top_k}))\n"
         "seconds = time.perf_counter() - start\n"
         "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
         "print(json.dumps({'chars': len(text), 'merges': steps, 'seconds': seconds, 'peak_mb': peak}))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    print(f"[train] {out['chars']:,} chars → vocab {vocab}, fast engine: {out['seconds']:.2f} s, "
+    print(f"[train] {out['chars']:,} chars → vocab {vocab}, fast engine, top_k={top_k}: {out['seconds']:.2f} s, "
           f"peak memory {out['peak_mb']:.0f} MB (whole process), {out['merges']} merges")
     return out
 
@@ -126,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "train_500k": bench_training(text, 50_000 if quick else 500_000, 300 if quick else 1_000,
                                      with_hf=not args.skip_hf),
         "train_all": bench_big_training(args.text, 1_000 if quick else 5_000, quick),
+        "train_all_top20": bench_big_training(args.text, 1_000 if quick else 5_000, quick, top_k=20),
         "encode_1m": bench_encoding(text, 100_000 if quick else 1_000_000, 1_000),
     }
     if not args.skip_bytes:

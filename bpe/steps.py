@@ -111,6 +111,12 @@ class StepStream:
             self.stop_reason = stop.value
             raise StopIteration from None
 
+    def close(self) -> None:
+        """Stop early: the engine lets go of what it holds (see `bpe.fast`)."""
+        close = getattr(self._steps, "close", None)
+        if close is not None:
+            close()
+
     def explain_stop(self) -> str:
         if self.stop_reason is None:
             return "training has not finished"
