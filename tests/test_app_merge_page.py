@@ -1,8 +1,6 @@
 """AppTest: pages/1_Merge_by_merge.py, the training played merge by merge."""
 from __future__ import annotations
 
-import statistics
-import time
 
 import pytest
 import streamlit as st
@@ -137,18 +135,14 @@ def test_token_text_is_html_escaped():
     assert "<" not in labels
 
 
-def test_a_step_renders_well_under_a_quarter_second_on_the_python_reference():
-    """Whole reruns (sidebar, cached run, step) after "Step forward", 500,000-character cap, vocab 1,000."""
+def test_stepping_through_the_python_reference():
+    """The classroom case: 500,000-character cap, vocab 1,000 (render times: tests/measure_render.py)."""
     at = new_app(PAGE, settings_corpus="Python language reference", settings_vocab=1000)  # trains once
     assert metric(at, "Step") == "1 of 897"
-    seconds = []
     for _ in range(5):
-        at.button(key="merges_forward").click()
-        started = time.perf_counter()
-        at.run()
-        seconds.append(time.perf_counter() - started)
+        at.button(key="merges_forward").click().run()
     assert metric(at, "Step") == "6 of 897"
-    assert statistics.median(seconds) < 0.25, seconds
+    assert not at.exception
 
 
 def test_text_window_moves_and_follows_a_corpus_that_shrinks():
