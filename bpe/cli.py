@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from .alphabet import ALPHABETS, CHARACTERS
+from .cli_errors import reporting_errors
 from .display import printable
 from .errors import BpeError
 from .pipeline import build, print_progress, split_paths
@@ -31,14 +32,7 @@ SAMPLE_SENTENCE = "Artificial intelligence is transforming technology."
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except BpeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return reporting_errors(lambda: args.func(args))
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from .cli_errors import reporting_errors
 from .corpus import DEFAULT_DATA_DIR
 from .download import WIKITEXT2_MIRRORS, WIKITEXT2_SHA256, download_wikitext2
-from .errors import BpeError
 from .wikitext import clean_files
 
 DATASETS = ("wikitext-2",)
@@ -54,20 +54,17 @@ def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
 
 def run_download(args: argparse.Namespace) -> int:
     """Run `download` with parsed arguments; return the exit status (0 done, 1 failed)."""
-    try:
-        folder = download_wikitext2(
-            args.cache_dir,
-            mirrors=args.mirror or None,
-            sha256=args.sha256,
-            progress=ProgressPrinter(sys.stderr),
-            timeout=args.timeout,
-        )
-    except BpeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted: no partial file was left in the cache.", file=sys.stderr)
-        return 130
+    return reporting_errors(lambda: _download(args), interrupted="interrupted: no partial file was left in the cache.")
+
+
+def _download(args: argparse.Namespace) -> int:
+    folder = download_wikitext2(
+        args.cache_dir,
+        mirrors=args.mirror or None,
+        sha256=args.sha256,
+        progress=ProgressPrinter(sys.stderr),
+        timeout=args.timeout,
+    )
     for split, path in clean_files(folder).items():
         print(f"{split:>5}: {path.name} ({path.stat().st_size:,} bytes)", file=sys.stderr)
     print(folder)

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from .cli_errors import reporting_errors
 from .errors import BpeError
 from .gpt2 import load_gpt2
 from .gpt2_files import DEFAULT_CACHE_DIR, OPENAI_BASE_URL, download_gpt2_files, find_gpt2_files, missing_files_message
@@ -57,16 +58,8 @@ def add_gpt2_command(subparsers: argparse._SubParsersAction) -> argparse.Argumen
 
 def run_gpt2(args: argparse.Namespace) -> int:
     """Run ``gpt2 encode`` or ``gpt2 download`` with parsed arguments; return the exit status."""
-    try:
-        if args.gpt2_command == "download":
-            return _download(args)
-        return _encode(args)
-    except BpeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted: no partial file was left in the cache.", file=sys.stderr)
-        return 130
+    action = _download if args.gpt2_command == "download" else _encode
+    return reporting_errors(lambda: action(args), interrupted="interrupted: no partial file was left in the cache.")
 
 
 def _download(args: argparse.Namespace) -> int:

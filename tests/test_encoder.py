@@ -1,6 +1,6 @@
 """The rank encoder returns exactly what replaying the merges in order returns."""
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import BPETokenizer
