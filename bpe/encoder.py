@@ -128,35 +128,22 @@ class RankEncoder:
                 right = nxt[q]
                 nxt[p] = right
                 prev[right] = p
-                pair = new << shift | symbols[right]
-                r = first_rank(pair)
-                if r is not None and r <= rank:  # formed after its first rank: replay passed it
-                    r = rank_after(pair, rank)
-                if r is None:
-                    live[p] = -1
-                else:
-                    live[p] = r
-                    found = buckets.get(r)
-                    if found is None:
-                        buckets[r] = [p]
-                        heappush(pending, r)
-                    else:
-                        found.append(p)
                 left = prev[p]
-                pair = symbols[left] << shift | new
-                r = first_rank(pair)
-                if r is not None and r <= rank:
-                    r = rank_after(pair, rank)
-                if r is None:
-                    live[left] = -1
-                else:
-                    live[left] = r
-                    found = buckets.get(r)
-                    if found is None:
-                        buckets[r] = [left]
-                        heappush(pending, r)
+                # the two pairs the merge formed: (new, right neighbour) and (left neighbour, new)
+                for at, pair in ((p, new << shift | symbols[right]), (left, symbols[left] << shift | new)):
+                    r = first_rank(pair)
+                    if r is not None and r <= rank:  # formed after its first rank: replay passed it
+                        r = rank_after(pair, rank)
+                    if r is None:
+                        live[at] = -1
                     else:
-                        found.append(left)
+                        live[at] = r
+                        found = buckets.get(r)
+                        if found is None:
+                            buckets[r] = [at]
+                            heappush(pending, r)
+                        else:
+                            found.append(at)
         out = []
         for start, ids in zip(starts, sequences):
             out.append(_read_list(symbols, nxt, start) if ids else [])

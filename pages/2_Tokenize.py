@@ -8,7 +8,7 @@ from bpe.lineage import applied_merges, lineage_lines, lineage_of
 from bpe.metrics import compression
 from bpe.segments import Segment
 from pages._shared import bind, setup_page
-from pages._shared.analysis import base_level, bpe_at, extra_tokenizers, run_curve
+from pages._shared.analysis import base_level, bpe_at, extra_tokenizers
 
 PRESETS = {
     "Example sentence": "Artificial intelligence is transforming technology.",
@@ -21,7 +21,6 @@ settings, run = setup_page(
     "lights up in the list below it); hover an id to find its token. Spaces show as ·, newlines as ↵.",
 )
 if run is None: st.stop()
-run_curve(settings, run)  # remembered for the Compression page's overlays
 ss = st.session_state
 ss.setdefault("tokenize_text", PRESETS["Example sentence"])
 

@@ -7,7 +7,7 @@ from bpe.errors import BpeError
 from bpe.figures import coverage_figure
 from bpe.metrics import context_coverage, relative_attention_cost, token_lengths
 from pages._shared import bind, setup_page
-from pages._shared.analysis import base_level, bpe_at, extra_tokenizers, measured_lengths, measured_text, run_curve
+from pages._shared.analysis import base_level, bpe_at, extra_tokenizers, measured_lengths, measured_text
 
 LADDER = [300, 500, 1_000, 2_000, 5_000, 10_000]
 MAX_PASSAGE = 12_000  # characters drawn per tokenizer in the highlighted passage
@@ -18,7 +18,6 @@ settings, run = setup_page(
     "the more text fits in that window. Here the same *T* is measured for several tokenizers.",
 )
 if run is None: st.stop()
-run_curve(settings, run)  # remembered for the Compression page's overlays
 ss = st.session_state
 choices = sorted({s for s in LADDER if len(run.base_tokens) < s < run.final_vocab_size}
                  | {settings.vocab_size, run.final_vocab_size})

@@ -7,7 +7,7 @@ from bpe.exports import ids_tensor_bytes, merges_csv, tokenizer_json
 from bpe.vocabulary import first_merges, learned_tokens
 from pages._shared import bind, setup_page
 from pages._shared.analysis import (UPLOAD_ERROR, UPLOADED, accept_upload, bpe_at, encoded_training_ids,
-                                    forget_upload, run_curve, run_usage)
+                                    forget_upload, run_usage)
 
 settings, run = setup_page(
     "Vocabulary",
@@ -15,7 +15,6 @@ settings, run = setup_page(
     "training text: a token created often but used rarely was absorbed by longer tokens learned later.",
 )
 if run is None: st.stop()
-run_curve(settings, run)  # remembered for the Compression page's overlays
 ss = st.session_state
 trained = bpe_at(settings, run, settings.vocab_size)
 merges = len(trained.tokenizer.merges)
