@@ -145,10 +145,11 @@ class _Sequence:
 
     def _apply_counts(self, key, a, b, new_id, merged, by_left, by_right, queue) -> dict[int, int]:
         """Turn the grouped occurrences into pair-count changes, then apply them once."""
-        counts, positions, shift, weigh = self.counts, self.positions, self.shift, self.weigh
+        counts, positions, shift = self.counts, self.positions, self.shift
+        weigh = len if self.unweighted else self.weigh
         removed = weigh(merged)
-        changes: dict[int, int] = {key: -removed}
-        get_change = changes.get
+        changes: defaultdict = defaultdict(int)
+        changes[key] = -removed
         for neighbours, old_left, new_left in ((by_left, None, None), (by_right, b, new_id)):
             for symbol, found in neighbours.items():
                 delta = weigh(found)
@@ -156,8 +157,8 @@ class _Sequence:
                     old, new = symbol << shift | a, symbol << shift | new_id
                 else:  # right neighbours: (b, symbol) becomes (new, symbol)
                     old, new = old_left << shift | symbol, new_left << shift | symbol
-                changes[old] = get_change(old, 0) - delta
-                changes[new] = get_change(new, 0) + delta
+                changes[old] -= delta
+                changes[new] += delta
                 heap = positions.get(new)
                 if heap is None:
                     positions[new] = found  # ascending already: a valid heap
