@@ -43,6 +43,11 @@ def symbols_of(text: str, alphabet: str) -> Sequence[Token]:
     return text
 
 
+def symbol_count(text: str, alphabet: str) -> int:
+    """How many base symbols ``text`` is, without building them: characters or UTF-8 bytes."""
+    return len(text.encode("utf-8")) if alphabet == BYTES else len(text)
+
+
 def check_base_tokens(base_tokens: Sequence[Token], alphabet: str) -> list[Token]:
     """Base tokens must be distinct single symbols of the alphabet."""
     tokens = list(base_tokens)

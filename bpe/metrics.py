@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .alphabet import BYTES, symbols_of
+from .alphabet import symbols_of
 from .errors import BpeError
 
 # Held-out compression "parts" from training compression once it is this much lower (relative).
@@ -186,7 +186,7 @@ def token_usage(run, training_text: str, merges: int | None = None) -> Counter:
     count = len(run.steps) if merges is None else merges
     if not 0 <= count <= len(run.steps):
         raise BpeError(f"merges={merges} is outside 0..{len(run.steps)} (the run has {len(run.steps)} merges)")
-    usage = Counter(symbols_of(training_text, run.alphabet) if run.alphabet == BYTES else training_text)
+    usage = Counter(symbols_of(training_text, run.alphabet))
     previous = run.initial_length
     for step in run.steps[:count]:
         applied = previous - step.sequence_length

@@ -102,8 +102,9 @@ def build(paths: dict, *, tokenizer_output: Path, encoded_output_dir: Path, targ
     say(f"Saved {tokenizer_output} (fingerprint {tokenizer.fingerprint()[:16]}...), reloaded and checked")
 
     reports = []
+    encoded = {}
     for name, text in texts.items():
-        ids = reloaded.encode(text)
+        ids = encoded[name] = reloaded.encode(text)
         if reloaded.decode(ids) != text:
             raise BpeError(f"the {name} split does not survive encode → decode")
         out_of_range = [i for i in ids if not 0 <= i < reloaded.vocab_size]
@@ -113,9 +114,8 @@ def build(paths: dict, *, tokenizer_output: Path, encoded_output_dir: Path, targ
         save_ids(ids, ids_path)
         reports.append(SplitReport(name, len(text), len(ids), ids_path))
         say(f"{name}: {len(text):,} characters → {len(ids):,} tokens, round trip exact, saved {ids_path}")
-    val_ids = reloaded.encode(texts["val"])
     return BuildReport(reloaded, Path(tokenizer_output), reloaded.fingerprint(), len(training_text), seconds,
-                       len(merges), stream.explain_stop(), reports, mean_context_characters(reloaded, val_ids))
+                       len(merges), stream.explain_stop(), reports, mean_context_characters(reloaded, encoded["val"]))
 
 
 def save_ids(ids: list[int], path: Path) -> None:

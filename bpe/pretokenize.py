@@ -77,11 +77,3 @@ def chunk_counts(text: str, pretokenizer: str | None) -> Counter:
 
         return count_gpt2_chunks(text)
     return Counter(split(text, pretokenizer))
-
-
-def describe(pretokenizer: str | None) -> str:
-    pattern = pattern_for(pretokenizer)
-    if pattern is None:
-        return "none (the whole text is one sequence)"
-    name = pretokenizer if pretokenizer in NAMED_PATTERNS else "custom"
-    return f"{name}: {pattern}"

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .alphabet import CHARACTERS, default_base_tokens
+from .alphabet import CHARACTERS, default_base_tokens, symbol_count
 from .fast import _Sequence
 from .steps import MergeStep, StopReason
 from .tokenizer import BPETokenizer, merges_for_vocab_size
@@ -93,12 +93,11 @@ def train_run(text: str, target_vocab_size: int, minimum_pair_frequency: int = 2
         if progress is not None:
             progress(step, target_vocab_size)
     elapsed = time.perf_counter() - started
-    words = prepare_words(text, alphabet, pretokenizer)
     return TrainingRun(
         settings={**stream.settings, "heldout_characters": len(heldout_text)},
         base_tokens=stream.base_tokens, steps=steps, stop_reason=stream.stop_reason,
         stop_explanation=stream.explain_stop(), training_seconds=elapsed,
-        training_characters=len(text), initial_length=sum(len(w) * n for w, n in words),
+        training_characters=len(text), initial_length=symbol_count(text, alphabet),  # chunks join back into the text
         heldout_characters=len(heldout_text), heldout_lengths=heldout.lengths, step_seconds=step_seconds,
     )
 

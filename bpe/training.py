@@ -6,7 +6,7 @@ text already split into distinct chunks with their frequencies, and never valida
 """
 from __future__ import annotations
 
-from .alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, default_base_tokens, require_covered
+from .alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, default_base_tokens, require_covered, symbols_of
 from .errors import BpeError
 from .fast import fast_steps
 from .pretokenize import check_pretokenizer, chunk_counts
@@ -72,7 +72,4 @@ def prepare_base_tokens(text: str, base_tokens, alphabet: str) -> list:
 
 def prepare_words(text: str, alphabet: str, pretokenizer: str | None) -> list:
     """Distinct chunks as base-token sequences with their frequencies, first appearance first."""
-    if alphabet == BYTES:
-        return [([bytes([v]) for v in chunk.encode("utf-8")], n)
-                for chunk, n in chunk_counts(text, pretokenizer).items()]
-    return [(chunk, n) for chunk, n in chunk_counts(text, pretokenizer).items()]
+    return [(symbols_of(chunk, alphabet), n) for chunk, n in chunk_counts(text, pretokenizer).items()]
