@@ -1,8 +1,8 @@
 """BPE Lab's home page: what it is, the shared sidebar, and a summary of the current run."""
 import streamlit as st
 
-from bpe.merge_log import why_stopped
-from bpe.metrics import compression
+from bpe.analysis.merge_log import why_stopped
+from bpe.analysis.metrics import compression
 from pages._shared import page_links, setup_page
 
 settings, run = setup_page(

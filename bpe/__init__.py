@@ -4,18 +4,18 @@ This is the public API. It imports nothing heavy: no streamlit, plotly, pandas o
 (a test checks it in a fresh interpreter); `bpe.figures` and `bpe.lm` load those when
 they are used.
 """
-from .errors import BpeError as BpeError
-from .errors import CorpusError as CorpusError
-from .errors import DownloadError as DownloadError
-from .errors import TokenizerFileError as TokenizerFileError
-from .errors import UnknownSymbolsError as UnknownSymbolsError
-from .gpt2 import load_gpt2 as load_gpt2
-from .run import TrainingRun as TrainingRun
-from .run import train_run as train_run
-from .steps import MergeStep as MergeStep
-from .steps import StopReason as StopReason
-from .tokenizer import BPETokenizer as BPETokenizer
-from .training import train_steps as train_steps
+from bpe.errors import BpeError as BpeError
+from bpe.errors import CorpusError as CorpusError
+from bpe.errors import DownloadError as DownloadError
+from bpe.errors import TokenizerFileError as TokenizerFileError
+from bpe.errors import UnknownSymbolsError as UnknownSymbolsError
+from bpe.gpt2.tokenizer import load_gpt2 as load_gpt2
+from bpe.run import TrainingRun as TrainingRun
+from bpe.run import train_run as train_run
+from bpe.steps import MergeStep as MergeStep
+from bpe.steps import StopReason as StopReason
+from bpe.tokenizer import BPETokenizer as BPETokenizer
+from bpe.training import train_steps as train_steps
 
 __all__ = [
     "BPETokenizer", "BpeError", "CorpusError", "DownloadError", "MergeStep", "StopReason",

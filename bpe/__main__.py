@@ -1,6 +1,6 @@
 """`python -m bpe`: see `bpe.cli`."""
 import sys
 
-from .cli import main
+from bpe.cli.main import main
 
 sys.exit(main())

@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Sequence, Union
 
-from .errors import BpeError, UnknownSymbolsError
+from bpe.errors import BpeError, UnknownSymbolsError
 
 Token = Union[str, bytes]
 

@@ -11,11 +11,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .alphabet import CHARACTERS, default_base_tokens, symbol_count
-from .fast import _Sequence
-from .steps import MergeStep, StopReason
-from .tokenizer import BPETokenizer, merges_for_vocab_size
-from .training import prepare_words, train_steps
+from bpe.alphabet import CHARACTERS, default_base_tokens, symbol_count
+from bpe.fast import _Sequence
+from bpe.steps import MergeStep, StopReason
+from bpe.tokenizer import BPETokenizer, merges_for_vocab_size
+from bpe.training import prepare_words, train_steps
 
 ProgressCallback = Callable[[MergeStep, int], None]  # (latest step, target vocab size)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterator, Tuple
 
-from .alphabet import Token
+from bpe.alphabet import Token
 
 Pair = Tuple[Token, Token]
 

@@ -1,4 +1,4 @@
-"""Tokenizer files: JSON with a SHA-256 fingerprint, written atomically.
+"""Tokenizer files: the format alone. Parse to plain validated data, fingerprint, write atomically.
 
 The tutorial's format, kept byte-compatible::
 
@@ -10,34 +10,52 @@ files do ('Ġthe'), so the file stays readable text. A pre-tokenizer, when there
 is stored under ``"pretokenizer"`` and is part of the fingerprint; without one the
 fingerprint is exactly the tutorial's.
 
-Writes go to ``<path>.<uuid>.tmp`` and are moved into place with `os.replace`: a
-failed save leaves the old file as it was.
+This module knows nothing of the tokenizer class: it turns bytes into a checked
+`TokenizerData` and back. `bpe.tokenizer.BPETokenizer` builds itself from that data.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
-from .alphabet import BYTES, CHARACTERS, from_gpt2_spelling, gpt2_spelling
-from .errors import BpeError, TokenizerFileError
+from bpe.alphabet import BYTES, CHARACTERS, from_gpt2_spelling, gpt2_spelling
+from bpe.errors import BpeError, TokenizerFileError
+from bpe.files import atomic_write_bytes
 
 FILE_TYPES = {CHARACTERS: "character_bpe", BYTES: "byte_bpe"}
 ALPHABET_OF_TYPE = {kind: alphabet for alphabet, kind in FILE_TYPES.items()}
 REQUIRED_KEYS = ("type", "base_tokens", "merges", "vocab_size", "fingerprint")
 
 
-def _spelled(tokenizer) -> tuple[list[str], list[list[str]]]:
-    if tokenizer.alphabet == BYTES:
-        return ([gpt2_spelling(t) for t in tokenizer.base_tokens],
-                [[gpt2_spelling(a), gpt2_spelling(b)] for a, b in tokenizer.merges])
-    return list(tokenizer.base_tokens), [[a, b] for a, b in tokenizer.merges]
+@dataclass(frozen=True)
+class TokenizerData:
+    """What a tokenizer file holds, checked: tokens are str (characters) or bytes (bytes)."""
+
+    alphabet: str
+    base_tokens: tuple
+    merges: tuple  # ((left, right), ...) in learned order
+    pretokenizer: str | None = None
+
+    def vocab_size(self) -> int:
+        """How many distinct tokens the merges build (a merge that re-creates a token adds none)."""
+        return len(set(self.base_tokens).union(left + right for left, right in self.merges))
 
 
-def fingerprint_of(base_tokens: list, merges: list, pretokenizer: str | None = None) -> str:
-    """sha256 of the compact JSON of the (spelled) base tokens and merges."""
+# ==================== Fingerprint
+
+
+def _spelled(data: TokenizerData) -> tuple[list[str], list[list[str]]]:
+    """The tokens as the file writes them: byte tokens in GPT-2's spelling."""
+    if data.alphabet == BYTES:
+        return ([gpt2_spelling(t) for t in data.base_tokens],
+                [[gpt2_spelling(a), gpt2_spelling(b)] for a, b in data.merges])
+    return list(data.base_tokens), [[a, b] for a, b in data.merges]
+
+
+def _fingerprint_of_spelled(base_tokens: list, merges: list, pretokenizer: str | None) -> str:
     payload: dict = {"base_tokens": base_tokens, "merges": merges}
     if pretokenizer is not None:
         payload["pretokenizer"] = pretokenizer
@@ -45,58 +63,46 @@ def fingerprint_of(base_tokens: list, merges: list, pretokenizer: str | None = N
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def fingerprint(tokenizer) -> str:
-    base_tokens, merges = _spelled(tokenizer)
-    return fingerprint_of(base_tokens, merges, tokenizer.pretokenizer)
+def fingerprint_of(data: TokenizerData) -> str:
+    """sha256 of the compact JSON of the (spelled) base tokens and merges (and pre-tokenizer, if any)."""
+    base_tokens, merges = _spelled(data)
+    return _fingerprint_of_spelled(base_tokens, merges, data.pretokenizer)
 
 
-def to_json_dict(tokenizer) -> dict:
-    base_tokens, merges = _spelled(tokenizer)
-    data = {"type": FILE_TYPES[tokenizer.alphabet], "base_tokens": base_tokens, "merges": merges,
-            "vocab_size": tokenizer.vocab_size}
-    if tokenizer.pretokenizer is not None:
-        data["pretokenizer"] = tokenizer.pretokenizer
-    data["fingerprint"] = fingerprint_of(base_tokens, merges, tokenizer.pretokenizer)
-    return data
+# ==================== Writing
 
 
-def to_json_text(tokenizer) -> str:
-    return json.dumps(to_json_dict(tokenizer), ensure_ascii=False, indent=2) + "\n"
+def to_json_dict(data: TokenizerData) -> dict:
+    base_tokens, merges = _spelled(data)
+    out = {"type": FILE_TYPES[data.alphabet], "base_tokens": base_tokens, "merges": merges,
+           "vocab_size": data.vocab_size()}
+    if data.pretokenizer is not None:
+        out["pretokenizer"] = data.pretokenizer
+    out["fingerprint"] = _fingerprint_of_spelled(base_tokens, merges, data.pretokenizer)
+    return out
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temp file beside it; the old file survives a failure."""
-    target = Path(path)
-    if target.is_dir():
-        raise BpeError(f"cannot write {str(target)!r}: it is a folder")
-    temp = target.with_name(f"{target.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(temp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except OSError as error:
-        raise BpeError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
-    finally:
-        if temp.exists():
-            temp.unlink()
+def to_json_text(data: TokenizerData) -> str:
+    return json.dumps(to_json_dict(data), ensure_ascii=False, indent=2) + "\n"
 
 
-def save_tokenizer(tokenizer, path: str | Path) -> None:
-    atomic_write_bytes(path, to_json_text(tokenizer).encode("utf-8"))
+def write_tokenizer_file(path: str | os.PathLike[str], data: TokenizerData) -> None:
+    """Write the file whole through a temporary name: a failed save leaves the old file as it was."""
+    atomic_write_bytes(path, to_json_text(data).encode("utf-8"))
 
 
-def load_tokenizer(path: str | Path):
+# ==================== Reading
+
+
+def read_tokenizer_file(path: str | os.PathLike[str]) -> TokenizerData:
     try:
         raw = Path(path).read_bytes()
     except OSError as error:
         raise TokenizerFileError(f"cannot read tokenizer file {str(path)!r}: {error.strerror or error}") from None
-    return tokenizer_from_json_bytes(raw, name=str(path))
+    return parse_tokenizer_json(raw, name=str(path))
 
 
-def tokenizer_from_json_bytes(raw: bytes, *, name: str = "tokenizer file"):
+def parse_tokenizer_json(raw: bytes, *, name: str = "tokenizer file") -> TokenizerData:
     """Parse and validate a tokenizer file's bytes; the fingerprint must match the content."""
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -105,49 +111,68 @@ def tokenizer_from_json_bytes(raw: bytes, *, name: str = "tokenizer file"):
     except json.JSONDecodeError as error:
         raise TokenizerFileError(f"{name} is not valid JSON: {error.msg} at line {error.lineno}, "
                                  f"column {error.colno}") from None
-    return tokenizer_from_json_dict(data, name=name)
+    except RecursionError:
+        raise TokenizerFileError(f"{name} nests JSON arrays or objects too deeply to be a tokenizer file") from None
+    return tokenizer_data_from_dict(data, name=name)
 
 
-def tokenizer_from_json_dict(data, *, name: str = "tokenizer file"):
-    from .tokenizer import BPETokenizer
-
+def tokenizer_data_from_dict(data, *, name: str = "tokenizer file") -> TokenizerData:
+    """Check a parsed file's shape, types and fingerprint; return its `TokenizerData`."""
     if not isinstance(data, dict):
         raise TokenizerFileError(f"{name} holds a JSON {type(data).__name__}, not an object with "
                                  f"the keys {', '.join(REQUIRED_KEYS)}")
     missing = [key for key in REQUIRED_KEYS if key not in data]
     if missing:
         raise TokenizerFileError(f"{name} is missing the key(s) {', '.join(missing)}")
-    alphabet = ALPHABET_OF_TYPE.get(data["type"])
+    alphabet = ALPHABET_OF_TYPE.get(data["type"]) if isinstance(data["type"], str) else None
     if alphabet is None:
-        raise TokenizerFileError(f"{name} has type {data['type']!r}; expected one of "
+        raise TokenizerFileError(f"{name} has type {str(data['type'])[:40]!r}; expected one of "
                                  f"{', '.join(repr(t) for t in ALPHABET_OF_TYPE)}")
     base_tokens, merges = data["base_tokens"], data["merges"]
     if not isinstance(base_tokens, list) or not all(isinstance(t, str) for t in base_tokens):
         raise TokenizerFileError(f"{name}: base_tokens must be a list of strings")
-    if not isinstance(merges, list) or not all(
-            isinstance(m, list) and len(m) == 2 and all(isinstance(t, str) for t in m) for m in merges):
-        bad = next((i for i, m in enumerate(merges, 1) if not (isinstance(m, list) and len(m) == 2 and
-                    all(isinstance(t, str) for t in m))), None) if isinstance(merges, list) else None
-        where = f" (merge {bad} is {merges[bad - 1]!r})" if bad else ""
+    if not isinstance(merges, list) or not all(_is_spelled_pair(m) for m in merges):
+        bad = next((i for i, m in enumerate(merges, 1) if not _is_spelled_pair(m)), None) \
+            if isinstance(merges, list) else None
+        where = f" (merge {bad} is {str(merges[bad - 1])[:60]})" if bad else ""
         raise TokenizerFileError(f"{name}: merges must be a list of [left, right] string pairs{where}")
     pretokenizer = data.get("pretokenizer")
     if pretokenizer is not None and not isinstance(pretokenizer, str):
-        raise TokenizerFileError(f"{name}: pretokenizer must be a string, got {pretokenizer!r}")
-    expected = fingerprint_of(base_tokens, merges, pretokenizer)
+        raise TokenizerFileError(f"{name}: pretokenizer must be a string, got {str(pretokenizer)[:60]}")
+    expected = _fingerprint_of_spelled(base_tokens, merges, pretokenizer)
     if data["fingerprint"] != expected:
         raise TokenizerFileError(
             f"{name} fails its fingerprint check: the file says {str(data['fingerprint'])[:16]}..., its "
             f"content hashes to {expected[:16]}... (the file was edited or damaged)")
     try:
-        if alphabet == BYTES:
-            tokenizer = BPETokenizer([from_gpt2_spelling(t) for t in base_tokens],
-                                     [(from_gpt2_spelling(a), from_gpt2_spelling(b)) for a, b in merges],
-                                     alphabet=BYTES, pretokenizer=pretokenizer)
-        else:
-            tokenizer = BPETokenizer(base_tokens, merges, pretokenizer=pretokenizer)
+        parsed = _unspelled(alphabet, base_tokens, merges, pretokenizer)
     except BpeError as error:
         raise TokenizerFileError(f"{name}: {error}") from None
-    if data["vocab_size"] != tokenizer.vocab_size:
-        raise TokenizerFileError(f"{name} says vocab_size={data['vocab_size']!r}, but its merges build "
-                                 f"{tokenizer.vocab_size} tokens")
-    return tokenizer
+    _check_merges_build(parsed, name)
+    if data["vocab_size"] != parsed.vocab_size():
+        raise TokenizerFileError(f"{name} says vocab_size={str(data['vocab_size'])[:20]}, but its merges build "
+                                 f"{parsed.vocab_size()} tokens")
+    return parsed
+
+
+def _check_merges_build(data: TokenizerData, name: str) -> None:
+    """Each merge joins two tokens that exist by then: base tokens or earlier merge results."""
+    known = set(data.base_tokens)
+    for number, (left, right) in enumerate(data.merges, start=1):
+        for part in (left, right):
+            if part not in known:
+                raise TokenizerFileError(f"{name}: merge {number} {(left, right)!r} uses {part!r}, which is neither "
+                                         "a base token nor the result of an earlier merge")
+        known.add(left + right)
+
+
+def _is_spelled_pair(merge) -> bool:
+    return isinstance(merge, list) and len(merge) == 2 and all(isinstance(t, str) for t in merge)
+
+
+def _unspelled(alphabet: str, base_tokens: list[str], merges: list[list[str]],
+               pretokenizer: str | None) -> TokenizerData:
+    if alphabet == BYTES:
+        return TokenizerData(BYTES, tuple(from_gpt2_spelling(t) for t in base_tokens),
+                             tuple((from_gpt2_spelling(a), from_gpt2_spelling(b)) for a, b in merges), pretokenizer)
+    return TokenizerData(CHARACTERS, tuple(base_tokens), tuple((a, b) for a, b in merges), pretokenizer)

@@ -14,12 +14,14 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, require_covered
-from .encoder import RankEncoder
-from .errors import BpeError
-from .pretokenize import check_pretokenizer, split
-from .steps import log_line, should_log
-from .training import train_steps
+from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, require_covered
+from bpe.encoder import RankEncoder
+from bpe.errors import BpeError, TokenizerFileError
+from bpe.pretokenize import check_pretokenizer, split
+from bpe.steps import log_line, should_log
+from bpe.storage import (TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file,
+                         write_tokenizer_file)
+from bpe.training import train_steps
 
 
 # Encoded pieces kept per tokenizer; bounded so a long-lived tokenizer cannot grow forever.
@@ -168,21 +170,32 @@ class BPETokenizer:
     # ====================
     # Files
 
-    def fingerprint(self) -> str:
-        from .storage import fingerprint
+    def data(self) -> TokenizerData:
+        """What the tokenizer file holds (`bpe.storage`): alphabet, base tokens, merges, pre-tokenizer."""
+        return TokenizerData(self.alphabet, tuple(self.base_tokens), tuple(self.merges), self.pretokenizer)
 
-        return fingerprint(self)
+    @classmethod
+    def from_data(cls, data: TokenizerData, *, name: str = "tokenizer file") -> "BPETokenizer":
+        """Build from checked file data; a merge list that does not build is a `TokenizerFileError`."""
+        try:
+            return cls(data.base_tokens, data.merges, alphabet=data.alphabet, pretokenizer=data.pretokenizer)
+        except BpeError as error:
+            raise TokenizerFileError(f"{name}: {error}") from None
+
+    def fingerprint(self) -> str:
+        return fingerprint_of(self.data())
 
     def save(self, path: str | Path) -> None:
-        from .storage import save_tokenizer
-
-        save_tokenizer(self, path)
+        write_tokenizer_file(path, self.data())
 
     @classmethod
     def from_file(cls, path: str | Path) -> "BPETokenizer":
-        from .storage import load_tokenizer
+        return cls.from_data(read_tokenizer_file(path), name=str(path))
 
-        return load_tokenizer(path)
+    @classmethod
+    def from_json_bytes(cls, raw: bytes, *, name: str = "tokenizer file") -> "BPETokenizer":
+        """A tokenizer from a file's bytes (an upload), checked like `from_file`."""
+        return cls.from_data(parse_tokenizer_json(raw, name=name), name=name)
 
     def __repr__(self) -> str:
         pre = f", pretokenizer={self.pretokenizer!r}" if self.pretokenizer else ""

@@ -6,12 +6,12 @@ text already split into distinct chunks with their frequencies, and never valida
 """
 from __future__ import annotations
 
-from .alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, default_base_tokens, require_covered, symbols_of
-from .errors import BpeError
-from .fast import fast_steps
-from .pretokenize import check_pretokenizer, chunk_counts
-from .reference import reference_steps
-from .steps import StepStream
+from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, default_base_tokens, require_covered, symbols_of
+from bpe.errors import BpeError
+from bpe.fast import fast_steps
+from bpe.pretokenize import check_pretokenizer, chunk_counts
+from bpe.reference import reference_steps
+from bpe.steps import StepStream
 
 ENGINES = {"reference": reference_steps, "fast": fast_steps}
 

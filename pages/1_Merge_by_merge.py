@@ -2,11 +2,11 @@
 import pandas as pd
 import streamlit as st
 
-from bpe.display import merge_headline_html, segments_html
-from bpe.figures import TIE_RULE, pair_frequency_figure, tied_with_winner
-from bpe.merge_log import count_change_rows, log_csv, log_rows_around, why_stopped
-from bpe.metrics import compression
-from bpe.segments import merged_count, step_segments, window, window_around
+from pages._shared.html import merge_headline_html, segments_html
+from pages._shared.figures import TIE_RULE, pair_frequency_figure, tied_with_winner
+from bpe.analysis.merge_log import count_change_rows, log_csv, log_rows_around, why_stopped
+from bpe.analysis.metrics import compression
+from bpe.analysis.segments import merged_count, step_segments, window, window_around
 from pages._shared import bind, corpus_texts, mirror_step, prefix_tokenizer, setup_page
 
 WINDOW_CHARS = 600

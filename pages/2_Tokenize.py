@@ -2,11 +2,13 @@
 import pandas as pd
 import streamlit as st
 
-from bpe.display import escape_markdown, linked_tokens_html, printable
+from pages._shared.html import escape_markdown, linked_tokens_html
+
+from bpe.text import printable
 from bpe.errors import BpeError
-from bpe.lineage import applied_merges, lineage_lines, lineage_of
-from bpe.metrics import compression
-from bpe.segments import Segment
+from bpe.analysis.lineage import applied_merges, lineage_lines, lineage_of
+from bpe.analysis.metrics import compression
+from bpe.analysis.segments import Segment
 from pages._shared import bind, setup_page
 from pages._shared.analysis import base_level, bpe_at, extra_tokenizers
 

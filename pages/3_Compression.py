@@ -2,9 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from bpe.display import printable
-from bpe.figures import compression_curve_figure
-from bpe.metrics import embedding_parameters, parting_point, size_summary
+from bpe.text import printable
+from pages._shared.figures import compression_curve_figure
+from bpe.analysis.metrics import embedding_parameters, parting_point, size_summary
 from pages._shared import bind, setup_page
 from pages._shared.analysis import run_curve, seen_curves
 

@@ -2,10 +2,10 @@
 import pandas as pd
 import streamlit as st
 
-from bpe.display import context_window_html, escape_markdown
+from pages._shared.html import context_window_html, escape_markdown
 from bpe.errors import BpeError
-from bpe.figures import coverage_figure
-from bpe.metrics import context_coverage, relative_attention_cost, token_lengths
+from pages._shared.figures import coverage_figure
+from bpe.analysis.metrics import context_coverage, relative_attention_cost, token_lengths
 from pages._shared import bind, setup_page
 from pages._shared.analysis import base_level, bpe_at, extra_tokenizers, measured_lengths, measured_text
 

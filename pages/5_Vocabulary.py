@@ -2,9 +2,11 @@
 import pandas as pd
 import streamlit as st
 
-from bpe.display import escape_markdown, printable
-from bpe.exports import ids_tensor_bytes, merges_csv, tokenizer_json
-from bpe.vocabulary import first_merges, learned_tokens
+from pages._shared.html import escape_markdown
+
+from bpe.text import printable
+from bpe.analysis.exports import ids_tensor_bytes, merges_csv, tokenizer_json
+from bpe.analysis.vocabulary import first_merges, learned_tokens
 from pages._shared import bind, setup_page
 from pages._shared.analysis import (UPLOAD_ERROR, UPLOADED, accept_upload, bpe_at, encoded_training_ids,
                                     forget_upload, run_usage)

@@ -2,8 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from bpe.display import escape_markdown
-from bpe.figures import bits_per_char_curves
+from pages._shared.html import escape_markdown
+from pages._shared.figures import bits_per_char_curves
 from bpe.lm.job import DEFAULT_SHAPE, HELDOUT_CHARS, MODEL_SHAPES, TRAIN_CHARS
 from bpe.lm.report import summary_rows, verdict
 from pages._shared import bind, setup_page

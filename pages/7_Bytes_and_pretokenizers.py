@@ -2,12 +2,13 @@
 import pandas as pd
 import streamlit as st
 
-from bpe.compare import (CLASS_RULE, compare_tokenizers, gpt2_variant, incomplete_rows, merge_rows, multibyte_rows,
+from bpe.analysis.compare import (CLASS_RULE, compare_tokenizers, gpt2_variant, incomplete_rows, merge_rows, multibyte_rows,
                          summary_rows, with_variant)
-from bpe.display import escape_markdown
+from pages._shared.html import escape_markdown
 from bpe.errors import BpeError
-from bpe.gpt2_files import find_gpt2_files, missing_files_message, shared_data_dir
-from bpe.tiktoken_offline import check_against_tiktoken
+from bpe.gpt2.files import find_gpt2_files, missing_files_message
+from bpe.paths import shared_data_dir
+from bpe.gpt2.tiktoken_check import check_against_tiktoken
 from pages._shared import bind, corpus_texts, setup_page
 from pages._shared.analysis import cached_gpt2
 

@@ -1,7 +1,7 @@
 """Does BPE help the model? A tiny GPT trained on characters vs BPE ids, at equal compute.
 
 This is the only part of `bpe` that uses torch. The names below load lazily, so
-`import bpe.lm` (and the CLI that registers `lm`) stays cheap until a model is needed.
+`import bpe.lm` (and the `lm` command in `bpe.cli.lm`) stays cheap until a model is needed.
 
     config.py      ModelConfig, TrainSettings, Budget: validated settings
     model.py       TinyGPT, build_model, count_parameters
@@ -10,8 +10,6 @@ This is the only part of `bpe` that uses torch. The names below load lazily, so
     checkpoint.py  save/load with the tokenizer fingerprint (weights_only loading)
     sample.py      generate / generate_text: temperature and top-k
     experiment.py  compare_tokenizers: one model per tokenizer, same budget
-    cli.py         `python -m bpe lm train ...` (also `python -m bpe.lm train ...`)
-    benchmark.py   `python -m bpe.lm.benchmark`: training tokens per second on this machine
 """
 from __future__ import annotations
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 import os
 import pickle
 import re
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from bpe.errors import BpeError
+from bpe.files import atomic_writer
 from bpe.lm.config import ModelConfig
 from bpe.lm.model import TinyGPT
 
@@ -49,12 +49,8 @@ def save_checkpoint(path: str | os.PathLike, model: TinyGPT, *, fingerprint: str
         # CPU copies, so the file loads on a machine without the training device.
         "state_dict": {name: tensor.detach().cpu() for name, tensor in model.state_dict().items()},
     }
-    temporary = target.with_name(f"{target.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        torch.save(payload, temporary)
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
+    with atomic_writer(target) as handle:
+        torch.save(payload, handle)
 
 
 def _read(path: Path) -> dict:

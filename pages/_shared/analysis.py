@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from bpe.errors import BpeError
-from bpe.metrics import CurvePoint, compression_curve, token_lengths, token_usage
+from bpe.analysis.metrics import CurvePoint, compression_curve, token_lengths, token_usage
 from bpe.run import TrainingRun
-from bpe.storage import tokenizer_from_json_bytes
+from bpe.tokenizer import BPETokenizer
 
 from .cache import corpus_texts, prefix_tokenizer
 from .settings import Settings
@@ -74,7 +74,7 @@ def cached_gpt2():
     """OpenAI's GPT-2 tokenizer, or None when `bpe.gpt2` or its files are missing (the
     pages then leave its column out). Files are looked for on every call, loaded once."""
     try:
-        from bpe.gpt2 import find_gpt2_files
+        from bpe.gpt2.tokenizer import find_gpt2_files
     except (ImportError, AttributeError):
         return None
     try:
@@ -86,7 +86,7 @@ def cached_gpt2():
 
 @st.cache_resource(show_spinner=False, max_entries=1)
 def _load_gpt2(encoder_json: str, vocab_bpe: str):
-    from bpe.gpt2 import load_gpt2
+    from bpe.gpt2.tokenizer import load_gpt2
 
     return load_gpt2(encoder_json, vocab_bpe)
 
@@ -98,7 +98,7 @@ def accept_upload(name: str, raw: bytes) -> None:
     """Check an uploaded tokenizer file (format, fingerprint); keep it, or keep why not."""
     state = st.session_state
     try:
-        tokenizer = tokenizer_from_json_bytes(raw, name=name)
+        tokenizer = BPETokenizer.from_json_bytes(raw, name=name)
     except BpeError as error:
         state[UPLOAD_ERROR] = str(error)
         return

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe.corpus import load_corpus, split_train_heldout
+from bpe.corpora.corpus import load_corpus, split_train_heldout
 from bpe.run import TrainingRun, train_run
-from bpe.segments import prefix_tokenizer as _prefix_tokenizer
+from bpe.analysis.segments import prefix_tokenizer as _prefix_tokenizer
 from bpe.tokenizer import BPETokenizer
 
 from .settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, user_corpora

@@ -6,7 +6,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from bpe.display import escape_markdown
+from pages._shared.html import escape_markdown
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 

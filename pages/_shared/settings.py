@@ -14,7 +14,7 @@ from typing import Callable
 
 import streamlit as st
 
-from bpe.corpus import PYTHON_REFERENCE
+from bpe.corpora.corpus import PYTHON_REFERENCE
 
 DEFAULTS = {
     "settings_corpus": PYTHON_REFERENCE,

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe.corpus import corpus_from_upload, list_corpora
-from bpe.display import escape_markdown
+from bpe.corpora.corpus import corpus_from_upload, list_corpora
+from pages._shared.html import escape_markdown
 from bpe.errors import BpeError
 from bpe.pretokenize import PRETOKENIZER_CHOICES
-from bpe.textfile import decode_text_bytes
+from bpe.corpora.textfile import decode_text_bytes
 
 from . import cache
 from .settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, bind, read_url_once, text_version, user_corpora

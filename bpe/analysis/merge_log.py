@@ -1,0 +1,61 @@
+"""The merge log as rows: the table and CSV a page shows, and what one merge changed.
+
+Rows are plain dicts (no pandas here), with token text made printable by `bpe.text`.
+The CSV keeps tokens as written (real spaces and newlines, quoted by `csv`), so it can
+be read back exactly; bytes tokens are written as `bpe.text.readable_token` shows them.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Sequence
+
+from bpe.text import pair_label, printable, readable_token
+from bpe.run import TrainingRun
+from bpe.steps import MergeStep
+
+LOG_COLUMNS = ("step", "pair", "new token", "frequency", "sequence length", "vocab size")
+
+
+def log_row(step: MergeStep) -> dict:
+    return {"step": step.number, "pair": pair_label(step.pair), "new token": printable(step.token),
+            "frequency": step.frequency, "sequence length": step.sequence_length,
+            "vocab size": step.vocab_size}
+
+
+def log_rows_around(steps: Sequence[MergeStep], current: int, radius: int = 5) -> list[dict]:
+    """The log rows within ``radius`` of step ``current`` (1-based), the current one marked ▶."""
+    low = max(current - radius, 1)
+    high = min(low + 2 * radius, len(steps))
+    low = max(high - 2 * radius, 1)
+    return [{"": "▶" if step.number == current else "", **log_row(step)} for step in steps[low - 1:high]]
+
+
+def log_csv(steps: Sequence[MergeStep]) -> str:
+    """The whole log as CSV text: step, left, right, token, frequency, sequence_length, vocab_size."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["step", "left", "right", "token", "frequency", "sequence_length", "vocab_size"])
+    for s in steps:
+        writer.writerow([s.number, readable_token(s.pair[0]), readable_token(s.pair[1]), readable_token(s.token),
+                         s.frequency, s.sequence_length, s.vocab_size])
+    return out.getvalue()
+
+
+def count_change_rows(step: MergeStep) -> list[dict]:
+    """What the merge did to pair counts: the merged pair, the neighbour pairs it consumed
+    (negative) and the new neighbour pairs it created (positive), largest change first."""
+    rows = []
+    for pair, delta in step.count_changes:
+        kind = "merged away" if pair == step.pair else "consumed" if delta < 0 else "created"
+        rows.append({"pair": pair_label(pair), "change": delta, "what happened": kind})
+    return rows
+
+
+def why_stopped(run: TrainingRun, merges_shown: int) -> str:
+    """Why the shown tokenizer has ``merges_shown`` merges: training's stop reason, or the
+    smaller vocab the user picked (a prefix of the run)."""
+    if merges_shown < len(run.steps):
+        return (f"This tokenizer uses the first {merges_shown:,} of the run's {len(run.steps):,} merges "
+                f"(the vocab size you picked). Training itself stopped: {run.stop_explanation}.")
+    return f"Training stopped after {len(run.steps):,} merges: {run.stop_explanation}."

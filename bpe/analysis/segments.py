@@ -1,0 +1,101 @@
+"""Segments: a piece of text cut into tokens, before and after one merge of a run.
+
+A page shows a window of the corpus as coloured tokens. For step k of a run it needs the
+segmentation with the first k-1 merges ("before") and with k merges ("after"), and which
+tokens the k-th merge touched. Encoding replays merges in learned order, so "after" is
+exactly "before" with the k-th pair merged left to right, without overlap, inside each
+pre-tokenizer chunk. `step_segments` computes both in one pass and marks the pieces:
+
+    before: l o w · l o w e r      pair ('l', 'o'): both halves marked "left"/"right"
+    after:  lo w · lo w e r        each new 'lo' marked "merged"
+
+Caching tokenizers per step count is the page's job; this module only computes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from bpe.run import TrainingRun
+from bpe.steps import MergeStep
+from bpe.tokenizer import BPETokenizer
+
+Mark = Literal["left", "right", "merged"] | None
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One token of a segmented text: the token (str, or bytes for the byte alphabet),
+    its id, and how the current merge touched it (None: not at all)."""
+
+    token: str | bytes
+    token_id: int
+    mark: Mark = None
+
+
+def prefix_tokenizer(run: TrainingRun, merges: int) -> BPETokenizer:
+    """The tokenizer after the run's first ``merges`` merges (0: base tokens only).
+
+    Token ids agree across prefixes: base tokens first, then merge results in order."""
+    if not 0 <= merges <= len(run.steps):
+        raise ValueError(f"merges={merges} is out of range: the run has {len(run.steps)} merges")
+    return BPETokenizer(run.base_tokens, run.merges[:merges], alphabet=run.alphabet,
+                        pretokenizer=run.pretokenizer)
+
+
+def window(text: str, start: int, size: int) -> str:
+    """``text[start:start+size]`` with ``start`` clamped so the window stays inside the text."""
+    start = min(max(start, 0), max(len(text) - size, 0))
+    return text[start:start + size]
+
+
+def window_around(text: str, token: str | bytes, size: int) -> int:
+    """Where a ``size``-character window should start to show the first occurrence of
+    ``token`` in ``text``: from the start of its line when that fits, else a third of
+    the window before it; 0 when the token's text does not occur."""
+    if isinstance(token, bytes):  # find the bytes, then count the characters before them
+        encoded = text.encode("utf-8")
+        found = encoded.find(token)
+        at = -1 if found < 0 else len(encoded[:found].decode("utf-8", errors="ignore"))
+    else:
+        at = text.find(token)
+    if at < 0:
+        return 0
+    line = text.rfind("\n", 0, at) + 1
+    return line if at - line < size // 2 else max(at - size // 3, 0)
+
+
+def segment(tokenizer: BPETokenizer, text: str) -> list[Segment]:
+    """``text`` as the tokenizer cuts it, unmarked."""
+    itos = tokenizer.itos
+    return [Segment(itos[i], i) for i in tokenizer.encode(text)]
+
+
+def step_segments(before: BPETokenizer, text: str, step: MergeStep) -> tuple[list[Segment], list[Segment]]:
+    """(before, after) segments of ``text`` around ``step``.
+
+    ``before`` must be the tokenizer with the merges preceding ``step`` (see
+    `prefix_tokenizer`). In "before", each occurrence the merge consumes is marked
+    left/right; in "after", each token the merge produced is marked "merged".
+    """
+    itos, stoi = before.itos, before.stoi
+    left_id, right_id = stoi[step.pair[0]], stoi[step.pair[1]]
+    old, new = [], []
+    for chunk in before.encode_with_chunks(text):
+        i, n = 0, len(chunk)
+        while i < n:
+            if i + 1 < n and chunk[i] == left_id and chunk[i + 1] == right_id:
+                old += [Segment(step.pair[0], left_id, "left"), Segment(step.pair[1], right_id, "right")]
+                new.append(Segment(step.token, step.token_id, "merged"))
+                i += 2  # no overlap: "a a a" with ('a', 'a') gives "aa a"
+            else:
+                plain = Segment(itos[chunk[i]], chunk[i])
+                old.append(plain)
+                new.append(plain)
+                i += 1
+    return old, new
+
+
+def merged_count(segments: list[Segment]) -> int:
+    """How many tokens in ``segments`` the current merge produced."""
+    return sum(1 for s in segments if s.mark == "merged")

@@ -1,0 +1,140 @@
+"""`python -m bpe.benchmarks`: speed of the fast paths, as ratios against the reference
+run in the same process (never timed assertions in tests).
+
+What it measures (WikiText-2 valid+test from the shared data, or ``--text FILE``):
+
+1. training 500,000 characters to vocab 1,000: fast engine vs the reference engine
+   (and Hugging Face `tokenizers` on the same whole-text job, when installed);
+2. training all 2.4 M characters to vocab 5,000 with the fast engine: seconds and peak
+   memory, in a fresh subprocess so the figure is this job's alone;
+3. encoding 1 M characters with a 1,000-token vocabulary: the rank encoder vs replaying
+   the merges one by one;
+4. the byte-level / GPT-2 section from `bpe.benchmarks.bytes_level`.
+
+``--quick`` shrinks every job (for a smoke run); the figures quoted in the README come
+from a full run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bpe.benchmarks import bytes_level
+from bpe.encoder import replay_merges
+from bpe.paths import PROJECT_ROOT, shared_data_dir
+from bpe.tokenizer import BPETokenizer
+from bpe.training import train_steps
+
+
+
+def default_text() -> str:
+    parts = [shared_data_dir() / "wikitext-2" / "valid.txt", shared_data_dir() / "wikitext-2" / "test.txt"]
+    missing = [str(p) for p in parts if not p.is_file()]
+    if missing:
+        sys.exit(f"benchmark text not found: {', '.join(missing)}; pass --text FILE or set BPE_SHARED_DATA")
+    return "".join(p.read_text(encoding="utf-8") for p in parts)
+
+
+def timed(fn):
+    started = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - started
+
+
+def bench_training(text: str, chars: int, vocab: int, with_hf: bool) -> dict:
+    sample = text[:chars]
+    fast_merges, fast_s = timed(lambda: [s.pair for s in train_steps(sample, vocab, engine="fast", top_k=10)])
+    ref_merges, ref_s = timed(lambda: [s.pair for s in train_steps(sample, vocab, engine="reference", top_k=10)])
+    if fast_merges != ref_merges:
+        sys.exit("engines disagree: fast and reference merges differ")
+    print(f"[train] {chars:,} chars → vocab {vocab}: reference {ref_s:.2f} s, fast {fast_s:.3f} s, "
+          f"fast is {ref_s / fast_s:.1f}x the reference ({len(fast_merges)} merges, identical)")
+    out = {"chars": chars, "vocab": vocab, "reference_s": ref_s, "fast_s": fast_s, "ratio": ref_s / fast_s}
+    if with_hf:
+        hf_s = _hf_whole_text(sample, vocab)
+        if hf_s is not None:
+            print(f"[train] Hugging Face tokenizers, same whole-text job: {hf_s:.2f} s "
+                  f"(fast is {hf_s / fast_s:.1f}x faster)")
+            out["hf_s"] = hf_s
+    return out
+
+
+def _hf_whole_text(sample: str, vocab: int) -> float | None:
+    try:
+        from tokenizers import Tokenizer, models, trainers
+    except ImportError:
+        print("[train] Hugging Face tokenizers not installed: skipped")
+        return None
+    tok = Tokenizer(models.BPE())  # no pre-tokenizer: the whole text is one sequence, as here
+    trainer = trainers.BpeTrainer(vocab_size=vocab, min_frequency=2, show_progress=False)
+    _, seconds = timed(lambda: tok.train_from_iterator([sample], trainer=trainer))
+    return seconds
+
+
+def bench_big_training(text_path: str | None, vocab: int, quick: bool, top_k: int = 0) -> dict:
+    """Run in a fresh interpreter so peak memory is this job's alone. ``top_k=0`` is what
+    `BPETokenizer.train` and `python -m bpe build` do; the app records 20 pairs a step."""
+    code = (
+        "import json, resource, sys, time\n"
+        "from bpe.benchmarks.training import default_text\n"
+        "from bpe.training import train_steps\n"
+        f"text = open({text_path!r}, encoding='utf-8').read() if {text_path!r} else default_text()\n"
+        f"text = text[:{300_000 if quick else 'len(text)'}]\n"
+        "start = time.perf_counter()\n"
+        f"steps = sum(1 for _ in train_steps(text, {vocab}, engine='fast', top_k={top_k}))\n"
+        "seconds = time.perf_counter() - start\n"
+        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+        "print(json.dumps({'chars': len(text), 'merges': steps, 'seconds': seconds, 'peak_mb': peak}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    print(f"[train] {out['chars']:,} chars → vocab {vocab}, fast engine, top_k={top_k}: {out['seconds']:.2f} s, "
+          f"peak memory {out['peak_mb']:.0f} MB (whole process), {out['merges']} merges")
+    return out
+
+
+def bench_encoding(text: str, chars: int, vocab: int) -> dict:
+    sample = text[:chars]
+    # base characters from the encoded text too, as the tutorial takes them from all splits
+    tok = BPETokenizer.train(text[:500_000], vocab, base_tokens=sorted(set(text[:500_000]) | set(sample)))
+    ids, fast_s = timed(lambda: tok.encode(sample))
+    replayed, replay_s = timed(lambda: replay_merges(sample, tok.merges))
+    if [tok.itos[i] for i in ids] != replayed:
+        sys.exit("encoders disagree: rank encoder and merge replay differ")
+    mb = len(sample.encode("utf-8")) / 1e6
+    print(f"[encode] {chars:,} chars, vocab {tok.vocab_size}: replay {replay_s:.2f} s, rank encoder "
+          f"{fast_s:.2f} s ({mb / fast_s:.2f} MB/s), {replay_s / fast_s:.1f}x the replay, identical tokens")
+    return {"chars": chars, "replay_s": replay_s, "fast_s": fast_s, "ratio": replay_s / fast_s,
+            "mb_per_s": mb / fast_s}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bpe.benchmarks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--text", help="UTF-8 text to benchmark on (default: WikiText-2 valid+test)")
+    parser.add_argument("--quick", action="store_true", help="small jobs, for a smoke run")
+    parser.add_argument("--skip-hf", action="store_true", help="skip Hugging Face tokenizers (126 s at full size)")
+    parser.add_argument("--skip-bytes", action="store_true", help="skip the byte-level / GPT-2 section")
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    text = Path(args.text).read_text(encoding="utf-8") if args.text else default_text()
+    quick = args.quick
+    figures = {
+        "train_500k": bench_training(text, 50_000 if quick else 500_000, 300 if quick else 1_000,
+                                     with_hf=not args.skip_hf),
+        "train_all": bench_big_training(args.text, 1_000 if quick else 5_000, quick),
+        "train_all_top20": bench_big_training(args.text, 1_000 if quick else 5_000, quick, top_k=20),
+        "encode_1m": bench_encoding(text, 100_000 if quick else 1_000_000, 1_000),
+    }
+    if not args.skip_bytes:
+        figures["bytes"] = bytes_level.run_all(text, quick=quick)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

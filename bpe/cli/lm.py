@@ -1,0 +1,122 @@
+"""`python -m bpe lm train ...`: the character-vs-BPE experiment from the command line.
+
+Thin on purpose: it trains the tokenizers, hands them to `compare_tokenizers`, and prints
+the records it yields, the same stream the app page draws. torch is imported only when the
+command runs, so registering the subcommand does not slow down the rest of the CLI.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from bpe.corpora.textfile import read_text_file
+from bpe.errors import BpeError
+from bpe.lm.config import Budget, ModelConfig, TrainSettings  # torch-free
+from bpe.tokenizer import BPETokenizer
+
+
+def add_lm_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register `lm` (with its `train` action) on a parent parser's subparsers."""
+    lm = subparsers.add_parser(
+        "lm",
+        help="does BPE help the model? train a tiny GPT on characters and on BPE tokens",
+        description="Train a tiny GPT per tokenizer at equal compute and compare held-out bits per character.",
+    )
+    actions = lm.add_subparsers(dest="lm_command", metavar="ACTION", required=True)
+    train = actions.add_parser("train", help="train and compare: characters vs BPE")
+    train.add_argument("--text", required=True, type=Path, help="UTF-8 text file to train on")
+    train.add_argument("--vocab-size", type=int, nargs="+", default=[500], metavar="N",
+                       help="BPE vocab size(s) to compare with characters (default 500)")
+    train.add_argument("--minimum-pair-frequency", type=int, default=2, help="BPE stops below this pair count")
+    budget = train.add_argument_group("budget (training stops at whichever comes first; default 30 seconds)")
+    budget.add_argument("--seconds", type=float, help="training seconds per model")
+    budget.add_argument("--chars", type=int, help="characters of text processed per model")
+    budget.add_argument("--steps", type=int, help="optimizer steps per model (not equal text: BPE windows hold more)")
+    model = train.add_argument_group("model")
+    model.add_argument("--block-size", type=int, default=64, help="context length in tokens")
+    model.add_argument("--width", type=int, default=128)
+    model.add_argument("--depth", type=int, default=4)
+    model.add_argument("--heads", type=int, default=4)
+    model.add_argument("--dropout", type=float, default=0.0)
+    run = train.add_argument_group("training")
+    run.add_argument("--batch-size", type=int, default=16)
+    run.add_argument("--learning-rate", type=float, default=3e-3)
+    run.add_argument("--eval-every", type=int, default=50, help="steps between held-out evaluations")
+    run.add_argument("--eval-windows", type=int, default=64, help="most held-out windows per evaluation")
+    run.add_argument("--held-out", type=float, default=0.1, help="fraction of the text (by characters) held out")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--device", help="cpu or cuda (default: cuda when available)")
+    out = train.add_argument_group("output")
+    out.add_argument("--prompt", help="sample prompt (default: the start of the held-out text)")
+    out.add_argument("--sample-chars", type=int, default=200, help="length of each sample, in characters")
+    out.add_argument("--save-dir", type=Path, help="write one checkpoint per model here (<name>.pt)")
+    train.set_defaults(func=run_lm)
+    return lm
+
+
+def run_lm(args: argparse.Namespace) -> int:
+    """Run `lm train`; print progress, a summary table and samples. Errors are reported by
+    `bpe.cli.errors.reporting_errors` like every other command's (exit status 1)."""
+    _train(args)
+    return 0
+
+
+def _train(args: argparse.Namespace) -> None:
+    # Bad paths and settings are reported first, before torch loads or a tokenizer trains.
+    text = read_text_file(args.text)
+    if not 0 < args.held_out < 1:
+        raise BpeError(f"--held-out {args.held_out} must be a fraction between 0 and 1 (exclusive), e.g. 0.1")
+    seconds = 30.0 if args.seconds is None and args.chars is None and args.steps is None else args.seconds
+    budget = Budget(seconds=seconds, chars=args.chars, steps=args.steps)
+    config = ModelConfig(vocab_size=1, block_size=args.block_size, width=args.width,
+                         depth=args.depth, heads=args.heads, dropout=args.dropout)
+    settings = TrainSettings(batch_size=args.batch_size, learning_rate=args.learning_rate,
+                             eval_every=args.eval_every, eval_windows=args.eval_windows,
+                             seed=args.seed, device=args.device)
+
+    # torch loads here, once the settings are known to be good
+    from bpe.lm.checkpoint import save_checkpoint
+    from bpe.lm.experiment import ModelSummary, TokenizerSpec, compare_tokenizers
+
+    # Tokenizers see the whole text, so every held-out character is in their alphabet.
+    specs = [TokenizerSpec.from_tokenizer("chars", BPETokenizer.train(text, target_vocab_size=len(set(text))))]
+    for size in args.vocab_size:
+        tokenizer = BPETokenizer.train(text, target_vocab_size=size, minimum_pair_frequency=args.minimum_pair_frequency)
+        specs.append(TokenizerSpec.from_tokenizer(f"bpe-{size}", tokenizer))
+
+    summaries: list[ModelSummary] = []
+    for record in compare_tokenizers(specs, config, budget, text=text, settings=settings,
+                                     held_out_fraction=args.held_out, prompt=args.prompt,
+                                     sample_chars=args.sample_chars):
+        if isinstance(record, ModelSummary):
+            summaries.append(record)
+        elif record.progress.evaluation is not None:
+            print(_progress_line(record.tokenizer, record.progress), flush=True)
+    print()
+    print(_summary_table(summaries))
+    for summary in summaries:
+        print(f"\n--- sample from {summary.tokenizer} ---\n{summary.sample}")
+        if args.save_dir is not None:
+            args.save_dir.mkdir(parents=True, exist_ok=True)
+            path = args.save_dir / f"{summary.tokenizer}.pt"
+            save_checkpoint(path, summary.model, fingerprint=summary.fingerprint)
+            print(f"(saved {path})")
+
+
+def _progress_line(name: str, progress) -> str:
+    evaluation = progress.evaluation
+    train = "      -" if progress.train_loss is None else f"{progress.train_loss:7.3f}"
+    return (f"{name:>10}  step {progress.step:6d}  {progress.seconds:7.1f}s  {progress.chars_seen:>11,} chars  "
+            f"train {train}  held-out {evaluation.loss_per_token:6.3f} nats/token  "
+            f"{evaluation.bits_per_char:6.3f} bits/char")
+
+
+def _summary_table(summaries: list) -> str:
+    header = (f"{'tokenizer':>10} {'vocab':>6} {'embedding':>10} {'rest':>10} {'steps':>7} "
+              f"{'tokens/s':>9} {'chars seen':>12} {'bits/char':>9}")
+    rows = [
+        f"{s.tokenizer:>10} {s.config.vocab_size:>6} {s.parameters.embedding:>10,} {s.parameters.rest:>10,} "
+        f"{s.steps:>7} {s.tokens_per_second:>9,.0f} {s.chars_seen:>12,} {s.bits_per_char:>9.3f}"
+        for s in summaries
+    ]
+    return "\n".join([header, *rows])

@@ -1,0 +1,188 @@
+"""`python -m bpe ...`: the tutorial's pipeline and tokenizer tools on the command line.
+
+    python -m bpe build --processed-dir DIR      # train, save, check, encode every split
+    python -m bpe encode --tokenizer F --text "low lower"
+    python -m bpe decode --tokenizer F --ids 5 7 9
+    python -m bpe inspect --tokenizer F          # first merges, longest tokens
+    python -m bpe download wikitext-2            # fetch the corpus into data/cache
+    python -m bpe gpt2 encode --text "..."       # OpenAI's GPT-2 tokenizer (files needed)
+    python -m bpe lm train --text F              # does BPE help a tiny GPT?
+
+Every `BpeError` ends the command with one line on stderr and exit status 1: never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bpe.alphabet import ALPHABETS, CHARACTERS
+from bpe.cli.download import add_download_command
+from bpe.cli.errors import reporting_errors
+from bpe.cli.gpt2 import add_gpt2_command
+from bpe.cli.lm import add_lm_command
+from bpe.text import printable
+from bpe.errors import BpeError
+from bpe.cli.pipeline import build, print_progress, split_paths
+from bpe.pretokenize import PRETOKENIZER_CHOICES
+from bpe.corpora.textfile import read_text_file
+from bpe.tokenizer import BPETokenizer
+from bpe.training import ENGINES
+
+SAMPLE_SENTENCE = "Artificial intelligence is transforming technology."
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    return reporting_errors(lambda: args.func(args))
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bpe", description="BPE Lab: train and use BPE tokenizers.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_build(commands)
+    _add_encode(commands)
+    _add_decode(commands)
+    _add_inspect(commands)
+    add_download_command(commands)
+    add_gpt2_command(commands)
+    add_lm_command(commands)
+    return parser
+
+
+# ====================
+# build
+
+
+def _add_build(commands) -> None:
+    p = commands.add_parser("build", help="the tutorial's pipeline: train, save, reload, round-trip, encode splits")
+    p.add_argument("--processed-dir", type=Path, help="folder with wikitext2_{train,val,test}_clean.txt")
+    p.add_argument("--train", type=Path, help="training split (overrides --processed-dir)")
+    p.add_argument("--val", type=Path, help="validation split")
+    p.add_argument("--test", type=Path, help="test split")
+    p.add_argument("--tokenizer-output", type=Path, default=Path("tokenizer/bpe_tokenizer.json"))
+    p.add_argument("--encoded-output-dir", type=Path, default=Path("data/encoded_bpe"))
+    p.add_argument("--target-vocab-size", type=int, default=500)
+    p.add_argument("--training-characters", type=int, default=500_000,
+                   help="merge statistics come from this prefix of the training split")
+    p.add_argument("--minimum-pair-frequency", type=int, default=2)
+    p.add_argument("--engine", choices=sorted(ENGINES), default="fast")
+    p.add_argument("--alphabet", choices=ALPHABETS, default=CHARACTERS)
+    p.add_argument("--pretokenizer", choices=PRETOKENIZER_CHOICES, default="none")
+    p.add_argument("--quiet", action="store_true", help="no merge log")
+    p.set_defaults(func=run_build)
+
+
+def run_build(args) -> int:
+    paths = split_paths(args.processed_dir, args.train, args.val, args.test)
+    say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr))
+    report = build(
+        paths, tokenizer_output=args.tokenizer_output, encoded_output_dir=args.encoded_output_dir,
+        target_vocab_size=args.target_vocab_size, training_characters=args.training_characters,
+        minimum_pair_frequency=args.minimum_pair_frequency, engine=args.engine, alphabet=args.alphabet,
+        pretokenizer=None if args.pretokenizer == "none" else args.pretokenizer,
+        on_step=None if args.quiet else print_progress, say=say,
+    )
+    tok = report.tokenizer
+    print(f"Tokenizer: {report.tokenizer_path}  vocab size {tok.vocab_size}  merges {report.merges}  "
+          f"fingerprint {report.fingerprint}")
+    print(f"Training: {report.training_characters:,} characters, {report.training_seconds:.2f} s; "
+          f"{report.stop_explanation}")
+    print(f"{'split':<6} {'characters':>12} {'tokens':>12} {'compression':>12} {'reduction':>10}")
+    for split in report.splits:
+        print(f"{split.name:<6} {split.characters:>12,} {split.tokens:>12,} {split.compression:>11.2f}x "
+              f"{split.reduction:>9.1%}")
+    print(f"128 tokens of validation text cover {report.context_characters:.1f} characters on average "
+          f"(128 at character level)")
+    print("30 longest learned tokens:")
+    for token_id, token in _longest_tokens(tok, 30):
+        print(f"  {token_id:>6}  {printable(token)!r}  ({len(token)})")
+    ids = tok.encode(SAMPLE_SENTENCE) if _covers(tok, SAMPLE_SENTENCE) else []
+    if ids:
+        print(f"Sample: {SAMPLE_SENTENCE!r}")
+        print("  tokens:", [printable(t) for t in tok.encode_tokens(SAMPLE_SENTENCE)])
+        print("  ids:   ", ids)
+    return 0
+
+
+def _longest_tokens(tok: BPETokenizer, count: int) -> list[tuple[int, object]]:
+    learned = [(i, t) for i, t in tok.itos.items() if i >= len(tok.base_tokens)]
+    learned.sort(key=lambda item: (-len(item[1]), item[0]))
+    return learned[:count]
+
+
+def _covers(tok: BPETokenizer, text: str) -> bool:
+    return tok.alphabet != CHARACTERS or set(text) <= set(tok.base_tokens)
+
+
+# ====================
+# encode / decode / inspect
+
+
+def _add_encode(commands) -> None:
+    p = commands.add_parser("encode", help="text to token ids with a saved tokenizer")
+    p.add_argument("--tokenizer", type=Path, required=True)
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--text")
+    source.add_argument("--file", type=Path)
+    p.add_argument("--tokens", action="store_true", help="print the token strings too")
+    p.set_defaults(func=run_encode)
+
+
+def run_encode(args) -> int:
+    tok = BPETokenizer.from_file(args.tokenizer)
+    text = args.text if args.text is not None else read_text_file(args.file)
+    ids = tok.encode(text)
+    print(" ".join(map(str, ids)))
+    if args.tokens:
+        print(" ".join(repr(printable(t)) for t in tok.encode_tokens(text)))
+    print(f"{len(text):,} characters → {len(ids):,} tokens ({len(text) / max(len(ids), 1):.2f} characters/token)",
+          file=sys.stderr)
+    return 0
+
+
+def _add_decode(commands) -> None:
+    p = commands.add_parser("decode", help="token ids to text with a saved tokenizer")
+    p.add_argument("--tokenizer", type=Path, required=True)
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--ids", nargs="+", help="ids separated by spaces or commas")
+    source.add_argument("--file", type=Path, help="a file of ids separated by whitespace or commas")
+    p.set_defaults(func=run_decode)
+
+
+def run_decode(args) -> int:
+    tok = BPETokenizer.from_file(args.tokenizer)
+    raw = " ".join(args.ids) if args.ids is not None else read_text_file(args.file)
+    ids = []
+    for word in raw.replace(",", " ").split():
+        try:
+            ids.append(int(word))
+        except ValueError:
+            raise BpeError(f"{word!r} is not a token id (ids are whole numbers)") from None
+    sys.stdout.write(tok.decode(ids))
+    sys.stdout.write("\n")
+    return 0
+
+
+def _add_inspect(commands) -> None:
+    p = commands.add_parser("inspect", help="a saved tokenizer's first merges and longest tokens")
+    p.add_argument("--tokenizer", type=Path, required=True)
+    p.add_argument("--first", type=int, default=20, help="how many first merges to list")
+    p.add_argument("--longest", type=int, default=30, help="how many longest tokens to list")
+    p.set_defaults(func=run_inspect)
+
+
+def run_inspect(args) -> int:
+    tok = BPETokenizer.from_file(args.tokenizer)
+    print(f"{args.tokenizer}: {tok!r}")
+    print(f"fingerprint {tok.fingerprint()}")
+    print(f"base tokens: {len(tok.base_tokens)}")
+    print(f"First {min(args.first, len(tok.merges))} merges:")
+    for number, (left, right) in enumerate(tok.merges[:args.first], start=1):
+        print(f"  Merge {number}: {printable(left)!r} + {printable(right)!r} = {printable(left + right)!r} "
+              f"(id {tok.stoi[left + right]})")
+    print(f"{args.longest} longest tokens:")
+    for token_id, token in _longest_tokens(tok, args.longest):
+        print(f"  {token_id:>6}  {printable(token)!r}  ({len(token)})")
+    return 0

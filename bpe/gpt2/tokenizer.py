@@ -1,0 +1,332 @@
+"""The real GPT-2 tokenizer from OpenAI's files, in pure Python, id for id like tiktoken.
+
+Unlike `bpe.tokenizer.BPETokenizer`, which replays merges as pairs in learned order,
+this encoder merges the way tiktoken does, so that ids equal
+``tiktoken.get_encoding("gpt2")`` for any text:
+
+1. the text is split with GPT-2's regex (`bpe.pretokenize.GPT2_PATTERN`); merges never
+   cross a chunk;
+2. a chunk whose bytes are already a token is that token (no merging at all);
+3. otherwise, starting from single bytes, the adjacent pair whose *concatenation* has
+   the lowest rank is merged (leftmost first on ties), until no concatenation is a token.
+
+Rank and id are the same number in GPT-2's files (checked by `bpe.gpt2_files`), so the
+ids come out directly. Text repeats itself, so each distinct chunk is encoded once and
+remembered (a per-tokenizer cache), and the text is cut into space-led pieces with C
+string methods so that the regex only runs on pieces not seen before: that is what makes
+pure Python fast enough.
+
+Special tokens follow tiktoken's ``allowed_special``, with one difference: by default
+``<|endoftext|>`` in the text is encoded as the plain text it is (what tiktoken does with
+``disallowed_special=()``) instead of raising. Only when allowed does it become id 50256.
+
+    >>> gpt2 = load_gpt2("data/cache/gpt2/encoder.json", "data/cache/gpt2/vocab.bpe")
+    >>> gpt2.encode("hello world")
+    [31373, 995]
+    >>> gpt2.encode("<|endoftext|>", allowed_special="all")
+    [50256]
+"""
+from __future__ import annotations
+
+import os
+import re
+from heapq import heapify, heappop, heappush
+from itertools import chain
+from typing import AbstractSet, Iterable, Literal
+
+from bpe.alphabet import BYTES
+from bpe.errors import BpeError
+from bpe.files import check_sha256
+from bpe.gpt2.files import (ENCODER_JSON, GPT2_SHA256, VOCAB_BPE, GPT2Vocabulary,
+                         download_gpt2_files, find_gpt2_files, missing_files_message, parse_gpt2_files)
+from bpe.pretokenize import GPT2_PATTERN, gpt2_segments, segment_text
+from bpe.storage import TokenizerData, fingerprint_of
+from bpe.tokenizer import BPETokenizer
+
+__all__ = ["GPT2Tokenizer", "download_gpt2_files", "find_gpt2_files", "load_default_gpt2",
+           "load_gpt2"]
+
+CACHE_LIMIT = 500_000  # distinct pieces remembered per tokenizer; bounds memory on endless input
+LONG_CHUNK = 256  # bytes; longer chunks merge with a heap instead of rescanning a list
+_NO_RANK = 1 << 62
+
+class GPT2Tokenizer:
+    """A byte-level BPE tokenizer read from GPT-2's files (see the module docstring)."""
+
+    alphabet = BYTES
+    pretokenizer = "gpt2"
+
+    def __init__(self, vocabulary: GPT2Vocabulary, *, name: str = "GPT-2") -> None:
+        import regex  # GPT-2's pattern needs \p{L}, which `re` lacks
+
+        self.name = name
+        self.base_tokens: list[bytes] = vocabulary.tokens[:256]
+        self.merges: list[tuple[bytes, bytes]] = list(vocabulary.merges)
+        self.special_tokens: dict[str, int] = dict(vocabulary.special_tokens)
+        # bytes -> rank; rank is the id (bytes first, then merge results in merge order)
+        self._ranks: dict[bytes, int] = {token: i for i, token in enumerate(vocabulary.tokens)}
+        self.itos: dict[int, bytes] = dict(enumerate(vocabulary.tokens))
+        for special, token_id in self.special_tokens.items():
+            self.itos[token_id] = special.encode("utf-8")
+        self.stoi: dict[bytes, int] = {token: token_id for token_id, token in self.itos.items()}
+        self.vocab_size = len(self.itos)
+        self._findall = regex.compile(GPT2_PATTERN).findall
+        self._cache: dict[str, list[int]] = {}
+        self._fingerprint: str | None = None
+
+    @property
+    def tokens(self) -> list[bytes]:
+        """Every token by id (special tokens as their UTF-8 text)."""
+        return [self.itos[i] for i in range(self.vocab_size)]
+
+    # ====================
+    # Encoding
+
+    def encode(self, text: str, allowed_special: AbstractSet[str] | Literal["all"] = frozenset()) -> list[int]:
+        """Text to ids, as ``tiktoken.get_encoding("gpt2").encode(text, allowed_special=...,
+        disallowed_special=())``. Special tokens become their id only when allowed."""
+        if not isinstance(text, str):
+            raise BpeError(f"encode takes a str, got {type(text).__name__}")
+        allowed = self._allowed(allowed_special)
+        present = [special for special in allowed if special in text]
+        if not present:
+            return self.encode_ordinary(text)
+        # Longest first, so a special token that contains another wins (as a regex alternation would).
+        pattern = re.compile("|".join(re.escape(s) for s in sorted(present, key=len, reverse=True)))
+        ids: list[int] = []
+        start = 0
+        for found in pattern.finditer(text):
+            ids += self.encode_ordinary(text[start:found.start()])
+            ids.append(self.special_tokens[found.group()])
+            start = found.end()
+        ids += self.encode_ordinary(text[start:])
+        return ids
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Text to ids with no special tokens at all (``<|endoftext|>`` is plain text).
+
+        Fast path: cut the text into space-led pieces with C string methods (see `bpe.pretokenize.gpt2_segments`),
+        look each distinct piece up once, and run the regex only on pieces not seen before.
+        """
+        segments = gpt2_segments(text)
+        if segments is None:
+            return self._encode_uncached(text)
+        head = segments[0]
+        ids = self._encode_piece(segment_text(head, first=True)) if head else []
+        rest = segments[1:]  # each stands for the piece " " + segment
+        ids += chain.from_iterable(map(self._pieces_for(rest).__getitem__, rest))
+        return ids
+
+    def clear_cache(self) -> None:
+        """Forget every piece encoded so far (the next encode starts cold, as in a benchmark)."""
+        self._cache = {}
+
+    def _pieces_for(self, segments: list[str]) -> dict[str, list[int]]:
+        """The cache, holding every segment's ids (encoding those it lacks)."""
+        cache = self._cache
+        missing = set(segments).difference(cache)
+        if len(cache) + len(missing) > CACHE_LIMIT:  # bounded: forget rather than grow forever
+            # A new dict, never clear(): another thread may be reading the old one.
+            cache = {}
+            missing = set(segments)
+            if len(missing) <= CACHE_LIMIT:
+                self._cache = cache  # else too many for the cache: a dict for this call only
+        encode_piece = self._encode_piece
+        for segment in missing:
+            cache[segment] = encode_piece(segment_text(segment))
+        return cache
+
+    def _encode_piece(self, piece: str) -> list[int]:
+        ids: list[int] = []
+        for chunk in self._findall(piece):
+            ids += self._encode_chunk(chunk)
+        return ids
+
+    def _encode_uncached(self, text: str) -> list[int]:
+        """The plain way: the regex over the whole text, each distinct chunk encoded once."""
+        seen: dict[str, list[int]] = {}
+        ids: list[int] = []
+        for chunk in self._findall(text):
+            found = seen.get(chunk)
+            if found is None:
+                found = seen[chunk] = self._encode_chunk(chunk)
+            ids += found
+        return ids
+
+    def encode_tokens(self, text: str) -> list[bytes]:
+        """Text to the bytes of each token (no special tokens)."""
+        itos = self.itos
+        return [itos[i] for i in self.encode_ordinary(text)]
+
+    def encode_with_chunks(self, text: str) -> list[list[int]]:
+        """Ids grouped by pre-tokenizer chunk: the boundaries merges never cross."""
+        return [self.encode_ordinary(chunk) for chunk in self._findall(text)]
+
+    def _allowed(self, allowed_special) -> AbstractSet[str]:
+        if allowed_special == "all":
+            return self.special_tokens.keys()
+        if isinstance(allowed_special, str):
+            raise BpeError(f"allowed_special={allowed_special!r}: give a set of special tokens, "
+                           f"e.g. {{{allowed_special!r}}}, or 'all'")
+        allowed = set(allowed_special)
+        unknown = allowed - self.special_tokens.keys()
+        if unknown:
+            raise BpeError(f"allowed_special names {sorted(unknown)!r}, which {self.name} does not have; "
+                           f"its special tokens are {sorted(self.special_tokens)!r}")
+        return allowed
+
+    def _encode_chunk(self, chunk: str) -> list[int]:
+        piece = chunk.encode("utf-8")
+        token = self._ranks.get(piece)
+        if token is not None:
+            return [token]
+        if len(piece) > LONG_CHUNK:
+            return merge_by_rank_heap(piece, self._ranks)
+        return merge_by_rank(piece, self._ranks)
+
+    # ====================
+    # Decoding
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """Ids to the exact bytes they stand for."""
+        itos = self.itos
+        ids = list(ids)
+        try:
+            return b"".join([itos[i] for i in ids])
+        except (KeyError, TypeError):
+            bad = next(i for i in ids if not isinstance(i, int) or i not in itos)
+            raise BpeError(f"unknown token id {bad!r}: {self.name}'s ids run from 0 to {self.vocab_size - 1}") from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids to text; bytes that are not valid UTF-8 (a cut through a character) become U+FFFD,
+        as in tiktoken. `decode_bytes` is exact."""
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    # ====================
+    # Identity and conversion
+
+    def fingerprint(self) -> str:
+        """The fingerprint a ``byte_bpe`` file of these merges would have (`bpe.storage`)."""
+        if self._fingerprint is None:
+            self._fingerprint = fingerprint_of(TokenizerData(BYTES, tuple(self.base_tokens), tuple(self.merges),
+                                                             self.pretokenizer))
+        return self._fingerprint
+
+    def prefix(self, merges: int) -> "GPT2Tokenizer":
+        """GPT-2 with only its first ``merges`` merges (and no special tokens): what a shorter
+        training run would have kept, since ranks are merge order."""
+        if not isinstance(merges, int) or merges < 0:
+            raise BpeError(f"merges={merges!r} must be a whole number from 0 to {len(self.merges)}")
+        kept = min(merges, len(self.merges))
+        tokens = [self.itos[i] for i in range(len(self.base_tokens) + kept)]
+        return GPT2Tokenizer(GPT2Vocabulary(tokens, self.merges[:kept], {}), name=f"{self.name} [:{kept}]")
+
+    def to_bpe_tokenizer(self):
+        """The same merges as a lab `BPETokenizer` (same ids, same fingerprint). It replays merges
+        as pairs, so on rare chunks its ids may differ from this class's tiktoken-exact ones."""
+        return BPETokenizer(self.base_tokens, self.merges, alphabet=BYTES, pretokenizer=self.pretokenizer)
+
+    def __repr__(self) -> str:
+        return f"GPT2Tokenizer(name={self.name!r}, vocab_size={self.vocab_size}, merges={len(self.merges)})"
+
+
+# ====================
+# Merging one chunk (tiktoken's rule)
+
+
+def merge_by_rank(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """Merge the pair whose concatenation has the lowest rank, leftmost first, until none is a token.
+
+    Example (GPT-2): b'hello' -> [b'h', b'ello'] -> [31373]. Quadratic in the chunk's length,
+    with the scans done by C (`min`, `list.index`): the fastest way for short chunks.
+    """
+    get = ranks.get
+    parts = [piece[i:i + 1] for i in range(len(piece))]
+    pair_ranks = [get(a + b, _NO_RANK) for a, b in zip(parts, parts[1:])]
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best == _NO_RANK:
+            break
+        i = pair_ranks.index(best)  # the leftmost of equal ranks
+        parts[i] += parts.pop(i + 1)
+        del pair_ranks[i]
+        if i > 0:
+            pair_ranks[i - 1] = get(parts[i - 1] + parts[i], _NO_RANK)
+        if i < len(pair_ranks):
+            pair_ranks[i] = get(parts[i] + parts[i + 1], _NO_RANK)
+    return [ranks[part] for part in parts]
+
+
+def merge_by_rank_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """`merge_by_rank` for long chunks (a run of 10,000 spaces): a linked list and a heap
+    keyed by (rank, position), so each merge costs a logarithm, not a scan."""
+    get = ranks.get
+    n = len(piece)
+    parts = [piece[i:i + 1] for i in range(n)]
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prev = list(range(-1, n - 1))
+    live = [-1] * n  # the heap key of the pair starting at each position; others are stale
+    heap = []
+    for p in range(n - 1):
+        rank = get(parts[p] + parts[p + 1])
+        if rank is not None:
+            live[p] = rank << 32 | p
+            heap.append(live[p])
+    heapify(heap)
+    while heap:
+        key = heappop(heap)
+        p = key & 0xFFFFFFFF
+        if live[p] != key:
+            continue
+        q = nxt[p]
+        parts[p] += parts[q]
+        parts[q] = b""
+        live[q] = -1
+        nxt[p] = right = nxt[q]
+        if right >= 0:
+            prev[right] = p
+        for left in (prev[p], p):  # the two pairs that now contain the merged part
+            if left < 0 or nxt[left] < 0:
+                if left >= 0:
+                    live[left] = -1
+                continue
+            rank = get(parts[left] + parts[nxt[left]])
+            live[left] = -1 if rank is None else rank << 32 | left
+            if rank is not None:
+                heappush(heap, live[left])
+    return [ranks[part] for part in parts if part]
+
+
+# ====================
+# Loading
+
+
+def load_gpt2(encoder_json_path: str | os.PathLike[str], vocab_bpe_path: str | os.PathLike[str], *,
+              encoder_sha256: str | None = None, vocab_sha256: str | None = None) -> GPT2Tokenizer:
+    """Load ``encoder.json`` and ``vocab.bpe`` (OpenAI's format) into a `GPT2Tokenizer`.
+
+    With ``encoder_sha256`` / ``vocab_sha256`` the files must have those hashes first.
+    Malformed files raise `BpeError` naming the file and the line.
+    """
+    if encoder_sha256 is not None:
+        check_sha256(encoder_json_path, encoder_sha256)
+    if vocab_sha256 is not None:
+        check_sha256(vocab_bpe_path, vocab_sha256)
+    return GPT2Tokenizer(parse_gpt2_files(encoder_json_path, vocab_bpe_path))
+
+
+def load_default_gpt2(*, download: bool = False, cache_dir: str | os.PathLike[str] | None = None,
+                      progress=None) -> GPT2Tokenizer:
+    """OpenAI's GPT-2, from ``data/cache/gpt2/`` or the shared data folder, hashes checked.
+
+    When neither has the files: downloads them into the cache if ``download`` is true,
+    else raises `BpeError` saying what to download and where to put it.
+    """
+    found = find_gpt2_files(cache_dir)
+    if found is None:
+        if not download:
+            raise BpeError(missing_files_message(cache_dir))
+        found = download_gpt2_files(cache_dir, progress=progress) if cache_dir else download_gpt2_files(progress=progress)
+    encoder, vocab = found
+    return load_gpt2(encoder, vocab, encoder_sha256=GPT2_SHA256[ENCODER_JSON], vocab_sha256=GPT2_SHA256[VOCAB_BPE])

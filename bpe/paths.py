@@ -1,0 +1,20 @@
+"""Where things live: the project's data folder, its download cache, the shared reference data.
+
+One home for every location the package reads or writes by default, so that the corpus
+registry, the downloaders and the benchmarks agree. Each function that takes a folder
+also accepts another one; these are only the defaults.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = PROJECT_ROOT / "data"  # texts the project ships
+CACHE_DIR = DATA_DIR / "cache"  # downloads (git-ignored): WikiText-2, GPT-2's files
+SHARED_DATA_ENV_VAR = "BPE_SHARED_DATA"
+
+
+def shared_data_dir() -> Path:
+    """The shared reference data: ``$BPE_SHARED_DATA``, else ``../shared/data`` beside the project."""
+    return Path(os.environ.get(SHARED_DATA_ENV_VAR) or PROJECT_ROOT.parent / "shared" / "data")

@@ -1,0 +1,69 @@
+"""Tokens spelled as plain text: visible whitespace, partial bytes, GPT-2's spelling.
+
+The core spells tokens as text; the app turns that text into HTML and charts (in its UI
+package beside the pages). A byte-level tokenizer may learn a token that holds only part
+of a character: 'é' is two bytes (C3 A9), and b'\\xc3' alone is a valid token. Such a
+token has no text of its own, so it is shown as ``<0xC3>``; everything that does decode
+is shown as text.
+
+    readable_token(b' caf\\xc3\\xa9')          -> ' café'
+    readable_token(b'\\xe2\\x80')               -> '<0xE2><0x80>'   (2 of the 3 bytes of '—')
+    readable_token(b' the', gpt2_spelling=True) -> 'Ġthe'          (how OpenAI's files spell it)
+    printable(" the\\n")                        -> '·the↵'          (whitespace made visible)
+"""
+from __future__ import annotations
+
+from bpe.alphabet import gpt2_spelling as _gpt2_spelling
+
+# surrogateescape turns each undecodable byte 0xXY into the lone surrogate U+DCXY.
+_ESCAPED_LOW, _ESCAPED_HIGH = 0xDC80, 0xDCFF
+
+
+def readable_token(token: bytes | str, *, gpt2_spelling: bool = False) -> str:
+    """A token as text: str unchanged; bytes decoded, partial characters as ``<0xE2>``.
+
+    ``gpt2_spelling=True`` spells bytes with GPT-2's byte-to-unicode table instead (a space
+    is 'Ġ', a newline 'Ċ'): one printable character per byte, as in ``vocab.bpe``.
+    """
+    if isinstance(token, str):
+        return token
+    if not isinstance(token, (bytes, bytearray)):
+        raise TypeError(f"readable_token takes bytes or str, got {type(token).__name__} {token!r}")
+    if gpt2_spelling:
+        return _gpt2_spelling(bytes(token))
+    text = bytes(token).decode("utf-8", errors="surrogateescape")
+    if text.isascii() or not any(_ESCAPED_LOW <= ord(ch) <= _ESCAPED_HIGH for ch in text):
+        return text
+    return "".join(f"<0x{ord(ch) - 0xDC00:02X}>" if _ESCAPED_LOW <= ord(ch) <= _ESCAPED_HIGH else ch
+                   for ch in text)
+
+
+def is_complete_utf8(token: bytes | str) -> bool:
+    """True when ``token`` is whole characters (always for str): b'\\xc3\\xa9' yes, b'\\xc3' no."""
+    if isinstance(token, str):
+        return True
+    try:
+        token.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def hex_bytes(token: bytes | str) -> str:
+    """The token's UTF-8 bytes in hex, for tooltips: b' \\xc3\\xa9' -> '20 C3 A9'."""
+    data = token.encode("utf-8") if isinstance(token, str) else token
+    return " ".join(f"{value:02X}" for value in data)
+
+
+VISIBLE_WHITESPACE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
+_VISIBLE = str.maketrans(VISIBLE_WHITESPACE)
+
+
+def printable(token: str | bytes) -> str:
+    """A token's text with whitespace made visible: space ·, newline ↵, tab →, CR ␍."""
+    return readable_token(token).translate(_VISIBLE)
+
+
+def pair_label(pair: tuple) -> str:
+    """``('t', 'h')`` as ``t + h`` in printable text (not escaped)."""
+    return f"{printable(pair[0])} + {printable(pair[1])}"

@@ -1,0 +1,44 @@
+"""bpe.merge_log: log rows, CSV, count changes, why training stopped."""
+import csv
+import io
+
+from bpe.analysis.merge_log import count_change_rows, log_csv, log_rows_around, why_stopped
+from bpe.analysis.metrics import compression
+from bpe.run import train_run
+
+RUN = train_run("the cat in the hat\nthe hat", 40, 1)
+
+
+def test_rows_around_mark_the_current_step_and_keep_a_fixed_height():
+    rows = log_rows_around(RUN.steps, 1)
+    assert [r["step"] for r in rows] == list(range(1, 12)) and rows[0][""] == "▶"
+    rows = log_rows_around(RUN.steps, 8)
+    assert [r["step"] for r in rows] == list(range(3, 14)) and rows[5][""] == "▶"
+    assert list(rows[0]) == ["", "step", "pair", "new token", "frequency", "sequence length", "vocab size"]
+    last = len(RUN.steps)
+    rows = log_rows_around(RUN.steps, last)
+    assert len(rows) == 11 and rows[-1]["step"] == last and rows[-1][""] == "▶"
+
+
+def test_csv_reads_back_exactly():
+    rows = list(csv.DictReader(io.StringIO(log_csv(RUN.steps))))
+    assert len(rows) == len(RUN.steps)
+    assert [(r["left"], r["right"], r["token"]) for r in rows] == [(*s.pair, s.token) for s in RUN.steps]
+    assert rows[0]["vocab_size"] == str(RUN.steps[0].vocab_size)
+
+
+def test_count_changes_name_what_happened():
+    rows = count_change_rows(RUN.steps[0])  # ('t','h') -> 'th'
+    kinds = {r["pair"]: (r["change"], r["what happened"]) for r in rows}
+    assert kinds["t + h"] == (-3, "merged away")
+    assert kinds["th + e"][1] == "created" and kinds["th + e"][0] > 0
+    assert any(kind == "consumed" for _, kind in kinds.values())
+
+
+def test_why_stopped_for_the_whole_run_and_for_a_prefix():
+    assert why_stopped(RUN, len(RUN.steps)).startswith(f"Training stopped after {len(RUN.steps)} merges: ")
+    assert "the first 3 of the run's" in why_stopped(RUN, 3)
+
+
+def test_compression():
+    assert compression(10, 4) == 2.5 and compression(5, 0) == 0.0

@@ -1,0 +1,216 @@
+"""AppTest: the analysis pages (Tokenize, Compression, Context window, Vocabulary).
+
+Each test seeds the shared sidebar's state with a small corpus, lets the page train it
+(cached per process), and checks the numbers a user reads against `bpe` called directly
+on the same settings.
+"""
+from __future__ import annotations
+
+import pytest
+
+from app_helpers import metric, new_app, plotly_specs, unescape_markdown
+from bpe import train_run
+from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
+from bpe.analysis.exports import tokenizer_json
+from bpe.analysis.lineage import lineage_lines, lineage_of
+from bpe.analysis.metrics import compression, context_coverage, token_lengths, token_usage
+from bpe.analysis.vocabulary import learned_tokens
+
+TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
+    "pages/2_Tokenize.py", "pages/3_Compression.py", "pages/4_Context_window.py", "pages/5_Vocabulary.py")
+SMALL = "low lower newest widest"  # under 2,000 characters: never split; 17 merges at minimum frequency 2
+# 6,000 characters of the Python reference: split 5,400 / 600, so there is a held-out curve
+PROSE = dict(settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000, settings_vocab=300,
+             settings_train_up_to=300)
+
+
+def small_run():
+    return train_run(load_corpus(SMALL), 1_000)
+
+
+def prose_run():
+    train, heldout = split_train_heldout(load_corpus(PYTHON_REFERENCE)[:6_000], 0.1)
+    return train, heldout, train_run(train, 300, heldout_text=heldout)
+
+
+def spans_html(at) -> str:
+    return "".join(h.value for h in at.html)
+
+
+@pytest.mark.parametrize("script", [TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY])
+def test_page_runs_with_no_prior_state(script):
+    at = new_app(script)
+    assert not at.exception and not at.error
+    assert at.title[0].value
+
+
+# ==================== Compression
+
+
+def test_compression_shows_the_runs_numbers():
+    run = small_run()
+    at = new_app(COMPRESSION, settings_corpus=SMALL)
+    assert not at.exception
+    last = len(run.steps)
+    vocab = run.final_vocab_size
+    assert metric(at, f"Characters per token at vocab {vocab:,}") == \
+        f"{compression(len(load_corpus(SMALL)), run.sequence_length(last)):.2f}"
+    assert metric(at, "Sequence length of the training text") == f"{run.sequence_length(last):,} tokens"
+    assert metric(at, "Embedding parameters (vocab × d)") == f"{vocab * 128:,}"
+    at.number_input(key="_w_compression_d").set_value(64).run()
+    assert metric(at, "Embedding parameters (vocab × d)") == f"{vocab * 64:,}"
+    table = at.dataframe[0].value
+    assert list(table["vocab size"]) == [f"{s:,} (run stops at {vocab})" for s in (300, 500, 1_000, 2_000)]
+    assert list(table["sequence length"]) == [run.sequence_length(last)] * 4
+    assert "no held-out curve" in at.caption[0].value
+
+
+def test_compression_curve_has_training_and_heldout_and_marks_the_parting():
+    train, heldout, run = prose_run()
+    at = new_app(COMPRESSION, **PROSE)
+    assert not at.exception
+    fig = plotly_specs(at)[0]
+    names = [trace["name"] for trace in fig["data"]]
+    assert names[:2] == ["training text", "held-out text"]
+    heldout_trace = fig["data"][1]
+    tok = run.tokenizer(300)
+    assert heldout_trace["x"][-1] == tok.vocab_size
+    assert heldout_trace["y"][-1] == pytest.approx(len(heldout) / len(tok.encode(heldout)))
+    assert metric(at, "Held-out characters per token") == f"{len(heldout) / len(tok.encode(heldout)):.2f}"
+    at.slider(key="_w_compression_gap").set_value(1).run()  # a 1 % gap: these curves part somewhere
+    assert any(name.startswith("curves part (vocab") for name in (t["name"] for t in plotly_specs(at)[0]["data"]))
+
+
+def test_compression_overlays_a_run_seen_earlier_in_the_session():
+    at = new_app(COMPRESSION, settings_corpus=SMALL)
+    at.session_state["settings_min_freq"] = 1
+    at.run()
+    box = at.multiselect(key="_w_compression_overlays")
+    assert box.options == [f"{SMALL} (characters, min freq 2, to 1,000)"]
+    box.set_value(box.options).run()
+    traces = plotly_specs(at)[0]["data"]
+    assert traces[-1]["name"] == f"{SMALL} (characters, min freq 2, to 1,000) (training)"
+    assert traces[-1]["line"]["dash"] == "dash"
+
+
+# ==================== Context window
+
+
+def test_context_window_coverage_matches_bpe():
+    _train, heldout, run = prose_run()
+    at = new_app(CONTEXT, **PROSE, context_block=32)
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("tokenizer")
+    tok = run.tokenizer(300)
+    expected = context_coverage(token_lengths(tok.encode_tokens(heldout)), 32)
+    assert table.loc["characters", "mean characters"] == 32.0
+    assert table.loc[f"BPE {tok.vocab_size}", "mean characters"] == round(expected.mean, 1)
+    assert table.loc[f"BPE {tok.vocab_size}", "10th percentile"] == round(expected.p10, 1)
+    assert table.loc[f"BPE {tok.vocab_size}", "windows"] == expected.windows
+    html = spans_html(at)
+    assert html.count("✂ 32") == len(table) and 'class="win"' in html
+    fixed = heldout[:1_000]
+    cost = at.dataframe[1].value.set_index("tokenizer")
+    assert cost.loc[f"BPE {tok.vocab_size}", "tokens for the passage"] == len(tok.encode(fixed))
+    assert f"These {len(fixed):,} characters take {len(fixed):,} tokens as characters" in at.info[0].value
+
+
+def test_context_window_block_size_changes_the_numbers():
+    at = new_app(CONTEXT, **PROSE)
+    assert at.dataframe[0].value.set_index("tokenizer").loc["characters", "mean characters"] == 128.0
+    at.select_slider(key="_w_context_block").set_value(64).run()
+    assert at.dataframe[0].value.set_index("tokenizer").loc["characters", "mean characters"] == 64.0
+
+
+# ==================== Tokenize
+
+
+def test_tokenize_counts_tokens_and_traces_a_lineage():
+    run = small_run()
+    tok = run.tokenizer()
+    at = new_app(TOKENIZE, settings_corpus=SMALL, tokenize_text="lowest newest")
+    assert not at.exception
+    assert [m.value for m in at.metric if m.label == "Tokens"][:2] == ["13", str(len(tok.encode("lowest newest")))]
+    html = spans_html(at)
+    assert 'title="id ' in html and "bpe-linked" in html and ":hover" in html
+    chosen = at.selectbox(key="_w_tokenize_lineage").value
+    assert chosen == max({tok.itos[i] for i in tok.encode("lowest newest") if i >= len(tok.base_tokens)},
+                         key=lambda t: (len(t), t))
+    assert at.code[0].value == "\n".join(lineage_lines(lineage_of(run, chosen)))
+
+
+def test_tokenize_names_characters_outside_the_alphabet():
+    at = new_app(TOKENIZE, settings_corpus=SMALL)  # the default sentence holds 'A', 'f', 'c', ...
+    assert not at.exception
+    shown = unescape_markdown(at.error[0].value)
+    assert "character(s) outside the tokenizer's alphabet" in shown and "'A'" in shown
+    assert "Fix the text above" in at.info[0].value
+
+
+def test_tokenize_rare_words_preset():
+    at = new_app(TOKENIZE, **PROSE)
+    at.button(key="tokenize_preset_Rare words").click().run()
+    assert at.session_state["tokenize_text"] == "electromagnetism neurocomputational uncharacteristically"
+    assert [m.value for m in at.metric if m.label == "Tokens"][0] == "56"  # characters: one token each
+
+
+# ==================== Vocabulary
+
+
+def test_vocabulary_table_matches_the_run():
+    run = small_run()
+    text = load_corpus(SMALL)
+    rows = learned_tokens(run, len(run.steps), token_usage(run, text))
+    at = new_app(VOCABULARY, settings_corpus=SMALL)
+    assert not at.exception
+    assert metric(at, "Learned tokens") == str(len(rows))
+    assert metric(at, "Unused in the final encoding") == str(sum(1 for r in rows if r.uses == 0))
+    table = at.dataframe[0].value
+    assert list(table["id"]) == [r.id for r in rows] and list(table["uses"]) == [r.uses for r in rows]
+    assert list(table["step"]) == [r.step for r in rows]
+    at.text_input(key="_w_vocab_search").set_value("est").run()
+    assert len(at.dataframe[0].value) > 0 and all("est" in t for t in at.dataframe[0].value["token"])
+
+
+def upload(at, name: str, data: bytes):
+    at.file_uploader(key="vocab_upload").set_value((name, data, "application/json"))
+    return at.run()
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"{not json", "tok.json is not valid JSON"),
+    (b'{"type": "character_bpe"}', "tok.json is missing the key(s) base_tokens, merges, vocab_size, fingerprint"),
+    (tokenizer_json(train_run(load_corpus(SMALL), 1_000).tokenizer()).replace('"w"', '"x"', 1).encode(),
+     "tok.json fails its fingerprint check"),
+], ids=["not-json", "missing-keys", "tampered"])
+def test_bad_tokenizer_upload_is_refused_with_the_reason(data, message):
+    at = upload(new_app(VOCABULARY, settings_corpus=SMALL), "tok.json", data)
+    assert not at.exception
+    assert message in unescape_markdown(at.error[0].value)
+    assert "vocab_uploaded" not in at.session_state
+
+
+def test_good_tokenizer_upload_is_used_on_the_tokenize_page():
+    tok = train_run(load_corpus(SMALL), 1_000).tokenizer()
+    at = new_app("app.py", settings_corpus=SMALL)  # from the home page, so AppTest knows every page
+    at.switch_page(VOCABULARY).run()
+    upload(at, "mine.json", tokenizer_json(tok).encode())
+    assert not at.error and "Loaded mine.json" in unescape_markdown(at.success[0].value)
+    at.switch_page(TOKENIZE).run()
+    assert not at.exception
+    assert any("uploaded: mine.json" in unescape_markdown(m.value) for m in at.markdown)
+
+
+@pytest.mark.parametrize("script", [TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY])
+def test_pages_work_on_a_byte_level_pretokenized_run(script):
+    at = new_app(script, settings_corpus=SMALL, settings_alphabet="bytes", settings_pretokenizer="gpt2",
+                 tokenize_text="naïve lowest 🙂")
+    assert not at.exception and not at.error
+
+
+def test_context_window_leaves_out_an_uploaded_tokenizer_that_cannot_read_the_text():
+    narrow = train_run("low lower", 10).tokenizer()  # knows only ' ', 'e', 'l', 'o', 'r', 'w'
+    at = new_app(CONTEXT, **PROSE, vocab_uploaded=("narrow.json", narrow))
+    assert not at.exception
+    assert "uploaded: narrow.json is left out" in unescape_markdown(at.warning[0].value)
+    assert "uploaded: narrow.json" not in list(at.dataframe[0].value["tokenizer"])

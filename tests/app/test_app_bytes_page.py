@@ -1,0 +1,81 @@
+"""AppTest: pages/7_Bytes_and_pretokenizers.py, the same corpus trained four ways (and GPT-2)."""
+from __future__ import annotations
+
+import pytest
+import streamlit as st
+
+from app_helpers import new_app
+from bpe.gpt2 import files as gpt2_files
+from helpers import shared_file
+
+PAGE = "pages/7_Bytes_and_pretokenizers.py"
+LABELS = ["characters · none", "bytes · none", "bytes · gpt2", "bytes · gpt4"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()  # GPT-2 is loaded once per process: each test decides if it is there
+    yield
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def no_gpt2(tmp_path, monkeypatch):
+    monkeypatch.setattr(gpt2_files, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setenv("BPE_SHARED_DATA", str(tmp_path / "shared"))
+
+
+def test_four_tokenizers_side_by_side_without_gpt2(no_gpt2):
+    at = new_app(PAGE, settings_corpus="multilingual sample", bytes_merges=50)
+    assert not at.exception and not at.error
+    summary = at.dataframe[0].value
+    assert list(summary["tokenizer"]) == LABELS
+    assert list(summary["base vocab"])[1:] == [256, 256, 256]
+    merges = at.dataframe[1].value
+    assert list(merges.columns) == LABELS and len(merges) == summary["merges"].max() <= 50
+    assert any(str(cell).startswith("▶ ") for cell in merges["bytes · gpt2"])  # its first divergence is marked
+    assert "python -m bpe gpt2 download" in at.info[0].value
+    assert "bytes_parity_run" not in [button.key for button in at.button]  # no GPT-2, no tiktoken check
+    characters = at.dataframe[-1].value
+    assert {"€", "ü", "🙂", "你"} <= set(characters["character"])
+    assert list(characters.columns) == ["character", "name", "UTF-8 bytes", "occurrences",
+                                        "first held whole at merge", "own token at merge"]
+
+
+def test_switching_the_byte_tokenizer_and_spelling(no_gpt2):
+    at = new_app(PAGE, settings_corpus="multilingual sample", bytes_merges=50)
+    at.radio(key="_w_bytes_variant").set_value("bytes · gpt4").run()
+    assert not at.exception and at.session_state["bytes_variant"] == "bytes · gpt4"
+    at.toggle(key="_w_bytes_gpt2_spelling").set_value(True).run()
+    assert any("Ġ" in str(cell) for cell in at.dataframe[1].value["bytes · gpt2"])
+
+
+def test_ascii_corpus_says_every_character_is_one_byte(no_gpt2):
+    at = new_app(PAGE, settings_corpus="low lower newest widest", bytes_merges=50)
+    assert not at.exception
+    assert "no character beyond ASCII" in at.info[-1].value
+
+
+@pytest.mark.shared_data
+def test_gpt2_column_when_its_files_are_present(tmp_path, monkeypatch):
+    shared_file("gpt2/encoder.json")
+    monkeypatch.setattr(gpt2_files, "CACHE_DIR", tmp_path / "cache")  # found in the shared data
+    at = new_app(PAGE, settings_corpus="low lower newest widest", bytes_merges=50)
+    assert not at.exception
+    summary = at.dataframe[0].value
+    assert list(summary["tokenizer"]) == LABELS + ["GPT-2 (OpenAI)"]
+    assert "GPT-2's full vocabulary (50,257 tokens" in at.caption[1].value
+    assert at.dataframe[1].value["GPT-2 (OpenAI)"].iloc[0] == "▶ ·t"
+
+
+@pytest.mark.shared_data
+def test_gpt2_ids_equal_tiktoken_on_wikitext_in_the_app(tmp_path, monkeypatch):
+    shared_file("wikitext-2/test.txt")
+    pytest.importorskip("tiktoken", reason="tiktoken is not installed")
+    monkeypatch.setattr(gpt2_files, "CACHE_DIR", tmp_path / "cache")
+    at = new_app(PAGE, settings_corpus="low lower newest widest", bytes_merges=50)
+    assert at.radio(key="_w_bytes_parity_source").value == "WikiText-2 test.txt"
+    at.button(key="bytes_parity_run").click().run()
+    assert not at.exception and not at.error
+    assert at.success[0].value.startswith("Identical ids: 295,877 tokens. Ours (pure Python): ")

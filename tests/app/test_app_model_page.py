@@ -1,0 +1,159 @@
+"""The Model page (pages/6_Model.py) and what it stands on: the background job, the
+text it trains on, the curves and the closing verdict.
+
+Training runs on the job's own thread, and fragments never tick in AppTest, so the page
+tests call `at.run()` until the job has ended: each run is one tick of the page's timer.
+"""
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from app_helpers import SMALL_CORPUS, new_app, plotly_specs, unescape_markdown
+from pages._shared.figures import bits_per_char_curves
+from bpe.lm.experiment import split_text
+from bpe.lm.job import experiment_text
+from bpe.lm.report import summary_rows, verdict
+
+torch.set_num_threads(1)  # tiny models: extra threads only add contention
+
+PAGE = "pages/6_Model.py"
+# The Python reference, cut short: a quick run (vocab 300), with 3,000 characters held out.
+QUICK = dict(settings_prefix_cap=30_000, settings_vocab=300, settings_train_up_to=300, model_shape="tiny")
+
+
+@pytest.fixture(autouse=True)
+def one_thread(monkeypatch):
+    monkeypatch.setattr("bpe.lm.job.training_threads", lambda: 1)
+
+
+def run_until_done(at, timeout: float = 120.0):
+    """Rerun the page (one timer tick each) until its job has ended, then once more."""
+    deadline = time.monotonic() + timeout
+    while at.session_state["model_job"].running:
+        assert time.monotonic() < deadline, "the training job did not end in time"
+        time.sleep(0.3)
+        at.run()
+    return at.run()
+
+
+# ==================== The page
+
+
+def test_before_training_it_offers_tokenizers_shapes_and_the_caveats():
+    at = new_app(PAGE, **QUICK)
+    assert not at.exception
+    assert at.multiselect(key="_w_model_tokenizers").options == ["characters", "BPE 300", "BPE 150"]
+    assert at.multiselect(key="_w_model_tokenizers").value == ["characters", "BPE 300"]
+    assert at.selectbox(key="_w_model_shape").value == "tiny"
+    assert at.number_input(key="_w_model_seconds").value == 60  # the default budget
+    assert any("Bits per character, never loss per token" in m.value for m in at.markdown)
+    assert not at.button(key="model_start").disabled and at.button(key="model_stop").disabled
+    assert at.get("plotly_chart") == [] and not at.dataframe
+
+
+def test_training_draws_both_curves_then_the_table_verdict_and_samples():
+    at = new_app(PAGE, **QUICK, model_seconds=2)
+    at.button(key="model_start").click().run()
+    assert at.session_state["model_job"].running
+    assert at.button(key="model_start").disabled and not at.button(key="model_stop").disabled
+    run_until_done(at)
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["tokenizer"]) == ["characters", "BPE 300"]
+    assert list(table["vocab"]) == [91, 300]
+    assert (table["other parameters"].nunique() == 1) and table["embedding parameters"].is_monotonic_increasing
+    assert (table["training seconds"] >= 2).all() and (table["tokens/s"] > 0).all()
+    assert (table["characters seen"] >= table["tokens seen"]).all()
+    bits = table["held-out bits/char"]
+    assert bits.dtype.kind == "f" and ((bits > 0) & (bits < 8)).all()
+    note = [m.value for m in at.markdown if m.value.startswith("Held-out bits per character")][0]
+    for name, value in zip(table["tokenizer"], bits):
+        assert f"{name} **{value:.3f}**" in note
+    assert "won** by" in note or "No clear winner" in note
+    assert len(at.code) == 2 and all(code.value for code in at.code)  # one sample per model
+    seconds, chars = plotly_specs(at)
+    assert [trace["name"] for trace in seconds["data"]] == ["characters", "BPE 300"]
+    assert seconds["layout"]["xaxis"]["title"]["text"] == "training seconds"
+    assert chars["layout"]["xaxis"]["title"]["text"] == "characters processed"
+    assert max(seconds["data"][0]["x"]) >= 2 and chars["data"][1]["x"][-1] == table["characters seen"][1]
+    assert not at.button(key="model_start").disabled and at.button(key="model_stop").disabled
+
+
+def test_stop_ends_training_and_the_note_says_it_was_not_equal():
+    at = new_app(PAGE, **QUICK, model_seconds=300)
+    at.button(key="model_start").click().run()
+    at.button(key="model_stop").click().run()
+    assert at.session_state["model_job"].stop_requested
+    run_until_done(at, timeout=60)
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["tokenizer"]) == ["characters"] and table["training seconds"][0] < 300
+    note = [m.value for m in at.markdown if m.value.startswith("Held-out bits per character")][0]
+    assert "Training was stopped" in note and "Only 1 of the 2 models trained" in note
+
+
+def test_a_text_too_short_to_train_on_shows_the_error():
+    at = new_app(PAGE, settings_corpus=SMALL_CORPUS, model_shape="tiny", model_seconds=1)
+    at.button(key="model_start").click().run()
+    run_until_done(at, timeout=60)
+    assert not at.exception
+    assert "fewer than block_size + 1 = 65" in unescape_markdown(at.error[0].value)
+    assert "the models are scored on the end of the training text" in at.warning[0].value
+
+
+# ==================== The text and the verdict
+
+
+def test_the_experiment_text_splits_back_exactly_into_training_and_held_out():
+    joined = experiment_text("abcdefgh", "ij")
+    assert (joined.text, joined.held_out_fraction, joined.tokenizer_saw_held_out) == ("abcdefghij", 0.2, False)
+    assert split_text(joined.text, joined.held_out_fraction) == ("abcdefgh", "ij")
+    long = experiment_text("x" * 418_624, "y" * 46_502, train_chars=400_000, heldout_chars=9_999)
+    assert split_text(long.text, long.held_out_fraction) == ("x" * 400_000, "y" * 9_999)
+
+
+def test_without_held_out_text_the_end_of_the_training_text_is_used_and_flagged():
+    joined = experiment_text("a" * 100, "")
+    assert joined.tokenizer_saw_held_out and split_text(joined.text, joined.held_out_fraction)[1] == "a" * 10
+
+
+def summary(name, bits, *, seconds=60.0, tokens=600_000, chars=600_000):
+    return SimpleNamespace(tokenizer=name, bits_per_char=bits, seconds=seconds, tokens_seen=tokens, chars_seen=chars,
+                           tokens_per_second=tokens / seconds, chars_per_second=chars / seconds, steps=10,
+                           config=SimpleNamespace(vocab_size=100), parameters=SimpleNamespace(embedding=5, rest=7))
+
+
+def test_verdict_names_the_winner_and_the_margin():
+    note = verdict([summary("characters", 2.5), summary("BPE 1,000", 2.0, tokens=300_000, chars=1_200_000)],
+                   budget_seconds=60, requested=2)
+    assert "characters **2.500**; BPE 1,000 **2.000**" in note
+    assert "characters 10,000 tokens/s = 10,000 characters/s; BPE 1,000 5,000 tokens/s = 20,000 characters/s" in note
+    assert "**BPE 1,000 won** by 0.500 bits per character (20% fewer bits than characters)" in note
+    assert "read 2.0× as many characters" in note and "stopped" not in note
+
+
+def test_verdict_calls_a_tie_and_flags_a_stopped_run():
+    assert "No clear winner" in verdict([summary("a", 2.000), summary("b", 2.005)], budget_seconds=60)
+    note = verdict([summary("a", 2.0), summary("b", 1.0, seconds=12.5)], budget_seconds=60, requested=3)
+    assert "b trained for 12.5 s of the 60 s budget" in note and "Only 2 of the 3 models" in note
+    assert verdict([]) == "No model finished training, so there is nothing to compare."
+    assert summary_rows([summary("a", 1.23456)])[0]["held-out bits/char"] == 1.235
+
+
+def test_curves_have_one_line_per_tokenizer_on_either_axis():
+    def record(name, step, seconds, chars, bits):
+        return SimpleNamespace(tokenizer=name, progress=SimpleNamespace(
+            step=step, seconds=seconds, chars_seen=chars, evaluation=SimpleNamespace(bits_per_char=bits)))
+
+    records = [record("characters", 0, 0.0, 0, 6.5), record("characters", 25, 3.0, 25_600, 3.1),
+               record("BPE 500", 0, 0.0, 0, 2.0), record("BPE 500", 25, 3.5, 90_000, 1.8)]
+    by_chars = bits_per_char_curves(records, x="chars")
+    assert [t.name for t in by_chars.data] == ["characters", "BPE 500"]
+    assert list(by_chars.data[1].x) == [0, 90_000] and list(by_chars.data[1].y) == [2.0, 1.8]
+    assert list(bits_per_char_curves(records).data[0].x) == [0.0, 3.0]
+    with pytest.raises(ValueError, match="x='steps' must be 'seconds' or 'chars'"):
+        bits_per_char_curves(records, x="steps")

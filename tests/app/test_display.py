@@ -1,0 +1,80 @@
+"""bpe.display: printable token text, colours, escaped HTML spans."""
+import re
+from dataclasses import replace
+
+import pytest
+
+from pages._shared.html import escape_markdown, merge_headline_html, segments_html, token_colour
+
+from bpe.text import pair_label, printable, readable_token
+from bpe.run import train_run
+from bpe.analysis.segments import Segment
+
+
+@pytest.mark.parametrize("token, shown", [
+    (" the", "·the"), ("a\nb", "a↵b"), ("\t", "→"), ("\r\n", "␍↵"), ("plain", "plain"),
+    (b" the", "·the"), ("€".encode(), "€"), (b"\xe2\x82", "<0xE2><0x82>"), (b"a\xffb", "a<0xFF>b"),
+    ("€".encode()[:1] + b" ok", "<0xE2>·ok"),
+], ids=repr)
+def test_printable_makes_whitespace_visible_and_bytes_readable(token, shown):
+    assert printable(token) == shown
+
+
+def test_token_text_keeps_whitespace():
+    assert readable_token(b"a \n") == "a \n"
+    assert readable_token("x y") == "x y"
+
+
+def test_pair_label():
+    assert pair_label(("t", " h")) == "t + ·h"
+
+
+def test_colour_is_stable_per_id_and_differs_between_neighbours():
+    assert token_colour(42) == token_colour(42)
+    assert token_colour(1) != token_colour(2)
+    assert re.fullmatch(r"hsl\(\d+,70%,85%\)", token_colour(12345))
+
+
+MALICIOUS = ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '" onmouseover="x', "'><b>"]
+
+
+@pytest.mark.parametrize("text", MALICIOUS)
+def test_segments_html_escapes_token_text_in_body_and_title(text):
+    html = segments_html([Segment(text, 7), Segment(b"<i>", 8, "merged")])
+    assert "<script" not in html and "<img" not in html and "<i>" not in html and "<b>" not in html
+    assert "&lt;" in html
+    # every attribute value is closed where it should be: no injected attribute
+    assert "onmouseover=" not in html.replace("onmouseover=&quot;", "")
+    assert html.count("<span") == html.count("</span>") == 2
+
+
+def test_segments_html_spans_titles_marks_and_wrapping():
+    html = segments_html([Segment("l", 4, "left"), Segment("o", 6, "right"), Segment(" ", 0),
+                          Segment("lo", 12, "merged"), Segment("\n", 1)])
+    assert html.startswith('<div class="bpe-segments"')
+    assert 'title="id 4: &#x27;l&#x27;"' in html and 'title="id 0: &#x27;·&#x27;"' in html
+    assert '<span class="pair"' in html and 'class="tok pair-left"' in html and 'class="tok pair-right"' in html
+    assert 'class="tok merged"' in html and "#dc2626" in html
+    assert f"background:{token_colour(12)}" in html
+    # a pair's halves stay together, tokens are separated by spaces so lines wrap
+    assert "</span></span> <span" in html
+    assert "↵</span><br>" in html
+
+
+def test_segments_html_of_nothing_is_an_empty_div():
+    assert segments_html([]).endswith("></div>")
+
+
+def test_merge_headline_escapes_and_says_when_no_token_is_new():
+    run = train_run("<b><b> aa aa", 40, 1)
+    step = next(s for s in run.steps if "<" in s.token)
+    headline = merge_headline_html(step)
+    assert "<b>" not in headline and "&lt;" in headline and f"Merge {step.number}:" in headline
+    assert "no new token" not in headline
+    assert "no new token" in merge_headline_html(replace(step, new_token=False))
+
+
+def test_escape_markdown_neutralises_links_and_directives():
+    assert escape_markdown("[x](javascript:1) :red[y] *z* $m$") == (
+        "\\[x\\](javascript\\:1) \\:red\\[y\\] \\*z\\* \\$m\\$")
+    assert escape_markdown("café.txt is 5 bytes") == "café.txt is 5 bytes"
