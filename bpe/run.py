@@ -8,21 +8,21 @@ this record without retraining.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from bpe.alphabet import CHARACTERS, default_base_tokens, symbol_count
+from bpe.alphabet import default_base_tokens, symbol_count
 from bpe.fast import _Sequence
 from bpe.steps import MergeStep, StopReason
 from bpe.tokenizer import BPETokenizer, merges_for_vocab_size
-from bpe.training import prepare_words, train_steps
+from bpe.training import TrainingSettings, prepare_words, settings_from, train_steps
 
 ProgressCallback = Callable[[MergeStep, int], None]  # (latest step, target vocab size)
 
 
 @dataclass(frozen=True)
 class TrainingRun:
-    settings: dict
+    settings: TrainingSettings
     base_tokens: list
     steps: list[MergeStep]
     stop_reason: StopReason
@@ -38,11 +38,11 @@ class TrainingRun:
 
     @property
     def alphabet(self) -> str:
-        return self.settings.get("alphabet", CHARACTERS)
+        return self.settings.alphabet
 
     @property
     def pretokenizer(self) -> str | None:
-        return self.settings.get("pretokenizer")
+        return self.settings.pretokenizer
 
     @property
     def merges(self) -> list[tuple]:
@@ -69,21 +69,21 @@ class TrainingRun:
         return self.steps[merges - 1].sequence_length if merges > 0 else self.initial_length
 
 
-def train_run(text: str, target_vocab_size: int, minimum_pair_frequency: int = 2, *,
-              engine: str = "fast", top_k: int = 10, alphabet: str = CHARACTERS,
-              pretokenizer: str | None = None, heldout_text: str = "",
-              base_tokens: list | None = None, progress: ProgressCallback | None = None) -> TrainingRun:
+def train_run(text: str, settings: TrainingSettings | None = None, /, *, heldout_text: str = "",
+              progress: ProgressCallback | None = None, **fields) -> TrainingRun:
     """Train and record every step; track the held-out text's length after each merge.
 
-    Base characters come from the training and held-out text together (as the tutorial
-    takes them from all splits), so held-out text never holds an unknown character.
+    Settings as for `bpe.training.train_steps`: a `TrainingSettings` or its fields by
+    keyword. Base characters come from the training and held-out text together (as the
+    tutorial takes them from all splits), so held-out text never holds an unknown character.
     """
-    if base_tokens is None:
-        base_tokens = default_base_tokens(text + heldout_text, alphabet)
+    settings = settings_from(settings, fields)
+    if settings.base_tokens is None:
+        settings = replace(settings, base_tokens=tuple(default_base_tokens(text + heldout_text, settings.alphabet)))
     started = time.perf_counter()
-    stream = train_steps(text, target_vocab_size, minimum_pair_frequency, base_tokens, engine, top_k,
-                         alphabet=alphabet, pretokenizer=pretokenizer)
-    heldout = HeldOutTracker(heldout_text, stream.base_tokens, alphabet, pretokenizer, target_vocab_size)
+    stream = train_steps(text, settings)
+    heldout = HeldOutTracker(heldout_text, stream.base_tokens, settings.alphabet, settings.pretokenizer,
+                             settings.target_vocab_size)
     steps = []
     step_seconds = []
     for step in stream:
@@ -91,13 +91,12 @@ def train_run(text: str, target_vocab_size: int, minimum_pair_frequency: int = 2
         step_seconds.append(time.perf_counter() - started)
         heldout.apply(step)
         if progress is not None:
-            progress(step, target_vocab_size)
+            progress(step, settings.target_vocab_size)
     elapsed = time.perf_counter() - started
     return TrainingRun(
-        settings={**stream.settings, "heldout_characters": len(heldout_text)},
-        base_tokens=stream.base_tokens, steps=steps, stop_reason=stream.stop_reason,
+        settings=settings, base_tokens=stream.base_tokens, steps=steps, stop_reason=stream.stop_reason,
         stop_explanation=stream.explain_stop(), training_seconds=elapsed,
-        training_characters=len(text), initial_length=symbol_count(text, alphabet),  # chunks join back into the text
+        training_characters=len(text), initial_length=symbol_count(text, settings.alphabet),  # chunks join back
         heldout_characters=len(heldout_text), heldout_lengths=heldout.lengths, step_seconds=step_seconds,
     )
 

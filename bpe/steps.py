@@ -95,7 +95,7 @@ class StepStream:
     exhausted (``None`` until then).
     """
 
-    def __init__(self, steps: Iterator[MergeStep], *, base_tokens: list, settings: dict) -> None:
+    def __init__(self, steps: Iterator[MergeStep], *, base_tokens: list, settings) -> None:
         self._steps = steps
         self.base_tokens = base_tokens
         self.settings = settings
@@ -121,6 +121,6 @@ class StepStream:
         if self.stop_reason is None:
             return "training has not finished"
         return self.stop_reason.explain(
-            target_vocab_size=self.settings["target_vocab_size"],
-            minimum_pair_frequency=self.settings["minimum_pair_frequency"],
+            target_vocab_size=self.settings.target_vocab_size,
+            minimum_pair_frequency=self.settings.minimum_pair_frequency,
         )

@@ -21,7 +21,7 @@ from bpe.pretokenize import check_pretokenizer, split
 from bpe.steps import log_line, should_log
 from bpe.storage import (TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file,
                          write_tokenizer_file)
-from bpe.training import train_steps
+from bpe.training import TrainingSettings, train_steps
 
 
 # Encoded pieces kept per tokenizer; bounded so a long-lived tokenizer cannot grow forever.
@@ -67,8 +67,10 @@ class BPETokenizer:
               alphabet: str = CHARACTERS, pretokenizer: str | None = None) -> "BPETokenizer":
         """Train on ``text`` until the vocabulary has ``target_vocab_size`` tokens (or no pair
         occurs ``minimum_pair_frequency`` times). ``verbose`` prints the tutorial's log."""
-        stream = train_steps(text, target_vocab_size, minimum_pair_frequency, base_tokens, engine, top_k=0,
-                             alphabet=alphabet, pretokenizer=pretokenizer)
+        settings = TrainingSettings(target_vocab_size=target_vocab_size, minimum_pair_frequency=minimum_pair_frequency,
+                                    base_tokens=base_tokens, engine=engine, top_k=0, alphabet=alphabet,
+                                    pretokenizer=pretokenizer)
+        stream = train_steps(text, settings)
         merges = []
         for step in stream:
             merges.append(step.pair)

@@ -1,12 +1,15 @@
 """Training entry point: check the settings, prepare the text, run an engine.
 
-`train_steps` is what pages and the command line iterate; `BPETokenizer.train` and
-`bpe.run.train_run` are built on it. The engines (`bpe.reference`, `bpe.fast`) receive
+`TrainingSettings` says what to learn; `train_steps` is what pages and the command line
+iterate; `BPETokenizer.train` and `bpe.run.train_run` are built on it. The engines (`bpe.reference`, `bpe.fast`) receive
 text already split into distinct chunks with their frequencies, and never validate.
 """
 from __future__ import annotations
 
-from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, default_base_tokens, require_covered, symbols_of
+from dataclasses import dataclass
+
+from bpe.alphabet import (BYTES, CHARACTERS, check_alphabet, check_base_tokens, default_base_tokens, require_covered,
+                          symbols_of)
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
 from bpe.pretokenize import check_pretokenizer, chunk_counts
@@ -16,45 +19,75 @@ from bpe.steps import StepStream
 ENGINES = {"reference": reference_steps, "fast": fast_steps}
 
 
-def train_steps(text: str, target_vocab_size: int, minimum_pair_frequency: int = 2,
-                base_tokens: list | None = None, engine: str = "fast", top_k: int = 10, *,
-                alphabet: str = CHARACTERS, pretokenizer: str | None = None) -> StepStream:
+@dataclass(frozen=True, kw_only=True)
+class TrainingSettings:
+    """Everything that decides which merges training learns, checked once.
+
+    One type for every way training starts (`train_steps`, `bpe.run.train_run`,
+    `BPETokenizer.train`, the step stream and the run it records), so settings travel
+    as one hashable value instead of a row of positional parameters.
+    """
+
+    target_vocab_size: int
+    minimum_pair_frequency: int = 2
+    engine: str = "fast"
+    top_k: int = 10  # competing pairs recorded per step (0: none, for speed)
+    alphabet: str = CHARACTERS
+    pretokenizer: str | None = None  # None, "whitespace", "gpt2", "gpt4" or a custom regex
+    base_tokens: tuple | None = None  # None: the alphabet's default for the text
+
+    def __post_init__(self) -> None:
+        size = self.target_vocab_size
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise BpeError(f"target_vocab_size={size!r} must be a positive whole number")
+        frequency = self.minimum_pair_frequency
+        if not isinstance(frequency, int) or isinstance(frequency, bool) or frequency < 1:
+            raise BpeError(f"minimum_pair_frequency={frequency!r} must be a whole number of at least 1")
+        if self.engine not in ENGINES:
+            raise BpeError(f"unknown engine {self.engine!r}: choose one of {', '.join(ENGINES)}")
+        if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or self.top_k < 0:
+            raise BpeError(f"top_k={self.top_k!r} must be a whole number of at least 0")
+        check_alphabet(self.alphabet)
+        object.__setattr__(self, "pretokenizer", check_pretokenizer(self.pretokenizer))
+        if self.base_tokens is not None:
+            object.__setattr__(self, "base_tokens", tuple(check_base_tokens(self.base_tokens, self.alphabet)))
+
+
+def train_steps(text: str, settings: TrainingSettings | None = None, /, **fields) -> StepStream:
     """Train BPE on ``text`` one merge at a time.
 
+    Pass a `TrainingSettings`, or its fields by keyword:
+    ``train_steps(text, target_vocab_size=300, engine="reference")``.
     Returns a `StepStream`: iterate it for `MergeStep` records; afterwards its
     ``stop_reason`` says why training stopped. Raises `BpeError` on bad settings before
     any work is done.
     """
-    settings = check_settings(text, target_vocab_size, minimum_pair_frequency, engine, top_k, alphabet)
-    base = prepare_base_tokens(text, base_tokens, alphabet)
-    if target_vocab_size < len(base):
-        raise BpeError(
-            f"target_vocab_size={target_vocab_size} is smaller than the alphabet "
-            f"({len(base)} base tokens): choose at least {len(base)}"
-        )
-    words = prepare_words(text, alphabet, pretokenizer)
-    settings.update(alphabet=alphabet, pretokenizer=check_pretokenizer(pretokenizer))
-    steps = ENGINES[engine](words, base, target_vocab_size=target_vocab_size,
-                            minimum_pair_frequency=minimum_pair_frequency, top_k=top_k)
-    return StepStream(steps, base_tokens=base, settings=settings)
-
-
-def check_settings(text, target_vocab_size, minimum_pair_frequency, engine, top_k, alphabet) -> dict:
+    settings = settings_from(settings, fields)
     if not isinstance(text, str):
         raise BpeError(f"text must be a str, got {type(text).__name__}")
     if not text:
         raise BpeError("the training text is empty: give at least one character")
-    if not isinstance(target_vocab_size, int) or isinstance(target_vocab_size, bool) or target_vocab_size < 1:
-        raise BpeError(f"target_vocab_size={target_vocab_size!r} must be a positive whole number")
-    if not isinstance(minimum_pair_frequency, int) or minimum_pair_frequency < 1:
-        raise BpeError(f"minimum_pair_frequency={minimum_pair_frequency!r} must be a whole number of at least 1")
-    if engine not in ENGINES:
-        raise BpeError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
-    if not isinstance(top_k, int) or top_k < 0:
-        raise BpeError(f"top_k={top_k!r} must be a whole number of at least 0")
-    check_alphabet(alphabet)
-    return {"target_vocab_size": target_vocab_size, "minimum_pair_frequency": minimum_pair_frequency,
-            "engine": engine, "top_k": top_k}
+    base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet)
+    if settings.target_vocab_size < len(base):
+        raise BpeError(
+            f"target_vocab_size={settings.target_vocab_size} is smaller than the alphabet "
+            f"({len(base)} base tokens): choose at least {len(base)}"
+        )
+    words = prepare_words(text, settings.alphabet, settings.pretokenizer)
+    steps = ENGINES[settings.engine](words, base, target_vocab_size=settings.target_vocab_size,
+                                     minimum_pair_frequency=settings.minimum_pair_frequency, top_k=settings.top_k)
+    return StepStream(steps, base_tokens=base, settings=settings)
+
+
+def settings_from(settings: TrainingSettings | None, fields: dict) -> TrainingSettings:
+    """The settings given, or built from keyword fields; not both."""
+    if settings is None:
+        return TrainingSettings(**fields)
+    if fields:
+        raise BpeError(f"give a TrainingSettings or its fields by keyword, not both (got {sorted(fields)})")
+    if not isinstance(settings, TrainingSettings):
+        raise BpeError(f"settings must be a TrainingSettings, got {type(settings).__name__}")
+    return settings
 
 
 def prepare_base_tokens(text: str, base_tokens, alphabet: str) -> list:

@@ -113,7 +113,7 @@ def train_variant(text: str, alphabet: str, pretokenizer: str | None, *, merges:
     started = time.perf_counter()
     # The vocabulary is a set, so `merges` merges reach at most base + merges tokens:
     # train to that size and keep the first `merges` steps.
-    run = train_run(text, len(base) + merges, minimum_pair_frequency, engine=engine, top_k=0,
+    run = train_run(text, target_vocab_size=len(base) + merges, minimum_pair_frequency=minimum_pair_frequency, engine=engine, top_k=0,
                     alphabet=alphabet, pretokenizer=pretokenizer, heldout_text=heldout_text, base_tokens=base)
     seconds = time.perf_counter() - started
     steps = run.steps[:merges]

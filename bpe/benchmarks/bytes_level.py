@@ -51,7 +51,7 @@ def bench_pretokenized_training(text: str, vocab_size: int = 5_000, pretokenizer
     """Our fast engine vs Hugging Face `tokenizers`, byte-level, pre-tokenized, same text and vocab."""
     base = [bytes([value]) for value in range(256)]
     started = time.perf_counter()
-    merges = sum(1 for _ in train_steps(text, vocab_size, 2, engine="fast", top_k=0, alphabet=BYTES,
+    merges = sum(1 for _ in train_steps(text, target_vocab_size=vocab_size, minimum_pair_frequency=2, engine="fast", top_k=0, alphabet=BYTES,
                                         pretokenizer=pretokenizer))
     ours = time.perf_counter() - started
     # Where the time goes: the same job in its two halves.

@@ -47,8 +47,8 @@ def timed(fn):
 
 def bench_training(text: str, chars: int, vocab: int, with_hf: bool) -> dict:
     sample = text[:chars]
-    fast_merges, fast_s = timed(lambda: [s.pair for s in train_steps(sample, vocab, engine="fast", top_k=10)])
-    ref_merges, ref_s = timed(lambda: [s.pair for s in train_steps(sample, vocab, engine="reference", top_k=10)])
+    fast_merges, fast_s = timed(lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="fast", top_k=10)])
+    ref_merges, ref_s = timed(lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="reference", top_k=10)])
     if fast_merges != ref_merges:
         sys.exit("engines disagree: fast and reference merges differ")
     print(f"[train] {chars:,} chars → vocab {vocab}: reference {ref_s:.2f} s, fast {fast_s:.3f} s, "
@@ -85,7 +85,7 @@ def bench_big_training(text_path: str | None, vocab: int, quick: bool, top_k: in
         f"text = open({text_path!r}, encoding='utf-8').read() if {text_path!r} else default_text()\n"
         f"text = text[:{300_000 if quick else 'len(text)'}]\n"
         "start = time.perf_counter()\n"
-        f"steps = sum(1 for _ in train_steps(text, {vocab}, engine='fast', top_k={top_k}))\n"
+        f"steps = sum(1 for _ in train_steps(text, target_vocab_size={vocab}, engine='fast', top_k={top_k}))\n"
         "seconds = time.perf_counter() - start\n"
         "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
         "print(json.dumps({'chars': len(text), 'merges': steps, 'seconds': seconds, 'peak_mb': peak}))\n"

@@ -84,7 +84,7 @@ def build(paths: dict, *, tokenizer_output: Path, encoded_output_dir: Path, targ
     say(f"Training on {len(training_text):,} characters of {paths['train']} "
         f"(base tokens from all splits: {len(base_tokens)})")
     started = time.perf_counter()
-    stream = train_steps(training_text, target_vocab_size, minimum_pair_frequency, base_tokens, engine,
+    stream = train_steps(training_text, target_vocab_size=target_vocab_size, minimum_pair_frequency=minimum_pair_frequency, base_tokens=base_tokens, engine=engine,
                          top_k=0, alphabet=alphabet, pretokenizer=pretokenizer)
     merges = []
     for step in stream:

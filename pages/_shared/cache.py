@@ -101,7 +101,7 @@ def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
             bar.progress(done, text=f"Training: merge {step.number:,}, vocab {step.vocab_size:,} of {target:,}")
 
     try:
-        return train_run(_train_text, target, min_freq, engine=engine, top_k=RECORDED_TOP_K,
+        return train_run(_train_text, target_vocab_size=target, minimum_pair_frequency=min_freq, engine=engine, top_k=RECORDED_TOP_K,
                          alphabet=alphabet, pretokenizer=pretokenizer, heldout_text=_heldout_text,
                          progress=progress)
     finally:

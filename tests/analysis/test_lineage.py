@@ -7,7 +7,7 @@ from bpe import BPETokenizer, BpeError, UnknownSymbolsError, train_run
 from bpe.analysis.lineage import AppliedMerge, MergeNode, applied_merges, lineage_lines, lineage_of, merge_lineage
 
 # Wikipedia's aaabdaaabac: ('a','a') count 4, ('aa','a') count 2, ('aaa','b') count 2
-WIKI = train_run("aaabdaaabac", 7, engine="reference")
+WIKI = train_run("aaabdaaabac", target_vocab_size=7, engine="reference")
 
 
 def test_lineage_of_the_worked_example():
@@ -40,7 +40,7 @@ def test_lineage_of_a_shorter_prefix_does_not_know_later_tokens():
 
 
 def test_lineage_lines_draw_the_tree_once_per_subtree():
-    run = train_run("aaaa aaaa", 10, engine="reference")  # ('a','a') then ('aa','aa')
+    run = train_run("aaaa aaaa", target_vocab_size=10, engine="reference")  # ('a','a') then ('aa','aa')
     assert lineage_lines(lineage_of(run, "aaaa")) == [
         f"'aaaa'  step 2, pair count {run.steps[1].frequency}",
         f"├─ 'aa'  step 1, pair count {run.steps[0].frequency}",
@@ -51,7 +51,7 @@ def test_lineage_lines_draw_the_tree_once_per_subtree():
 
 
 def test_lineage_lines_make_whitespace_visible():
-    run = train_run("a a a a", 10, engine="reference")
+    run = train_run("a a a a", target_vocab_size=10, engine="reference")
     assert lineage_lines(lineage_of(run, "a "))[0].startswith("'a·'  step 1")
 
 

@@ -6,7 +6,7 @@ from bpe.analysis.merge_log import count_change_rows, log_csv, log_rows_around, 
 from bpe.analysis.metrics import compression
 from bpe.run import train_run
 
-RUN = train_run("the cat in the hat\nthe hat", 40, 1)
+RUN = train_run("the cat in the hat\nthe hat", target_vocab_size=40, minimum_pair_frequency=1)
 
 
 def test_rows_around_mark_the_current_step_and_keep_a_fixed_height():

@@ -28,7 +28,7 @@ TRAIN, HELDOUT = "aaabdaaabac", "aaabac"
 
 @pytest.fixture(scope="module")
 def wiki_run():
-    return train_run(TRAIN, 7, heldout_text=HELDOUT, engine="reference")
+    return train_run(TRAIN, target_vocab_size=7, heldout_text=HELDOUT, engine="reference")
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def prose():
     """A real text with a held-out tail: the French lighthouse paragraph plus the multilingual sample."""
     text = load_corpus("lighthouse (French)") * 3 + load_corpus("multilingual sample")
     train, heldout = split_train_heldout(text, 0.3)
-    return train, heldout, train_run(train, 200, heldout_text=heldout)
+    return train, heldout, train_run(train, target_vocab_size=200, heldout_text=heldout)
 
 
 # ==================== Compression and cost
@@ -134,7 +134,7 @@ def test_curves_part_where_heldout_falls_behind_by_the_gap(wiki_run):
 
 
 def test_no_heldout_text_gives_no_heldout_curve():
-    run = train_run(TRAIN, 7)
+    run = train_run(TRAIN, target_vocab_size=7)
     assert [p.heldout_compression for p in compression_curve(run)] == [None] * 4
     assert parting_point(compression_curve(run)) is None
 
@@ -184,7 +184,7 @@ def test_token_usage_of_the_worked_example(wiki_run):
 @pytest.mark.parametrize("alphabet", ["characters", "bytes"])
 def test_token_usage_equals_counting_the_encoding(prose, alphabet, pretokenizer):
     train, _heldout, _run = prose
-    run = train_run(train, 300, alphabet=alphabet, pretokenizer=pretokenizer)
+    run = train_run(train, target_vocab_size=300, alphabet=alphabet, pretokenizer=pretokenizer)
     for merges in (0, len(run.steps) // 3, len(run.steps)):
         tok = run.tokenizer(run.steps[merges - 1].vocab_size if merges else len(run.base_tokens))
         assert token_usage(run, train, len(tok.merges)) == Counter(tok.encode_tokens(train))

@@ -10,7 +10,7 @@ def tokens(segments):
 
 
 def test_wikipedia_example_first_merge_marks_both_halves_and_the_new_token():
-    run = train_run("aaabdaaabac", 20, 1)
+    run = train_run("aaabdaaabac", target_vocab_size=20, minimum_pair_frequency=1)
     before, after = step_segments(prefix_tokenizer(run, 0), "aaabdaaabac", run.steps[0])
     assert tokens(before) == list("aaabdaaabac")
     assert [s.mark for s in before[:4]] == ["left", "right", None, None]  # "aa" + "a": no overlap
@@ -20,7 +20,7 @@ def test_wikipedia_example_first_merge_marks_both_halves_and_the_new_token():
 
 
 def test_overlapping_pairs_merge_left_to_right():
-    run = train_run("aaaaa", 10, 1)
+    run = train_run("aaaaa", target_vocab_size=10, minimum_pair_frequency=1)
     _, after = step_segments(prefix_tokenizer(run, 0), "aaaaa", run.steps[0])
     assert tokens(after) == ["aa", "aa", "a"]
     assert [s.mark for s in after] == ["merged", "merged", None]
@@ -30,7 +30,7 @@ def test_overlapping_pairs_merge_left_to_right():
 @pytest.mark.parametrize("pretokenizer", [None, "whitespace", "gpt2"])
 def test_after_equals_the_next_prefix_tokenizer(alphabet, pretokenizer):
     text = "the cat in the hat sat on the mat; the hat is flat. Ça coûte 5 €\n" * 3
-    run = train_run(text, 290 if alphabet == "bytes" else 60, 1, alphabet=alphabet, pretokenizer=pretokenizer)
+    run = train_run(text, target_vocab_size=290 if alphabet == "bytes" else 60, minimum_pair_frequency=1, alphabet=alphabet, pretokenizer=pretokenizer)
     piece = text[7:150]
     for step in run.steps[:25]:
         before, after = step_segments(prefix_tokenizer(run, step.number - 1), piece, step)
@@ -40,13 +40,13 @@ def test_after_equals_the_next_prefix_tokenizer(alphabet, pretokenizer):
 
 
 def test_prefix_tokenizer_ids_agree_across_prefixes():
-    run = train_run("low lower lowest", 30, 1)
+    run = train_run("low lower lowest", target_vocab_size=30, minimum_pair_frequency=1)
     small, large = prefix_tokenizer(run, 1), prefix_tokenizer(run, len(run.steps))
     assert all(large.stoi[token] == i for i, token in small.itos.items())
 
 
 def test_prefix_tokenizer_refuses_a_count_past_the_run():
-    run = train_run("low lower lowest", 30, 1)
+    run = train_run("low lower lowest", target_vocab_size=30, minimum_pair_frequency=1)
     with pytest.raises(ValueError, match=f"merges=99 is out of range: the run has {len(run.steps)} merges"):
         prefix_tokenizer(run, 99)
 
@@ -61,7 +61,7 @@ def test_window_of_a_short_text_is_the_whole_text():
 
 
 def test_segment_is_unmarked():
-    run = train_run("low lower lowest", 30, 1)
+    run = train_run("low lower lowest", target_vocab_size=30, minimum_pair_frequency=1)
     assert all(s.mark is None for s in segment(run.tokenizer(), "low"))
     assert segment(run.tokenizer(), "") == []
     assert Segment("a", 1).mark is None

@@ -12,7 +12,7 @@ from bpe.analysis.vocabulary import LearnedToken, first_merges, learned_tokens
 from bpe.tokenizer import BPETokenizer
 
 TEXT = "aaabdaaabac"
-WIKI = train_run(TEXT, 7, engine="reference")
+WIKI = train_run(TEXT, target_vocab_size=7, engine="reference")
 
 
 def test_learned_tokens_of_the_worked_example():
@@ -26,7 +26,7 @@ def test_learned_tokens_of_the_worked_example():
 
 
 def test_learned_tokens_ids_match_the_tokenizer():
-    run = train_run("the cat in the hat sat on the mat " * 3, 40)
+    run = train_run("the cat in the hat sat on the mat " * 3, target_vocab_size=40)
     tok = run.tokenizer()
     rows = learned_tokens(run, len(run.steps), token_usage(run, "the cat in the hat sat on the mat " * 3))
     assert [tok.stoi[row.token] for row in rows] == [row.id for row in rows]
@@ -38,7 +38,7 @@ def test_first_merges_list_step_pair_token_and_count():
 
 
 def test_merges_csv_quotes_whitespace_and_commas():
-    run = train_run("a, a, a, b", 8, engine="reference")
+    run = train_run("a, a, a, b", target_vocab_size=8, engine="reference")
     text = merges_csv(run.tokenizer(), [s.frequency for s in run.steps])
     assert text.splitlines() == [
         "step,left,right,token,token_id,pair_count",

@@ -24,7 +24,7 @@ def test_context_window_highlights_the_first_tokens_and_marks_the_cut():
 
 
 def test_compression_figure_has_both_curves_the_parting_and_overlays():
-    run = train_run("aaabdaaabac", 7, heldout_text="aaabac", engine="reference")
+    run = train_run("aaabdaaabac", target_vocab_size=7, heldout_text="aaabac", engine="reference")
     curve = compression_curve(run)
     fig = compression_curve_figure(curve, parting=parting_point(curve), shown_vocab=6,
                                    overlays={"<other>": curve})

@@ -25,12 +25,12 @@ PROSE = dict(settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000, settin
 
 
 def small_run():
-    return train_run(load_corpus(SMALL), 1_000)
+    return train_run(load_corpus(SMALL), target_vocab_size=1_000)
 
 
 def prose_run():
     train, heldout = split_train_heldout(load_corpus(PYTHON_REFERENCE)[:6_000], 0.1)
-    return train, heldout, train_run(train, 300, heldout_text=heldout)
+    return train, heldout, train_run(train, target_vocab_size=300, heldout_text=heldout)
 
 
 def spans_html(at) -> str:
@@ -180,7 +180,7 @@ def upload(at, name: str, data: bytes):
 @pytest.mark.parametrize("data, message", [
     (b"{not json", "tok.json is not valid JSON"),
     (b'{"type": "character_bpe"}', "tok.json is missing the key(s) base_tokens, merges, vocab_size, fingerprint"),
-    (tokenizer_json(train_run(load_corpus(SMALL), 1_000).tokenizer()).replace('"w"', '"x"', 1).encode(),
+    (tokenizer_json(train_run(load_corpus(SMALL), target_vocab_size=1_000).tokenizer()).replace('"w"', '"x"', 1).encode(),
      "tok.json fails its fingerprint check"),
 ], ids=["not-json", "missing-keys", "tampered"])
 def test_bad_tokenizer_upload_is_refused_with_the_reason(data, message):
@@ -191,7 +191,7 @@ def test_bad_tokenizer_upload_is_refused_with_the_reason(data, message):
 
 
 def test_good_tokenizer_upload_is_used_on_the_tokenize_page():
-    tok = train_run(load_corpus(SMALL), 1_000).tokenizer()
+    tok = train_run(load_corpus(SMALL), target_vocab_size=1_000).tokenizer()
     at = new_app("app.py", settings_corpus=SMALL)  # from the home page, so AppTest knows every page
     at.switch_page(VOCABULARY).run()
     upload(at, "mine.json", tokenizer_json(tok).encode())
@@ -209,7 +209,7 @@ def test_pages_work_on_a_byte_level_pretokenized_run(script):
 
 
 def test_context_window_leaves_out_an_uploaded_tokenizer_that_cannot_read_the_text():
-    narrow = train_run("low lower", 10).tokenizer()  # knows only ' ', 'e', 'l', 'o', 'r', 'w'
+    narrow = train_run("low lower", target_vocab_size=10).tokenizer()  # knows only ' ', 'e', 'l', 'o', 'r', 'w'
     at = new_app(CONTEXT, **PROSE, vocab_uploaded=("narrow.json", narrow))
     assert not at.exception
     assert "uploaded: narrow.json is left out" in unescape_markdown(at.warning[0].value)

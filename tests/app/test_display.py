@@ -66,7 +66,7 @@ def test_segments_html_of_nothing_is_an_empty_div():
 
 
 def test_merge_headline_escapes_and_says_when_no_token_is_new():
-    run = train_run("<b><b> aa aa", 40, 1)
+    run = train_run("<b><b> aa aa", target_vocab_size=40, minimum_pair_frequency=1)
     step = next(s for s in run.steps if "<" in s.token)
     headline = merge_headline_html(step)
     assert "<b>" not in headline and "&lt;" in headline and f"Merge {step.number}:" in headline

@@ -76,8 +76,8 @@ def test_windows_line_ends_round_trip(byte_tokenizers):
 
 
 def assert_engines_agree(text: str, vocab: int, **options) -> list:
-    reference = list(train_steps(text, vocab, engine="reference", top_k=5, **options))
-    fast = list(train_steps(text, vocab, engine="fast", top_k=5, **options))
+    reference = list(train_steps(text, target_vocab_size=vocab, engine="reference", top_k=5, **options))
+    fast = list(train_steps(text, target_vocab_size=vocab, engine="fast", top_k=5, **options))
     for r, f in zip(reference, fast):
         assert r == f, f"first difference at merge {r.number}"
     assert len(reference) == len(fast)
@@ -128,8 +128,8 @@ def test_engines_agree_on_wikitext_bytes(pretokenizer):
 def test_each_distinct_chunk_counts_once_with_its_frequency(pretokenizer):
     # Repeating whole lines repeats every chunk: the same merges, each pair counted 3x as often.
     once = "low lower lowest, newer wider 2024!\n"
-    single = list(train_steps(once, 256 + 12, 1, alphabet="bytes", pretokenizer=pretokenizer, top_k=0))
-    triple = list(train_steps(once * 3, 256 + 12, 1, alphabet="bytes", pretokenizer=pretokenizer, top_k=0))
+    single = list(train_steps(once, target_vocab_size=256 + 12, minimum_pair_frequency=1, alphabet="bytes", pretokenizer=pretokenizer, top_k=0))
+    triple = list(train_steps(once * 3, target_vocab_size=256 + 12, minimum_pair_frequency=1, alphabet="bytes", pretokenizer=pretokenizer, top_k=0))
     assert [s.pair for s in triple] == [s.pair for s in single]
     assert [s.frequency for s in triple] == [3 * s.frequency for s in single]
 

@@ -8,8 +8,8 @@ from helpers import MAX_EXAMPLES, shared_file
 
 
 def both(text, vocab, **options):
-    ref = train_steps(text, vocab, engine="reference", **options)
-    fast = train_steps(text, vocab, engine="fast", **options)
+    ref = train_steps(text, target_vocab_size=vocab, engine="reference", **options)
+    fast = train_steps(text, target_vocab_size=vocab, engine="fast", **options)
     ref_steps, fast_steps = list(ref), list(fast)
     return ref_steps, fast_steps, ref.stop_reason, fast.stop_reason
 

@@ -63,11 +63,11 @@ def test_bad_training_settings(text, vocab, message):
 
 def test_bad_engine_min_freq_and_alphabet():
     with pytest.raises(BpeError, match="unknown engine 'turbo'"):
-        train_steps("abc", 5, engine="turbo")
+        train_steps("abc", target_vocab_size=5, engine="turbo")
     with pytest.raises(BpeError, match="minimum_pair_frequency=0"):
-        train_steps("abc", 5, minimum_pair_frequency=0)
+        train_steps("abc", target_vocab_size=5, minimum_pair_frequency=0)
     with pytest.raises(BpeError, match="unknown alphabet 'words'"):
-        train_steps("abc", 5, alphabet="words")
+        train_steps("abc", target_vocab_size=5, alphabet="words")
 
 
 def test_base_tokens_must_cover_the_training_text():

@@ -9,7 +9,7 @@ ENGINES = ["reference", "fast"]
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_low_lower_lowest(engine):
-    stream = train_steps("low lower lowest", 100, engine=engine, top_k=3)
+    stream = train_steps("low lower lowest", target_vocab_size=100, engine=engine, top_k=3)
     steps = list(stream)
     assert [(s.pair, s.token, s.frequency) for s in steps] == [
         (("l", "o"), "lo", 3), (("lo", "w"), "low", 3), ((" ", "low"), " low", 2), ((" low", "e"), " lowe", 2),
@@ -36,7 +36,7 @@ def test_the_cat_in_the_hat(engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_wikipedia_aaabdaaabac(engine):
-    steps = list(train_steps("aaabdaaabac", 100, engine=engine))
+    steps = list(train_steps("aaabdaaabac", target_vocab_size=100, engine=engine))
     # ('a','a') counts 4: 'aaa' holds two overlapping pairs, twice
     assert [(s.pair, s.frequency, s.sequence_length) for s in steps] == [
         (("a", "a"), 4, 9), (("aa", "a"), 2, 7), (("aaa", "b"), 2, 5),
@@ -47,7 +47,7 @@ def test_wikipedia_aaabdaaabac(engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_overlapping_run_merges_left_to_right(engine):
-    steps = list(train_steps("aaaaa", 100, engine=engine))
+    steps = list(train_steps("aaaaa", target_vocab_size=100, engine=engine))
     assert [(s.pair, s.frequency, s.sequence_length) for s in steps] == [(("a", "a"), 4, 3)]
     # largest change first; equal changes in pair order
     assert steps[0].count_changes == ((("a", "a"), -4), (("aa", "a"), 1), (("aa", "aa"), 1))
@@ -58,9 +58,9 @@ def test_overlapping_run_merges_left_to_right(engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_stop_reasons(engine):
-    target = train_steps("abababab", 3, engine=engine)
+    target = train_steps("abababab", target_vocab_size=3, engine=engine)
     assert len(list(target)) == 1 and target.stop_reason is StopReason.TARGET_REACHED
-    nothing_left = train_steps("abab", 100, minimum_pair_frequency=1, engine=engine)
+    nothing_left = train_steps("abab", target_vocab_size=100, minimum_pair_frequency=1, engine=engine)
     assert [s.token for s in nothing_left] == ["ab", "abab"]
     assert nothing_left.stop_reason is StopReason.NO_PAIRS_LEFT
     assert "no adjacent pair" in nothing_left.explain_stop()

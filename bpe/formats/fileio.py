@@ -1,0 +1,155 @@
+"""Reading other libraries' tokenizer files safely, writing ours whole, showing tokens safely.
+
+Files from elsewhere are untrusted: they may be huge, cut short, nested a million levels
+deep, or hold tokens with control characters. Everything here turns those into one-line
+`TokenizerFileError` messages that name the file and the problem; nothing lets a
+traceback through. `escape_token` is how a token from a file is shown in any message.
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import uuid
+from pathlib import Path
+
+from bpe.errors import BpeError, TokenizerFileError
+
+# Real pretrained tokenizer files are a few MB (cl100k_base.tiktoken: 1.7 MB; a 256k-token
+# tokenizer.json: ~20 MB). Anything far larger is refused before it is read.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+# Vocabularies and merge lists past this are not tokenizers anyone trains (Gemma: 262k).
+MAX_TOKENS = 1_000_000
+# Longest token accepted, in bytes or characters (real ones stay under a few hundred).
+MAX_TOKEN_LENGTH = 4096
+
+
+def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``, or `TokenizerFileError`."""
+    name = str(path)
+    try:
+        info = os.stat(name)
+    except FileNotFoundError:
+        raise TokenizerFileError(f"{what} {name!r} does not exist") from None
+    except OSError as error:
+        raise TokenizerFileError(f"cannot read {what} {name!r}: {error.strerror or error}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise TokenizerFileError(f"{what} {name!r} is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise TokenizerFileError(f"{what} {name!r} is not a regular file (a device, pipe or socket)")
+    if info.st_size > max_bytes:
+        raise TokenizerFileError(f"{what} {name!r} is {info.st_size:,} bytes; the most BPE Lab reads is "
+                                 f"{max_bytes:,}")
+    try:
+        with open(name, "rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except OSError as error:
+        raise TokenizerFileError(f"cannot read {what} {name!r}: {error.strerror or error}") from None
+    check_size(raw, name=name, max_bytes=max_bytes)
+    return raw
+
+
+def check_size(raw: bytes, *, name: str, max_bytes: int = MAX_FILE_BYTES) -> None:
+    """Uploads arrive as bytes: the same size limit as for files on disk."""
+    if not isinstance(raw, (bytes, bytearray)):
+        raise TokenizerFileError(f"{name}: expected the file's bytes, got {type(raw).__name__}")
+    if len(raw) > max_bytes:
+        raise TokenizerFileError(f"{name} is over {max_bytes:,} bytes; the most BPE Lab reads is {max_bytes:,}")
+
+
+def decode_text(raw: bytes, *, name: str) -> str:
+    """UTF-8 text (a leading byte-order mark is dropped), or an error naming the bad byte."""
+    check_size(raw, name=name)
+    try:
+        text = bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise TokenizerFileError(f"{name} is not UTF-8 text (bad byte at offset {error.start:,})") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def load_json(raw: bytes, *, name: str):
+    """Parse JSON text; deep nesting, bad syntax and non-UTF-8 bytes become one-line errors."""
+    text = decode_text(raw, name=name)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TokenizerFileError(f"{name} is not valid JSON: {error.msg} at line {error.lineno}, "
+                                 f"column {error.colno}") from None
+    except RecursionError:
+        raise TokenizerFileError(f"{name} is JSON nested too deeply to be a tokenizer file") from None
+    except ValueError as error:  # e.g. an integer with thousands of digits
+        raise TokenizerFileError(f"{name} is not valid JSON: {error}") from None
+
+
+def write_atomically(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file beside it: all or nothing.
+
+    Refuses folders and anything that is not a regular file (``/dev/null`` stays a device).
+    """
+    target = Path(path)
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise BpeError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise BpeError(f"cannot write {str(target)!r}: it is a folder; give a file name")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise BpeError(f"cannot write {str(target)!r}: it exists and is not a regular file")
+    temp = target.with_name(f"{target.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except OSError as error:
+        raise BpeError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
+    finally:
+        try:
+            temp.unlink()
+        except OSError:
+            pass  # already moved into place
+    return target
+
+
+# ====================
+# Showing tokens
+
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def escape_token(token, *, limit: int = 60) -> str:
+    """A token as safe, visible text: control, format and other invisible characters become
+    escapes (``\\n``, ``\\u200b``), a backslash is doubled, bytes that are not UTF-8 show as
+    ``\\xNN``; more than ``limit`` characters are cut with an ellipsis. Never raises."""
+    if isinstance(token, (bytes, bytearray)):
+        text = bytes(token).decode("utf-8", errors="surrogateescape")
+    else:
+        text = str(token)
+    out = []
+    for char in text[:limit]:
+        code = ord(char)
+        if char in _NAMED_ESCAPES:
+            out.append(_NAMED_ESCAPES[char])
+        elif 0xDC80 <= code <= 0xDCFF and isinstance(token, (bytes, bytearray)):
+            out.append(f"\\x{code - 0xDC00:02x}")  # a byte that is not part of a UTF-8 character
+        elif char == " " or char.isprintable():
+            out.append(char)
+        elif code <= 0xFF:
+            out.append(f"\\x{code:02x}")
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    if len(text) > limit:
+        out.append("…")
+    return "".join(out)
+
+
+def quoted(token, *, limit: int = 60) -> str:
+    """`escape_token` between single quotes, for messages: ``'Ġthe'`` shows as ``' the'``."""
+    return "'" + escape_token(token, limit=limit) + "'"

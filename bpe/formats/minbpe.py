@@ -1,0 +1,172 @@
+"""minbpe's ``.model`` files (Karpathy's minbpe; not a package): export and a reader.
+
+The format, as ``minbpe.base.Tokenizer.save`` writes it and ``load`` reads it::
+
+    minbpe v1
+    <split pattern, empty for BasicTokenizer>
+    <number of special tokens>
+    <special> <id>          (one line each)
+    <idx1> <idx2>           (one line per merge, in order: line k makes id 256 + k)
+
+Ids 0..255 are the bytes by value; every merge makes a new id, so minbpe has no way to
+say that a merge re-creates a token the vocabulary already has (the lab's vocabulary is
+a set). An export therefore leaves such merges out, which keeps every id the same and
+is listed as a difference (`bpe.formats.merges_vs_ranks`). minbpe reads each line with
+``.strip()``, so a pattern with a line break or with spaces at either end cannot be
+written; nor can a tokenizer whose 256 bytes are not ids 0..255 in byte order.
+
+minbpe encodes a chunk by merging, again and again, the adjacent pair with the lowest
+merge index, everywhere at once: on a file it can load, the same as replaying merges in
+order, which `bpe.encoder.RankEncoder` does. Note that ``RegexTokenizer.load`` keeps the
+pattern given to its constructor (it does not recompile the one it reads): load a file
+into ``RegexTokenizer(pattern)`` with the pattern on its second line.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from bpe.alphabet import BYTES
+from bpe.encoder import RankEncoder
+from bpe.errors import BpeError, TokenizerFileError
+from bpe.formats.fileio import MAX_TOKENS, decode_text, quoted, read_limited
+from bpe.formats.patterns import check_pattern, pretokenizer_for
+from bpe.formats.pretrained import PretrainedTokenizer
+from bpe.formats.tiktoken_ranks import MAX_SPECIAL_TOKENS, require_byte_level
+from bpe.pretokenize import pattern_for
+
+FORMAT = "minbpe"
+VERSION_LINE = "minbpe v1"
+SUFFIX = ".model"
+
+
+def export_minbpe(tokenizer) -> tuple[str, list[int]]:
+    """The ``.model`` text of a byte-level lab tokenizer, and the numbers (1-based) of the
+    merges left out because they re-create a token (minbpe would give it a second id)."""
+    require_byte_level(tokenizer, "minbpe")
+    if list(tokenizer.base_tokens) != [bytes([value]) for value in range(256)]:
+        raise BpeError("minbpe numbers the 256 bytes by value (id 0 is byte 0x00); this tokenizer's base tokens "
+                       "are in another order, so its ids cannot be written as a minbpe file")
+    pattern = pattern_for(tokenizer.pretokenizer) or ""
+    if "\n" in pattern or "\r" in pattern or pattern != pattern.strip():
+        raise BpeError("minbpe reads the pattern line with .strip(): a pattern with a line break or with spaces "
+                       f"at either end cannot be written ({quoted(pattern)})")
+    stoi = tokenizer.stoi
+    lines = [VERSION_LINE, pattern, "0"]
+    made = set(tokenizer.base_tokens)
+    left_out = []
+    for number, (left, right) in enumerate(tokenizer.merges, start=1):
+        token = left + right
+        if token in made:
+            left_out.append(number)
+            continue
+        made.add(token)
+        lines.append(f"{stoi[left]} {stoi[right]}")
+    return "\n".join(lines) + "\n", left_out
+
+
+def parse_minbpe(raw: bytes, *, name: str = "the .model file") -> tuple[str, dict[str, int], list[tuple[int, int]]]:
+    """(pattern, special tokens, merges as id pairs), checked line by line as minbpe's
+    ``load`` reads them, plus what minbpe does not check: ids that do not exist yet,
+    pairs given twice, special ids that collide."""
+    text = decode_text(raw, name=name)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines or lines[0].strip() != VERSION_LINE:
+        first = quoted(lines[0]) if lines else "nothing"
+        raise TokenizerFileError(f"{name} is not a minbpe model: its first line is {first}, not {VERSION_LINE!r}")
+    if len(lines) < 3:
+        raise TokenizerFileError(f"{name} is cut short: it needs a pattern line and a count of special tokens")
+    pattern = lines[1].strip()
+    count_text = lines[2].strip()
+    if not count_text.isascii() or not count_text.isdigit() or int(count_text) > MAX_SPECIAL_TOKENS:
+        raise TokenizerFileError(f"{name}, line 3: {quoted(count_text)} is not a number of special tokens "
+                                 f"(0 to {MAX_SPECIAL_TOKENS:,})")
+    count = int(count_text)
+    if len(lines) < 3 + count:
+        raise TokenizerFileError(f"{name} is cut short: it announces {count} special tokens and holds "
+                                 f"{len(lines) - 3}")
+    specials: dict[str, int] = {}
+    for number in range(4, 4 + count):
+        fields = lines[number - 1].strip().split()
+        if len(fields) != 2 or not _is_id(fields[1]):
+            raise TokenizerFileError(f"{name}, line {number}: expected 'special-token id', got "
+                                     f"{quoted(lines[number - 1])}")
+        if fields[0] in specials:
+            raise TokenizerFileError(f"{name}, line {number}: special token {quoted(fields[0])} is given twice")
+        specials[fields[0]] = int(fields[1])
+    merges: list[tuple[int, int]] = []
+    seen: dict[tuple[int, int], int] = {}
+    for number in range(4 + count, len(lines) + 1):
+        fields = lines[number - 1].split()
+        if len(fields) != 2 or not all(_is_id(f) for f in fields):
+            raise TokenizerFileError(f"{name}, line {number}: expected two ids 'idx1 idx2', got "
+                                     f"{quoted(lines[number - 1])}")
+        pair = (int(fields[0]), int(fields[1]))
+        new_id = 256 + len(merges)
+        for part in pair:
+            if part >= new_id:
+                raise TokenizerFileError(f"{name}, line {number}: id {part} does not exist yet (this merge makes "
+                                         f"id {new_id}; a merge may only use bytes and earlier merges)")
+        if pair in seen:
+            raise TokenizerFileError(f"{name}, line {number}: the pair {pair[0]} {pair[1]} was already merged on "
+                                     f"line {seen[pair]} (minbpe would lose id {256 + len(merges)})")
+        seen[pair] = number
+        merges.append(pair)
+        if len(merges) > MAX_TOKENS:
+            raise TokenizerFileError(f"{name} holds more than {MAX_TOKENS:,} merges")
+    top = 256 + len(merges)
+    ids_seen: dict[int, str] = {}
+    for special, special_id in specials.items():
+        if special_id < top:
+            raise TokenizerFileError(f"{name}: special token {quoted(special)} has id {special_id}, which a byte "
+                                     f"or a merge already has (those run to {top - 1})")
+        if special_id in ids_seen:
+            raise TokenizerFileError(f"{name}: special tokens {quoted(ids_seen[special_id])} and {quoted(special)} "
+                                     f"share id {special_id}")
+        ids_seen[special_id] = special
+    return pattern, specials, merges
+
+
+def minbpe_from_bytes(raw: bytes, *, name: str = "the .model file") -> PretrainedTokenizer:
+    """A minbpe model from its bytes (an upload); ids are minbpe's."""
+    pattern, specials, merges = parse_minbpe(raw, name=name)
+    regex = check_pattern(pattern, name=name) if pattern else None
+    vocab = {value: bytes([value]) for value in range(256)}
+    for index, (left, right) in enumerate(merges):
+        vocab[256 + index] = vocab[left] + vocab[right]
+    by_bytes: dict[bytes, int] = {}
+    doubles = []
+    for token_id, token in vocab.items():
+        if token in by_bytes:
+            doubles.append((token, by_bytes[token], token_id))
+        by_bytes.setdefault(token, token_id)
+    notes = []
+    if doubles:
+        token, first, second = doubles[0]
+        notes.append(f"{len(doubles)} token(s) have two ids (e.g. {quoted(token)} is {first} and {second}): "
+                     "minbpe gives every merge its own id; the lab's vocabulary is a set")
+    encoder = RankEncoder([(left, right, 256 + index) for index, (left, right) in enumerate(merges)])
+    digest = hashlib.sha256(b"minbpe\0" + bytes(raw)).hexdigest()
+    pair_tokens = [(vocab[left], vocab[right]) for left, right in merges]
+    return PretrainedTokenizer(name=_display_name(name), source_format=FORMAT, alphabet=BYTES,
+                               pretokenizer=pretokenizer_for(regex), itos=vocab,
+                               merge=lambda piece: encoder.encode(list(piece)), merges=pair_tokens,
+                               special_tokens=specials, fingerprint=digest, notes=notes)
+
+
+def load_minbpe_file(path: str | os.PathLike[str]) -> PretrainedTokenizer:
+    """A minbpe ``.model`` file from disk."""
+    if not str(path).endswith(SUFFIX):
+        raise TokenizerFileError(f"{str(path)!r} is not a minbpe model: minbpe's load() reads files named *.model")
+    return minbpe_from_bytes(read_limited(path, what="minbpe model"), name=str(path))
+
+
+def _is_id(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= 9
+
+
+def _display_name(name: str) -> str:
+    return Path(name).name if ("/" in name or os.sep in name) else name

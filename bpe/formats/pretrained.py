@@ -1,0 +1,245 @@
+"""`PretrainedTokenizer`: a tokenizer read from another library's file, encoding by that
+library's rule.
+
+It answers the same calls as the lab's GPT-2 tokenizer (``encode`` with
+``allowed_special``, ``encode_ordinary``, ``encode_tokens``, ``encode_with_chunks``,
+``decode``, ``decode_bytes``, ``tokens``, ``itos``, ``stoi``, ``vocab_size``,
+``base_tokens``, ``merges``, ``special_tokens``, ``fingerprint()``), so pages can show
+it beside a tokenizer trained here. Its ids are the file's ids.
+
+Encoding: normalize (Hugging Face files may ask for NFC and the like), split with the
+file's pattern (`bpe.pretokenize.split`), then each chunk: if the library looks the
+whole chunk up first (tiktoken; Hugging Face with ``ignore_merges``) and finds it, that
+id; otherwise the library's merge rule (`bpe.formats.rules`). A long chunk is first cut
+where no token could ever span the cut (between two symbols whose bigram is inside no
+token), which changes nothing and keeps the cost linear; chunks are cached.
+"""
+from __future__ import annotations
+
+import re
+from typing import AbstractSet, Callable, Iterable, Literal, Sequence
+
+from bpe.alphabet import BYTES, CHARACTERS
+from bpe.errors import BpeError
+from bpe.formats.fileio import quoted
+from bpe.pretokenize import split
+
+CACHE_LIMIT = 200_000  # distinct chunks remembered per tokenizer
+CUT_FROM = 64  # chunks at least this long are cut into independent pieces first
+
+
+class PretrainedTokenizer:
+    """A tokenizer from a Hugging Face, tiktoken or minbpe file (see the module docstring)."""
+
+    def __init__(self, *, name: str, source_format: str, alphabet: str, pretokenizer: str | None,
+                 itos: dict, merge: Callable[[object], list[int]], whole: dict | None = None,
+                 merges: Sequence[tuple] | Callable[[], list[tuple]] = (),
+                 special_tokens: dict[str, int] | None = None, fingerprint: str,
+                 normalize: Callable[[str], str] | None = None, prefix_space: str | None = None,
+                 cut: bool = True, notes: Sequence[str] = ()) -> None:
+        """``itos``: id -> token (bytes for the byte alphabet, str for characters), special
+        tokens excluded. ``merge``: one piece (bytes or str) to ids by the library's rule.
+        ``whole``: token -> id, when the library looks a chunk up whole before merging.
+        ``merges``: token pairs in rank order, or a function that recovers them on demand.
+        ``prefix_space``: "text" or "chunk" when a space is put in front (Hugging Face's
+        ``add_prefix_space``) of the whole text or of each chunk."""
+        if alphabet not in (BYTES, CHARACTERS):
+            raise BpeError(f"unknown alphabet {alphabet!r}")
+        self.name = name
+        self.source_format = source_format
+        self.alphabet = alphabet
+        self.pretokenizer = pretokenizer
+        self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self.notes: tuple[str, ...] = tuple(notes)
+        self._fingerprint = fingerprint
+        self._merge = merge
+        self._whole = whole
+        self._normalize = normalize
+        self._prefix_space = prefix_space
+        self._ordinary_itos = dict(itos)
+        self.itos: dict = dict(itos)
+        for special, token_id in self.special_tokens.items():
+            self.itos[token_id] = special.encode("utf-8") if alphabet == BYTES else special
+        self.stoi: dict = {token: token_id for token_id, token in self.itos.items()}
+        self.vocab_size = len(self.itos)
+        self.base_tokens: list = [token for _, token in sorted(self._ordinary_itos.items()) if len(token) == 1]
+        self._merges = merges
+        self._joinable = _bigrams_inside(self._ordinary_itos.values()) if cut else None
+        self._cache: dict[str, list[int]] = {}
+
+    # ====================
+    # What it holds
+
+    @property
+    def tokens(self) -> list:
+        """Every token in id order (special tokens as their text). Ids may have gaps
+        (cl100k's special tokens start at 100257, with 100261..100275 unused): use ``itos``
+        for the id of each."""
+        return [self.itos[i] for i in sorted(self.itos)]
+
+    @property
+    def max_id(self) -> int:
+        return max(self.itos, default=-1)
+
+    @property
+    def merges(self) -> list[tuple]:
+        """The merges as token pairs, in rank order (recovered from ranks for tiktoken files)."""
+        if callable(self._merges):
+            self._merges = self._merges()
+        return list(self._merges)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the file's bytes and the settings it was loaded with."""
+        return self._fingerprint
+
+    # ====================
+    # Encoding
+
+    def encode(self, text: str, allowed_special: AbstractSet[str] | Literal["all"] = frozenset()) -> list[int]:
+        """Text to ids. Special tokens in the text become their id only when allowed (as
+        tiktoken's ``allowed_special``); otherwise they are encoded as the text they are."""
+        if not isinstance(text, str):
+            raise BpeError(f"encode takes a str, got {type(text).__name__}")
+        allowed = self._allowed(allowed_special)
+        present = [special for special in allowed if special in text]
+        if not present:
+            return self.encode_ordinary(text)
+        pattern = re.compile("|".join(re.escape(s) for s in sorted(present, key=len, reverse=True)))
+        ids: list[int] = []
+        start = 0
+        for found in pattern.finditer(text):
+            ids += self.encode_ordinary(text[start:found.start()])
+            ids.append(self.special_tokens[found.group()])
+            start = found.end()
+        ids += self.encode_ordinary(text[start:])
+        return ids
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Text to ids, with no special tokens."""
+        ids: list[int] = []
+        for chunk in self._chunks(text):
+            ids += self._encode_chunk(chunk)
+        return ids
+
+    def encode_with_chunks(self, text: str) -> list[list[int]]:
+        """Ids grouped by pre-tokenizer chunk: the boundaries merges never cross."""
+        return [self._encode_chunk(chunk) for chunk in self._chunks(text)]
+
+    def encode_tokens(self, text: str) -> list:
+        """Text to its tokens (bytes for the byte alphabet)."""
+        itos = self.itos
+        return [itos[i] for i in self.encode_ordinary(text)]
+
+    def clear_cache(self) -> None:
+        self._cache = {}
+
+    def _chunks(self, text: str) -> list[str]:
+        if not isinstance(text, str):
+            raise BpeError(f"encode takes a str, got {type(text).__name__}")
+        if self._normalize is not None:
+            text = self._normalize(text)
+        if self._prefix_space == "text" and text and not text.startswith(" "):
+            text = " " + text
+        chunks = split(text, self.pretokenizer)
+        if self._prefix_space == "chunk":
+            chunks = [chunk if chunk.startswith(" ") else " " + chunk for chunk in chunks]
+        return chunks
+
+    def _encode_chunk(self, chunk: str) -> list[int]:
+        found = self._cache.get(chunk)
+        if found is not None:
+            return found
+        if self.alphabet == BYTES:
+            try:
+                piece = chunk.encode("utf-8")
+            except UnicodeEncodeError as error:
+                raise BpeError(f"the text holds {error.object[error.start]!r}, a lone surrogate, which is not "
+                               "a character and has no UTF-8 bytes") from None
+        else:
+            piece = chunk
+        ids = None
+        if self._whole is not None:
+            token_id = self._whole.get(piece)
+            if token_id is not None:
+                ids = [token_id]
+        if ids is None:
+            ids = []
+            for part in self._independent_pieces(piece):
+                ids += self._merge(part)
+        if len(self._cache) >= CACHE_LIMIT:
+            self._cache = {}
+        if len(chunk) < 1000:
+            self._cache[chunk] = ids
+        return ids
+
+    def _independent_pieces(self, piece) -> list:
+        joinable = self._joinable
+        if joinable is None or len(piece) < CUT_FROM:
+            return [piece]
+        pairs = map(str.__add__, piece, piece[1:]) if isinstance(piece, str) else zip(piece, piece[1:])
+        cuts = [i for i, pair in enumerate(pairs, start=1) if pair not in joinable]
+        if not cuts:
+            return [piece]
+        starts = [0, *cuts]
+        ends = [*cuts, len(piece)]
+        return [piece[start:end] for start, end in zip(starts, ends)]
+
+    def _allowed(self, allowed_special) -> AbstractSet[str]:
+        if allowed_special == "all":
+            return self.special_tokens.keys()
+        if isinstance(allowed_special, str):
+            raise BpeError(f"allowed_special={allowed_special!r}: give a set of special tokens or 'all'")
+        allowed = set(allowed_special)
+        unknown = allowed - self.special_tokens.keys()
+        if unknown:
+            shown = ", ".join(quoted(s) for s in sorted(unknown))
+            raise BpeError(f"allowed_special names {shown}, which {self.name} does not have")
+        return allowed
+
+    # ====================
+    # Decoding
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """Ids to the exact bytes they stand for."""
+        itos = self.itos
+        ids = list(ids)
+        try:
+            parts = [itos[i] for i in ids]
+        except (KeyError, TypeError):
+            bad = next(i for i in ids if not isinstance(i, int) or i not in itos)
+            raise BpeError(f"unknown token id {bad!r} for {self.name} (ids run from 0 to {self.max_id})") from None
+        if self.alphabet == BYTES:
+            return b"".join(parts)
+        return "".join(parts).encode("utf-8")
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids to text; bytes that are not valid UTF-8 become U+FFFD (`decode_bytes` is exact)."""
+        if self.alphabet == CHARACTERS:
+            return self.decode_bytes(ids).decode("utf-8")
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    # ====================
+    # Conversion
+
+    def to_bpe_tokenizer(self):
+        """The same base tokens and merges as a lab `BPETokenizer`. It replays merges as
+        pairs with its own numbering, so ids (and, where the library's rule differs, the
+        tokens) may differ from this tokenizer's: see `bpe.formats.merges_vs_ranks`."""
+        from bpe.tokenizer import BPETokenizer
+
+        return BPETokenizer(self.base_tokens, self.merges, alphabet=self.alphabet, pretokenizer=self.pretokenizer)
+
+    def __repr__(self) -> str:
+        pre = f", pretokenizer={self.pretokenizer!r}" if self.pretokenizer else ""
+        return (f"PretrainedTokenizer(name={self.name!r}, format={self.source_format!r}, "
+                f"vocab_size={self.vocab_size}, alphabet={self.alphabet!r}{pre})")
+
+
+def _bigrams_inside(tokens: Iterable) -> set:
+    found: set = set()
+    for token in tokens:
+        if isinstance(token, bytes):
+            found.update(zip(token, token[1:]))
+        else:
+            found.update(token[i:i + 2] for i in range(len(token) - 1))
+    return found

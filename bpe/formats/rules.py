@@ -1,0 +1,181 @@
+"""How each library merges one chunk, in pure Python, rule for rule.
+
+Three libraries, three rules; on the same vocabulary they can disagree (see
+`bpe.formats.merges_vs_ranks`):
+
+- **Hugging Face** `tokenizers` (`hf_merge`): a priority queue of adjacent pairs keyed by
+  the pair's merge rank, then position; the lowest is merged, the two pairs it forms are
+  pushed. A pair listed twice keeps its *last* rank (the merge table is a hash map
+  filled in file order). A queued pair is stale only if its pair no longer produces the
+  same new id. Any pair in the table may merge at any time.
+- **minbpe** (`bpe.encoder.RankEncoder`, see `bpe.formats.minbpe`): the pair with the
+  lowest merge index is merged everywhere, left to right, until no pair is a merge.
+  On a file minbpe can load (every merge makes a new id, ids only refer backwards), this
+  is the same as replaying merges in order, which RankEncoder does.
+- **tiktoken** (`rank_merge`): no merge list at all. A chunk whose bytes are a token is
+  that token; otherwise, from single bytes, the adjacent pair whose *concatenation* has
+  the lowest rank is merged (leftmost on ties) until no concatenation is a token.
+
+BPE Lab replays its merges in learned order (`bpe.encoder`): a pair formed after its own
+rank has passed only merges at a later rank of the same pair.
+"""
+from __future__ import annotations
+
+from heapq import heapify, heappop, heappush
+
+_NO_RANK = 1 << 62
+LONG_PIECE = 256  # longer pieces merge with a heap instead of rescanning a list
+
+
+# ====================
+# Hugging Face
+
+
+def hf_merge(symbols: list[int], merge_map: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
+    """``tokenizers``' ``Word::merge_all`` without dropout. ``merge_map``: (left id, right id)
+    -> (rank, new id)."""
+    n = len(symbols)
+    if n < 2:
+        return list(symbols)
+    ids = list(symbols)
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prev = list(range(-1, n - 1))
+    gone = [False] * n
+    get = merge_map.get
+    heap = []
+    for pos in range(n - 1):
+        found = get((ids[pos], ids[pos + 1]))
+        if found is not None:
+            heap.append((found[0], pos, found[1]))
+    heapify(heap)
+    while heap:
+        _rank, pos, new_id = heappop(heap)
+        if gone[pos]:
+            continue
+        right = nxt[pos]
+        if right < 0:
+            continue
+        current = get((ids[pos], ids[right]))
+        if current is None or current[1] != new_id:
+            continue  # an expired entry: the pair changed since it was queued
+        ids[pos] = new_id
+        gone[right] = True
+        after = nxt[right]
+        nxt[pos] = after
+        if after >= 0:
+            prev[after] = pos
+        before = prev[pos]
+        if before >= 0:
+            found = get((ids[before], new_id))
+            if found is not None:
+                heappush(heap, (found[0], before, found[1]))
+        if after >= 0:
+            found = get((new_id, ids[after]))
+            if found is not None:
+                heappush(heap, (found[0], pos, found[1]))
+    out = []
+    pos = 0
+    while pos >= 0:
+        out.append(ids[pos])
+        pos = nxt[pos]
+    return out
+
+
+def hf_merge_map(merges_as_ids: list[tuple[int, int, int]]) -> dict[tuple[int, int], tuple[int, int]]:
+    """The table `hf_merge` reads, built as ``tokenizers`` builds it: a later copy of a pair
+    overwrites an earlier one."""
+    return {(left, right): (rank, new) for rank, (left, right, new) in enumerate(merges_as_ids)}
+
+
+# ====================
+# tiktoken
+
+
+def rank_merge(piece: bytes, ranks: dict[bytes, int], *, whole: bool = True) -> list[int]:
+    """tiktoken's ``byte_pair_encode``: ``piece`` to ranks (every single byte must have one).
+
+    ``whole``: a piece that is a token is that token (tiktoken's first step); False runs
+    the merging alone (for part of a chunk)."""
+    if whole:
+        found = ranks.get(piece)
+        if found is not None:
+            return [found]
+    if len(piece) > LONG_PIECE:
+        return _rank_merge_heap(piece, ranks)
+    get = ranks.get
+    parts = [piece[i:i + 1] for i in range(len(piece))]
+    pair_ranks = [get(a + b, _NO_RANK) for a, b in zip(parts, parts[1:])]
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best == _NO_RANK:
+            break
+        i = pair_ranks.index(best)  # the leftmost of equal ranks
+        parts[i] += parts.pop(i + 1)
+        del pair_ranks[i]
+        if i > 0:
+            pair_ranks[i - 1] = get(parts[i - 1] + parts[i], _NO_RANK)
+        if i < len(pair_ranks):
+            pair_ranks[i] = get(parts[i] + parts[i + 1], _NO_RANK)
+    return [ranks[part] for part in parts]
+
+
+def _rank_merge_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """`rank_merge` for long pieces: a linked list and a heap keyed by (rank, position)."""
+    get = ranks.get
+    n = len(piece)
+    parts = [piece[i:i + 1] for i in range(n)]
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prev = list(range(-1, n - 1))
+    live = [-1] * n  # the heap key of the pair starting at each position; others are stale
+    heap = []
+    for p in range(n - 1):
+        rank = get(parts[p] + parts[p + 1])
+        if rank is not None:
+            live[p] = rank << 32 | p
+            heap.append(live[p])
+    heapify(heap)
+    while heap:
+        key = heappop(heap)
+        p = key & 0xFFFFFFFF
+        if live[p] != key:
+            continue
+        q = nxt[p]
+        parts[p] += parts[q]
+        parts[q] = b""
+        live[q] = -1
+        nxt[p] = right = nxt[q]
+        if right >= 0:
+            prev[right] = p
+        for left in (prev[p], p):  # the two pairs that now hold the merged part
+            if left < 0 or nxt[left] < 0:
+                if left >= 0:
+                    live[left] = -1
+                continue
+            rank = get(parts[left] + parts[nxt[left]])
+            live[left] = -1 if rank is None else rank << 32 | left
+            if rank is not None:
+                heappush(heap, live[left])
+    return [ranks[part] for part in parts if part]
+
+
+def recover_merge(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:
+    """The pair tiktoken's rule merges last when it builds ``token`` from its bytes using only
+    lower ranks (minbpe's ``recover_merges``); None when the lower ranks do not build two parts."""
+    limit = ranks[token]
+    get = ranks.get
+    parts = [token[i:i + 1] for i in range(len(token))]
+    while len(parts) > 2:
+        best = None
+        best_rank = limit
+        for i in range(len(parts) - 1):
+            rank = get(parts[i] + parts[i + 1])
+            if rank is not None and rank < best_rank:
+                best, best_rank = i, rank
+        if best is None:
+            return None
+        parts[best:best + 2] = [parts[best] + parts[best + 1]]
+    if len(parts) != 2:
+        return None
+    return parts[0], parts[1]

@@ -1,0 +1,257 @@
+"""tiktoken's ``.tiktoken`` ranks files: export, import, and the settings beside them.
+
+The file is one line per token, ``base64(token bytes) rank``; the rank is the token's id
+and its merge priority. It holds no split pattern and no special tokens, so an export
+writes a small JSON beside it (``<file>.json``) with the other arguments of
+``tiktoken.Encoding``::
+
+    import json, tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+    settings = json.load(open("lab.tiktoken.json"))
+    enc = tiktoken.Encoding(settings["name"], pat_str=settings["pat_str"],
+                            mergeable_ranks=load_tiktoken_bpe("lab.tiktoken"),
+                            special_tokens=settings["special_tokens"])
+
+tiktoken works on bytes: only byte-level tokenizers export. A tokenizer without a
+pre-tokenizer gets the pattern ``[\\s\\S]+`` (the whole text is one chunk, as it was in
+training). tiktoken merges by the rank of the *concatenated* bytes, not by the learned
+pair, so a few texts may encode differently: `bpe.formats.merges_vs_ranks` finds them.
+
+Import reads the file with our own strict parser (no network, no cache folder, one-line
+errors); tests check it reads exactly what ``tiktoken.load.load_tiktoken_bpe`` reads.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bpe.alphabet import BYTES
+from bpe.errors import BpeError, TokenizerFileError
+from bpe.formats.fileio import MAX_TOKEN_LENGTH, MAX_TOKENS, decode_text, load_json, quoted, read_limited
+from bpe.formats.patterns import check_pattern, pretokenizer_for, resolve_pattern
+from bpe.formats.pretrained import PretrainedTokenizer
+from bpe.formats.rules import rank_merge, recover_merge
+from bpe.pretokenize import pattern_for
+
+FORMAT = "tiktoken"
+WHOLE_TEXT_PATTERN = r"[\s\S]+"  # no pre-tokenizer: the whole text is one chunk
+SETTINGS_SUFFIX = ".json"
+SETTINGS_VERSION = "bpe-lab tiktoken settings 1"
+MAX_SPECIAL_TOKENS = 10_000
+
+
+class NotByteLevelError(BpeError):
+    """A character-level tokenizer cannot become a byte-level file (tiktoken, minbpe)."""
+
+
+def require_byte_level(tokenizer, library: str) -> None:
+    """`NotByteLevelError` unless ``tokenizer`` is byte-level with all 256 bytes as tokens."""
+    if tokenizer.alphabet != BYTES:
+        raise NotByteLevelError(
+            f"{library} works on bytes, and this tokenizer's alphabet is characters: its tokens are "
+            f"Unicode characters and their merges, which {library} has no way to hold. Train with the "
+            "byte alphabet to export it, or export it for Hugging Face (hf), which keeps characters")
+    missing = 256 - len({t for t in tokenizer.base_tokens if isinstance(t, bytes) and len(t) == 1})
+    if missing:
+        raise NotByteLevelError(f"{library} needs all 256 bytes as tokens; this tokenizer lacks {missing}")
+
+
+# ====================
+# Export
+
+
+@dataclass(frozen=True)
+class TiktokenExport:
+    """The ranks file's bytes and the settings that go beside it."""
+
+    ranks: bytes
+    name: str
+    pat_str: str
+    special_tokens: dict = field(default_factory=dict)
+    n_vocab: int = 0
+
+    def settings(self, ranks_file_name: str) -> dict:
+        return {"format": SETTINGS_VERSION, "name": self.name, "pat_str": self.pat_str,
+                "special_tokens": dict(self.special_tokens), "explicit_n_vocab": self.n_vocab,
+                "mergeable_ranks_file": ranks_file_name,
+                "mergeable_ranks_sha256": hashlib.sha256(self.ranks).hexdigest()}
+
+    def settings_text(self, ranks_file_name: str) -> str:
+        return json.dumps(self.settings(ranks_file_name), ensure_ascii=False, indent=2) + "\n"
+
+
+def export_tiktoken(tokenizer, *, name: str = "bpe_lab") -> TiktokenExport:
+    """The ranks file of a byte-level lab tokenizer: rank = id, in id order."""
+    require_byte_level(tokenizer, "tiktoken")
+    lines = [base64.b64encode(token) + b" " + str(token_id).encode() for token_id, token in enumerate(tokenizer.tokens)]
+    pattern = pattern_for(tokenizer.pretokenizer) or WHOLE_TEXT_PATTERN
+    return TiktokenExport(b"\n".join(lines) + b"\n", name, pattern, {}, tokenizer.vocab_size)
+
+
+def settings_path(ranks_path: str | os.PathLike[str]) -> Path:
+    """Where the settings of a ranks file live: ``lab.tiktoken`` -> ``lab.tiktoken.json``."""
+    path = Path(ranks_path)
+    return path.with_name(path.name + SETTINGS_SUFFIX)
+
+
+# ====================
+# Import
+
+
+def parse_ranks(raw: bytes, *, name: str = "the ranks file") -> dict[bytes, int]:
+    """A ``.tiktoken`` file's bytes to {token bytes: rank}, strictly: every line two fields,
+    valid base64, a whole-number rank; no token or rank twice; all 256 single bytes."""
+    text = decode_text(raw, name=name)
+    ranks: dict[bytes, int] = {}
+    seen_ranks: dict[int, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line:
+            continue
+        fields = line.split()
+        if len(fields) != 2:
+            raise TokenizerFileError(f"{name}, line {number}: expected 'base64-token rank', got {quoted(line)}")
+        encoded, rank_text = fields
+        try:
+            token = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            raise TokenizerFileError(f"{name}, line {number}: {quoted(encoded)} is not base64") from None
+        if not rank_text.isascii() or not rank_text.isdigit() or len(rank_text) > 9:
+            raise TokenizerFileError(f"{name}, line {number}: the rank {quoted(rank_text)} is not a whole number "
+                                     "from 0 to 999,999,999")
+        rank = int(rank_text)
+        if not token:
+            raise TokenizerFileError(f"{name}, line {number}: an empty token")
+        if len(token) > MAX_TOKEN_LENGTH:
+            raise TokenizerFileError(f"{name}, line {number}: a token of {len(token):,} bytes (the most is "
+                                     f"{MAX_TOKEN_LENGTH:,})")
+        if token in ranks:
+            raise TokenizerFileError(f"{name}, line {number}: the token {quoted(token)} is listed twice "
+                                     f"(ranks {ranks[token]} and {rank})")
+        if rank in seen_ranks:
+            raise TokenizerFileError(f"{name}, line {number}: rank {rank} is given twice (lines {seen_ranks[rank]} "
+                                     f"and {number})")
+        ranks[token] = rank
+        seen_ranks[rank] = number
+        if len(ranks) > MAX_TOKENS:
+            raise TokenizerFileError(f"{name} holds more than {MAX_TOKENS:,} tokens")
+    if not ranks:
+        raise TokenizerFileError(f"{name} holds no tokens")
+    missing = [value for value in range(256) if bytes([value]) not in ranks]
+    if missing:
+        raise TokenizerFileError(f"{name} lacks {len(missing)} of the 256 single bytes (first: {missing[0]:#04x}); "
+                                 "tiktoken needs every byte as a token")
+    return ranks
+
+
+def check_special_tokens(special_tokens, ranks_or_ids, *, name: str) -> dict[str, int]:
+    """{text: id}, with ids that no ordinary token uses and no text given twice."""
+    if special_tokens is None:
+        return {}
+    if not isinstance(special_tokens, dict):
+        raise TokenizerFileError(f"{name}: special_tokens must be an object of text: id, got "
+                                 f"{type(special_tokens).__name__}")
+    if len(special_tokens) > MAX_SPECIAL_TOKENS:
+        raise TokenizerFileError(f"{name}: more than {MAX_SPECIAL_TOKENS:,} special tokens")
+    used = set(ranks_or_ids)
+    out: dict[str, int] = {}
+    seen: dict[int, str] = {}
+    for text, token_id in special_tokens.items():
+        if not isinstance(text, str) or not text:
+            raise TokenizerFileError(f"{name}: a special token must be non-empty text, got {text!r}")
+        if not isinstance(token_id, int) or isinstance(token_id, bool) or not 0 <= token_id < 10**9:
+            raise TokenizerFileError(f"{name}: special token {quoted(text)} has id {token_id!r}; ids are whole "
+                                     "numbers from 0")
+        if token_id in used:
+            raise TokenizerFileError(f"{name}: special token {quoted(text)} has id {token_id}, which an ordinary "
+                                     "token already has")
+        if token_id in seen:
+            raise TokenizerFileError(f"{name}: special tokens {quoted(seen[token_id])} and {quoted(text)} share "
+                                     f"id {token_id}")
+        seen[token_id] = text
+        out[text] = token_id
+    return out
+
+
+def tokenizer_from_ranks(ranks: dict[bytes, int], *, pattern: str | None, special_tokens: dict[str, int] | None = None,
+                         name: str, fingerprint: str, notes=()) -> PretrainedTokenizer:
+    """A `PretrainedTokenizer` that encodes as tiktoken does with these ranks and pattern."""
+    itos = {rank: token for token, rank in ranks.items()}
+
+    def merge(piece: bytes) -> list[int]:
+        return rank_merge(piece, ranks, whole=False)
+
+    def recovered() -> list[tuple[bytes, bytes]]:
+        pairs = []
+        for token, _rank in sorted(ranks.items(), key=lambda item: item[1]):
+            if len(token) > 1:
+                pair = recover_merge(token, ranks)
+                if pair is not None:
+                    pairs.append(pair)
+        return pairs
+
+    return PretrainedTokenizer(name=name, source_format=FORMAT, alphabet=BYTES,
+                               pretokenizer=pretokenizer_for(pattern), itos=itos, merge=merge, whole=ranks,
+                               merges=recovered, special_tokens=special_tokens, fingerprint=fingerprint, notes=notes)
+
+
+def tiktoken_from_bytes(raw: bytes, *, pattern: str | None, special_tokens: dict[str, int] | None = None,
+                        name: str = "the .tiktoken file") -> PretrainedTokenizer:
+    """An uploaded ranks file with the pattern the visitor chose (a name such as gpt2, gpt4,
+    cl100k, or a regex, which is checked; None or "none" for no split)."""
+    ranks = parse_ranks(raw, name=name)
+    regex = resolve_pattern(pattern, name=name)
+    specials = check_special_tokens(special_tokens, ranks.values(), name=name)
+    digest = hashlib.sha256(b"tiktoken\0" + (regex or "").encode() + b"\0" +
+                            json.dumps(specials, sort_keys=True).encode() + b"\0" + bytes(raw)).hexdigest()
+    return tokenizer_from_ranks(ranks, pattern=regex, special_tokens=specials, name=_display_name(name),
+                                fingerprint=digest)
+
+
+def load_tiktoken_file(path: str | os.PathLike[str], *, pattern: str | None = None,
+                       special_tokens: dict[str, int] | None = None) -> PretrainedTokenizer:
+    """A ``.tiktoken`` file from disk. Without ``pattern``, the settings file beside it
+    (``<file>.json``, as `export_tiktoken` writes) gives the pattern and special tokens;
+    if there is none, `TokenizerFileError` asks for a pattern."""
+    raw = read_limited(path, what="tiktoken ranks file")
+    if pattern is None:
+        settings_file = settings_path(path)
+        if not settings_file.is_file():
+            raise TokenizerFileError(
+                f"{str(path)!r} is a ranks file, which holds no split pattern, and there is no "
+                f"{settings_file.name!r} beside it: give the pattern (gpt2, gpt4, cl100k or a regex)")
+        settings = read_settings(settings_file, raw)
+        pattern = settings["pat_str"]
+        if special_tokens is None:
+            special_tokens = settings["special_tokens"]
+        regex = check_pattern(pattern, name=str(settings_file))
+        if regex == WHOLE_TEXT_PATTERN:
+            regex = None
+        pattern = regex or "none"
+    return tiktoken_from_bytes(raw, pattern=pattern, special_tokens=special_tokens, name=str(path))
+
+
+def read_settings(path: str | os.PathLike[str], ranks_raw: bytes) -> dict:
+    """The settings JSON beside a ranks file, checked (and its hash of the ranks file)."""
+    name = str(path)
+    data = load_json(read_limited(path, what="tiktoken settings file", max_bytes=1_000_000), name=name)
+    if not isinstance(data, dict):
+        raise TokenizerFileError(f"{name} holds a JSON {type(data).__name__}, not an object")
+    pattern = data.get("pat_str")
+    if not isinstance(pattern, str):
+        raise TokenizerFileError(f"{name}: 'pat_str' must be the split pattern as text")
+    expected = data.get("mergeable_ranks_sha256")
+    if expected is not None and expected != hashlib.sha256(ranks_raw).hexdigest():
+        raise TokenizerFileError(f"{name} belongs to another ranks file (its sha256 does not match)")
+    specials = data.get("special_tokens", {})
+    if not isinstance(specials, dict):
+        raise TokenizerFileError(f"{name}: 'special_tokens' must be an object of text: id")
+    return {"pat_str": pattern, "special_tokens": specials}
+
+
+def _display_name(name: str) -> str:
+    return Path(name).name if ("/" in name or os.sep in name) else name
