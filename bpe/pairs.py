@@ -47,3 +47,22 @@ def merge_pair(tokens: Sequence[Token], pair: tuple, new_token: Token) -> list:
             merged.append(tokens[i])
             i += 1
     return merged
+
+
+def merge_positions(tokens: Sequence[Token], pair: tuple) -> list[int]:
+    """Where merging ``pair`` takes place, scanning left to right without overlap: the index
+    of each merged occurrence's left half. What `merge_pair` replaces, and how many times.
+
+    Example: ['a', 'a', 'a', 'a', 'a'], ('a', 'a') -> [0, 2]   ('aaaaa' -> 'aa aa a': four
+    overlapping pairs are counted, two merges happen)
+    """
+    first, second = pair
+    positions = []
+    i, last = 0, len(tokens) - 1
+    while i < last:
+        if tokens[i] == first and tokens[i + 1] == second:
+            positions.append(i)
+            i += 2
+        else:
+            i += 1
+    return positions

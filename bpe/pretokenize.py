@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from bpe.errors import BpeError
+from bpe.errors import BpeError, PatternError
 
 # The published split patterns, exactly as tiktoken runs them: r50k (GPT-2) and cl100k
 # (GPT-4). GPT-2's original release spells its pattern
@@ -36,7 +36,8 @@ def pattern_for(pretokenizer: str | None) -> str | None:
 
 
 def check_pretokenizer(pretokenizer: str | None) -> str | None:
-    """The pre-tokenizer as stored (``None`` for none); a pattern that does not compile fails here."""
+    """The pre-tokenizer as stored (``None`` for none). A custom pattern must pass
+    `check_safe_pattern`; one that is refused raises `PatternError` saying why."""
     pattern = pattern_for(pretokenizer)
     if pattern is None:
         return None
@@ -44,28 +45,232 @@ def check_pretokenizer(pretokenizer: str | None) -> str | None:
     return pretokenizer
 
 
+# ==================== Custom patterns: safe by construction, or refused
+#
+# A pattern can come from a stranger (a tokenizer file someone uploads), and a regex is a
+# program: `(?:x{65535}){65535}` makes the compiler build a 4-billion-character string,
+# `(?:a|aa)+$` takes exponential time, a capturing group changes what `findall` returns.
+# The fingerprint does not help (anyone can compute it). So a custom pattern is checked
+# before it is compiled (length, nesting, and how much its fixed repeats make the compiler
+# expand), then on probe strings under a time limit, and every later run has a time limit
+# that grows with the text. The named patterns are ours and run without these limits.
+
+MAX_PATTERN_CHARS = 2_000
+MAX_PATTERN_NESTING = 32
+# What the compiler expands: every atom counted once per repeat of it and of each group
+# around it (`x{300}` counts 300, `(?:ab){3}{` nests). The published patterns cost < 100.
+MAX_PATTERN_COST = 10_000
+PROBE_SECONDS = 0.1  # each probe string; a linear pattern needs microseconds
+PATTERN_SECONDS = 1.0  # the time limit of one run of a custom pattern: this much ...
+PATTERN_SECONDS_PER_MILLION_CHARS = 5.0  # ... plus this per million characters of text
+_QUANTIFIER = re.compile(r"\{(\d*)(,?)(\d*)\}")
+
+
+def check_safe_pattern(pattern) -> str:
+    """``pattern`` when BPE Lab may run it on a visitor's text; else `PatternError` saying why.
+
+    Safe by construction means: text of at most `MAX_PATTERN_CHARS`, groups nested at most
+    `MAX_PATTERN_NESTING` deep, a compile cost (`pattern_cost`) of at most
+    `MAX_PATTERN_COST`, all checked *before* compiling; then it compiles, has no capturing
+    group, never matches empty text, covers every character of the probe strings, and
+    runs on each in under `PROBE_SECONDS` (runs of 40 of one character catch exponential
+    backtracking: `(?:a|aa)+$` needs minutes there). No finite check proves a regex fast
+    on every text, so `split` also runs custom patterns under a time limit.
+    """
+    _compiled_custom(_checked_text(pattern))
+    return pattern
+
+
+def _checked_text(pattern) -> str:
+    if not isinstance(pattern, str):
+        raise PatternError(f"a pre-tokenizer pattern must be text, got {type(pattern).__name__}")
+    if not pattern:
+        raise PatternError("the pre-tokenizer pattern is empty; use None (or 'none') for no split")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} is {len(pattern):,} characters long; "
+                           f"the most BPE Lab runs is {MAX_PATTERN_CHARS:,}")
+    cost = pattern_cost(pattern)
+    if cost > MAX_PATTERN_COST:
+        raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} repeats too much to compile safely: its "
+                           f"fixed repeat counts multiply to {cost:,} (the limit is {MAX_PATTERN_COST:,}); "
+                           "use open repeats such as + or * instead of large {n}")
+    return pattern
+
+
+def pattern_cost(pattern: str) -> int:
+    """How much a regex makes the compiler expand, read without compiling it: the sum over
+    its atoms of the product of the repeat counts on the atom and on each group around it
+    (``{n}`` and ``{m,n}`` count n, ``{m,}`` counts m; ``*``, ``+``, ``?`` count 1).
+    ``(?:x{300}){300}`` costs 90,000. Raises `PatternError` for groups nested deeper than
+    `MAX_PATTERN_NESTING` or left open."""
+    # One list of costs per open group; a group closes into one atom of its summed cost.
+    stack: list[list[int]] = [[]]
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if char == "\\":
+            i = _escape_end(pattern, i)
+            stack[-1].append(1)
+            continue
+        if char == "[":
+            i = _class_end(pattern, i)
+            stack[-1].append(1)
+            continue
+        if char == "(":
+            if pattern.startswith("(?#", i):  # a comment: up to the next ")"
+                end = pattern.find(")", i)
+                i = n if end < 0 else end + 1
+                continue
+            stack.append([])
+            if len(stack) > MAX_PATTERN_NESTING + 1:
+                raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} nests groups more than "
+                                   f"{MAX_PATTERN_NESTING} deep")
+            i += 1
+            continue
+        if char == ")":
+            if len(stack) > 1:
+                inner = stack.pop()
+                stack[-1].append(max(1, sum(inner)))
+            i += 1
+            continue
+        if char == "{":
+            found = _QUANTIFIER.match(pattern, i)
+            if found and (found.group(1) or found.group(3)) and stack[-1]:
+                low, comma, high = found.groups()
+                count = int(high) if high else int(low or 0) if comma else int(low)
+                stack[-1][-1] *= max(1, min(count, 10 ** 12))
+                i = found.end()
+                continue
+        if char not in "|*+?^$":  # a literal character or "." (anchors, alternation, open repeats cost nothing)
+            stack[-1].append(1)
+        i += 1
+    if len(stack) > 1:
+        raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} leaves a group open: missing ')'")
+    return sum(stack[0])
+
+
+def _escape_end(pattern: str, i: int) -> int:
+    """The index after the escape starting at ``pattern[i] == '\\'``: one character, or
+    a braced argument as in ``\\p{L}``, ``\\N{SPACE}``, ``\\x{41}``."""
+    if i + 1 < len(pattern) and pattern[i + 1] in "pPNxugk" and pattern.startswith("{", i + 2):
+        end = pattern.find("}", i + 2)
+        return len(pattern) if end < 0 else end + 1
+    return i + 2
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The index after the character class starting at ``pattern[i] == '['`` (escapes,
+    a leading ``]`` or ``^]``, POSIX ``[:alpha:]`` and nested sets are skipped over)."""
+    depth, j, n = 1, i + 1, len(pattern)
+    if pattern.startswith("^", j):
+        j += 1
+    if pattern.startswith("]", j):
+        j += 1
+    while j < n and depth:
+        char = pattern[j]
+        if char == "\\":
+            j = _escape_end(pattern, j)
+            continue
+        if char == "[":
+            close = pattern.find(":]", j) if pattern.startswith("[:", j) else -1
+            if close >= 0:
+                j = close + 2
+                continue
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        j += 1
+    return j
+
+
+def _probes() -> list[str]:
+    """Strings a splitting pattern must cover, quickly: runs of one kind of character with
+    and without a mismatch at the end (where backtracking explodes), and ordinary text."""
+    pieces = ["a", "A", "é", "中", "1", " ", "\n", "\t", "'", "!", "_", "a ", " a", "a1", "ab", "\r\n", "😀", "\u200b"]
+    probes = [piece * 40 + tail for piece in pieces for tail in ("", "!", "\x00", " a", "\n")]
+    probes += ["a" * 3000 + "!", " " * 3000 + "a", "Hello world, it's 2024!\n\n  Ça va? 中文 123456 \t\r\n'S"]
+    return probes
+
+
+PROBES = _probes()
+
+
 @lru_cache(maxsize=16)
-def _compiled(pattern: str):
+def _compiled_custom(pattern: str):
     import regex  # the \p{L} classes need the `regex` package, not `re`
 
     try:
-        return regex.compile(pattern)
-    except regex.error as error:
-        raise BpeError(f"pre-tokenizer pattern {pattern!r} does not compile: {error}") from None
+        compiled = regex.compile(pattern)
+    except (regex.error, OverflowError, RecursionError, MemoryError, ValueError) as error:
+        raise PatternError(f"pre-tokenizer pattern {_shown(pattern)} does not compile: {error}") from None
+    if compiled.groups:
+        raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} has a capturing group ( ... ): then "
+                           "each match is not one whole chunk; write the group as (?: ... )")
+    for probe in PROBES:
+        try:
+            chunks = compiled.findall(probe, timeout=PROBE_SECONDS)
+        except TimeoutError:
+            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} is too slow: over {PROBE_SECONDS} s on "
+                               f"{len(probe)} characters ({_shown(probe[:12])}...), the mark of catastrophic "
+                               "backtracking; BPE Lab will not run it") from None
+        if "" in chunks:
+            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} matches empty text; every chunk "
+                               "must hold at least one character")
+        if sum(map(len, chunks)) != len(probe):
+            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} does not cover the whole text (it skips "
+                               f"characters of {_shown(probe[:12])}...); add an alternative such as |\\s+|. "
+                               "that matches the rest")
+    return compiled
+
+
+@lru_cache(maxsize=16)
+def _compiled(pattern: str):
+    """A pattern compiled: a named one as it is, a custom one only once it passed
+    `check_safe_pattern`."""
+    if pattern not in _NAMED_TEXTS:
+        return _compiled_custom(_checked_text(pattern))
+    import regex  # the \p{L} classes need the `regex` package, not `re`
+
+    return regex.compile(pattern)
+
+
+_NAMED_TEXTS = frozenset(NAMED_PATTERNS.values())
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
+def pattern_seconds(characters: int) -> float:
+    """The time limit of one run of a custom pattern over ``characters`` characters."""
+    return PATTERN_SECONDS + PATTERN_SECONDS_PER_MILLION_CHARS * characters / 1e6
 
 
 def split(text: str, pretokenizer: str | None) -> list[str]:
     """Split ``text`` into chunks; ``"".join(chunks) == text`` always holds.
 
-    A custom pattern that skips characters would lose text, so it is refused.
+    A custom pattern that skips characters would lose text, so it is refused; one that
+    runs longer than `pattern_seconds` is stopped and refused (`PatternError`).
     """
     pattern = pattern_for(pretokenizer)
     if pattern is None:
         return [text] if text else []
-    chunks = _compiled(pattern).findall(text)
+    compiled = _compiled(pattern)
+    if pattern in _NAMED_TEXTS:
+        chunks = compiled.findall(text)
+    else:
+        limit = pattern_seconds(len(text))
+        try:
+            chunks = compiled.findall(text, timeout=limit)
+        except TimeoutError:
+            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} took over {limit:.1f} s on "
+                               f"{len(text):,} characters and was stopped; it is too slow to use") from None
+        if "" in chunks:
+            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} matched empty text; every chunk "
+                               "must hold at least one character")
     if sum(map(len, chunks)) != len(text):
-        raise BpeError(
-            f"pre-tokenizer pattern {pattern!r} does not cover the whole text "
+        raise PatternError(
+            f"pre-tokenizer pattern {_shown(pattern)} does not cover the whole text "
             "(it skips characters); add an alternative such as |\\s+|. that matches the rest"
         )
     return chunks

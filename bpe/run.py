@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from bpe.alphabet import default_base_tokens, symbol_count
+from bpe.errors import BpeError
 from bpe.fast import _Sequence
 from bpe.steps import MergeStep, StopReason
 from bpe.tokenizer import BPETokenizer, merges_for_vocab_size
@@ -58,10 +59,17 @@ class TrainingRun:
             return len(self.steps)
         return merges_for_vocab_size(self.base_tokens, self.merges, vocab_size)
 
-    def tokenizer(self, vocab_size: int | None = None) -> BPETokenizer:
-        """The tokenizer at ``vocab_size``: a prefix of this run's merges, no retraining."""
-        count = self.merge_count(vocab_size)
-        return BPETokenizer(self.base_tokens, self.merges[:count], alphabet=self.alphabet,
+    def tokenizer(self, vocab_size: int | None = None, *, merges: int | None = None) -> BPETokenizer:
+        """The tokenizer at ``vocab_size``, or after the first ``merges`` merges (0: base tokens
+        only); neither: all of them. A prefix of this run's merges, no retraining; token ids
+        agree across prefixes (base tokens first, then merge results in order)."""
+        if merges is None:
+            merges = self.merge_count(vocab_size)
+        elif vocab_size is not None:
+            raise BpeError("give vocab_size or merges, not both")
+        elif not isinstance(merges, int) or not 0 <= merges <= len(self.steps):
+            raise BpeError(f"merges={merges!r} is out of range: the run has {len(self.steps)} merges")
+        return BPETokenizer(self.base_tokens, self.merges[:merges], alphabet=self.alphabet,
                             pretokenizer=self.pretokenizer)
 
     def sequence_length(self, merges: int) -> int:

@@ -67,3 +67,16 @@ def printable(token: str | bytes) -> str:
 def pair_label(pair: tuple) -> str:
     """``('t', 'h')`` as ``t + h`` in printable text (not escaped)."""
     return f"{printable(pair[0])} + {printable(pair[1])}"
+
+
+def token_characters(token: str | bytes) -> int:
+    """How many characters of the decoded text a token accounts for.
+
+    A str token: its length. A bytes token (byte-level BPE) may hold part of a character;
+    it counts the characters whose *first* byte it holds (UTF-8 continuation bytes
+    0x80-0xBF count 0), so the counts of a token sequence add up to exactly the characters
+    of the text. Example: "é" is b"\\xc3\\xa9"; tokens b"\\xc3" and b"\\xa9" count 1 and 0.
+    """
+    if isinstance(token, bytes):
+        return sum(1 for value in token if not 0x80 <= value <= 0xBF)
+    return len(token)

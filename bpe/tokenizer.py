@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Iterable, Sequence
+from collections.abc import Mapping
+from typing import Iterable, Protocol, Sequence, runtime_checkable
 
 from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, require_covered
 from bpe.encoder import RankEncoder
@@ -22,6 +23,34 @@ from bpe.steps import log_line, should_log
 from bpe.storage import (TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file,
                          write_tokenizer_file)
 from bpe.training import TrainingSettings, train_steps
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """What the pages, the analysis and the model experiment need from a tokenizer.
+
+    The tokenizer trained here (`BPETokenizer`), OpenAI's GPT-2 (`bpe.gpt2.GPT2Tokenizer`)
+    and tokenizers imported from other libraries all satisfy it, so every view can show
+    them side by side. Tokens are str for a character alphabet, bytes for a byte alphabet.
+    """
+
+    alphabet: str  # "characters" or "bytes"
+    pretokenizer: str | None
+    vocab_size: int
+    itos: Mapping[int, str | bytes]
+    stoi: Mapping[str | bytes, int]
+
+    def encode(self, text: str) -> list[int]: ...
+
+    def decode(self, ids: Iterable[int]) -> str: ...
+
+    def encode_tokens(self, text: str) -> list: ...
+
+    def encode_with_chunks(self, text: str) -> list[list[int]]: ...
+
+    def fingerprint(self) -> str: ...
+
+    def with_merges(self, count: int) -> "Tokenizer": ...
 
 
 # Encoded pieces kept per tokenizer; bounded so a long-lived tokenizer cannot grow forever.
@@ -80,10 +109,12 @@ class BPETokenizer:
             print(f"Stopped after {len(merges)} merges: {stream.explain_stop()}", file=sys.stdout)
         return cls(stream.base_tokens, merges, alphabet=alphabet, pretokenizer=pretokenizer)
 
-    def prefix(self, vocab_size: int) -> "BPETokenizer":
-        """The tokenizer a shorter training run would have produced: the longest merge
-        prefix whose vocabulary has at most ``vocab_size`` tokens."""
-        count = merges_for_vocab_size(self.base_tokens, self.merges, vocab_size)
+    def with_merges(self, count: int) -> "BPETokenizer":
+        """The tokenizer after its first ``count`` merges: what a shorter training run would
+        have produced (token ids agree: base tokens first, then merge results in order).
+        `merges_for_vocab_size` says which count a vocab size allows."""
+        if not isinstance(count, int) or not 0 <= count <= len(self.merges):
+            raise BpeError(f"count={count!r} must be a whole number from 0 to {len(self.merges)} (the merges there are)")
         return BPETokenizer(self.base_tokens, self.merges[:count], alphabet=self.alphabet,
                             pretokenizer=self.pretokenizer)
 

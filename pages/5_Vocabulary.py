@@ -5,7 +5,8 @@ import streamlit as st
 from pages._shared.html import escape_markdown
 
 from bpe.text import printable
-from bpe.analysis.exports import ids_tensor_bytes, merges_csv, tokenizer_json
+from bpe.analysis.exports import ids_tensor_bytes, tokenizer_json
+from bpe.analysis.merge_log import log_csv
 from bpe.analysis.vocabulary import first_merges, learned_tokens
 from pages._shared import bind, setup_page
 from pages._shared.analysis import (UPLOAD_ERROR, UPLOADED, accept_upload, bpe_at, encoded_training_ids,
@@ -67,7 +68,7 @@ tokenizer = trained.tokenizer
 d1, d2, d3 = st.columns(3)
 d1.download_button("Tokenizer (JSON)", tokenizer_json(tokenizer), file_name=f"bpe_{tokenizer.vocab_size}.json",
                    mime="application/json", key="vocab_download_json")
-d2.download_button("Merges (CSV)", merges_csv(tokenizer, [s.frequency for s in run.steps[:merges]]),
+d2.download_button("Merges (CSV)", log_csv(run.steps[:merges]),
                    file_name=f"bpe_{tokenizer.vocab_size}_merges.csv", mime="text/csv", key="vocab_download_csv")
 d3.download_button("Encoded training text (torch .pt)",
                    lambda: ids_tensor_bytes(encoded_training_ids(settings, trained)),  # made on click

@@ -5,7 +5,7 @@ import streamlit as st
 from pages._shared.html import escape_markdown
 from pages._shared.figures import bits_per_char_curves
 from bpe.lm.job import DEFAULT_SHAPE, HELDOUT_CHARS, MODEL_SHAPES, TRAIN_CHARS
-from bpe.lm.report import summary_rows, verdict
+from bpe.lm.report import model_summary_rows, verdict
 from pages._shared import bind, setup_page
 from pages._shared.model import CAVEATS, current_job, progress_text, start_job, stop_job, tokenizer_choices
 
@@ -72,12 +72,12 @@ if job is not None and not running:
     result = job.snapshot()
     if result.error:
         st.error(escape_markdown(result.error), icon="⚠️")
-    if job.text.tokenizer_saw_held_out:
+    if job.text.tokenizer_saw_heldout:
         st.warning("The sidebar holds no text out, so the models are scored on the end of the training text, "
                    "which the BPE tokenizer was trained on. Set a held-out part in the sidebar for a clean test.")
     if result.summaries:
         st.subheader("Results")
-        table = pd.DataFrame(summary_rows(result.summaries))
+        table = pd.DataFrame(model_summary_rows(result.summaries))
         st.dataframe(table, hide_index=True, column_config={
             column: st.column_config.NumberColumn(format="localized") for column in table.columns[1:-1]})
         st.markdown(verdict(result.summaries, budget_seconds=job.budget.seconds, requested=len(job.names)))

@@ -139,7 +139,7 @@ def gpt2_variant(gpt2, text: str, *, merges: int, heldout_text: str = "") -> Var
     GPT-2-pre-tokenized training run learned first, at the same number of merges.
     """
     started = time.perf_counter()
-    prefix = gpt2.prefix(merges)
+    prefix = gpt2.with_merges(merges)
     evaluated = heldout_text or text
     chunks = split(text, "gpt2")
     tokens = len(prefix.encode(evaluated))

@@ -16,6 +16,7 @@ from typing import Sequence
 from bpe.alphabet import symbols_of
 from bpe.text import printable
 from bpe.errors import BpeError
+from bpe.pairs import merge_pair, merge_positions
 from bpe.pretokenize import split
 
 
@@ -149,24 +150,10 @@ def applied_merges(tokenizer, text: str) -> list[AppliedMerge]:
                 break
             if left not in present or right not in present:
                 continue
-            merged, times = _merge_counting(tokens, left, right)
+            times = len(merge_positions(tokens, (left, right)))
             if times:
                 fired[index] += times
-                tokens = merged
+                tokens = merge_pair(tokens, (left, right), left + right)
                 present = set(tokens)
     return [AppliedMerge(index + 1, tokenizer.merges[index], tokenizer.merges[index][0] + tokenizer.merges[index][1],
                          times) for index, times in enumerate(fired) if times]
-
-
-def _merge_counting(tokens: list, left, right) -> tuple[list, int]:
-    """`bpe.pairs.merge_pair`, also saying how many occurrences it merged."""
-    merged, times, i = [], 0, 0
-    while i < len(tokens):
-        if i + 1 < len(tokens) and tokens[i] == left and tokens[i + 1] == right:
-            merged.append(left + right)
-            times += 1
-            i += 2
-        else:
-            merged.append(tokens[i])
-            i += 1
-    return merged, times

@@ -32,13 +32,15 @@ def log_rows_around(steps: Sequence[MergeStep], current: int, radius: int = 5) -
 
 
 def log_csv(steps: Sequence[MergeStep]) -> str:
-    """The whole log as CSV text: step, left, right, token, frequency, sequence_length, vocab_size."""
+    """The merges as CSV, one row per step: step, left, right, token, token_id, frequency,
+    sequence_length, vocab_size. Tokens are written as they are (a space stays a space; CSV
+    quoting keeps commas and newlines safe); byte tokens as `readable_token` spells them."""
     out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["step", "left", "right", "token", "frequency", "sequence_length", "vocab_size"])
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["step", "left", "right", "token", "token_id", "frequency", "sequence_length", "vocab_size"])
     for s in steps:
         writer.writerow([s.number, readable_token(s.pair[0]), readable_token(s.pair[1]), readable_token(s.token),
-                         s.frequency, s.sequence_length, s.vocab_size])
+                         s.token_id, s.frequency, s.sequence_length, s.vocab_size])
     return out.getvalue()
 
 

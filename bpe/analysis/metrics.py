@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from bpe.alphabet import symbols_of
+from bpe.text import token_characters
 from bpe.errors import BpeError
 
 # Held-out compression "parts" from training compression once it is this much lower (relative).
@@ -64,15 +65,6 @@ def relative_attention_cost(tokens: int, baseline_tokens: int) -> float:
 
 # ====================
 # Context-window coverage
-
-
-def token_characters(token) -> int:
-    """Characters a token stands for. A byte token counts the characters whose *first* byte it
-    holds (UTF-8 continuation bytes 0x80-0xBF count 0), so a character split across tokens is
-    counted once, in the token where it starts."""
-    if isinstance(token, bytes):
-        return sum(1 for value in token if not 0x80 <= value <= 0xBF)
-    return len(token)
 
 
 def token_lengths(tokens: Iterable) -> list[int]:
@@ -233,11 +225,13 @@ def size_summary(run, vocab_size: int, d: int = 128, *, longest: int = 10) -> Si
     return SizeSummary(vocab_size, tokenizer.vocab_size, merges, seconds, length,
                        compression(run.training_characters, length),
                        token_count_reduction(run.initial_length, length), heldout,
-                       tuple(longest_tokens(tokenizer, longest)),
+                       tuple(token for _, token in longest_tokens(tokenizer, longest)),
                        embedding_parameters(tokenizer.vocab_size, d))
 
 
-def longest_tokens(tokenizer, count: int) -> list:
-    """The ``count`` longest tokens of a tokenizer, longest first, ties by id."""
-    order = sorted(range(tokenizer.vocab_size), key=lambda i: (-token_characters(tokenizer.itos[i]), i))
-    return [tokenizer.itos[i] for i in order[:count]]
+def longest_tokens(tokenizer, count: int, *, learned_only: bool = False) -> list[tuple[int, str | bytes]]:
+    """The ``count`` longest tokens as (id, token), longest first (in characters, see
+    `bpe.text.token_characters`), ties by id; ``learned_only`` skips the base tokens."""
+    start = len(tokenizer.base_tokens) if learned_only else 0
+    order = sorted(range(start, tokenizer.vocab_size), key=lambda i: (-token_characters(tokenizer.itos[i]), i))
+    return [(i, tokenizer.itos[i]) for i in order[:count]]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from bpe.run import TrainingRun
+from bpe.pairs import merge_positions
 from bpe.steps import MergeStep
 from bpe.tokenizer import BPETokenizer
 
@@ -31,16 +31,6 @@ class Segment:
     token: str | bytes
     token_id: int
     mark: Mark = None
-
-
-def prefix_tokenizer(run: TrainingRun, merges: int) -> BPETokenizer:
-    """The tokenizer after the run's first ``merges`` merges (0: base tokens only).
-
-    Token ids agree across prefixes: base tokens first, then merge results in order."""
-    if not 0 <= merges <= len(run.steps):
-        raise ValueError(f"merges={merges} is out of range: the run has {len(run.steps)} merges")
-    return BPETokenizer(run.base_tokens, run.merges[:merges], alphabet=run.alphabet,
-                        pretokenizer=run.pretokenizer)
 
 
 def window(text: str, start: int, size: int) -> str:
@@ -75,19 +65,20 @@ def step_segments(before: BPETokenizer, text: str, step: MergeStep) -> tuple[lis
     """(before, after) segments of ``text`` around ``step``.
 
     ``before`` must be the tokenizer with the merges preceding ``step`` (see
-    `prefix_tokenizer`). In "before", each occurrence the merge consumes is marked
+    `bpe.run.TrainingRun.tokenizer` with ``merges=step.number - 1``). In "before", each occurrence the merge consumes is marked
     left/right; in "after", each token the merge produced is marked "merged".
     """
     itos, stoi = before.itos, before.stoi
     left_id, right_id = stoi[step.pair[0]], stoi[step.pair[1]]
     old, new = [], []
     for chunk in before.encode_with_chunks(text):
+        merged_at = set(merge_positions(chunk, (left_id, right_id)))  # no overlap: "a a a" gives "aa a"
         i, n = 0, len(chunk)
         while i < n:
-            if i + 1 < n and chunk[i] == left_id and chunk[i + 1] == right_id:
+            if i in merged_at:
                 old += [Segment(step.pair[0], left_id, "left"), Segment(step.pair[1], right_id, "right")]
                 new.append(Segment(step.token, step.token_id, "merged"))
-                i += 2  # no overlap: "a a a" with ('a', 'a') gives "aa a"
+                i += 2
             else:
                 plain = Segment(itos[chunk[i]], chunk[i])
                 old.append(plain)

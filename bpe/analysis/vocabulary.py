@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from bpe.analysis.lineage import first_creations
-from bpe.analysis.metrics import token_characters
+from bpe.text import token_characters
 
 
 @dataclass(frozen=True)

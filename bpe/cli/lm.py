@@ -1,6 +1,6 @@
 """`python -m bpe lm train ...`: the character-vs-BPE experiment from the command line.
 
-Thin on purpose: it trains the tokenizers, hands them to `compare_tokenizers`, and prints
+Thin on purpose: it trains the tokenizers, hands them to `train_model_per_tokenizer`, and prints
 the records it yields, the same stream the app page draws. torch is imported only when the
 command runs, so registering the subcommand does not slow down the rest of the CLI.
 """
@@ -43,7 +43,8 @@ def add_lm_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentP
     run.add_argument("--learning-rate", type=float, default=3e-3)
     run.add_argument("--eval-every", type=int, default=50, help="steps between held-out evaluations")
     run.add_argument("--eval-windows", type=int, default=64, help="most held-out windows per evaluation")
-    run.add_argument("--held-out", type=float, default=0.1, help="fraction of the text (by characters) held out")
+    run.add_argument("--held-out", dest="heldout_fraction", type=float, default=0.1,
+                     help="fraction of the text (by characters) held out")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--device", help="cpu or cuda (default: cuda when available)")
     out = train.add_argument_group("output")
@@ -64,8 +65,8 @@ def run_lm(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> None:
     # Bad paths and settings are reported first, before torch loads or a tokenizer trains.
     text = read_text_file(args.text)
-    if not 0 < args.held_out < 1:
-        raise BpeError(f"--held-out {args.held_out} must be a fraction between 0 and 1 (exclusive), e.g. 0.1")
+    if not 0 < args.heldout_fraction < 1:
+        raise BpeError(f"--held-out {args.heldout_fraction} must be a fraction between 0 and 1 (exclusive), e.g. 0.1")
     seconds = 30.0 if args.seconds is None and args.chars is None and args.steps is None else args.seconds
     budget = Budget(seconds=seconds, chars=args.chars, steps=args.steps)
     config = ModelConfig(vocab_size=1, block_size=args.block_size, width=args.width,
@@ -76,7 +77,7 @@ def _train(args: argparse.Namespace) -> None:
 
     # torch loads here, once the settings are known to be good
     from bpe.lm.checkpoint import save_checkpoint
-    from bpe.lm.experiment import ModelSummary, TokenizerSpec, compare_tokenizers
+    from bpe.lm.experiment import ModelSummary, TokenizerSpec, train_model_per_tokenizer
 
     # Tokenizers see the whole text, so every held-out character is in their alphabet.
     specs = [TokenizerSpec.from_tokenizer("chars", BPETokenizer.train(text, target_vocab_size=len(set(text))))]
@@ -85,8 +86,8 @@ def _train(args: argparse.Namespace) -> None:
         specs.append(TokenizerSpec.from_tokenizer(f"bpe-{size}", tokenizer))
 
     summaries: list[ModelSummary] = []
-    for record in compare_tokenizers(specs, config, budget, text=text, settings=settings,
-                                     held_out_fraction=args.held_out, prompt=args.prompt,
+    for record in train_model_per_tokenizer(specs, config, budget, text=text, settings=settings,
+                                     heldout_fraction=args.heldout_fraction, prompt=args.prompt,
                                      sample_chars=args.sample_chars):
         if isinstance(record, ModelSummary):
             summaries.append(record)

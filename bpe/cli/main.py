@@ -21,7 +21,8 @@ from bpe.cli.download import add_download_command
 from bpe.cli.errors import reporting_errors
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
-from bpe.text import printable
+from bpe.text import printable, token_characters
+from bpe.analysis.metrics import longest_tokens
 from bpe.errors import BpeError
 from bpe.cli.pipeline import build, print_progress, split_paths
 from bpe.pretokenize import PRETOKENIZER_CHOICES
@@ -96,8 +97,7 @@ def run_build(args) -> int:
     print(f"128 tokens of validation text cover {report.context_characters:.1f} characters on average "
           f"(128 at character level)")
     print("30 longest learned tokens:")
-    for token_id, token in _longest_tokens(tok, 30):
-        print(f"  {token_id:>6}  {printable(token)!r}  ({len(token)})")
+    _print_longest(tok, 30)
     ids = tok.encode(SAMPLE_SENTENCE) if _covers(tok, SAMPLE_SENTENCE) else []
     if ids:
         print(f"Sample: {SAMPLE_SENTENCE!r}")
@@ -106,10 +106,9 @@ def run_build(args) -> int:
     return 0
 
 
-def _longest_tokens(tok: BPETokenizer, count: int) -> list[tuple[int, object]]:
-    learned = [(i, t) for i, t in tok.itos.items() if i >= len(tok.base_tokens)]
-    learned.sort(key=lambda item: (-len(item[1]), item[0]))
-    return learned[:count]
+def _print_longest(tok: BPETokenizer, count: int) -> None:
+    for token_id, token in longest_tokens(tok, count, learned_only=True):
+        print(f"  {token_id:>6}  {printable(token)!r}  ({token_characters(token)} characters)")
 
 
 def _covers(tok: BPETokenizer, text: str) -> bool:
@@ -183,6 +182,5 @@ def run_inspect(args) -> int:
         print(f"  Merge {number}: {printable(left)!r} + {printable(right)!r} = {printable(left + right)!r} "
               f"(id {tok.stoi[left + right]})")
     print(f"{args.longest} longest tokens:")
-    for token_id, token in _longest_tokens(tok, args.longest):
-        print(f"  {token_id:>6}  {printable(token)!r}  ({len(token)})")
+    _print_longest(tok, args.longest)
     return 0

@@ -7,7 +7,6 @@ round-trip every split, save the ids as torch long tensors, and measure compress
 """
 from __future__ import annotations
 
-import io
 import sys
 import time
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from bpe.alphabet import CHARACTERS, default_base_tokens
 from bpe.errors import BpeError
 from bpe.analysis.metrics import compression, context_coverage, token_count_reduction, token_lengths
 from bpe.steps import MergeStep, log_line, should_log
+from bpe.analysis.exports import ids_tensor_bytes
 from bpe.files import atomic_write_bytes
 from bpe.corpora.textfile import read_text_file
 from bpe.tokenizer import BPETokenizer
@@ -119,12 +119,8 @@ def build(paths: dict, *, tokenizer_output: Path, encoded_output_dir: Path, targ
 
 
 def save_ids(ids: list[int], path: Path) -> None:
-    """Save ids as a torch long tensor, atomically (torch is imported only here)."""
-    import torch
-
-    buffer = io.BytesIO()
-    torch.save(torch.tensor(ids, dtype=torch.long), buffer)
-    atomic_write_bytes(path, buffer.getvalue())
+    """Save ids as a torch long tensor (`bpe.analysis.exports.ids_tensor_bytes`), atomically."""
+    atomic_write_bytes(path, ids_tensor_bytes(ids))
 
 
 def mean_context_characters(tokenizer: BPETokenizer, ids: list[int], block: int = CONTEXT_TOKENS) -> float:

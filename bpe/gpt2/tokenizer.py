@@ -212,12 +212,12 @@ class GPT2Tokenizer:
                                                              self.pretokenizer))
         return self._fingerprint
 
-    def prefix(self, merges: int) -> "GPT2Tokenizer":
-        """GPT-2 with only its first ``merges`` merges (and no special tokens): what a shorter
+    def with_merges(self, count: int) -> "GPT2Tokenizer":
+        """GPT-2 with only its first ``count`` merges (and no special tokens): what a shorter
         training run would have kept, since ranks are merge order."""
-        if not isinstance(merges, int) or merges < 0:
-            raise BpeError(f"merges={merges!r} must be a whole number from 0 to {len(self.merges)}")
-        kept = min(merges, len(self.merges))
+        if not isinstance(count, int) or count < 0:
+            raise BpeError(f"count={count!r} must be a whole number from 0 to {len(self.merges)}")
+        kept = min(count, len(self.merges))
         tokens = [self.itos[i] for i in range(len(self.base_tokens) + kept)]
         return GPT2Tokenizer(GPT2Vocabulary(tokens, self.merges[:kept], {}), name=f"{self.name} [:{kept}]")
 

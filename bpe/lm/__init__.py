@@ -9,7 +9,7 @@ This is the only part of `bpe` that uses torch. The names below load lazily, so
     train.py       train_model: a generator of TrainProgress records; evaluate
     checkpoint.py  save/load with the tokenizer fingerprint (weights_only loading)
     sample.py      generate / generate_text: temperature and top-k
-    experiment.py  compare_tokenizers: one model per tokenizer, same budget
+    experiment.py  train_model_per_tokenizer: one model per tokenizer, same budget
 """
 from __future__ import annotations
 
@@ -36,11 +36,10 @@ _EXPORTS = {
     "Checkpoint": "checkpoint",
     "generate": "sample",
     "generate_text": "sample",
-    "compare_tokenizers": "experiment",
+    "train_model_per_tokenizer": "experiment",
     "TokenizerSpec": "experiment",
     "ExperimentProgress": "experiment",
     "ModelSummary": "experiment",
-    "characters_in_token": "experiment",
     "split_text": "experiment",
 }
 __all__ = sorted(_EXPORTS)

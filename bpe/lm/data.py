@@ -70,7 +70,7 @@ class TokenData:
     def __init__(
         self,
         train_ids: Sequence[int] | torch.Tensor,
-        held_out_ids: Sequence[int] | torch.Tensor,
+        heldout_ids: Sequence[int] | torch.Tensor,
         *,
         token_lengths: Sequence[int],
     ) -> None:
@@ -82,7 +82,7 @@ class TokenData:
             raise BpeError(f"token_lengths[{bad}]={lengths[bad].item()} is negative")
         self.token_lengths = lengths
         self.train_ids = _as_ids("train_ids", train_ids, len(lengths))
-        self.held_out_ids = _as_ids("held_out_ids", held_out_ids, len(lengths))
+        self.heldout_ids = _as_ids("heldout_ids", heldout_ids, len(lengths))
 
     @classmethod
     def split(
@@ -90,21 +90,21 @@ class TokenData:
         ids: Sequence[int] | torch.Tensor,
         *,
         token_lengths: Sequence[int],
-        held_out_fraction: float = 0.1,
+        heldout_fraction: float = 0.1,
         n_chars: int | None = None,
     ) -> TokenData:
-        """Hold out the last `held_out_fraction` of one id stream.
+        """Hold out the last `heldout_fraction` of one id stream.
 
         n_chars, when given, is the length of the encoded text; it must match the sum of
         token_lengths over ids, which catches a table in the wrong unit (bytes vs characters).
         """
-        if not 0 < held_out_fraction < 1:
-            raise BpeError(f"held_out_fraction={held_out_fraction!r} must be between 0 and 1 (exclusive)")
+        if not 0 < heldout_fraction < 1:
+            raise BpeError(f"heldout_fraction={heldout_fraction!r} must be between 0 and 1 (exclusive)")
         tensor = torch.as_tensor(ids, dtype=torch.long).cpu()
-        cut = len(tensor) - max(1, round(len(tensor) * held_out_fraction))
+        cut = len(tensor) - max(1, round(len(tensor) * heldout_fraction))
         data = cls(tensor[:cut], tensor[cut:], token_lengths=token_lengths)
         if n_chars is not None:
-            counted = data.count_chars(data.train_ids) + data.count_chars(data.held_out_ids)
+            counted = data.count_chars(data.train_ids) + data.count_chars(data.heldout_ids)
             if counted != n_chars:
                 raise BpeError(
                     f"token_lengths say the ids encode {counted} characters but n_chars={n_chars}; "
@@ -135,20 +135,20 @@ class TokenData:
     def eval_windows(self, block_size: int, max_windows: int) -> EvalWindows:
         """Non-overlapping held-out windows, the same every call.
 
-        Window i has inputs held_out[i·B : i·B+B] and targets shifted by one, so targets of
+        Window i has inputs heldout[i·B : i·B+B] and targets shifted by one, so targets of
         consecutive windows tile the held-out ids without overlap. When there are more than
         max_windows, an evenly spaced subset is taken (spread over the whole held-out text,
         not just its start).
         """
         self.require_tokens(block_size)
-        available = (len(self.held_out_ids) - 1) // block_size
+        available = (len(self.heldout_ids) - 1) // block_size
         count = min(available, max_windows)
         if count == 1:
             chosen = [0]
         else:  # integer spacing >= 1, so the chosen windows are distinct and increasing
             chosen = [i * (available - 1) // (count - 1) for i in range(count)]
         starts = torch.tensor(chosen, dtype=torch.long) * block_size
-        windows = self.held_out_ids[starts[:, None] + torch.arange(block_size + 1)]
+        windows = self.heldout_ids[starts[:, None] + torch.arange(block_size + 1)]
         inputs, targets = windows[:, :-1], windows[:, 1:]
         n_chars = self.count_chars(targets)
         if n_chars < 1:
@@ -159,7 +159,7 @@ class TokenData:
 
     def require_tokens(self, block_size: int) -> None:
         """Both parts need one window of block_size + 1 tokens (inputs plus the shifted target)."""
-        for name, ids in (("training", self.train_ids), ("held-out", self.held_out_ids)):
+        for name, ids in (("training", self.train_ids), ("held-out", self.heldout_ids)):
             if len(ids) < block_size + 1:
                 raise BpeError(
                     f"the {name} text has {len(ids)} tokens, fewer than block_size + 1 = {block_size + 1}; "

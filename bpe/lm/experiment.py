@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from bpe.errors import BpeError
+from bpe.text import token_characters
 from bpe.lm.config import Budget, ModelConfig, TrainSettings
 from bpe.lm.data import TokenData
 from bpe.lm.model import ParameterCounts, TinyGPT, build_model, count_parameters
@@ -24,25 +25,11 @@ from bpe.lm.sample import generate
 from bpe.lm.train import Evaluation, TrainProgress, train_model
 
 
-def characters_in_token(token: str | bytes) -> int:
-    """How many characters of the decoded text a token accounts for.
-
-    A str token: its length. A bytes token (byte-level BPE) may hold part of a character;
-    count the bytes that *start* a UTF-8 character (every byte but 0b10xxxxxx), so each
-    character is credited to the token holding its first byte and the counts of a token
-    sequence add up to exactly the characters of the text.
-    Example: "é" is b"\xc3\xa9"; tokens b"\xc3" and b"\xa9" count 1 and 0.
-    """
-    if isinstance(token, bytes):
-        return sum(1 for byte in token if byte & 0xC0 != 0x80)
-    return len(token)
-
-
 @dataclass(frozen=True)
 class TokenizerSpec:
     """Everything the experiment needs from a tokenizer, and nothing else.
 
-    token_lengths[i] is the number of characters id i accounts for (see characters_in_token).
+    token_lengths[i] is the number of characters id i accounts for (see `bpe.text.token_characters`).
     """
 
     name: str
@@ -61,7 +48,7 @@ class TokenizerSpec:
             name=name,
             encode=tokenizer.encode,
             decode=tokenizer.decode,
-            token_lengths=tuple(characters_in_token(tokenizer.itos[i]) for i in range(tokenizer.vocab_size)),
+            token_lengths=tuple(token_characters(tokenizer.itos[i]) for i in range(tokenizer.vocab_size)),
             fingerprint=tokenizer.fingerprint(),
         )
 
@@ -103,27 +90,27 @@ class ModelSummary:
         return self.chars_seen / self.seconds if self.seconds > 0 else 0.0
 
 
-def split_text(text: str, held_out_fraction: float) -> tuple[str, str]:
+def split_text(text: str, heldout_fraction: float) -> tuple[str, str]:
     """Cut by characters, so every tokenizer is scored on the very same held-out text.
 
     Example: split_text("abcdefghij", 0.2) -> ("abcdefgh", "ij")
     """
     if not text:
         raise BpeError("the text is empty; give some text to train on")
-    if not 0 < held_out_fraction < 1:
-        raise BpeError(f"held_out_fraction={held_out_fraction!r} must be between 0 and 1 (exclusive)")
-    cut = len(text) - max(1, round(len(text) * held_out_fraction))
+    if not 0 < heldout_fraction < 1:
+        raise BpeError(f"heldout_fraction={heldout_fraction!r} must be between 0 and 1 (exclusive)")
+    cut = len(text) - max(1, round(len(text) * heldout_fraction))
     return text[:cut], text[cut:]
 
 
-def compare_tokenizers(
+def train_model_per_tokenizer(
     runs: Sequence[TokenizerSpec],
     config: ModelConfig,
     budget: Budget,
     *,
     text: str,
     settings: TrainSettings = TrainSettings(),
-    held_out_fraction: float = 0.1,
+    heldout_fraction: float = 0.1,
     prompt: str | None = None,
     sample_chars: int = 200,
     temperature: float = 0.8,
@@ -147,13 +134,13 @@ def compare_tokenizers(
         raise BpeError(f"top_k={top_k!r} must be a whole number >= 1, or None for no cut-off")
     if isinstance(sample_chars, bool) or not isinstance(sample_chars, int) or sample_chars < 0:
         raise BpeError(f"sample_chars={sample_chars!r} must be a whole number >= 0")
-    train_text, held_out_text = split_text(text, held_out_fraction)
-    prompt = held_out_text[:20] if prompt is None else prompt
+    train_text, heldout_text = split_text(text, heldout_fraction)
+    prompt = heldout_text[:20] if prompt is None else prompt
     for spec in runs:
         prompt_ids = spec.encode(prompt)  # before training: a prompt the tokenizer cannot encode fails fast
         if not prompt_ids:
             raise BpeError(f"the prompt {prompt!r} encodes to no tokens; give at least one character to start from")
-        data = TokenData(spec.encode(train_text), spec.encode(held_out_text), token_lengths=spec.token_lengths)
+        data = TokenData(spec.encode(train_text), spec.encode(heldout_text), token_lengths=spec.token_lengths)
         model = build_model(replace(config, vocab_size=data.vocab_size), seed=settings.seed)
         last: TrainProgress | None = None
         for last in train_model(model, data, budget, settings, should_stop=should_stop):

@@ -1,6 +1,6 @@
 """A character-vs-BPE experiment run in a background thread, for a page to poll.
 
-Unlike `experiment.compare_tokenizers` (a generator the caller drives), an
+Unlike `experiment.train_model_per_tokenizer` (a generator the caller drives), an
 `ExperimentJob` drives that generator itself, on its own thread, and keeps what it yields:
 the page that started it returns at once, redraws from `snapshot()` on a timer, and a
 Stop button calls `stop()`, which the training loop checks between steps. The job holds
@@ -34,16 +34,16 @@ EVAL_EVERY = 25  # optimizer steps between held-out evaluations: 4-10 s of CPU t
 
 @dataclass(frozen=True)
 class ExperimentText:
-    """The text handed to `compare_tokenizers` and the fraction of it held out.
+    """The text handed to `train_model_per_tokenizer` and the fraction of it held out.
 
-    tokenizer_saw_held_out is True when there was no held-out text to use, so the end of
+    tokenizer_saw_heldout is True when there was no held-out text to use, so the end of
     the training text (which the BPE tokenizer was trained on) is held out instead.
     """
 
     text: str
-    held_out_fraction: float
-    held_out_chars: int
-    tokenizer_saw_held_out: bool
+    heldout_fraction: float
+    heldout_chars: int
+    tokenizer_saw_heldout: bool
 
 
 def experiment_text(train_text: str, heldout_text: str, *, train_chars: int = TRAIN_CHARS,
@@ -52,7 +52,7 @@ def experiment_text(train_text: str, heldout_text: str, *, train_chars: int = TR
     fraction that makes `split_text` cut exactly between them: the models are then scored
     on text that neither they nor the tokenizer trained on.
 
-    Example: ("abcdefgh", "ij") -> text "abcdefghij", held_out_fraction 0.2, split back into
+    Example: ("abcdefgh", "ij") -> text "abcdefghij", heldout_fraction 0.2, split back into
     "abcdefgh" and "ij".
     """
     train, held = train_text[:train_chars], heldout_text[:heldout_chars]
@@ -64,10 +64,10 @@ def experiment_text(train_text: str, heldout_text: str, *, train_chars: int = TR
     return ExperimentText(train, held_chars / len(train), held_chars, True)
 
 
-def train_settings(config: ModelConfig, held_out_chars: int, *, device: str | None = None) -> TrainSettings:
+def train_settings(config: ModelConfig, heldout_chars: int, *, device: str | None = None) -> TrainSettings:
     """Settings for a page's experiment: enough evaluation windows to score the whole
     held-out text (so every tokenizer is scored on the same characters)."""
-    windows = held_out_chars // config.block_size + 1  # a character-level model needs the most
+    windows = heldout_chars // config.block_size + 1  # a character-level model needs the most
     return TrainSettings(eval_every=EVAL_EVERY, eval_windows=windows, device=device)
 
 
@@ -90,7 +90,7 @@ class _Shared:
 
 
 class ExperimentJob:
-    """One `compare_tokenizers` run on a daemon thread. Start it with `start()`.
+    """One `train_model_per_tokenizer` run on a daemon thread. Start it with `start()`.
 
     tokenizers are (name, tokenizer) pairs; a tokenizer needs encode, decode, itos,
     vocab_size and fingerprint() (see `TokenizerSpec.from_tokenizer`). torch is imported
@@ -143,7 +143,7 @@ class ExperimentJob:
         try:
             import torch
 
-            from bpe.lm.experiment import ExperimentProgress, TokenizerSpec, compare_tokenizers
+            from bpe.lm.experiment import ExperimentProgress, TokenizerSpec, train_model_per_tokenizer
             from bpe.lm.train import default_device
 
             device = torch.device(self.settings.device) if self.settings.device else default_device()
@@ -152,8 +152,8 @@ class ExperimentJob:
             with self._lock:
                 self._shared.device, self._shared.threads = str(device), torch.get_num_threads()
             specs = [TokenizerSpec.from_tokenizer(name, tokenizer) for name, tokenizer in self._tokenizers]
-            records = compare_tokenizers(specs, self.config, self.budget, text=self.text.text,
-                                         settings=self.settings, held_out_fraction=self.text.held_out_fraction,
+            records = train_model_per_tokenizer(specs, self.config, self.budget, text=self.text.text,
+                                         settings=self.settings, heldout_fraction=self.text.heldout_fraction,
                                          should_stop=self._stop.is_set)
             for record in records:
                 with self._lock:

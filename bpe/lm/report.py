@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 TIE_BITS = 0.01  # closer than this is within the noise of one short run on one seed
 
 
-def summary_rows(summaries: Sequence[ModelSummary]) -> list[dict]:
+def model_summary_rows(summaries: Sequence[ModelSummary]) -> list[dict]:
     """One row per model: parameters (embedding vs the rest), what it saw, how fast, how well."""
     return [
         {

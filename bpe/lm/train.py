@@ -21,7 +21,9 @@ from bpe.lm.config import Budget, TrainSettings
 from bpe.lm.data import EvalWindows, TokenData, bits_per_char
 from bpe.lm.model import TinyGPT
 
-StopReason = Literal["seconds", "chars", "steps", "stopped"]
+# Why one model's training ended: a budget ran out, or Stop was pressed (BPE training's own
+# reasons are `bpe.steps.StopReason`).
+BudgetStop = Literal["seconds", "chars", "steps", "stopped"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class TrainProgress:
     chars_seen: int
     train_loss: float | None
     evaluation: Evaluation | None = None
-    stop_reason: StopReason | None = None
+    stop_reason: BudgetStop | None = None
 
     @property
     def done(self) -> bool:
@@ -127,7 +129,7 @@ def _warm_up(model: TinyGPT, data: TokenData, batch_size: int, device: torch.dev
     optimizer.step()
 
 
-def _stop_reason(budget: Budget, step: int, seconds: float, chars: int) -> StopReason | None:
+def _stop_reason(budget: Budget, step: int, seconds: float, chars: int) -> BudgetStop | None:
     if budget.steps is not None and step >= budget.steps:
         return "steps"
     if budget.chars is not None and chars >= budget.chars:

@@ -22,14 +22,13 @@ The API, in the order a page uses it::
 - `bind(widget, label, key, **kwargs)`: draw a widget showing plain state `key` (set a
   default first with `st.session_state.setdefault`); survives page switches.
 - `mirror_step(step)`: the Merge-by-merge step into session state and the URL.
-- `training_counter.calls`: trainings in this process (tests assert it does not grow).
 
 State lives in plain session_state keys prefixed `settings_` (see `settings.py`); give a
 page's own keys the page's prefix (`merges_step`, `tokenize_text`, ...).
 """
-from .cache import corpus_texts, current_tokenizer, prefix_tokenizer, training_counter
+from .cache import corpus_texts, current_tokenizer, prefix_tokenizer
 from .page import page_links, setup_page
 from .settings import RECORDED_TOP_K, Settings, bind, mirror_step
 
 __all__ = ["RECORDED_TOP_K", "Settings", "bind", "corpus_texts", "current_tokenizer", "mirror_step", "page_links",
-           "prefix_tokenizer", "setup_page", "training_counter"]
+           "prefix_tokenizer", "setup_page"]

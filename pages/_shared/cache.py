@@ -11,21 +11,11 @@ import streamlit as st
 
 from bpe.corpora.corpus import load_corpus, split_train_heldout
 from bpe.run import TrainingRun, train_run
-from bpe.analysis.segments import prefix_tokenizer as _prefix_tokenizer
 from bpe.tokenizer import BPETokenizer
 
 from .settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, user_corpora
 
 
-class TrainingCounter:
-    """How many times this process really trained (cache misses). Tests read it to
-    prove that moving the vocab slider below the trained maximum does not retrain."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-
-training_counter = TrainingCounter()
 RUN_MEMO = "settings_run_memo"  # (training key, run): this session's run, kept unpickled
 PROGRESS_UPDATES = 20  # the bar moves in 5% steps: each update is a message to the browser
 
@@ -89,7 +79,6 @@ def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
     # The bar is created in here on purpose: Streamlit replays a cached function's
     # elements on a hit, and a bar made outside would not exist to replay onto.
     *_corpus, target, min_freq, engine, alphabet, pretokenizer = key
-    training_counter.calls += 1
     bar = st.progress(0.0, text=f"Training to {target:,} tokens…")
     base = 256 if alphabet == "bytes" else len(set(_train_text) | set(_heldout_text))
     shown = [0]
@@ -130,4 +119,4 @@ def _vocab_tokenizer(key: tuple, vocab_size: int, _run: TrainingRun) -> BPEToken
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _merges_tokenizer(key: tuple, merges: int, _run: TrainingRun) -> BPETokenizer:
-    return _prefix_tokenizer(_run, merges)
+    return _run.tokenizer(merges=merges)

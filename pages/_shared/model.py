@@ -62,7 +62,7 @@ def start_job(settings: Settings, choices: dict[str, Compared]) -> None:
     config = MODEL_SHAPES[state.model_shape]
     chosen = [(label, choices[label].tokenizer) for label in state.model_tokenizers if label in choices]
     state[JOB] = ExperimentJob(chosen, config, Budget(seconds=float(state.model_seconds)), text=text,
-                               settings=train_settings(config, text.held_out_chars)).start()
+                               settings=train_settings(config, text.heldout_chars)).start()
 
 
 def stop_job() -> None:

@@ -165,6 +165,6 @@ def test_gpt2_column_measures_its_first_merges(comparison):
     column = gpt2_variant(gpt2, TEXT, merges=40)
     assert column.label == "GPT-2 (OpenAI)" and column.merges == tuple(gpt2.merges[:40])
     assert column.merges[0] == (b" ", b"t") and column.vocab_size == 296
-    assert column.evaluated_tokens == len(gpt2.prefix(40).encode(TEXT))
+    assert column.evaluated_tokens == len(gpt2.with_merges(40).encode(TEXT))
     wider = with_variant(comparison, column)
     assert [v.label for v in wider.variants][-1] == "GPT-2 (OpenAI)" and wider.first_divergence(4) == 1

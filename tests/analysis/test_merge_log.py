@@ -42,3 +42,19 @@ def test_why_stopped_for_the_whole_run_and_for_a_prefix():
 
 def test_compression():
     assert compression(10, 4) == 2.5 and compression(5, 0) == 0.0
+
+
+def test_csv_quotes_whitespace_and_commas_and_counts_overlapping_pairs():
+    run = train_run("a, a, a, b", target_vocab_size=8, engine="reference")
+    assert log_csv(run.steps).splitlines() == [
+        "step,left,right,token,token_id,frequency,sequence_length,vocab_size",
+        '1,a,",","a,",4,3,7,5',  # merges ('a', ','), ('a,', ' '), ('a, ', 'a, ')
+        '2,"a,", ,"a, ",5,3,4,6',
+        '3,"a, ","a, ","a, a, ",6,2,3,7',  # overlapping pairs count twice, one merge happens
+    ]
+
+
+def test_csv_spells_partial_bytes_as_the_app_does():
+    run = train_run("éé éé", target_vocab_size=259, minimum_pair_frequency=1, alphabet="bytes", top_k=0)
+    rows = list(csv.DictReader(io.StringIO(log_csv(run.steps))))
+    assert rows[0]["left"] == "<0xC3>" and rows[0]["right"] == "<0xA9>" and rows[0]["token"] == "é"

@@ -17,9 +17,10 @@ import pytest
 from bpe import BpeError, StopReason, TrainingRun, train_run
 from bpe.corpora.corpus import load_corpus, split_train_heldout
 from bpe.steps import make_step
+from bpe.text import token_characters
 from bpe.analysis.metrics import (
     CurvePoint, compression, compression_curve, context_coverage, embedding_parameters, longest_tokens,
-    parting_point, percentile, relative_attention_cost, size_summary, token_characters, token_count_reduction,
+    parting_point, percentile, relative_attention_cost, size_summary, token_count_reduction,
     token_lengths, token_usage,
 )
 
@@ -213,4 +214,4 @@ def test_size_summary_above_the_run_stops_at_its_last_merge(wiki_run):
 
 
 def test_longest_tokens_breaks_ties_by_id(wiki_run):
-    assert longest_tokens(wiki_run.tokenizer(), 3) == ["aaab", "aaa", "aa"]
+    assert [t for _, t in longest_tokens(wiki_run.tokenizer(), 3)] == ["aaab", "aaa", "aa"]

@@ -1,8 +1,9 @@
 """bpe.segments: a window of text before and after one merge, and what the merge touched."""
 import pytest
 
+from bpe.errors import BpeError
 from bpe.run import train_run
-from bpe.analysis.segments import Segment, merged_count, prefix_tokenizer, segment, step_segments, window, window_around
+from bpe.analysis.segments import Segment, merged_count, segment, step_segments, window, window_around
 
 
 def tokens(segments):
@@ -11,7 +12,7 @@ def tokens(segments):
 
 def test_wikipedia_example_first_merge_marks_both_halves_and_the_new_token():
     run = train_run("aaabdaaabac", target_vocab_size=20, minimum_pair_frequency=1)
-    before, after = step_segments(prefix_tokenizer(run, 0), "aaabdaaabac", run.steps[0])
+    before, after = step_segments(run.tokenizer(merges=0), "aaabdaaabac", run.steps[0])
     assert tokens(before) == list("aaabdaaabac")
     assert [s.mark for s in before[:4]] == ["left", "right", None, None]  # "aa" + "a": no overlap
     assert tokens(after) == ["aa", "a", "b", "d", "aa", "a", "b", "a", "c"]
@@ -21,7 +22,7 @@ def test_wikipedia_example_first_merge_marks_both_halves_and_the_new_token():
 
 def test_overlapping_pairs_merge_left_to_right():
     run = train_run("aaaaa", target_vocab_size=10, minimum_pair_frequency=1)
-    _, after = step_segments(prefix_tokenizer(run, 0), "aaaaa", run.steps[0])
+    _, after = step_segments(run.tokenizer(merges=0), "aaaaa", run.steps[0])
     assert tokens(after) == ["aa", "aa", "a"]
     assert [s.mark for s in after] == ["merged", "merged", None]
 
@@ -33,22 +34,22 @@ def test_after_equals_the_next_prefix_tokenizer(alphabet, pretokenizer):
     run = train_run(text, target_vocab_size=290 if alphabet == "bytes" else 60, minimum_pair_frequency=1, alphabet=alphabet, pretokenizer=pretokenizer)
     piece = text[7:150]
     for step in run.steps[:25]:
-        before, after = step_segments(prefix_tokenizer(run, step.number - 1), piece, step)
-        assert tokens(before) == tokens(segment(prefix_tokenizer(run, step.number - 1), piece))
+        before, after = step_segments(run.tokenizer(merges=step.number - 1), piece, step)
+        assert tokens(before) == tokens(segment(run.tokenizer(merges=step.number - 1), piece))
         assert [(s.token, s.token_id) for s in after] == [
-            (s.token, s.token_id) for s in segment(prefix_tokenizer(run, step.number), piece)]
+            (s.token, s.token_id) for s in segment(run.tokenizer(merges=step.number), piece)]
 
 
-def test_prefix_tokenizer_ids_agree_across_prefixes():
+def test_run_tokenizer_after_merges_ids_agree_across_prefixes():
     run = train_run("low lower lowest", target_vocab_size=30, minimum_pair_frequency=1)
-    small, large = prefix_tokenizer(run, 1), prefix_tokenizer(run, len(run.steps))
+    small, large = run.tokenizer(merges=1), run.tokenizer(merges=len(run.steps))
     assert all(large.stoi[token] == i for i, token in small.itos.items())
 
 
-def test_prefix_tokenizer_refuses_a_count_past_the_run():
+def test_run_tokenizer_after_merges_refuses_a_count_past_the_run():
     run = train_run("low lower lowest", target_vocab_size=30, minimum_pair_frequency=1)
-    with pytest.raises(ValueError, match=f"merges=99 is out of range: the run has {len(run.steps)} merges"):
-        prefix_tokenizer(run, 99)
+    with pytest.raises(BpeError, match=f"merges=99 is out of range: the run has {len(run.steps)} merges"):
+        run.tokenizer(merges=99)
 
 
 @pytest.mark.parametrize("start, expected", [(0, "abc"), (4, "efg"), (99, "hij"), (-5, "abc")])

@@ -6,7 +6,7 @@ import io
 import pytest
 
 from bpe import TokenizerFileError, train_run
-from bpe.analysis.exports import ids_tensor_bytes, merges_csv, tokenizer_json
+from bpe.analysis.exports import ids_tensor_bytes, tokenizer_json
 from bpe.analysis.metrics import token_usage
 from bpe.analysis.vocabulary import LearnedToken, first_merges, learned_tokens
 from bpe.tokenizer import BPETokenizer
@@ -35,22 +35,6 @@ def test_learned_tokens_ids_match_the_tokenizer():
 
 def test_first_merges_list_step_pair_token_and_count():
     assert first_merges(WIKI, 2) == [(1, ("a", "a"), "aa", 4), (2, ("aa", "a"), "aaa", 2)]
-
-
-def test_merges_csv_quotes_whitespace_and_commas():
-    run = train_run("a, a, a, b", target_vocab_size=8, engine="reference")
-    text = merges_csv(run.tokenizer(), [s.frequency for s in run.steps])
-    assert text.splitlines() == [
-        "step,left,right,token,token_id,pair_count",
-        '1,a,",","a,",4,3',  # merges ('a', ','), ('a,', ' '), ('a, ', 'a, ')
-        '2,"a,", ,"a, ",5,3',
-        '3,"a, ","a, ","a, a, ",6,2',    # overlapping pairs count twice
-    ]
-
-
-def test_merges_csv_without_frequencies():
-    assert merges_csv(WIKI.tokenizer()).splitlines() == [
-        "step,left,right,token,token_id", "1,a,a,aa,4", "2,aa,a,aaa,5", "3,aaa,b,aaab,6"]
 
 
 def test_tokenizer_json_reloads_with_its_fingerprint():

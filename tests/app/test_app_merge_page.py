@@ -6,7 +6,7 @@ import pytest
 import streamlit as st
 
 from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs
-from pages._shared import training_counter
+import pages._shared.cache
 
 PAGE = "pages/1_Merge_by_merge.py"
 SMALL = dict(settings_corpus=SMALL_CORPUS)  # 17 merges at minimum frequency 2
@@ -78,9 +78,24 @@ def test_play_advances_one_step_per_tick_and_stops_at_the_end():
     assert not at.exception
 
 
-def test_smaller_vocab_is_a_prefix_and_never_retrains():
+
+@pytest.fixture
+def trainings(monkeypatch):
+    """Every real training the app starts (cache misses), recorded by wrapping `train_run`."""
+    calls = []
+    real = pages._shared.cache.train_run
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("target_vocab_size"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pages._shared.cache, "train_run", counting)
+    return calls
+
+
+def test_smaller_vocab_is_a_prefix_and_never_retrains(trainings):
     at = new_app(PAGE, **SMALL)
-    trained = training_counter.calls
+    trained = len(trainings)
     top = at.sidebar.slider(key="_w_settings_vocab").value  # 1,000: the run stopped at 17 merges
     assert top == 1000
     base = at.sidebar.slider(key="_w_settings_vocab").min
@@ -90,29 +105,29 @@ def test_smaller_vocab_is_a_prefix_and_never_retrains():
     assert "the first 5 of the run's 17 merges" in at.info[0].value
     at.sidebar.number_input(key="_w_settings_vocab_exact").set_value(base + 9).run()
     assert metric(at, "Step") == "5 of 9"
-    assert training_counter.calls == trained  # no retraining: the same run, cut shorter
+    assert len(trainings) == trained  # no retraining: the same run, cut shorter
     assert at.sidebar.number_input(key="_w_settings_train_up_to").value == 1000
 
 
 @pytest.mark.usefixtures("fresh_caches")
-def test_vocab_above_the_trained_maximum_retrains_once():
+def test_vocab_above_the_trained_maximum_retrains_once(trainings):
     at = new_app(PAGE, settings_corpus="Python language reference", settings_vocab=150,
                  settings_train_up_to=150, settings_prefix_cap=20_000)
-    trained = training_counter.calls
+    trained = len(trainings)
     assert not at.exception
     at.sidebar.slider(key="_w_settings_vocab").set_value(180).run()
-    assert training_counter.calls == trained + 1
+    assert len(trainings) == trained + 1
     assert at.sidebar.number_input(key="_w_settings_train_up_to").value == 180
     at.sidebar.slider(key="_w_settings_vocab").set_value(160).run()
-    assert training_counter.calls == trained + 1  # back down: a prefix of the 180 run
+    assert len(trainings) == trained + 1  # back down: a prefix of the 180 run
 
 
-def test_top_k_changes_the_bars_without_retraining():
+def test_top_k_changes_the_bars_without_retraining(trainings):
     at = new_app(PAGE, **SMALL)
-    trained = training_counter.calls
+    trained = len(trainings)
     at.sidebar.slider(key="_w_settings_top_k").set_value(3).run()
     assert len(plotly_specs(at)[0]["data"][0]["y"]) == 3
-    assert training_counter.calls == trained
+    assert len(trainings) == trained
 
 
 def test_a_link_opens_the_same_step():

@@ -16,7 +16,7 @@ from app_helpers import SMALL_CORPUS, new_app, plotly_specs, unescape_markdown
 from pages._shared.figures import bits_per_char_curves
 from bpe.lm.experiment import split_text
 from bpe.lm.job import experiment_text
-from bpe.lm.report import summary_rows, verdict
+from bpe.lm.report import model_summary_rows, verdict
 
 torch.set_num_threads(1)  # tiny models: extra threads only add contention
 
@@ -108,17 +108,17 @@ def test_a_text_too_short_to_train_on_shows_the_error():
 # ==================== The text and the verdict
 
 
-def test_the_experiment_text_splits_back_exactly_into_training_and_held_out():
+def test_the_experiment_text_splits_back_exactly_into_training_and_heldout():
     joined = experiment_text("abcdefgh", "ij")
-    assert (joined.text, joined.held_out_fraction, joined.tokenizer_saw_held_out) == ("abcdefghij", 0.2, False)
-    assert split_text(joined.text, joined.held_out_fraction) == ("abcdefgh", "ij")
+    assert (joined.text, joined.heldout_fraction, joined.tokenizer_saw_heldout) == ("abcdefghij", 0.2, False)
+    assert split_text(joined.text, joined.heldout_fraction) == ("abcdefgh", "ij")
     long = experiment_text("x" * 418_624, "y" * 46_502, train_chars=400_000, heldout_chars=9_999)
-    assert split_text(long.text, long.held_out_fraction) == ("x" * 400_000, "y" * 9_999)
+    assert split_text(long.text, long.heldout_fraction) == ("x" * 400_000, "y" * 9_999)
 
 
-def test_without_held_out_text_the_end_of_the_training_text_is_used_and_flagged():
+def test_without_heldout_text_the_end_of_the_training_text_is_used_and_flagged():
     joined = experiment_text("a" * 100, "")
-    assert joined.tokenizer_saw_held_out and split_text(joined.text, joined.held_out_fraction)[1] == "a" * 10
+    assert joined.tokenizer_saw_heldout and split_text(joined.text, joined.heldout_fraction)[1] == "a" * 10
 
 
 def summary(name, bits, *, seconds=60.0, tokens=600_000, chars=600_000):
@@ -141,7 +141,7 @@ def test_verdict_calls_a_tie_and_flags_a_stopped_run():
     note = verdict([summary("a", 2.0), summary("b", 1.0, seconds=12.5)], budget_seconds=60, requested=3)
     assert "b trained for 12.5 s of the 60 s budget" in note and "Only 2 of the 3 models" in note
     assert verdict([]) == "No model finished training, so there is nothing to compare."
-    assert summary_rows([summary("a", 1.23456)])[0]["held-out bits/char"] == 1.235
+    assert model_summary_rows([summary("a", 1.23456)])[0]["held-out bits/char"] == 1.235
 
 
 def test_curves_have_one_line_per_tokenizer_on_either_axis():

@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import BPETokenizer, BpeError, UnknownSymbolsError, train_steps
+from bpe.tokenizer import merges_for_vocab_size
 from helpers import MAX_EXAMPLES
 
 CORPUS = "the quick brown fox jumps over the lazy dog; the dog naps.\nThe end.\r\n"
@@ -46,8 +47,8 @@ def test_unknown_id_is_named(tok):
 def test_prefix_equals_a_shorter_training_run():
     big = BPETokenizer.train(CORPUS * 3, 90)
     small = BPETokenizer.train(CORPUS * 3, 60)
-    assert big.prefix(60) == small
-    assert big.prefix(60).encode(CORPUS) == small.encode(CORPUS)
+    assert big.with_merges(merges_for_vocab_size(big.base_tokens, big.merges, 60)) == small
+    assert big.with_merges(merges_for_vocab_size(big.base_tokens, big.merges, 60)).encode(CORPUS) == small.encode(CORPUS)
 
 
 @pytest.mark.parametrize("text,vocab,message", [
@@ -109,3 +110,15 @@ def test_pretokenized_merges_never_cross_chunks():
     tok = BPETokenizer.train("aa aa aa aa", 20, minimum_pair_frequency=1, pretokenizer="gpt2")
     assert all(not (" " in t and t.strip() and not t.startswith(" ")) for t in tok.tokens)
     assert "a a" not in tok.tokens and tok.encode_tokens("aa aa") == ["aa", " aa"]
+
+
+def test_the_trained_tokenizer_and_gpt2_satisfy_the_tokenizer_protocol():
+    from bpe import GPT2Tokenizer, Tokenizer
+    from bpe.gpt2.files import GPT2Vocabulary
+
+    trained = BPETokenizer.train("low lower lowest", 12, 1)
+    gpt2_like = GPT2Tokenizer(GPT2Vocabulary([bytes([b]) for b in range(256)] + [b"lo"], [(b"l", b"o")], {}))
+    for tokenizer in (trained, gpt2_like, trained.with_merges(1), gpt2_like.with_merges(0)):
+        assert isinstance(tokenizer, Tokenizer)
+        assert tokenizer.decode(tokenizer.encode("low")) == "low"
+    assert not isinstance("not a tokenizer", Tokenizer)

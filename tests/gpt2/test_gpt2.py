@@ -143,12 +143,12 @@ def test_fingerprint_is_that_of_the_same_merges_as_a_lab_tokenizer(tiny, tmp_pat
     assert BPETokenizer.from_file(tmp_path / "gpt2-tiny.json") == lab
 
 
-def test_prefix_keeps_the_first_merges(tiny):
-    short = tiny.prefix(7)
+def test_with_merges_keeps_the_first_merges(tiny):
+    short = tiny.with_merges(7)
     assert short.vocab_size == 256 + 7 and short.special_tokens == {}
     assert short.encode("hello world") == [HELLO] + [short.stoi[bytes([b])] for b in b" world"]
-    with pytest.raises(BpeError, match="merges=-1 must be a whole number"):
-        tiny.prefix(-1)
+    with pytest.raises(BpeError, match="count=-1 must be a whole number"):
+        tiny.with_merges(-1)
 
 
 # ==================== Parsing errors name the file and the line

@@ -8,6 +8,7 @@ import torch
 
 import bpe
 import bpe.cli.lm
+from bpe.text import token_characters
 from bpe.errors import BpeError
 from bpe.lm.checkpoint import load_checkpoint, save_checkpoint
 from bpe.cli.main import main as bpe_main
@@ -21,8 +22,7 @@ from bpe.lm.experiment import (
     ExperimentProgress,
     ModelSummary,
     TokenizerSpec,
-    characters_in_token,
-    compare_tokenizers,
+    train_model_per_tokenizer,
     split_text,
 )
 from bpe.lm.model import build_model
@@ -34,9 +34,9 @@ TEXT = "the quick brown fox jumps over the lazy dog. " * 40
 CHARS = sorted(set(TEXT))
 
 
-def char_data(text: str = TEXT, held_out_fraction: float = 0.1) -> TokenData:
+def char_data(text: str = TEXT, heldout_fraction: float = 0.1) -> TokenData:
     ids = [CHARS.index(c) for c in text]
-    return TokenData.split(ids, token_lengths=[1] * len(CHARS), held_out_fraction=held_out_fraction, n_chars=len(text))
+    return TokenData.split(ids, token_lengths=[1] * len(CHARS), heldout_fraction=heldout_fraction, n_chars=len(text))
 
 
 def tiny_model(vocab_size: int = len(CHARS), seed: int = 0):
@@ -93,7 +93,7 @@ def test_random_batches_are_windows_with_targets_shifted_by_one():
     assert torch.equal(inputs, again)
 
 
-def test_eval_windows_are_fixed_non_overlapping_and_spread_over_the_held_out_text():
+def test_eval_windows_are_fixed_non_overlapping_and_spread_over_the_heldout_text():
     data = TokenData(list(range(20)), list(range(41)), token_lengths=[1] * 41)
     # (41 - 1) // 4 = 10 windows available; 4 wanted -> windows 0, 3, 6, 9 (starts 0, 12, 24, 36).
     windows = data.eval_windows(block_size=4, max_windows=4)
@@ -106,12 +106,12 @@ def test_eval_windows_are_fixed_non_overlapping_and_spread_over_the_held_out_tex
 def test_split_checks_token_lengths_against_the_text_length():
     with pytest.raises(BpeError, match=r"ids encode 5 characters but n_chars=6"):
         TokenData.split([0, 1, 1, 0, 0], token_lengths=[1, 1], n_chars=6)
-    data = TokenData.split(list(range(10)), token_lengths=[1] * 10, held_out_fraction=0.2)
-    assert (data.train_ids.tolist(), data.held_out_ids.tolist()) == (list(range(8)), [8, 9])
+    data = TokenData.split(list(range(10)), token_lengths=[1] * 10, heldout_fraction=0.2)
+    assert (data.train_ids.tolist(), data.heldout_ids.tolist()) == (list(range(8)), [8, 9])
 
 
 def test_ids_outside_the_token_table_are_refused_by_value():
-    with pytest.raises(BpeError, match=r"held_out_ids holds id 7, outside the 3 ids"):
+    with pytest.raises(BpeError, match=r"heldout_ids holds id 7, outside the 3 ids"):
         TokenData([0, 1], [2, 7], token_lengths=[1, 1, 1])
 
 
@@ -130,7 +130,7 @@ def test_data_with_more_ids_than_the_model_is_refused():
 # Training
 
 
-def test_a_few_training_steps_reduce_the_held_out_loss():
+def test_a_few_training_steps_reduce_the_heldout_loss():
     records = list(train_model(tiny_model(), char_data(), Budget(steps=30), FAST))
     first, last = records[0].evaluation, records[-1].evaluation
     assert first.loss_per_token == pytest.approx(math.log(len(CHARS)), abs=0.2)  # untrained: near uniform
@@ -228,9 +228,9 @@ def test_split_text_cuts_by_characters():
     assert split_text("abcdefghij", 0.2) == ("abcdefgh", "ij")
 
 
-def test_compare_tokenizers_labels_progress_and_summarises_each_model():
+def test_one_model_per_tokenizer_labels_progress_and_summarises_each_model():
     config = ModelConfig(vocab_size=1, block_size=16, width=32, depth=1, heads=4)
-    records = list(compare_tokenizers([char_tokenizer(), pair_tokenizer(TEXT)], config, Budget(steps=3),
+    records = list(train_model_per_tokenizer([char_tokenizer(), pair_tokenizer(TEXT)], config, Budget(steps=3),
                                       text=TEXT, settings=FAST, prompt="the ", sample_chars=12))
     summaries = [r for r in records if isinstance(r, ModelSummary)]
     progress = [r for r in records if isinstance(r, ExperimentProgress)]
@@ -247,9 +247,9 @@ def test_compare_tokenizers_labels_progress_and_summarises_each_model():
     assert 0 < chars.bits_per_char < 10
 
 
-def test_compare_tokenizers_refuses_duplicate_names():
+def test_one_model_per_tokenizer_refuses_duplicate_names():
     with pytest.raises(BpeError, match=r"\['chars'\] appear more than once"):
-        next(compare_tokenizers([char_tokenizer(), char_tokenizer()], ModelConfig(vocab_size=1), Budget(steps=1),
+        next(train_model_per_tokenizer([char_tokenizer(), char_tokenizer()], ModelConfig(vocab_size=1), Budget(steps=1),
                                 text=TEXT))
 
 
@@ -324,7 +324,7 @@ def test_token_lengths_of_a_real_tokenizer_add_up_to_the_characters_of_the_text(
 
 
 def test_a_byte_token_counts_the_characters_that_start_in_it():
-    assert [characters_in_token(t) for t in (b"ab", b"\xc3", b"\xa9", b"\xa9 x", "caf\u00e9")] == [2, 1, 0, 2, 4]
+    assert [token_characters(t) for t in (b"ab", b"\xc3", b"\xa9", b"\xa9 x", "caf\u00e9")] == [2, 1, 0, 2, 4]
 
 
 @pytest.mark.parametrize(
@@ -343,7 +343,7 @@ def test_bad_sampling_settings_fail_before_any_training(kwargs, message):
         return [CHARS.index(c) for c in text]
 
     spec = TokenizerSpec("chars", encode, lambda ids: "", (1,) * len(CHARS), "fp")
-    records = compare_tokenizers([spec], ModelConfig(vocab_size=1, block_size=16, width=32, depth=1, heads=4),
+    records = train_model_per_tokenizer([spec], ModelConfig(vocab_size=1, block_size=16, width=32, depth=1, heads=4),
                                  Budget(steps=1), text=TEXT, settings=FAST, **kwargs)
     with pytest.raises(BpeError, match=message):
         next(records)  # the very first record: nothing was trained

@@ -1,0 +1,101 @@
+"""Export a lab tokenizer as another library's files (in memory), and read those files back
+the way that library would (in pure Python, for the lessons and when the library is absent).
+
+`export_files` gives file name -> bytes for one format; the command line writes them,
+the app offers them as downloads. `as_library_reads` is the same tokenizer after a round
+trip through the format, encoding by the library's rule (`bpe.formats.rules`).
+"""
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from dataclasses import dataclass, field
+
+from bpe.errors import BpeError
+from bpe.formats.huggingface import export_hf, hf_from_bytes
+from bpe.formats.minbpe import export_minbpe, minbpe_from_bytes
+from bpe.formats.pretrained import PretrainedTokenizer
+from bpe.formats.tiktoken_ranks import SETTINGS_SUFFIX, WHOLE_TEXT_PATTERN, export_tiktoken, tokenizer_from_ranks
+
+HF, TIKTOKEN, MINBPE = "hf", "tiktoken", "minbpe"
+FORMATS = (HF, TIKTOKEN, MINBPE)
+LIBRARY = {HF: "Hugging Face tokenizers", TIKTOKEN: "tiktoken", MINBPE: "minbpe"}
+# The file name each format is usually given (minbpe's load() insists on .model).
+FILE_NAMES = {HF: "tokenizer.json", TIKTOKEN: "{stem}.tiktoken", MINBPE: "{stem}.model"}
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise BpeError(f"unknown export format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    return fmt
+
+
+@dataclass(frozen=True)
+class ExportedFiles:
+    """What an export writes: the main file first, then any file that goes beside it."""
+
+    format: str
+    files: dict = field(default_factory=dict)  # file name -> bytes, main file first
+    left_out: tuple[int, ...] = ()  # merge numbers (1-based) the format cannot hold, left out
+
+    @property
+    def main_name(self) -> str:
+        return next(iter(self.files))
+
+    @property
+    def main_bytes(self) -> bytes:
+        return self.files[self.main_name]
+
+    def zip_bytes(self) -> bytes:
+        """All files in one zip (for a single download button)."""
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, data in self.files.items():
+                archive.writestr(name, data)
+        return buffer.getvalue()
+
+
+def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFiles:
+    """The files of ``tokenizer`` in format ``fmt`` ("hf", "tiktoken", "minbpe").
+
+    ``name``: the main file's name (default: tokenizer.json, bpe_lab.tiktoken, bpe_lab.model).
+    Character-level tokenizers raise `bpe.formats.tiktoken_ranks.NotByteLevelError` for
+    tiktoken and minbpe, saying why.
+    """
+    check_format(fmt)
+    main = name or FILE_NAMES[fmt].format(stem="bpe_lab")
+    if fmt == HF:
+        text, left_out = export_hf(tokenizer)
+        return ExportedFiles(fmt, {main: text.encode("utf-8")}, tuple(left_out))
+    if fmt == TIKTOKEN:
+        exported = export_tiktoken(tokenizer, name=_encoding_name(main))
+        return ExportedFiles(fmt, {main: exported.ranks,
+                                   main + SETTINGS_SUFFIX: exported.settings_text(main).encode("utf-8")})
+    if not main.endswith(".model"):
+        raise BpeError(f"a minbpe model must be named *.model (minbpe's load() checks it), not {main!r}")
+    text, left_out = export_minbpe(tokenizer)
+    return ExportedFiles(fmt, {main: text.encode("utf-8")}, tuple(left_out))
+
+
+def as_library_reads(tokenizer, fmt: str) -> PretrainedTokenizer:
+    """``tokenizer`` exported to ``fmt`` and read back as that library reads it, encoding by
+    that library's rule, all in memory. Where it encodes differently from ``tokenizer``
+    the format cannot hold the tokenizer exactly (see `bpe.formats.merges_vs_ranks`)."""
+    check_format(fmt)
+    if fmt == HF:
+        text, _ = export_hf(tokenizer)
+        return hf_from_bytes(text.encode("utf-8"), name="exported tokenizer.json")
+    if fmt == MINBPE:
+        text, _ = export_minbpe(tokenizer)
+        return minbpe_from_bytes(text.encode("utf-8"), name="exported.model")
+    exported = export_tiktoken(tokenizer)
+    ranks = {token: token_id for token_id, token in enumerate(tokenizer.tokens)}
+    pattern = None if exported.pat_str == WHOLE_TEXT_PATTERN else exported.pat_str
+    return tokenizer_from_ranks(ranks, pattern=pattern, name="exported.tiktoken",
+                                fingerprint=tokenizer.fingerprint())
+
+
+def _encoding_name(file_name: str) -> str:
+    stem = file_name.rsplit("/", 1)[-1].split(".", 1)[0]
+    return re.sub(r"[^A-Za-z0-9_]+", "_", stem) or "bpe_lab"

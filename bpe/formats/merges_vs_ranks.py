@@ -1,0 +1,237 @@
+"""Merges vs ranks: where another library cannot encode exactly as the lab does, and why.
+
+The lab's tokenizer is an ordered list of *merges* (pairs), replayed in order; its
+vocabulary is a set. Other formats say less, and so can encode some texts differently:
+
+- **A merge that re-creates a token** the vocabulary already has (``'ab' + 'c'`` learned
+  after ``'a' + 'bc'``). The lab merges that pair only after its turn in the list;
+  Hugging Face merges any listed pair whenever it is the lowest-ranked one present;
+  minbpe cannot hold it at all (every merge makes a new id), so the export leaves it out;
+  tiktoken has one rank per token, whichever pair made it.
+- **A token reachable by two different splits** (tiktoken only). tiktoken keeps no pairs:
+  it joins any two adjacent pieces whose *concatenation* is a token, lowest rank first,
+  and a chunk that is a token is that token. When the lab's merges leave ``'ab' 'c'``
+  side by side (``'abc'`` was learned as ``'a' + 'bc'``), tiktoken still joins them.
+
+Hugging Face and minbpe give exactly the lab's ids when no merge re-creates a token (then
+"lowest rank first" and "in learned order" coincide); `merges_vs_ranks` says so without
+searching. For tiktoken it counts the tokens with another split, then looks for texts
+that really encode differently: every token's own text and every distinct chunk of a
+sample text, each encoded both ways (`bpe.formats.export.as_library_reads`).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from bpe.errors import BpeError
+from bpe.formats.export import HF, LIBRARY, MINBPE, TIKTOKEN, as_library_reads, check_format
+from bpe.formats.fileio import quoted
+from bpe.pretokenize import split
+
+
+@dataclass(frozen=True)
+class Recreation:
+    """Merge ``number`` makes ``token``, which merge ``first_number`` (0: the alphabet) made first."""
+
+    number: int
+    pair: tuple
+    token: object
+    first_number: int
+    first_pair: tuple | None
+
+
+@dataclass(frozen=True)
+class OtherSplit:
+    """``token`` was learned as ``learned`` but is also ``other``, two tokens side by side."""
+
+    token: object
+    token_id: int
+    learned: tuple
+    other: tuple
+
+
+@dataclass(frozen=True)
+class Example:
+    """A text the lab and the library encode differently."""
+
+    text: str
+    ours: tuple
+    theirs: tuple
+    ours_tokens: tuple
+    theirs_tokens: tuple
+    source: str  # "token" (a token's own text) or "sample" (a chunk of the sample text)
+    count: int = 1  # occurrences in the sample text
+
+    def line(self) -> str:
+        ours = " ".join(quoted(t, limit=20) for t in self.ours_tokens)
+        theirs = " ".join(quoted(t, limit=20) for t in self.theirs_tokens)
+        where = f", {self.count:,}x in the sample" if self.source == "sample" else ", a token's own text"
+        return f"{quoted(self.text)}{where}: lab {ours}  vs  library {theirs}"
+
+
+@dataclass(frozen=True)
+class MergesVsRanks:
+    format: str
+    library: str
+    recreations: tuple[Recreation, ...]
+    left_out: tuple[int, ...]  # merges the export leaves out
+    other_split_count: int  # tokens with another split into two tokens (tiktoken)
+    other_splits: tuple[OtherSplit, ...]  # the first few
+    examples: tuple[Example, ...]
+    tokens_checked: int
+    chunks_checked: int
+    chunks_differing: int
+    occurrences_differing: int
+    occurrences_checked: int
+    exact: bool  # proven: the library encodes every text as the lab does
+
+    @property
+    def differences_found(self) -> bool:
+        return bool(self.examples)
+
+    def summary(self) -> str:
+        if self.exact:
+            return (f"{self.library}: exact. No merge re-creates a token, so its rule gives the lab's ids on "
+                    "every text.")
+        parts = []
+        if self.recreations:
+            parts.append(f"{len(self.recreations)} merge(s) re-create a token the vocabulary already has")
+        if self.left_out:
+            parts.append(f"{len(self.left_out)} merge(s) cannot be written and are left out")
+        if self.other_split_count:
+            parts.append(f"{self.other_split_count:,} token(s) can also be made from another pair of tokens")
+        found = (f"{len(self.examples)} example text(s) encode differently" if self.examples
+                 else "no text found that encodes differently")
+        checked = f"checked {self.tokens_checked:,} token texts"
+        if self.chunks_checked:
+            checked += (f" and {self.chunks_checked:,} distinct chunks of the sample "
+                        f"({self.chunks_differing:,} differ, {self.occurrences_differing:,} of "
+                        f"{self.occurrences_checked:,} occurrences)")
+        return f"{self.library}: {'; '.join(parts) or 'nothing to flag'}; {found} ({checked})."
+
+    def lines(self, limit: int = 10) -> list[str]:
+        """The summary, then each re-creation and example, escaped for display."""
+        out = [self.summary()]
+        for item in self.recreations[:limit]:
+            first = "a base token" if item.first_number == 0 else f"merge {item.first_number} " \
+                f"{quoted(item.first_pair[0])} + {quoted(item.first_pair[1])}"
+            out.append(f"  merge {item.number} {quoted(item.pair[0])} + {quoted(item.pair[1])} re-creates "
+                       f"{quoted(item.token)} (made first by {first})")
+        for split_ in self.other_splits[:min(limit, 3)] if not self.examples else ():
+            out.append(f"  {quoted(split_.token)} was learned as {quoted(split_.learned[0])} + "
+                       f"{quoted(split_.learned[1])}, and is also {quoted(split_.other[0])} + {quoted(split_.other[1])}")
+        for example in self.examples[:limit]:
+            out.append("  " + example.line())
+        return out
+
+
+def recreations(tokenizer) -> list[Recreation]:
+    """Merges whose result the vocabulary already holds, in merge order."""
+    made: dict = {token: (0, None) for token in tokenizer.base_tokens}
+    found = []
+    for number, pair in enumerate(tokenizer.merges, start=1):
+        token = pair[0] + pair[1]
+        if token in made:
+            first_number, first_pair = made[token]
+            found.append(Recreation(number, tuple(pair), token, first_number, first_pair))
+        else:
+            made[token] = (number, tuple(pair))
+    return found
+
+
+def other_splits(tokenizer) -> list[OtherSplit]:
+    """Tokens that are also two other tokens side by side (``'abc'`` = ``'a' + 'bc'`` =
+    ``'ab' + 'c'``): tiktoken would join either pair; the lab only the one it learned."""
+    stoi = tokenizer.stoi
+    learned: dict = {}
+    for pair in tokenizer.merges:
+        learned.setdefault(pair[0] + pair[1], set()).add(tuple(pair))
+    found = []
+    for token, pairs in learned.items():
+        for cut in range(1, len(token)):
+            pair = (token[:cut], token[cut:])
+            if pair not in pairs and pair[0] in stoi and pair[1] in stoi:
+                found.append(OtherSplit(token, stoi[token], min(pairs), pair))
+                break
+    return found
+
+
+def merges_vs_ranks(tokenizer, fmt: str, *, sample_text: str | None = None, limit: int = 20,
+                    max_tokens: int = 200_000) -> MergesVsRanks:
+    """What ``fmt`` cannot hold of ``tokenizer``, with example texts that encode differently.
+
+    ``sample_text``: real text whose distinct chunks are checked too (lines, when the
+    tokenizer has no pre-tokenizer). Character-level tokenizers only go to ``"hf"``.
+    """
+    check_format(fmt)
+    library = LIBRARY[fmt]
+    remade = recreations(tokenizer)
+    if fmt == HF:
+        seen: set = set()
+        left_out = tuple(n for n, pair in enumerate(tokenizer.merges, 1) if pair in seen or seen.add(pair))
+    elif fmt == MINBPE:
+        left_out = tuple(item.number for item in remade)
+    else:
+        left_out = ()
+    splits = other_splits(tokenizer) if fmt == TIKTOKEN else []
+    reader = as_library_reads(tokenizer, fmt)  # raises for character-level tiktoken/minbpe, saying why
+    if fmt in (HF, MINBPE) and not remade:
+        return MergesVsRanks(fmt, library, (), left_out, 0, (), (), 0, 0, 0, 0, 0, True)
+
+    examples: list[Example] = []
+    tokens_checked = 0
+    for token_id, token in enumerate(tokenizer.tokens):
+        if len(token) < 2 or tokens_checked >= max_tokens:
+            continue
+        text = _as_text(token)
+        if text is None:
+            continue
+        tokens_checked += 1
+        example = _compare(tokenizer, reader, text, "token", 1)
+        if example is not None and len(examples) < limit:
+            examples.append(example)
+
+    chunks_checked = chunks_differing = occurrences_differing = occurrences_checked = 0
+    if sample_text:
+        counts = Counter(_sample_chunks(sample_text, tokenizer.pretokenizer))
+        for chunk, count in counts.items():
+            chunks_checked += 1
+            occurrences_checked += count
+            example = _compare(tokenizer, reader, chunk, "sample", count)
+            if example is not None:
+                chunks_differing += 1
+                occurrences_differing += count
+                if len(examples) < 2 * limit:
+                    examples.append(example)
+    examples.sort(key=lambda e: (e.source != "sample", -e.count, len(e.text)))
+    return MergesVsRanks(fmt, library, tuple(remade), left_out, len(splits), tuple(splits[:limit]),
+                         tuple(examples[:limit]), tokens_checked, chunks_checked, chunks_differing,
+                         occurrences_differing, occurrences_checked, False)
+
+
+def _compare(tokenizer, reader, text: str, source: str, count: int) -> Example | None:
+    try:
+        ours = tokenizer.encode(text)
+    except BpeError:
+        return None  # characters outside the alphabet: nothing to compare
+    theirs = reader.encode_ordinary(text)
+    if ours == theirs:
+        return None
+    return Example(text, tuple(ours), tuple(theirs), tuple(tokenizer.itos[i] for i in ours),
+                   tuple(reader.itos[i] for i in theirs), source, count)
+
+
+def _sample_chunks(text: str, pretokenizer) -> list[str]:
+    if pretokenizer is None:
+        return [line for line in text.splitlines(keepends=True) if line.strip()]
+    return split(text, pretokenizer)
+
+
+def _as_text(token) -> str | None:
+    if isinstance(token, str):
+        return token
+    try:
+        return token.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
