@@ -48,6 +48,18 @@ def symbol_count(text: str, alphabet: str) -> int:
     return len(text.encode("utf-8")) if alphabet == BYTES else len(text)
 
 
+def require_unicode(text: str, what: str = "text") -> None:
+    """Refuse lone surrogates (``'\\ud800'``): they are not characters and have no UTF-8
+    form, so no byte-level tokenizer can encode them and no file can hold them. They come
+    from text decoded with ``errors='surrogateescape'``, such as a command-line argument
+    that was not UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise BpeError(f"{what} holds {text[error.start]!r} at character {error.start:,}: a lone surrogate, not a "
+                       "Unicode character (it has no UTF-8 form); give UTF-8 text") from None
+
+
 def check_base_tokens(base_tokens: Sequence[Token], alphabet: str) -> list[Token]:
     """Base tokens must be distinct single symbols of the alphabet."""
     tokens = list(base_tokens)
@@ -58,6 +70,8 @@ def check_base_tokens(base_tokens: Sequence[Token], alphabet: str) -> list[Token
         if not isinstance(token, kind) or len(token) != 1:
             what = "single bytes" if alphabet == BYTES else "single characters"
             raise BpeError(f"base token {token!r} is not one of the {what} the {alphabet} alphabet is made of")
+    if kind is str:
+        require_unicode("".join(tokens), "base_tokens")
     seen: set = set()
     duplicates = sorted({t for t in tokens if t in seen or seen.add(t)})  # type: ignore[func-returns-value]
     if duplicates:

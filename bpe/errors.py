@@ -29,3 +29,7 @@ class CorpusError(BpeError):
 
 class DownloadError(BpeError):
     """A download failed: no mirror answered, a checksum did not match, a transfer broke off."""
+
+
+class PatternError(BpeError):
+    """A pre-tokenizer pattern is refused: unsafe to compile or run, or it would lose text."""

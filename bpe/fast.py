@@ -8,68 +8,66 @@ once and then touches only the neighbours of each merged occurrence:
 - each pair (two token ids packed into one int) has a weighted count and a min-heap of
   the positions where it may occur; entries are checked when read (lazy invalidation),
   so a merge never searches a heap to delete from it;
-- a max-heap of ``(-count, pair)`` entries finds the winner; decreases are lazy (a
-  stale entry is re-pushed with its current count when it surfaces), increases push a
-  fresh entry once per step;
-- ties are resolved exactly as the reference does: among the pairs with the top count,
-  the earliest first occurrence wins (the head of that pair's position heap).
+- one heap of candidates, each keyed in the tie rule's order, the tie-break included:
+  ``(-count, first position, pair)`` packed in one int by default. So the winner and the
+  top k come out in O(k log n), however many pairs share the top count. A key only gets
+  worse between pushes (counts fall, first occurrences move right), except for the
+  pairs a merge creates or extends, which get a fresh entry; so a stale entry surfaces
+  early, is recognised, and goes back with its current key.
 
 Pre-tokenized text is many short chunks laid end to end with no links across them; each
 position carries the frequency of its chunk as a weight.
+
+The engine leaves Python's garbage collector alone (several trainings may share a
+process): its long-lived data are arrays, ints and lists of ints, and a step creates
+few containers, so the collector has little to do.
 """
 from __future__ import annotations
 
-import gc
-from array import array
-from contextlib import contextmanager
 from collections import defaultdict
-from heapq import heapify, heappop, heappush, nlargest
-from typing import Iterator
+from heapq import heapify, heappop, heappush
+from itertools import chain, compress, repeat
+from operator import itemgetter, lshift, or_
+from typing import Callable, Iterator, NamedTuple
 
-from .steps import CHANGES_KEPT, MergeStep, StopReason, make_step
+from bpe.steps import (CHANGES_KEPT, DEFAULT_TIE_RULE, FIRST_OCCURRENCE, HUGGINGFACE, LEXICOGRAPHIC, MergeStep,
+                       StopReason, check_tie_rule, huggingface_order, make_step)
 
-
-EDGE = -2  # the symbol of the sentinel slot: "no neighbour here"
-DEAD = -1  # the symbol of a position merged into its left neighbour
+DEAD = -1  # the symbol of a position inside a token, after its first
 
 
 class _Sequence:
-    """The training text as linked symbols, with per-pair counts and positions.
+    """The training text as symbol positions, with per-pair counts and positions.
+
+    One list, ``symbols``, is the whole sequence. A token sits at the position of its
+    first base symbol and covers as many positions as it has base symbols, so its right
+    neighbour is at ``p + length``. The positions it covers after the first are negative:
+    the last holds minus its length, which leads from ``p - 1`` to the left neighbour;
+    any others hold `DEAD`. A merge writes three slots, all near each other: with millions
+    of positions, one region of memory per occurrence is what keeps a merge fast.
 
     A pair (a, b) of token ids is packed into one int, ``a << shift | b``; the shift is
     as small as the vocabulary allows, so keys stay single-digit Python ints (faster).
 
-    The arrays hold one extra slot at the end, a sentinel: a missing neighbour is index
-    -1, which reads that slot, whose symbol (`EDGE`) never equals a token id. So the
-    merge loop needs no "is there a neighbour?" branches.
+    Each chunk is followed by one slot holding ``edge``, an id no token gets; a pair with
+    it is never counted, and the first chunk's left neighbour is read at index -1, the
+    last slot. So merges never cross chunks and need no "is there a neighbour?" branch.
     """
 
     def __init__(self, words: list, token_ids: dict, max_tokens: int) -> None:
         self.shift = max(8, max_tokens.bit_length())
-        self.mask = (1 << self.shift) - 1
+        self.mask = self.edge = (1 << self.shift) - 1  # ids stay below max_tokens < edge
         symbols: list[int] = []
-        starts: list[int] = []
-        for tokens, frequency in words:
-            starts.append(len(symbols))
+        for tokens, _ in words:
             symbols.extend(map(token_ids.__getitem__, tokens))
-        n = len(symbols)
-        symbols.append(EDGE)
+            symbols.append(self.edge)
         # Without repeated chunks a pair's count is its number of positions: no weights.
         self.unweighted = all(frequency == 1 for _, frequency in words)
-        weights = [] if self.unweighted else [f for tokens, f in words for _ in tokens] + [0]
-        # Links as C arrays: no int object per position to chase through memory. The
-        # last slot is the sentinel; chunk ends link to it (-1), so merges never cross.
-        prev = array("i", range(-1, n))
-        nxt = array("i", range(1, n + 2))
-        for start in starts:
-            prev[start] = -1
-            if start:
-                nxt[start - 1] = -1
-        nxt[n - 1 if n else 0] = -1
-        nxt[n] = -1
-        prev[n] = -1
-        self.symbols, self.weights, self.prev, self.next = symbols, weights, prev, nxt
-        self.one_chunk = len(starts) == 1
+        # (the chunk's frequency at each of its positions; 0 at the edge slot after it)
+        self.weights = [] if self.unweighted else [*chain.from_iterable(chain(repeat(f, len(t)), (0,))
+                                                                        for t, f in words)]
+        self.symbols = symbols
+        self.lengths = [1] * len(token_ids)  # base symbols per token id
         self.length = sum(len(tokens) * frequency for tokens, frequency in words)
         self.positions = self._group_positions()
         self.counts = {key: self.weigh(found) for key, found in self.positions.items()}
@@ -81,97 +79,88 @@ class _Sequence:
         return sum(map(self.weights.__getitem__, positions))
 
     def _group_positions(self) -> dict[int, list[int]]:
-        symbols, nxt, shift = self.symbols, self.next, self.shift
+        symbols, shift, edge = self.symbols, self.shift, self.edge
         grouped: defaultdict = defaultdict(list)
-        if self.one_chunk:
-            # Every position but the last starts a pair.
-            for p, key in enumerate([a << shift | b for a, b in zip(symbols, symbols[1:-1])]):
-                grouped[key].append(p)  # ascending, so each list is already a heap
-        else:
-            for p, q in enumerate(nxt[:-1]):
-                if q >= 0:
-                    grouped[symbols[p] << shift | symbols[q]].append(p)
-        return dict(grouped)
-
-    def pair_key(self, a: int, b: int) -> int:
-        return a << self.shift | b
-
-    def split_key(self, key: int) -> tuple[int, int]:
-        return key >> self.shift, key & self.mask
+        for p, key in enumerate(map(or_, map(lshift, symbols, repeat(shift)), symbols[1:])):
+            grouped[key].append(p)  # ascending, so each list is already a heap
+        return {key: found for key, found in grouped.items() if key >> shift != edge and key & edge != edge}
 
     def first_position(self, key: int) -> int:
         """Earliest position where the pair occurs now; drops stale heap entries."""
         heap = self.positions[key]
-        symbols, nxt = self.symbols, self.next
-        a, b = self.split_key(key)
+        symbols = self.symbols
+        a, b = key >> self.shift, key & self.mask
+        second = self.lengths[a]
         while True:
             p = heap[0]
-            if symbols[p] == a and symbols[nxt[p]] == b:
+            if symbols[p] == a and symbols[p + second] == b:
                 return p
             heappop(heap)
 
-    def merge(self, key: int, new_id: int, queue: list) -> dict[int, int]:
+    def merge(self, key: int, new_id: int) -> dict[int, int]:
         """Merge every occurrence of the pair, left to right; return the pair-count changes.
-        Pairs whose count grew are pushed on ``queue`` (decreases surface lazily).
 
         Instead of updating counts per occurrence, occurrences are grouped by the symbol
         on their left and on their right: each group changes two pair counts by the same
         amount, applied once after the scan. Sums commute, so this equals doing it one
         occurrence at a time (even when neighbouring occurrences touch, as in 'abab').
         """
-        symbols, prev, nxt = self.symbols, self.prev, self.next
-        a, b = self.split_key(key)
+        symbols, lengths = self.symbols, self.lengths
+        a, b = key >> self.shift, key & self.mask
+        second = lengths[a]  # from a merged token's position to its second half's
+        after = second + lengths[b]  # ... and to its right neighbour
+        if new_id == len(lengths):
+            lengths.append(after)
         by_left: defaultdict = defaultdict(list)  # left symbol -> positions left of a merge
         by_right: defaultdict = defaultdict(list)  # right symbol -> positions of merged tokens
-        for p in sorted(self.positions.pop(key)):
-            if symbols[p] != a:
-                continue  # consumed by an earlier occurrence, or merged into something else
-            q = nxt[p]
-            if symbols[q] != b:
-                continue
-            left = prev[p]
-            right = nxt[q]
-            by_left[symbols[left]].append(left)
-            by_right[symbols[right]].append(p)
-            prev[right] = p
-            symbols[p] = new_id
-            symbols[q] = DEAD
-            nxt[p] = right
-        # every merged position is in exactly one by_right group (EDGE at a chunk's end)
-        merged = [p for found in by_right.values() for p in found]
-        by_left.pop(EDGE, None)
-        by_right.pop(EDGE, None)
-        return self._apply_counts(key, a, b, new_id, merged, by_left, by_right, queue)
+        found = self.positions.pop(key)
+        found.sort()
+        for p in found:
+            # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise
+            if symbols[p] == a:
+                q = p + second
+                if symbols[q] == b:
+                    left = p - 1
+                    symbol = symbols[left]
+                    if symbol < 0:  # the end of a longer token: minus its length
+                        left = p + symbol
+                        symbol = symbols[left]
+                    right = p + after
+                    by_left[symbol].append(left)
+                    by_right[symbols[right]].append(p)
+                    symbols[p] = new_id
+                    symbols[q] = DEAD
+                    symbols[right - 1] = -after  # (the same slot as q when b is one symbol)
+        # every merged position is in exactly one by_right group (the edge at a chunk's end)
+        removed = sum(map(len if self.unweighted else self.weigh, by_right.values()))
+        by_left.pop(self.edge, None)
+        by_right.pop(self.edge, None)
+        return self._apply_counts(key, a, b, new_id, removed, by_left, by_right)
 
-    def _apply_counts(self, key, a, b, new_id, merged, by_left, by_right, queue) -> dict[int, int]:
+    def _apply_counts(self, key, a, b, new_id, removed, by_left, by_right) -> dict[int, int]:
         """Turn the grouped occurrences into pair-count changes, then apply them once."""
-        counts, positions, shift = self.counts, self.positions, self.shift
+        shift, counts, positions = self.shift, self.counts, self.positions
         weigh = len if self.unweighted else self.weigh
-        removed = weigh(merged)
-        changes: defaultdict = defaultdict(int)
-        changes[key] = -removed
-        for neighbours, old_left, new_left in ((by_left, None, None), (by_right, b, new_id)):
-            for symbol, found in neighbours.items():
-                delta = weigh(found)
-                if old_left is None:  # left neighbours: (symbol, a) becomes (symbol, new)
-                    old, new = symbol << shift | a, symbol << shift | new_id
-                else:  # right neighbours: (b, symbol) becomes (new, symbol)
-                    old, new = old_left << shift | symbol, new_left << shift | symbol
-                changes[old] -= delta
-                changes[new] += delta
-                heap = positions.get(new)
-                if heap is None:
-                    positions[new] = found  # ascending already: a valid heap
-                else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
-                    heap.extend(found)
-                    heapify(heap)
-        get_count = counts.get
+        # each group's pairs were `old` and are `new` now: (symbol, a) -> (symbol, new) on
+        # the left, (b, symbol) -> (new, symbol) on the right
+        moves = [(symbol << shift | a, symbol << shift | new_id, found) for symbol, found in by_left.items()]
+        moves += [(b << shift | symbol, new_id << shift | symbol, found) for symbol, found in by_right.items()]
+        changes = {key: -removed}
+        change = changes.get
+        for old, new, found in moves:
+            delta = weigh(found)
+            changes[old] = change(old, 0) - delta
+            changes[new] = change(new, 0) + delta
+            heap = positions.get(new)
+            if heap is None:
+                positions[new] = found  # ascending already: a valid heap
+            else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
+                heap.extend(found)
+                heapify(heap)
         for changed, delta in changes.items():
-            count = get_count(changed, 0) + delta
+            count = counts.get(changed, 0) + delta
             if count:
                 counts[changed] = count
-                if delta > 0:
-                    heappush(queue, (-count, changed))
             else:
                 counts.pop(changed, None)
                 positions.pop(changed, None)
@@ -179,114 +168,136 @@ class _Sequence:
         return changes
 
 
-def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int,
-               minimum_pair_frequency: int, top_k: int) -> Iterator[MergeStep]:
+def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int, minimum_pair_frequency: int,
+               top_k: int, tie_rule: str = DEFAULT_TIE_RULE) -> Iterator[MergeStep]:
     """Yield the same `MergeStep` stream as `bpe.reference.reference_steps`."""
-    vocab = list(base_tokens)
+    vocab = list(base_tokens)  # the token ids steps report
     token_ids = {token: i for i, token in enumerate(vocab)}
-    with _collector_paused():
-        seq = _Sequence(words, token_ids, target_vocab_size)
-        counts = seq.counts
-        queue = [(-count, key) for key, count in counts.items()]
-        heapify(queue)
-        gc.freeze()
+    # The engine's own ids: Hugging Face's numbering under its rule, so that packed pair
+    # keys compare as its (left id, right id) pairs do.
+    names = huggingface_order(vocab) if check_tie_rule(tie_rule) == HUGGINGFACE else list(vocab)
+    ids = {token: i for i, token in enumerate(names)}
+    seq = _Sequence(words, ids, target_vocab_size)
+    counts = seq.counts
+    ranking = _ranking(tie_rule, seq, names)
+    # Without runners-up to record, a pair below the minimum frequency can never be shown
+    # or win (a count only grows with a fresh push): it stays out of the heap.
+    floor = minimum_pair_frequency if top_k == 0 else 1
+    queue = [ranking.hopeful_key(count, pair) for pair, count in counts.items() if count >= floor]
+    heapify(queue)
     wanted = max(top_k, 1)
+    hopeful_key = ranking.hopeful_key
 
-    def next_step(number: int) -> MergeStep | StopReason:
-        ranked = _top_pairs(queue, counts, seq, wanted)
-        if not ranked:
-            return StopReason.NO_PAIRS_LEFT
-        frequency, _, key = ranked[0]
-        if frequency < minimum_pair_frequency:
-            return StopReason.BELOW_MINIMUM_FREQUENCY
-        for count, _, other in ranked[1:]:  # the runners-up go back; the winner is consumed
-            heappush(queue, (-count, other))
-        a_id, b_id = seq.split_key(key)
-        a, b = vocab[a_id], vocab[b_id]
-        token = a + b
-        new_id = token_ids.get(token)
-        is_new = new_id is None
-        if is_new:
-            new_id = token_ids[token] = len(vocab)
-            vocab.append(token)
-        changes = seq.merge(key, new_id, queue)
-        return make_step(
-            number=number, pair=(a, b), token=token, token_id=new_id, frequency=frequency,
-            top_pairs=[(_tokens(vocab, seq, k), c) for c, _, k in ranked[:top_k]],
-            changes={_tokens(vocab, seq, k): d for k, d in _largest_changes(changes) if d},
-            sequence_length=seq.length, vocab_size=len(vocab), new=is_new,
-        )
+    shift, mask = seq.shift, seq.mask
+
+    def tokens(pair: int) -> tuple:
+        return names[pair >> shift], names[pair & mask]
 
     number = 0
-    try:
-        while len(vocab) < target_vocab_size:
-            number += 1
-            with _collector_paused():
-                step = next_step(number)
-                gc.freeze()
-            if isinstance(step, StopReason):
-                return step
-            yield step
-        return StopReason.TARGET_REACHED
-    finally:
-        gc.unfreeze()
+    while len(vocab) < target_vocab_size:
+        ranked = _top_pairs(queue, counts, ranking, wanted, floor)
+        if not ranked:
+            return StopReason.BELOW_MINIMUM_FREQUENCY if counts else StopReason.NO_PAIRS_LEFT
+        frequency, pair, _ = ranked[0]
+        if frequency < minimum_pair_frequency:
+            return StopReason.BELOW_MINIMUM_FREQUENCY
+        for _, _, entry in ranked[1:]:  # the runners-up go back; the winner is consumed
+            heappush(queue, entry)
+        a, b = tokens(pair)
+        token = a + b
+        new_id = ids.get(token)
+        is_new = new_id is None
+        if is_new:  # the vocabulary is a set: an existing string adds no token
+            new_id = ids[token] = len(names)
+            names.append(token)
+            token_ids[token] = len(vocab)
+            vocab.append(token)
+        changes = seq.merge(pair, new_id)
+        for changed, delta in changes.items():
+            if delta > 0 and counts.get(changed, 0) >= floor:  # a count that grew: its entry ranks too low
+                heappush(queue, hopeful_key(counts[changed], changed))
+        number += 1
+        yield make_step(
+            number=number, pair=(a, b), token=token, token_id=token_ids[token], frequency=frequency,
+            top_pairs=[(tokens(p), c) for c, p, _ in ranked[:top_k]],
+            changes=_largest_changes(changes, tokens),
+            sequence_length=seq.length, vocab_size=len(vocab), new=is_new,
+        )
+    return StopReason.TARGET_REACHED
 
 
-@contextmanager
-def _collector_paused():
-    """Keep Python's cyclic garbage collector off the engine's data.
+class _Ranking(NamedTuple):
+    """How candidates are keyed in the heap under a tie rule (smallest key first)."""
 
-    The engine keeps millions of ints in long-lived lists and never makes reference
-    cycles, yet the collector would traverse those lists again and again: a fifth of the
-    training time. So it is paused while the engine works, and what exists when a step is
-    done is frozen (`gc.freeze`: left out of later collections; refcounting still frees
-    it). `fast_steps` unfreezes when the stream ends or is closed.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    key: Callable[[int, int], object]  # (count, pair) -> the pair's key now
+    hopeful_key: Callable[[int, int], object]  # never worse than the key now, and cheaper
+    pair: Callable[[object], int]  # the pair a key is for
 
 
-def _largest_changes(changes: dict[int, int]) -> list[tuple[int, int]]:
-    """The changes that can make `keep_largest_changes`' cut (ties at the cut included).
+def _ranking(tie_rule: str, seq: _Sequence, names: list) -> _Ranking:
+    shift, mask = seq.shift, seq.mask
+    pair_bits = 2 * shift
+    pair_mask = (1 << pair_bits) - 1
+    limit = 1 << max(seq.length, 1).bit_length()  # above any count: limit - count is positive
+    if tie_rule == LEXICOGRAPHIC:  # token strings do not pack into an int: a tuple
+        def by_tokens(count: int, pair: int) -> tuple:
+            return -count, names[pair >> shift], names[pair & mask], pair
+        return _Ranking(by_tokens, by_tokens, itemgetter(3))
+    if tie_rule == HUGGINGFACE:  # ids in Hugging Face's order: the packed pair is its tie-break
+        def by_ids(count: int, pair: int) -> int:
+            return (limit - count) << pair_bits | pair
+        return _Ranking(by_ids, by_ids, pair_mask.__and__)
+    assert tie_rule == FIRST_OCCURRENCE, tie_rule
+    position_bits = len(seq.symbols).bit_length()
+    first_position, positions = seq.first_position, seq.positions
 
-    Cutting on sizes first, as plain ints, avoids turning every changed pair into strings.
-    """
-    if len(changes) <= CHANGES_KEPT:
-        return list(changes.items())
-    smallest_kept = max(nlargest(CHANGES_KEPT, map(abs, changes.values()))[-1], 1)
-    return [(key, delta) for key, delta in changes.items() if abs(delta) >= smallest_kept]
+    def by_position(count: int, pair: int) -> int:
+        return ((limit - count) << position_bits | first_position(pair)) << pair_bits | pair
+
+    def by_any_position(count: int, pair: int) -> int:
+        # the head of the pair's position heap: its first occurrence, or a stale one before it
+        return ((limit - count) << position_bits | positions[pair][0]) << pair_bits | pair
+
+    return _Ranking(by_position, by_any_position, pair_mask.__and__)
 
 
-def _tokens(vocab: list, seq: _Sequence, key: int) -> tuple:
-    return vocab[key >> seq.shift], vocab[key & seq.mask]
+def _top_pairs(queue: list, counts: dict, ranking: _Ranking, wanted: int, floor: int) -> list:
+    """Pop the ``wanted`` best pairs, in the tie rule's order: ``[(count, pair, key), ...]``.
 
-
-def _top_pairs(queue: list, counts: dict, seq: _Sequence, wanted: int) -> list:
-    """Pop the ``wanted`` most frequent pairs (and any tied with the last), ranked.
-
-    Returns ``[(count, first_position, key), ...]`` sorted by count, then first position.
-    The caller pushes back the ones it does not consume.
+    An entry whose key is no longer its pair's current key goes back with the current one
+    (never a better key, so the order holds), unless its count fell below ``floor``. The
+    caller pushes back the pairs it does not consume.
     """
     found: list = []
-    seen: set = set()
-    while queue:
-        negative, key = queue[0]
-        count = -negative
-        current = counts.get(key, 0)
-        if current != count or key in seen:
-            heappop(queue)
-            if 0 < current < count and key not in seen:
-                heappush(queue, (-current, key))  # a lazy decrease surfaces
+    taken: set = set()
+    while queue and len(found) < wanted:
+        entry = heappop(queue)
+        pair = ranking.pair(entry)
+        count = counts.get(pair, 0)
+        if count < floor or pair in taken:  # merged away, too rare, or a second entry of a pair found
             continue
-        if len(found) >= wanted and count < found[-1][0]:
-            break
-        heappop(queue)
-        seen.add(key)
-        found.append((count, seq.first_position(key), key))
-    found.sort(key=lambda item: (-item[0], item[1]))
+        current = ranking.key(count, pair)
+        if current == entry:
+            found.append((count, pair, entry))
+            taken.add(pair)
+        else:
+            heappush(queue, current)
     return found
+
+
+def _largest_changes(changes: dict[int, int], tokens: Callable) -> dict:
+    """The changes `keep_largest_changes` keeps, by token pair.
+
+    Cutting on sizes first, as plain ints, leaves only the changes tied at the cut to be
+    compared by their tokens (turning every changed pair into strings is slow).
+    """
+    if len(changes) <= CHANGES_KEPT:
+        return {tokens(key): delta for key, delta in changes.items() if delta}
+    keys, deltas = list(changes), list(changes.values())
+    sizes = list(map(abs, deltas))
+    cut = max(sorted(sizes)[-CHANGES_KEPT], 1)
+    kept = {tokens(key): changes[key] for key in compress(keys, map(cut.__lt__, sizes))}
+    for level in (cut, -cut):  # at the cut: gains before losses, then by token pair
+        tied = sorted(map(tokens, compress(keys, map(level.__eq__, deltas))))
+        kept.update((pair, level) for pair in tied[:CHANGES_KEPT - len(kept)])
+    return kept

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 import uuid
 from collections.abc import Iterator
@@ -42,6 +43,26 @@ def check_writable_target(path: str | os.PathLike[str]) -> Path:
     return target
 
 
+def check_writable_folder(folder: str | os.PathLike[str]) -> Path:
+    """``folder`` as a `Path`, created if missing, once a file could be written in it;
+    `BpeError` otherwise. For commands that write at the end of a long job: they check
+    first, so a read-only folder is found before the work, not after it."""
+    target = Path(folder)
+    probe = target / f".bpe-write-check.{uuid.uuid4().hex}.tmp"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        with open(probe, "xb"):
+            pass
+    except OSError as error:
+        raise BpeError(f"cannot write in the folder {str(target)!r}: {error.strerror or error}") from None
+    finally:
+        try:
+            probe.unlink(missing_ok=True)
+        except OSError:
+            pass
+    return target
+
+
 @contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, suffix: str = ".tmp") -> Iterator[BinaryIO]:
     """Open a temporary file beside ``path``; on a clean exit it replaces ``path``.
@@ -68,6 +89,98 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` whole, or leave the old file as it was."""
     with atomic_writer(path) as handle:
         handle.write(data)
+
+
+class StagedFiles:
+    """Several files that change together or not at all (`staged_files` makes one).
+
+    `write` puts each file's bytes under a temporary name beside its target (so every
+    destination is known to be writable, and refused if it is a device or a folder,
+    before anything is replaced); `commit` then moves them all into place. Should a move
+    fail, or Ctrl-C arrive, in the middle, the targets already replaced get their old
+    files back (kept under a hard link until the end), so the group is all new or all old.
+    """
+
+    def __init__(self) -> None:
+        self._staged: dict[Path, Path] = {}  # target -> temporary file
+
+    @property
+    def targets(self) -> list[Path]:
+        return list(self._staged)
+
+    def staged_path(self, path: str | os.PathLike[str]) -> Path:
+        """Where ``path``'s new bytes wait until `commit` (for checks such as a reload)."""
+        return self._staged[Path(path)]
+
+    def write(self, path: str | os.PathLike[str], data: bytes) -> Path:
+        """Stage ``data`` for ``path``; return the temporary file it is in."""
+        target = check_writable_target(path)
+        temp = target.with_name(f"{target.name}.{uuid.uuid4().hex}.tmp")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(temp, "wb") as handle:
+                self._staged[target] = temp  # from here on, `discard` removes it
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as error:
+            raise BpeError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
+        return temp
+
+    def commit(self) -> None:
+        """Move every staged file into place; on any failure put the old files back."""
+        backups: dict[Path, Path | None] = {}  # target -> its old file (None: there was none)
+        try:
+            for target, temp in self._staged.items():
+                check_writable_target(target)  # nothing turned into a device meanwhile
+                backups[target] = _hard_link_backup(target)
+                os.replace(temp, target)
+        except BaseException as error:
+            for target, backup in backups.items():
+                if backup is not None:
+                    os.replace(backup, target)
+                elif not self._staged[target].exists():  # replaced, and there was no old file
+                    target.unlink(missing_ok=True)
+            if isinstance(error, OSError):
+                raise BpeError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
+            raise
+        finally:
+            for backup in backups.values():
+                if backup is not None:
+                    backup.unlink(missing_ok=True)
+        self._staged.clear()
+
+    def discard(self) -> None:
+        """Remove the temporary files not committed."""
+        for temp in self._staged.values():
+            temp.unlink(missing_ok=True)
+        self._staged.clear()
+
+
+def _hard_link_backup(target: Path) -> Path | None:
+    """A second name for ``target``'s current file (None when there is no file), so it can
+    be put back after ``target`` is replaced."""
+    if not target.exists():
+        return None
+    backup = target.with_name(f"{target.name}.{uuid.uuid4().hex}.old")
+    try:
+        os.link(target, backup)
+    except OSError:  # a file system without hard links: copy instead
+        shutil.copy2(target, backup)
+    return backup
+
+
+@contextmanager
+def staged_files() -> Iterator[StagedFiles]:
+    """``with staged_files() as stage: stage.write(a, ...); stage.write(b, ...)``: on a
+    clean exit every file is moved into place together; on any error none is, and the
+    temporary files are removed."""
+    stage = StagedFiles()
+    try:
+        yield stage
+        stage.commit()
+    finally:
+        stage.discard()
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:

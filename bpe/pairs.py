@@ -35,17 +35,20 @@ def merge_pair(tokens: Sequence[Token], pair: tuple, new_token: Token) -> list:
     """Replace every occurrence of ``pair`` with ``new_token``, left to right, no overlap.
 
     Example: ['a', 'a', 'a'], ('a', 'a'), 'aa' -> ['aa', 'a']
+    Only the occurrences of the pair's left half are visited (``index`` finds each in C);
+    the tokens between merges are copied a stretch at a time.
     """
     first, second = pair
-    merged = []
-    i = 0
-    while i < len(tokens):
-        if i + 1 < len(tokens) and tokens[i] == first and tokens[i + 1] == second:
+    merged: list = []
+    copied = 0  # tokens[:copied] are in `merged` already
+    i = -1
+    for _ in range(tokens.count(first)):
+        i = tokens.index(first, i + 1)
+        if i >= copied and i + 1 < len(tokens) and tokens[i + 1] == second:  # not inside a merge just made
+            merged += tokens[copied:i]
             merged.append(new_token)
-            i += 2
-        else:
-            merged.append(tokens[i])
-            i += 1
+            copied = i + 2
+    merged += tokens[copied:]
     return merged
 
 

@@ -26,6 +26,13 @@ WHITESPACE_PATTERN = r"""\s*\S+|\s+"""
 
 NAMED_PATTERNS = {"whitespace": WHITESPACE_PATTERN, "gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
 PRETOKENIZER_CHOICES = ("none", *NAMED_PATTERNS)
+_DISPLAY_NAMES = {"none": "none", "whitespace": "whitespace", "gpt2": "GPT-2", "gpt4": "GPT-4"}
+
+
+def pretokenizer_name(pretokenizer: str | None) -> str:
+    """The name a page shows for a pre-tokenizer: None -> "none", "gpt2" -> "GPT-2"; a
+    custom pattern is shown as written."""
+    return _DISPLAY_NAMES.get(pretokenizer or "none", pretokenizer or "none")
 
 
 def pattern_for(pretokenizer: str | None) -> str | None:
@@ -58,12 +65,13 @@ def check_pretokenizer(pretokenizer: str | None) -> str | None:
 MAX_PATTERN_CHARS = 2_000
 MAX_PATTERN_NESTING = 32
 # What the compiler expands: every atom counted once per repeat of it and of each group
-# around it (`x{300}` counts 300, `(?:ab){3}{` nests). The published patterns cost < 100.
+# around it (`x{300}` counts 300, `(?:x{300}){300}` 90,000). The published patterns cost < 100.
 MAX_PATTERN_COST = 10_000
 PROBE_SECONDS = 0.1  # each probe string; a linear pattern needs microseconds
 PATTERN_SECONDS = 1.0  # the time limit of one run of a custom pattern: this much ...
 PATTERN_SECONDS_PER_MILLION_CHARS = 5.0  # ... plus this per million characters of text
 _QUANTIFIER = re.compile(r"\{(\d*)(,?)(\d*)\}")
+_GROUP_PREFIX = re.compile(r"\?(?:P?<\w+>|P=\w+|<=|<!|[=!>|]|[a-zA-Z^-]*:?)")
 
 
 def check_safe_pattern(pattern) -> str:
@@ -122,6 +130,8 @@ def pattern_cost(pattern: str) -> int:
                 i = n if end < 0 else end + 1
                 continue
             stack.append([])
+            prefix = _GROUP_PREFIX.match(pattern, i + 1)  # (?: (?P<name> (?= (?i: ... are no atoms
+            i = prefix.end() - 1 if prefix else i
             if len(stack) > MAX_PATTERN_NESTING + 1:
                 raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} nests groups more than "
                                    f"{MAX_PATTERN_NESTING} deep")
@@ -145,7 +155,8 @@ def pattern_cost(pattern: str) -> int:
             stack[-1].append(1)
         i += 1
     if len(stack) > 1:
-        raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} leaves a group open: missing ')'")
+        raise PatternError(f"pre-tokenizer pattern {_shown(pattern)} does not compile: a group is left open "
+                           "(missing ')')")
     return sum(stack[0])
 
 
@@ -186,7 +197,8 @@ def _class_end(pattern: str, i: int) -> int:
 def _probes() -> list[str]:
     """Strings a splitting pattern must cover, quickly: runs of one kind of character with
     and without a mismatch at the end (where backtracking explodes), and ordinary text."""
-    pieces = ["a", "A", "é", "中", "1", " ", "\n", "\t", "'", "!", "_", "a ", " a", "a1", "ab", "\r\n", "😀", "\u200b"]
+    pieces = ["a", "A", "é", "中", "1", " ", "\n", "\t", "'", "!", "_", "a ", " a", "a1", "ab", "\r\n", "😀",
+              "\u200b"]
     probes = [piece * 40 + tail for piece in pieces for tail in ("", "!", "\x00", " a", "\n")]
     probes += ["a" * 3000 + "!", " " * 3000 + "a", "Hello world, it's 2024!\n\n  Ça va? 中文 123456 \t\r\n'S"]
     return probes

@@ -6,25 +6,30 @@ fast engine in `bpe.fast` must produce exactly these steps.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections import Counter
+from heapq import nsmallest
+from typing import Callable, Iterator
 
-from .pairs import count_pairs, merge_pair
-from .steps import MergeStep, StopReason, make_step
+from bpe.pairs import count_pairs, merge_pair
+from bpe.steps import (DEFAULT_TIE_RULE, HUGGINGFACE, LEXICOGRAPHIC, MergeStep, StopReason, check_tie_rule,
+                       huggingface_order, make_step)
 
 
-def reference_steps(words: list, base_tokens: list, *, target_vocab_size: int,
-                    minimum_pair_frequency: int, top_k: int) -> Iterator[MergeStep]:
+def reference_steps(words: list, base_tokens: list, *, target_vocab_size: int, minimum_pair_frequency: int,
+                    top_k: int, tie_rule: str = DEFAULT_TIE_RULE) -> Iterator[MergeStep]:
     """Yield one `MergeStep` per merge; return the `StopReason`."""
     words = [(list(tokens), frequency) for tokens, frequency in words]
     vocab = list(base_tokens)  # ids are positions in this list
     token_ids = {token: i for i, token in enumerate(vocab)}
+    hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))}  # how Hugging Face numbers them
+    tie_key = {LEXICOGRAPHIC: lambda pair: pair,
+               HUGGINGFACE: lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]])}.get(check_tie_rule(tie_rule))
     counts = count_pairs(words)
     number = 0
     while len(vocab) < target_vocab_size:
         if not counts:
             return StopReason.NO_PAIRS_LEFT
-        # most_common is stable: equal counts keep first-occurrence order.
-        top_pairs = counts.most_common(max(top_k, 1))
+        top_pairs = most_frequent(counts, max(top_k, 1), tie_key)
         pair, frequency = top_pairs[0]
         if frequency < minimum_pair_frequency:
             return StopReason.BELOW_MINIMUM_FREQUENCY
@@ -32,10 +37,13 @@ def reference_steps(words: list, base_tokens: list, *, target_vocab_size: int,
         is_new = token not in token_ids
         if is_new:  # the vocabulary is a set: an existing string adds no token
             token_ids[token] = len(vocab)
+            hf_ids[token] = len(hf_ids)
             vocab.append(token)
         words = [(merge_pair(tokens, pair, token), frequency) for tokens, frequency in words]
         new_counts = count_pairs(words)
-        changes = {p: new_counts[p] - counts[p] for p in counts.keys() | new_counts.keys()}
+        # the pairs whose count changed: dict item views compare as sets (in C)
+        changed = {p for p, _ in counts.items() ^ new_counts.items()}
+        changes = {p: new_counts[p] - counts[p] for p in changed}
         counts = new_counts
         number += 1
         yield make_step(
@@ -45,3 +53,12 @@ def reference_steps(words: list, base_tokens: list, *, target_vocab_size: int,
             vocab_size=len(vocab), new=is_new,
         )
     return StopReason.TARGET_REACHED
+
+
+def most_frequent(counts: Counter, n: int, tie_key: Callable | None) -> list:
+    """The ``n`` most frequent pairs with their counts. Equal counts go by ``tie_key(pair)``,
+    smallest first; without one, by first occurrence (``most_common`` is stable, and pairs
+    were counted left to right)."""
+    if tie_key is None:
+        return counts.most_common(n)
+    return nsmallest(n, counts.items(), key=lambda item: (-item[1], tie_key(item[0])))

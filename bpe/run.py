@@ -70,11 +70,17 @@ class TrainingRun:
         elif not isinstance(merges, int) or not 0 <= merges <= len(self.steps):
             raise BpeError(f"merges={merges!r} is out of range: the run has {len(self.steps)} merges")
         return BPETokenizer(self.base_tokens, self.merges[:merges], alphabet=self.alphabet,
-                            pretokenizer=self.pretokenizer)
+                            pretokenizer=self.pretokenizer, tie_rule=self.settings.tie_rule)
 
     def sequence_length(self, merges: int) -> int:
         """Training sequence length after the first ``merges`` merges."""
         return self.steps[merges - 1].sequence_length if merges > 0 else self.initial_length
+
+    def merges_applied(self, number: int) -> int:
+        """How many times step ``number`` (1-based) really merged: how much shorter the
+        sequence got. Below the step's pair count when the pair overlaps itself: 'aaaaa'
+        holds four ('a', 'a') pairs, counted all, but left to right only two merge."""
+        return self.sequence_length(number - 1) - self.sequence_length(number)
 
 
 def train_run(text: str, settings: TrainingSettings | None = None, /, *, heldout_text: str = "",

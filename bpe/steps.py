@@ -6,9 +6,9 @@ the command line draw from the same stream and the engines never print.
 
 The rules, identical in both engines:
 
-- the most frequent adjacent pair wins; among equally frequent pairs, the one whose
-  first occurrence in the current sequence is earliest (what ``Counter.most_common``
-  does on pairs counted left to right);
+- the most frequent adjacent pair wins; among equally frequent pairs the tie rule decides
+  (`TIE_RULES`; by default the pair whose first occurrence in the current sequence is
+  earliest, what ``Counter.most_common`` does on pairs counted left to right);
 - training stops when the vocabulary reaches the target, when no pair is left, or when
   the best pair occurs fewer than ``minimum_pair_frequency`` times;
 - the vocabulary is a *set* of strings: a merge whose result already exists adds no token.
@@ -17,11 +17,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterator, Tuple
+from typing import Generator, Tuple
 
-from bpe.alphabet import Token
+from bpe.alphabet import Token, bytes_to_unicode
+from bpe.errors import BpeError
 
 Pair = Tuple[Token, Token]
+
+# How a tie between equally frequent pairs is broken (the engines' ``tie_rule``):
+# - "first_occurrence": the pair that occurs first in the current sequence (the tutorial's
+#   ``Counter.most_common``);
+# - "lexicographic": the smallest (left, right) pair of token strings (bytes for the byte
+#   alphabet), so the result does not depend on where pairs occur;
+# - "huggingface": the smallest (left id, right id) pair as Hugging Face `tokenizers`'
+#   BpeTrainer numbers tokens: the base alphabet by character code, then each new token
+#   in the order it was made (see `huggingface_order`).
+FIRST_OCCURRENCE, LEXICOGRAPHIC, HUGGINGFACE = TIE_RULES = ("first_occurrence", "lexicographic", "huggingface")
+DEFAULT_TIE_RULE = FIRST_OCCURRENCE
 
 # How many pair-count changes a step keeps (largest first): enough to show what a merge did.
 CHANGES_KEPT = 16
@@ -33,12 +45,13 @@ class StopReason(str, Enum):
     BELOW_MINIMUM_FREQUENCY = "below_minimum_frequency"
 
     def explain(self, *, target_vocab_size: int, minimum_pair_frequency: int) -> str:
+        # plain words, shown to a class: no parameter names, thousands separators
         if self is StopReason.TARGET_REACHED:
-            return f"reached the target vocabulary of {target_vocab_size} tokens"
+            return f"reached the target vocabulary of {target_vocab_size:,} tokens"
         if self is StopReason.NO_PAIRS_LEFT:
             return "no adjacent pair is left to merge (every chunk is a single token)"
-        return (f"the most frequent pair occurs fewer than minimum_pair_frequency="
-                f"{minimum_pair_frequency} times")
+        return (f"the most frequent pair occurs fewer than {minimum_pair_frequency:,} times "
+                "(the minimum pair frequency)")
 
 
 @dataclass(frozen=True)
@@ -46,9 +59,9 @@ class MergeStep:
     """One merge of a training run.
 
     ``top_pairs`` are the most frequent pairs *before* the merge (the winner first), ties
-    by first occurrence. ``count_changes`` are the pair counts the merge changed, largest
-    change first: the merged pair disappears (negative), the new neighbour pairs appear
-    (positive). ``sequence_length`` and ``vocab_size`` are *after* the merge.
+    in the order of the run's tie rule. ``count_changes`` are the pair counts the merge
+    changed, largest change first: the merged pair disappears (negative), the new
+    neighbour pairs appear (positive). ``sequence_length`` and ``vocab_size`` are *after* the merge.
     """
 
     number: int
@@ -77,6 +90,22 @@ def keep_largest_changes(changes: dict) -> tuple[tuple[Pair, int], ...]:
     return tuple(nonzero[:CHANGES_KEPT])
 
 
+def check_tie_rule(tie_rule: str) -> str:
+    if tie_rule not in TIE_RULES:
+        raise BpeError(f"unknown tie_rule {tie_rule!r}: choose one of {', '.join(TIE_RULES)}")
+    return tie_rule
+
+
+def huggingface_order(base_tokens: list) -> list:
+    """The base tokens in the order Hugging Face numbers its alphabet: by character code.
+    Byte tokens go by the code of their GPT-2 spelling, as its ByteLevel alphabet does."""
+    return sorted(base_tokens, key=_huggingface_code)
+
+
+def _huggingface_code(token: Token) -> int:
+    return ord(bytes_to_unicode()[token[0]]) if isinstance(token, bytes) else ord(token)
+
+
 def log_line(step: MergeStep) -> str:
     """The tutorial's log line: ``Merge    1: ('l', 'o') → 'lo', frequency=2, ...``."""
     return (f"Merge {step.number:4d}: {step.pair!r} → {step.token!r}, frequency={step.frequency}, "
@@ -95,7 +124,7 @@ class StepStream:
     exhausted (``None`` until then).
     """
 
-    def __init__(self, steps: Iterator[MergeStep], *, base_tokens: list, settings) -> None:
+    def __init__(self, steps: Generator[MergeStep, None, StopReason], *, base_tokens: list, settings) -> None:
         self._steps = steps
         self.base_tokens = base_tokens
         self.settings = settings
@@ -113,9 +142,7 @@ class StepStream:
 
     def close(self) -> None:
         """Stop early: the engine lets go of what it holds (see `bpe.fast`)."""
-        close = getattr(self._steps, "close", None)
-        if close is not None:
-            close()
+        self._steps.close()
 
     def explain_stop(self) -> str:
         if self.stop_reason is None:

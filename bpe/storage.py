@@ -8,7 +8,9 @@ The tutorial's format, kept byte-compatible::
 Byte-level tokenizers use ``"type": "byte_bpe"`` and spell each byte token as GPT-2's
 files do ('Ġthe'), so the file stays readable text. A pre-tokenizer, when there is one,
 is stored under ``"pretokenizer"`` and is part of the fingerprint; without one the
-fingerprint is exactly the tutorial's.
+fingerprint is exactly the tutorial's. So is the tie rule training used (``"tie_rule"``),
+written and fingerprinted only when it is not the default (first occurrence): files of
+the tutorial's rule keep the tutorial's exact bytes and fingerprint.
 
 This module knows nothing of the tokenizer class: it turns bytes into a checked
 `TokenizerData` and back. `bpe.tokenizer.BPETokenizer` builds itself from that data.
@@ -24,6 +26,8 @@ from pathlib import Path
 from bpe.alphabet import BYTES, CHARACTERS, from_gpt2_spelling, gpt2_spelling
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.files import atomic_write_bytes
+from bpe.pretokenize import check_pretokenizer
+from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
 
 FILE_TYPES = {CHARACTERS: "character_bpe", BYTES: "byte_bpe"}
 ALPHABET_OF_TYPE = {kind: alphabet for alphabet, kind in FILE_TYPES.items()}
@@ -38,6 +42,7 @@ class TokenizerData:
     base_tokens: tuple
     merges: tuple  # ((left, right), ...) in learned order
     pretokenizer: str | None = None
+    tie_rule: str = DEFAULT_TIE_RULE  # how training broke ties (`bpe.steps.TIE_RULES`): provenance only
 
     def vocab_size(self) -> int:
         """How many distinct tokens the merges build (a merge that re-creates a token adds none)."""
@@ -55,18 +60,22 @@ def _spelled(data: TokenizerData) -> tuple[list[str], list[list[str]]]:
     return list(data.base_tokens), [[a, b] for a, b in data.merges]
 
 
-def _fingerprint_of_spelled(base_tokens: list, merges: list, pretokenizer: str | None) -> str:
+def _fingerprint_of_spelled(base_tokens: list, merges: list, pretokenizer: str | None,
+                            tie_rule: str = DEFAULT_TIE_RULE) -> str:
     payload: dict = {"base_tokens": base_tokens, "merges": merges}
     if pretokenizer is not None:
         payload["pretokenizer"] = pretokenizer
+    if tie_rule != DEFAULT_TIE_RULE:  # only then: the tutorial's files keep their fingerprint
+        payload["tie_rule"] = tie_rule
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def fingerprint_of(data: TokenizerData) -> str:
-    """sha256 of the compact JSON of the (spelled) base tokens and merges (and pre-tokenizer, if any)."""
+    """sha256 of the compact JSON of the (spelled) base tokens and merges (and the pre-tokenizer,
+    if any, and the tie rule, if not the default)."""
     base_tokens, merges = _spelled(data)
-    return _fingerprint_of_spelled(base_tokens, merges, data.pretokenizer)
+    return _fingerprint_of_spelled(base_tokens, merges, data.pretokenizer, data.tie_rule)
 
 
 # ==================== Writing
@@ -78,7 +87,9 @@ def to_json_dict(data: TokenizerData) -> dict:
            "vocab_size": data.vocab_size()}
     if data.pretokenizer is not None:
         out["pretokenizer"] = data.pretokenizer
-    out["fingerprint"] = _fingerprint_of_spelled(base_tokens, merges, data.pretokenizer)
+    if data.tie_rule != DEFAULT_TIE_RULE:
+        out["tie_rule"] = data.tie_rule
+    out["fingerprint"] = _fingerprint_of_spelled(base_tokens, merges, data.pretokenizer, data.tie_rule)
     return out
 
 
@@ -102,8 +113,23 @@ def read_tokenizer_file(path: str | os.PathLike[str]) -> TokenizerData:
     return parse_tokenizer_json(raw, name=str(path))
 
 
-def parse_tokenizer_json(raw: bytes, *, name: str = "tokenizer file") -> TokenizerData:
-    """Parse and validate a tokenizer file's bytes; the fingerprint must match the content."""
+# What a server accepts from a visitor (`parse_tokenizer_json(raw, max_bytes=..., max_merges=...)`):
+# GPT-2's 50,000 merges fit (2 MB in this format, about 30 MB once loaded); a file of
+# 500,000 short merges (10 MB) would hold ~500 MB of server memory for its session.
+UPLOAD_MAX_BYTES = 5_000_000
+UPLOAD_MAX_MERGES = 60_000
+
+
+def parse_tokenizer_json(raw: bytes, *, name: str = "tokenizer file", max_bytes: int | None = None,
+                         max_merges: int | None = None) -> TokenizerData:
+    """Parse and validate a tokenizer file's bytes; the fingerprint must match the content.
+
+    ``max_bytes`` and ``max_merges`` bound what a file may hold (an upload: see
+    `UPLOAD_MAX_BYTES`, `UPLOAD_MAX_MERGES`); both are checked before anything is built.
+    """
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise TokenizerFileError(f"{name} is {len(raw):,} bytes; the most this server accepts is {max_bytes:,} "
+                                 "bytes (a tokenizer of about 60,000 merges)")
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -113,6 +139,10 @@ def parse_tokenizer_json(raw: bytes, *, name: str = "tokenizer file") -> Tokeniz
                                  f"column {error.colno}") from None
     except RecursionError:
         raise TokenizerFileError(f"{name} nests JSON arrays or objects too deeply to be a tokenizer file") from None
+    merges = data.get("merges") if isinstance(data, dict) else None
+    if max_merges is not None and isinstance(merges, list) and len(merges) > max_merges:
+        raise TokenizerFileError(f"{name} has {len(merges):,} merges; the most this server accepts is "
+                                 f"{max_merges:,}")
     return tokenizer_data_from_dict(data, name=name)
 
 
@@ -139,13 +169,20 @@ def tokenizer_data_from_dict(data, *, name: str = "tokenizer file") -> Tokenizer
     pretokenizer = data.get("pretokenizer")
     if pretokenizer is not None and not isinstance(pretokenizer, str):
         raise TokenizerFileError(f"{name}: pretokenizer must be a string, got {str(pretokenizer)[:60]}")
-    expected = _fingerprint_of_spelled(base_tokens, merges, pretokenizer)
+    try:  # before anything runs it: a custom pattern from a file is a stranger's program
+        check_pretokenizer(pretokenizer)
+    except BpeError as error:
+        raise TokenizerFileError(f"{name}: {error}") from None
+    tie_rule = data.get("tie_rule", DEFAULT_TIE_RULE)
+    if tie_rule not in TIE_RULES:  # `in` on a tuple of str: safe for any JSON value
+        raise TokenizerFileError(f"{name}: tie_rule {str(tie_rule)[:60]!r} is not one of {', '.join(TIE_RULES)}")
+    expected = _fingerprint_of_spelled(base_tokens, merges, pretokenizer, tie_rule)
     if data["fingerprint"] != expected:
         raise TokenizerFileError(
             f"{name} fails its fingerprint check: the file says {str(data['fingerprint'])[:16]}..., its "
             f"content hashes to {expected[:16]}... (the file was edited or damaged)")
     try:
-        parsed = _unspelled(alphabet, base_tokens, merges, pretokenizer)
+        parsed = _unspelled(alphabet, base_tokens, merges, pretokenizer, tie_rule)
     except BpeError as error:
         raise TokenizerFileError(f"{name}: {error}") from None
     _check_merges_build(parsed, name)
@@ -171,8 +208,9 @@ def _is_spelled_pair(merge) -> bool:
 
 
 def _unspelled(alphabet: str, base_tokens: list[str], merges: list[list[str]],
-               pretokenizer: str | None) -> TokenizerData:
+               pretokenizer: str | None, tie_rule: str) -> TokenizerData:
     if alphabet == BYTES:
         return TokenizerData(BYTES, tuple(from_gpt2_spelling(t) for t in base_tokens),
-                             tuple((from_gpt2_spelling(a), from_gpt2_spelling(b)) for a, b in merges), pretokenizer)
-    return TokenizerData(CHARACTERS, tuple(base_tokens), tuple((a, b) for a, b in merges), pretokenizer)
+                             tuple((from_gpt2_spelling(a), from_gpt2_spelling(b)) for a, b in merges), pretokenizer,
+                             tie_rule)
+    return TokenizerData(CHARACTERS, tuple(base_tokens), tuple((a, b) for a, b in merges), pretokenizer, tie_rule)

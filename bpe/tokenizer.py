@@ -15,11 +15,11 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Iterable, Protocol, Sequence, runtime_checkable
 
-from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, require_covered
+from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, require_covered, require_unicode
 from bpe.encoder import RankEncoder
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.pretokenize import check_pretokenizer, split
-from bpe.steps import log_line, should_log
+from bpe.steps import DEFAULT_TIE_RULE, check_tie_rule, log_line, should_log
 from bpe.storage import (TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file,
                          write_tokenizer_file)
 from bpe.training import TrainingSettings, train_steps
@@ -59,9 +59,12 @@ PIECE_CACHE_SIZE = 200_000
 
 class BPETokenizer:
     def __init__(self, base_tokens: Sequence, merges: Iterable[Sequence], *, alphabet: str = CHARACTERS,
-                 pretokenizer: str | None = None) -> None:
+                 pretokenizer: str | None = None, tie_rule: str = DEFAULT_TIE_RULE) -> None:
         self.alphabet = check_alphabet(alphabet)
         self.pretokenizer = check_pretokenizer(pretokenizer)
+        # How training broke ties (`bpe.steps.TIE_RULES`). Encoding never needs it; the file
+        # and the fingerprint keep it, so two runs that differ only in it stay apart.
+        self.tie_rule = check_tie_rule(tie_rule)
         self.base_tokens = check_base_tokens(base_tokens, alphabet)
         self._base_set = set(self.base_tokens)
         self.merges: list[tuple] = []
@@ -93,12 +96,14 @@ class BPETokenizer:
     @classmethod
     def train(cls, text: str, target_vocab_size: int = 500, minimum_pair_frequency: int = 2,
               base_tokens: Sequence | None = None, verbose: bool = False, engine: str = "fast", *,
-              alphabet: str = CHARACTERS, pretokenizer: str | None = None) -> "BPETokenizer":
+              alphabet: str = CHARACTERS, pretokenizer: str | None = None,
+              tie_rule: str = DEFAULT_TIE_RULE) -> "BPETokenizer":
         """Train on ``text`` until the vocabulary has ``target_vocab_size`` tokens (or no pair
-        occurs ``minimum_pair_frequency`` times). ``verbose`` prints the tutorial's log."""
+        occurs ``minimum_pair_frequency`` times). ``verbose`` prints the tutorial's log.
+        ``tie_rule`` says which of equally frequent pairs wins (`bpe.steps.TIE_RULES`)."""
         settings = TrainingSettings(target_vocab_size=target_vocab_size, minimum_pair_frequency=minimum_pair_frequency,
                                     base_tokens=base_tokens, engine=engine, top_k=0, alphabet=alphabet,
-                                    pretokenizer=pretokenizer)
+                                    pretokenizer=pretokenizer, tie_rule=tie_rule)
         stream = train_steps(text, settings)
         merges = []
         for step in stream:
@@ -107,7 +112,7 @@ class BPETokenizer:
                 print(log_line(step), file=sys.stdout)
         if verbose:
             print(f"Stopped after {len(merges)} merges: {stream.explain_stop()}", file=sys.stdout)
-        return cls(stream.base_tokens, merges, alphabet=alphabet, pretokenizer=pretokenizer)
+        return cls(stream.base_tokens, merges, alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule)
 
     def with_merges(self, count: int) -> "BPETokenizer":
         """The tokenizer after its first ``count`` merges: what a shorter training run would
@@ -116,7 +121,7 @@ class BPETokenizer:
         if not isinstance(count, int) or not 0 <= count <= len(self.merges):
             raise BpeError(f"count={count!r} must be a whole number from 0 to {len(self.merges)} (the merges there are)")
         return BPETokenizer(self.base_tokens, self.merges[:count], alphabet=self.alphabet,
-                            pretokenizer=self.pretokenizer)
+                            pretokenizer=self.pretokenizer, tie_rule=self.tie_rule)
 
     # ====================
     # Encoding
@@ -125,6 +130,7 @@ class BPETokenizer:
         """Text to token ids. Raises `UnknownSymbolsError` listing characters outside the alphabet."""
         if not isinstance(text, str):
             raise BpeError(f"encode takes a str, got {type(text).__name__}")
+        require_unicode(text)
         if self.alphabet == CHARACTERS:
             require_covered(text, self._base_set)
         chunks = [text] if self.pretokenizer is None else split(text, self.pretokenizer)
@@ -204,14 +210,16 @@ class BPETokenizer:
     # Files
 
     def data(self) -> TokenizerData:
-        """What the tokenizer file holds (`bpe.storage`): alphabet, base tokens, merges, pre-tokenizer."""
-        return TokenizerData(self.alphabet, tuple(self.base_tokens), tuple(self.merges), self.pretokenizer)
+        """What the tokenizer file holds (`bpe.storage`): alphabet, base tokens, merges, pre-tokenizer, tie rule."""
+        return TokenizerData(self.alphabet, tuple(self.base_tokens), tuple(self.merges), self.pretokenizer,
+                             self.tie_rule)
 
     @classmethod
     def from_data(cls, data: TokenizerData, *, name: str = "tokenizer file") -> "BPETokenizer":
         """Build from checked file data; a merge list that does not build is a `TokenizerFileError`."""
         try:
-            return cls(data.base_tokens, data.merges, alphabet=data.alphabet, pretokenizer=data.pretokenizer)
+            return cls(data.base_tokens, data.merges, alphabet=data.alphabet, pretokenizer=data.pretokenizer,
+                       tie_rule=data.tie_rule)
         except BpeError as error:
             raise TokenizerFileError(f"{name}: {error}") from None
 
@@ -226,19 +234,23 @@ class BPETokenizer:
         return cls.from_data(read_tokenizer_file(path), name=str(path))
 
     @classmethod
-    def from_json_bytes(cls, raw: bytes, *, name: str = "tokenizer file") -> "BPETokenizer":
-        """A tokenizer from a file's bytes (an upload), checked like `from_file`."""
-        return cls.from_data(parse_tokenizer_json(raw, name=name), name=name)
+    def from_json_bytes(cls, raw: bytes, *, name: str = "tokenizer file", max_bytes: int | None = None,
+                        max_merges: int | None = None) -> "BPETokenizer":
+        """A tokenizer from a file's bytes (an upload), checked like `from_file`; an upload
+        passes the server's bounds (`bpe.storage.UPLOAD_MAX_BYTES`, `UPLOAD_MAX_MERGES`)."""
+        return cls.from_data(parse_tokenizer_json(raw, name=name, max_bytes=max_bytes, max_merges=max_merges),
+                             name=name)
 
     def __repr__(self) -> str:
         pre = f", pretokenizer={self.pretokenizer!r}" if self.pretokenizer else ""
+        rule = f", tie_rule={self.tie_rule!r}" if self.tie_rule != DEFAULT_TIE_RULE else ""
         return (f"BPETokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
-                f"alphabet={self.alphabet!r}{pre})")
+                f"alphabet={self.alphabet!r}{pre}{rule})")
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, BPETokenizer) and self.base_tokens == other.base_tokens
                 and self.merges == other.merges and self.alphabet == other.alphabet
-                and self.pretokenizer == other.pretokenizer)
+                and self.pretokenizer == other.pretokenizer and self.tie_rule == other.tie_rule)
 
     __hash__ = None  # type: ignore[assignment]
 

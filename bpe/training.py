@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bpe.alphabet import (BYTES, CHARACTERS, check_alphabet, check_base_tokens, default_base_tokens, require_covered,
-                          symbols_of)
+                          require_unicode, symbols_of)
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
 from bpe.pretokenize import check_pretokenizer, chunk_counts
 from bpe.reference import reference_steps
-from bpe.steps import StepStream
+from bpe.steps import DEFAULT_TIE_RULE, StepStream, check_tie_rule
 
 ENGINES = {"reference": reference_steps, "fast": fast_steps}
 
@@ -35,6 +35,7 @@ class TrainingSettings:
     alphabet: str = CHARACTERS
     pretokenizer: str | None = None  # None, "whitespace", "gpt2", "gpt4" or a custom regex
     base_tokens: tuple | None = None  # None: the alphabet's default for the text
+    tie_rule: str = DEFAULT_TIE_RULE  # which of equally frequent pairs wins (`bpe.steps.TIE_RULES`)
 
     def __post_init__(self) -> None:
         size = self.target_vocab_size
@@ -49,6 +50,7 @@ class TrainingSettings:
             raise BpeError(f"top_k={self.top_k!r} must be a whole number of at least 0")
         check_alphabet(self.alphabet)
         object.__setattr__(self, "pretokenizer", check_pretokenizer(self.pretokenizer))
+        check_tie_rule(self.tie_rule)
         if self.base_tokens is not None:
             object.__setattr__(self, "base_tokens", tuple(check_base_tokens(self.base_tokens, self.alphabet)))
 
@@ -67,6 +69,7 @@ def train_steps(text: str, settings: TrainingSettings | None = None, /, **fields
         raise BpeError(f"text must be a str, got {type(text).__name__}")
     if not text:
         raise BpeError("the training text is empty: give at least one character")
+    require_unicode(text, "the training text")
     base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet)
     if settings.target_vocab_size < len(base):
         raise BpeError(

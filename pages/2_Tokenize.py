@@ -5,17 +5,14 @@ import streamlit as st
 from pages._shared.html import escape_markdown, linked_tokens_html
 
 from bpe.text import printable
-from bpe.errors import BpeError
-from bpe.analysis.lineage import applied_merges, lineage_lines, lineage_of
+from bpe.analysis.encodable import applied_merges_in_known
+from bpe.analysis.lineage import lineage_lines, lineage_of
 from bpe.analysis.metrics import compression
-from bpe.analysis.segments import Segment
 from pages._shared import bind, setup_page
 from pages._shared.analysis import base_level, bpe_at, extra_tokenizers
-
-PRESETS = {
-    "Example sentence": "Artificial intelligence is transforming technology.",
-    "Rare words": "electromagnetism neurocomputational uncharacteristically",
-}
+from pages._shared.special_view import draw_special_tokens
+from pages._shared.numbers import count_columns
+from pages._shared.tokenize_view import encode_marked, text_box, unknown_note
 
 settings, run = setup_page(
     "Tokenize",
@@ -24,40 +21,24 @@ settings, run = setup_page(
 )
 if run is None: st.stop()
 ss = st.session_state
-ss.setdefault("tokenize_text", PRESETS["Example sentence"])
-
-
-def use_preset(name: str) -> None:
-    ss.tokenize_text = PRESETS[name]
-
-
-bind(st.text_area, "Text to tokenize", "tokenize_text", height=100)
-for column, name in zip(st.columns(len(PRESETS) + 2), PRESETS):  # spare columns keep the buttons narrow
-    column.button(name, key=f"tokenize_preset_{name}", on_click=use_preset, args=(name,))
-text = ss.tokenize_text
+text = text_box(settings)  # starts as a sentence of this corpus; presets come from it too
 trained = bpe_at(settings, run, settings.vocab_size)
 compared = [base_level(settings, run), trained] + extra_tokenizers()
 encoded = {}
 for column, c in zip(st.columns(len(compared)), compared):
     with column:
         st.markdown(f"**{escape_markdown(c.label)}** (vocab {c.vocab_size:,})")
-        try:
-            ids = c.tokenizer.encode(text)
-        except BpeError as error:
-            st.error(escape_markdown(str(error)), icon="⚠️")
-            continue
-        encoded[c.label] = ids
+        marked = encoded[c.label] = encode_marked(c.tokenizer, text)  # unknown characters shown, not refused
         a, b = st.columns(2)
-        a.metric("Tokens", f"{len(ids):,}")
-        b.metric("Characters/token", f"{compression(len(text), len(ids)):.2f}")
-        segments = [Segment(c.tokenizer.itos[i], i) for i in ids]
-        st.html(linked_tokens_html(segments, scope=f"tokenize-{c.label}"))
+        a.metric("Tokens", f"{len(marked.ids):,}")
+        b.metric("Characters/token", f"{compression(marked.encoded_characters, len(marked.ids)):.2f}")
+        st.html(linked_tokens_html(marked.segments, scope=f"tokenize-{c.label}"))
+        if marked.unknown:
+            st.caption(escape_markdown(unknown_note(marked)))
 
+draw_special_tokens()  # only when GPT-2's files are here
 st.subheader("Merge lineage")
-ids = encoded.get(trained.label)
-if ids is None:
-    st.info("Fix the text above (characters outside the alphabet) to trace its tokens.")
-    st.stop()
+ids = encoded[trained.label].ids
 tokenizer = trained.tokenizer
 learned = sorted({tokenizer.itos[i] for i in ids if i >= len(tokenizer.base_tokens)}, key=lambda t: (-len(t), t))
 if not learned:
@@ -72,10 +53,11 @@ with left:
                "occurred at that step. Base tokens are the leaves.")
     st.code("\n".join(lineage_lines(lineage_of(run, ss.tokenize_lineage, len(tokenizer.merges)))), language=None)
 with right:
-    fired = applied_merges(tokenizer, text)
+    fired = applied_merges_in_known(tokenizer, text)
     st.markdown(f"**Merges applied while encoding this text**: {len(fired):,} of the {len(tokenizer.merges):,} "
                 "learned, in the order training learned them")
     st.dataframe(pd.DataFrame([{
         "step": m.step, "pair": f"{printable(m.pair[0])} + {printable(m.pair[1])}", "token": printable(m.token),
         "times here": m.times, "pair count in training": run.steps[m.step - 1].frequency,
-    } for m in fired]), hide_index=True, key="tokenize_applied")
+    } for m in fired]), hide_index=True, key="tokenize_applied",
+        column_config=count_columns("step", "times here", "pair count in training"))

@@ -1,14 +1,13 @@
 """Compression: how many characters a token carries as the vocabulary grows, and what that costs."""
-import pandas as pd
 import streamlit as st
 
-from bpe.text import printable
 from pages._shared.figures import compression_curve_figure
-from bpe.analysis.metrics import embedding_parameters, parting_point, size_summary
+from bpe.analysis.metrics import embedding_parameters, parting_point
 from pages._shared import bind, setup_page
 from pages._shared.analysis import run_curve, seen_curves
-
-TABLE_SIZES = [300, 500, 1_000, 2_000]
+from pages._shared.compression_view import draw_size_table
+from pages._shared.numbers import change_delta
+from pages._shared.presenter import presented
 
 settings, run = setup_page(
     "Compression",
@@ -20,7 +19,6 @@ if run is None: st.stop()
 ss = st.session_state
 ss.setdefault("compression_d", 128)
 ss.setdefault("compression_gap", 5)
-ss.setdefault("compression_sizes", TABLE_SIZES)
 ss.setdefault("compression_overlays", [])
 
 curve = run_curve(settings, run)
@@ -36,8 +34,8 @@ with chart:
     parting = parting_point(curve, ss.compression_gap / 100)
     bind(st.multiselect, "Overlay other runs from this session", "compression_overlays", options=list(others),
          help="Train on another corpus, minimum frequency or alphabet in the sidebar, then come back.")
-    st.plotly_chart(compression_curve_figure(curve, parting=parting, shown_vocab=shown.vocab_size,
-                                             overlays={k: others[k] for k in ss.compression_overlays}),
+    st.plotly_chart(presented(compression_curve_figure(curve, parting=parting, shown_vocab=shown.vocab_size,
+                                                       overlays={k: others[k] for k in ss.compression_overlays})),
                     key="compression_chart")
     if shown.heldout_compression is None:
         st.caption("Nothing is held out for this corpus, so there is no held-out curve.")
@@ -55,7 +53,7 @@ with cost:
         st.metric("Held-out characters per token", f"{shown.heldout_compression:.2f}")
     length = run.sequence_length(shown.merges)
     st.metric("Sequence length of the training text", f"{length:,} tokens",
-              delta=f"{length - run.initial_length:,} vs {run.initial_length:,} without merges", delta_color="inverse")
+              **change_delta(length - run.initial_length, "tokens", than="than with no merges"))
     bind(st.number_input, "Embedding width d", "compression_d", min_value=1, max_value=16_384, step=64)
     params = embedding_parameters(shown.vocab_size, ss.compression_d)
     st.metric("Embedding parameters (vocab × d)", f"{params:,}")
@@ -63,24 +61,4 @@ with cost:
                f"head adds as much again: {embedding_parameters(shown.vocab_size, ss.compression_d, tied=False):,}.")
 
 st.subheader("Vocab sizes side by side")
-bind(st.multiselect, "Vocab sizes", "compression_sizes", accept_new_options=True,
-     options=sorted(set(TABLE_SIZES) | set(ss.compression_sizes)))
-rows = []
-for size in sorted({int(s) for s in ss.compression_sizes if str(s).isdigit()}):
-    if size < len(run.base_tokens):
-        st.warning(f"Vocab {size:,} is below the alphabet ({len(run.base_tokens):,} base tokens); skipped.")
-        continue
-    row = size_summary(run, size, ss.compression_d)
-    reached = "" if row.vocab_size == size else f" (run stops at {row.vocab_size:,})"
-    rows.append({
-        "vocab size": f"{size:,}{reached}",
-        "training time (s)": None if row.training_seconds is None else round(row.training_seconds, 2),
-        "sequence length": row.sequence_length, "characters/token": round(row.compression, 3),
-        "held-out characters/token": None if row.heldout_compression is None else round(row.heldout_compression, 3),
-        "token-count reduction": f"{row.reduction:.1%}", "embedding parameters": row.embedding_parameters,
-        "10 longest tokens": "  ".join(repr(printable(t)) for t in row.longest_tokens),
-    })
-st.dataframe(pd.DataFrame(rows), hide_index=True, key="compression_table")
-if getattr(run, "step_seconds", None) is None:
-    st.caption(f"Training time per size is not recorded by this run; the whole run (to vocab "
-               f"{run.final_vocab_size:,}) took {run.training_seconds:.2f} s. Each row is read from that one run.")
+draw_size_table(settings, run, ss.compression_d)

@@ -1,5 +1,4 @@
 """Context window: how much text a block of T tokens holds, per tokenizer, and what attention costs."""
-import pandas as pd
 import streamlit as st
 
 from pages._shared.html import context_window_html, escape_markdown
@@ -8,8 +7,10 @@ from pages._shared.figures import coverage_figure
 from bpe.analysis.metrics import context_coverage, relative_attention_cost, token_lengths
 from pages._shared import bind, setup_page
 from pages._shared.analysis import base_level, bpe_at, extra_tokenizers, measured_lengths, measured_text
+from pages._shared.context_view import chosen_sizes, size_choices
+from pages._shared.numbers import show_table
+from pages._shared.presenter import presented
 
-LADDER = [300, 500, 1_000, 2_000, 5_000, 10_000]
 MAX_PASSAGE = 12_000  # characters drawn per tokenizer in the highlighted passage
 
 settings, run = setup_page(
@@ -19,12 +20,10 @@ settings, run = setup_page(
 )
 if run is None: st.stop()
 ss = st.session_state
-choices = sorted({s for s in LADDER if len(run.base_tokens) < s < run.final_vocab_size}
-                 | {settings.vocab_size, run.final_vocab_size})
+choices = size_choices(settings, run)  # sizes the run reaches: a chip reads like its row
+chosen_sizes(settings, run, choices)
 ss.setdefault("context_block", 128)
-ss.setdefault("context_sizes", [s for s in choices if s in (500, settings.vocab_size)][:3])
 ss.setdefault("context_passage", 1_000)
-ss.context_sizes = [s for s in ss.context_sizes if s in choices][:3] or [settings.vocab_size]
 
 left, right = st.columns(2)
 with left:
@@ -44,14 +43,14 @@ for c in candidates + extra_tokenizers():
         st.warning(f"{escape_markdown(c.label)} is left out: {escape_markdown(str(error))}", icon="⚠️")
 coverages = {c.label: context_coverage(lengths[c.label], block) for c in compared}
 
-st.plotly_chart(coverage_figure([(c.label, c.vocab_size, coverages[c.label]) for c in compared], block, what),
+st.plotly_chart(presented(coverage_figure([(c.label, c.vocab_size, coverages[c.label]) for c in compared], block, what)),
                 key="context_chart")
-st.dataframe(pd.DataFrame([{
-    "tokenizer": c.label, "vocab size": c.vocab_size, "mean characters": round(coverages[c.label].mean, 1),
-    "10th percentile": round(coverages[c.label].p10, 1), "90th percentile": round(coverages[c.label].p90, 1),
+show_table([{
+    "tokenizer": c.label, "vocab size": c.vocab_size, "mean characters": coverages[c.label].mean,
+    f"× {compared[0].label}": coverages[c.label].mean / coverages[compared[0].label].mean,
+    "10th percentile": coverages[c.label].p10, "90th percentile": coverages[c.label].p90,
     "windows": coverages[c.label].windows,
-    f"× {compared[0].label}": round(coverages[c.label].mean / coverages[compared[0].label].mean, 2),
-} for c in compared]), hide_index=True, key="context_table")
+} for c in compared], decimals={"mean characters": 1, "10th percentile": 1, "90th percentile": 1})
 st.caption(f"Measured on {len(text):,} characters of {what}, cut into non-overlapping windows of {block:,} "
            "tokens (a text shorter than one window counts as one window).")
 
@@ -69,10 +68,10 @@ bind(st.number_input, "Passage length (characters)", "context_passage", min_valu
 fixed = text[:ss.context_passage]
 needed = {c.label: len(c.tokenizer.encode(fixed)) for c in compared}
 base_tokens = needed[compared[0].label]
-st.dataframe(pd.DataFrame([{
+show_table([{
     "tokenizer": c.label, "tokens for the passage": needed[c.label],
     "attention cost vs " + compared[0].label: f"{relative_attention_cost(needed[c.label], base_tokens):.1%}",
-} for c in compared]), hide_index=True, key="context_cost")
+} for c in compared])
 best = min(compared, key=lambda c: needed[c.label])
 st.info(escape_markdown(
         "Attention compares every token with every other, so its cost grows with the square of the tokens. "

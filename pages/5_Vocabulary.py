@@ -8,7 +8,9 @@ from bpe.text import printable
 from bpe.analysis.exports import ids_tensor_bytes, tokenizer_json
 from bpe.analysis.merge_log import log_csv
 from bpe.analysis.vocabulary import first_merges, learned_tokens
-from pages._shared import bind, setup_page
+from pages._shared import setup_page
+from pages._shared.numbers import count_columns
+from pages._shared.vocabulary_view import draw_filters, draw_token_table, token_table
 from pages._shared.analysis import (UPLOAD_ERROR, UPLOADED, accept_upload, bpe_at, encoded_training_ids,
                                     forget_upload, run_usage)
 
@@ -22,53 +24,29 @@ ss = st.session_state
 trained = bpe_at(settings, run, settings.vocab_size)
 merges = len(trained.tokenizer.merges)
 rows = learned_tokens(run, merges, run_usage(settings, run, merges))
-table = pd.DataFrame([{"id": r.id, "token": printable(r.token), "length": r.length, "step": r.step,
-                       "pair count at creation": r.frequency, "uses": r.uses, "absorbed": r.absorbed}
-                      for r in rows], columns=["id", "token", "length", "step", "pair count at creation", "uses",
-                                               "absorbed"])
-shortest, longest = (int(table["length"].min()), int(table["length"].max())) if len(table) else (0, 0)
-ss.setdefault("vocab_search", "")
-ss.setdefault("vocab_lengths", (shortest, longest))
-ss.setdefault("vocab_unused", False)
-ss.vocab_lengths = tuple(min(max(int(end), shortest), longest) for end in ss.vocab_lengths)
+table = token_table(rows)
 
 a, b, c = st.columns(3)
 a.metric("Learned tokens", f"{len(rows):,}")
 b.metric("Unused in the final encoding", f"{sum(1 for r in rows if r.uses == 0):,}")
-c.metric("Longest token (characters)", f"{longest:,}")
-f1, f2, f3 = st.columns([2, 2, 1], vertical_alignment="bottom")
-with f1:
-    bind(st.text_input, "Search tokens (· for a space)", "vocab_search")
-with f2:
-    if longest > shortest:
-        bind(st.slider, "Token length (characters)", "vocab_lengths", min_value=shortest, max_value=longest)
-with f3:
-    bind(st.checkbox, "Only unused tokens", "vocab_unused")
-shown = table[table["length"].between(*ss.vocab_lengths)]
-if ss.vocab_search:
-    shown = shown[shown["token"].str.contains(ss.vocab_search.replace(" ", "·"), regex=False)]
-if ss.vocab_unused:
-    shown = shown[shown["uses"] == 0]
-st.dataframe(shown, hide_index=True, key="vocab_table", column_config={
-    "absorbed": st.column_config.ProgressColumn("absorbed", help="share of its count at creation no longer used",
-                                                format="percent", min_value=0.0, max_value=1.0)})
-st.caption(f"{len(shown):,} of {len(rows):,} learned tokens shown. Click a column header to sort.")
+c.metric("Longest token (characters)", f"{int(table['length'].max()) if len(table) else 0:,}")
+draw_token_table(draw_filters(settings, table), len(rows))  # the filters start over with each run
 
 first, tall = st.columns(2)
 first.markdown("**The first 50 merges**")
 first.dataframe(pd.DataFrame([{"step": n, "pair": f"{printable(p[0])} + {printable(p[1])}", "token": printable(t),
                                "pair count": f} for n, p, t, f in first_merges(run, min(50, merges))]),
-                hide_index=True, key="vocab_first")
+                hide_index=True, key="vocab_first", column_config=count_columns("step", "pair count"))
 tall.markdown("**The 50 longest tokens**")
 tall.dataframe(table.sort_values(["length", "id"], ascending=[False, True]).head(50)[["id", "token", "length", "step"]],
-               hide_index=True, key="vocab_longest")
+               hide_index=True, key="vocab_longest", column_config=count_columns("id", "step"))
 
 st.subheader("Take it with you")
 tokenizer = trained.tokenizer
 d1, d2, d3 = st.columns(3)
 d1.download_button("Tokenizer (JSON)", tokenizer_json(tokenizer), file_name=f"bpe_{tokenizer.vocab_size}.json",
                    mime="application/json", key="vocab_download_json")
-d2.download_button("Merges (CSV)", log_csv(run.steps[:merges]),
+d2.download_button("Merges (CSV)", log_csv(run, merges),
                    file_name=f"bpe_{tokenizer.vocab_size}_merges.csv", mime="text/csv", key="vocab_download_csv")
 d3.download_button("Encoded training text (torch .pt)",
                    lambda: ids_tensor_bytes(encoded_training_ids(settings, trained)),  # made on click

@@ -1,6 +1,8 @@
 """Shared test helpers: where the shared reference data is, how many hypothesis examples."""
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -18,3 +20,19 @@ def shared_file(relative: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{relative} not found under {SHARED_DATA} (set BPE_SHARED_DATA to the shared data folder)")
     return path
+
+
+# Pre-tokenizer patterns a hostile tokenizer file may carry (issue 15). EXPANDING is small
+# enough to be harmless if compiled (4 million characters), big enough to be refused.
+EXPANDING_PATTERN = r"(?:x{2000}){2000}|[\s\S]"
+EXPONENTIAL_PATTERN = r"(?:a|aa)+$|[\s\S]"
+CAPTURING_PATTERN = r"(a)|[\s\S]"
+
+
+def tokenizer_file_with_pattern(pattern: str) -> bytes:
+    """A character tokenizer file carrying ``pattern``, with a correct fingerprint (anyone can compute one)."""
+    base, merges = ["a", "b", "x", " "], [["a", "b"]]
+    payload = {"base_tokens": base, "merges": merges, "pretokenizer": pattern}
+    fingerprint = hashlib.sha256(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+    return json.dumps({"type": "character_bpe", "base_tokens": base, "merges": merges, "vocab_size": 5,
+                       "pretokenizer": pattern, "fingerprint": fingerprint}).encode()

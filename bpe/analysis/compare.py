@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 from bpe.alphabet import BYTES, CHARACTERS, default_base_tokens
 from bpe.text import hex_bytes, is_complete_utf8, printable, readable_token
 from bpe.errors import BpeError
-from bpe.pretokenize import split
+from bpe.pretokenize import pretokenizer_name, split
 from bpe.run import train_run
 
 DEFAULT_CONFIGURATIONS: tuple[tuple[str, str | None], ...] = (
@@ -56,7 +56,9 @@ class Variant:
 
     @property
     def label(self) -> str:
-        return self.name or f"{self.alphabet} · {self.pretokenizer or 'none'}"
+        """Plain words for a table heading: "characters, no split", "bytes, GPT-2 split"."""
+        split = f"{pretokenizer_name(self.pretokenizer)} split" if self.pretokenizer else "no split"
+        return self.name or f"{self.alphabet}, {split}"
 
     @property
     def tokens(self) -> list:
@@ -215,18 +217,18 @@ def summary_rows(comparison: Comparison) -> list[dict]:
     """One row per variant: base vocab, vocab after the merges, crossings, compression."""
     rows = []
     for index, variant in enumerate(comparison.variants):
-        rows.append({
+        rows.append({  # what a class compares first, then how each got there
             "tokenizer": variant.label,
+            "characters per token": variant.characters_per_token,
+            "bytes per token": variant.bytes_per_token,
             "base vocab": variant.base_vocab_size,
             "merges": len(variant.merges),
             "vocab": variant.vocab_size,
-            "chunks": variant.chunks,
-            "distinct chunks": variant.distinct_chunks,
             "merges crossing classes": variant.crossing_count,
             "first divergent merge": comparison.first_divergence(index) if index else None,
-            "characters / token": round(variant.characters_per_token, 3),
-            "bytes / token": round(variant.bytes_per_token, 3),
-            "seconds": round(variant.seconds, 3),
+            "chunks": variant.chunks,
+            "distinct chunks": variant.distinct_chunks,
+            "seconds": variant.seconds,
         })
     return rows
 

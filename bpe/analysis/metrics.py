@@ -199,7 +199,7 @@ class SizeSummary:
     requested_vocab_size: int
     vocab_size: int  # what the run reaches at or under the request
     merges: int
-    training_seconds: float | None  # time to reach this size within the run; None if not recorded
+    training_seconds: float  # time to reach this size within the run
     sequence_length: int
     compression: float
     reduction: float
@@ -211,8 +211,7 @@ class SizeSummary:
 def size_summary(run, vocab_size: int, d: int = 128, *, longest: int = 10) -> SizeSummary:
     """The comparison-table row for ``vocab_size``, read from the one run (no retraining).
 
-    Training time comes from ``run.step_seconds`` (cumulative seconds after each step) when the
-    run records it; otherwise it is None, as a prefix's time is not known.
+    Training time comes from ``run.step_seconds`` (cumulative seconds after each step).
     """
     tokenizer = run.tokenizer(vocab_size)
     merges = len(tokenizer.merges)
@@ -220,8 +219,7 @@ def size_summary(run, vocab_size: int, d: int = 128, *, longest: int = 10) -> Si
     heldout = None
     if run.heldout_characters and merges < len(run.heldout_lengths):
         heldout = compression(run.heldout_characters, run.heldout_lengths[merges])
-    step_seconds = getattr(run, "step_seconds", None)
-    seconds = (step_seconds[merges - 1] if merges else 0.0) if step_seconds else None
+    seconds = run.step_seconds[merges - 1] if merges else 0.0
     return SizeSummary(vocab_size, tokenizer.vocab_size, merges, seconds, length,
                        compression(run.training_characters, length),
                        token_count_reduction(run.initial_length, length), heldout,
@@ -232,6 +230,9 @@ def size_summary(run, vocab_size: int, d: int = 128, *, longest: int = 10) -> Si
 def longest_tokens(tokenizer, count: int, *, learned_only: bool = False) -> list[tuple[int, str | bytes]]:
     """The ``count`` longest tokens as (id, token), longest first (in characters, see
     `bpe.text.token_characters`), ties by id; ``learned_only`` skips the base tokens."""
-    start = len(tokenizer.base_tokens) if learned_only else 0
-    order = sorted(range(start, tokenizer.vocab_size), key=lambda i: (-token_characters(tokenizer.itos[i]), i))
-    return [(i, tokenizer.itos[i]) for i in order[:count]]
+    itos = tokenizer.itos
+    base = set(tokenizer.base_tokens) if learned_only else set()
+    # The ids in itos, not range(vocab_size): a pretrained tokenizer's ids may have gaps
+    # (cl100k's special tokens sit at 100257 and on, with 100261-100275 unused).
+    order = sorted((i for i, token in itos.items() if token not in base), key=lambda i: (-token_characters(itos[i]), i))
+    return [(i, itos[i]) for i in order[:count]]

@@ -20,7 +20,8 @@ from bpe.pairs import merge_positions
 from bpe.steps import MergeStep
 from bpe.tokenizer import BPETokenizer
 
-Mark = Literal["left", "right", "merged"] | None
+Mark = Literal["left", "right", "merged", "differs", "unknown"] | None  # "differs": cut unlike the other run (bpe.analysis.run_diff)
+# "unknown": a character outside the tokenizer's alphabet, token_id None (bpe.analysis.encodable)
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Segment:
     its id, and how the current merge touched it (None: not at all)."""
 
     token: str | bytes
-    token_id: int
+    token_id: int | None
     mark: Mark = None
 
 

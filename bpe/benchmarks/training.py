@@ -25,6 +25,7 @@ from pathlib import Path
 
 from bpe.benchmarks import bytes_level
 from bpe.encoder import replay_merges
+from bpe.files import atomic_write_bytes
 from bpe.paths import PROJECT_ROOT, shared_data_dir
 from bpe.tokenizer import BPETokenizer
 from bpe.training import train_steps
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_bytes:
         figures["bytes"] = bytes_level.run_all(text, quick=quick)
     if args.json:
-        args.json.write_text(json.dumps(figures, indent=2))
+        atomic_write_bytes(args.json, json.dumps(figures, indent=2).encode("utf-8"))
     return 0
 
 

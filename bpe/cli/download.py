@@ -19,7 +19,7 @@ from typing import TextIO
 
 from bpe.cli.errors import reporting_errors
 from bpe.paths import CACHE_DIR
-from bpe.corpora.download import WIKITEXT2_MIRRORS, WIKITEXT2_SHA256, download_wikitext2
+from bpe.corpora.download import DEFAULT_DEADLINE, WIKITEXT2_MIRRORS, WIKITEXT2_SHA256, download_wikitext2
 from bpe.corpora.wikitext import clean_files
 
 DATASETS = ("wikitext-2",)
@@ -47,7 +47,10 @@ def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
         "--cache-dir", type=Path, default=CACHE_DIR, metavar="DIR",
         help="where the archive and the unpacked files go (default: data/cache in the project)",
     )
-    parser.add_argument("--timeout", type=float, default=30, metavar="SECONDS", help="network timeout (default: 30)")
+    parser.add_argument("--timeout", type=float, default=30, metavar="SECONDS",
+                        help="limit for each connect and read (default: 30)")
+    parser.add_argument("--deadline", type=float, default=DEFAULT_DEADLINE, metavar="SECONDS",
+                        help=f"limit for each mirror's whole transfer (default: {DEFAULT_DEADLINE:g})")
     parser.set_defaults(func=run_download)
     return parser
 
@@ -64,6 +67,7 @@ def _download(args: argparse.Namespace) -> int:
         sha256=args.sha256,
         progress=ProgressPrinter(sys.stderr),
         timeout=args.timeout,
+        deadline=args.deadline,
     )
     for split, path in clean_files(folder).items():
         print(f"{split:>5}: {path.name} ({path.stat().st_size:,} bytes)", file=sys.stderr)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bpe.cli.download import ProgressPrinter
 from bpe.cli.errors import reporting_errors
+from bpe.corpora.download import DEFAULT_DEADLINE
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
 from bpe.paths import CACHE_DIR
@@ -54,7 +55,10 @@ def add_gpt2_command(subparsers: argparse._SubParsersAction) -> argparse.Argumen
                           help="the files go to DIR/gpt2/ (default: data/cache in the project)")
     download.add_argument("--base-url", default=OPENAI_BASE_URL, metavar="URL",
                           help=f"where the two files are (default: {OPENAI_BASE_URL})")
-    download.add_argument("--timeout", type=float, default=30, metavar="SECONDS", help="network timeout (default: 30)")
+    download.add_argument("--timeout", type=float, default=30, metavar="SECONDS",
+                          help="limit for each connect and read (default: 30)")
+    download.add_argument("--deadline", type=float, default=DEFAULT_DEADLINE, metavar="SECONDS",
+                          help=f"limit for each file's whole transfer (default: {DEFAULT_DEADLINE:g})")
     parser.set_defaults(func=run_gpt2)
     return parser
 
@@ -67,7 +71,7 @@ def run_gpt2(args: argparse.Namespace) -> int:
 
 def _download(args: argparse.Namespace) -> int:
     paths = download_gpt2_files(args.cache_dir, base_url=args.base_url, progress=ProgressPrinter(sys.stderr),
-                                timeout=args.timeout)
+                                timeout=args.timeout, deadline=args.deadline)
     for path in paths:
         print(path)
     return 0

@@ -7,11 +7,14 @@ command runs, so registering the subcommand does not slow down the rest of the C
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
+from bpe.files import check_writable_folder, check_writable_target
 from bpe.lm.config import Budget, ModelConfig, TrainSettings  # torch-free
+from bpe.lm.job import training_threads  # torch-free: the app's thread policy
 from bpe.tokenizer import BPETokenizer
 
 
@@ -47,6 +50,9 @@ def add_lm_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentP
                      help="fraction of the text (by characters) held out")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--device", help="cpu or cuda (default: cuda when available)")
+    run.add_argument("--threads", type=int, metavar="N",
+                     help="torch CPU threads (default: the app's policy, half the cores; all of them make a "
+                          "busy machine slower and the models' compute unequal)")
     out = train.add_argument_group("output")
     out.add_argument("--prompt", help="sample prompt (default: the start of the held-out text)")
     out.add_argument("--sample-chars", type=int, default=200, help="length of each sample, in characters")
@@ -74,10 +80,28 @@ def _train(args: argparse.Namespace) -> None:
     settings = TrainSettings(batch_size=args.batch_size, learning_rate=args.learning_rate,
                              eval_every=args.eval_every, eval_windows=args.eval_windows,
                              seed=args.seed, device=args.device)
+    if args.threads is not None and args.threads < 1:
+        raise BpeError(f"--threads {args.threads} must be at least 1")
+    names = ["chars", *(f"bpe-{size}" for size in args.vocab_size)]
+    if args.save_dir is not None:  # checked now: finding a read-only folder after training would lose the models
+        check_writable_folder(args.save_dir)
+        for name in names:
+            check_writable_target(args.save_dir / f"{name}.pt")
 
     # torch loads here, once the settings are known to be good
+    import torch
+
     from bpe.lm.checkpoint import save_checkpoint
+    from bpe.lm.train import default_device
     from bpe.lm.experiment import ModelSummary, TokenizerSpec, train_model_per_tokenizer
+
+    # The app's thread policy (this command is an entry point, so it may set torch's
+    # process-wide thread count): with every core, a busy machine gives each model a
+    # different share of compute, and "equal compute" no longer holds.
+    torch.set_num_threads(args.threads or training_threads())
+    device = torch.device(args.device) if args.device else default_device()
+    where = f"{torch.get_num_threads()} CPU thread(s) of {os.cpu_count() or 1} cores" if device.type == "cpu" else ""
+    print(f"Training on {device}" + (f", {where}" if where else "") + " (--threads to change)", flush=True)
 
     # Tokenizers see the whole text, so every held-out character is in their alphabet.
     specs = [TokenizerSpec.from_tokenizer("chars", BPETokenizer.train(text, target_vocab_size=len(set(text))))]

@@ -4,9 +4,13 @@
     python -m bpe encode --tokenizer F --text "low lower"
     python -m bpe decode --tokenizer F --ids 5 7 9
     python -m bpe inspect --tokenizer F          # first merges, longest tokens
+    python -m bpe export --tokenizer F --format hf|tiktoken|minbpe --output PATH   # and prove it
     python -m bpe download wikitext-2            # fetch the corpus into data/cache
     python -m bpe gpt2 encode --text "..."       # OpenAI's GPT-2 tokenizer (files needed)
     python -m bpe lm train --text F              # does BPE help a tiny GPT?
+
+``encode``, ``decode`` and ``inspect`` also read a Hugging Face tokenizer.json, a .tiktoken
+ranks file (``--pattern`` when no settings file is beside it) or a minbpe .model.
 
 Every `BpeError` ends the command with one line on stderr and exit status 1: never a traceback.
 """
@@ -18,16 +22,19 @@ from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, CHARACTERS
 from bpe.cli.download import add_download_command
-from bpe.cli.errors import reporting_errors
+from bpe.cli.errors import reporting_errors, stop_status, terminating_cleanly
+from bpe.cli.export import add_export_command
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
 from bpe.text import printable, token_characters
 from bpe.analysis.metrics import longest_tokens
 from bpe.errors import BpeError
-from bpe.cli.pipeline import build, print_progress, split_paths
+from bpe.cli.pipeline import build, output_paths, print_progress, split_paths, unchanged_message
 from bpe.pretokenize import PRETOKENIZER_CHOICES
+from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
 from bpe.corpora.textfile import read_text_file
-from bpe.tokenizer import BPETokenizer
+from bpe.formats import load_any
+from bpe.tokenizer import BPETokenizer, Tokenizer
 from bpe.training import ENGINES
 
 SAMPLE_SENTENCE = "Artificial intelligence is transforming technology."
@@ -36,7 +43,8 @@ SAMPLE_SENTENCE = "Artificial intelligence is transforming technology."
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
-    return reporting_errors(lambda: args.func(args))
+    with terminating_cleanly():
+        return reporting_errors(lambda: args.func(args))
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -47,6 +55,7 @@ def make_parser() -> argparse.ArgumentParser:
     _add_decode(commands)
     _add_inspect(commands)
     add_download_command(commands)
+    add_export_command(commands)
     add_gpt2_command(commands)
     add_lm_command(commands)
     return parser
@@ -71,6 +80,9 @@ def _add_build(commands) -> None:
     p.add_argument("--engine", choices=sorted(ENGINES), default="fast")
     p.add_argument("--alphabet", choices=ALPHABETS, default=CHARACTERS)
     p.add_argument("--pretokenizer", choices=PRETOKENIZER_CHOICES, default="none")
+    p.add_argument("--tie-rule", choices=TIE_RULES, default=DEFAULT_TIE_RULE,
+                   help="which of equally frequent pairs wins (default: the earliest first occurrence, as in the "
+                        "tutorial); the file records any other rule")
     p.add_argument("--quiet", action="store_true", help="no merge log")
     p.set_defaults(func=run_build)
 
@@ -78,13 +90,18 @@ def _add_build(commands) -> None:
 def run_build(args) -> int:
     paths = split_paths(args.processed_dir, args.train, args.val, args.test)
     say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr))
-    report = build(
-        paths, tokenizer_output=args.tokenizer_output, encoded_output_dir=args.encoded_output_dir,
-        target_vocab_size=args.target_vocab_size, training_characters=args.training_characters,
-        minimum_pair_frequency=args.minimum_pair_frequency, engine=args.engine, alphabet=args.alphabet,
-        pretokenizer=None if args.pretokenizer == "none" else args.pretokenizer,
-        on_step=None if args.quiet else print_progress, say=say,
-    )
+    try:
+        report = build(
+            paths, tokenizer_output=args.tokenizer_output, encoded_output_dir=args.encoded_output_dir,
+            target_vocab_size=args.target_vocab_size, training_characters=args.training_characters,
+            minimum_pair_frequency=args.minimum_pair_frequency, engine=args.engine, alphabet=args.alphabet,
+            pretokenizer=None if args.pretokenizer == "none" else args.pretokenizer, tie_rule=args.tie_rule,
+            on_step=None if args.quiet else print_progress, say=say,
+        )
+    except KeyboardInterrupt as stop:
+        kept = unchanged_message(output_paths(args.tokenizer_output, args.encoded_output_dir))
+        print(f"\ninterrupted. {kept}", file=sys.stderr)
+        return stop_status(stop)
     tok = report.tokenizer
     print(f"Tokenizer: {report.tokenizer_path}  vocab size {tok.vocab_size}  merges {report.merges}  "
           f"fingerprint {report.fingerprint}")
@@ -106,7 +123,7 @@ def run_build(args) -> int:
     return 0
 
 
-def _print_longest(tok: BPETokenizer, count: int) -> None:
+def _print_longest(tok: Tokenizer, count: int) -> None:
     for token_id, token in longest_tokens(tok, count, learned_only=True):
         print(f"  {token_id:>6}  {printable(token)!r}  ({token_characters(token)} characters)")
 
@@ -119,9 +136,17 @@ def _covers(tok: BPETokenizer, text: str) -> bool:
 # encode / decode / inspect
 
 
+def _add_tokenizer_file(p) -> None:
+    p.add_argument("--tokenizer", type=Path, required=True,
+                   help="a tokenizer saved by BPE Lab, a Hugging Face tokenizer.json, a .tiktoken ranks file or a "
+                        "minbpe .model")
+    p.add_argument("--pattern", help="a .tiktoken file's split pattern when no settings file (<file>.json) is "
+                                     "beside it: gpt2, gpt4 (cl100k), none or a regex")
+
+
 def _add_encode(commands) -> None:
     p = commands.add_parser("encode", help="text to token ids with a saved tokenizer")
-    p.add_argument("--tokenizer", type=Path, required=True)
+    _add_tokenizer_file(p)
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--text")
     source.add_argument("--file", type=Path)
@@ -130,7 +155,7 @@ def _add_encode(commands) -> None:
 
 
 def run_encode(args) -> int:
-    tok = BPETokenizer.from_file(args.tokenizer)
+    tok = load_any(args.tokenizer, pattern=args.pattern)
     text = args.text if args.text is not None else read_text_file(args.file)
     ids = tok.encode(text)
     print(" ".join(map(str, ids)))
@@ -143,7 +168,7 @@ def run_encode(args) -> int:
 
 def _add_decode(commands) -> None:
     p = commands.add_parser("decode", help="token ids to text with a saved tokenizer")
-    p.add_argument("--tokenizer", type=Path, required=True)
+    _add_tokenizer_file(p)
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--ids", nargs="+", help="ids separated by spaces or commas")
     source.add_argument("--file", type=Path, help="a file of ids separated by whitespace or commas")
@@ -151,7 +176,7 @@ def _add_decode(commands) -> None:
 
 
 def run_decode(args) -> int:
-    tok = BPETokenizer.from_file(args.tokenizer)
+    tok = load_any(args.tokenizer, pattern=args.pattern)
     raw = " ".join(args.ids) if args.ids is not None else read_text_file(args.file)
     ids = []
     for word in raw.replace(",", " ").split():
@@ -166,21 +191,35 @@ def run_decode(args) -> int:
 
 def _add_inspect(commands) -> None:
     p = commands.add_parser("inspect", help="a saved tokenizer's first merges and longest tokens")
-    p.add_argument("--tokenizer", type=Path, required=True)
-    p.add_argument("--first", type=int, default=20, help="how many first merges to list")
-    p.add_argument("--longest", type=int, default=30, help="how many longest tokens to list")
+    _add_tokenizer_file(p)
+    p.add_argument("--first", type=count_argument, default=20, help="how many first merges to list")
+    p.add_argument("--longest", type=count_argument, default=30, help="how many longest tokens to list")
     p.set_defaults(func=run_inspect)
 
 
+def count_argument(value: str) -> int:
+    """A whole number of things to list, 0 or more (a negative one would slice from the end)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{number} is negative; give 0 or more")
+    return number
+
+
 def run_inspect(args) -> int:
-    tok = BPETokenizer.from_file(args.tokenizer)
+    tok = load_any(args.tokenizer, pattern=args.pattern)
     print(f"{args.tokenizer}: {tok!r}")
     print(f"fingerprint {tok.fingerprint()}")
     print(f"base tokens: {len(tok.base_tokens)}")
-    print(f"First {min(args.first, len(tok.merges))} merges:")
-    for number, (left, right) in enumerate(tok.merges[:args.first], start=1):
+    for note in getattr(tok, "notes", ()):  # what BPE Lab does not apply of another library's file
+        print(f"note: {note}")
+    merges = tok.merges  # a .tiktoken file has none: they are recovered from its ranks
+    print(f"First {min(args.first, len(merges))} merges:")
+    for number, (left, right) in enumerate(merges[:args.first], start=1):
         print(f"  Merge {number}: {printable(left)!r} + {printable(right)!r} = {printable(left + right)!r} "
-              f"(id {tok.stoi[left + right]})")
+              f"(id {tok.stoi.get(left + right, '?')})")
     print(f"{args.longest} longest tokens:")
     _print_longest(tok, args.longest)
     return 0

@@ -1,12 +1,14 @@
 """The tutorial's whole pipeline as one function, without the app.
 
 Read the splits, take base characters from all of them and merge statistics from the
-training prefix only, train, save through a temp file, reload and check the fingerprint,
-round-trip every split, save the ids as torch long tensors, and measure compression.
+training prefix only, train, stage the tokenizer under a temporary name, reload it and
+check the fingerprint, round-trip every split, stage the ids as torch long tensors, move
+all four files into place together (or leave every one as it was), measure compression.
 `bpe.cli` prints what this returns; tests call it directly.
 """
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 from dataclasses import dataclass
@@ -16,9 +18,10 @@ from typing import Callable
 from bpe.alphabet import CHARACTERS, default_base_tokens
 from bpe.errors import BpeError
 from bpe.analysis.metrics import compression, context_coverage, token_count_reduction, token_lengths
-from bpe.steps import MergeStep, log_line, should_log
+from bpe.steps import DEFAULT_TIE_RULE, MergeStep, log_line, should_log
 from bpe.analysis.exports import ids_tensor_bytes
-from bpe.files import atomic_write_bytes
+from bpe.files import check_writable_target, staged_files
+from bpe.storage import to_json_text
 from bpe.corpora.textfile import read_text_file
 from bpe.tokenizer import BPETokenizer
 from bpe.training import train_steps
@@ -71,56 +74,83 @@ def split_paths(processed_dir: Path | None, train: Path | None, val: Path | None
     return paths
 
 
+def require_torch() -> None:
+    """Raise a one-line `BpeError` when torch (needed to write the ``*_ids.pt`` tensors) is
+    not installed in this Python, saying which Python and how to use the project's venv."""
+    if importlib.util.find_spec("torch") is None:
+        raise BpeError(f"build writes torch tensors (train_ids.pt, ...), but torch is not installed in this "
+                       f"Python ({sys.executable}). Run it with the project's venv: .venv/bin/python -m bpe build "
+                       "..., after .venv/bin/pip install -r requirements.txt.")
+
+
 def build(paths: dict, *, tokenizer_output: Path, encoded_output_dir: Path, target_vocab_size: int = 500,
           training_characters: int = 500_000, minimum_pair_frequency: int = 2, engine: str = "fast",
-          alphabet: str = CHARACTERS, pretokenizer: str | None = None,
+          alphabet: str = CHARACTERS, pretokenizer: str | None = None, tie_rule: str = DEFAULT_TIE_RULE,
           on_step: Callable[[MergeStep], None] | None = None,
           say: Callable[[str], None] = lambda message: None) -> BuildReport:
+    require_torch()  # before any work: finding it missing after training would leave half the output
     texts = {name: read_text_file(path) for name, path in paths.items()}
     if training_characters < 1:
         raise BpeError(f"training_characters={training_characters} must be at least 1")
+    outputs = output_paths(tokenizer_output, encoded_output_dir)
+    for path in outputs:  # a device, a folder or a pipe in the way is refused before training, not after
+        check_writable_target(path)
     training_text = texts["train"][:training_characters]
     base_tokens = default_base_tokens("".join(texts.values()), alphabet)
     say(f"Training on {len(training_text):,} characters of {paths['train']} "
         f"(base tokens from all splits: {len(base_tokens)})")
     started = time.perf_counter()
     stream = train_steps(training_text, target_vocab_size=target_vocab_size, minimum_pair_frequency=minimum_pair_frequency, base_tokens=base_tokens, engine=engine,
-                         top_k=0, alphabet=alphabet, pretokenizer=pretokenizer)
+                         top_k=0, alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule)
     merges = []
     for step in stream:
         merges.append(step.pair)
         if on_step is not None:
             on_step(step)
     seconds = time.perf_counter() - started
-    tokenizer = BPETokenizer(base_tokens, merges, alphabet=alphabet, pretokenizer=pretokenizer)
+    tokenizer = BPETokenizer(base_tokens, merges, alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule)
     say(f"Learned {len(merges)} merges in {seconds:.2f} s; {stream.explain_stop()}")
 
-    tokenizer.save(tokenizer_output)
-    reloaded = BPETokenizer.from_file(tokenizer_output)  # the load checks the fingerprint
-    if reloaded.fingerprint() != tokenizer.fingerprint() or reloaded != tokenizer:
-        raise BpeError(f"{tokenizer_output} does not reload to the tokenizer just saved")
-    say(f"Saved {tokenizer_output} (fingerprint {tokenizer.fingerprint()[:16]}...), reloaded and checked")
-
-    reports = []
-    encoded = {}
-    for name, text in texts.items():
-        ids = encoded[name] = reloaded.encode(text)
-        if reloaded.decode(ids) != text:
-            raise BpeError(f"the {name} split does not survive encode → decode")
-        out_of_range = [i for i in ids if not 0 <= i < reloaded.vocab_size]
-        if out_of_range:
-            raise BpeError(f"the {name} split encodes to ids outside 0..{reloaded.vocab_size - 1}: {out_of_range[:5]}")
-        ids_path = Path(encoded_output_dir) / f"{name}_ids.pt"
-        save_ids(ids, ids_path)
-        reports.append(SplitReport(name, len(text), len(ids), ids_path))
-        say(f"{name}: {len(text):,} characters → {len(ids):,} tokens, round trip exact, saved {ids_path}")
+    # Everything is staged under temporary names and moved into place together at the end:
+    # a failure or Ctrl-C on the way never leaves the new tokenizer beside old ids.
+    try:
+        with staged_files() as stage:
+            staged = stage.write(tokenizer_output, to_json_text(tokenizer.data()).encode("utf-8"))
+            reloaded = BPETokenizer.from_file(staged)  # the load checks the fingerprint
+            if reloaded.fingerprint() != tokenizer.fingerprint() or reloaded != tokenizer:
+                raise BpeError(f"{tokenizer_output} does not reload to the tokenizer just saved")
+            say(f"Staged {tokenizer_output} (fingerprint {tokenizer.fingerprint()[:16]}...), reloaded and checked")
+            reports = []
+            encoded = {}
+            for (name, text), ids_path in zip(texts.items(), outputs[1:]):
+                ids = encoded[name] = reloaded.encode(text)
+                if reloaded.decode(ids) != text:
+                    raise BpeError(f"the {name} split does not survive encode → decode")
+                out_of_range = [i for i in ids if not 0 <= i < reloaded.vocab_size]
+                if out_of_range:
+                    raise BpeError(f"the {name} split encodes to ids outside 0..{reloaded.vocab_size - 1}: "
+                                   f"{out_of_range[:5]}")
+                stage.write(ids_path, ids_tensor_bytes(ids))
+                reports.append(SplitReport(name, len(text), len(ids), ids_path))
+                say(f"{name}: {len(text):,} characters → {len(ids):,} tokens, round trip exact")
+    except BpeError as error:
+        raise BpeError(f"{error}. {unchanged_message(outputs)}") from None
+    say(f"Saved {', '.join(str(path) for path in outputs)}")
     return BuildReport(reloaded, Path(tokenizer_output), reloaded.fingerprint(), len(training_text), seconds,
                        len(merges), stream.explain_stop(), reports, mean_context_characters(reloaded, encoded["val"]))
 
 
-def save_ids(ids: list[int], path: Path) -> None:
-    """Save ids as a torch long tensor (`bpe.analysis.exports.ids_tensor_bytes`), atomically."""
-    atomic_write_bytes(path, ids_tensor_bytes(ids))
+def output_paths(tokenizer_output: Path, encoded_output_dir: Path) -> list[Path]:
+    """What `build` writes, together or not at all: the tokenizer, then one ids file per split."""
+    return [Path(tokenizer_output), *(Path(encoded_output_dir) / f"{name}_ids.pt" for name in SPLITS)]
+
+
+def unchanged_message(outputs: list[Path]) -> str:
+    """What a build that stopped early kept: every output as it was before."""
+    there = [str(path) for path in outputs if path.is_file()]
+    if not there:
+        return "Nothing was written."
+    return f"Nothing was written: {', '.join(there)} {'is' if len(there) == 1 else 'are'} as before."
 
 
 def mean_context_characters(tokenizer: BPETokenizer, ids: list[int], block: int = CONTEXT_TOKENS) -> float:

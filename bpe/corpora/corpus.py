@@ -9,7 +9,8 @@ order they are listed:
   (`pydoc_data.topics`, about 465,000 characters of English prose and code).
 - `wikitext-2-cache`: WikiText-2's three splits, once `python -m bpe download wikitext-2`
   has filled `data/cache/wikitext-2-raw/`.
-- `data-dir`: every `*.txt` directly in `data/` (not in `data/cache/`).
+- `data-dir`: every `*.txt` directly in `data/` (not in `data/cache/`); the project's own
+  texts there (`bpe.corpora.shipped`, e.g. "Tiny Shakespeare", the default) by name.
 - `env`: the files, and the `*.txt` directly in the folders, named in `BPE_CORPORA`
   (separated like PATH, by `os.pathsep`). Entries that do not exist are skipped.
 - `upload`: a file a visitor uploads; never listed, described by `corpus_from_upload`.
@@ -28,14 +29,15 @@ from pathlib import Path
 from typing import Literal
 
 from bpe.corpora.builtin import BUILTIN_TEXTS
+from bpe.corpora.shipped import SHIPPED_TEXTS, TINY_SHAKESPEARE
 from bpe.errors import BpeError, CorpusError
 from bpe.paths import DATA_DIR
 from bpe.corpora.textfile import DEFAULT_MAX_BYTES, decode_text_bytes, read_text_file
 from bpe.corpora.wikitext import CACHE_FOLDER, clean_files, has_clean_files, is_wikitext_word_level
 
 __all__ = [
-    "DEFAULT_MAX_BYTES", "CORPORA_ENV_VAR", "PYTHON_REFERENCE", "WIKITEXT_NAMES",
-    "MAX_HELDOUT_FRACTION", "CorpusInfo", "list_corpora", "find_corpus", "load_corpus", "read_corpus",
+    "DEFAULT_MAX_BYTES", "CORPORA_ENV_VAR", "PYTHON_REFERENCE", "TINY_SHAKESPEARE", "WIKITEXT_NAMES",
+    "MAX_HELDOUT_FRACTION", "CorpusInfo", "corpus_version", "list_corpora", "find_corpus", "load_corpus", "read_corpus",
     "corpus_from_upload", "split_train_heldout", "python_reference_text",
     "read_text_file", "decode_text_bytes", "is_wikitext_word_level",
 ]
@@ -90,6 +92,11 @@ def list_corpora(
             ))
     taken = {info.name for info in infos}
     for path in _txt_files(data_dir):
+        shipped = SHIPPED_TEXTS.get(path.name)
+        if shipped is not None:  # one of the project's own texts: listed by its name, with its credit
+            name = _unique(shipped.name, "data", taken)
+            infos.append(CorpusInfo(name, "data-dir", _file_size(path), shipped.language, shipped.description, path))
+            continue
         name = _unique(path.name, "data", taken)
         infos.append(CorpusInfo(name, "data-dir", _file_size(path), None, "A text file in data/.", path))
     for path in _env_files(env.get(CORPORA_ENV_VAR, "")):
@@ -134,6 +141,20 @@ def _file_size(path: Path) -> int:
         return 0  # vanished since listing; read_corpus will say so by name
 
 
+def corpus_version(info: CorpusInfo) -> str:
+    """A short string that changes whenever a listed corpus's text may have changed, for
+    cache keys: a file's size, modification and change times (ns) and inode, read from
+    `stat` (no read of the text); a built-in text's size. An edit that keeps the size
+    still changes the times, and a file replaced by another gets a new inode."""
+    if info.path is None:
+        return f"{info.source}:{info.size_bytes}"
+    try:
+        found = info.path.stat()
+    except OSError:
+        return "missing"  # read_corpus will say so by name
+    return f"file:{found.st_size}:{found.st_mtime_ns}:{found.st_ctime_ns}:{found.st_ino}"
+
+
 # ==================== Loading
 
 
@@ -173,8 +194,8 @@ def read_corpus(
     normalize: str | None = None,
 ) -> str:
     """The text behind a CorpusInfo from `list_corpora`; files are read now, not before."""
-    if info.path is not None:
-        return read_text_file(info.path, max_bytes=max_bytes, normalize=normalize)
+    if info.path is not None:  # messages name the corpus, not the server's path to it
+        return read_text_file(info.path, max_bytes=max_bytes, normalize=normalize, name=info.name)
     if info.source == "builtin" and info.name in _BUILTINS:
         text = _BUILTINS[info.name].text
     elif info.source == "python-docs":

@@ -73,31 +73,33 @@ def read_text_file(
     *,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
     normalize: str | None = None,
+    name: str | None = None,
 ) -> str:
     """Read a UTF-8 text file as corpus text, with the same rules as `decode_text_bytes`.
 
     The size is checked from `stat` before reading, so a multi-gigabyte file is refused
     without being loaded; the read itself stops one byte past the limit in case the file
-    grows meanwhile.
+    grows meanwhile. Messages name the file by ``name`` when given (the app passes the
+    corpus name, so a visitor never sees a server path), else by its path.
     """
     _check_normalize(normalize)
     path = Path(path)
+    name = str(path) if name is None else name
     try:
         with path.open("rb") as file:  # binary: line endings stay exactly as written
-            _check_size(os.fstat(file.fileno()).st_size, name=str(path), max_bytes=max_bytes)
+            _check_size(os.fstat(file.fileno()).st_size, name=name, max_bytes=max_bytes)
             data = file.read() if max_bytes is None else file.read(max_bytes + 1)
     except OSError as error:
         reason = error.strerror or type(error).__name__
-        raise CorpusError(f"cannot read {path}: {reason}. Check that the file exists and is readable.") from error
-    return decode_text_bytes(data, name=str(path), max_bytes=max_bytes, normalize=normalize)
+        raise CorpusError(f"cannot read {name}: {reason}. Check that the file exists and is readable.") from None
+    return decode_text_bytes(data, name=name, max_bytes=max_bytes, normalize=normalize)
 
 
 def _check_size(size: int, *, name: str, max_bytes: int | None) -> None:
     if max_bytes is not None and size > max_bytes:
         raise CorpusError(
             f"{name} is {size:,} bytes ({size / 1e6:.1f} MB), over the limit of {max_bytes:,} bytes "
-            f"({max_bytes / 1e6:.1f} MB). Use a smaller file (cut it to the part you need) "
-            "or raise the limit (max_bytes)."
+            f"({max_bytes / 1e6:.1f} MB). Use a smaller file (cut it to the part you need)."
         )
 
 

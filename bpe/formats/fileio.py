@@ -1,4 +1,4 @@
-"""Reading other libraries' tokenizer files safely, writing ours whole, showing tokens safely.
+"""Reading other libraries' tokenizer files safely, showing tokens safely.
 
 Files from elsewhere are untrusted: they may be huge, cut short, nested a million levels
 deep, or hold tokens with control characters. Everything here turns those into one-line
@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import os
 import stat
-import uuid
-from pathlib import Path
 
-from bpe.errors import BpeError, TokenizerFileError
+from bpe.errors import TokenizerFileError
 
 # Real pretrained tokenizer files are a few MB (cl100k_base.tiktoken: 1.7 MB; a 256k-token
 # tokenizer.json: ~20 MB). Anything far larger is refused before it is read.
@@ -30,7 +28,7 @@ def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MA
     try:
         info = os.stat(name)
     except FileNotFoundError:
-        raise TokenizerFileError(f"{what} {name!r} does not exist") from None
+        raise TokenizerFileError(f"cannot read {what} {name!r}: it does not exist") from None
     except OSError as error:
         raise TokenizerFileError(f"cannot read {what} {name!r}: {error.strerror or error}") from None
     if stat.S_ISDIR(info.st_mode):
@@ -67,11 +65,30 @@ def decode_text(raw: bytes, *, name: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicate_keys(pairs: list) -> dict:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return found
+
+
 def load_json(raw: bytes, *, name: str):
-    """Parse JSON text; deep nesting, bad syntax and non-UTF-8 bytes become one-line errors."""
+    """Parse JSON text; deep nesting, bad syntax, a key given twice in one object (JSON
+    would silently keep the last: two ids for one token) and non-UTF-8 bytes become
+    one-line errors."""
     text = decode_text(raw, name=name)
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except _DuplicateKey as error:
+        raise TokenizerFileError(f"{name}: the key {quoted(error.args[0])} appears twice in one object") from None
     except json.JSONDecodeError as error:
         raise TokenizerFileError(f"{name} is not valid JSON: {error.msg} at line {error.lineno}, "
                                  f"column {error.colno}") from None
@@ -79,40 +96,6 @@ def load_json(raw: bytes, *, name: str):
         raise TokenizerFileError(f"{name} is JSON nested too deeply to be a tokenizer file") from None
     except ValueError as error:  # e.g. an integer with thousands of digits
         raise TokenizerFileError(f"{name} is not valid JSON: {error}") from None
-
-
-def write_atomically(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file beside it: all or nothing.
-
-    Refuses folders and anything that is not a regular file (``/dev/null`` stays a device).
-    """
-    target = Path(path)
-    try:
-        mode = target.stat().st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as error:
-        raise BpeError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise BpeError(f"cannot write {str(target)!r}: it is a folder; give a file name")
-    if mode is not None and not stat.S_ISREG(mode):
-        raise BpeError(f"cannot write {str(target)!r}: it exists and is not a regular file")
-    temp = target.with_name(f"{target.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(temp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except OSError as error:
-        raise BpeError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
-    finally:
-        try:
-            temp.unlink()
-        except OSError:
-            pass  # already moved into place
-    return target
 
 
 # ====================

@@ -187,11 +187,21 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         alphabet = CHARACTERS
     if fingerprint is None:
         fingerprint = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def with_merges(count: int) -> PretrainedTokenizer:
+        kept_merges = merge_pairs[:count]
+        kept = {text for text in by_text if len(text) == 1 or text == unk}
+        kept.update(left + right for left, right in kept_merges)
+        shorter = dict(data, added_tokens=[], model=dict(model, merges=[list(pair) for pair in kept_merges],
+                                                         vocab={t: i for t, i in vocab.items() if t in kept}))
+        digest = hashlib.sha256(f"{fingerprint}:{count}".encode()).hexdigest()
+        return hf_from_dict(shorter, name=f"{name} [:{count}]", fingerprint=digest)
+
     return PretrainedTokenizer(
         name=_display_name(name), source_format=FORMAT, alphabet=alphabet, pretokenizer=pattern, itos=tokens,
         merge=merge, whole=whole, merges=pairs, special_tokens=specials, fingerprint=fingerprint,
         normalize=normalize, prefix_space=prefix_space, cut=not (unk_id is not None and model.get("fuse_unk")),
-        notes=notes)
+        notes=notes, with_merges=with_merges)
 
 
 def _check_model_options(model: dict, name: str) -> None:
@@ -216,7 +226,7 @@ def _normalizer(spec, name: str):
     forms = []
     for step in _steps(spec, "normalizers", name, "normalizer"):
         kind = step.get("type")
-        if kind not in NORMALIZERS:
+        if not isinstance(kind, str) or kind not in NORMALIZERS:
             raise TokenizerFileError(f"{name}: the normalizer {_shown(kind)} is not supported (only "
                                      f"{', '.join(sorted(NORMALIZERS))})")
         forms.append(kind)
@@ -292,17 +302,19 @@ def _split_pattern(spec, name: str) -> str:
     return pretokenizer_for(wrapped)
 
 
-def _steps(spec, key: str, name: str, what: str) -> list[dict]:
+def _steps(spec, key: str, name: str, what: str, depth: int = 0) -> list[dict]:
     if not isinstance(spec, dict):
         raise TokenizerFileError(f"{name}: the {what} must be an object, got {type(spec).__name__}")
     if spec.get("type") != "Sequence":
         return [spec]
+    if depth >= 4:
+        raise TokenizerFileError(f"{name}: {what} Sequences are nested more than 4 deep")
     inner = spec.get(key)
     if not isinstance(inner, list) or len(inner) > 16 or not all(isinstance(step, dict) for step in inner):
         raise TokenizerFileError(f"{name}: a {what} Sequence must list at most 16 {what} objects")
     steps = []
     for step in inner:
-        steps.extend(_steps(step, key, name, what) if step.get("type") == "Sequence" else [step])
+        steps.extend(_steps(step, key, name, what, depth + 1))
     return steps
 
 

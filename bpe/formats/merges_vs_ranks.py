@@ -28,6 +28,7 @@ from bpe.errors import BpeError
 from bpe.formats.export import HF, LIBRARY, MINBPE, TIKTOKEN, as_library_reads, check_format
 from bpe.formats.fileio import quoted
 from bpe.pretokenize import split
+from bpe.tokenizer import BPETokenizer
 
 
 @dataclass(frozen=True)
@@ -235,3 +236,70 @@ def _as_text(token) -> str | None:
         return token.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+# ====================
+# Two small demonstrations for the lesson
+
+
+@dataclass(frozen=True)
+class Demonstration:
+    """A few merges, a text or two, and each library's tokens for them."""
+
+    title: str
+    merges: tuple
+    texts: tuple[str, ...]
+    results: dict  # who -> {text: tokens}
+    explanation: tuple[str, ...]
+
+    def lines(self) -> list[str]:
+        merges = ", ".join(f"{n}: {quoted(a)} + {quoted(b)}" for n, (a, b) in enumerate(self.merges, 1))
+        out = [f"{self.title}: merges {merges}"]
+        for text in self.texts:
+            for who, found in self.results.items():
+                out.append(f"  {quoted(text)} -> {' '.join(quoted(t) for t in found[text])}   {who}")
+        out.extend("  " + line for line in self.explanation)
+        return out
+
+
+WHO = {"lab": "BPE Lab (merges replayed in learned order)",
+       HF: "Hugging Face (the lowest-ranked listed pair present, whenever it formed)",
+       TIKTOKEN: "tiktoken (the lowest rank of the concatenation; a chunk that is a token)",
+       MINBPE: "minbpe (every merge a new id; merges that re-create a token left out)"}
+
+
+def demonstrations() -> list[Demonstration]:
+    """The two ways a format can disagree with the lab, each on a tokenizer of a few merges
+    (byte alphabet, no pre-tokenizer). Training on real text rarely produces either (none
+    was found on WikiText-2, nor in GPT-2's or GPT-4's merges); a merge list in a file can."""
+    split_case = _demonstrate(
+        "A token reachable by two splits", ((b"a", b"n"), (b"n", b"d"), (b"a", b"nd")), ("and", "band"),
+        ("The lab learned 'and' as 'a' + 'nd', but 'a' + 'n' (merge 1) comes first and leaves 'an' 'd', which no "
+         "merge joins.",
+         "tiktoken keeps no pairs: 'an' + 'd' concatenate to 'and', which has a rank, so it joins them (and a "
+         "chunk that is exactly a token is that token)."))
+    recreation_case = _demonstrate(
+        "A merge that re-creates a token", ((b"z", b"z"), (b"z", b"zz"), (b"b", b"zzz"), (b"zz", b"z")),
+        ("bzzz", "zzz"),
+        ("Merge 4 makes 'zzz', which merge 2 made first: the lab's vocabulary is a set, so it adds no token.",
+         "The lab: 'z' + 'z' (merge 1) leaves 'b' 'zz' 'z'; merge 4 joins 'zz' 'z', but the turn of 'b' + 'zzz' "
+         "(merge 3) has passed, so 'bzzz' stays 'b' 'zzz'.",
+         "Hugging Face merges any listed pair whenever it is the lowest present: 'b' + 'zzz' (rank 3) joins.",
+         "tiktoken: 'bzzz' has a rank; minbpe cannot hold merge 4 (it would be a second id for 'zzz'), "
+         "so 'zz' 'z' stay apart."))
+    return [split_case, recreation_case]
+
+
+def demonstration() -> Demonstration:
+    """The re-creation case of `demonstrations` (the one where all four differ most)."""
+    return demonstrations()[1]
+
+
+def _demonstrate(title: str, merges: tuple, texts: tuple[str, ...], explanation: tuple[str, ...]) -> Demonstration:
+    tokenizer = BPETokenizer([bytes([value]) for value in range(256)], merges, alphabet="bytes")
+    readers = {WHO["lab"]: tokenizer}
+    for fmt in (HF, TIKTOKEN, MINBPE):
+        readers[WHO[fmt]] = as_library_reads(tokenizer, fmt)
+    results = {who: {text: tuple(reader.itos[i] for i in reader.encode(text)) for text in texts}
+               for who, reader in readers.items()}
+    return Demonstration(title, merges, texts, results, explanation)

@@ -134,6 +134,12 @@ def minbpe_from_bytes(raw: bytes, *, name: str = "the .model file") -> Pretraine
     """A minbpe model from its bytes (an upload); ids are minbpe's."""
     pattern, specials, merges = parse_minbpe(raw, name=name)
     regex = check_pattern(pattern, name=name) if pattern else None
+    digest = hashlib.sha256(b"minbpe\0" + bytes(raw)).hexdigest()
+    return _tokenizer(regex, specials, merges, name=_display_name(name), fingerprint=digest)
+
+
+def _tokenizer(regex: str | None, specials: dict[str, int], merges: list[tuple[int, int]], *, name: str,
+               fingerprint: str) -> PretrainedTokenizer:
     vocab = {value: bytes([value]) for value in range(256)}
     for index, (left, right) in enumerate(merges):
         vocab[256 + index] = vocab[left] + vocab[right]
@@ -149,12 +155,17 @@ def minbpe_from_bytes(raw: bytes, *, name: str = "the .model file") -> Pretraine
         notes.append(f"{len(doubles)} token(s) have two ids (e.g. {quoted(token)} is {first} and {second}): "
                      "minbpe gives every merge its own id; the lab's vocabulary is a set")
     encoder = RankEncoder([(left, right, 256 + index) for index, (left, right) in enumerate(merges)])
-    digest = hashlib.sha256(b"minbpe\0" + bytes(raw)).hexdigest()
     pair_tokens = [(vocab[left], vocab[right]) for left, right in merges]
-    return PretrainedTokenizer(name=_display_name(name), source_format=FORMAT, alphabet=BYTES,
+
+    def with_merges(count: int) -> PretrainedTokenizer:
+        digest = hashlib.sha256(f"{fingerprint}:{count}".encode()).hexdigest()
+        return _tokenizer(regex, {}, merges[:count], name=f"{name} [:{count}]", fingerprint=digest)
+
+    return PretrainedTokenizer(name=name, source_format=FORMAT, alphabet=BYTES,
                                pretokenizer=pretokenizer_for(regex), itos=vocab,
                                merge=lambda piece: encoder.encode(list(piece)), merges=pair_tokens,
-                               special_tokens=specials, fingerprint=digest, notes=notes)
+                               special_tokens=specials, fingerprint=fingerprint, notes=notes,
+                               with_merges=with_merges)
 
 
 def load_minbpe_file(path: str | os.PathLike[str]) -> PretrainedTokenizer:

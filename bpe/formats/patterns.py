@@ -1,12 +1,9 @@
 """Split patterns that come from files: checked before use, and spelled for each library.
 
-A tokenizer file from elsewhere may carry any regex. Before BPE Lab runs one on a
-visitor's text, `check_pattern` makes sure it is a plain string of sensible length that
-compiles, has no capturing groups (they change what ``findall`` returns), covers the
-text it splits (a pattern that skips characters would lose text) and does not take
-exponential time on a set of hostile probe strings (runs of one character, with and
-without a closing mismatch), each probe under a time limit. The check cannot prove a
-pattern safe on every text; it refuses the usual catastrophic-backtracking shapes.
+A tokenizer file from elsewhere may carry any regex. `check_pattern` runs it through the
+project's safe-pattern check (`bpe.pretokenize.check_safe_pattern`: length, nesting,
+compile cost, no capturing group, no empty match, covers probe strings, no catastrophic
+backtracking on them) and reports a refusal as a `TokenizerFileError` naming the file.
 
 Hugging Face `tokenizers` runs patterns with Oniguruma (Ruby syntax), not Python's
 `regex`; three spellings differ and are translated both ways (`to_oniguruma`,
@@ -19,14 +16,9 @@ Hugging Face `tokenizers` runs patterns with Oniguruma (Ruby syntax), not Python
 """
 from __future__ import annotations
 
-import time
+from bpe.errors import PatternError, TokenizerFileError
+from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern, pattern_for
 
-from bpe.errors import TokenizerFileError
-from bpe.pretokenize import NAMED_PATTERNS, pattern_for
-
-MAX_PATTERN_LENGTH = 2000
-PROBE_TIMEOUT_S = 0.25
-ALL_PROBES_S = 4.0  # all probes together
 # GPT-2's pattern as OpenAI first released it (and as Hugging Face's ByteLevel runs it);
 # tiktoken's r50k form in `bpe.pretokenize.GPT2_PATTERN` chunks text the same way.
 GPT2_ORIGINAL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -34,57 +26,15 @@ GPT2_ORIGINAL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L
 PATTERN_ALIASES = {"r50k": "gpt2", "gpt-2": "gpt2", "cl100k": "gpt4", "cl100k_base": "gpt4", "gpt-4": "gpt4"}
 
 
-def _probes() -> list[str]:
-    pieces = ["a", "A", "é", "中", "1", " ", "\n", "\t", "'", "!", "_", "a ", " a", "a1", "1 ", "\r\n", "😀", "\u200b"]
-    probes = []
-    for piece in pieces:
-        for tail in ("", "!", "\x00", " a"):
-            probes.append(piece * 28 + tail)  # short: exponential backtracking shows at ~25 repeats
-    probes.append("a" * 5000 + "!")  # long: quadratic behaviour
-    probes.append(" " * 5000 + "a")
-    probes.append("Hello world, it's 2024!\n\n  Ça va? 中文 123456 \t\r\n'S")
-    return probes
-
-
-PROBES = _probes()
-
-
 def check_pattern(pattern, *, name: str = "the file") -> str:
-    """``pattern`` if it is safe to split visitors' text with (see the module docstring);
-    otherwise `TokenizerFileError` naming the file and the reason."""
-    import regex
-
-    if not isinstance(pattern, str):
-        raise TokenizerFileError(f"{name}: the split pattern must be text, got {type(pattern).__name__}")
-    if not pattern:
-        raise TokenizerFileError(f"{name}: the split pattern is empty")
-    if len(pattern) > MAX_PATTERN_LENGTH:
-        raise TokenizerFileError(f"{name}: the split pattern is {len(pattern):,} characters long; "
-                                 f"the most BPE Lab accepts is {MAX_PATTERN_LENGTH:,}")
-    if "\x00" in pattern:
-        raise TokenizerFileError(f"{name}: the split pattern holds a NUL character")
+    """``pattern`` if the project's safe-pattern check accepts it; otherwise
+    `TokenizerFileError` naming the file and the reason. Named patterns pass as they are."""
+    if isinstance(pattern, str) and pattern in NAMED_PATTERNS.values():
+        return pattern
     try:
-        compiled = regex.compile(pattern)
-    except (regex.error, OverflowError, RecursionError, ValueError) as error:
-        raise TokenizerFileError(f"{name}: the split pattern does not compile: {error}") from None
-    if compiled.groups:
-        raise TokenizerFileError(f"{name}: the split pattern has capturing groups ( ... ); write them as "
-                                 "(?: ... ) so that each match is one whole chunk")
-    started = time.perf_counter()
-    for probe in PROBES:
-        try:
-            chunks = compiled.findall(probe, timeout=PROBE_TIMEOUT_S)
-        except TimeoutError:
-            raise TokenizerFileError(
-                f"{name}: the split pattern takes too long on a run of {probe[:1]!r} (catastrophic "
-                "backtracking); BPE Lab will not run it on your text") from None
-        if sum(map(len, chunks)) != len(probe):
-            raise TokenizerFileError(
-                f"{name}: the split pattern skips characters of {probe[:12]!r}...; every character "
-                "must land in some chunk (add an alternative such as |\\s+|. that matches the rest)")
-        if time.perf_counter() - started > ALL_PROBES_S:
-            raise TokenizerFileError(f"{name}: the split pattern is too slow on ordinary text")
-    return pattern
+        return check_safe_pattern(pattern)
+    except PatternError as error:
+        raise TokenizerFileError(f"{name}: {error}") from None
 
 
 def resolve_pattern(pattern: str | None, *, name: str = "the pattern") -> str | None:

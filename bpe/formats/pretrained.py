@@ -16,13 +16,14 @@ token), which changes nothing and keeps the cost linear; chunks are cached.
 """
 from __future__ import annotations
 
-import re
 from typing import AbstractSet, Callable, Iterable, Literal, Sequence
 
 from bpe.alphabet import BYTES, CHARACTERS
 from bpe.errors import BpeError
 from bpe.formats.fileio import quoted
+from bpe.gpt2.tokenizer import encode_around_special
 from bpe.pretokenize import split
+from bpe.tokenizer import BPETokenizer
 
 CACHE_LIMIT = 200_000  # distinct chunks remembered per tokenizer
 CUT_FROM = 64  # chunks at least this long are cut into independent pieces first
@@ -36,13 +37,15 @@ class PretrainedTokenizer:
                  merges: Sequence[tuple] | Callable[[], list[tuple]] = (),
                  special_tokens: dict[str, int] | None = None, fingerprint: str,
                  normalize: Callable[[str], str] | None = None, prefix_space: str | None = None,
-                 cut: bool = True, notes: Sequence[str] = ()) -> None:
+                 cut: bool = True, notes: Sequence[str] = (),
+                 with_merges: Callable[[int], "PretrainedTokenizer"] | None = None) -> None:
         """``itos``: id -> token (bytes for the byte alphabet, str for characters), special
         tokens excluded. ``merge``: one piece (bytes or str) to ids by the library's rule.
         ``whole``: token -> id, when the library looks a chunk up whole before merging.
         ``merges``: token pairs in rank order, or a function that recovers them on demand.
         ``prefix_space``: "text" or "chunk" when a space is put in front (Hugging Face's
-        ``add_prefix_space``) of the whole text or of each chunk."""
+        ``add_prefix_space``) of the whole text or of each chunk. ``with_merges``: builds
+        the tokenizer cut to its first merges (see `with_merges`)."""
         if alphabet not in (BYTES, CHARACTERS):
             raise BpeError(f"unknown alphabet {alphabet!r}")
         self.name = name
@@ -66,6 +69,7 @@ class PretrainedTokenizer:
         self._merges = merges
         self._joinable = _bigrams_inside(self._ordinary_itos.values()) if cut else None
         self._cache: dict[str, list[int]] = {}
+        self._with_merges = with_merges
 
     # ====================
     # What it holds
@@ -100,19 +104,8 @@ class PretrainedTokenizer:
         tiktoken's ``allowed_special``); otherwise they are encoded as the text they are."""
         if not isinstance(text, str):
             raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        allowed = self._allowed(allowed_special)
-        present = [special for special in allowed if special in text]
-        if not present:
-            return self.encode_ordinary(text)
-        pattern = re.compile("|".join(re.escape(s) for s in sorted(present, key=len, reverse=True)))
-        ids: list[int] = []
-        start = 0
-        for found in pattern.finditer(text):
-            ids += self.encode_ordinary(text[start:found.start()])
-            ids.append(self.special_tokens[found.group()])
-            start = found.end()
-        ids += self.encode_ordinary(text[start:])
-        return ids
+        return encode_around_special(text, self._allowed(allowed_special), self.special_tokens,
+                                     self.encode_ordinary)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids, with no special tokens."""
@@ -221,12 +214,20 @@ class PretrainedTokenizer:
     # ====================
     # Conversion
 
+    def with_merges(self, count: int) -> "PretrainedTokenizer":
+        """The tokenizer with only its first ``count`` merges (by rank) and no special
+        tokens: what a shorter training run would have kept. Ids stay the file's ids; a
+        count past the last merge keeps them all (as GPT-2's ``with_merges``)."""
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise BpeError(f"count={count!r} must be a whole number of merges, at least 0")
+        if self._with_merges is None:
+            raise BpeError(f"{self.name} cannot be cut to its first merges")
+        return self._with_merges(count)
+
     def to_bpe_tokenizer(self):
         """The same base tokens and merges as a lab `BPETokenizer`. It replays merges as
         pairs with its own numbering, so ids (and, where the library's rule differs, the
         tokens) may differ from this tokenizer's: see `bpe.formats.merges_vs_ranks`."""
-        from bpe.tokenizer import BPETokenizer
-
         return BPETokenizer(self.base_tokens, self.merges, alphabet=self.alphabet, pretokenizer=self.pretokenizer)
 
     def __repr__(self) -> str:

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
 
-_NO_RANK = 1 << 62
-LONG_PIECE = 256  # longer pieces merge with a heap instead of rescanning a list
+from bpe.gpt2.tokenizer import LONG_CHUNK, merge_by_rank, merge_by_rank_heap
 
 
 # ====================
@@ -96,68 +95,15 @@ def rank_merge(piece: bytes, ranks: dict[bytes, int], *, whole: bool = True) -> 
     """tiktoken's ``byte_pair_encode``: ``piece`` to ranks (every single byte must have one).
 
     ``whole``: a piece that is a token is that token (tiktoken's first step); False runs
-    the merging alone (for part of a chunk)."""
+    the merging alone (for part of a chunk). The merging is GPT-2's (`bpe.gpt2.tokenizer`),
+    which is tiktoken's rule."""
     if whole:
         found = ranks.get(piece)
         if found is not None:
             return [found]
-    if len(piece) > LONG_PIECE:
-        return _rank_merge_heap(piece, ranks)
-    get = ranks.get
-    parts = [piece[i:i + 1] for i in range(len(piece))]
-    pair_ranks = [get(a + b, _NO_RANK) for a, b in zip(parts, parts[1:])]
-    while pair_ranks:
-        best = min(pair_ranks)
-        if best == _NO_RANK:
-            break
-        i = pair_ranks.index(best)  # the leftmost of equal ranks
-        parts[i] += parts.pop(i + 1)
-        del pair_ranks[i]
-        if i > 0:
-            pair_ranks[i - 1] = get(parts[i - 1] + parts[i], _NO_RANK)
-        if i < len(pair_ranks):
-            pair_ranks[i] = get(parts[i] + parts[i + 1], _NO_RANK)
-    return [ranks[part] for part in parts]
-
-
-def _rank_merge_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
-    """`rank_merge` for long pieces: a linked list and a heap keyed by (rank, position)."""
-    get = ranks.get
-    n = len(piece)
-    parts = [piece[i:i + 1] for i in range(n)]
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    prev = list(range(-1, n - 1))
-    live = [-1] * n  # the heap key of the pair starting at each position; others are stale
-    heap = []
-    for p in range(n - 1):
-        rank = get(parts[p] + parts[p + 1])
-        if rank is not None:
-            live[p] = rank << 32 | p
-            heap.append(live[p])
-    heapify(heap)
-    while heap:
-        key = heappop(heap)
-        p = key & 0xFFFFFFFF
-        if live[p] != key:
-            continue
-        q = nxt[p]
-        parts[p] += parts[q]
-        parts[q] = b""
-        live[q] = -1
-        nxt[p] = right = nxt[q]
-        if right >= 0:
-            prev[right] = p
-        for left in (prev[p], p):  # the two pairs that now hold the merged part
-            if left < 0 or nxt[left] < 0:
-                if left >= 0:
-                    live[left] = -1
-                continue
-            rank = get(parts[left] + parts[nxt[left]])
-            live[left] = -1 if rank is None else rank << 32 | left
-            if rank is not None:
-                heappush(heap, live[left])
-    return [ranks[part] for part in parts if part]
+    if len(piece) > LONG_CHUNK:
+        return merge_by_rank_heap(piece, ranks)
+    return merge_by_rank(piece, ranks)
 
 
 def recover_merge(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:

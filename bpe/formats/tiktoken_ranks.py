@@ -194,9 +194,17 @@ def tokenizer_from_ranks(ranks: dict[bytes, int], *, pattern: str | None, specia
                     pairs.append(pair)
         return pairs
 
+    def with_merges(count: int) -> PretrainedTokenizer:
+        longer = sorted((rank, token) for token, rank in ranks.items() if len(token) > 1)[:count]
+        kept = {token: rank for token, rank in ranks.items() if len(token) == 1}
+        kept.update((token, rank) for rank, token in longer)
+        digest = hashlib.sha256(f"{fingerprint}:{count}".encode()).hexdigest()
+        return tokenizer_from_ranks(kept, pattern=pattern, name=f"{name} [:{count}]", fingerprint=digest)
+
     return PretrainedTokenizer(name=name, source_format=FORMAT, alphabet=BYTES,
                                pretokenizer=pretokenizer_for(pattern), itos=itos, merge=merge, whole=ranks,
-                               merges=recovered, special_tokens=special_tokens, fingerprint=fingerprint, notes=notes)
+                               merges=recovered, special_tokens=special_tokens, fingerprint=fingerprint, notes=notes,
+                               with_merges=with_merges)
 
 
 def tiktoken_from_bytes(raw: bytes, *, pattern: str | None, special_tokens: dict[str, int] | None = None,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe.alphabet import bytes_to_unicode, unicode_to_bytes
-from bpe.corpora.download import Progress, fetch_verified
+from bpe.corpora.download import DEFAULT_DEADLINE, Progress, fetch_verified
 from bpe.errors import BpeError, DownloadError
 from bpe.files import verified_cached_file
 from bpe.paths import CACHE_DIR, shared_data_dir
@@ -88,13 +88,15 @@ def _by_hand(folder: Path, base_url: str = OPENAI_BASE_URL, hashes: Mapping[str,
 
 def download_gpt2_files(cache_dir: str | os.PathLike[str] = CACHE_DIR, *,
                         base_url: str = OPENAI_BASE_URL, progress: Progress | None = None,
-                        timeout: float = 30, sha256: Mapping[str, str] | None = None) -> tuple[Path, Path]:
+                        timeout: float = 30, deadline: float = DEFAULT_DEADLINE,
+                        sha256: Mapping[str, str] | None = None) -> tuple[Path, Path]:
     """Make sure ``<cache_dir>/gpt2/`` holds OpenAI's two files; return their paths.
 
     A file already there with the right SHA-256 is kept (no request); a file with another
     hash is an error (delete it to fetch again). Each download streams into a temporary
     file that only becomes ``encoder.json`` / ``vocab.bpe`` once its hash is right, so a
-    broken transfer leaves nothing behind. `progress(done, total)` is called per file.
+    broken transfer leaves nothing behind. `progress(done, total)` is called per file;
+    ``timeout`` bounds each connect and read, ``deadline`` each file's whole transfer.
     ``sha256`` replaces the published hashes (``{"encoder.json": ..., "vocab.bpe": ...}``),
     for another release or a test server.
     """
@@ -114,7 +116,7 @@ def download_gpt2_files(cache_dir: str | os.PathLike[str] = CACHE_DIR, *,
             raise DownloadError(f"cannot create {folder}: {error.strerror}. Choose a writable --cache-dir.") from None
         url = f"{base_url.rstrip('/')}/{name}"
         try:
-            fetch_verified([url], target, expected, progress=progress, timeout=timeout)
+            fetch_verified([url], target, expected, progress=progress, timeout=timeout, deadline=deadline)
         except DownloadError as error:
             raise DownloadError(f"could not download GPT-2's {name} from {url}: {_reasons(error)}\n"
                                 f"If this machine is offline, {_by_hand(folder, base_url.rstrip('/'), hashes)}") from None
@@ -159,6 +161,8 @@ def _read_encoder(path: Path) -> dict[str, int]:
         data = json.loads(_read_text(path))
     except json.JSONDecodeError as error:
         raise BpeError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
+    except RecursionError:
+        raise BpeError(f"{path} nests JSON arrays or objects too deeply to be encoder.json") from None
     if not isinstance(data, dict):
         raise BpeError(f"{path} holds a JSON {type(data).__name__}; encoder.json is an object of token -> id")
     for token, token_id in data.items():

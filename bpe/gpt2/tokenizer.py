@@ -34,14 +34,13 @@ from heapq import heapify, heappop, heappush
 from itertools import chain
 from typing import AbstractSet, Iterable, Literal
 
-from bpe.alphabet import BYTES
+from bpe.alphabet import BYTES, require_unicode
 from bpe.errors import BpeError
 from bpe.files import check_sha256
 from bpe.gpt2.files import (ENCODER_JSON, GPT2_SHA256, VOCAB_BPE, GPT2Vocabulary,
                          download_gpt2_files, find_gpt2_files, missing_files_message, parse_gpt2_files)
 from bpe.pretokenize import GPT2_PATTERN, gpt2_segments, segment_text
 from bpe.storage import TokenizerData, fingerprint_of
-from bpe.tokenizer import BPETokenizer
 
 __all__ = ["GPT2Tokenizer", "download_gpt2_files", "find_gpt2_files", "load_default_gpt2",
            "load_gpt2"]
@@ -87,20 +86,8 @@ class GPT2Tokenizer:
         disallowed_special=())``. Special tokens become their id only when allowed."""
         if not isinstance(text, str):
             raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        allowed = self._allowed(allowed_special)
-        present = [special for special in allowed if special in text]
-        if not present:
-            return self.encode_ordinary(text)
-        # Longest first, so a special token that contains another wins (as a regex alternation would).
-        pattern = re.compile("|".join(re.escape(s) for s in sorted(present, key=len, reverse=True)))
-        ids: list[int] = []
-        start = 0
-        for found in pattern.finditer(text):
-            ids += self.encode_ordinary(text[start:found.start()])
-            ids.append(self.special_tokens[found.group()])
-            start = found.end()
-        ids += self.encode_ordinary(text[start:])
-        return ids
+        return encode_around_special(text, self._allowed(allowed_special), self.special_tokens,
+                                     self.encode_ordinary)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids with no special tokens at all (``<|endoftext|>`` is plain text).
@@ -108,6 +95,7 @@ class GPT2Tokenizer:
         Fast path: cut the text into space-led pieces with C string methods (see `bpe.pretokenize.gpt2_segments`),
         look each distinct piece up once, and run the regex only on pieces not seen before.
         """
+        require_unicode(text)
         segments = gpt2_segments(text)
         if segments is None:
             return self._encode_uncached(text)
@@ -131,9 +119,12 @@ class GPT2Tokenizer:
             missing = set(segments)
             if len(missing) <= CACHE_LIMIT:
                 self._cache = cache  # else too many for the cache: a dict for this call only
-        encode_piece = self._encode_piece
+        encode_piece, encode_chunk = self._encode_piece, self._encode_chunk
         for segment in missing:
-            cache[segment] = encode_piece(segment_text(segment))
+            # A space and letters alone are one chunk (` ?\p{L}++`; str.isalpha is exactly
+            # the categories of \p{L}), so most pieces skip the regex.
+            cache[segment] = (encode_chunk(" " + segment) if segment.isalpha()
+                              else encode_piece(segment_text(segment)))
         return cache
 
     def _encode_piece(self, piece: str) -> list[int]:
@@ -221,13 +212,27 @@ class GPT2Tokenizer:
         tokens = [self.itos[i] for i in range(len(self.base_tokens) + kept)]
         return GPT2Tokenizer(GPT2Vocabulary(tokens, self.merges[:kept], {}), name=f"{self.name} [:{kept}]")
 
-    def to_bpe_tokenizer(self):
-        """The same merges as a lab `BPETokenizer` (same ids, same fingerprint). It replays merges
-        as pairs, so on rare chunks its ids may differ from this class's tiktoken-exact ones."""
-        return BPETokenizer(self.base_tokens, self.merges, alphabet=BYTES, pretokenizer=self.pretokenizer)
-
     def __repr__(self) -> str:
         return f"GPT2Tokenizer(name={self.name!r}, vocab_size={self.vocab_size}, merges={len(self.merges)})"
+
+
+def encode_around_special(text: str, allowed: AbstractSet[str], special_tokens: dict[str, int],
+                          encode_ordinary) -> list[int]:
+    """``text`` to ids: each allowed special token in it becomes its id, the text between
+    them goes through ``encode_ordinary`` (tiktoken's ``encode`` with ``allowed_special``)."""
+    present = [special for special in allowed if special in text]
+    if not present:
+        return encode_ordinary(text)
+    # Longest first, so a special token that contains another wins (as a regex alternation would).
+    pattern = re.compile("|".join(re.escape(s) for s in sorted(present, key=len, reverse=True)))
+    ids: list[int] = []
+    start = 0
+    for found in pattern.finditer(text):
+        ids += encode_ordinary(text[start:found.start()])
+        ids.append(special_tokens[found.group()])
+        start = found.end()
+    ids += encode_ordinary(text[start:])
+    return ids
 
 
 # ====================

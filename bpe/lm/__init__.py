@@ -8,7 +8,7 @@ This is the only part of `bpe` that uses torch. The names below load lazily, so
     data.py        TokenData: training blocks, fixed held-out windows, bits_per_char
     train.py       train_model: a generator of TrainProgress records; evaluate
     checkpoint.py  save/load with the tokenizer fingerprint (weights_only loading)
-    sample.py      generate / generate_text: temperature and top-k
+    sample.py      generate: temperature and top-k sampling
     experiment.py  train_model_per_tokenizer: one model per tokenizer, same budget
 """
 from __future__ import annotations
@@ -35,7 +35,6 @@ _EXPORTS = {
     "load_checkpoint": "checkpoint",
     "Checkpoint": "checkpoint",
     "generate": "sample",
-    "generate_text": "sample",
     "train_model_per_tokenizer": "experiment",
     "TokenizerSpec": "experiment",
     "ExperimentProgress": "experiment",

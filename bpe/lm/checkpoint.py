@@ -58,7 +58,9 @@ def _read(path: Path) -> dict:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise BpeError(f"checkpoint file {str(path)!r} does not exist") from None
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as error:
+    except IsADirectoryError:
+        raise BpeError(f"{str(path)!r} is a folder, not a checkpoint file") from None
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, OSError) as error:
         # torch's own message advises weights_only=False, the one thing not to do with a
         # file from a stranger; say what was found instead.
         found = re.search(r"GLOBAL (\S+)", str(error))
@@ -89,6 +91,7 @@ def load_checkpoint(path: str | os.PathLike, *, fingerprint: str) -> Checkpoint:
             f"but the current tokenizer is {fingerprint!r}; load the tokenizer the model was trained with"
         )
     config = ModelConfig.from_dict(payload.get("config"))
+    _check_shapes(path, config, payload.get("state_dict"))  # before allocating: the config may ask for terabytes
     model = TinyGPT(config)
     try:
         model.load_state_dict(payload.get("state_dict"))
@@ -98,3 +101,31 @@ def load_checkpoint(path: str | os.PathLike, *, fingerprint: str) -> Checkpoint:
         ) from error
     model.eval()
     return Checkpoint(model=model, config=config, fingerprint=saved)
+
+
+def _check_shapes(path: str | os.PathLike, config: ModelConfig, weights) -> None:
+    """The file's tensors have exactly the names and shapes its config's model needs.
+
+    The model is first built on torch's "meta" device, which allocates nothing, so a
+    config asking for a 10⁶-wide model is refused by comparing shapes, and the real model
+    is never larger than the tensors already read from the file.
+    """
+    if not isinstance(weights, dict) or not all(isinstance(t, torch.Tensor) for t in weights.values()):
+        raise BpeError(f"checkpoint {str(path)!r} holds no weights (its state_dict is not a dict of tensors)")
+    # Cheap checks first: even on "meta", a million layers would be a million Python objects.
+    embedding = weights.get("token_embedding.weight")
+    layers = len({name.split(".")[1] for name in weights if name.startswith("blocks.")})
+    if embedding is None or tuple(embedding.shape) != (config.vocab_size, config.width) or layers != config.depth:
+        shape = None if embedding is None else tuple(embedding.shape)
+        raise BpeError(f"checkpoint {str(path)!r} has weights that do not fit its own config {config}: "
+                       f"a {shape} token embedding and {layers} layer(s)")
+    with torch.device("meta"):
+        expected = {name: tuple(t.shape) for name, t in TinyGPT(config).state_dict().items()}
+    found = {name: tuple(t.shape) for name, t in weights.items()}
+    if found != expected:
+        wrong = sorted(set(found) ^ set(expected)) or sorted(n for n in expected if found[n] != expected[n])
+        name = wrong[0]
+        raise BpeError(
+            f"checkpoint {str(path)!r} has weights that do not fit its own config {config}: {name} is "
+            f"{found.get(name, 'missing')}, the config needs {expected.get(name, 'no such weight')}"
+        )

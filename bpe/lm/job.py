@@ -6,6 +6,12 @@ the page that started it returns at once, redraws from `snapshot()` on a timer, 
 Stop button calls `stop()`, which the training loop checks between steps. The job holds
 no global state: whoever starts it keeps it (a page keeps it in its session).
 
+A job can be tied to its owner (``owner_alive``: the app passes "is this browser session
+still connected?") and then stops by itself once the owner has gone, and it can take its
+turn in a server's `bpe.lm.slots.JobSlots` (``slots``) before it trains. It never changes
+process-wide settings such as torch's thread count: that is the caller's policy (the app
+sets it once per server, see `training_threads`).
+
 Also here, torch-free, is what a page offers and sends: the model shapes, the text
 (training text, then held-out text) and the training settings for it.
 """
@@ -14,11 +20,12 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
 from bpe.lm.config import Budget, ModelConfig, TrainSettings
+from bpe.lm.slots import JobSlots, Place
 
 # The shapes a page offers; vocab_size is each tokenizer's own (1 is a placeholder).
 MODEL_SHAPES = {
@@ -71,10 +78,17 @@ def train_settings(config: ModelConfig, heldout_chars: int, *, device: str | Non
     return TrainSettings(eval_every=EVAL_EVERY, eval_windows=windows, device=device)
 
 
-def training_threads() -> int:
-    """CPU threads for training: half the cores (at least one), leaving the rest to the web
-    server. On a busy machine more threads make torch slower, not faster."""
+def training_slots() -> int:
+    """How many jobs a server trains at once: one per two cores (at least one), so the
+    jobs together use half the machine and the web server keeps the rest."""
     return max(1, min(8, (os.cpu_count() or 1) // 2))
+
+
+def training_threads() -> int:
+    """torch CPU threads per job when `training_slots` jobs run at once: half the cores
+    shared among them (at least one). On a busy machine more threads make torch slower,
+    not faster. torch's setting is process-wide, so only an entry point applies it."""
+    return max(1, ((os.cpu_count() or 1) // 2) // training_slots())
 
 
 @dataclass
@@ -87,6 +101,8 @@ class _Shared:
     device: str | None = None
     threads: int | None = None
     error: str | None = None
+    place: Place | None = None  # where the job waits for a free slot; None once it trains (or without slots)
+    abandoned: bool = False  # stopped because its owner (a browser session) went away
 
 
 class ExperimentJob:
@@ -98,13 +114,15 @@ class ExperimentJob:
     """
 
     def __init__(self, tokenizers: Sequence[tuple[str, object]], config: ModelConfig, budget: Budget, *,
-                 text: ExperimentText, settings: TrainSettings, threads: int | None = None) -> None:
+                 text: ExperimentText, settings: TrainSettings, slots: JobSlots | None = None,
+                 owner_alive: Callable[[], bool] | None = None) -> None:
         if len(tokenizers) < 1:
             raise BpeError("choose at least one tokenizer to train a model on")
         self.names = [name for name, _ in tokenizers]
         self.config, self.budget, self.text, self.settings = config, budget, text, settings
         self._tokenizers = list(tokenizers)
-        self._threads = threads
+        self._slots = slots
+        self._owner_alive = owner_alive
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._shared = _Shared()
@@ -135,11 +153,33 @@ class ExperimentJob:
 
     def snapshot(self) -> _Shared:
         """A copy of what the job has so far, safe to read while it runs."""
+        place = self._slots.place(self) if self._slots is not None else None
         with self._lock:
             s = self._shared
-            return _Shared(list(s.evaluated), dict(s.latest), list(s.summaries), s.device, s.threads, s.error)
+            return _Shared(list(s.evaluated), dict(s.latest), list(s.summaries), s.device, s.threads, s.error,
+                           place, s.abandoned)
+
+    def _should_stop(self) -> bool:
+        """Stop asked for, or the owner gone (then the job stops for good, and says why)."""
+        if self._stop.is_set():
+            return True
+        if self._owner_alive is not None and not self._owner_alive():
+            with self._lock:
+                self._shared.abandoned = True
+            self._stop.set()
+            return True
+        return False
 
     def _work(self) -> None:
+        if self._slots is not None and not self._slots.wait_turn(self, give_up=self._should_stop):
+            return  # stopped (or abandoned) while waiting: nothing trained, nothing to show
+        try:
+            self._train()
+        finally:
+            if self._slots is not None:
+                self._slots.leave(self)
+
+    def _train(self) -> None:
         try:
             import torch
 
@@ -147,14 +187,12 @@ class ExperimentJob:
             from bpe.lm.train import default_device
 
             device = torch.device(self.settings.device) if self.settings.device else default_device()
-            if device.type == "cpu":
-                torch.set_num_threads(self._threads or training_threads())
             with self._lock:
                 self._shared.device, self._shared.threads = str(device), torch.get_num_threads()
             specs = [TokenizerSpec.from_tokenizer(name, tokenizer) for name, tokenizer in self._tokenizers]
             records = train_model_per_tokenizer(specs, self.config, self.budget, text=self.text.text,
                                          settings=self.settings, heldout_fraction=self.text.heldout_fraction,
-                                         should_stop=self._stop.is_set)
+                                         should_stop=self._should_stop)
             for record in records:
                 with self._lock:
                     if isinstance(record, ExperimentProgress):

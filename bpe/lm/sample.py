@@ -6,7 +6,7 @@ cuts off the long tail of rare, usually wrong continuations.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import torch
 
@@ -68,20 +68,3 @@ def generate(
         new.append(next_id)
     model.train(was_training)
     return new
-
-
-def generate_text(
-    model: TinyGPT,
-    prompt: str,
-    *,
-    encode: Callable[[str], list[int]],
-    decode: Callable[[list[int]], str],
-    max_new_tokens: int,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    generator: torch.Generator | None = None,
-) -> str:
-    """The prompt followed by its sampled continuation, decoded to text."""
-    prompt_ids = encode(prompt)
-    new = generate(model, prompt_ids, max_new_tokens, temperature=temperature, top_k=top_k, generator=generator)
-    return decode(list(prompt_ids) + new)

@@ -14,11 +14,15 @@ import streamlit as st
 
 from bpe.errors import BpeError
 from bpe.analysis.metrics import CurvePoint, compression_curve, token_lengths, token_usage
+from bpe.analysis.tie_rules import tie_rule_label
+from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
+from bpe.steps import DEFAULT_TIE_RULE
+from bpe.storage import UPLOAD_MAX_BYTES, UPLOAD_MAX_MERGES
 from bpe.tokenizer import BPETokenizer
 
 from .cache import corpus_texts, prefix_tokenizer
-from .settings import Settings
+from .settings import DEFAULTS, Settings
 
 GPT2_LABEL = "GPT-2"
 UPLOADED = "vocab_uploaded"  # plain key: (file name, tokenizer) of an upload that passed its checks
@@ -98,7 +102,8 @@ def accept_upload(name: str, raw: bytes) -> None:
     """Check an uploaded tokenizer file (format, fingerprint); keep it, or keep why not."""
     state = st.session_state
     try:
-        tokenizer = BPETokenizer.from_json_bytes(raw, name=name)
+        tokenizer = BPETokenizer.from_json_bytes(raw, name=name, max_bytes=UPLOAD_MAX_BYTES,
+                                                 max_merges=UPLOAD_MAX_MERGES)
     except BpeError as error:
         state[UPLOAD_ERROR] = str(error)
         return
@@ -158,8 +163,11 @@ def seen_curves(settings: Settings) -> dict[str, list[CurvePoint]]:
 
 def run_label(settings: Settings) -> str:
     """A short name for a run that tells it apart from the others in a legend."""
-    pre = f", pre-tokenizer {settings.pretokenizer}" if settings.pretokenizer else ""
-    return (f"{settings.corpus} ({settings.alphabet}, min freq {settings.min_freq}{pre}, "
+    pre = f", pre-tokenizer {pretokenizer_name(settings.pretokenizer)}" if settings.pretokenizer else ""
+    ties = f", ties {tie_rule_label(settings.tie_rule)}" if settings.tie_rule != DEFAULT_TIE_RULE else ""
+    cut = (f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS["settings_prefix_cap"]
+           else "")
+    return (f"{settings.corpus} ({settings.alphabet}, min freq {settings.min_freq}{pre}{ties}{cut}, "
             f"to {settings.trained_vocab_size:,})")
 
 

@@ -17,6 +17,8 @@ from .settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, user_corpora
 
 
 RUN_MEMO = "settings_run_memo"  # (training key, run): this session's run, kept unpickled
+SEEN_RUNS = "settings_seen_runs"  # {training key: Settings}: runs this session trained or opened
+MAX_SEEN_RUNS = 8
 PROGRESS_UPDATES = 20  # the bar moves in 5% steps: each update is a message to the browser
 
 
@@ -64,21 +66,40 @@ def trained_run(settings: Settings) -> TrainingRun:
     The session keeps its current run unpickled, so an ordinary rerun (a step, a smaller
     vocab) costs nothing. Raises `BpeError` on impossible settings.
     """
+    run = run_for(settings)
+    st.session_state[RUN_MEMO] = (settings.training_key(), run)
+    return run
+
+
+def run_for(settings: Settings) -> TrainingRun:
+    """The run for any settings, this session's current ones or others (a run to compare
+    with): cached as `trained_run` is, but it leaves the session's current run alone.
+    Every run asked for is remembered for `seen_runs`."""
     key = settings.training_key()
     memo = st.session_state.get(RUN_MEMO)
     if memo is not None and memo[0] == key:
-        return memo[1]
-    train_text, heldout_text = corpus_texts(settings)
-    run = _train(key, _train_text=train_text, _heldout_text=heldout_text)
-    st.session_state[RUN_MEMO] = (key, run)
+        run = memo[1]
+    else:
+        train_text, heldout_text = corpus_texts(settings)
+        run = _train(key, _train_text=train_text, _heldout_text=heldout_text)
+    seen = st.session_state.setdefault(SEEN_RUNS, {})
+    seen.pop(key, None)
+    seen[key] = settings  # most recent last; settings only: the runs stay in the process cache
+    while len(seen) > MAX_SEEN_RUNS:
+        seen.pop(next(iter(seen)))
     return run
+
+
+def seen_runs() -> list[Settings]:
+    """The settings of every run this session trained or opened, most recent first (bounded)."""
+    return list(reversed(st.session_state.get(SEEN_RUNS, {}).values()))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
     # The bar is created in here on purpose: Streamlit replays a cached function's
     # elements on a hit, and a bar made outside would not exist to replay onto.
-    *_corpus, target, min_freq, engine, alphabet, pretokenizer = key
+    *_corpus, target, min_freq, engine, alphabet, pretokenizer, tie_rule = key
     bar = st.progress(0.0, text=f"Training to {target:,} tokens…")
     base = 256 if alphabet == "bytes" else len(set(_train_text) | set(_heldout_text))
     shown = [0]
@@ -91,7 +112,7 @@ def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
 
     try:
         return train_run(_train_text, target_vocab_size=target, minimum_pair_frequency=min_freq, engine=engine, top_k=RECORDED_TOP_K,
-                         alphabet=alphabet, pretokenizer=pretokenizer, heldout_text=_heldout_text,
+                         alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule, heldout_text=_heldout_text,
                          progress=progress)
     finally:
         bar.empty()

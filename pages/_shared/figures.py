@@ -10,18 +10,39 @@ import html
 import plotly.graph_objects as go
 
 from bpe.text import printable
-from bpe.steps import MergeStep
+from bpe.analysis.tie_rules import tie_rule_sentence
+from bpe.steps import DEFAULT_TIE_RULE, MergeStep
 
 WINNER = "#dc2626"
 TIED = "#f59e0b"
 OTHER = "#94a3b8"
-TIE_RULE = "ties go to the pair whose first occurrence in the text comes earliest"
+TIE_RULE = tie_rule_sentence(DEFAULT_TIE_RULE)  # the default rule's sentence (the tutorial's)
 
 
 def plotly_text(text: str) -> str:
     """User text for plotly labels: plotly renders a little HTML, so <, > and & are escaped;
     quotes are left alone, since plotly would show '&quot;' literally."""
     return html.escape(text, quote=False)
+
+
+# Type a class can read from the back of a room (plotly's default ticks are 12 px).
+BASE_FONT, TICK_FONT, TITLE_FONT = 15, 15, 18
+
+
+def readable(fig: go.Figure) -> go.Figure:
+    """Larger type for every figure: text, ticks and titles (presenter mode scales it more)."""
+    fig.update_layout(font=dict(size=BASE_FONT), title_font_size=TITLE_FONT)
+    fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT)
+    fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT)
+    return fig
+
+
+def whole_number_axis(largest: float, **axis) -> dict:
+    """An axis of counts: thousands separators, and ticks only on whole numbers."""
+    axis = dict(tickformat=",d", rangemode="tozero", **axis)
+    if largest <= 10:
+        axis["dtick"] = 1  # else plotly puts ticks at 0.5, printed as "0", "1", "1"...
+    return axis
 
 
 def tied_with_winner(step: MergeStep) -> list[tuple]:
@@ -32,12 +53,12 @@ def tied_with_winner(step: MergeStep) -> list[tuple]:
 # ==================== Merge by merge
 
 
-def pair_frequency_figure(step: MergeStep, top_k: int) -> go.Figure:
+def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_TIE_RULE) -> go.Figure:
     """Bar chart of the ``top_k`` most frequent pairs *before* ``step``'s merge.
 
     The winner is red; pairs tied with it are amber and labelled "tie"; the title states
-    the tie rule when there is a tie. Bars keep the recorded order (most frequent first,
-    ties by first occurrence), so the winner is the leftmost bar.
+    run's ``tie_rule`` when there is a tie. Bars keep the recorded order (most frequent first,
+    ties in the rule's order), so the winner is the leftmost bar.
     """
     pairs = step.top_pairs[:max(top_k, 1)]
     tied = set(tied_with_winner(step))
@@ -54,13 +75,14 @@ def pair_frequency_figure(step: MergeStep, top_k: int) -> go.Figure:
     ))
     title = f"Step {step.number}: the {len(pairs)} most frequent pairs before the merge"
     if tied:
-        title += f"<br><sup>{len(tied)} pair(s) tie with the winner: {TIE_RULE}</sup>"
+        title += f"<br><sup>{len(tied)} pair(s) tie with the winner: {tie_rule_sentence(tie_rule)}</sup>"
     fig.update_layout(
         title=title, height=360, margin=dict(l=10, r=10, t=70 if tied else 50, b=10),
         xaxis=dict(tickvals=positions, ticktext=labels, title="pair"),
-        yaxis=dict(title="count before the merge"), showlegend=False,
+        yaxis=whole_number_axis(max((count for _, count in pairs), default=1), title="count before the merge"),
+        showlegend=False,
     )
-    return fig
+    return readable(fig)
 
 
 # ==================== What BPE buys: compression and context coverage
@@ -68,6 +90,7 @@ def pair_frequency_figure(step: MergeStep, top_k: int) -> go.Figure:
 TRAIN_COLOUR = "#2563eb"
 HELDOUT_COLOUR = "#dc2626"
 OVERLAY_COLOURS = ["#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#65a30d", "#78716c", "#ca8a04"]
+COVERAGE_COLOURS = ["#64748b", TRAIN_COLOUR, "#16a34a", "#9333ea", HELDOUT_COLOUR, "#ea580c"]
 
 
 def compression_curve_figure(curve, *, parting=None, shown_vocab: int | None = None,
@@ -103,31 +126,36 @@ def compression_curve_figure(curve, *, parting=None, shown_vocab: int | None = N
         fig.add_vline(x=shown_vocab, line=dict(color="#64748b", dash="dot"),
                       annotation_text=f"vocab {shown_vocab:,}", annotation_position="top left")
     fig.update_layout(title="Compression against vocab size (one training run)", height=420,
-                      margin=dict(l=10, r=10, t=50, b=10), xaxis_title="vocab size",
-                      yaxis_title="characters per token", legend=dict(orientation="h", y=-0.2))
-    return fig
+                      margin=dict(l=10, r=10, t=50, b=10), xaxis=dict(title="vocab size", tickformat=",d"),
+                      yaxis=dict(title="characters per token", tickformat=".1f"), legend=dict(orientation="h", y=-0.25))
+    return readable(fig)
 
 
 def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
-    """Characters covered by ``block_size`` tokens, against vocab size (log axis): the mean as a
-    marker, the 10th-90th percentile over windows as the error bar. ``rows`` are
-    (label, vocab_size, `bpe.metrics.Coverage`)."""
-    labels = [plotly_text(label) for label, _, _ in rows]
-    fig = go.Figure(go.Scatter(
-        x=[size for _, size, _ in rows], y=[c.mean for _, _, c in rows], mode="markers+text+lines",
-        text=labels, textposition="top center", marker=dict(size=11, color=TRAIN_COLOUR),
-        line=dict(color="#cbd5e1", width=1),
-        error_y=dict(type="data", symmetric=False, array=[c.p90 - c.mean for _, _, c in rows],
-                     arrayminus=[c.mean - c.p10 for _, _, c in rows], color="#64748b"),
-        customdata=[[c.p10, c.p90, c.windows] for _, _, c in rows],
-        hovertemplate=("%{text}: vocab %{x:,}<br>mean %{y:,.1f} characters<br>"
-                       "10th-90th percentile %{customdata[0]:,.0f}-%{customdata[1]:,.0f} "
-                       "(%{customdata[2]:,} windows)<extra></extra>")))
-    fig.update_layout(title=f"Characters of {plotly_text(what)} covered by {block_size:,} tokens", height=400,
-                      margin=dict(l=10, r=10, t=50, b=10), showlegend=False,
-                      xaxis=dict(type="log", title="vocab size (log scale)"),
-                      yaxis=dict(title="characters per window", rangemode="tozero"))
-    return fig
+    """Characters covered by ``block_size`` tokens, against vocab size (log axis): one marker
+    per tokenizer (named in the legend, so close points never print over each other), the
+    10th-90th percentile over windows as its error bar. ``rows`` are
+    (label, vocab_size, `bpe.metrics.Coverage`). The y axis leaves room above the highest bar."""
+    fig = go.Figure()
+    for (label, size, c), colour in zip(rows, COVERAGE_COLOURS * 3):
+        fig.add_trace(go.Scatter(
+            x=[size], y=[c.mean], mode="markers", name=plotly_text(label), cliponaxis=False,
+            marker=dict(size=14, color=colour, line=dict(color="#111827", width=1)),
+            error_y=dict(type="data", symmetric=False, array=[c.p90 - c.mean], arrayminus=[c.mean - c.p10],
+                         color=colour, thickness=2.5, width=8),
+            customdata=[[c.p10, c.p90, c.windows]],
+            hovertemplate=(f"{plotly_text(label)}: vocab %{{x:,}}<br>mean %{{y:,.1f}} characters<br>"
+                           "10th-90th percentile %{customdata[0]:,.0f}-%{customdata[1]:,.0f} "
+                           "(%{customdata[2]:,} windows)<extra></extra>")))
+    top = max((c.p90 for _, _, c in rows), default=1.0)
+    sizes = sorted({size for _, size, _ in rows})
+    fig.update_layout(title=f"Characters of {plotly_text(what)} covered by {block_size:,} tokens", height=420,
+                      margin=dict(l=10, r=10, t=50, b=10), showlegend=True,
+                      legend=dict(orientation="h", y=-0.3, title_text=""),
+                      xaxis=dict(type="log", title="vocab size (log scale)", tickvals=sizes,
+                                 ticktext=[f"{size:,}" for size in sizes]),
+                      yaxis=dict(title="characters per window", range=[0, top * 1.15], tickformat=",d"))
+    return readable(fig)
 
 
 # ==================== Does BPE help the model?
@@ -157,7 +185,32 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
             line=dict(color=colour, width=2.5), marker=dict(size=5), customdata=[p.step for p in points],
             hovertemplate=(f"{hover_x}<br>step %{{customdata:,}}<br>%{{y:.3f}} bits/char"
                            f"<extra>{plotly_text(name)}</extra>")))
-    fig.update_layout(title=f"Held-out bits per character vs {title}", height=380,
-                      margin=dict(l=10, r=10, t=50, b=10), xaxis_title=title,
-                      yaxis_title="held-out bits per character", legend=dict(orientation="h", y=-0.2))
-    return fig
+    fig.update_layout(title=f"Held-out bits per character vs {title}", height=400,
+                      margin=dict(l=10, r=10, t=50, b=10),
+                      xaxis=dict(title=title, tickformat=",d" if x == "chars" else ",.0f"),
+                      yaxis=dict(title="held-out bits per character", tickformat=".2f"),
+                      legend=dict(orientation="h", y=-0.25))
+    return readable(fig)
+
+
+# ==================== The same content in several languages
+
+
+def language_cost_figure(costs_by_tokenizer: dict, baseline: str) -> go.Figure:
+    """Tokens per language as a multiple of ``baseline``'s, one bar group per language and
+    one bar per tokenizer (``{label: [bpe.analysis.languages.LanguageCost]}``); a line at 1."""
+    fig = go.Figure()
+    for (label, costs), colour in zip(costs_by_tokenizer.items(), [TRAIN_COLOUR, HELDOUT_COLOUR, *OVERLAY_COLOURS]):
+        fig.add_trace(go.Bar(
+            x=[plotly_text(c.language) for c in costs], y=[c.times_baseline for c in costs], name=plotly_text(label),
+            marker_color=colour, text=[f"{c.times_baseline:.1f}×" for c in costs], textposition="outside",
+            cliponaxis=False, customdata=[[c.tokens, c.baseline_tokens] for c in costs],
+            hovertemplate="%{x}: %{customdata[0]:,} tokens, %{y:.2f}× " + plotly_text(baseline)
+                          + " (%{customdata[1]:,})<extra>" + plotly_text(label) + "</extra>"))
+    top = max((c.times_baseline for costs in costs_by_tokenizer.values() for c in costs), default=1.0)
+    fig.add_hline(y=1, line=dict(color="#111827", dash="dot"))
+    fig.update_layout(title=f"Tokens for the same paragraph, as a multiple of {plotly_text(baseline)}",
+                      barmode="group", height=440, margin=dict(l=10, r=10, t=50, b=10),
+                      yaxis=dict(title=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.15], tickformat=".1f"),
+                      legend=dict(orientation="h", y=-0.25))
+    return readable(fig)

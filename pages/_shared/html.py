@@ -20,7 +20,9 @@ MARK_STYLES = {
     "merged": "outline:2px solid #dc2626;outline-offset:0;font-weight:600",
     "left": "outline:2px dashed #dc2626",
     "right": "outline:2px dashed #dc2626",
+    "differs": "outline:2px solid #2563eb;outline-offset:0",
 }
+MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
 
 
 def escape_markdown(text: str) -> str:
@@ -54,7 +56,7 @@ def segments_html(segments: Iterable[Segment], *, css_class: str = "bpe-segments
     for seg in segments:
         text = printable(seg.token)
         tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
-        kind = "" if seg.mark is None else " merged" if seg.mark == "merged" else f" pair-{seg.mark}"
+        kind = MARK_CLASSES[seg.mark]
         style = f"background:{token_colour(seg.token_id)};{SPAN_STYLE}"
         if seg.mark is not None:
             style += ";" + MARK_STYLES[seg.mark]
@@ -84,10 +86,25 @@ def merge_headline_html(step) -> str:
             f"{step.frequency:,} times{again}</p>")
 
 
+def two_merges_html(step: int, pair_a: tuple | None, pair_b: tuple | None) -> str:
+    """``Step 7: run A merges e + s → es; run B merges s + t → st``, token text escaped;
+    a run that had stopped is said so."""
+    def merge(pair) -> str:
+        if pair is None:
+            return "had stopped"
+        left, right = (html.escape(printable(part)) for part in pair)
+        token = html.escape(printable(pair[0] + pair[1]))
+        return f'merges <code>{left}</code> + <code>{right}</code> → <code class="bpe-new-token">{token}</code>'
+
+    return (f'<p class="bpe-divergence" style="font-size:1.15rem;margin:0">Step {step:,}: '
+            f"run A {merge(pair_a)}; run B {merge(pair_b)}</p>")
+
+
 # ==================== Analysis pages: linked tokens and ids, the context window
 
 MAX_LINKED = 1_000  # tokens whose segment and id light up together; past that, plain hover titles
 HOVER_OUTLINE = "outline:2px solid #dc2626;outline-offset:1px"
+UNKNOWN_STYLE = f"background:#ffffff;color:#b91c1c;border:2px dashed #b91c1c;{SPAN_STYLE}"
 
 
 def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
@@ -101,6 +118,12 @@ def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
     spans, ids = [], []
     for i, seg in enumerate(segments):
         text = printable(seg.token)
+        if seg.mark == "unknown":  # outside the alphabet: no id, marked, never dropped
+            tip = html.escape(f"'{text}' is not in this tokenizer's alphabet: it has no token", quote=True)
+            span = f'<span class="tok unknown t{i}" style="{UNKNOWN_STYLE}" title="{tip}">{html.escape(text)}</span>'
+            spans.append(span)
+            ids.append(f'<span class="tid unknown t{i}" style="{UNKNOWN_STYLE}" title="{tip}">?</span>')
+            continue
         tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
         colour = token_colour(seg.token_id)
         span = (f'<span class="tok t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">'
@@ -116,23 +139,38 @@ def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
             f'{" ".join(ids)}</div></div>')
 
 
+# Two clearly different backgrounds, so every token boundary shows (two yellows did not),
+# and a thin white edge between tokens for projectors that wash colours out.
+WINDOW_SHADES = ("#fde68a", "#bae6fd")
+WINDOW_TOKEN_STYLE = "box-shadow:inset -1px 0 0 #ffffff"
+MARKER_STYLE = ("display:inline-block;white-space:nowrap;color:#fff;border-radius:3px;padding:0 4px;"
+                "margin:0 2px;font-weight:600")  # never split across lines, never cut in half
+
+
 def context_window_html(passage: str, lengths: list[int], block_size: int) -> str:
-    """``passage`` with its first ``block_size`` tokens highlighted (alternate shades show
-    where tokens part), a cut mark where the window ends, and the rest greyed.
+    """``passage`` with its first ``block_size`` tokens highlighted (alternating colours show
+    where tokens part), a cut mark where the window ends, and the rest greyed. When the
+    passage has no more than ``block_size`` tokens, an end mark says the whole text fits.
 
     ``lengths`` are the characters per token of ``passage`` (see `bpe.metrics.token_lengths`);
     a token of 0 characters (the tail of a character split across byte tokens) adds nothing.
     """
-    pieces, start = [], 0
-    for i, length in enumerate(lengths[:block_size]):
+    pieces, start, shown = [], 0, 0
+    for length in lengths[:block_size]:
         if length == 0:
             continue
-        shade = "#fde68a" if i % 2 == 0 else "#fcd34d"
-        pieces.append(f'<span class="win" style="background:{shade}">{html.escape(passage[start:start + length])}</span>')
+        shade = WINDOW_SHADES[shown % 2]
+        shown += 1
+        pieces.append(f'<span class="win" style="background:{shade};{WINDOW_TOKEN_STYLE}">'
+                      f"{html.escape(passage[start:start + length])}</span>")
         start += length
-    cut = (f'<span class="cut" title="the window of {block_size:,} tokens ends here" style="color:#fff;'
-           f'background:#dc2626;border-radius:3px;padding:0 4px;margin:0 2px;font-weight:600">'
-           f"✂ {block_size:,}</span>")
+    if len(lengths) <= block_size:
+        marker = (f'<span class="end" title="the whole text is {len(lengths):,} tokens: it fits in the window" '
+                  f'style="{MARKER_STYLE};background:#475569">■ end of text: {len(lengths):,} of {block_size:,} '
+                  f"tokens used</span>")
+    else:
+        marker = (f'<span class="cut" title="the window of {block_size:,} tokens ends here" '
+                  f'style="{MARKER_STYLE};background:#dc2626">✂ {block_size:,}</span>')
     rest = f'<span class="rest" style="color:#94a3b8">{html.escape(passage[start:])}</span>'
-    return (f'<div class="bpe-window" style="font-family:monospace;font-size:0.85rem;white-space:pre-wrap;'
-            f'line-height:1.6;max-height:22rem;overflow-y:auto">{"".join(pieces)}{cut}{rest}</div>')
+    return (f'<div class="bpe-window" style="font-family:monospace;font-size:0.95rem;white-space:pre-wrap;'
+            f'line-height:1.8;max-height:22rem;overflow-y:auto;padding:2px">{"".join(pieces)}{marker}{rest}</div>')

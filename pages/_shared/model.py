@@ -3,20 +3,33 @@
 The job (`bpe.lm.job.ExperimentJob`) trains on its own thread and lives in this session's
 state under `JOB`, never in a module global: each visitor has their own, and a rerun, a
 timer tick or a visit to another page finds it again. The training itself is in `bpe.lm`.
+
+A classroom shares one server, so three things are decided here, once per server
+(`server_slots`): at most `training_slots()` jobs train at once and the rest wait their
+turn (the page says how many are ahead); torch's thread count, a process-wide setting, is
+set to `training_threads()`; and when the server stops, every job is asked to stop and
+waited for (a thread killed inside torch aborts the process). And each job is tied to
+its browser session (`sessions.session_watch`): a closed tab stops its training.
 """
 from __future__ import annotations
+
+import atexit
 
 import streamlit as st
 
 from bpe.lm.config import Budget
-from bpe.lm.job import MODEL_SHAPES, ExperimentJob, experiment_text, train_settings
+from bpe.lm.job import (MODEL_SHAPES, ExperimentJob, experiment_text, train_settings, training_slots,
+                        training_threads)
+from bpe.lm.slots import JobSlots
 from bpe.run import TrainingRun
 
 from .analysis import Compared, base_level, bpe_at
 from .cache import corpus_texts
+from .sessions import session_watch
 from .settings import Settings
 
 JOB = "model_job"  # plain key: this session's ExperimentJob (running or finished)
+SHUTDOWN_SECONDS = 30  # how long a stopping server waits for jobs to finish their step
 
 CAVEATS = """\
 - **Equal compute.** Every model trains for the same number of seconds on the same machine, one
@@ -62,7 +75,20 @@ def start_job(settings: Settings, choices: dict[str, Compared]) -> None:
     config = MODEL_SHAPES[state.model_shape]
     chosen = [(label, choices[label].tokenizer) for label in state.model_tokenizers if label in choices]
     state[JOB] = ExperimentJob(chosen, config, Budget(seconds=float(state.model_seconds)), text=text,
-                               settings=train_settings(config, text.heldout_chars)).start()
+                               settings=train_settings(config, text.heldout_chars), slots=server_slots(),
+                               owner_alive=session_watch()).start()
+
+
+@st.cache_resource(show_spinner=False)
+def server_slots() -> JobSlots:
+    """The server's one line of model jobs, made when the first job starts; with it, once
+    per server process, the thread policy and the clean shutdown (see the module doc)."""
+    import torch  # only once a model is to be trained: torch takes seconds to load
+
+    torch.set_num_threads(training_threads())
+    slots = JobSlots(training_slots())
+    atexit.register(slots.stop_all, SHUTDOWN_SECONDS)
+    return slots
 
 
 def stop_job() -> None:
@@ -77,6 +103,11 @@ def progress_text(job: ExperimentJob) -> tuple[float, str]:
     shared = job.snapshot()
     budget = job.budget.seconds
     done = len(shared.summaries)
+    if shared.place is not None:
+        place = shared.place
+        ahead = f", {place.ahead} waiting ahead of you" if place.ahead else ""
+        return 0.0, (f"The server is busy: {place.training} model job(s) training{ahead}. Yours starts as soon "
+                     "as a slot is free; keep this tab open (closing it gives up the place).")
     where = "starting" if shared.device is None else f"on {shared.device}" + (
         f", {shared.threads} CPU thread(s)" if shared.device == "cpu" else "")
     if done >= len(job.names):

@@ -12,6 +12,9 @@ from bpe.run import TrainingRun
 
 from . import cache
 from .analysis import run_curve
+from .lesson import lesson_finish, lesson_frame_ok, lesson_start
+from .navigation import draw_navigation
+from .presenter import presenter_toggle
 from .settings import Settings, init_state, mirror_in_url, url_notes
 from .sidebar import draw_sidebar
 
@@ -32,12 +35,18 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
     """
     st.set_page_config(page_title=f"{title} · BPE Lab", page_icon="🧩", layout="wide")
     init_state()
+    draw_navigation()  # "Home", not "app"
+    presenter_toggle()
+    copy_link = lesson_start()  # reads a lesson link once; draws "Copy link to this frame"
     settings, listed = draw_sidebar()
     mirror_in_url(settings, listed)
+    lesson_finish(settings, listed, copy_link)
     st.title(title)
     st.markdown(intro)
     for note in url_notes():
         st.warning(escape_markdown(note))
+    if not lesson_frame_ok(settings):  # the lesson's text differs from the one here: say so, stop
+        return settings, None
     try:
         run = cache.trained_run(settings)
     except BpeError as error:

@@ -14,10 +14,11 @@ from typing import Callable
 
 import streamlit as st
 
-from bpe.corpora.corpus import PYTHON_REFERENCE
+from bpe.corpora.shipped import TINY_SHAKESPEARE
+from bpe.steps import DEFAULT_TIE_RULE
 
 DEFAULTS = {
-    "settings_corpus": PYTHON_REFERENCE,
+    "settings_corpus": TINY_SHAKESPEARE,  # real English prose (data/tinyshakespeare.txt)
     "settings_prefix_cap": 500_000,  # characters, as in the tutorial
     "settings_heldout": 0.1,
     "settings_vocab": 1_000,
@@ -27,8 +28,12 @@ DEFAULTS = {
     "settings_alphabet": "characters",
     "settings_pretokenizer": "none",
     "settings_top_k": 10,
+    "settings_tie_rule": DEFAULT_TIE_RULE,
 }
 USER_CORPORA = "settings_user_corpora"  # {name: text}: this session's uploads and pasted text
+# A session keeps only its last few texts (each up to the upload limit): thirty visitors
+# uploading a dozen files each would otherwise hold gigabytes. The sidebar says so.
+MAX_USER_CORPORA = 3
 STEP = "merges_step"  # the Merge-by-merge page's step, mirrored in the URL as `step`
 URL_READ = "settings_url_read"  # the URL is read once per session, on its first run
 URL_NOTES = "settings_url_notes"  # what was wrong with the link, shown on that first page
@@ -49,7 +54,7 @@ class Settings:
     the run was trained to, so any smaller vocab is a prefix of the same merges.
     ``engine`` is the engine actually used (the reference engine falls back to fast on
     large text). ``corpus_version`` identifies the text's content in caches: a hash of
-    pasted or uploaded text, the size on disk for a listed corpus.
+    pasted or uploaded text, the file's stat (size, times, inode) for a listed corpus.
     """
 
     corpus: str
@@ -63,6 +68,7 @@ class Settings:
     alphabet: str  # "characters" | "bytes"
     pretokenizer: str | None  # None | "whitespace" | "gpt2" | "gpt4"
     top_k: int
+    tie_rule: str = DEFAULT_TIE_RULE  # which of equally frequent pairs wins (bpe.steps.TIE_RULES)
 
     def corpus_key(self) -> tuple:
         """What the (train, held-out) texts depend on."""
@@ -71,7 +77,7 @@ class Settings:
     def training_key(self) -> tuple:
         """What the training run depends on: not vocab_size (a prefix) nor top_k (recorded)."""
         return (*self.corpus_key(), self.trained_vocab_size, self.min_freq, self.engine,
-                self.alphabet, self.pretokenizer)
+                self.alphabet, self.pretokenizer, self.tie_rule)
 
 
 def init_state() -> None:

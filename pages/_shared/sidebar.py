@@ -7,20 +7,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe.corpora.corpus import corpus_from_upload, list_corpora
+from bpe.corpora.corpus import corpus_from_upload, corpus_version, list_corpora
 from pages._shared.html import escape_markdown
 from bpe.errors import BpeError
-from bpe.pretokenize import PRETOKENIZER_CHOICES
+from bpe.pretokenize import PRETOKENIZER_CHOICES, pretokenizer_name
+from bpe.analysis.tie_rules import tie_rule_label, tie_rules_help
+from bpe.steps import TIE_RULES
 from bpe.corpora.textfile import decode_text_bytes
 
 from . import cache
-from .settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, bind, read_url_once, text_version, user_corpora
+from .wikitext_download import draw_download
+from .settings import (MAX_USER_CORPORA, MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, bind, read_url_once, text_version,
+                       user_corpora)
 
 VOCAB_MAX = 10_000
 REFERENCE_MAX_CHARS = 50_000  # the reference engine recounts every pair per merge: fine for teaching texts only
 MAX_PREFIX_CHARS = 50_000_000
 MAX_MIN_FREQ = 1_000_000
 UPLOAD_ERROR = "settings_upload_error"
+DROPPED_NOTE = "settings_dropped_note"  # which of this session's texts the last upload let go
 PASTED = "pasted text"
 
 
@@ -48,6 +53,7 @@ def draw_sidebar() -> tuple[Settings, bool]:
         bind(st.selectbox, "Text to train on", "settings_corpus", options=list(sizes),
              format_func=lambda name: f"{name} ({_size(sizes[name])})")
         _corpus_inputs()
+        draw_download()  # WikiText-2, once, with a progress bar (the command line's downloader)
         bind(st.number_input, "Train on the first … characters", "settings_prefix_cap",
              min_value=100, max_value=MAX_PREFIX_CHARS, step=50_000)
         bind(st.slider, "Held-out part", "settings_heldout", min_value=0.0, max_value=0.5, step=0.05,
@@ -56,6 +62,7 @@ def draw_sidebar() -> tuple[Settings, bool]:
         st.header("Tokens")
         bind(st.radio, "Alphabet", "settings_alphabet", options=["characters", "bytes"], horizontal=True)
         bind(st.selectbox, "Pre-tokenizer", "settings_pretokenizer", options=list(PRETOKENIZER_CHOICES),
+             format_func=pretokenizer_name,
              help="Split the text into chunks (words) that merges never cross.")
         settings = _settings(state.settings_engine, listed)
         minimum = _describe_corpus(settings)
@@ -64,6 +71,8 @@ def draw_sidebar() -> tuple[Settings, bool]:
         bind(st.number_input, "Minimum pair frequency", "settings_min_freq", min_value=1, max_value=MAX_MIN_FREQ)
         bind(st.radio, "Engine", "settings_engine", options=["fast", "reference"], horizontal=True,
              help="Both give the same merges; the reference engine is the textbook loop, slow on big text.")
+        bind(st.selectbox, "Tie rule", "settings_tie_rule", options=list(TIE_RULES), format_func=tie_rule_label,
+             help="Which of equally frequent pairs wins.\n\n" + tie_rules_help())
         bind(st.slider, "Top pairs to show", "settings_top_k", min_value=1, max_value=RECORDED_TOP_K)
         engine = _guard_engine(settings)
     return _settings(engine, listed), state.settings_corpus in listed
@@ -76,15 +85,15 @@ def _clamp(key: str, low: int, high: int) -> None:
 def _settings(engine: str, listed: dict) -> Settings:
     state = st.session_state
     own = user_corpora().get(state.settings_corpus)
-    # a file edited on disk changes size and so its cache entries (a cheap check: no read)
-    version = text_version(own) if own is not None else f"listed:{listed[state.settings_corpus].size_bytes}"
+    # a file edited on disk changes its stat times, and so its cache entries (a cheap check: no read)
+    version = text_version(own) if own is not None else corpus_version(listed[state.settings_corpus])
     pretokenizer = None if state.settings_pretokenizer == "none" else state.settings_pretokenizer
     return Settings(
         corpus=state.settings_corpus, corpus_version=version, prefix_cap=int(state.settings_prefix_cap),
         heldout_fraction=round(float(state.settings_heldout), 2), vocab_size=int(state.settings_vocab),
         trained_vocab_size=max(int(state.settings_train_up_to), int(state.settings_vocab)),
         min_freq=int(state.settings_min_freq), engine=engine, alphabet=state.settings_alphabet,
-        pretokenizer=pretokenizer, top_k=int(state.settings_top_k),
+        pretokenizer=pretokenizer, top_k=int(state.settings_top_k), tie_rule=state.settings_tie_rule,
     )
 
 
@@ -143,6 +152,9 @@ def _corpus_inputs() -> None:
     error = st.session_state.get(UPLOAD_ERROR)
     if error:
         st.error(escape_markdown(error), icon="⚠️")
+    dropped = st.session_state.get(DROPPED_NOTE)
+    if dropped:
+        st.info(escape_markdown(dropped))
 
 
 def _use_pasted() -> None:
@@ -170,7 +182,16 @@ def _add_user_corpus(name: str, decode) -> None:
         state[UPLOAD_ERROR] = f"{error} The previous corpus ({state.settings_corpus!r}) stays selected."
         return
     state.pop(UPLOAD_ERROR, None)
-    user_corpora()[name] = text
+    own = user_corpora()
+    own.pop(name, None)  # a text given again counts as the newest
+    own[name] = text
+    dropped = list(own)[:-MAX_USER_CORPORA]
+    for old in dropped:
+        del own[old]
+    if dropped:
+        names, verb = ", ".join(repr(old) for old in dropped), "was" if len(dropped) == 1 else "were"
+        state[DROPPED_NOTE] = (f"This session keeps your last {MAX_USER_CORPORA} texts, so {names} {verb} let go; "
+                               "give it again to use it.")
     state.settings_corpus = name
 
 

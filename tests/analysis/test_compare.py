@@ -58,7 +58,7 @@ def test_first_divergence_compares_tokens_as_bytes():
 
 def test_four_configurations_side_by_side(comparison):
     labels = [v.label for v in comparison.variants]
-    assert labels == ["characters · none", "bytes · none", "bytes · gpt2", "bytes · gpt4"]
+    assert labels == ["characters, no split", "bytes, no split", "bytes, GPT-2 split", "bytes, GPT-4 split"]
     chars, byte_none, gpt2, gpt4 = comparison.variants
     assert chars.base_vocab_size == len(set(TEXT)) and byte_none.base_vocab_size == 256
     assert all(len(v.merges) == 40 for v in comparison.variants)
@@ -95,11 +95,11 @@ def test_merge_rows_and_summary(comparison):
     assert len(rows) == 40 and rows[0]["merge"] == 1
     first = comparison.variants[0]
     for index, row in enumerate(rows):
-        assert row["characters · none differs"] is False
-        assert row["characters · none crosses"] is first.crosses[index]
+        assert row["characters, no split differs"] is False
+        assert row["characters, no split crosses"] is first.crosses[index]
     divergence = comparison.first_divergence(2)
-    assert [row["bytes · gpt2 differs"] for row in rows].index(True) == divergence - 1
-    assert all("·" not in row["bytes · gpt2"] or row["bytes · gpt2"].startswith("·") for row in rows)
+    assert [row["bytes, GPT-2 split differs"] for row in rows].index(True) == divergence - 1
+    assert all("·" not in row["bytes, GPT-2 split"] or row["bytes, GPT-2 split"].startswith("·") for row in rows)
     summary = summary_rows(comparison)
     assert [s["tokenizer"] for s in summary] == [v.label for v in comparison.variants]
     assert summary[0]["first divergent merge"] is None and summary[2]["first divergent merge"] == divergence
@@ -108,8 +108,8 @@ def test_merge_rows_and_summary(comparison):
 
 def test_merge_rows_can_spell_bytes_like_gpt2(comparison):
     spelled = merge_rows(comparison, 40, gpt2_spelling=True)
-    assert any("Ġ" in row["bytes · gpt2"] for row in spelled)
-    assert not any("Ġ" in row["characters · none"] for row in spelled)
+    assert any("Ġ" in row["bytes, GPT-2 split"] for row in spelled)
+    assert not any("Ġ" in row["characters, no split"] for row in spelled)
 
 
 def test_bad_merge_count():

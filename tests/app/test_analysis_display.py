@@ -17,10 +17,18 @@ def test_linked_tokens_escape_text_and_pair_each_token_with_its_id():
 
 
 def test_context_window_highlights_the_first_tokens_and_marks_the_cut():
-    html = context_window_html("ab<cd ef", [2, 2, 0, 3], 3)  # the 0 is a byte tail: no characters
+    html = context_window_html("ab<cd ef", [2, 2, 0, 3, 1], 3)  # the 0 is a byte tail: no characters
     assert html.count('class="win"') == 2
-    assert 'class="win" style="background:#fde68a">ab</span>' in html and "&lt;c</span>" in html
+    assert 'class="win" style="background:#fde68a;' in html and 'class="win" style="background:#bae6fd;' in html
+    assert ">ab</span>" in html and "&lt;c</span>" in html  # two tokens in two different colours
     assert "✂ 3</span>" in html and '<span class="rest" style="color:#94a3b8">d ef</span>' in html
+    assert "white-space:nowrap" in html.split('class="cut"')[1].split(">")[0]  # the mark never splits
+
+
+def test_context_window_of_a_text_shorter_than_the_window_says_it_ends():
+    html = context_window_html("low lower", [3, 1, 5], 128)
+    assert "✂" not in html and 'class="cut"' not in html
+    assert "end of text: 3 of 128 tokens used" in html
 
 
 def test_compression_figure_has_both_curves_the_parting_and_overlays():

@@ -15,6 +15,7 @@ from bpe.analysis.exports import tokenizer_json
 from bpe.analysis.lineage import lineage_lines, lineage_of
 from bpe.analysis.metrics import compression, context_coverage, token_lengths, token_usage
 from bpe.analysis.vocabulary import learned_tokens
+from bpe.analysis.vocab_sizes import spread_sizes
 
 TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
     "pages/2_Tokenize.py", "pages/3_Compression.py", "pages/4_Context_window.py", "pages/5_Vocabulary.py")
@@ -59,9 +60,12 @@ def test_compression_shows_the_runs_numbers():
     assert metric(at, "Embedding parameters (vocab × d)") == f"{vocab * 128:,}"
     at.number_input(key="_w_compression_d").set_value(64).run()
     assert metric(at, "Embedding parameters (vocab × d)") == f"{vocab * 64:,}"
-    table = at.dataframe[0].value
-    assert list(table["vocab size"]) == [f"{s:,} (run stops at {vocab})" for s in (300, 500, 1_000, 2_000)]
-    assert list(table["sequence length"]) == [run.sequence_length(last)] * 4
+    table = at.table[0].value  # sizes the run reaches (it stops at 28), never the same row twice
+    sizes = spread_sizes(run)
+    assert sizes == [15, 20, 24, vocab] and list(table["vocab size"]) == [f"{s:,}" for s in sizes]
+    assert list(table["tokens in the training text"]) == [f"{run.sequence_length(run.merge_count(s)):,}"
+                                                           for s in sizes]
+    assert set(table["held-out characters per token"]) == {"—"}  # nothing held out: a dash, never None
     assert "no held-out curve" in at.caption[0].value
 
 
@@ -100,26 +104,26 @@ def test_context_window_coverage_matches_bpe():
     _train, heldout, run = prose_run()
     at = new_app(CONTEXT, **PROSE, context_block=32)
     assert not at.exception
-    table = at.dataframe[0].value.set_index("tokenizer")
+    table = at.table[0].value.set_index("tokenizer")
     tok = run.tokenizer(300)
     expected = context_coverage(token_lengths(tok.encode_tokens(heldout)), 32)
-    assert table.loc["characters", "mean characters"] == 32.0
-    assert table.loc[f"BPE {tok.vocab_size}", "mean characters"] == round(expected.mean, 1)
-    assert table.loc[f"BPE {tok.vocab_size}", "10th percentile"] == round(expected.p10, 1)
-    assert table.loc[f"BPE {tok.vocab_size}", "windows"] == expected.windows
+    assert table.loc["characters", "mean characters"] == "32.0"
+    assert table.loc[f"BPE {tok.vocab_size}", "mean characters"] == f"{expected.mean:,.1f}"
+    assert table.loc[f"BPE {tok.vocab_size}", "10th percentile"] == f"{expected.p10:,.1f}"
+    assert table.loc[f"BPE {tok.vocab_size}", "windows"] == f"{expected.windows:,}"
     html = spans_html(at)
     assert html.count("✂ 32") == len(table) and 'class="win"' in html
     fixed = heldout[:1_000]
-    cost = at.dataframe[1].value.set_index("tokenizer")
-    assert cost.loc[f"BPE {tok.vocab_size}", "tokens for the passage"] == len(tok.encode(fixed))
+    cost = at.table[1].value.set_index("tokenizer")
+    assert cost.loc[f"BPE {tok.vocab_size}", "tokens for the passage"] == f"{len(tok.encode(fixed)):,}"
     assert f"These {len(fixed):,} characters take {len(fixed):,} tokens as characters" in at.info[0].value
 
 
 def test_context_window_block_size_changes_the_numbers():
     at = new_app(CONTEXT, **PROSE)
-    assert at.dataframe[0].value.set_index("tokenizer").loc["characters", "mean characters"] == 128.0
+    assert at.table[0].value.set_index("tokenizer").loc["characters", "mean characters"] == "128.0"
     at.select_slider(key="_w_context_block").set_value(64).run()
-    assert at.dataframe[0].value.set_index("tokenizer").loc["characters", "mean characters"] == 64.0
+    assert at.table[0].value.set_index("tokenizer").loc["characters", "mean characters"] == "64.0"
 
 
 # ==================== Tokenize
@@ -139,19 +143,25 @@ def test_tokenize_counts_tokens_and_traces_a_lineage():
     assert at.code[0].value == "\n".join(lineage_lines(lineage_of(run, chosen)))
 
 
-def test_tokenize_names_characters_outside_the_alphabet():
-    at = new_app(TOKENIZE, settings_corpus=SMALL)  # the default sentence holds 'A', 'f', 'c', ...
-    assert not at.exception
-    shown = unescape_markdown(at.error[0].value)
-    assert "character(s) outside the tokenizer's alphabet" in shown and "'A'" in shown
-    assert "Fix the text above" in at.info[0].value
+def test_tokenize_marks_characters_outside_the_alphabet_instead_of_refusing():
+    at = new_app(TOKENIZE, settings_corpus=SMALL, tokenize_text="lowest Afc")  # 'A', 'f', 'c' never occur
+    assert not at.exception and not at.error
+    assert [m.value for m in at.metric if m.label == "Tokens"][0] == "7"  # 'lowest ' as characters; A, f, c have none
+    html = at.html[1].value  # the trained BPE, beside the characters
+    assert html.count('class="tok unknown') == 3 and "is not in this tokenizer&#x27;s alphabet" in html
+    note = unescape_markdown(at.caption[0].value)
+    assert "3 character(s) outside this tokenizer's alphabet" in note and "'A', 'f', 'c'" in note
+    assert at.code  # the lineage of the learned tokens is still traced
 
 
-def test_tokenize_rare_words_preset():
+def test_tokenize_presets_are_sentences_of_the_corpus():
+    train, heldout, _ = prose_run()
     at = new_app(TOKENIZE, **PROSE)
-    at.button(key="tokenize_preset_Rare words").click().run()
-    assert at.session_state["tokenize_text"] == "electromagnetism neurocomputational uncharacteristically"
-    assert [m.value for m in at.metric if m.label == "Tokens"][0] == "56"  # characters: one token each
+    at.button(key="tokenize_preset_A held-out sentence").click().run()
+    assert at.session_state["tokenize_text"] in " ".join(heldout.split())
+    at.button(key="tokenize_preset_A training sentence").click().run()
+    assert at.session_state["tokenize_text"] in " ".join(train.split())
+    assert not at.exception and not at.error
 
 
 # ==================== Vocabulary
@@ -213,4 +223,4 @@ def test_context_window_leaves_out_an_uploaded_tokenizer_that_cannot_read_the_te
     at = new_app(CONTEXT, **PROSE, vocab_uploaded=("narrow.json", narrow))
     assert not at.exception
     assert "uploaded: narrow.json is left out" in unescape_markdown(at.warning[0].value)
-    assert "uploaded: narrow.json" not in list(at.dataframe[0].value["tokenizer"])
+    assert "uploaded: narrow.json" not in list(at.table[0].value["tokenizer"])

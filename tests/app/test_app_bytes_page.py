@@ -9,7 +9,7 @@ from bpe.gpt2 import files as gpt2_files
 from helpers import shared_file
 
 PAGE = "pages/7_Bytes_and_pretokenizers.py"
-LABELS = ["characters · none", "bytes · none", "bytes · gpt2", "bytes · gpt4"]
+LABELS = ["characters, no split", "bytes, no split", "bytes, GPT-2 split", "bytes, GPT-4 split"]
 
 
 @pytest.fixture(autouse=True)
@@ -29,26 +29,29 @@ def no_gpt2(tmp_path, monkeypatch):
 def test_four_tokenizers_side_by_side_without_gpt2(no_gpt2):
     at = new_app(PAGE, settings_corpus="multilingual sample", bytes_merges=50)
     assert not at.exception and not at.error
-    summary = at.dataframe[0].value
+    summary = at.table[0].value
     assert list(summary["tokenizer"]) == LABELS
-    assert list(summary["base vocab"])[1:] == [256, 256, 256]
-    merges = at.dataframe[1].value
-    assert list(merges.columns) == LABELS and len(merges) == summary["merges"].max() <= 50
-    assert any(str(cell).startswith("▶ ") for cell in merges["bytes · gpt2"])  # its first divergence is marked
+    assert list(summary.columns[1:3]) == ["characters per token", "bytes per token"]  # the key numbers first
+    assert list(summary["base vocab"])[1:] == ["256", "256", "256"]
+    assert summary["first divergent merge"][0] == "—"  # the first column differs from nothing: a dash, not None
+    merges = at.dataframe[0].value
+    assert list(merges.columns) == LABELS and len(merges) == max(map(int, summary["merges"])) <= 50
+    assert any(str(cell).startswith("▶ ") for cell in merges["bytes, GPT-2 split"])  # its first divergence is marked
     assert "python -m bpe gpt2 download" in at.info[0].value
     assert "bytes_parity_run" not in [button.key for button in at.button]  # no GPT-2, no tiktoken check
     characters = at.dataframe[-1].value
     assert {"€", "ü", "🙂", "你"} <= set(characters["character"])
+    assert "None" not in characters.to_string()
     assert list(characters.columns) == ["character", "name", "UTF-8 bytes", "occurrences",
                                         "first held whole at merge", "own token at merge"]
 
 
 def test_switching_the_byte_tokenizer_and_spelling(no_gpt2):
     at = new_app(PAGE, settings_corpus="multilingual sample", bytes_merges=50)
-    at.radio(key="_w_bytes_variant").set_value("bytes · gpt4").run()
-    assert not at.exception and at.session_state["bytes_variant"] == "bytes · gpt4"
+    at.radio(key="_w_bytes_variant").set_value("bytes, GPT-4 split").run()
+    assert not at.exception and at.session_state["bytes_variant"] == "bytes, GPT-4 split"
     at.toggle(key="_w_bytes_gpt2_spelling").set_value(True).run()
-    assert any("Ġ" in str(cell) for cell in at.dataframe[1].value["bytes · gpt2"])
+    assert any("Ġ" in str(cell) for cell in at.dataframe[0].value["bytes, GPT-2 split"])
 
 
 def test_ascii_corpus_says_every_character_is_one_byte(no_gpt2):
@@ -63,10 +66,10 @@ def test_gpt2_column_when_its_files_are_present(tmp_path, monkeypatch):
     monkeypatch.setattr(gpt2_files, "CACHE_DIR", tmp_path / "cache")  # found in the shared data
     at = new_app(PAGE, settings_corpus="low lower newest widest", bytes_merges=50)
     assert not at.exception
-    summary = at.dataframe[0].value
+    summary = at.table[0].value
     assert list(summary["tokenizer"]) == LABELS + ["GPT-2 (OpenAI)"]
     assert "GPT-2's full vocabulary (50,257 tokens" in at.caption[1].value
-    assert at.dataframe[1].value["GPT-2 (OpenAI)"].iloc[0] == "▶ ·t"
+    assert at.dataframe[0].value["GPT-2 (OpenAI)"].iloc[0] == "▶ ·t"
 
 
 @pytest.mark.shared_data

@@ -22,7 +22,7 @@ torch.set_num_threads(1)  # tiny models: extra threads only add contention
 
 PAGE = "pages/6_Model.py"
 # The Python reference, cut short: a quick run (vocab 300), with 3,000 characters held out.
-QUICK = dict(settings_prefix_cap=30_000, settings_vocab=300, settings_train_up_to=300, model_shape="tiny")
+QUICK = dict(settings_corpus="Python language reference", settings_prefix_cap=30_000, settings_vocab=300, settings_train_up_to=300, model_shape="tiny")
 
 
 @pytest.fixture(autouse=True)
@@ -40,6 +40,15 @@ def run_until_done(at, timeout: float = 120.0):
     return at.run()
 
 
+def results_table(at):
+    """The results table as numbers: it is shown as text, with thousands separators."""
+    table = at.table[0].value
+    assert "None" not in table.to_string()
+    for column in table.columns[1:]:
+        table[column] = table[column].str.replace(",", "").astype(float)
+    return table
+
+
 # ==================== The page
 
 
@@ -52,7 +61,7 @@ def test_before_training_it_offers_tokenizers_shapes_and_the_caveats():
     assert at.number_input(key="_w_model_seconds").value == 60  # the default budget
     assert any("Bits per character, never loss per token" in m.value for m in at.markdown)
     assert not at.button(key="model_start").disabled and at.button(key="model_stop").disabled
-    assert at.get("plotly_chart") == [] and not at.dataframe
+    assert at.get("plotly_chart") == [] and not at.dataframe and not at.table
 
 
 def test_training_draws_both_curves_then_the_table_verdict_and_samples():
@@ -62,13 +71,13 @@ def test_training_draws_both_curves_then_the_table_verdict_and_samples():
     assert at.button(key="model_start").disabled and not at.button(key="model_stop").disabled
     run_until_done(at)
     assert not at.exception
-    table = at.dataframe[0].value
+    table = results_table(at)
+    assert list(table.columns[:2]) == ["tokenizer", "held-out bits per character"]  # the key number first
     assert list(table["tokenizer"]) == ["characters", "BPE 300"]
     assert list(table["vocab"]) == [91, 300]
     assert (table["other parameters"].nunique() == 1) and table["embedding parameters"].is_monotonic_increasing
-    assert (table["training seconds"] >= 2).all() and (table["tokens/s"] > 0).all()
-    assert (table["characters seen"] >= table["tokens seen"]).all()
-    bits = table["held-out bits/char"]
+    assert (table["seconds"] >= 2).all() and (table["characters per second"] > 0).all()
+    bits = table["held-out bits per character"]
     assert bits.dtype.kind == "f" and ((bits > 0) & (bits < 8)).all()
     note = [m.value for m in at.markdown if m.value.startswith("Held-out bits per character")][0]
     for name, value in zip(table["tokenizer"], bits):
@@ -90,8 +99,8 @@ def test_stop_ends_training_and_the_note_says_it_was_not_equal():
     assert at.session_state["model_job"].stop_requested
     run_until_done(at, timeout=60)
     assert not at.exception
-    table = at.dataframe[0].value
-    assert list(table["tokenizer"]) == ["characters"] and table["training seconds"][0] < 300
+    table = results_table(at)
+    assert list(table["tokenizer"]) == ["characters"] and table["seconds"][0] < 300
     note = [m.value for m in at.markdown if m.value.startswith("Held-out bits per character")][0]
     assert "Training was stopped" in note and "Only 1 of the 2 models trained" in note
 

@@ -13,7 +13,7 @@ from bpe.errors import BpeError
 from bpe.lm.checkpoint import load_checkpoint, save_checkpoint
 from bpe.lm.config import Budget, ModelConfig, TrainSettings
 from bpe.lm.model import ParameterCounts, build_model, count_parameters
-from bpe.lm.sample import generate, generate_text
+from bpe.lm.sample import generate
 
 torch.set_num_threads(1)  # tiny models: extra threads only add contention
 
@@ -159,19 +159,6 @@ def test_temperature_zero_and_top_k_one_both_pick_the_most_likely_token():
 def test_bad_sampling_requests_are_refused_by_name(prompt, kwargs, message):
     with pytest.raises(BpeError, match=message):
         generate(build_model(TINY), prompt, 5, **kwargs)
-
-
-def test_generate_text_decodes_prompt_and_continuation_together():
-    alphabet = "abcdefghij"
-    text = generate_text(
-        build_model(TINY), "abc", encode=lambda s: [alphabet.index(c) for c in s],
-        decode=lambda ids: "".join(alphabet[i] for i in ids), max_new_tokens=5, temperature=0,
-    )
-    assert len(text) == 8 and text.startswith("abc")
-
-
-# ====================
-# Checkpoints
 
 
 def test_checkpoint_round_trip_gives_identical_logits(tmp_path):

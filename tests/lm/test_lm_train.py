@@ -347,3 +347,27 @@ def test_bad_sampling_settings_fail_before_any_training(kwargs, message):
                                  Budget(steps=1), text=TEXT, settings=FAST, **kwargs)
     with pytest.raises(BpeError, match=message):
         next(records)  # the very first record: nothing was trained
+
+
+def test_cli_uses_the_apps_thread_policy_and_says_so(tmp_path, capsys, monkeypatch):
+    text_file = tmp_path / "corpus.txt"
+    text_file.write_text(TEXT, encoding="utf-8")
+    monkeypatch.setattr(bpe.cli.lm, "training_threads", lambda: 1)  # the policy on a 2-core machine
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)  # as if torch had started with every core of a bigger machine
+    try:
+        code = main(["train", "--text", str(text_file), "--vocab-size", "40", "--steps", "1", "--block-size", "8",
+                     "--width", "16", "--depth", "1", "--batch-size", "2", "--eval-windows", "1",
+                     "--sample-chars", "5", "--device", "cpu"])
+        used = torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
+    assert code == 0 and used == 1
+    assert "Training on cpu, 1 CPU thread(s) of " in capsys.readouterr().out
+
+
+def test_cli_refuses_zero_threads(tmp_path, capsys):
+    text_file = tmp_path / "corpus.txt"
+    text_file.write_text(TEXT, encoding="utf-8")
+    assert main(["train", "--text", str(text_file), "--steps", "1", "--threads", "0"]) == 1
+    assert "--threads 0 must be at least 1" in capsys.readouterr().err

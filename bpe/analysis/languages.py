@@ -1,0 +1,89 @@
+"""The same content in several languages: how many tokens each costs.
+
+The lighthouse paragraph (`bpe.corpora.builtin.LIGHTHOUSE`) says the same thing in eleven
+languages, so its token count in each language is a fair price tag: a tokenizer trained
+mostly on one script cuts the others into many more pieces, and a model then pays for
+that in context length and compute. Two ways to train, both byte-level (every script is
+encodable, and every tokenizer starts from the same 256 base tokens):
+
+- ``shared``: one tokenizer trained on all the paragraphs together, as a multilingual
+  model's tokenizer is; each language is then encoded with it.
+- ``separate``: one tokenizer per language, trained on that paragraph alone, all with
+  the same number of merges (so the same vocab size, 256 + merges at most).
+
+Nothing here draws; `language_costs` returns rows a page shows.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bpe.alphabet import BYTES
+from bpe.run import train_run
+
+MODES = ("shared", "separate")
+MINIMUM_PAIR_FREQUENCY = 2
+
+
+@dataclass(frozen=True)
+class LanguageCost:
+    """One language's paragraph and its price in tokens."""
+
+    language: str
+    characters: int
+    utf8_bytes: int
+    tokens: int
+    vocab_size: int  # of the tokenizer that encoded it (training may stop short)
+    baseline_tokens: int  # the baseline language's tokens with the same kind of tokenizer
+
+    @property
+    def characters_per_token(self) -> float:
+        return self.characters / max(self.tokens, 1)
+
+    @property
+    def times_baseline(self) -> float:
+        """How many times the baseline language's token count the same content costs."""
+        return self.tokens / max(self.baseline_tokens, 1)
+
+
+def train_byte_tokenizer(text: str, merges: int):
+    """A byte-level BPE with at most ``merges`` merges learned from ``text``."""
+    run = train_run(text, target_vocab_size=256 + merges, minimum_pair_frequency=MINIMUM_PAIR_FREQUENCY,
+                    alphabet=BYTES, top_k=0)
+    return run.tokenizer()
+
+
+def language_costs(texts: Mapping[str, str], *, merges: int, mode: str = "shared",
+                   baseline: str | None = None) -> list[LanguageCost]:
+    """Tokens per language for ``texts`` ({language: the same content}), with byte-level
+    BPE trained ``mode``-wise for ``merges`` merges; ``baseline`` (default: the first
+    language) is the one the others are compared with.
+
+    >>> costs = language_costs({"English": "the sea", "Greek": "η θάλασσα"}, merges=0)
+    >>> [(c.language, c.tokens, round(c.times_baseline, 2)) for c in costs]
+    [('English', 7, 1.0), ('Greek', 17, 2.43)]
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r} must be one of {', '.join(MODES)}")
+    if not texts:
+        return []
+    baseline = next(iter(texts)) if baseline is None else baseline
+    if mode == "shared":
+        shared = train_byte_tokenizer("\n".join(texts.values()), merges)
+        tokenizers = {language: shared for language in texts}
+    else:
+        tokenizers = {language: train_byte_tokenizer(text, merges) for language, text in texts.items()}
+    counts = {language: len(tokenizers[language].encode(text)) for language, text in texts.items()}
+    return [LanguageCost(language, len(text), len(text.encode("utf-8")), counts[language],
+                         tokenizers[language].vocab_size, counts[baseline])
+            for language, text in texts.items()]
+
+
+def encoded_costs(texts: Mapping[str, str], tokenizer, *, baseline: str | None = None) -> list[LanguageCost]:
+    """The same rows for a ready tokenizer (e.g. GPT-2's), which must encode any text."""
+    if not texts:
+        return []
+    baseline = next(iter(texts)) if baseline is None else baseline
+    counts = {language: len(tokenizer.encode(text)) for language, text in texts.items()}
+    return [LanguageCost(language, len(text), len(text.encode("utf-8")), counts[language], tokenizer.vocab_size,
+                         counts[baseline]) for language, text in texts.items()]

@@ -1,0 +1,73 @@
+"""One number style for every page: thousands separators, a fixed number of decimals per
+quantity, a word or "—" where there is no value, and changes said in words.
+
+Tables that a class reads from the back of the room go through `show_table`: numbers are
+formatted here (so every page agrees), missing values become "—", and the table is a
+static `st.table`, which wraps long cells instead of hiding columns off the right edge.
+Token text in cells is user text; `st.table` renders Markdown, so it is escaped.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from .html import escape_markdown
+
+MISSING = "—"
+DEFAULT_DECIMALS = 2
+
+
+def count(value: int) -> str:
+    """A whole number with thousands separators: 12,345."""
+    return f"{value:,}"
+
+
+def cell(value, decimals: int = DEFAULT_DECIMALS) -> str:
+    """One table cell as text: None -> "—", 1234 -> "1,234", 3.14159 -> "3.14" (``decimals``),
+    True/False -> "yes"/"no", text escaped for Markdown."""
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if value != value:  # NaN: no value
+            return MISSING
+        return f"{value:,.{decimals}f}"
+    return escape_markdown(str(value)) if str(value) else MISSING
+
+
+def table_frame(rows: Sequence[Mapping], decimals: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """Rows of plain values as a frame of display text (see `cell`), columns in row order."""
+    decimals = decimals or {}
+    columns = list(rows[0]) if rows else []
+    return pd.DataFrame([{column: cell(row.get(column), decimals.get(column, DEFAULT_DECIMALS)) for column in columns}
+                         for row in rows], columns=columns)
+
+
+def show_table(rows: Sequence[Mapping], *, decimals: Mapping[str, int] | None = None, empty: str = "Nothing to show.") -> None:
+    """A small summary table that fits the page: formatted cells, wrapped text, no index."""
+    if not rows:
+        st.caption(empty)
+        return
+    st.table(table_frame(rows, decimals), hide_index=True)
+
+
+def change_delta(change: int, unit: str, *, than: str = "") -> dict:
+    """`st.metric` keyword arguments that say a change in words, one arrow and no minus
+    sign: -10509 -> "10,509 fewer tokens" with a green down arrow (shorter is better)."""
+    tail = f" {than}" if than else ""
+    if change < 0:
+        return dict(delta=f"{-change:,} fewer {unit}{tail}", delta_arrow="down", delta_color="green")
+    if change > 0:
+        return dict(delta=f"{change:,} more {unit}{tail}", delta_arrow="up", delta_color="red")
+    return dict(delta=0, delta_description=f"no change{tail}")
+
+
+def count_columns(*names: str) -> dict:
+    """`st.dataframe` column settings showing whole numbers with thousands separators (the
+    column stays numeric, so clicking its header still sorts by value)."""
+    return {name: st.column_config.NumberColumn(name, format="%,d") for name in names}

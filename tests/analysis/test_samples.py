@@ -1,0 +1,25 @@
+"""Tokenize presets come from the corpus (bpe.analysis.samples)."""
+from __future__ import annotations
+
+from bpe.analysis.samples import TUTORIAL_SENTENCE, corpus_samples, first_sentence
+
+
+def test_a_sentence_of_prose_with_line_breaks_and_speaker_dropped():
+    play = "ROMEO:\nWhat light through yonder\nwindow breaks? It is the east.\n"
+    assert first_sentence(play, min_chars=20) == "What light through yonder window breaks?"
+
+
+def test_code_and_tables_are_skipped_for_a_sentence_with_letters():
+    text = "+-----+-----+-----+-----+-----+-----+-----+-----+\n\nThe table above lists every operator in order of priority."
+    assert first_sentence(text) == "The table above lists every operator in order of priority."
+
+
+def test_a_tiny_text_is_its_own_sample():
+    assert corpus_samples("low lower lowest", "") == {"A training sentence": "low lower lowest",
+                                                       "The tutorial's sentence": TUTORIAL_SENTENCE}
+
+
+def test_held_out_sentence_first_when_text_is_held_out():
+    samples = corpus_samples("Before we proceed any further, hear me speak.", "Alas, that love, so gentle in his view!")
+    assert list(samples) == ["A held-out sentence", "A training sentence", "The tutorial's sentence"]
+    assert samples["A held-out sentence"] == "Alas, that love, so gentle in his view!"

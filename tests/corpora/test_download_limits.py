@@ -1,0 +1,113 @@
+"""The downloader's limits (issue 15, point 8), against servers on 127.0.0.1: a whole
+transfer has a deadline however the server paces it, SIGTERM leaves no partial file, an
+archive member is streamed to disk with a size cap, and no device is written over."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from bpe.corpora import download
+from bpe.corpora.download import download_wikitext2, fetch_verified
+from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, RAW_MEMBERS
+from bpe.errors import BpeError, DownloadError
+from helpers import ROOT
+from test_download import ARCHIVE, ARCHIVE_SHA256, files_under, server, sha256, wikitext_zip  # noqa: F401
+
+
+class Trickle(BaseHTTPRequestHandler):
+    """Promises the whole archive, then sends one byte every 0.3 s: each read succeeds
+    within any per-read timeout, so only an overall deadline ends it."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(ARCHIVE)))
+        self.end_headers()
+        try:
+            for byte in ARCHIVE:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(0.3)
+        except OSError:
+            pass  # the client hung up
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def trickle_url(monkeypatch):
+    for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/{ARCHIVE_NAME}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_trickling_server_is_cut_off_at_the_deadline(trickle_url, tmp_path):
+    started = time.monotonic()
+    with pytest.raises(DownloadError, match=r"did not finish within the deadline of 1\.5 s"):
+        download_wikitext2(tmp_path, mirrors=[trickle_url], sha256=ARCHIVE_SHA256, timeout=1, deadline=1.5)
+    assert time.monotonic() - started < 6
+    assert files_under(tmp_path) == []
+
+
+def test_sigterm_leaves_no_partial_file(trickle_url, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "no_proxy": "127.0.0.1"}
+    command = [sys.executable, "-m", "bpe", "download", "wikitext-2", "--mirror", trickle_url,
+               "--sha256", ARCHIVE_SHA256, "--cache-dir", str(tmp_path)]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not any(name.endswith(".part") for name in files_under(tmp_path)):
+            assert time.monotonic() < deadline and process.poll() is None, "the download never started"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert process.returncode == 143, err.decode()
+    assert files_under(tmp_path) == []
+    assert b"Traceback" not in err and b"no partial file was left" in err
+
+
+def test_an_archive_member_over_the_cap_is_refused_without_reading_it_whole(server, tmp_path, monkeypatch):
+    monkeypatch.setattr(download, "MAX_MEMBER_BYTES", 1_000)
+    archive = wikitext_zip(train=b"a" * 5_000)  # compresses to a few bytes: size is only known unpacked
+    read_whole = []
+    monkeypatch.setattr("zipfile.ZipFile.read", lambda *args, **kw: read_whole.append(args) or b"")
+    with pytest.raises(DownloadError, match=r"wiki\.train\.raw in wikitext-2-raw-v1\.zip unpacks to more than "
+                                            r"1,000 bytes"):
+        download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip", archive)], sha256=sha256(archive))
+    assert read_whole == []
+    assert files_under(tmp_path) == [ARCHIVE_NAME]
+
+
+def test_a_good_archive_still_unpacks_by_streaming(server, tmp_path):
+    folder = download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip")], sha256=ARCHIVE_SHA256)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [*RAW_MEMBERS.values(), "wikitext2_test_clean.txt", "wikitext2_train_clean.txt", "wikitext2_val_clean.txt"])
+
+
+def test_a_download_never_replaces_a_device(server, tmp_path):
+    target = tmp_path / ARCHIVE_NAME
+    os.mkfifo(target)  # stands in for a symlink to /dev/null
+    with pytest.raises(BpeError, match="not a regular file"):
+        fetch_verified([server.serve("/a.zip")], target, ARCHIVE_SHA256)
+    assert target.is_fifo() and server.requests == []
+
+
+@pytest.mark.parametrize("limits", [{"timeout": 0}, {"deadline": -1}, {"deadline": float("inf")}])
+def test_limits_must_be_positive_seconds(tmp_path, limits):
+    with pytest.raises(BpeError, match="must be a number of seconds above 0"):
+        fetch_verified(["http://127.0.0.1:9/a.zip"], tmp_path / "a.zip", ARCHIVE_SHA256, **limits)

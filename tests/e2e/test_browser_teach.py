@@ -1,0 +1,248 @@
+"""Real browser: teach mode (issue 12). A copied lesson link and a lesson file reopen the
+same numbers; the quiz hides the winner until a bar is clicked; the algorithm panel lights
+the running line as the film plays; the downloaded film plays from disk, offline, with a
+corpus full of HTML kept as text. WikiText-2 runs on a second server that finds it
+through BPE_CORPORA."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import ROOT, _free_port, _wait_healthy
+
+pytestmark = pytest.mark.e2e
+SMALL = "low lower newest widest"  # 17 merges
+TINY = "low lower lowest"
+SHOWN = ("Step", "Vocab size", "Sequence length", "Compression so far")
+EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> <b>bold</b> " * 4
+
+
+def metric(page, label: str):
+    return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id("stMetricValue")
+
+
+def settle(page):
+    """Wait until the script run is over: while it runs, Streamlit keeps stale copies of
+    elements that moved, so a button can briefly be there twice."""
+    page.wait_for_timeout(300)
+    expect(page.get_by_test_id("stStatusWidget")).to_be_hidden(timeout=90_000)
+
+
+def step_forward(page):
+    settle(page)
+    step_forward(page)
+
+
+def numbers(page) -> list[str]:
+    expect(metric(page, "Step")).to_be_visible(timeout=90_000)
+    settle(page)
+    return [metric(page, label).inner_text() for label in SHOWN] + [
+        page.locator(".bpe-segments").first.inner_text()]
+
+
+def copy_link(page) -> str:
+    settle(page)
+    page.get_by_role("button", name="Copy link to this frame").click()
+    code = page.get_by_role("dialog").get_by_test_id("stCode")
+    expect(code).to_be_visible()
+    return code.inner_text().replace("\n", "")
+
+
+def reopen(browser, url: str):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    other = context.new_page()
+    other.goto(url)
+    return other
+
+
+# ==================== Lesson links and files
+
+
+def test_a_copied_link_opens_the_same_numbers(page, app_url, browser, screenshot):
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}&top_k=5")
+    expect(metric(page, "Step")).to_have_text("1 of 17", timeout=60_000)
+    for _ in range(3):
+        step_forward(page)
+    expect(metric(page, "Step")).to_have_text("4 of 17")
+    teacher = numbers(page)
+    url = copy_link(page)
+    assert url.startswith(f"{app_url}/Merge_by_merge?") and "text_hash=" in url and "top_k=5" in url
+    screenshot(page, "lesson_link_dialog")
+    student = reopen(browser, url)
+    assert numbers(student) == teacher
+    expect(student.locator(".js-plotly-plot").first).to_be_visible()
+    student.context.close()
+    assert page.off_origin_requests == []
+
+
+def test_a_lesson_file_reopens_the_frame_with_its_pasted_text(page, app_url, browser, tmp_path):
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(TINY)}")
+    expect(metric(page, "Step")).to_have_text("1 of 4", timeout=60_000)
+    paste(page, "the cat sat on the mat, the cat sat on the hat. " * 3)
+    expect(metric(page, "Step")).to_contain_text(" of ")
+    step_forward(page)
+    expect(metric(page, "Step")).to_have_text(re.compile(r"^2 of "))
+    teacher = numbers(page)
+    page.get_by_role("button", name="Copy link to this frame").click()
+    with page.expect_download() as download:
+        page.get_by_role("dialog").get_by_role("button", name="Download the lesson file (JSON)").click()
+    lesson = tmp_path / "lesson.json"
+    download.value.save_as(lesson)
+    student = reopen(browser, app_url)
+    expect(student.get_by_role("heading", name="BPE Lab")).to_be_visible(timeout=60_000)
+    uploader = student.get_by_test_id("stFileUploader").filter(has_text="Open a lesson file")
+    uploader.locator("input[type=file]").set_input_files(str(lesson))
+    expect(student.get_by_role("heading", name="Merge by merge")).to_be_visible(timeout=60_000)
+    assert numbers(student) == teacher
+    student.context.close()
+
+
+def paste(page, text: str):
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_text("Paste or upload a text").click()
+    sidebar.get_by_label("Paste text").fill(text)
+    sidebar.get_by_role("button", name="Use pasted text").click()
+    expect(sidebar.get_by_role("combobox", name="Text to train on")).to_have_value(re.compile(r"^pasted text"))
+
+
+# ==================== Predict the next merge, the algorithm beside the film
+
+
+def test_the_quiz_hides_the_winner_until_a_bar_is_clicked(page, app_url, screenshot):
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}&teach_quiz=1")
+    expect(page.get_by_text("Predict merge 1:")).to_be_visible(timeout=60_000)
+    expect(page.locator(".bpe-segments .tok.merged")).to_have_count(0)
+    expect(page.locator(".bpe-merge")).to_have_count(0)
+    screenshot(page, "quiz_question")
+    page.locator(".js-plotly-plot .bars .point").first.click()  # the first bar: e + s, the winner
+    expect(page.get_by_text("Right: e + s occurs 9 times")).to_be_visible()
+    expect(page.locator(".bpe-segments .tok.merged").first).to_be_visible()
+    expect(page.get_by_text("Score: 1 of 1 right.")).to_be_visible()
+    page.get_by_role("button", name="Next merge").click()
+    expect(metric(page, "Step")).to_have_text("2 of 17")
+    expect(page.get_by_text("Predict merge 2:")).to_be_visible()
+
+
+def test_the_algorithm_panel_lights_each_phase_as_the_film_plays(page, app_url, screenshot):
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(TINY)}&teach_algorithm=1&teach_phase=0")
+    panel = page.locator(".bpe-algorithm")
+    expect(panel).to_have_attribute("data-phase", "count", timeout=60_000)
+    expect(panel.locator(".line.lit")).to_contain_text("count every adjacent pair")
+    step_forward(page)
+    expect(panel).to_have_attribute("data-phase", "pick")
+    screenshot(page, "algorithm_pick")
+    page.get_by_role("button", name="Play").click()
+    seen = set()
+    for _ in range(40):
+        seen.add(panel.get_attribute("data-phase"))
+        if page.get_by_role("button", name="Play").is_visible() and metric(page, "Step").inner_text() == "4 of 4":
+            break
+        page.wait_for_timeout(250)
+    assert {"merge", "record"} <= seen
+    expect(metric(page, "Step")).to_have_text("4 of 4", timeout=20_000)
+    expect(panel).to_have_attribute("data-phase", "record")
+    expect(page.get_by_role("button", name="Play")).to_be_visible()
+
+
+# ==================== A film to take away
+
+
+def download_film(page, tmp_path: Path) -> Path:
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download this film (HTML)").click()
+    path = tmp_path / "film.html"
+    download.value.save_as(path)
+    return path
+
+
+def play_from_disk(browser, path: Path):
+    """Open the file from disk with nothing else reachable, press Play, see the step advance."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    film = context.new_page()
+    requests, dialogs = [], []
+    film.on("request", lambda request: requests.append(request.url))
+    film.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    film.goto(path.as_uri())
+    step = film.locator("#step")
+    expect(step).to_contain_text("Step 1 of ")
+    film.get_by_role("button", name="Play").click()
+    expect(step).not_to_contain_text("Step 1 of ", timeout=5_000)
+    expect(film.get_by_role("button", name="Pause")).to_be_visible()
+    assert requests == [path.as_uri()] and dialogs == []
+    return film
+
+
+def test_the_downloaded_film_plays_from_disk(page, app_url, browser, tmp_path, screenshot):
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}")
+    expect(metric(page, "Step")).to_have_text("1 of 17", timeout=60_000)
+    film = play_from_disk(browser, download_film(page, tmp_path))
+    expect(film.locator("#chart .bar-row.winner")).to_have_count(1)
+    expect(film.locator("#after .merged").first).to_be_visible()
+    screenshot(film, "film")
+    film.context.close()
+
+
+def test_a_film_of_html_keeps_it_as_text(page, app_url, browser, tmp_path):
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(TINY)}")
+    expect(metric(page, "Step")).to_have_text("1 of 4", timeout=60_000)
+    paste(page, EVIL)
+    expect(metric(page, "Step")).to_contain_text(" of ")
+    film = play_from_disk(browser, download_film(page, tmp_path))
+    expect(film.locator("#before")).to_contain_text("<")  # the tags are shown as characters
+    assert film.locator("#before img, #before script, #before b, h1 b").count() == 0
+    film.context.close()
+
+
+# ==================== WikiText-2, through BPE_CORPORA
+
+
+@pytest.fixture(scope="module")
+def wikitext_url(tmp_path_factory):
+    from helpers import shared_file
+    valid = shared_file("wikitext-2/valid.txt")
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("streamlit-wikitext") / "server.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
+             "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            env={**os.environ, "BPE_CORPORA": str(valid.parent)})
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(proc, url, log_path)
+            yield url
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+@pytest.mark.shared_data
+def test_wikitext_link_quiz_and_film(browser, wikitext_url, tmp_path, screenshot):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{wikitext_url}/Merge_by_merge?corpus=valid.txt&prefix=60000&vocab=400&step=40&teach_quiz=1")
+    expect(page.get_by_text("Predict merge 40:")).to_be_visible(timeout=120_000)
+    page.locator(".js-plotly-plot .bars .point").nth(1).click()  # not the winner: wrong, or right by count
+    expect(page.get_by_text("Score: ")).to_contain_text("of 1 right")
+    teacher = numbers(page)
+    student = reopen(browser, copy_link(page))
+    assert numbers(student) == teacher
+    expect(student.get_by_text("Predict merge 40:")).to_be_visible()  # each class answers for itself
+    screenshot(student, "wikitext_quiz")
+    student.context.close()
+    play_from_disk(browser, download_film(page, tmp_path)).context.close()
+    context.close()

@@ -1,0 +1,154 @@
+"""Real browser: a lesson a teacher can trust (issue 11).
+
+Switching the corpus in the sidebar leaves no page showing the old corpus's numbers; the
+player keeps Step back usable and answers the keyboard; "Home" names the home page; tables
+keep their key column on a projector's 1024 px; the context-window passage shows token
+boundaries and never cuts its marks.
+"""
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+SMALL = "low lower newest widest"  # 17 merges, stops at vocab 28
+TINY = "low lower lowest"  # 4 merges, stops at vocab 12
+
+
+def sidebar(page):
+    return page.get_by_test_id("stSidebar")
+
+
+def go_to(page, label: str, heading: str | None = None):
+    """Follow the sidebar's link (the same session, as a teacher clicks)."""
+    sidebar(page).get_by_role("link", name=label, exact=True).click()
+    expect(page.get_by_role("heading", name=heading or label, exact=True)).to_be_visible()
+
+
+def pick_corpus(page, name: str):
+    sidebar(page).get_by_test_id("stSelectbox").filter(has_text="Text to train on").click()
+    page.get_by_role("option", name=re.compile(rf"^{re.escape(name)} \(")).click()
+
+
+def metric(page, label: str):
+    return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id("stMetricValue")
+
+
+def chips(page, label: str):
+    box = page.get_by_test_id("stMultiSelect").filter(has_text=label)
+    return box.locator('[data-baseweb="tag"]')
+
+
+def test_switching_corpus_leaves_every_page_on_the_new_corpus(page, app_url, screenshot):
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}")
+    expect(metric(page, "Step")).to_have_text("1 of 17", timeout=60_000)
+    for _ in range(2):
+        page.get_by_role("button", name="Step forward").click()
+    expect(metric(page, "Step")).to_have_text("3 of 17")
+    go_to(page, "Tokenize")
+    box = page.get_by_label("Text to tokenize")
+    box.fill("newest widest")
+    box.press("Control+Enter")
+    expect(page.get_by_test_id("stMetric").filter(has_text="Tokens").first.get_by_test_id("stMetricValue")).to_have_text("13")
+    for label, heading in (("Context window", None), ("Vocabulary", None), ("Model", None)):
+        go_to(page, label, heading)
+    expect(chips(page, "Tokenizers")).to_have_text(["characters", "BPE 28"])
+
+    pick_corpus(page, TINY)  # on the Model page, as a teacher might
+    expect(chips(page, "Tokenizers")).to_have_text(["characters", "BPE 12"])
+    expect(page.get_by_role("button", name="Train models")).to_be_enabled()
+    go_to(page, "Home", "BPE Lab")
+    expect(metric(page, "Corpus size (characters)")).to_have_text("16")
+    go_to(page, "Merge by merge")
+    expect(metric(page, "Step")).to_have_text("1 of 4")
+    go_to(page, "Tokenize")
+    expect(page.get_by_label("Text to tokenize")).to_have_value(TINY)
+    expect(page.get_by_text("outside this tokenizer's alphabet")).to_have_count(0)
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+    go_to(page, "Compression")
+    table = page.get_by_test_id("stTable").first
+    expect(table.locator("tbody tr td:first-child")).to_have_text(["9", "10", "11", "12"])
+    go_to(page, "Context window")
+    expect(chips(page, "BPE vocab sizes")).to_have_text(["12"])
+    expect(page.get_by_test_id("stTable").first.locator("tbody tr td:first-child")).to_contain_text(
+        ["characters", "BPE 12"])
+    expect(page.locator(".bpe-window .end").first).to_contain_text("end of text")
+    expect(page.locator(".bpe-window .cut")).to_have_count(0)
+    go_to(page, "Vocabulary")
+    expect(page.get_by_text("4 of 4 learned tokens shown")).to_be_visible()
+    screenshot(page, "teacher_vocabulary_after_switch")
+    assert page.off_origin_requests == []
+
+
+def test_step_back_while_playing_and_the_keyboard(page, app_url):
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}&step=1")
+    expect(metric(page, "Step")).to_have_text("1 of 17", timeout=60_000)
+    page.get_by_role("button", name="Play").click()
+    expect(metric(page, "Step")).to_have_text(re.compile(r"^([3-9]|1[0-7]) of 17$"), timeout=20_000)
+    back = page.get_by_role("button", name="Step back")
+    expect(back).to_be_enabled()  # the timer moved the step; the button was drawn at step 1
+    back.click()
+    expect(page.get_by_role("button", name="Play")).to_be_visible()  # stepping pauses
+    shown = int(metric(page, "Step").inner_text().split()[0])
+    page.get_by_role("heading", name="Merge by merge").click()  # focus the page, not a widget
+    page.keyboard.press("ArrowRight")
+    expect(metric(page, "Step")).to_have_text(f"{shown + 1} of 17")
+    page.keyboard.press("ArrowLeft")
+    expect(metric(page, "Step")).to_have_text(f"{shown} of 17")
+    page.keyboard.press("Space")
+    expect(page.get_by_role("button", name="Pause")).to_be_visible()
+    page.keyboard.press("Space")
+    expect(page.get_by_role("button", name="Play")).to_be_visible()
+
+
+def test_home_is_called_home_in_the_navigation(page, app_url):
+    page.goto(app_url)
+    expect(page.get_by_role("heading", name="BPE Lab")).to_be_visible()
+    links = sidebar(page).get_by_role("link")
+    expect(links.first).to_have_text("🏠Home")
+    expect(sidebar(page).get_by_role("link", name="app", exact=True)).to_have_count(0)
+    expect(sidebar(page).get_by_role("link", name="Merge by merge", exact=True)).to_be_visible()
+
+
+@pytest.mark.parametrize("path, header", [
+    ("Compression", "embedding parameters (d = 128)"),
+    ("Bytes_and_pretokenizers", "bytes per token"),
+    ("Context_window", "× characters"),
+])
+def test_key_columns_fit_a_projector(browser, app_url, path, header):
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/{path}?corpus={quote(SMALL)}")
+        cell = page.get_by_test_id("stTable").first.locator("th").filter(has_text=header).first
+        expect(cell).to_be_visible(timeout=60_000)
+        box = cell.bounding_box()
+        assert box["x"] + box["width"] <= 1024, f"{header!r} ends at {box['x'] + box['width']:.0f} px"
+        assert "None" not in page.get_by_test_id("stTable").first.inner_text()
+    finally:
+        context.close()
+
+
+def test_context_window_shows_token_boundaries_and_whole_marks(page, app_url):
+    page.goto(f"{app_url}/Context_window?corpus={quote(SMALL)}")
+    window = page.locator(".bpe-window").nth(1)  # the trained BPE's passage
+    expect(window.locator(".win").first).to_be_visible(timeout=60_000)
+    colours = window.locator(".win").evaluate_all(
+        "spans => spans.slice(0, 2).map(s => getComputedStyle(s).backgroundColor)")
+    assert colours[0] != colours[1]  # neighbouring tokens differ visibly
+    mark = window.locator(".cut, .end").first
+    box, outer = mark.bounding_box(), window.bounding_box()
+    assert box["height"] < 40 and box["x"] >= outer["x"] and box["x"] + box["width"] <= outer["x"] + outer["width"]
+
+
+def test_presenter_mode_enlarges_the_segments(page, app_url):
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}")
+    segments = page.locator(".bpe-segments").first
+    expect(segments).to_be_visible(timeout=60_000)
+    before = segments.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    sidebar(page).get_by_text("Presenter mode: larger type").click()
+    expect(segments).to_have_css("font-size", re.compile(r"^2\d(\.\d+)?px$"))
+    assert segments.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") > before * 1.3

@@ -1,0 +1,409 @@
+"""A classroom on one server: 30 students through one lesson, measured (not a test).
+
+    .venv/bin/python tests/load/classroom.py                 # 30 sessions, the whole lesson
+    .venv/bin/python tests/load/classroom.py --sessions 5 --merges 10 --model-seconds 5
+
+Starts the real server (`streamlit run app.py`) on a free loopback port and drives N
+browser sessions through Streamlit's own websocket protocol (a real browser per student
+would measure the browsers: see /work/shared/streamlit-recipe.md, "Load-testing a
+classroom"). Each session, like a student given the teacher's link:
+
+1. opens the link (``?corpus=...&vocab=...``) and then every page in turn;
+2. steps through ``--merges`` merges on Merge by merge, pausing ``--think`` seconds
+   (on average) between clicks, as a reader does;
+3. uploads a small text of its own (through the same HTTP upload a browser uses);
+4. one session in ``--jobs-per`` starts a model job on the Model page and keeps the page
+   open (its fragment ticks every second, as a browser's does) until the job ends;
+5. then the lesson runs a second time (every page, the merges, another upload), so the
+   server's memory after the first round (warm-up) can be compared with after the second.
+
+It reports the latency of each kind of request (median and 95th percentile, from
+sending the request to Streamlit's ``script_finished``), the server's memory over time,
+every error (exceptions, error boxes, timeouts), and whether any session ever received
+another session's data (each upload carries a marker unique to its session; every byte
+a session receives is searched for the other sessions' markers). ``--json`` writes it all.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Common_pb2 import FileURLsRequest, FileUploaderState, UploadedFileInfo
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parents[2]
+MERGE_PAGE, MODEL_PAGE = "Merge by merge", "Model"
+REQUEST_TIMEOUT = 300.0  # seconds one request may take before it counts as an error
+
+
+# ==================== The server
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(port: int, env: dict) -> subprocess.Popen:
+    command = [str(Path(sys.executable).parent / "streamlit"), "run", "app.py", "--server.port", str(port),
+               "--server.headless", "true", "--server.fileWatcherType", "none",
+               "--browser.gatherUsageStats", "false"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as reply:
+                if reply.status == 200:
+                    return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit(f"the server did not start: {process.stdout.read().decode(errors='replace')[-2000:]}")
+
+
+class MemorySampler:
+    """The server's resident memory (MB) and CPU seconds, sampled twice a second."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.samples: list[tuple[float, float, float]] = []  # (seconds since start, RSS MB, CPU s)
+        self.marks: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._started = time.monotonic()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> "MemorySampler":
+        self._thread.start()
+        return self
+
+    def rss(self) -> float:
+        with open(f"/proc/{self.pid}/status") as status:
+            return int(re.search(r"VmRSS:\s+(\d+)", status.read()).group(1)) / 1024
+
+    def cpu(self) -> float:
+        with open(f"/proc/{self.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def mark(self, name: str) -> None:
+        self.marks[name] = self.rss()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            try:
+                self.samples.append((time.monotonic() - self._started, self.rss(), self.cpu()))
+            except (OSError, AttributeError):
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+# ==================== One browser session, spoken in Streamlit's protocol
+
+
+@dataclass
+class Report:
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    leaks: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, seconds: float) -> None:
+        self.latencies.setdefault(kind, []).append(seconds)
+
+
+class Session:
+    """One student's browser tab: a websocket, the widgets it has seen, what it received."""
+
+    def __init__(self, number: int, port: int, cookie: str, xsrf: str, report: Report, markers: dict) -> None:
+        self.number, self.port, self.cookie, self.xsrf = number, port, cookie, xsrf
+        self.report, self.markers = report, markers  # markers: session number -> its secret bytes
+        self.pages: dict[str, str] = {}  # page name -> page_script_hash
+        self.page = ""  # the hash of the page shown
+        self.widgets: dict[str, str] = {}  # widget key -> widget id
+        self.fragment: str | None = None  # a fragment the server asked to rerun on a timer
+        self.session_id = ""
+        self._finished: asyncio.Future | None = None
+        self._file_urls: asyncio.Future | None = None
+        self.texts: list[str] = []  # progress-bar and markdown texts of the last run (for the job)
+
+    async def open(self, query: str) -> None:
+        self.ws = await connect(f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
+                                origin=f"http://127.0.0.1:{self.port}", additional_headers={"Cookie": self.cookie},
+                                max_size=None, compression=None, ping_interval=None)
+        self._reader = asyncio.create_task(self._read())
+        self.query = query
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self._reader.cancel()
+
+    async def _read(self) -> None:
+        async for frame in self.ws:
+            for other, secret in self.markers.items():
+                if other != self.number and secret in frame:
+                    self.report.leaks.append(f"session {self.number} received session {other}'s text")
+            msg = ForwardMsg.FromString(frame)
+            kind = msg.WhichOneof("type")
+            if kind == "new_session":
+                self.session_id = msg.new_session.initialize.session_id or self.session_id
+            elif kind == "navigation":  # the pages in the sidebar, in their order
+                self.pages = {p.page_name or p.url_pathname or "home": p.page_script_hash
+                              for p in msg.navigation.app_pages}
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                self._element(msg.delta.new_element)
+            elif kind == "auto_rerun":
+                self.fragment = msg.auto_rerun.fragment_id
+            elif kind == "stop_auto_rerun":
+                self.fragment = None
+            elif kind == "file_urls_response" and self._file_urls is not None and not self._file_urls.done():
+                self._file_urls.set_result(msg.file_urls_response)
+            elif kind == "session_event" and msg.session_event.HasField("script_compilation_exception"):
+                self.report.errors.append(f"session {self.number}: the script did not compile")
+            elif kind == "script_finished" and self._finished is not None and not self._finished.done():
+                self._finished.set_result(msg.script_finished)
+
+    def _element(self, element) -> None:
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            self.report.errors.append(f"session {self.number}: exception {element.exception.type}: "
+                                      f"{element.exception.message[:200]}")
+        elif kind == "alert" and element.alert.format == 1:  # ERROR
+            self.report.errors.append(f"session {self.number}: error box: {element.alert.body[:200]}")
+        elif kind in ("progress", "markdown"):
+            self.texts.append(getattr(element, kind).text if kind == "progress" else element.markdown.body)
+        widget = getattr(element, kind, None)
+        widget_id = getattr(widget, "id", "") if widget is not None else ""
+        if widget_id:  # "$$ID-<hash>-<key>": the key a page gave the widget
+            self.widgets[re.sub(r"^\$\$ID-[0-9a-f]+-", "", widget_id)] = widget_id
+
+    async def rerun(self, kind: str, page: str | None = None, widgets: list[WidgetState] = (),
+                    fragment: str | None = None) -> float:
+        """Ask for a script run (a page, a widget change, a fragment tick); wait for it to finish."""
+        if page is not None and page != self.page:
+            self.page, self.widgets = page, {}
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query
+        state.page_script_hash = self.page
+        state.widget_states.widgets.extend(widgets)
+        if fragment:
+            state.fragment_id, state.is_auto_rerun = fragment, True
+        self.texts = []
+        self._finished = asyncio.get_running_loop().create_future()
+        started = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        try:
+            await asyncio.wait_for(self._finished, REQUEST_TIMEOUT)
+        except asyncio.TimeoutError:
+            self.report.errors.append(f"session {self.number}: {kind} took over {REQUEST_TIMEOUT:.0f} s")
+            return REQUEST_TIMEOUT
+        seconds = time.perf_counter() - started
+        self.report.add(kind, seconds)
+        return seconds
+
+    def widget(self, key: str) -> str:
+        found = self.widgets.get(key)
+        if found is None:
+            raise RuntimeError(f"session {self.number}: no widget {key!r} on this page ({sorted(self.widgets)[:20]})")
+        return found
+
+    async def click(self, kind: str, key: str) -> float:
+        return await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), trigger_value=True)])
+
+    async def set_int(self, kind: str, key: str, value: int) -> float:
+        return await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), int_value=value)])
+
+    async def upload(self, kind: str, key: str, name: str, data: bytes) -> float:
+        """What a browser does: ask for an upload URL, PUT the file, rerun with the uploader's new state."""
+        started = time.perf_counter()
+        self._file_urls = asyncio.get_running_loop().create_future()
+        msg = BackMsg()
+        msg.file_urls_request.CopyFrom(FileURLsRequest(request_id=uuid.uuid4().hex, file_names=[name],
+                                                       session_id=self.session_id))
+        await self.ws.send(msg.SerializeToString())
+        urls = (await asyncio.wait_for(self._file_urls, REQUEST_TIMEOUT)).file_urls[0]
+        await asyncio.to_thread(self._put, urls.upload_url, name, data)
+        state = FileUploaderState(uploaded_file_info=[UploadedFileInfo(name=name, size=len(data), file_id=urls.file_id,
+                                                                       file_urls=urls)])
+        await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), file_uploader_state_value=state)])
+        seconds = time.perf_counter() - started
+        self.report.latencies[kind][-1] = seconds  # the whole upload, not only its rerun
+        return seconds
+
+    def _put(self, url: str, name: str, data: bytes) -> None:
+        boundary = uuid.uuid4().hex
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+                f"Content-Type: text/plain\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        full = url if url.startswith("http") else f"http://127.0.0.1:{self.port}{url}"
+        request = urllib.request.Request(full, data=body, method="PUT", headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}", "Cookie": self.cookie,
+            "X-Xsrftoken": self.xsrf, "Origin": f"http://127.0.0.1:{self.port}"})
+        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as reply:
+            reply.read()
+
+
+# ==================== The lesson
+
+
+async def think(seconds: float) -> None:
+    await asyncio.sleep(random.uniform(0.5, 1.5) * seconds)
+
+
+async def lesson(session: Session, args, round_: int, jobs: list) -> None:
+    if round_ == 1:
+        await session.rerun("open the link", page="")
+    for name, page in list(session.pages.items()):
+        await think(args.think)
+        await session.rerun(f"page: {name}", page=page)
+    await session.rerun(f"page: {MERGE_PAGE}", page=session.pages[MERGE_PAGE])
+    for _ in range(args.merges):
+        await think(args.think)
+        await session.click("merge step", "merges_forward")
+    await think(args.think)
+    secret = session.markers[session.number].decode()
+    text = f"Notes of student {session.number}, round {round_}: {secret}. " * 40
+    await session.upload("upload a text", "settings_upload", f"student-{session.number}-{round_}.txt",
+                         text.encode())
+    if round_ == 1 and session.number % args.jobs_per == 0:
+        await model_job(session, args, jobs)
+
+
+async def model_job(session: Session, args, jobs: list) -> None:
+    await session.rerun(f"page: {MODEL_PAGE}", page=session.pages[MODEL_PAGE])
+    await session.set_int("model: set seconds", "_w_model_seconds", args.model_seconds)
+    await session.click("model: start", "model_start")
+    started, waited = time.monotonic(), []
+    while session.fragment is not None:  # the page's timer: one fragment run per second, as a browser does
+        await asyncio.sleep(1.0)
+        if session.fragment is None:
+            break
+        await session.rerun("model: progress tick", fragment=session.fragment)
+        if any("The server is busy" in text for text in session.texts):
+            waited.append(time.monotonic())
+    jobs.append({"session": session.number, "seconds": round(time.monotonic() - started, 1),
+                 "waited_in_line_s": round(waited[-1] - started, 1) if waited else 0.0})
+
+
+async def classroom(args, port: int, sampler: MemorySampler) -> tuple[Report, list, dict]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=30) as reply:
+        cookies = reply.headers.get_all("Set-Cookie") or []  # the XSRF cookie a browser would get
+    xsrf = next((c.split(";", 1)[0].split("=", 1)[1].strip('"') for c in cookies
+                 if c.startswith("_streamlit_xsrf=")), "")
+    cookie = f"_streamlit_xsrf={xsrf}" if xsrf else ""
+    report, jobs, phases = Report(), [], {}
+    markers = {n: f"SECRET{n:03d}{uuid.uuid4().hex[:8]}".encode() for n in range(args.sessions)}
+    query = urllib.parse.urlencode({"corpus": args.corpus, "vocab": args.vocab})
+    sessions = [Session(n, port, cookie, xsrf, report, markers) for n in range(args.sessions)]
+    await asyncio.gather(*(s.open(query) for s in sessions))
+    for round_ in (1, 2):
+        started = time.monotonic()
+        results = await asyncio.gather(*(lesson(s, args, round_, jobs) for s in sessions), return_exceptions=True)
+        for number, result in enumerate(results):
+            if isinstance(result, BaseException):
+                report.errors.append(f"session {number}: the lesson broke off: {type(result).__name__}: {result}")
+        phases[f"round {round_}"] = round(time.monotonic() - started, 1)
+        sampler.mark(f"after round {round_}")
+    await asyncio.gather(*(s.close() for s in sessions))
+    return report, jobs, phases
+
+
+# ==================== Report
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def summary(report: Report, jobs: list, phases: dict, sampler: MemorySampler, args, cores: int) -> dict:
+    rows = {kind: {"n": len(v), "median_s": round(statistics.median(v), 3), "p95_s": round(percentile(v, 0.95), 3),
+                   "max_s": round(max(v), 3)} for kind, v in sorted(report.latencies.items())}
+    rss = [mb for _, mb, _ in sampler.samples]
+    return {
+        "sessions": args.sessions, "merges": args.merges, "think_s": args.think, "cores": cores,
+        "corpus": args.corpus, "vocab": args.vocab, "model_seconds": args.model_seconds,
+        "latency": rows, "errors": report.errors, "leaks": sorted(set(report.leaks)), "jobs": jobs,
+        "rounds_s": phases,
+        "memory_mb": {"start": round(rss[0]) if rss else None, "peak": round(max(rss)) if rss else None,
+                      **{name: round(mb) for name, mb in sampler.marks.items()}},
+        "memory_timeline": [(round(t, 1), round(mb)) for t, mb, _ in sampler.samples[::10]],
+        "server_cpu_s": round(sampler.samples[-1][2], 1) if sampler.samples else None,
+    }
+
+
+def print_summary(found: dict) -> None:
+    print(f"\n{found['sessions']} sessions, {found['merges']} merges each, think time {found['think_s']} s, "
+          f"{found['cores']} cores; rounds took {found['rounds_s']}")
+    print(f"{'request':<36} {'n':>5} {'median':>8} {'p95':>8} {'max':>8}")
+    for kind, row in found["latency"].items():
+        print(f"{kind:<36} {row['n']:>5} {row['median_s']:>7.3f}s {row['p95_s']:>7.3f}s {row['max_s']:>7.3f}s")
+    print(f"server memory (MB): {found['memory_mb']}; server CPU {found['server_cpu_s']} s")
+    print(f"model jobs: {found['jobs']}")
+    print(f"errors: {len(found['errors'])}", *found["errors"][:20], sep="\n  ")
+    print(f"cross-session leaks: {len(found['leaks'])}", *found["leaks"][:20], sep="\n  ")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--merges", type=int, default=50, help="merge steps per session per round")
+    parser.add_argument("--think", type=float, default=2.0, help="mean seconds a student pauses between actions")
+    parser.add_argument("--jobs-per", type=int, default=10, help="one model job per this many sessions")
+    parser.add_argument("--model-seconds", type=int, default=20, help="training seconds per model of a job")
+    parser.add_argument("--corpus", default="Python language reference")
+    parser.add_argument("--vocab", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    args = parser.parse_args(argv)
+    random.seed(args.seed)
+    port = free_port()
+    env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}
+    server = start_server(port, env)
+    sampler = MemorySampler(server.pid).start()
+    try:
+        sampler.mark("idle")
+        report, jobs, phases = asyncio.run(classroom(args, port, sampler))
+        time.sleep(2)
+        sampler.mark("end")
+    finally:
+        sampler.stop()
+        server.terminate()
+        try:
+            output = server.communicate(timeout=60)[0].decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            server.kill()
+            output = server.communicate()[0].decode(errors="replace")
+    found = summary(report, jobs, phases, sampler, args, os.cpu_count() or 1)
+    found["server_exit"] = server.returncode
+    found["server_log_tail"] = output[-3000:]
+    if "Traceback" in output or "terminate called" in output:
+        found["errors"].append("the server log holds a traceback or an abort (see server_log_tail)")
+    print_summary(found)
+    if args.json:
+        args.json.write_text(json.dumps(found, indent=2))
+    return 0 if not found["errors"] and not found["leaks"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
