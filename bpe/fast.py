@@ -111,6 +111,7 @@ class _Sequence:
         after = second + lengths[b]  # ... and to its right neighbour
         if new_id == len(lengths):
             lengths.append(after)
+        end = -after  # one int object for every slot it is written to, not one per slot
         by_left: defaultdict = defaultdict(list)  # left symbol -> positions left of a merge
         by_right: defaultdict = defaultdict(list)  # right symbol -> positions of merged tokens
         found = self.positions.pop(key)
@@ -130,7 +131,7 @@ class _Sequence:
                     by_right[symbols[right]].append(p)
                     symbols[p] = new_id
                     symbols[q] = DEAD
-                    symbols[right - 1] = -after  # (the same slot as q when b is one symbol)
+                    symbols[right - 1] = end  # (the same slot as q when b is one symbol)
         # every merged position is in exactly one by_right group (the edge at a chunk's end)
         removed = sum(map(len if self.unweighted else self.weigh, by_right.values()))
         by_left.pop(self.edge, None)

@@ -131,6 +131,9 @@ def pattern_cost(pattern: str) -> int:
                 continue
             stack.append([])
             prefix = _GROUP_PREFIX.match(pattern, i + 1)  # (?: (?P<name> (?= (?i: ... are no atoms
+            if prefix and "x" in prefix.group().lower() and not prefix.group().startswith(("?P", "?<")):
+                raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} turns on verbose mode (x), where "
+                                   "spaces inside a repeat count hide its size; write the pattern without it")
             i = prefix.end() - 1 if prefix else i
             if len(stack) > MAX_PATTERN_NESTING + 1:
                 raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} nests groups more than "

@@ -78,7 +78,8 @@ def train_steps(text: str, settings: TrainingSettings | None = None, /, **fields
         )
     words = prepare_words(text, settings.alphabet, settings.pretokenizer)
     steps = ENGINES[settings.engine](words, base, target_vocab_size=settings.target_vocab_size,
-                                     minimum_pair_frequency=settings.minimum_pair_frequency, top_k=settings.top_k)
+                                     minimum_pair_frequency=settings.minimum_pair_frequency, top_k=settings.top_k,
+                                     tie_rule=settings.tie_rule)
     return StepStream(steps, base_tokens=base, settings=settings)
 
 

@@ -6,6 +6,7 @@ from bpe.analysis.metrics import embedding_parameters, parting_point
 from pages._shared import bind, setup_page
 from pages._shared.analysis import run_curve, seen_curves
 from pages._shared.compression_view import draw_size_table
+from pages._shared.pretrained_view import draw_pretrained_table, pretrained_curves
 from pages._shared.numbers import change_delta
 from pages._shared.presenter import presented
 
@@ -35,7 +36,8 @@ with chart:
     bind(st.multiselect, "Overlay other runs from this session", "compression_overlays", options=list(others),
          help="Train on another corpus, minimum frequency or alphabet in the sidebar, then come back.")
     st.plotly_chart(presented(compression_curve_figure(curve, parting=parting, shown_vocab=shown.vocab_size,
-                                                       overlays={k: others[k] for k in ss.compression_overlays})),
+                                                       overlays={k: others[k] for k in ss.compression_overlays},
+                                                       **pretrained_curves(settings, run))),
                     key="compression_chart")
     if shown.heldout_compression is None:
         st.caption("Nothing is held out for this corpus, so there is no held-out curve.")
@@ -62,3 +64,4 @@ with cost:
 
 st.subheader("Vocab sizes side by side")
 draw_size_table(settings, run, ss.compression_d)
+draw_pretrained_table(settings, shown.vocab_size)  # GPT-2, GPT-4, an upload: only those that are here

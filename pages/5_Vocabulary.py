@@ -2,8 +2,6 @@
 import pandas as pd
 import streamlit as st
 
-from pages._shared.html import escape_markdown
-
 from bpe.text import printable
 from bpe.analysis.exports import ids_tensor_bytes, tokenizer_json
 from bpe.analysis.merge_log import log_csv
@@ -11,8 +9,8 @@ from bpe.analysis.vocabulary import first_merges, learned_tokens
 from pages._shared import setup_page
 from pages._shared.numbers import count_columns
 from pages._shared.vocabulary_view import draw_filters, draw_token_table, token_table
-from pages._shared.analysis import (UPLOAD_ERROR, UPLOADED, accept_upload, bpe_at, encoded_training_ids,
-                                    forget_upload, run_usage)
+from pages._shared.analysis import bpe_at, encoded_training_ids, run_usage
+from pages._shared.formats_view import draw_exports, draw_merges_vs_ranks, draw_upload
 
 settings, run = setup_page(
     "Vocabulary",
@@ -20,7 +18,6 @@ settings, run = setup_page(
     "training text: a token created often but used rarely was absorbed by longer tokens learned later.",
 )
 if run is None: st.stop()
-ss = st.session_state
 trained = bpe_at(settings, run, settings.vocab_size)
 merges = len(trained.tokenizer.merges)
 rows = learned_tokens(run, merges, run_usage(settings, run, merges))
@@ -54,19 +51,6 @@ d3.download_button("Encoded training text (torch .pt)",
                    key="vocab_download_pt", help="A torch long tensor of the training text's ids.")
 st.caption(f"Fingerprint {tokenizer.fingerprint()}: a loaded file must hash to the same.")
 
-
-def on_upload() -> None:
-    upload = ss.get("vocab_upload")
-    if upload is not None:
-        accept_upload(upload.name, upload.getvalue())
-
-
-st.file_uploader("Use a tokenizer file (JSON) on the Tokenize and Context window pages", type=["json"],
-                 key="vocab_upload", on_change=on_upload)
-if ss.get(UPLOAD_ERROR):
-    st.error(f"Refused: {escape_markdown(ss[UPLOAD_ERROR])}", icon="⚠️")
-elif ss.get(UPLOADED):
-    name, loaded = ss[UPLOADED]
-    st.success(f"Loaded {escape_markdown(name)}: {escape_markdown(repr(loaded))}, fingerprint checked. "
-               "It now appears on the Tokenize and Context window pages.")
-    st.button("Stop using it", key="vocab_forget_upload", on_click=forget_upload)
+draw_exports(tokenizer)
+draw_upload()
+draw_merges_vs_ranks(settings, tokenizer)

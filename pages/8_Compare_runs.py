@@ -3,7 +3,7 @@ import streamlit as st
 
 from pages._shared import setup_page
 from pages._shared.run_compare import (chosen_runs, comparison, draw_differences, draw_divergence, draw_samples,
-                                       draw_vocabularies, merges_compared, variant_form)
+                                       draw_vocabularies, merges_compared)
 
 settings, run = setup_page(
     "Compare runs",
@@ -13,7 +13,6 @@ settings, run = setup_page(
     "merge where they part ways, why, and what it changes.",
 )
 if run is None: st.stop()
-variant_form(settings)
 runs = chosen_runs(settings)
 if runs is None:
     st.info("This session has trained one run so far. Train a variant above, or change a setting in "

@@ -36,3 +36,17 @@ def metric(at: AppTest, label: str) -> str:
 def unescape_markdown(text: str) -> str:
     """Error texts as the user reads them (the app backslash-escapes Markdown in user text)."""
     return text.replace("\\", "")
+
+
+def capture_downloads(monkeypatch) -> dict:
+    """Every file a download button offers from now on, by file name (filled as pages run)."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    files = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def keep(self, path_or_data, mimetype, kind, filename=None):
+        files[filename] = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    return files

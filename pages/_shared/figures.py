@@ -91,14 +91,18 @@ TRAIN_COLOUR = "#2563eb"
 HELDOUT_COLOUR = "#dc2626"
 OVERLAY_COLOURS = ["#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#65a30d", "#78716c", "#ca8a04"]
 COVERAGE_COLOURS = ["#64748b", TRAIN_COLOUR, "#16a34a", "#9333ea", HELDOUT_COLOUR, "#ea580c"]
+PRETRAINED_COLOURS = ["#111827", "#0d9488", "#a16207", "#7c3aed"]  # GPT-2, GPT-4, an upload: dotted
 
 
 def compression_curve_figure(curve, *, parting=None, shown_vocab: int | None = None,
-                             overlays: dict | None = None) -> go.Figure:
+                             overlays: dict | None = None, pretrained: dict | None = None,
+                             pretrained_text: str = "held-out text") -> go.Figure:
     """Characters per token against vocab size: training text (blue) and held-out text (red)
     from one run's `bpe.metrics.CurvePoint` list; a marker where the curves part; a dotted
     line at the vocab size shown. ``overlays`` ({label: curve}) adds other runs' curves,
-    held-out when they have it (that is the comparable one), thin and dashed."""
+    held-out when they have it (that is the comparable one), thin and dashed. ``pretrained``
+    ({label: [`bpe.analysis.pretrained.PrefixPoint`]}) adds pretrained tokenizers cut to
+    their first merges, measured on ``pretrained_text``, dotted with markers."""
     fig = go.Figure()
     sizes = [p.vocab_size for p in curve]
     fig.add_trace(go.Scatter(x=sizes, y=[p.train_compression for p in curve], mode="lines", name="training text",
@@ -116,6 +120,12 @@ def compression_curve_figure(curve, *, parting=None, shown_vocab: int | None = N
             name=plotly_text(f"{label} ({'held-out' if heldout else 'training'})"),
             line=dict(color=colour, width=1.5, dash="dash"),
             hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra></extra>"))
+    for (label, points), colour in zip((pretrained or {}).items(), PRETRAINED_COLOURS):
+        fig.add_trace(go.Scatter(
+            x=[p.vocab_size for p in points], y=[p.compression for p in points], mode="lines+markers",
+            name=plotly_text(f"{label}, first merges ({pretrained_text})"),
+            line=dict(color=colour, width=1.5, dash="dot"), marker=dict(size=6, color=colour),
+            hovertemplate=f"{plotly_text(label)}: vocab %{{x:,}}<br>%{{y:.3f}} characters/token<extra></extra>"))
     if parting is not None:
         fig.add_trace(go.Scatter(
             x=[parting.vocab_size, parting.vocab_size], y=[parting.train_compression, parting.heldout_compression],

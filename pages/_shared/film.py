@@ -206,7 +206,8 @@ def film_download(settings: Settings, run: TrainingRun, passage: str, last: int)
     with count:
         bind(st.number_input, "Merges in the film", FILM_MERGES, min_value=1, max_value=top,
              help=f"The film holds the first merges of this run (at most {MAX_FRAMES}).")
-    button.download_button("Download this film (HTML)", lambda: film_file(settings, run, passage, state[FILM_MERGES]),
+    merges = int(state[FILM_MERGES])  # read now: the file is made on click, outside this script run
+    button.download_button("Download this film (HTML)", lambda: film_file(settings, run, passage, merges),
                            file_name="bpe_film.html", mime="text/html", key="teach_film_download",
                            help="One HTML file that plays offline: for slides and course pages.")
 

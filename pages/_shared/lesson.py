@@ -92,7 +92,8 @@ PAGE_CONTROLS: dict[str, tuple[Field, ...]] = {
         control(STEP, int, param="step", low=1), control("merges_window", int, low=0),
         control("merges_follow", bool), control("teach_quiz", bool), control("teach_algorithm", bool),
         control("teach_phase", int, low=0, high=3), control("teach_scan", int, low=0), control("teach_slow", bool)),
-    "pages/2_Tokenize.py": (control("tokenize_text", str), control("tokenize_lineage", str)),
+    "pages/2_Tokenize.py": (control("tokenize_text", str), control("tokenize_lineage", str),
+                            control("tokenize_special_text", str)),
     "pages/3_Compression.py": (control("compression_gap", int, low=1, high=30),
                                control("compression_d", int, low=1, high=16_384),
                                control("compression_sizes", list)),
@@ -104,6 +105,9 @@ PAGE_CONTROLS: dict[str, tuple[Field, ...]] = {
                          control("model_seconds", int, low=1, high=900)),
     "pages/7_Bytes_and_pretokenizers.py": (control("bytes_merges", int, options=(50, 100, 200, 300, 500, 1000)),
                                            control("bytes_gpt2_spelling", bool), control("bytes_variant", str)),
+    # Compare runs shows two runs of this session: a link cannot carry them, so it has no controls here.
+    "pages/9_Languages.py": (control("languages_merges", int, options=(0, 50, 100, 200, 300, 500)),
+                             control("languages_mode", str, options=("shared", "separate"))),
 }
 
 

@@ -25,12 +25,16 @@ from bpe.steps import TIE_RULES
 from .analysis import run_label
 from .cache import alphabet_size, corpus_texts, run_for, seen_runs
 from .html import escape_markdown, segments_html, two_merges_html
+from .run_state import keep_with, run_identity
 from .settings import Settings, bind
 
 COMPARE_PAGE = "pages/8_Compare_runs.py"
 RUN_A, RUN_B = "compare_a", "compare_b"  # plain keys: the Settings of the two runs compared
 FOCUS = "compare_focus"  # plain key: the Merge-by-merge step the comparison was opened from
 MERGES = "compare_merges"  # plain key: how many merges of each run are compared
+# The comparison belongs to the current run: a new corpus or setting starts it afresh
+# (run A becomes the new current run). "What if" records the owner before it sets them.
+KEPT_WITH_RUN = [RUN_A, RUN_B, FOCUS, MERGES]
 DECIDED = {TIE: "🎲 a tie rule decided", COUNTS: "🔢 the counts decided", STOPPED: "⏹ one run had stopped"}
 
 
@@ -46,6 +50,7 @@ def what_if_buttons(settings: Settings, step: int) -> None:
                          help=f"Train the same settings with ties going to {describe_tie_rule(rule)}, "
                               f"and see where the two runs part ways."):
             state = st.session_state
+            keep_with(run_identity(settings), KEPT_WITH_RUN)
             state[RUN_A], state[RUN_B] = settings, replace(settings, tie_rule=rule)
             state[FOCUS] = state[MERGES] = step
             try:
@@ -58,9 +63,12 @@ def what_if_buttons(settings: Settings, step: int) -> None:
 
 
 def chosen_runs(settings: Settings) -> tuple[tuple[Settings, TrainingRun], tuple[Settings, TrainingRun]] | None:
-    """Runs A and B as (settings, run), trained or taken from the cache; None while the
-    session has only one run. Defaults: A the current run, B the most recent other one."""
+    """Draw the variant form and the two run pickers; return runs A and B as (settings,
+    run), trained or taken from the cache, or None while the session has only one run.
+    Defaults: A the current run, B the most recent other one."""
     state = st.session_state
+    keep_with(run_identity(settings), KEPT_WITH_RUN)
+    _variant_form(settings)
     for key in (RUN_A, RUN_B):  # a run asked for (a variant, "what if"): train it now, once
         wanted = state.get(key)
         if wanted is not None and _in(wanted, seen_runs()) is None:
@@ -91,7 +99,7 @@ def _in(wanted: Settings | None, seen: list[Settings]) -> Settings | None:
     return next((s for s in seen if s.training_key() == wanted.training_key()), None)
 
 
-def variant_form(settings: Settings) -> None:
+def _variant_form(settings: Settings) -> None:
     """Train a variant of run A (the current run unless another is picked) as run B."""
     base = st.session_state.get(RUN_A) or settings
     with st.expander("Train a variant to compare with", expanded=len(seen_runs()) < 2):
@@ -102,7 +110,8 @@ def variant_form(settings: Settings) -> None:
             rule = c1.selectbox("Tie rule", rules, index=rules.index(default_rule), format_func=tie_rule_label,
                                 key="compare_variant_rule")
             choices = list(PRETOKENIZER_CHOICES)
-            pre = c2.selectbox("Pre-tokenizer", choices, index=choices.index(base.pretokenizer or "none"),
+            current = base.pretokenizer or "none"
+            pre = c2.selectbox("Pre-tokenizer", choices, index=choices.index(current) if current in choices else 0,
                                key="compare_variant_pre")
             alphabet = c3.selectbox("Alphabet", ["characters", "bytes"],
                                     index=["characters", "bytes"].index(base.alphabet), key="compare_variant_alphabet")

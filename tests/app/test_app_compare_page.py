@@ -12,6 +12,13 @@ MERGES = "pages/1_Merge_by_merge.py"
 TIES = "the cat in the hat"  # step 1: t+h, h+e, e+space and a+t all occur twice
 
 
+def frame(at, first_column: str):
+    """The dataframe whose first column is ``first_column`` (AppTest finds dataframes by position only)."""
+    found = [d.value for d in at.dataframe if list(d.value.columns)[:1] == [first_column]]
+    assert found, f"no table starting with {first_column!r}"
+    return found[0]
+
+
 def submit_variant(at, **choices):
     for key, value in choices.items():
         at.selectbox(key=f"compare_variant_{key}").set_value(value)
@@ -32,18 +39,18 @@ def test_a_variant_with_another_pre_tokenizer_parts_ways_on_counts():
     at = submit_variant(new_app(COMPARE, settings_corpus=SMALL_CORPUS), pre="whitespace", rule="first_occurrence")
     assert [s.value for s in at.subheader] == ["What differs", "Where they part ways", "Vocabularies",
                                                "Text cut differently"]
-    differences = at.dataframe(key="compare_settings_table").value
+    differences = frame(at, "setting")
     assert differences.values.tolist() == [["pre-tokenizer", "none", "whitespace"]]
     headline = next(h.value for h in at.html if "bpe-divergence" in h.value)
     assert "Step 3: run A merges <code>est</code> + <code>·</code>" in headline
     assert "run B merges <code>l</code> + <code>o</code>" in headline
     why = next(m.value for m in at.markdown if "decided" in m.value)
     assert why.startswith("**🔢 the counts decided.**") and "pre-tokenizer" in why
-    competitors = at.dataframe(key="compare_competitors").value
+    competitors = frame(at, "pair")
     assert list(competitors.columns) == ["pair", "count in A", "count in B", "picked by"]
     assert set(competitors["picked by"]) >= {"A", "B"}
     assert metric(at, "Only in A") != "0" and metric(at, "Only in B") != "0"
-    aligned = at.dataframe(key="compare_aligned").value
+    aligned = frame(at, "token")
     row = aligned[aligned["token"] == "lo"].iloc[0]
     assert (row["step in A"], row["step in B"], row["B − A"]) == ("4", "3", -1)  # one token, two steps
     samples = [h.value for h in at.html if "bpe-compare-" in h.value]
@@ -70,6 +77,21 @@ def test_what_if_the_other_rule_opens_the_comparison_at_the_current_step():
     at.switch_page(MERGES).run()  # back: the session remembers both runs, nothing is lost
     at.switch_page(COMPARE).run()
     assert at.session_state["compare_b"].tie_rule == "lexicographic"
+    assert at.caption[0].value.startswith("Opened from step 1")
+
+
+def test_a_new_current_run_starts_the_comparison_afresh():
+    at = new_app("app.py", settings_corpus=TIES)
+    at.switch_page(MERGES).run()
+    at.button(key="compare_whatif_huggingface").click().run()
+    assert at.session_state["compare_b"].tie_rule == "huggingface"
+    at.switch_page(COMPARE)  # AppTest stays on the page it was given: follow the switch by hand
+    at.sidebar.selectbox(key="_w_settings_corpus").set_value(SMALL_CORPUS).run()
+    assert not at.exception and at.title[0].value == "Compare runs"
+    a, b = at.session_state["compare_a"], at.session_state["compare_b"]
+    assert a.corpus == SMALL_CORPUS  # run A follows the current run
+    assert (b.corpus, b.tie_rule) == (TIES, "huggingface")  # B: the most recent other run
+    assert not any(c.value.startswith("Opened from") for c in at.caption)  # no longer at that step
 
 
 def test_runs_are_picked_from_every_run_of_the_session():
@@ -80,9 +102,13 @@ def test_runs_are_picked_from_every_run_of_the_session():
     assert not at.exception
     a, b = at.selectbox(key="_w_compare_a"), at.selectbox(key="_w_compare_b")
     assert len(a.options) == 3  # min freq 2, min freq 1, then Hugging Face's rule
-    assert "ties Hugging Face" in a.value and "min freq 1" in b.value
-    assert at.dataframe(key="compare_settings_table").value.values.tolist() == [
-        ["tie rule", "huggingface", "first_occurrence"]]
+    assert sum("ties Hugging Face" in option for option in a.options) == 1
+    assert (a.value.tie_rule, a.value.min_freq) == ("huggingface", 1)  # A: the current run
+    assert (b.value.tie_rule, b.value.min_freq) == ("first_occurrence", 1)  # B: the one before it
+    assert frame(at, "setting").values.tolist() == [["tie rule", "huggingface", "first_occurrence"]]
+    first = next(s for s in at.session_state["settings_seen_runs"].values() if s.min_freq == 2)
+    at.selectbox(key="_w_compare_b").set_value(first).run()  # pick the first run as B instead
+    assert [row[0] for row in frame(at, "setting").values.tolist()] == ["tie rule", "minimum pair frequency"]
 
 
 def test_merge_by_merge_shows_pair_count_and_merges_applied():
@@ -115,7 +141,7 @@ def test_tokenize_shows_endoftext_as_text_and_as_the_special_token():
     as_text = next(h.value for h in at.html if "special-as-text" in h.value)
     as_special = next(h.value for h in at.html if "special-as-special" in h.value)
     assert ">50256<" in as_special and ">50256<" not in as_text
-    assert ">27<" in as_text  # '<' is an ordinary token as plain text
+    assert ">5239<" in as_text and ">5239<" not in as_special  # 'text' of '<|endoftext|>', an ordinary token
     explained = next(m.value for m in at.markdown if "occurs once" in m.value)
     assert "7 ordinary tokens (ids 27 91 437 1659 5239 91 29)" in explained and "one id, 50256" in explained
     at.text_input(key="_w_tokenize_special_text").set_value("no special token here").run()

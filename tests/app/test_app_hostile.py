@@ -40,6 +40,12 @@ def test_a_tokenizer_upload_with_an_unsafe_pattern_is_refused(pattern, reason):
     assert "vocab_uploaded" not in at.session_state
 
 
+def test_a_deeply_nested_tokenizer_upload_is_refused_not_a_traceback():
+    at = upload_tokenizer(new_app(VOCABULARY, settings_corpus=SMALL_CORPUS), "deep.json", b"[" * 100_000)
+    assert not at.exception
+    assert "deep.json" in unescape_markdown(at.error[0].value) and "too deeply" in at.error[0].value
+
+
 # ==================== 5. what one session can make the server hold
 
 

@@ -201,3 +201,26 @@ def test_a_wikitext_link_reopens_the_same_frame(monkeypatch):
     student = new_app(PAGE, query=query(url))
     assert not student.exception and not student.error
     assert frame(student) == frame(teacher) and metric(student, "Step").startswith("37 of ")
+
+
+# ==================== What a lesson carries stays in step with the app
+
+
+def test_every_settings_field_travels_except_the_version_the_hash_replaces():
+    import dataclasses
+
+    from pages._shared.settings import DEFAULTS, Settings
+    travelling = {field.key for field in setting_fields()}
+    assert len(travelling) == len(dataclasses.fields(Settings)) - 1  # all but corpus_version
+    assert travelling <= set(DEFAULTS)
+
+
+def test_each_page_control_names_a_page_and_a_key_the_app_uses():
+    from app_helpers import ROOT
+    from pages._shared.lesson import PAGE_CONTROLS, known_pages
+    sources = "\n".join(path.read_text(encoding="utf-8") for folder in ("pages", "pages/_shared")
+                        for path in (ROOT / folder).glob("*.py") if path.name != "lesson.py")
+    for page, fields in PAGE_CONTROLS.items():
+        assert page in known_pages(), page
+        for field in fields:
+            assert f'"{field.key}"' in sources or f"'{field.key}'" in sources, field.key

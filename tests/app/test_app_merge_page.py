@@ -37,14 +37,15 @@ def test_opens_at_step_one_with_chart_segments_and_log():
     assert metric(at, "Step") == "1 of 17"
     fig = plotly_specs(at)[0]
     assert fig["data"][0]["type"] == "bar" and fig["data"][0]["marker"]["color"][0] == "#dc2626"
-    assert "Tie rule: ties go to the pair whose first occurrence" in at.caption[0].value
+    assert any("Tie rule: ties go to the pair whose first occurrence" in c.value for c in at.caption)
     headline = 'Merge 1: <code>e</code> + <code>s</code> → <code class="bpe-new-token">es</code>, 9 times'
     assert headline in at.html[0].value
     before, after = at.html[1].value, at.html[2].value
     assert 'class="tok pair-left"' in before and 'class="tok merged"' in after
     assert after.count('class="tok merged"') == 9  # 'es' in 6 x newest, 3 x widest
     log = at.dataframe[1].value
-    assert list(log.columns) == ["", "step", "pair", "new token", "frequency", "sequence length", "vocab size"]
+    assert list(log.columns) == ["", "step", "pair", "new token", "frequency", "merges applied", "sequence length",
+                                 "vocab size"]
     assert log.iloc[0][""] == "▶" and log.iloc[0]["new token"] == "es"
     changes = at.dataframe[0].value
     assert set(changes["what happened"]) == {"merged away", "consumed", "created"}

@@ -35,6 +35,8 @@ tokenizer_file = tokenizer_file_with_pattern
     (r"\w+", "does not cover the whole text"),
     ("(" * 100 + "a" + ")" * 100, "nests groups more than 32 deep"),
     ("[a-z]" * 700, "characters long"),
+    ("(?x)x{ 100000000 }|.", "verbose mode"),  # spaces in a repeat count: the compiler reads them
+    ("(?ix:x) {100000000}|.", "verbose mode"),
     ("(?:a|b))", "does not compile"),
     ("(?:a|b", r"does not compile: a group is left open \(missing '\)'\)"),
 ])

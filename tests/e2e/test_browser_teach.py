@@ -25,8 +25,14 @@ SHOWN = ("Step", "Vocab size", "Sequence length", "Compression so far")
 EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> <b>bold</b> " * 4
 
 
+def fresh(page, css: str):
+    """Elements of the current run only: while a script runs, Streamlit keeps a stale copy of
+    an element that moved (``data-stale="true"``) until the run ends."""
+    return page.locator(f'[data-testid="stElementContainer"][data-stale="false"] {css}')
+
+
 def metric(page, label: str):
-    return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id("stMetricValue")
+    return fresh(page, '[data-testid="stMetric"]').filter(has_text=label).get_by_test_id("stMetricValue")
 
 
 def settle(page):
@@ -38,14 +44,16 @@ def settle(page):
 
 def step_forward(page):
     settle(page)
-    step_forward(page)
+    button = page.get_by_role("button", name="Step forward")
+    expect(button).to_have_count(1)  # no stale copy left from the run before
+    button.click()
 
 
 def numbers(page) -> list[str]:
     expect(metric(page, "Step")).to_be_visible(timeout=90_000)
     settle(page)
     return [metric(page, label).inner_text() for label in SHOWN] + [
-        page.locator(".bpe-segments").first.inner_text()]
+        fresh(page, ".bpe-segments").first.inner_text()]
 
 
 def copy_link(page) -> str:
@@ -116,13 +124,25 @@ def paste(page, text: str):
 # ==================== Predict the next merge, the algorithm beside the film
 
 
+def click_bar(page, index: int):
+    """Click a bar of the pair chart where a user would (plotly's drag layer lies on top)."""
+    settle(page)
+    bar = page.locator(".js-plotly-plot .bars .point").nth(index)
+    bar.scroll_into_view_if_needed()
+    box = bar.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.7)  # plotly wants a hover first
+    page.wait_for_timeout(300)
+    page.mouse.down()
+    page.mouse.up()
+
+
 def test_the_quiz_hides_the_winner_until_a_bar_is_clicked(page, app_url, screenshot):
     page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}&teach_quiz=1")
     expect(page.get_by_text("Predict merge 1:")).to_be_visible(timeout=60_000)
     expect(page.locator(".bpe-segments .tok.merged")).to_have_count(0)
     expect(page.locator(".bpe-merge")).to_have_count(0)
     screenshot(page, "quiz_question")
-    page.locator(".js-plotly-plot .bars .point").first.click()  # the first bar: e + s, the winner
+    click_bar(page, 0)  # the first bar: e + s, the winner
     expect(page.get_by_text("Right: e + s occurs 9 times")).to_be_visible()
     expect(page.locator(".bpe-segments .tok.merged").first).to_be_visible()
     expect(page.get_by_text("Score: 1 of 1 right.")).to_be_visible()
@@ -133,7 +153,7 @@ def test_the_quiz_hides_the_winner_until_a_bar_is_clicked(page, app_url, screens
 
 def test_the_algorithm_panel_lights_each_phase_as_the_film_plays(page, app_url, screenshot):
     page.goto(f"{app_url}/Merge_by_merge?corpus={quote(TINY)}&teach_algorithm=1&teach_phase=0")
-    panel = page.locator(".bpe-algorithm")
+    panel = fresh(page, ".bpe-algorithm")
     expect(panel).to_have_attribute("data-phase", "count", timeout=60_000)
     expect(panel.locator(".line.lit")).to_contain_text("count every adjacent pair")
     step_forward(page)
@@ -236,12 +256,13 @@ def test_wikitext_link_quiz_and_film(browser, wikitext_url, tmp_path, screenshot
     page = context.new_page()
     page.goto(f"{wikitext_url}/Merge_by_merge?corpus=valid.txt&prefix=60000&vocab=400&step=40&teach_quiz=1")
     expect(page.get_by_text("Predict merge 40:")).to_be_visible(timeout=120_000)
-    page.locator(".js-plotly-plot .bars .point").nth(1).click()  # not the winner: wrong, or right by count
-    expect(page.get_by_text("Score: ")).to_contain_text("of 1 right")
-    teacher = numbers(page)
+    teacher = numbers(page)  # as the class sees it before guessing
     student = reopen(browser, copy_link(page))
+    page.keyboard.press("Escape")  # close the link's dialog
     assert numbers(student) == teacher
-    expect(student.get_by_text("Predict merge 40:")).to_be_visible()  # each class answers for itself
+    expect(student.get_by_text("Predict merge 40:")).to_be_visible()
+    click_bar(student, 1)  # not the winner: wrong, or right by count
+    expect(student.get_by_text("Score: ")).to_contain_text("of 1 right")
     screenshot(student, "wikitext_quiz")
     student.context.close()
     play_from_disk(browser, download_film(page, tmp_path)).context.close()

@@ -16,6 +16,7 @@ from bpe.errors import BpeError, TokenizerFileError
 from bpe.formats import export_and_prove, load_minbpe_file, minbpe_from_bytes
 from bpe.formats.export import export_files
 from bpe.formats.minbpe import export_minbpe
+from bpe.pairs import merge_pair  # minbpe's merge(): every occurrence, left to right
 from bpe.pretokenize import GPT4_PATTERN
 from bpe.tokenizer import BPETokenizer
 from format_helpers import refused
@@ -43,7 +44,7 @@ class MiniRegexTokenizer:
                 break
             pair = max(counts, key=counts.get)
             self.merges[pair] = 256 + i
-            chunks = [_merge(ids, pair, 256 + i) for ids in chunks]
+            chunks = [merge_pair(ids, pair, 256 + i) for ids in chunks]
 
     def save_model(self) -> str:
         lines = ["minbpe v1", self.pattern, str(len(self.special_tokens))]
@@ -60,22 +61,9 @@ class MiniRegexTokenizer:
                 pair = min(pairs, key=lambda p: self.merges.get(p, float("inf")))
                 if pair not in self.merges:
                     break
-                ids = _merge(ids, pair, self.merges[pair])
+                ids = merge_pair(ids, pair, self.merges[pair])
             out.extend(ids)
         return out
-
-
-def _merge(ids: list[int], pair: tuple[int, int], idx: int) -> list[int]:
-    out = []
-    i = 0
-    while i < len(ids):
-        if i < len(ids) - 1 and ids[i] == pair[0] and ids[i + 1] == pair[1]:
-            out.append(idx)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
 
 
 # ==================== Export, then read back

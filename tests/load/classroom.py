@@ -31,10 +31,12 @@ import json
 import os
 import random
 import re
+import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -52,6 +54,7 @@ from websockets.asyncio.client import connect
 ROOT = Path(__file__).resolve().parents[2]
 MERGE_PAGE, MODEL_PAGE = "Merge by merge", "Model"
 REQUEST_TIMEOUT = 300.0  # seconds one request may take before it counts as an error
+VERBOSE = False
 
 
 # ==================== The server
@@ -64,10 +67,13 @@ def free_port() -> int:
 
 
 def start_server(port: int, env: dict) -> subprocess.Popen:
+    """`streamlit run app.py` on 127.0.0.1:port; its output goes to a file, `server_log(process)`."""
     command = [str(Path(sys.executable).parent / "streamlit"), "run", "app.py", "--server.port", str(port),
-               "--server.headless", "true", "--server.fileWatcherType", "none",
+               "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
                "--browser.gatherUsageStats", "false"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    log = tempfile.TemporaryFile()  # a pipe nobody reads would fill up and stall the server
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process.log = log
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -77,7 +83,23 @@ def start_server(port: int, env: dict) -> subprocess.Popen:
         except OSError:
             time.sleep(0.2)
     process.kill()
-    raise SystemExit(f"the server did not start: {process.stdout.read().decode(errors='replace')[-2000:]}")
+    raise SystemExit(f"the server did not start: {server_log(process)[-2000:]}")
+
+
+def server_log(process: subprocess.Popen) -> str:
+    process.log.seek(0)
+    return process.log.read().decode(errors="replace")
+
+
+def stop_server(process: subprocess.Popen, timeout: float = 60) -> str:
+    """SIGTERM (as a service manager stops it), wait, and return its whole output."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    return server_log(process)
 
 
 class MemorySampler:
@@ -165,8 +187,9 @@ class Session:
                     self.report.leaks.append(f"session {self.number} received session {other}'s text")
             msg = ForwardMsg.FromString(frame)
             kind = msg.WhichOneof("type")
-            if kind == "new_session":
+            if kind == "new_session":  # a full script run starts: a browser drops its fragment timers
                 self.session_id = msg.new_session.initialize.session_id or self.session_id
+                self.fragment = None
             elif kind == "navigation":  # the pages in the sidebar, in their order
                 self.pages = {p.page_name or p.url_pathname or "home": p.page_script_hash
                               for p in msg.navigation.app_pages}
@@ -200,6 +223,8 @@ class Session:
     async def rerun(self, kind: str, page: str | None = None, widgets: list[WidgetState] = (),
                     fragment: str | None = None) -> float:
         """Ask for a script run (a page, a widget change, a fragment tick); wait for it to finish."""
+        if VERBOSE:
+            print(f"{time.strftime('%X')} session {self.number}: {kind}", file=sys.stderr, flush=True)
         if page is not None and page != self.page:
             self.page, self.widgets = page, {}
         msg = BackMsg()
@@ -375,8 +400,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vocab", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--verbose", action="store_true", help="log each session's steps to stderr")
     args = parser.parse_args(argv)
     random.seed(args.seed)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the server is stopped on the way out
+    global VERBOSE
+    VERBOSE = args.verbose
     port = free_port()
     env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}
     server = start_server(port, env)
@@ -388,12 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         sampler.mark("end")
     finally:
         sampler.stop()
-        server.terminate()
-        try:
-            output = server.communicate(timeout=60)[0].decode(errors="replace")
-        except subprocess.TimeoutExpired:
-            server.kill()
-            output = server.communicate()[0].decode(errors="replace")
+        output = stop_server(server)
     found = summary(report, jobs, phases, sampler, args, os.cpu_count() or 1)
     found["server_exit"] = server.returncode
     found["server_log_tail"] = output[-3000:]

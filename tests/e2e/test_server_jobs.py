@@ -1,0 +1,72 @@
+"""Model jobs on the real server (issue 15, point 2), driven through Streamlit's websocket
+protocol (no browser needed): closing the tab stops the session's training, and stopping
+the server while a model trains ends the process cleanly instead of aborting it."""
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import pytest
+
+from load.classroom import MemorySampler, Report, Session, free_port, start_server, stop_server
+
+pytestmark = pytest.mark.e2e
+GRACE_SECONDS = 2
+
+
+@pytest.fixture
+def server():
+    port = free_port()
+    process = start_server(port, {**os.environ, "BPE_SESSION_GRACE_SECONDS": str(GRACE_SECONDS)})
+    yield port, process
+    if process.poll() is None:
+        stop_server(process)
+
+
+async def start_a_model_job(port: int) -> Session:
+    session = Session(0, port, "", "", Report(), {0: b"unused marker"})
+    await session.open("vocab=300")
+    await session.rerun("open", page="")
+    await session.rerun("model page", page=session.pages["Model"])
+    await session.set_int("seconds", "_w_model_seconds", 300)
+    await session.click("start", "model_start")
+    assert session.fragment is not None, session.report.errors  # the page ticks: the job runs
+    return session
+
+
+def cpu_seconds_over(sampler: MemorySampler, seconds: float) -> float:
+    before = sampler.cpu()
+    time.sleep(seconds)
+    return sampler.cpu() - before
+
+
+def test_closing_the_tab_stops_its_model_job(server):
+    port, process = server
+    sampler = MemorySampler(process.pid)
+
+    async def open_then_close() -> None:
+        session = await start_a_model_job(port)
+        await asyncio.sleep(3)  # training, well inside its 2 x 300 s budget
+        await session.close()  # the tab is closed
+
+    asyncio.run(open_then_close())
+    assert cpu_seconds_over(sampler, 2) > 0.4, "the model was not training"  # one thread (2 cores, shared)
+    time.sleep(GRACE_SECONDS + 8)  # the grace period, then the step, the summary and the sample
+    assert cpu_seconds_over(sampler, 3) < 0.25, "training went on after its session had gone"
+
+
+@pytest.mark.parametrize("training_seconds", [2, 4, 6])  # a thread killed mid-step aborted about one time in three
+def test_stopping_the_server_while_a_model_trains_exits_cleanly(server, training_seconds):
+    port, process = server
+
+    async def start_then_stop_the_server() -> str:
+        session = await start_a_model_job(port)
+        await asyncio.sleep(training_seconds)
+        output = await asyncio.to_thread(stop_server, process)
+        await session.close()
+        return output
+
+    output = asyncio.run(start_then_stop_the_server())
+    assert "terminate called" not in output and "Traceback" not in output, output[-3000:]
+    assert process.returncode == 0, output[-3000:]
