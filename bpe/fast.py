@@ -5,9 +5,9 @@ once and then touches only the neighbours of each merged occurrence:
 
 - the text is a doubly linked list over symbol positions (``prev``/``next`` arrays); a
   merged symbol keeps the position of its left half, so positions stay in text order;
-- each pair (two token ids packed into one int) has a weighted count and a min-heap of
-  the positions where it may occur; entries are checked when read (lazy invalidation),
-  so a merge never searches a heap to delete from it;
+- each pair (two token ids packed into one int) has a weighted count and an ascending
+  list of the positions where it may occur; entries are checked when read (lazy
+  invalidation), so a merge never searches a list to delete from it;
 - one heap of candidates, each keyed in the tie rule's order, the tie-break included:
   ``(-count, first position, pair)`` packed in one int by default. So the winner and the
   top k come out in O(k log n), however many pairs share the top count. A key only gets
@@ -82,20 +82,21 @@ class _Sequence:
         symbols, shift, edge = self.symbols, self.shift, self.edge
         grouped: defaultdict = defaultdict(list)
         for p, key in enumerate(map(or_, map(lshift, symbols, repeat(shift)), symbols[1:])):
-            grouped[key].append(p)  # ascending, so each list is already a heap
+            grouped[key].append(p)  # in ascending order
         return {key: found for key, found in grouped.items() if key >> shift != edge and key & edge != edge}
 
     def first_position(self, key: int) -> int:
-        """Earliest position where the pair occurs now; drops stale heap entries."""
-        heap = self.positions[key]
+        """Earliest position where the pair occurs now; drops the stale entries before it."""
+        found = self.positions[key]
         symbols = self.symbols
         a, b = key >> self.shift, key & self.mask
         second = self.lengths[a]
-        while True:
-            p = heap[0]
+        for i, p in enumerate(found):
             if symbols[p] == a and symbols[p + second] == b:
+                if i:
+                    del found[:i]
                 return p
-            heappop(heap)
+        raise AssertionError(f"pair {key} is counted but occurs nowhere")
 
     def merge(self, key: int, new_id: int) -> dict[int, int]:
         """Merge every occurrence of the pair, left to right; return the pair-count changes.
@@ -114,9 +115,7 @@ class _Sequence:
         end = -after  # one int object for every slot it is written to, not one per slot
         by_left: defaultdict = defaultdict(list)  # left symbol -> positions left of a merge
         by_right: defaultdict = defaultdict(list)  # right symbol -> positions of merged tokens
-        found = self.positions.pop(key)
-        found.sort()
-        for p in found:
+        for p in self.positions.pop(key):
             # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise
             if symbols[p] == a:
                 q = p + second
@@ -152,12 +151,12 @@ class _Sequence:
             delta = weigh(found)
             changes[old] = change(old, 0) - delta
             changes[new] = change(new, 0) + delta
-            heap = positions.get(new)
-            if heap is None:
-                positions[new] = found  # ascending already: a valid heap
+            known = positions.get(new)
+            if known is None:
+                positions[new] = found  # ascending, as merges go left to right
             else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
-                heap.extend(found)
-                heapify(heap)
+                known += found
+                known.sort()  # two ascending runs: one merge pass
         for changed, delta in changes.items():
             count = counts.get(changed, 0) + delta
             if count:
@@ -256,7 +255,7 @@ def _ranking(tie_rule: str, seq: _Sequence, names: list) -> _Ranking:
         return ((limit - count) << position_bits | first_position(pair)) << pair_bits | pair
 
     def by_any_position(count: int, pair: int) -> int:
-        # the head of the pair's position heap: its first occurrence, or a stale one before it
+        # the pair's first listed position: its first occurrence, or a stale one before it
         return ((limit - count) << position_bits | positions[pair][0]) << pair_bits | pair
 
     return _Ranking(by_position, by_any_position, pair_mask.__and__)

@@ -127,10 +127,13 @@ class HeldOutTracker:
         self.lengths = [self.sequence.length]
 
     def apply(self, step: MergeStep) -> None:
-        ids = self.token_ids
+        ids, sequence = self.token_ids, self.sequence
         if step.token not in ids:
             ids[step.token] = step.token_id
-        key = self.sequence.pair_key(ids[step.pair[0]], ids[step.pair[1]])
-        if key in self.sequence.positions:
-            self.sequence.merge(key, step.token_id, [])  # no queue: nothing is chosen from held-out text
-        self.lengths.append(self.sequence.length)
+        a, b = ids[step.pair[0]], ids[step.pair[1]]
+        key = a << sequence.shift | b  # the engine's packed pair key
+        if key in sequence.positions:
+            sequence.merge(key, step.token_id)  # counts change too; nothing is chosen from held-out text
+        elif step.token_id == len(sequence.lengths):  # a new token this text never forms still takes its id
+            sequence.lengths.append(sequence.lengths[a] + sequence.lengths[b])
+        self.lengths.append(sequence.length)

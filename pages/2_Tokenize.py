@@ -11,6 +11,7 @@ from bpe.analysis.metrics import compression
 from pages._shared import bind, setup_page
 from pages._shared.analysis import base_level, bpe_at, extra_tokenizers
 from pages._shared.special_view import draw_special_tokens
+from pages._shared.pretrained_view import tokenizer_columns
 from pages._shared.numbers import count_columns
 from pages._shared.tokenize_view import encode_marked, text_box, unknown_note
 
@@ -25,7 +26,7 @@ text = text_box(settings)  # starts as a sentence of this corpus; presets come f
 trained = bpe_at(settings, run, settings.vocab_size)
 compared = [base_level(settings, run), trained] + extra_tokenizers()
 encoded = {}
-for column, c in zip(st.columns(len(compared)), compared):
+for column, c in zip(tokenizer_columns(2, len(compared) - 2), compared):  # GPT-2 and GPT-4 in a row of their own
     with column:
         st.markdown(f"**{escape_markdown(c.label)}** (vocab {c.vocab_size:,})")
         marked = encoded[c.label] = encode_marked(c.tokenizer, text)  # unknown characters shown, not refused

@@ -49,13 +49,13 @@ with chart:
                    f"{ss.compression_gap}% worse than training text ({parting.heldout_compression:.2f} vs "
                    f"{parting.train_compression:.2f} characters/token): new merges start to fit this text's quirks.")
 with cost:
-    st.metric(f"Characters per token at vocab {shown.vocab_size:,}", f"{shown.train_compression:.2f}",
-              help="compression of the training text: its characters divided by its tokens")
+    st.metric("Characters per token", f"{shown.train_compression:.2f}",  # short labels: they fit at 1024 px
+              help=f"At vocab {shown.vocab_size:,}: the training text's characters divided by its tokens.")
     if shown.heldout_compression is not None:
         st.metric("Held-out characters per token", f"{shown.heldout_compression:.2f}")
     length = run.sequence_length(shown.merges)
-    st.metric("Sequence length of the training text", f"{length:,} tokens",
-              **change_delta(length - run.initial_length, "tokens", than="than with no merges"))
+    st.metric("Tokens in the training text", f"{length:,}", **change_delta(length - run.initial_length, ""),
+              help=f"{run.initial_length:,} with no merges (one per character or byte).")
     bind(st.number_input, "Embedding width d", "compression_d", min_value=1, max_value=16_384, step=64)
     params = embedding_parameters(shown.vocab_size, ss.compression_d)
     st.metric("Embedding parameters (vocab × d)", f"{params:,}")

@@ -1,13 +1,12 @@
 """Model: does BPE help a language model? One tiny GPT per tokenizer, trained at equal compute."""
 import streamlit as st
 
-from pages._shared.figures import bits_per_char_curves
 from bpe.lm.job import DEFAULT_SHAPE, HELDOUT_CHARS, MODEL_SHAPES, TRAIN_CHARS
 from pages._shared import bind, setup_page
-from pages._shared.model import CAVEATS, current_job, progress_text, stop_job, tokenizer_choices
-from pages._shared.model_owner import (belongs_here, draw_results, keep_choice, other_results_note, shown_job,
+from pages._shared.model import CAVEATS, current_job, stop_job, tokenizer_choices
+from pages._shared.model_owner import (belongs_here, draw_results, keep_choice, other_results_note,
                                        start_blocked_reason, start_here)
-from pages._shared.presenter import presented
+from pages._shared.model_view import draw_live, shape_label
 
 settings, run = setup_page(
     "Model",
@@ -23,12 +22,6 @@ ss.setdefault("model_seconds", 60)
 job = current_job()
 running = job is not None and job.running
 
-
-def shape_label(name: str) -> str:
-    c = MODEL_SHAPES[name]
-    return f"{name}: {c.depth} layers, width {c.width}, context {c.block_size} tokens"
-
-
 c1, c2, c3 = st.columns([3, 3, 1])
 with c1:
     bind(st.multiselect, "Tokenizers (one model each)", "model_tokenizers", options=list(choices), disabled=running,
@@ -40,7 +33,7 @@ with c3:
     bind(st.number_input, "Seconds per model", "model_seconds", min_value=1, max_value=900, step=10, disabled=running)
 st.caption(f"Text: the first {TRAIN_CHARS:,} characters of the sidebar's training text; scored on the first "
            f"{HELDOUT_CHARS:,} characters of its held-out part. Runs on a GPU when there is one, else on the CPU.")
-b1, b2, _ = st.columns([1, 1, 4])
+b1, b2, _ = st.columns([2, 1, 3])  # "Train models" fits at 1024 px
 blocked = start_blocked_reason(choices, ss.model_tokenizers, running)
 b1.button("Train models", key="model_start", type="primary", on_click=start_here, args=(settings, choices),
           disabled=running or blocked is not None)
@@ -49,26 +42,6 @@ if blocked or other_results_note(settings):
     st.info(blocked or other_results_note(settings))
 with st.expander("Is this a fair comparison?", expanded=job is None):
     st.markdown(CAVEATS)
-
-
-@st.fragment(run_every=1.0 if running else None)
-def live(ticking: bool) -> None:
-    job = shown_job(settings)  # a finished job of another corpus is not shown
-    if job is None:
-        return
-    if ticking and not job.running:
-        st.rerun()  # a full rerun redefines this fragment without a timer and draws the results
-    if job.running:
-        fraction, text = progress_text(job)
-        st.progress(fraction, text=("Stopping after this step… " if job.stop_requested else "") + text)
-    records = job.snapshot().evaluated
-    if not records:
-        return
-    left, right = st.columns(2)
-    left.plotly_chart(presented(bits_per_char_curves(records, x="seconds")), key="model_curve_seconds")
-    right.plotly_chart(presented(bits_per_char_curves(records, x="chars")), key="model_curve_chars")
-
-
-live(running)
+draw_live(settings, running)  # progress and curves, on a timer while training
 if job is not None and not running and belongs_here(job, settings):
     draw_results(job, settings)  # only on the settings that produced them

@@ -92,17 +92,20 @@ def shown(phase: str) -> Shown:
     return Shown(winner=at >= 1, outlines=at >= 2, after=at >= 2, recorded=at >= 3)
 
 
-def line_notes(step: MergeStep, phase: str, *, minimum: int, merged: int, stop: str | None) -> list[str]:
+def line_notes(step: MergeStep, phase: str, *, minimum: int, merged: int, stop: str | None,
+               asking: bool = False) -> list[str]:
     """What each line of `PSEUDOCODE` did at ``step``, up to ``phase`` (plain text, not
     escaped; empty where the line has not run yet). ``merged`` is how many occurrences
     the merge replaced (fewer than the count when occurrences overlap); ``stop`` says why
-    training stopped, for the last step."""
+    training stopped, for the last step; ``asking``: the class is predicting the merge, so
+    counting names no pair."""
     at = PHASES.index(phase)
-    top = ", ".join(f"{pair_label(pair)} ×{count:,}" for pair, count in step.top_pairs[:3])
+    top = ("see the chart: which is the most frequent?" if asking else
+           ", ".join(f"{pair_label(pair)} ×{count:,}" for pair, count in step.top_pairs[:3]))
     ties = sum(1 for pair, count in step.top_pairs if count == step.frequency and pair != step.pair)
     notes = [
         f"step {step.number:,}" + (f" — then training stopped: {stop}" if stop and at == 3 else ""),
-        f"most frequent: {top}",
+        f"most frequent: {top}" if not asking else top,
         f"best = {pair_label(step.pair)}, {step.frequency:,} times"
         + (f" ({ties} other pair(s) as often: the tie rule picks it)" if ties else ""),
         f"{step.frequency:,} ≥ {minimum:,}: go on",

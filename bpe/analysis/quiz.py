@@ -68,6 +68,12 @@ def judge(step: MergeStep, guess: Pair, *, tie_rule: str, recorded: int) -> Verd
                    f"(it occurs at most {floor:,} times); {winner} occurs {best} times, more than any other.")
 
 
+def question_order(top_pairs) -> list:
+    """The competing pairs (with their counts) in the order of their labels: asked in the
+    recorded order (most frequent first, ties by the tie rule), the first would be the answer."""
+    return sorted(top_pairs, key=lambda entry: (pair_label(entry[0]), entry[1]))
+
+
 def parse_guess(typed: str, step: MergeStep) -> Pair:
     """A typed pair, ``t + h`` or ``t h`` (``·`` for a space, ``↵`` for a newline), as a pair
     of the step's tokens. A pair the step records is matched by how it is shown, so a

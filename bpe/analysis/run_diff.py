@@ -49,7 +49,7 @@ def setting_differences(run_a: TrainingRun, run_b: TrainingRun) -> list[tuple[st
     """(setting, value in A, value in B) for each training setting the two runs differ in."""
     a, b = run_a.settings, run_b.settings
     found = [
-        ("tie rule", a.tie_rule, b.tie_rule),
+        ("tie rule", tie_rule_label(a.tie_rule), tie_rule_label(b.tie_rule)),
         ("alphabet", a.alphabet, b.alphabet),
         ("pre-tokenizer", a.pretokenizer or "none", b.pretokenizer or "none"),
         ("minimum pair frequency", f"{a.minimum_pair_frequency:,}", f"{b.minimum_pair_frequency:,}"),

@@ -46,7 +46,7 @@ def corpus_samples(train_text: str, heldout_text: str) -> dict[str, str]:
     held out), a training sentence, and the tutorial's sentence. Labels are button texts."""
     samples = {}
     if heldout_text:
-        samples["A held-out sentence"] = first_sentence(heldout_text)
-    samples["A training sentence"] = first_sentence(train_text)
-    samples["The tutorial's sentence"] = TUTORIAL_SENTENCE
+        samples["Held-out sentence"] = first_sentence(heldout_text)
+    samples["Training sentence"] = first_sentence(train_text)
+    samples["Tutorial sentence"] = TUTORIAL_SENTENCE
     return samples

@@ -26,10 +26,10 @@ SCAN_STYLES = {  # the scan's marks: merged already, the occurrence at hand
 
 
 def algorithm_html(step: MergeStep, phase: str, *, minimum: int, merged: int, tie_rule: str,
-                   stop: str | None) -> str:
+                   stop: str | None, asking: bool = False) -> str:
     """The loop's lines; the lines of ``phase`` lit, each line that has run annotated with
-    what it did at ``step``."""
-    notes = line_notes(step, phase, minimum=minimum, merged=merged, stop=stop)
+    what it did at ``step`` (naming no pair while the class is ``asking``)."""
+    notes = line_notes(step, phase, minimum=minimum, merged=merged, stop=stop, asking=asking)
     rows = []
     for (text, line_phase), note in zip(pseudocode(tie_rule_label(tie_rule)), notes):
         lit = line_phase == phase

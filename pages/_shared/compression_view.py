@@ -3,7 +3,7 @@
 The sizes on offer come from the run (`bpe.analysis.vocab_sizes.spread_sizes`), so rows
 never repeat because training stopped early; the chosen sizes belong to the run and are
 chosen again when it changes (`run_state.keep_with`). The table fits a projector's
-1024 px: the numbers a class compares come first, the long token list last, wrapped.
+1024 px: the numbers a class compares, then the long tokens in a table of their own, wrapped.
 """
 from __future__ import annotations
 
@@ -35,9 +35,15 @@ def size_rows(run: TrainingRun, sizes, d: int) -> list[dict]:
             "fewer tokens than characters": f"{row.reduction:.1%}",
             f"embedding parameters (d = {d:,})": row.embedding_parameters,
             "seconds to train": row.training_seconds,
-            "10 longest tokens": "  ".join(repr(printable(t)) for t in row.longest_tokens),
         })
     return rows
+
+
+def longest_rows(run: TrainingRun, sizes) -> list[dict]:
+    """The 10 longest tokens per vocab size: a table of its own, where long tokens wrap."""
+    return [{"vocab size": f"{size:,}",
+             "10 longest tokens": "  ".join(repr(printable(t)) for t in size_summary(run, size).longest_tokens)}
+            for size in sizes]
 
 
 def draw_size_table(settings: Settings, run: TrainingRun, d: int) -> None:
@@ -59,5 +65,6 @@ def draw_size_table(settings: Settings, run: TrainingRun, d: int) -> None:
     show_table(size_rows(run, chosen, d), decimals={"characters per token": 2, "held-out characters per token": 2,
                                                     "seconds to train": 2},
                empty="Choose at least one vocab size.")
+    show_table(longest_rows(run, chosen), empty="")
     if not run.heldout_characters:
         st.caption("Nothing is held out for this corpus, so the held-out column is empty (—).")

@@ -135,7 +135,7 @@ def compression_curve_figure(curve, *, parting=None, shown_vocab: int | None = N
     if shown_vocab is not None:
         fig.add_vline(x=shown_vocab, line=dict(color="#64748b", dash="dot"),
                       annotation_text=f"vocab {shown_vocab:,}", annotation_position="top left")
-    fig.update_layout(title="Compression against vocab size (one training run)", height=420,
+    fig.update_layout(title="Compression vs vocab size", height=420,
                       margin=dict(l=10, r=10, t=50, b=10), xaxis=dict(title="vocab size", tickformat=",d"),
                       yaxis=dict(title="characters per token", tickformat=".1f"), legend=dict(orientation="h", y=-0.25))
     return readable(fig)
@@ -195,7 +195,7 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
             line=dict(color=colour, width=2.5), marker=dict(size=5), customdata=[p.step for p in points],
             hovertemplate=(f"{hover_x}<br>step %{{customdata:,}}<br>%{{y:.3f}} bits/char"
                            f"<extra>{plotly_text(name)}</extra>")))
-    fig.update_layout(title=f"Held-out bits per character vs {title}", height=400,
+    fig.update_layout(title=f"Against {title}", height=400,  # the y axis names the quantity; fits half a page
                       margin=dict(l=10, r=10, t=50, b=10),
                       xaxis=dict(title=title, tickformat=",d" if x == "chars" else ",.0f"),
                       yaxis=dict(title="held-out bits per character", tickformat=".2f"),

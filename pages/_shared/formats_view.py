@@ -40,12 +40,14 @@ def draw_exports(tokenizer: BPETokenizer) -> None:
     """One download per format; a format that cannot hold the tokenizer says why instead."""
     st.markdown("**For other libraries**: the same tokenizer as another library's file")
     stem = f"bpe_{tokenizer.vocab_size}"
+    refused = []
     for column, fmt in zip(st.columns(len(FORMATS)), FORMATS):
         exported = _exported(tokenizer.fingerprint(), fmt, stem, _tokenizer=tokenizer)
         with column:
             if isinstance(exported, str):
                 st.button(BUTTONS[fmt], key=f"formats_download_{fmt}", disabled=True)
-                st.caption(escape_markdown(exported))
+                st.caption(escape_markdown(exported.split(":", 1)[0]))  # "tiktoken works on bytes, and ..."
+                refused.append(LIBRARY[fmt])
                 continue
             st.download_button(BUTTONS[fmt], exported.main_bytes, file_name=exported.main_name,
                                mime="application/json" if fmt == HF else "text/plain",
@@ -54,6 +56,9 @@ def draw_exports(tokenizer: BPETokenizer) -> None:
                 st.download_button("its split pattern and settings (JSON)", data, file_name=name,
                                    mime="application/json", key=f"formats_download_{fmt}_settings",
                                    help="A ranks file holds no split pattern: tiktoken.Encoding needs this too")
+    if refused:
+        st.caption(f"{' and '.join(refused)} hold bytes and merges of bytes, not Unicode characters: train with the "
+                   "byte alphabet (in the sidebar) to export for them. Hugging Face keeps characters.")
     st.caption("`python -m bpe export --tokenizer T.json --format hf|tiktoken|minbpe --output PATH` writes the "
                "same files, then loads each with its library and says whether the ids are identical.")
 

@@ -41,7 +41,8 @@ from bpe.steps import TIE_RULES
 from . import cache
 from .html import escape_markdown
 from .run_state import OWNERS
-from .settings import DEFAULTS, RECORDED_TOP_K, STEP, Settings, user_corpora
+from .settings import DEFAULTS, RECORDED_TOP_K, STEP, Settings
+from .sidebar import _add_user_corpus as add_user_corpus  # the one home of the session's bounded texts
 from .sidebar import upload_limit_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -332,9 +333,9 @@ def _open_file() -> None:
         state[FILE_ERROR] = str(error)
         return
     state.pop(FILE_ERROR, None)
-    if lesson.text is not None:
-        user_corpora()[lesson.corpus] = lesson.text
-    if lesson.text is not None or lesson.corpus in {info.name for info in list_corpora()}:
+    if lesson.text is not None:  # kept like any pasted text: the session's last few, the oldest let go
+        add_user_corpus(lesson.corpus, lambda: lesson.text)
+    elif lesson.corpus in {info.name for info in list_corpora()}:
         state["settings_corpus"] = lesson.corpus
     for field, value in values.items():
         state[field.key] = value
@@ -412,7 +413,7 @@ def lesson_frame_ok(settings: Settings) -> bool:
         problem = (f"This lesson was made on {lesson_text}, which is not available here, so its merges "
                    f"cannot be shown. The sidebar holds {settings.corpus!r} instead.")
     else:
-        problem = (f"This lesson was made on a different text called {lesson_text}: the file here hashes to "
+        problem = (f"This lesson was made on a different text called {lesson_text}: the text here hashes to "
                    f"{corpus_hash(settings)}. Its merges would not be the lesson's, so they are not shown.")
     st.error(escape_markdown(problem), icon="⚠️")
     st.button(f"Show {settings.corpus!r} anyway", key="lesson_show_anyway", on_click=lambda: state.pop(EXPECT, None))

@@ -77,7 +77,7 @@ def play_or_pause(film: Film) -> None:
 def film_controls(film: Film) -> None:
     """Step back, Play/Pause, Step forward (also ←, space, →), the speed, and the text window."""
     ss, train_text = st.session_state, film.train_text
-    c1, c2, c3, c4 = st.columns([1, 1, 1, 3], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([4, 3, 4, 5], vertical_alignment="bottom")  # labels and key hints fit at 1024 px
     # While playing, the timer moves the step without redrawing these buttons: keep Step back usable.
     c1.button("Step back", key="merges_back", on_click=go, args=(film, -1), shortcut="Left",
               disabled=film_at_start() and not ss.merges_playing)
@@ -89,7 +89,7 @@ def film_controls(film: Film) -> None:
         bind(st.select_slider, "Speed", "merges_speed", options=SPEEDS, format_func=lambda s: f"{s:g} s per step")
     if len(train_text) > WINDOW_CHARS:
         ss.merges_window = min(ss.merges_window, len(train_text) - WINDOW_CHARS)  # the corpus may have shrunk
-        w1, w2 = st.columns([1, 3], vertical_alignment="bottom")
+        w1, w2 = st.columns([2, 3], vertical_alignment="bottom")
         with w1:
             bind(st.toggle, "Follow the merge", "merges_follow", help="Move the window to where the merge happens.")
         with w2:
@@ -112,7 +112,7 @@ def draw_step(film: Film, step) -> None:
     m1.metric("Step", f"{k:,} of {last:,}")
     m2.metric("Vocab size", f"{shown_vocab(view, step):,}")
     length = shown_length(view, step, run)
-    m3.metric("Sequence length", f"{length:,}", **change_delta(length - run.sequence_length(k - 1), "tokens"))
+    m3.metric("Sequence length", f"{length:,}", **change_delta(length - run.sequence_length(k - 1), ""))
     m4.metric("Compression so far", f"{compression(run.training_characters, length):.2f}",
               help="characters per token in the training text")
     if view.shown.winner:
@@ -132,7 +132,8 @@ def draw_step(film: Film, step) -> None:
             what_if_buttons(settings, k)
     if view.algorithm:
         changes.html(algorithm_html(step, view.phase, minimum=settings.min_freq, merged=run.merges_applied(k),
-                                    tie_rule=settings.tie_rule, stop=run.stop_explanation if k == last else None))
+                                    tie_rule=settings.tie_rule, stop=run.stop_explanation if k == last else None,
+                                    asking=view.pending))
     if view.shown.after:
         changes.markdown("**What the merge changed** (pair counts)")
         changes.dataframe(pd.DataFrame(count_change_rows(step)), hide_index=True, column_config=count_columns("change"))

@@ -15,7 +15,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 PAGES_DIR = Path(__file__).resolve().parents[1]
-HOME = ("app.py", "Home", "🏠")
+HOME = ("app.py", "Home", ":material/home:")  # a bundled icon font: no emoji font needed
 
 
 def page_entries() -> list[tuple[str, str, str | None]]:

@@ -51,19 +51,21 @@ def table_frame(rows: Sequence[Mapping], decimals: Mapping[str, int] | None = No
 def show_table(rows: Sequence[Mapping], *, decimals: Mapping[str, int] | None = None, empty: str = "Nothing to show.") -> None:
     """A small summary table that fits the page: formatted cells, wrapped text, no index."""
     if not rows:
-        st.caption(empty)
+        if empty:
+            st.caption(empty)
         return
     st.table(table_frame(rows, decimals), hide_index=True)
 
 
 def change_delta(change: int, unit: str, *, than: str = "") -> dict:
     """`st.metric` keyword arguments that say a change in words, one arrow and no minus
-    sign: -10509 -> "10,509 fewer tokens" with a green down arrow (shorter is better)."""
-    tail = f" {than}" if than else ""
+    sign: -10509 -> "10,509 fewer tokens" with a green down arrow (shorter is better). An
+    empty ``unit`` leaves it to the metric's label: "10,509 fewer"."""
+    tail = (f" {unit}" if unit else "") + (f" {than}" if than else "")
     if change < 0:
-        return dict(delta=f"{-change:,} fewer {unit}{tail}", delta_arrow="down", delta_color="green")
+        return dict(delta=f"{-change:,} fewer{tail}", delta_arrow="down", delta_color="green")
     if change > 0:
-        return dict(delta=f"{change:,} more {unit}{tail}", delta_arrow="up", delta_color="red")
+        return dict(delta=f"{change:,} more{tail}", delta_arrow="up", delta_color="red")
     return dict(delta=0, delta_description=f"no change{tail}")
 
 

@@ -1,4 +1,10 @@
-"""Streamlit glue for the Compression page: pretrained tokenizers beside the run.
+"""Streamlit glue for pretrained tokenizers beside the run: Tokenize's columns, and the
+Compression page's curves and table.
+
+Tokenize shows a column per tokenizer; with GPT-2, GPT-4 and an upload beside the
+characters and the run that is five, too narrow at 1024 px for the numbers in them. So
+`tokenizer_columns` keeps one row for up to `PER_ROW`, and otherwise puts the run's
+tokenizers in one row and the pretrained ones (GPT-2 beside GPT-4) in the next.
 
 GPT-2, GPT-4 (cl100k) and an uploaded tokenizer (`analysis.extra_tokenizers`) each have
 one vocabulary, but their first merges are what a shorter training run would have kept:
@@ -19,6 +25,22 @@ from .analysis import Compared, extra_tokenizers, measured_text
 from .html import escape_markdown
 from .numbers import show_table
 from .settings import Settings
+
+PER_ROW = 3  # tokenizer columns a row: each keeps room for "Characters/token" and its value at 1024 px
+
+
+def tokenizer_columns(trained: int, pretrained: int) -> list:
+    """A column for each of ``trained`` + ``pretrained`` tokenizers: one row when they are
+    `PER_ROW` or fewer; else the trained ones in a row, then the pretrained ones, at most
+    `PER_ROW` a row (every row as wide as the widest, so columns line up)."""
+    count = trained + pretrained
+    if count <= PER_ROW:
+        return list(st.columns(max(count, 1)))[:count]
+    width = min(PER_ROW, max(trained, pretrained))
+    columns = list(st.columns(width))[:trained]
+    while len(columns) < count:
+        columns += st.columns(width)
+    return columns[:count]
 
 
 def pretrained_curves(settings: Settings, run: TrainingRun) -> dict:

@@ -13,7 +13,7 @@ from functools import partial
 import plotly.graph_objects as go
 import streamlit as st
 
-from bpe.analysis.quiz import Verdict, judge, parse_guess, score
+from bpe.analysis.quiz import Verdict, judge, parse_guess, question_order, score
 from bpe.analysis.tie_rules import describe_tie_rule
 from bpe.errors import BpeError
 from bpe.steps import MergeStep
@@ -49,16 +49,27 @@ def answer(step: MergeStep, guess: tuple, tie_rule: str) -> Verdict:
 
 
 def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figure:
-    """The pair chart with nothing that gives the winner away: every bar alike, no labels.
-    ``asking``: the title asks the class which pair is merged."""
+    """The pair chart with nothing that gives the winner away: every bar alike, no labels;
+    ``asking`` (a guess is awaited): the bars in the order of their labels, not by count, and
+    a title that asks."""
     bar = fig.data[0]
     count = len(bar.y)
     bar.marker.color = [OTHER] * count
     bar.text = [""] * count
-    question = " Which one is merged?" if asking else ""
-    fig.update_layout(title=f"Step {step.number}: the {count} most frequent pairs, counted.{question}",
-                      margin=dict(t=50))
+    if asking:
+        asked = _asked_pairs(step, count)
+        recorded = [pair for pair, _count in step.top_pairs[:count]]
+        order = [recorded.index(pair) for pair, _count in asked]
+        bar.y = [bar.y[i] for i in order]
+        bar.customdata = [bar.customdata[i] for i in order]
+        fig.update_xaxes(ticktext=[fig.layout.xaxis.ticktext[i] for i in order])
+    title = "which pair is merged next?" if asking else f"the {count} most frequent pairs, counted"
+    fig.update_layout(title=f"Step {step.number}: {title}", margin=dict(t=50))
     return fig
+
+
+def _asked_pairs(step: MergeStep, top_k: int) -> list:
+    return question_order(step.top_pairs[:top_k])
 
 
 def chart_options(step: MergeStep, settings: Settings, pending: bool) -> dict:
@@ -72,10 +83,9 @@ def chart_options(step: MergeStep, settings: Settings, pending: bool) -> dict:
 
 def _clicked(key: str, step: MergeStep, settings: Settings) -> None:
     points = st.session_state[key].selection.points
-    if points:
-        position = int(points[0]["x"])
-        if 0 <= position < len(step.top_pairs):
-            answer(step, step.top_pairs[position][0], settings.tie_rule)
+    asked = _asked_pairs(step, settings.top_k)
+    if points and 0 <= int(points[0]["x"]) < len(asked):
+        answer(step, asked[int(points[0]["x"])][0], settings.tie_rule)
 
 
 def quiz_box(step: MergeStep, settings: Settings, *, next_merge, args: tuple = ()) -> None:
@@ -94,7 +104,7 @@ def quiz_box(step: MergeStep, settings: Settings, *, next_merge, args: tuple = (
 
 
 def _question(step: MergeStep, settings: Settings) -> None:
-    pairs = [pair for pair, _count in step.top_pairs[:settings.top_k]]
+    pairs = [pair for pair, _count in _asked_pairs(step, settings.top_k)]
     st.markdown(f"**Predict merge {step.number:,}:** which pair is merged next? Click its bar in the chart, "
                 "pick it here, or type it.")
     pick, typed = st.columns(2)

@@ -35,7 +35,7 @@ MERGES = "compare_merges"  # plain key: how many merges of each run are compared
 # The comparison belongs to the current run: a new corpus or setting starts it afresh
 # (run A becomes the new current run). "What if" records the owner before it sets them.
 KEPT_WITH_RUN = [RUN_A, RUN_B, FOCUS, MERGES]
-DECIDED = {TIE: "🎲 a tie rule decided", COUNTS: "🔢 the counts decided", STOPPED: "⏹ one run had stopped"}
+DECIDED = {TIE: "A tie rule decided", COUNTS: "The counts decided", STOPPED: "One run had stopped"}
 
 
 # ==================== The way in from Merge by merge
@@ -186,7 +186,8 @@ def draw_divergence(found: Comparison, merges: int) -> None:
     divergence = found.divergence
     focus = st.session_state.get(FOCUS)
     if focus:
-        st.caption(f"Opened from step {focus:,} of Merge by merge: the comparison covers the first {merges:,} merges.")
+        st.caption(f"Opened from step {focus:,} of Merge by merge: the comparison covers the first "
+                   f"{merges:,} merge{'' if merges == 1 else 's'}.")
     if divergence is None:
         st.success("The two runs learn the same merges, step for step.")
         return
@@ -208,7 +209,7 @@ def draw_vocabularies(found: Comparison) -> None:
     c3.metric("Only in B", f"{vocab.count('only B'):,}")
     st.caption("Merges aligned by token, not by step: a token learned at step 40 in one run and 43 in the other "
                "is one row (B − A = 3). Base tokens count in the totals above; the table lists learned tokens.")
-    st.dataframe(pd.DataFrame(aligned_rows(vocab)), hide_index=True, height=320, key="compare_aligned")
+    st.dataframe(pd.DataFrame(aligned_rows(vocab)), hide_index=True, key="compare_aligned")
 
 
 def draw_samples(found: Comparison) -> None:

@@ -31,7 +31,7 @@ def text_box(settings: Settings) -> str:
     samples = corpus_samples(*corpus_texts(settings))
     state.setdefault(TEXT, next(iter(samples.values())))
     bind(st.text_area, "Text to tokenize", TEXT, height=100)
-    for column, (label, sample) in zip(st.columns(len(samples) + 1), samples.items()):  # a spare column keeps them narrow
+    for column, (label, sample) in zip(st.columns(len(samples)), samples.items()):
         column.button(label, key=f"tokenize_preset_{label}", on_click=_use, args=(sample,), help=sample)
     return state[TEXT]
 

@@ -35,7 +35,7 @@ def draw_filters(settings: Settings, table: pd.DataFrame) -> pd.DataFrame:
     state.setdefault("vocab_lengths", (shortest, longest))
     state.setdefault("vocab_unused", False)
     state.vocab_lengths = tuple(min(max(int(end), shortest), longest) for end in state.vocab_lengths)
-    f1, f2, f3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    f1, f2, f3 = st.columns([5, 5, 3], vertical_alignment="bottom")
     with f1:
         bind(st.text_input, "Search tokens (· for a space)", "vocab_search")
     with f2:

@@ -34,7 +34,7 @@ def test_a_tie_broken_by_different_rules():
     rows = {row["pair"]: row for row in found.competitors}
     assert rows["x + y"]["count in A"] == rows["x + y"]["count in B"] == "2" and rows["x + y"]["picked by"] == "A"
     assert rows["a + b"]["picked by"] == "B" and found.competitors[0]["picked by"] in ("A", "B")
-    assert ("tie rule", "first_occurrence", "lexicographic") in setting_differences(a, b)
+    assert ("tie rule", "first occurrence", "lexicographic") in setting_differences(a, b)
 
 
 def test_counts_decide_when_the_pre_tokenizer_differs():

@@ -15,11 +15,11 @@ def test_code_and_tables_are_skipped_for_a_sentence_with_letters():
 
 
 def test_a_tiny_text_is_its_own_sample():
-    assert corpus_samples("low lower lowest", "") == {"A training sentence": "low lower lowest",
-                                                       "The tutorial's sentence": TUTORIAL_SENTENCE}
+    assert corpus_samples("low lower lowest", "") == {"Training sentence": "low lower lowest",
+                                                       "Tutorial sentence": TUTORIAL_SENTENCE}
 
 
 def test_held_out_sentence_first_when_text_is_held_out():
     samples = corpus_samples("Before we proceed any further, hear me speak.", "Alas, that love, so gentle in his view!")
-    assert list(samples) == ["A held-out sentence", "A training sentence", "The tutorial's sentence"]
-    assert samples["A held-out sentence"] == "Alas, that love, so gentle in his view!"
+    assert list(samples) == ["Held-out sentence", "Training sentence", "Tutorial sentence"]
+    assert samples["Held-out sentence"] == "Alas, that love, so gentle in his view!"

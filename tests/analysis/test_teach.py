@@ -5,10 +5,11 @@ import pytest
 
 from bpe.analysis.algorithm import PHASES, PSEUDOCODE, Cursor, ScanEvent, advance, line_notes, scan_merge, shown
 from bpe.analysis.film import LEFT, MAX_FRAMES, PLAIN, RIGHT, film_data
-from bpe.analysis.quiz import judge, parse_guess, score
+from bpe.analysis.quiz import judge, parse_guess, question_order, score
 from bpe.analysis.segments import segment, step_segments
 from bpe.errors import BpeError
 from bpe.run import train_run
+from bpe.text import pair_label
 
 TIE_RULE = "ties go to the pair whose first occurrence comes earliest"
 SMALL = "low lower newest widest"
@@ -72,6 +73,14 @@ def test_a_typed_pair_spells_spaces_as_dots_and_bytes_as_shown():
 def test_what_is_not_a_pair_is_refused_by_name(small_run, typed):
     with pytest.raises(BpeError, match="is not a pair: type two tokens"):
         parse_guess(typed, small_run.steps[0])
+
+
+def test_the_question_lists_pairs_by_label_so_the_order_gives_nothing_away(small_run):
+    step = small_run.steps[0]
+    asked = question_order(step.top_pairs)
+    assert sorted(asked) == sorted(step.top_pairs)
+    labels = [pair_label(pair) for pair, _ in asked]  # as shown: '·' for a space
+    assert labels == sorted(labels) and asked[0][0] != step.pair
 
 
 def test_the_score_counts_ties_as_right_and_says_so():

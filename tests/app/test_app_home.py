@@ -26,7 +26,7 @@ def test_home_summarises_the_run():
     assert metric(at, "Corpus size (characters)") == str(SMALL_SIZE)
     assert metric(at, "Merges learned") == "17"
     assert metric(at, "Training time").endswith(" s")
-    assert float(metric(at, "Compression (characters per token)")) > 1
+    assert float(metric(at, "Characters per token")) > 1
     assert "Training stopped after 17 merges" in at.info[0].value
     described = next(c.value for c in at.sidebar.caption if c.value.startswith("Training on"))
     assert described.startswith(f"Training on {SMALL_SIZE} characters, nothing held out")

@@ -18,11 +18,13 @@ SHOWN = ("Step", "Vocab size", "Sequence length", "Compression so far")
 def copy_link(at) -> str:
     at.sidebar.button(key="lesson_copy").click().run()
     assert not at.exception
-    return at.code[0].value
+    links = [code.value for code in at.code if f"{HASH_PARAM}=" in code.value]
+    assert len(links) == 1, [code.value for code in at.code]
+    return links[0]
 
 
 def query(url: str) -> dict:
-    return dict(parse_qsl(urlsplit(url).query))
+    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
 
 
 def frame(at):
@@ -224,3 +226,29 @@ def test_each_page_control_names_a_page_and_a_key_the_app_uses():
         assert page in known_pages(), page
         for field in fields:
             assert f'"{field.key}"' in sources or f"'{field.key}'" in sources, field.key
+
+
+def test_a_link_on_the_default_corpus_reopens_the_frame_with_the_quiz_waiting():
+    teacher = new_app(PAGE, query={"step": "40", "teach_quiz": "1"})  # Tiny Shakespeare, vocab 1,000
+    params = query(copy_link(teacher))
+    assert params["step"] == "40" and params["teach_quiz"] == "1" and params["corpus"] == "Tiny Shakespeare"
+    student = new_app(PAGE, query=params)
+    assert frame(student) == frame(teacher) and "Predict merge 40" in " ".join(m.value for m in student.markdown)
+
+
+@pytest.mark.parametrize("page", ["app.py", "pages/2_Tokenize.py", "pages/3_Compression.py",
+                                  "pages/5_Vocabulary.py", "pages/7_Bytes_and_pretokenizers.py",
+                                  "pages/9_Languages.py"])
+def test_every_page_copies_a_link_that_reopens_its_controls(page):
+    from pages._shared.lesson import page_fields
+    teacher = new_app(page, **SMALL)
+    params = query(copy_link(teacher))
+    for field in page_fields(page):
+        if field.key in teacher.session_state:
+            assert field.param in params, field.param
+    student = new_app(page, query=params)
+    assert not student.exception and not student.error and not student.warning
+    for field in page_fields(page):
+        if field.key in teacher.session_state:
+            assert student.session_state[field.key] == teacher.session_state[field.key] or (
+                list(student.session_state[field.key]) == list(teacher.session_state[field.key])), field.key

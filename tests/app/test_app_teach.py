@@ -24,6 +24,17 @@ def choose(at, label: str):
     return box.set_value(box.options.index(label)).run()
 
 
+def bars(at) -> dict[str, int]:
+    """The pair chart as the class sees it: label -> count, left to right."""
+    spec = plotly_specs(at)[0]
+    return dict(zip((html.unescape(t) for t in spec["layout"]["xaxis"]["ticktext"]), spec["data"][0]["y"]))
+
+
+def tallest(at) -> str:
+    shown = bars(at)
+    return max(shown, key=shown.get)
+
+
 def all_html(at) -> str:
     return "\n".join(element.value for element in at.html)
 
@@ -36,6 +47,10 @@ def test_the_quiz_hides_the_winner_the_new_token_and_the_text_after():
     assert not at.exception
     bar = plotly_specs(at)[0]["data"][0]
     assert set(bar["marker"]["color"]) == {GREY} and not any(bar.get("text") or [])
+    assert list(bars(at)) == sorted(bars(at))  # by label, not by count: the order gives nothing away
+    assert bars(at)["e + s"] == bars(at)["s + t"] == 9
+    box = at.selectbox(key="teach_pick_1")
+    assert box.options == sorted(bars(at))  # the list too
     shown = all_html(at)
     assert "bpe-merge" not in shown and "bpe-new-token" not in shown  # no headline
     assert 'class="tok merged"' not in shown and "pair-left" not in shown  # no after text, no outlines
@@ -182,10 +197,32 @@ def test_the_quiz_and_the_phases_on_wikitext(monkeypatch):
                               "teach_quiz": "1", "teach_algorithm": "1"})
     assert not at.exception and metric(at, "Step").startswith("40 of ")
     assert 'data-phase="count"' in panel(at)  # a question waits: the frame stops at counting
-    winner = plotly_specs(at)[0]["layout"]["xaxis"]["ticktext"][0]  # bars keep the recorded order: the winner first
-    at = choose(at, html.unescape(winner))
+    at = choose(at, tallest(at))  # no tie at this step
     assert unescape_markdown(at.success[0].value).startswith("Right: ")
     assert 'data-phase="pick"' in panel(at)  # the answer is the pick: the phases go on from there
     for phase in ("merge", "record"):
         at.button(key="merges_forward").click().run()
         assert f'data-phase="{phase}"' in panel(at)
+
+
+def test_the_quiz_and_the_phases_on_the_default_corpus():
+    at = new_app(PAGE, query={"step": "40", "teach_quiz": "1", "teach_algorithm": "1"})  # Tiny Shakespeare
+    assert not at.exception and metric(at, "Step").startswith("40 of ")
+    assert 'data-phase="count"' in panel(at)
+    shown = bars(at)
+    at = choose(at, min(shown, key=shown.get))
+    assert at.session_state["teach_answers"][40].kind == "wrong"
+    assert 'data-phase="pick"' in panel(at) and "bpe-new-token" in at.html[0].value
+
+
+def test_low_lower_lowest_a_tie_in_the_quiz_then_the_phases_from_a_link():
+    """The textbook example: l + o and o + w both occur 3 times; l + o comes first."""
+    at = new_app(PAGE, query={"corpus": "low lower lowest", "teach_quiz": "1", "teach_algorithm": "1"})
+    assert bars(at) and bars(at)["l + o"] == bars(at)["o + w"] == 3
+    at = choose(at, "o + w")
+    assert unescape_markdown(at.info[0].value).startswith("Right by count: o + w occurs 3 times, as often as l + o")
+    for phase in ("merge", "record"):
+        at.button(key="merges_forward").click().run()
+        assert f'data-phase="{phase}"' in panel(at)
+    assert metric(at, "Vocab size") == "9" and "Score: 1 of 1 right (1 of them by count, a tie)." in [
+        c.value for c in at.caption]

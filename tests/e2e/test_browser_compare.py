@@ -19,7 +19,7 @@ def test_what_if_the_other_rule_opens_the_comparison(page, app_url, screenshot):
     expect(page.get_by_role("heading", name="Compare runs")).to_be_visible()
     headline = page.locator(".bpe-divergence")
     expect(headline).to_contain_text("Step 1: run A merges t + h → th; run B merges a + t → at")
-    expect(page.get_by_text("a tie rule decided")).to_be_visible()
+    expect(page.get_by_text("A tie rule decided")).to_be_visible()
     expect(page.get_by_text("Opened from step 1 of Merge by merge")).to_be_visible()
     for label in ("Shared tokens", "Only in A", "Only in B"):
         expect(page.get_by_test_id("stMetricLabel").filter(has_text=label)).to_be_visible()

@@ -124,10 +124,17 @@ def paste(page, text: str):
 # ==================== Predict the next merge, the algorithm beside the film
 
 
-def click_bar(page, index: int):
-    """Click a bar of the pair chart where a user would (plotly's drag layer lies on top)."""
+def click_bar(page, label: str | None = None, *, tallest: bool = False):
+    """Click the bar of ``label`` (or the tallest) where a user would (plotly's drag layer
+    lies on top). While a guess is awaited the bars go by label, not by count."""
     settle(page)
-    bar = page.locator(".js-plotly-plot .bars .point").nth(index)
+    points = page.locator(".js-plotly-plot .bars .point")
+    if tallest:
+        heights = [points.nth(i).bounding_box()["height"] for i in range(points.count())]
+        index = heights.index(max(heights))
+    else:
+        index = page.locator(".js-plotly-plot .xtick text").all_text_contents().index(label)  # SVG: no inner text
+    bar = points.nth(index)
     bar.scroll_into_view_if_needed()
     box = bar.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.7)  # plotly wants a hover first
@@ -142,7 +149,7 @@ def test_the_quiz_hides_the_winner_until_a_bar_is_clicked(page, app_url, screens
     expect(page.locator(".bpe-segments .tok.merged")).to_have_count(0)
     expect(page.locator(".bpe-merge")).to_have_count(0)
     screenshot(page, "quiz_question")
-    click_bar(page, 0)  # the first bar: e + s, the winner
+    click_bar(page, "e + s")  # the winner (s + t occurs as often; the tie rule picks e + s)
     expect(page.get_by_text("Right: e + s occurs 9 times")).to_be_visible()
     expect(page.locator(".bpe-segments .tok.merged").first).to_be_visible()
     expect(page.get_by_text("Score: 1 of 1 right.")).to_be_visible()
@@ -221,6 +228,22 @@ def test_a_film_of_html_keeps_it_as_text(page, app_url, browser, tmp_path):
     film.context.close()
 
 
+def test_the_default_corpus_from_a_lesson_link(page, app_url, browser, tmp_path):
+    page.goto(f"{app_url}/Merge_by_merge?step=40&teach_quiz=1&teach_algorithm=1")  # Tiny Shakespeare
+    expect(page.get_by_text("Predict merge 40:")).to_be_visible(timeout=120_000)
+    expect(fresh(page, ".bpe-algorithm")).to_have_attribute("data-phase", "count")
+    teacher = numbers(page)
+    url = copy_link(page)
+    page.keyboard.press("Escape")
+    student = reopen(browser, url)
+    assert numbers(student) == teacher
+    click_bar(student, tallest=True)  # the winner (no tie at this step)
+    expect(student.get_by_text("Right: ")).to_be_visible()
+    expect(fresh(student, ".bpe-algorithm")).to_have_attribute("data-phase", "pick")
+    student.context.close()
+    play_from_disk(browser, download_film(page, tmp_path)).context.close()
+
+
 # ==================== WikiText-2, through BPE_CORPORA
 
 
@@ -261,7 +284,7 @@ def test_wikitext_link_quiz_and_film(browser, wikitext_url, tmp_path, screenshot
     page.keyboard.press("Escape")  # close the link's dialog
     assert numbers(student) == teacher
     expect(student.get_by_text("Predict merge 40:")).to_be_visible()
-    click_bar(student, 1)  # not the winner: wrong, or right by count
+    click_bar(student, "o + m")  # 201 times: not the winner (r + e, 220)
     expect(student.get_by_text("Score: ")).to_contain_text("of 1 right")
     screenshot(student, "wikitext_quiz")
     student.context.close()

@@ -187,9 +187,10 @@ class Session:
                     self.report.leaks.append(f"session {self.number} received session {other}'s text")
             msg = ForwardMsg.FromString(frame)
             kind = msg.WhichOneof("type")
-            if kind == "new_session":  # a full script run starts: a browser drops its fragment timers
+            if kind == "new_session":
                 self.session_id = msg.new_session.initialize.session_id or self.session_id
-                self.fragment = None
+                if not msg.metadata.run.fragment_ids:  # a full script run: a browser drops its fragment timers
+                    self.fragment = None
             elif kind == "navigation":  # the pages in the sidebar, in their order
                 self.pages = {p.page_name or p.url_pathname or "home": p.page_script_hash
                               for p in msg.navigation.app_pages}
@@ -349,8 +350,21 @@ async def classroom(args, port: int, sampler: MemorySampler) -> tuple[Report, li
                 report.errors.append(f"session {number}: the lesson broke off: {type(result).__name__}: {result}")
         phases[f"round {round_}"] = round(time.monotonic() - started, 1)
         sampler.mark(f"after round {round_}")
+    phases["alone"] = await alone(sessions[0], args, sampler)
     await asyncio.gather(*(s.close() for s in sessions))
     return report, jobs, phases
+
+
+async def alone(session: Session, args, sampler: MemorySampler, steps: int = 20) -> dict:
+    """One student stepping with nobody else on the server: the latency floor, and what one
+    step costs the server in CPU seconds, which a busy machine hardly changes (the server
+    runs every session's script under one GIL, so 1 / cost is its ceiling in steps/s)."""
+    await session.rerun("alone: page", page=session.pages[MERGE_PAGE])
+    cpu, started = sampler.cpu(), time.perf_counter()
+    latencies = [await session.click("alone: merge step", "merges_forward") for _ in range(steps)]
+    return {"steps": steps, "median_s": round(statistics.median(latencies), 3),
+            "server_cpu_per_step_s": round((sampler.cpu() - cpu) / steps, 3),
+            "wall_per_step_s": round((time.perf_counter() - started) / steps, 3)}
 
 
 # ==================== Report
@@ -374,6 +388,7 @@ def summary(report: Report, jobs: list, phases: dict, sampler: MemorySampler, ar
                       **{name: round(mb) for name, mb in sampler.marks.items()}},
         "memory_timeline": [(round(t, 1), round(mb)) for t, mb, _ in sampler.samples[::10]],
         "server_cpu_s": round(sampler.samples[-1][2], 1) if sampler.samples else None,
+        "load_average": os.getloadavg(),  # other work on the machine slows every request
     }
 
 
@@ -383,7 +398,8 @@ def print_summary(found: dict) -> None:
     print(f"{'request':<36} {'n':>5} {'median':>8} {'p95':>8} {'max':>8}")
     for kind, row in found["latency"].items():
         print(f"{kind:<36} {row['n']:>5} {row['median_s']:>7.3f}s {row['p95_s']:>7.3f}s {row['max_s']:>7.3f}s")
-    print(f"server memory (MB): {found['memory_mb']}; server CPU {found['server_cpu_s']} s")
+    print(f"server memory (MB): {found['memory_mb']}; server CPU {found['server_cpu_s']} s; "
+          f"machine load average {found['load_average']}")
     print(f"model jobs: {found['jobs']}")
     print(f"errors: {len(found['errors'])}", *found["errors"][:20], sep="\n  ")
     print(f"cross-session leaks: {len(found['leaks'])}", *found["leaks"][:20], sep="\n  ")
