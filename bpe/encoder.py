@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from heapq import heapify, heappop, heappush
-from itertools import repeat
-from operator import lshift, or_
 from typing import Sequence
 
 from .pairs import merge_pair
@@ -152,73 +150,60 @@ class RankEncoder:
         return out
 
     def _encode_with_heap(self, ids: list[int]) -> list[int]:
-        """A heap of (rank, position) packed in one small int: lowest rank, then leftmost.
-
-        Slot ``n`` is a sentinel whose symbol makes no pair (see `_EDGE`): it is the left
-        neighbour of the first symbol and the right neighbour of the last, so a merge
-        needs no "is there a neighbour?" branch. Every position starts on the heap; a pair
-        no merge makes gets rank ``len(merges)``, and popping one ends the work. So the
-        set-up is a few loops in C, which matters for the short pieces encoded one by one.
-        """
+        """A heap of (rank, position) packed in one small int: lowest rank, then leftmost."""
         n = len(ids)
         shift = self._shift
-        bits = n.bit_length()  # positions 0..n, the sentinel included
+        bits = n.bit_length()
         mask = (1 << bits) - 1
-        never = len(self._results)
+        symbols = list(ids)
+        nxt = list(range(1, n + 1))
+        nxt[-1] = -1
+        prev = list(range(-1, n - 1))
         first_rank = self._first_rank.get
         rank_after = self._rank_after
         results = self._results
-        symbols = [*ids, _EDGE]
-        nxt = [*range(1, n + 1), n]
-        prev = [n, *range(n)]
-        ranks = map(first_rank, map(or_, map(lshift, ids, repeat(shift)), ids[1:]), repeat(never))
-        live = list(map(or_, map(lshift, ranks, repeat(bits)), range(n - 1)))  # each position's heap key
-        heap = live.copy()
+        live = [-1] * n  # the heap key of the candidate at each position; stale keys differ
+        heap = []
+        for p, pair in enumerate([a << shift | b for a, b in zip(symbols, symbols[1:])]):
+            rank = first_rank(pair)
+            if rank is not None:
+                live[p] = key = rank << bits | p
+                heap.append(key)
         heapify(heap)
-        live += (-1, -1)  # the last position and the sentinel start no pair
-        stop = never << bits
         while heap:
             key = heappop(heap)
-            if key >= stop:
-                break
             p = key & mask
             if live[p] != key:
-                continue  # consumed by a merge, or its pair changed since
+                continue
             rank = key >> bits
             q = nxt[p]
             new = results[rank]
             symbols[p] = new
             live[q] = -1
+            live[p] = -1
             right = nxt[q]
             nxt[p] = right
-            prev[right] = p
-            # the pair the merge formed on its right...
-            pair = new << shift | symbols[right]
-            r = first_rank(pair)
-            if r is not None and r <= rank:  # formed after its first rank: the replay passed it
-                r = rank_after(pair, rank)
-            if r is None:
-                live[p] = -1
-            else:
-                live[p] = key = r << bits | p
-                heappush(heap, key)
-            # ... and on its left
+            if right >= 0:
+                prev[right] = p
+                pair = new << shift | symbols[right]
+                r = first_rank(pair)
+                if r is not None and r <= rank:
+                    r = rank_after(pair, rank)
+                if r is not None:
+                    live[p] = key = r << bits | p
+                    heappush(heap, key)
             left = prev[p]
-            pair = symbols[left] << shift | new
-            r = first_rank(pair)
-            if r is not None and r <= rank:
-                r = rank_after(pair, rank)
-            if r is None:
-                live[left] = -1
-            else:
-                live[left] = key = r << bits | left
-                heappush(heap, key)
-        out = []
-        p = 0
-        while p != n:
-            out.append(symbols[p])
-            p = nxt[p]
-        return out
+            if left >= 0:
+                pair = symbols[left] << shift | new
+                r = first_rank(pair)
+                if r is not None and r <= rank:
+                    r = rank_after(pair, rank)
+                if r is None:
+                    live[left] = -1
+                else:
+                    live[left] = key = r << bits | left
+                    heappush(heap, key)
+        return _read_list(symbols, nxt)
 
 
 def _read_list(symbols: list[int], nxt: list[int], start: int = 0) -> list[int]:

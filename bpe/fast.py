@@ -3,11 +3,11 @@
 Unlike `bpe.reference`, which recounts the whole text every step, this engine counts
 once and then touches only the neighbours of each merged occurrence:
 
-- the text is a doubly linked list over symbol positions (``prev``/``next`` arrays); a
-  merged symbol keeps the position of its left half, so positions stay in text order;
+- the text is one list of symbol positions (see `_Sequence`); a merged token keeps the
+  position of its left half, so positions stay in text order;
 - each pair (two token ids packed into one int) has a weighted count and an ascending
-  list of the positions where it may occur; entries are checked when read (lazy
-  invalidation), so a merge never searches a list to delete from it;
+  tuple of the positions where it may occur; entries are checked when read (lazy
+  invalidation), so a merge never searches for what to delete;
 - one heap of candidates, each keyed in the tie rule's order, the tie-break included:
   ``(-count, first position, pair)`` packed in one int by default. So the winner and the
   top k come out in O(k log n), however many pairs share the top count. A key only gets
@@ -15,12 +15,14 @@ once and then touches only the neighbours of each merged occurrence:
   pairs a merge creates or extends, which get a fresh entry; so a stale entry surfaces
   early, is recognised, and goes back with its current key.
 
-Pre-tokenized text is many short chunks laid end to end with no links across them; each
+Pre-tokenized text is many short chunks laid end to end, an edge slot after each; each
 position carries the frequency of its chunk as a weight.
 
 The engine leaves Python's garbage collector alone (several trainings may share a
-process): its long-lived data are arrays, ints and lists of ints, and a step creates
-few containers, so the collector has little to do.
+process), and keeps its millions of positions where the collector does not look: in
+tuples of ints, which the collector stops tracking after its first pass over them (a
+list of ints it would traverse, int by int, at every full collection: half the cache
+misses of a run). The symbols list it does traverse holds a few shared ints.
 """
 from __future__ import annotations
 
@@ -72,18 +74,18 @@ class _Sequence:
         self.positions = self._group_positions()
         self.counts = {key: self.weigh(found) for key, found in self.positions.items()}
 
-    def weigh(self, positions: list[int]) -> int:
+    def weigh(self, positions: tuple | list) -> int:
         """How many times the text holds the pairs starting at these positions."""
         if self.unweighted:
             return len(positions)
         return sum(map(self.weights.__getitem__, positions))
 
-    def _group_positions(self) -> dict[int, list[int]]:
+    def _group_positions(self) -> dict[int, tuple]:
         symbols, shift, edge = self.symbols, self.shift, self.edge
         grouped: defaultdict = defaultdict(list)
         for p, key in enumerate(map(or_, map(lshift, symbols, repeat(shift)), symbols[1:])):
             grouped[key].append(p)  # in ascending order
-        return {key: found for key, found in grouped.items() if key >> shift != edge and key & edge != edge}
+        return {key: tuple(found) for key, found in grouped.items() if key >> shift != edge and key & edge != edge}
 
     def first_position(self, key: int) -> int:
         """Earliest position where the pair occurs now; drops the stale entries before it."""
@@ -94,7 +96,7 @@ class _Sequence:
         for i, p in enumerate(found):
             if symbols[p] == a and symbols[p + second] == b:
                 if i:
-                    del found[:i]
+                    self.positions[key] = found[i:]
                 return p
         raise AssertionError(f"pair {key} is counted but occurs nowhere")
 
@@ -153,10 +155,9 @@ class _Sequence:
             changes[new] = change(new, 0) + delta
             known = positions.get(new)
             if known is None:
-                positions[new] = found  # ascending, as merges go left to right
+                positions[new] = tuple(found)  # ascending, as merges go left to right
             else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
-                known += found
-                known.sort()  # two ascending runs: one merge pass
+                positions[new] = tuple(sorted(known + tuple(found)))  # two ascending runs: one merge pass
         for changed, delta in changes.items():
             count = counts.get(changed, 0) + delta
             if count:

@@ -24,7 +24,7 @@ film_controls(film)
 teach_controls()
 play(film)
 log, film_file = st.columns([1, 2], vertical_alignment="bottom")
-log.download_button("Download the merge log (CSV)", log_csv(run, last), file_name="merge_log.csv",
+log.download_button("Download the merge log (CSV)", lambda: log_csv(run, last), file_name="merge_log.csv",
                     mime="text/csv", key="merges_csv")
 with film_file:
     film_download(settings, run, passage(film), last)

@@ -16,7 +16,7 @@ from bpe.tokenizer import BPETokenizer
 from .settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, user_corpora
 
 
-RUN_MEMO = "settings_run_memo"  # (training key, run): this session's run, kept unpickled
+RUN_MEMO = "settings_run_memo"  # (training key, run): this session's run, at hand
 SEEN_RUNS = "settings_seen_runs"  # {training key: Settings}: runs this session trained or opened
 MAX_SEEN_RUNS = 8
 PROGRESS_UPDATES = 20  # the bar moves in 5% steps: each update is a message to the browser
@@ -61,9 +61,10 @@ def _distinct_characters(key: tuple, _train: str, _heldout: str) -> int:
 
 def trained_run(settings: Settings) -> TrainingRun:
     """The run for these settings, trained to ``settings.trained_vocab_size`` at most once
-    per process (`st.cache_data`), with a progress bar while it trains.
+    per process (`st.cache_resource`: one object shared by every session), with a progress
+    bar while it trains.
 
-    The session keeps its current run unpickled, so an ordinary rerun (a step, a smaller
+    The session keeps its current run at hand, so an ordinary rerun (a step, a smaller
     vocab) costs nothing. Raises `BpeError` on impossible settings.
     """
     run = run_for(settings)
@@ -95,7 +96,10 @@ def seen_runs() -> list[Settings]:
     return list(reversed(st.session_state.get(SEEN_RUNS, {}).values()))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+# One run object for every session (cache_resource, not cache_data): a copy per session
+# cost a class ~6 MB of memory per student and an unpickling per visit, and a bigger heap
+# for the garbage collector to walk. A TrainingRun is frozen and nothing mutates it.
+@st.cache_resource(show_spinner=False, max_entries=8)
 def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
     # The bar is created in here on purpose: Streamlit replays a cached function's
     # elements on a hit, and a bar made outside would not exist to replay onto.

@@ -77,7 +77,7 @@ def play_or_pause(film: Film) -> None:
 def film_controls(film: Film) -> None:
     """Step back, Play/Pause, Step forward (also ←, space, →), the speed, and the text window."""
     ss, train_text = st.session_state, film.train_text
-    c1, c2, c3, c4 = st.columns([4, 3, 4, 5], vertical_alignment="bottom")  # labels and key hints fit at 1024 px
+    c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")  # labels and key hints fit at 1024 px
     # While playing, the timer moves the step without redrawing these buttons: keep Step back usable.
     c1.button("Step back", key="merges_back", on_click=go, args=(film, -1), shortcut="Left",
               disabled=film_at_start() and not ss.merges_playing)

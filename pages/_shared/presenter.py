@@ -19,7 +19,6 @@ SCALE = 1.4
 LARGE_CSS = """<style>
 .bpe-segments, .bpe-linked, .bpe-window { font-size: 1.45rem !important; line-height: 2.1 !important; }
 .bpe-merge { font-size: 1.7rem !important; }
-[data-testid="stMetricValue"] { font-size: 2.6rem !important; }
 </style>"""
 
 
@@ -38,7 +37,7 @@ def presented(fig: go.Figure) -> go.Figure:
     """``fig`` with larger type and height when presenter mode is on, else unchanged."""
     if not st.session_state.get(LARGE):
         return fig
-    fig.update_layout(font_size=round(BASE_FONT * SCALE), title_font_size=round(TITLE_FONT * SCALE),
+    fig.update_layout(font_size=round(BASE_FONT * SCALE), title_font_size=round(TITLE_FONT * 1.15),  # titles are long
                       height=round((fig.layout.height or 400) * 1.25))
     fig.update_xaxes(tickfont_size=round(TICK_FONT * SCALE), title_font_size=round(BASE_FONT * SCALE))
     fig.update_yaxes(tickfont_size=round(TICK_FONT * SCALE), title_font_size=round(BASE_FONT * SCALE))

@@ -1,5 +1,8 @@
 """bpe.figures: the pair-frequency chart (winner, ties, escaped labels)."""
-from pages._shared.figures import OTHER, TIE_RULE, TIED, WINNER, pair_frequency_figure, tied_with_winner
+import plotly.graph_objects as go
+
+from pages._shared.figures import (BASE_FONT, OTHER, TICK_FONT, TIE_RULE, TIED, TITLE_FONT, WINNER,
+                                   pair_frequency_figure, tied_with_winner)
 from bpe.run import train_run
 
 
@@ -27,3 +30,15 @@ def test_labels_are_html_escaped():
     fig = pair_frequency_figure(step, 10)
     labels = " ".join(fig.layout.xaxis.ticktext) + " ".join(fig.data[0].customdata)
     assert "<" not in labels and "&lt;" in labels
+
+
+def test_the_pair_chart_spec_is_valid_plotly_with_readable_type():
+    """It is built without plotly's validation (it is drawn on every step): the same spec,
+    validated, must be accepted unchanged."""
+    for text, vocab in (("low lower newest widest", 50), ("<a href=x>" * 3, 20)):
+        fig = pair_frequency_figure(train_run(text, target_vocab_size=vocab, minimum_pair_frequency=1).steps[0], 10)
+        assert go.Figure(fig.to_plotly_json()).to_plotly_json() == fig.to_plotly_json()
+        layout = fig.layout
+        assert (layout.font.size, layout.title.font.size) == (BASE_FONT, TITLE_FONT)
+        assert layout.xaxis.tickfont.size == layout.yaxis.tickfont.size == TICK_FONT
+        assert layout.xaxis.title.font.size == layout.yaxis.title.font.size == BASE_FONT

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
-# The default corpus (the Python language reference) at vocab 300: one training serves all four pages.
+# The default corpus (Tiny Shakespeare) at vocab 300: one training serves all four pages.
 QUERY = "?vocab=300"
 
 

@@ -64,6 +64,11 @@ def copy_link(page) -> str:
     return code.inner_text().replace("\n", "")
 
 
+def close_dialog(page):
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog")).to_have_count(0)
+
+
 def reopen(browser, url: str):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     other = context.new_page()
@@ -83,6 +88,7 @@ def test_a_copied_link_opens_the_same_numbers(page, app_url, browser, screenshot
     teacher = numbers(page)
     url = copy_link(page)
     assert url.startswith(f"{app_url}/Merge_by_merge?") and "text_hash=" in url and "top_k=5" in url
+    settle(page)
     screenshot(page, "lesson_link_dialog")
     student = reopen(browser, url)
     assert numbers(student) == teacher
@@ -128,12 +134,14 @@ def click_bar(page, label: str | None = None, *, tallest: bool = False):
     """Click the bar of ``label`` (or the tallest) where a user would (plotly's drag layer
     lies on top). While a guess is awaited the bars go by label, not by count."""
     settle(page)
-    points = page.locator(".js-plotly-plot .bars .point")
+    chart = fresh(page, ".js-plotly-plot").first
+    points = chart.locator(".bars .point")
     if tallest:
         heights = [points.nth(i).bounding_box()["height"] for i in range(points.count())]
         index = heights.index(max(heights))
-    else:
-        index = page.locator(".js-plotly-plot .xtick text").all_text_contents().index(label)  # SVG: no inner text
+    else:  # wait for the question's chart to be drawn: its ticks go by label
+        expect(chart.locator(".xtick text", has_text=re.compile(f"^{re.escape(label)}$"))).to_have_count(1)
+        index = chart.locator(".xtick text").all_text_contents().index(label)  # SVG: no inner text
     bar = points.nth(index)
     bar.scroll_into_view_if_needed()
     box = bar.bounding_box()
@@ -148,6 +156,7 @@ def test_the_quiz_hides_the_winner_until_a_bar_is_clicked(page, app_url, screens
     expect(page.get_by_text("Predict merge 1:")).to_be_visible(timeout=60_000)
     expect(page.locator(".bpe-segments .tok.merged")).to_have_count(0)
     expect(page.locator(".bpe-merge")).to_have_count(0)
+    settle(page)
     screenshot(page, "quiz_question")
     click_bar(page, "e + s")  # the winner (s + t occurs as often; the tie rule picks e + s)
     expect(page.get_by_text("Right: e + s occurs 9 times")).to_be_visible()
@@ -165,6 +174,7 @@ def test_the_algorithm_panel_lights_each_phase_as_the_film_plays(page, app_url, 
     expect(panel.locator(".line.lit")).to_contain_text("count every adjacent pair")
     step_forward(page)
     expect(panel).to_have_attribute("data-phase", "pick")
+    settle(page)
     screenshot(page, "algorithm_pick")
     page.get_by_role("button", name="Play").click()
     seen = set()
@@ -183,8 +193,11 @@ def test_the_algorithm_panel_lights_each_phase_as_the_film_plays(page, app_url, 
 
 
 def download_film(page, tmp_path: Path) -> Path:
+    settle(page)
+    button = page.get_by_role("button", name="Download this film (HTML)")
+    expect(button).to_have_count(1)
     with page.expect_download() as download:
-        page.get_by_role("button", name="Download this film (HTML)").click()
+        button.click()
     path = tmp_path / "film.html"
     download.value.save_as(path)
     return path
@@ -234,7 +247,7 @@ def test_the_default_corpus_from_a_lesson_link(page, app_url, browser, tmp_path)
     expect(fresh(page, ".bpe-algorithm")).to_have_attribute("data-phase", "count")
     teacher = numbers(page)
     url = copy_link(page)
-    page.keyboard.press("Escape")
+    close_dialog(page)
     student = reopen(browser, url)
     assert numbers(student) == teacher
     click_bar(student, tallest=True)  # the winner (no tie at this step)
@@ -281,11 +294,12 @@ def test_wikitext_link_quiz_and_film(browser, wikitext_url, tmp_path, screenshot
     expect(page.get_by_text("Predict merge 40:")).to_be_visible(timeout=120_000)
     teacher = numbers(page)  # as the class sees it before guessing
     student = reopen(browser, copy_link(page))
-    page.keyboard.press("Escape")  # close the link's dialog
+    close_dialog(page)
     assert numbers(student) == teacher
     expect(student.get_by_text("Predict merge 40:")).to_be_visible()
     click_bar(student, "o + m")  # 201 times: not the winner (r + e, 220)
     expect(student.get_by_text("Score: ")).to_contain_text("of 1 right")
+    settle(student)
     screenshot(student, "wikitext_quiz")
     student.context.close()
     play_from_disk(browser, download_film(page, tmp_path)).context.close()

@@ -306,13 +306,19 @@ async def lesson(session: Session, args, round_: int, jobs: list) -> None:
     for _ in range(args.merges):
         await think(args.think)
         await session.click("merge step", "merges_forward")
-    await think(args.think)
-    secret = session.markers[session.number].decode()
-    text = f"Notes of student {session.number}, round {round_}: {secret}. " * 40
-    await session.upload("upload a text", "settings_upload", f"student-{session.number}-{round_}.txt",
-                         text.encode())
     if round_ == 1 and session.number % args.jobs_per == 0:
-        await model_job(session, args, jobs)
+        await model_job(session, args, jobs)  # on the class's corpus, before the student's own text
+    await think(args.think)
+    await session.upload("upload a text", "settings_upload", f"student-{session.number}-{round_}.txt",
+                         student_text(session, round_))
+
+
+def student_text(session: Session, round_: int) -> bytes:
+    """A few kilobytes of the student's own notes, carrying the session's secret marker."""
+    words = random.Random(session.number * 10 + round_).choices(
+        "the a of merge token pair count vocabulary text byte learns frequent most new".split(), k=600)
+    secret = session.markers[session.number].decode()
+    return f"Notes of student {session.number}, round {round_} ({secret}): {' '.join(words)}\n".encode()
 
 
 async def model_job(session: Session, args, jobs: list) -> None:
