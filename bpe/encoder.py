@@ -17,7 +17,7 @@ from bisect import bisect_right
 from heapq import heapify, heappop, heappush
 from typing import Sequence
 
-from .pairs import merge_pair
+from bpe.pairs import merge_pair
 
 
 def replay_merges(symbols: Sequence, merges: Sequence[tuple]) -> list:

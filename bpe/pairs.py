@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Sequence
 
-from .alphabet import Token
+from bpe.alphabet import Token
 
 Word = tuple[list, int]  # (tokens of one distinct chunk, how often that chunk occurs)
 

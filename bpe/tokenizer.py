@@ -144,20 +144,7 @@ class BPETokenizer:
         return ids
 
     def _independent_pieces(self, symbols: str | bytes) -> list:
-        """Cut where no merge can ever join: between two symbols whose bigram occurs in no
-        token. Every token the encoder makes is in the vocabulary, so none spans such a
-        cut, and encoding the pieces one by one equals encoding the whole (exactly).
-        Pieces repeat (words, mostly), so the per-piece cache does most of the work."""
-        if len(symbols) < 2:
-            return [symbols]
-        joinable = self._joinable
-        pairs = map(str.__add__, symbols, symbols[1:]) if isinstance(symbols, str) else zip(symbols, symbols[1:])
-        cuts = [i for i, pair in enumerate(pairs, start=1) if pair not in joinable]
-        if not cuts:
-            return [symbols]
-        starts = [0, *cuts]
-        ends = [*cuts, len(symbols)]
-        return [symbols[start:end] for start, end in zip(starts, ends)]
+        return independent_pieces(symbols, self._joinable)
 
     def _encode_pieces(self, pieces: list) -> dict:
         """Each distinct piece's ids, from the cache or encoded now (and cached)."""
@@ -253,6 +240,23 @@ class BPETokenizer:
                 and self.pretokenizer == other.pretokenizer and self.tie_rule == other.tie_rule)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def independent_pieces(symbols: str | bytes, joinable: set) -> list:
+    """Cut where no merge can ever join: between two symbols whose bigram occurs in no
+    token (``joinable`` holds the bigrams inside tokens). Every token an encoder makes is
+    in the vocabulary, so none spans such a cut, and encoding the pieces one by one equals
+    encoding the whole (exactly). Pieces repeat (words, mostly), so a per-piece cache then
+    does most of the work."""
+    if len(symbols) < 2:
+        return [symbols]
+    pairs = map(str.__add__, symbols, symbols[1:]) if isinstance(symbols, str) else zip(symbols, symbols[1:])
+    cuts = [i for i, pair in enumerate(pairs, start=1) if pair not in joinable]
+    if not cuts:
+        return [symbols]
+    starts = [0, *cuts]
+    ends = [*cuts, len(symbols)]
+    return [symbols[start:end] for start, end in zip(starts, ends)]
 
 
 def _bigrams_inside(tokens: list) -> set:

@@ -23,7 +23,7 @@ from bpe.errors import BpeError
 from bpe.formats.fileio import quoted
 from bpe.gpt2.tokenizer import encode_around_special
 from bpe.pretokenize import split
-from bpe.tokenizer import BPETokenizer
+from bpe.tokenizer import BPETokenizer, independent_pieces
 
 CACHE_LIMIT = 200_000  # distinct chunks remembered per tokenizer
 CUT_FROM = 64  # chunks at least this long are cut into independent pieces first
@@ -166,16 +166,9 @@ class PretrainedTokenizer:
         return ids
 
     def _independent_pieces(self, piece) -> list:
-        joinable = self._joinable
-        if joinable is None or len(piece) < CUT_FROM:
+        if self._joinable is None or len(piece) < CUT_FROM:
             return [piece]
-        pairs = map(str.__add__, piece, piece[1:]) if isinstance(piece, str) else zip(piece, piece[1:])
-        cuts = [i for i, pair in enumerate(pairs, start=1) if pair not in joinable]
-        if not cuts:
-            return [piece]
-        starts = [0, *cuts]
-        ends = [*cuts, len(piece)]
-        return [piece[start:end] for start, end in zip(starts, ends)]
+        return independent_pieces(piece, self._joinable)
 
     def _allowed(self, allowed_special) -> AbstractSet[str]:
         if allowed_special == "all":

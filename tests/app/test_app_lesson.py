@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs, unescape_markdown
+from app_helpers import capture_downloads, SMALL_CORPUS, metric, new_app, plotly_specs, unescape_markdown
 from bpe.analysis.lesson import Lesson, lesson_json, text_hash
 from pages._shared.lesson import HASH_PARAM, setting_fields
 
@@ -36,16 +36,7 @@ def frame(at):
 @pytest.fixture
 def captured_downloads(monkeypatch):
     """Every file a download button offers in this test, by file name."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-    files = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def keep(self, path_or_data, mimetype, kind, filename=None):
-        files[filename] = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
-    return files
+    return capture_downloads(monkeypatch)
 
 
 # ==================== Links
