@@ -6,7 +6,7 @@ once and then touches only the neighbours of each merged occurrence:
 - the text is one list of symbol positions (see `_Sequence`); a merged token keeps the
   position of its left half, so positions stay in text order;
 - each pair (two token ids packed into one int) has a weighted count and an ascending
-  tuple of the positions where it may occur; entries are checked when read (lazy
+  array of the positions where it may occur; entries are checked when read (lazy
   invalidation), so a merge never searches for what to delete;
 - one heap of candidates, each keyed in the tie rule's order, the tie-break included:
   ``(-count, first position, pair)`` packed in one int by default. So the winner and the
@@ -15,18 +15,21 @@ once and then touches only the neighbours of each merged occurrence:
   pairs a merge creates or extends, which get a fresh entry; so a stale entry surfaces
   early, is recognised, and goes back with its current key.
 
-Pre-tokenized text is many short chunks laid end to end, an edge slot after each; each
-position carries the frequency of its chunk as a weight.
+Pre-tokenized text is many short chunks laid end to end, with an edge slot between
+them; each position carries the frequency of its chunk as a weight.
 
 The engine leaves Python's garbage collector alone (several trainings may share a
-process), and keeps its millions of positions where the collector does not look: in
-tuples of ints, which the collector stops tracking after its first pass over them (a
-list of ints it would traverse, int by int, at every full collection: half the cache
-misses of a run). The symbols list it does traverse holds a few shared ints.
+process). Its millions of positions live in C arrays, which the collector never
+traverses and which hold no int objects: in lists (or tuples) each position is an int
+object somewhere in memory, touched again by every collection, copy and free, and
+those cache misses made a run a third slower. The symbols list, which the collector
+does traverse, holds a few shared ints.
 """
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
+from functools import partial
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
 from operator import itemgetter, lshift, or_
@@ -36,6 +39,9 @@ from bpe.steps import (CHANGES_KEPT, DEFAULT_TIE_RULE, FIRST_OCCURRENCE, HUGGING
                        StopReason, check_tie_rule, huggingface_order, make_step)
 
 DEAD = -1  # the symbol of a position inside a token, after its first
+# An array of positions. Unsigned: "I" items are stored without the argument parsing
+# that signed typecodes go through, which made every append several times slower.
+_positions = partial(array, "I")
 
 
 class _Sequence:
@@ -51,41 +57,41 @@ class _Sequence:
     A pair (a, b) of token ids is packed into one int, ``a << shift | b``; the shift is
     as small as the vocabulary allows, so keys stay single-digit Python ints (faster).
 
-    Each chunk is followed by one slot holding ``edge``, an id no token gets; a pair with
-    it is never counted, and the first chunk's left neighbour is read at index -1, the
-    last slot. So merges never cross chunks and need no "is there a neighbour?" branch.
+    A slot holding ``edge``, an id no token gets, comes before and after every chunk; a
+    pair with it is never counted. So merges never cross chunks and need no "is there a
+    neighbour?" branch, and every neighbour is a position (an index from 0).
     """
 
     def __init__(self, words: list, token_ids: dict, max_tokens: int) -> None:
         self.shift = max(8, max_tokens.bit_length())
         self.mask = self.edge = (1 << self.shift) - 1  # ids stay below max_tokens < edge
-        symbols: list[int] = []
+        symbols = [self.edge]
         for tokens, _ in words:
             symbols.extend(map(token_ids.__getitem__, tokens))
             symbols.append(self.edge)
         # Without repeated chunks a pair's count is its number of positions: no weights.
         self.unweighted = all(frequency == 1 for _, frequency in words)
-        # (the chunk's frequency at each of its positions; 0 at the edge slot after it)
-        self.weights = [] if self.unweighted else [*chain.from_iterable(chain(repeat(f, len(t)), (0,))
-                                                                        for t, f in words)]
+        # (the chunk's frequency at each of its positions; 0 at the edge slots)
+        self.weights = [] if self.unweighted else [0, *chain.from_iterable(chain(repeat(f, len(t)), (0,))
+                                                                           for t, f in words)]
         self.symbols = symbols
         self.lengths = [1] * len(token_ids)  # base symbols per token id
         self.length = sum(len(tokens) * frequency for tokens, frequency in words)
         self.positions = self._group_positions()
         self.counts = {key: self.weigh(found) for key, found in self.positions.items()}
 
-    def weigh(self, positions: tuple | list) -> int:
+    def weigh(self, positions: array) -> int:
         """How many times the text holds the pairs starting at these positions."""
         if self.unweighted:
             return len(positions)
         return sum(map(self.weights.__getitem__, positions))
 
-    def _group_positions(self) -> dict[int, tuple]:
+    def _group_positions(self) -> dict[int, array]:
         symbols, shift, edge = self.symbols, self.shift, self.edge
-        grouped: defaultdict = defaultdict(list)
+        grouped: defaultdict = defaultdict(_positions)
         for p, key in enumerate(map(or_, map(lshift, symbols, repeat(shift)), symbols[1:])):
             grouped[key].append(p)  # in ascending order
-        return {key: tuple(found) for key, found in grouped.items() if key >> shift != edge and key & edge != edge}
+        return {key: found for key, found in grouped.items() if key >> shift != edge and key & edge != edge}
 
     def first_position(self, key: int) -> int:
         """Earliest position where the pair occurs now; drops the stale entries before it."""
@@ -115,8 +121,8 @@ class _Sequence:
         if new_id == len(lengths):
             lengths.append(after)
         end = -after  # one int object for every slot it is written to, not one per slot
-        by_left: defaultdict = defaultdict(list)  # left symbol -> positions left of a merge
-        by_right: defaultdict = defaultdict(list)  # right symbol -> positions of merged tokens
+        by_left: defaultdict = defaultdict(_positions)  # left symbol -> positions left of a merge
+        by_right: defaultdict = defaultdict(_positions)  # right symbol -> positions of merged tokens
         for p in self.positions.pop(key):
             # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise
             if symbols[p] == a:
@@ -155,9 +161,9 @@ class _Sequence:
             changes[new] = change(new, 0) + delta
             known = positions.get(new)
             if known is None:
-                positions[new] = tuple(found)  # ascending, as merges go left to right
+                positions[new] = found  # ascending, as merges go left to right
             else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
-                positions[new] = tuple(sorted(known + tuple(found)))  # two ascending runs: one merge pass
+                positions[new] = _positions(sorted(known + found))  # two ascending runs: one merge pass
         for changed, delta in changes.items():
             count = counts.get(changed, 0) + delta
             if count:

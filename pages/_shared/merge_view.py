@@ -77,7 +77,8 @@ def play_or_pause(film: Film) -> None:
 def film_controls(film: Film) -> None:
     """Step back, Play/Pause, Step forward (also ←, space, →), the speed, and the text window."""
     ss, train_text = st.session_state, film.train_text
-    c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")  # labels and key hints fit at 1024 px
+    # Play gets the widest column: its label and key hint ("Pause Space") must fit at 1024 px
+    c1, c2, c3, c4 = st.columns([1, 1.3, 1.2, 1], vertical_alignment="bottom")
     # While playing, the timer moves the step without redrawing these buttons: keep Step back usable.
     c1.button("Step back", key="merges_back", on_click=go, args=(film, -1), shortcut="Left",
               disabled=film_at_start() and not ss.merges_playing)
@@ -113,8 +114,8 @@ def draw_step(film: Film, step) -> None:
     m2.metric("Vocab size", f"{shown_vocab(view, step):,}")
     length = shown_length(view, step, run)
     m3.metric("Sequence length", f"{length:,}", **change_delta(length - run.sequence_length(k - 1), ""))
-    m4.metric("Compression so far", f"{compression(run.training_characters, length):.2f}",
-              help="characters per token in the training text")
+    m4.metric("Chars per token", f"{compression(run.training_characters, length):.2f}",
+              help="compression so far: characters per token of the training text after this merge")
     if view.shown.winner:
         st.html(merge_headline_html(step))
     quiz_box(step, settings, next_merge=next_merge, args=(last,))

@@ -12,7 +12,7 @@ from pages._shared.lesson import HASH_PARAM, setting_fields
 
 PAGE = "pages/1_Merge_by_merge.py"
 SMALL = dict(settings_corpus=SMALL_CORPUS)
-SHOWN = ("Step", "Vocab size", "Sequence length", "Compression so far")
+SHOWN = ("Step", "Vocab size", "Sequence length", "Chars per token")
 
 
 def copy_link(at) -> str:

@@ -21,7 +21,7 @@ from conftest import ROOT, _free_port, _wait_healthy
 pytestmark = pytest.mark.e2e
 SMALL = "low lower newest widest"  # 17 merges
 TINY = "low lower lowest"
-SHOWN = ("Step", "Vocab size", "Sequence length", "Compression so far")
+SHOWN = ("Step", "Vocab size", "Sequence length", "Chars per token")
 EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> <b>bold</b> " * 4
 
 

@@ -342,12 +342,17 @@ async def model_job(session: Session, args, jobs: list) -> None:
                  "waited_in_line_s": round(waited[-1] - started, 1) if waited else 0.0})
 
 
-async def classroom(args, port: int, sampler: MemorySampler) -> tuple[Report, list, dict]:
+def xsrf_cookie(port: int) -> tuple[str, str]:
+    """(Cookie header, XSRF token): what a browser holds before it may upload a file."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=30) as reply:
-        cookies = reply.headers.get_all("Set-Cookie") or []  # the XSRF cookie a browser would get
+        cookies = reply.headers.get_all("Set-Cookie") or []
     xsrf = next((c.split(";", 1)[0].split("=", 1)[1].strip('"') for c in cookies
                  if c.startswith("_streamlit_xsrf=")), "")
-    cookie = f"_streamlit_xsrf={xsrf}" if xsrf else ""
+    return (f"_streamlit_xsrf={xsrf}" if xsrf else ""), xsrf
+
+
+async def classroom(args, port: int, sampler: MemorySampler) -> tuple[Report, list, dict]:
+    cookie, xsrf = xsrf_cookie(port)
     report, jobs, phases = Report(), [], {}
     markers = {n: f"SECRET{n:03d}{uuid.uuid4().hex[:8]}".encode() for n in range(args.sessions)}
     query = urllib.parse.urlencode({"corpus": args.corpus, "vocab": args.vocab})
@@ -436,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     global VERBOSE
     VERBOSE = args.verbose
     port = free_port()
-    env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}
+    env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}  # a student who leaves gives up the job
     server = start_server(port, env)
     sampler = MemorySampler(server.pid).start()
     try:
