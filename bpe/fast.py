@@ -190,11 +190,10 @@ def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int, minimu
     # Without runners-up to record, a pair below the minimum frequency can never be shown
     # or win (a count only grows with a fresh push): it stays out of the heap.
     floor = minimum_pair_frequency if top_k == 0 else 1
-    queue = [ranking.hopeful_key(count, pair) for pair, count in counts.items() if count >= floor]
+    hopeful_key = ranking.hopeful_key
+    queue = [hopeful_key(count, pair) for pair, count in counts.items() if count >= floor]
     heapify(queue)
     wanted = max(top_k, 1)
-    hopeful_key = ranking.hopeful_key
-
     shift, mask = seq.shift, seq.mask
 
     def tokens(pair: int) -> tuple:

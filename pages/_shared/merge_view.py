@@ -75,18 +75,14 @@ def play_or_pause(film: Film) -> None:
 
 
 def film_controls(film: Film) -> None:
-    """Step back, Play/Pause, Step forward (also ←, space, →), the speed, and the text window."""
+    """Play/Pause (also space), the speed, and the text window. Step back and Step forward
+    are in the player (`play`), so that a step reruns only the player."""
     ss, train_text = st.session_state, film.train_text
-    # Play gets the widest column: its label and key hint ("Pause Space") must fit at 1024 px
-    c1, c2, c3, c4 = st.columns([1, 1.3, 1.2, 1], vertical_alignment="bottom")
-    # While playing, the timer moves the step without redrawing these buttons: keep Step back usable.
-    c1.button("Step back", key="merges_back", on_click=go, args=(film, -1), shortcut="Left",
-              disabled=film_at_start() and not ss.merges_playing)
-    c2.button("Pause" if ss.merges_playing else "Play", key="merges_play", on_click=play_or_pause, args=(film,),
-              type="primary", shortcut="Space")
-    c3.button("Step forward", key="merges_forward", on_click=go, args=(film, 1), disabled=film_at_end(film.last),
-              shortcut="Right")
-    with c4:
+    # Play gets the wider column: its label and key hint ("Pause Space") must fit at 1024 px
+    play_column, speed, _ = st.columns([1.3, 1, 1.2], vertical_alignment="bottom")
+    play_column.button("Pause" if ss.merges_playing else "Play", key="merges_play", on_click=play_or_pause,
+                       args=(film,), type="primary", shortcut="Space")
+    with speed:
         bind(st.select_slider, "Speed", "merges_speed", options=SPEEDS, format_func=lambda s: f"{s:g} s per step")
     if len(train_text) > WINDOW_CHARS:
         ss.merges_window = min(ss.merges_window, len(train_text) - WINDOW_CHARS)  # the corpus may have shrunk
@@ -168,19 +164,31 @@ def draw_step(film: Film, step) -> None:
 
 def play(film: Film) -> None:
     """The player: a fragment that redraws one frame per tick while playing (the timer only
-    exists while playing), with the step slider."""
+    exists while playing), with Step back, Step forward (also ←, →) and the step slider.
+
+    A step reruns only this fragment, not the sidebar and the page around it: a third of
+    the work, and what decides how many students one server keeps stepping without delay
+    (tests/load/classroom.py)."""
     ss = st.session_state
+    playing = ss.merges_playing  # when the fragment was defined (with or without its timer)
 
     @st.fragment(run_every=ss.merges_speed if ss.merges_playing else None)
     def player() -> None:
+        if playing and not ss.merges_playing:
+            st.rerun()  # a step stopped the film: a full rerun drops the timer and flips Play back
         if ss.merges_playing:  # one step (or phase) per tick; stop at the end or at a question
             if not move_film(1, film.last, wait_for_guess=True) or film_at_end(film.last):
                 ss.merges_playing = False
                 st.rerun()  # a full rerun redefines the fragment without a timer and flips the button
+        back, forward, jump_to = st.columns([1.4, 1.6, 2.6], vertical_alignment="bottom")  # labels fit at 1024 px
+        back.button("Step back", key="merges_back", on_click=go, args=(film, -1), shortcut="Left",
+                    disabled=film_at_start() and not ss.merges_playing)
+        forward.button("Step forward", key="merges_forward", on_click=go, args=(film, 1),
+                       disabled=film_at_end(film.last), shortcut="Right")
         if film.last > 1:  # keyed by the step shown: a late tick carrying an older position then
             key = f"merges_jump_{ss.merges_step}"  # names a widget that is gone, and cannot move the step back
-            st.slider("Jump to step", 1, film.last, value=ss.merges_step, key=key, on_change=jump, args=(key,),
-                      disabled=ss.merges_playing)
+            jump_to.slider("Jump to step", 1, film.last, value=ss.merges_step, key=key, on_change=jump, args=(key,),
+                           disabled=ss.merges_playing)
         mirror_step(ss.merges_step)
         draw_step(film, film.run.steps[ss.merges_step - 1])
 

@@ -116,11 +116,30 @@ def test_an_unknown_tie_rule_is_named(engine):
 
 
 # ==================== "huggingface" is Hugging Face's BpeTrainer
+#
+# What has to line up (tokenizers 0.23.3, models/bpe/trainer.rs):
+# - ids: special tokens (none here), then the alphabet sorted by character code (with
+#   ByteLevel, by the code of each byte's GPT-2 spelling), then each new token in the
+#   order it is made; a merge that re-makes an existing token keeps its id;
+# - ties: `Merge` orders by count, then by ascending (left id, right id);
+# - it stops when the best count is below min_frequency, or when the vocabulary (alphabet
+#   included) reaches vocab_size: as here;
+# - it counts pairs inside each pre-tokenized word, weighted by the word's count: our
+#   chunks. Our "whitespace" (a space stays with the word after it) is neither its
+#   Whitespace (\w+|[^\w\s]+) nor WhitespaceSplit (both drop the spaces), so its Split
+#   runs our pattern; the byte alphabet is its ByteLevel without its regex.
+# - one difference that cannot show here: its Word::merge reports only the neighbours'
+#   count changes, so a merged pair keeps its old count in pair_counts, and a pair whose
+#   count grows gets a queue entry holding only the new words. Both would matter only
+#   after a merge re-made an existing token, which exact counts never led to in our runs
+#   (two tokens become neighbours only when one of them is made, and every occurrence
+#   of a pair is merged at once).
 
 
 def hf_merges(text, extra, *, alphabet=CHARACTERS, pretokenizer=None, minimum_pair_frequency=1):
     """Merges of `tokenizers`' BpeTrainer, as our pairs. Byte alphabet: its ByteLevel
-    pre-tokenizer without its regex; "whitespace": its Split with our pattern."""
+    pre-tokenizer without its regex; "whitespace": its Split with our pattern.
+    (limit_alphabet stays unset: its binding refuses None, and unset means no limit.)"""
     tokenizers = pytest.importorskip("tokenizers")
     from tokenizers import Regex, models, pre_tokenizers, trainers
 

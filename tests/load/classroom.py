@@ -168,6 +168,7 @@ class Session:
         self.pages: dict[str, str] = {}  # page name -> page_script_hash
         self.page = ""  # the hash of the page shown
         self.widgets: dict[str, str] = {}  # widget key -> widget id
+        self.widget_fragments: dict[str, str] = {}  # widget key -> the fragment it is in ("" for none)
         self.fragment: str | None = None  # a fragment the server asked to rerun on a timer
         self.session_id = ""
         self._finished: asyncio.Future | None = None
@@ -200,7 +201,7 @@ class Session:
                 self.pages = {p.page_name or p.url_pathname or "home": p.page_script_hash
                               for p in msg.navigation.app_pages}
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                self._element(msg.delta.new_element)
+                self._element(msg.delta.new_element, msg.delta.fragment_id)
             elif kind == "auto_rerun":
                 self.fragment = msg.auto_rerun.fragment_id
             elif kind == "stop_auto_rerun":
@@ -212,7 +213,7 @@ class Session:
             elif kind == "script_finished" and self._finished is not None and not self._finished.done():
                 self._finished.set_result(msg.script_finished)
 
-    def _element(self, element) -> None:
+    def _element(self, element, fragment_id: str) -> None:
         kind = element.WhichOneof("type")
         if kind == "exception":
             self.report.errors.append(f"session {self.number}: exception {element.exception.type}: "
@@ -224,7 +225,9 @@ class Session:
         widget = getattr(element, kind, None)
         widget_id = getattr(widget, "id", "") if widget is not None else ""
         if widget_id:  # "$$ID-<hash>-<key>": the key a page gave the widget
-            self.widgets[re.sub(r"^\$\$ID-[0-9a-f]+-", "", widget_id)] = widget_id
+            key = re.sub(r"^\$\$ID-[0-9a-f]+-", "", widget_id)
+            self.widgets[key] = widget_id
+            self.widget_fragments[key] = fragment_id  # a widget in a fragment reruns only its fragment
 
     async def rerun(self, kind: str, page: str | None = None, widgets: list[WidgetState] = (),
                     fragment: str | None = None) -> float:
@@ -232,14 +235,14 @@ class Session:
         if VERBOSE:
             print(f"{time.strftime('%X')} session {self.number}: {kind}", file=sys.stderr, flush=True)
         if page is not None and page != self.page:
-            self.page, self.widgets = page, {}
+            self.page, self.widgets, self.widget_fragments = page, {}, {}
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query
         state.page_script_hash = self.page
         state.widget_states.widgets.extend(widgets)
         if fragment:
-            state.fragment_id, state.is_auto_rerun = fragment, True
+            state.fragment_id, state.is_auto_rerun = fragment, not widgets
         self.texts = []
         self._finished = asyncio.get_running_loop().create_future()
         started = time.perf_counter()
@@ -260,10 +263,12 @@ class Session:
         return found
 
     async def click(self, kind: str, key: str) -> float:
-        return await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), trigger_value=True)])
+        return await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), trigger_value=True)],
+                                fragment=self.widget_fragments.get(key) or None)
 
     async def set_int(self, kind: str, key: str, value: int) -> float:
-        return await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), int_value=value)])
+        return await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), int_value=value)],
+                                fragment=self.widget_fragments.get(key) or None)
 
     async def upload(self, kind: str, key: str, name: str, data: bytes) -> float:
         """What a browser does: ask for an upload URL, PUT the file, rerun with the uploader's new state."""
