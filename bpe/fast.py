@@ -106,8 +106,9 @@ class _Sequence:
                 return p
         raise AssertionError(f"pair {key} is counted but occurs nowhere")
 
-    def merge(self, key: int, new_id: int) -> dict[int, int]:
-        """Merge every occurrence of the pair, left to right; return the pair-count changes.
+    def merge(self, key: int, new_id: int) -> tuple[dict[int, int], list[int]]:
+        """Merge every occurrence of the pair, left to right; return the pair-count changes
+        and the pairs whose count grew.
 
         Instead of updating counts per occurrence, occurrences are grouped by the symbol
         on their left and on their right: each group changes two pair counts by the same
@@ -145,7 +146,7 @@ class _Sequence:
         by_right.pop(self.edge, None)
         return self._apply_counts(key, a, b, new_id, removed, by_left, by_right)
 
-    def _apply_counts(self, key, a, b, new_id, removed, by_left, by_right) -> dict[int, int]:
+    def _apply_counts(self, key, a, b, new_id, removed, by_left, by_right) -> tuple[dict[int, int], list[int]]:
         """Turn the grouped occurrences into pair-count changes, then apply them once."""
         shift, counts, positions = self.shift, self.counts, self.positions
         weigh = len if self.unweighted else self.weigh
@@ -164,15 +165,18 @@ class _Sequence:
                 positions[new] = found  # ascending, as merges go left to right
             else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
                 positions[new] = _positions(sorted(known + found))  # two ascending runs: one merge pass
+        grown = []
         for changed, delta in changes.items():
             count = counts.get(changed, 0) + delta
             if count:
                 counts[changed] = count
+                if delta > 0:
+                    grown.append(changed)
             else:
                 counts.pop(changed, None)
                 positions.pop(changed, None)
         self.length -= removed
-        return changes
+        return changes, grown
 
 
 def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int, minimum_pair_frequency: int,
@@ -218,10 +222,11 @@ def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int, minimu
             names.append(token)
             token_ids[token] = len(vocab)
             vocab.append(token)
-        changes = seq.merge(pair, new_id)
-        for changed, delta in changes.items():
-            if delta > 0 and counts.get(changed, 0) >= floor:  # a count that grew: its entry ranks too low
-                heappush(queue, hopeful_key(counts[changed], changed))
+        changes, grown = seq.merge(pair, new_id)
+        for changed in grown:  # a count that grew: its entry ranks too low
+            count = counts[changed]
+            if count >= floor:
+                heappush(queue, hopeful_key(count, changed))
         number += 1
         yield make_step(
             number=number, pair=(a, b), token=token, token_id=token_ids[token], frequency=frequency,

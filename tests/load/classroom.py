@@ -174,6 +174,7 @@ class Session:
         self._finished: asyncio.Future | None = None
         self._file_urls: asyncio.Future | None = None
         self.texts: list[str] = []  # progress-bar and markdown texts of the last run (for the job)
+        self.last_status = ""  # how the last script run finished (FINISHED_FRAGMENT_RUN_SUCCESSFULLY, ...)
 
     async def open(self, query: str) -> None:
         self.ws = await connect(f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
@@ -211,6 +212,7 @@ class Session:
             elif kind == "session_event" and msg.session_event.HasField("script_compilation_exception"):
                 self.report.errors.append(f"session {self.number}: the script did not compile")
             elif kind == "script_finished" and self._finished is not None and not self._finished.done():
+                self.last_status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
                 self._finished.set_result(msg.script_finished)
 
     def _element(self, element, fragment_id: str) -> None:
@@ -442,11 +444,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="log each session's steps to stderr")
     args = parser.parse_args(argv)
     random.seed(args.seed)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the server is stopped on the way out
     global VERBOSE
     VERBOSE = args.verbose
     port = free_port()
     env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}  # a student who leaves gives up the job
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the server is stopped on the way out
     server = start_server(port, env)
     sampler = MemorySampler(server.pid).start()
     try:
@@ -457,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         sampler.stop()
         output = stop_server(server)
+        signal.signal(signal.SIGTERM, previous)
     found = summary(report, jobs, phases, sampler, args, os.cpu_count() or 1)
     found["server_exit"] = server.returncode
     found["server_log_tail"] = output[-3000:]
