@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from bpe.errors import BpeError, PatternError
+from bpe.errors import PatternError
 
 # The published split patterns, exactly as tiktoken runs them: r50k (GPT-2) and cl100k
 # (GPT-4). GPT-2's original release spells its pattern

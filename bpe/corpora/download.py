@@ -20,12 +20,10 @@ Why it is built this way (after tiktoken's `load.py`):
 from __future__ import annotations
 
 import hashlib
-import http.client
 import os
 import re
 import socket
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request

@@ -15,7 +15,7 @@ import pytest
 
 from bpe.corpora import download
 from bpe.corpora.download import download_wikitext2, fetch_verified
-from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, RAW_MEMBERS
+from bpe.corpora.wikitext import ARCHIVE_NAME, RAW_MEMBERS
 from bpe.errors import BpeError, DownloadError
 from helpers import ROOT
 from test_download import ARCHIVE, ARCHIVE_SHA256, files_under, server, sha256, wikitext_zip  # noqa: F401
