@@ -5,7 +5,7 @@
 
 Starts the real server (`streamlit run app.py`) on a free loopback port and drives N
 browser sessions through Streamlit's own websocket protocol (a real browser per student
-would measure the browsers: see /work/shared/streamlit-recipe.md, "Load-testing a
+would measure the browsers: see the shared folder's streamlit-recipe.md, "Load-testing a
 classroom"). Each session, like a student given the teacher's link:
 
 1. opens the link (``?corpus=...&vocab=...``) and then every page in turn;
