@@ -14,18 +14,7 @@ from bpe.cli import pipeline
 from bpe.cli.main import main
 from helpers import ROOT, shared_file
 
-TRAIN = "the cat sat on the mat. the cat ate the rat.\n" * 40
-VAL = "the rat sat on the cat.\n" * 10
-TEST = "a mat, a hat, a cat.\n" * 10
-
-
-@pytest.fixture
-def splits(tmp_path):
-    folder = tmp_path / "processed"
-    folder.mkdir()
-    for name, text in (("train", TRAIN), ("val", VAL), ("test", TEST)):
-        (folder / f"wikitext2_{name}_clean.txt").write_text(text, encoding="utf-8")
-    return folder
+from test_cli import TEST, splits  # noqa: F401  (the same three small splits)
 
 
 def build_argv(splits, out, vocab: int) -> list[str]:
