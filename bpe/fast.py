@@ -119,7 +119,8 @@ class _Sequence:
         a, b = key >> self.shift, key & self.mask
         second = lengths[a]  # from a merged token's position to its second half's
         after = second + lengths[b]  # ... and to its right neighbour
-        if new_id == len(lengths):
+        fresh = new_id == len(lengths)  # a token never seen: no pair holds it yet
+        if fresh:
             lengths.append(after)
         end = -after  # one int object for every slot it is written to, not one per slot
         by_left: defaultdict = defaultdict(_positions)  # left symbol -> positions left of a merge
@@ -144,29 +145,42 @@ class _Sequence:
         removed = sum(map(len if self.unweighted else self.weigh, by_right.values()))
         by_left.pop(self.edge, None)
         by_right.pop(self.edge, None)
-        return self._apply_counts(key, a, b, new_id, removed, by_left, by_right)
+        return self._apply_counts(key, a, b, new_id, fresh, removed, by_left, by_right)
 
-    def _apply_counts(self, key, a, b, new_id, removed, by_left, by_right) -> tuple[dict[int, int], list[int]]:
-        """Turn the grouped occurrences into pair-count changes, then apply them once."""
+    def _apply_counts(self, key, a, b, new_id, fresh, removed, by_left,
+                      by_right) -> tuple[dict[int, int], list[int]]:
+        """Turn the grouped occurrences into pair-count changes, then apply them once.
+
+        When the merged token is ``fresh``, most of its new pairs are counted once, here:
+        left groups come first, and a pair with the new token on its left (from a right
+        group) can only meet a pair already changed when a left group's old pair is the
+        same one ('abab' then 'a': the left neighbour of the second 'ab' is the new token).
+        Any pair already changed goes through ``pending``, applied at the end."""
         shift, counts, positions = self.shift, self.counts, self.positions
         weigh = len if self.unweighted else self.weigh
         # each group's pairs were `old` and are `new` now: (symbol, a) -> (symbol, new) on
         # the left, (b, symbol) -> (new, symbol) on the right
         moves = [(symbol << shift | a, symbol << shift | new_id, found) for symbol, found in by_left.items()]
         moves += [(b << shift | symbol, new_id << shift | symbol, found) for symbol, found in by_right.items()]
-        changes = {key: -removed}
-        change = changes.get
+        pending = {key: -removed}  # changes applied after the scan
+        change = pending.get
+        added: dict[int, int] = {}  # pairs of a fresh token, counted as they are found
+        grown = []
         for old, new, found in moves:
             delta = weigh(found)
-            changes[old] = change(old, 0) - delta
-            changes[new] = change(new, 0) + delta
+            pending[old] = change(old, 0) - delta
+            if fresh and new not in pending:
+                added[new] = counts[new] = delta
+                positions[new] = found  # ascending, as merges go left to right
+                grown.append(new)
+                continue
+            pending[new] = change(new, 0) + delta
             known = positions.get(new)
             if known is None:
-                positions[new] = found  # ascending, as merges go left to right
+                positions[new] = found
             else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
                 positions[new] = _positions(sorted(known + found))  # two ascending runs: one merge pass
-        grown = []
-        for changed, delta in changes.items():
+        for changed, delta in pending.items():
             count = counts.get(changed, 0) + delta
             if count:
                 counts[changed] = count
@@ -175,6 +189,7 @@ class _Sequence:
             else:
                 counts.pop(changed, None)
                 positions.pop(changed, None)
+        changes = {**pending, **added}
         self.length -= removed
         return changes, grown
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Iterable, Protocol, Sequence, runtime_checkable
 
 from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, require_covered, require_unicode
-from bpe.encoder import RankEncoder
+from bpe.encoder import CodePointEncoder
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.pretokenize import check_pretokenizer, split
 from bpe.steps import DEFAULT_TIE_RULE, check_tie_rule, log_line, should_log
@@ -53,10 +53,6 @@ class Tokenizer(Protocol):
     def with_merges(self, count: int) -> "Tokenizer": ...
 
 
-# Encoded pieces kept per tokenizer; bounded so a long-lived tokenizer cannot grow forever.
-PIECE_CACHE_SIZE = 200_000
-
-
 class BPETokenizer:
     def __init__(self, base_tokens: Sequence, merges: Iterable[Sequence], *, alphabet: str = CHARACTERS,
                  pretokenizer: str | None = None, tie_rule: str = DEFAULT_TIE_RULE) -> None:
@@ -85,10 +81,10 @@ class BPETokenizer:
             merge_ids.append((self.stoi[left], self.stoi[right], self.stoi[token]))
         self.itos: dict = dict(enumerate(self.tokens))
         self.vocab_size = len(self.tokens)
-        self._encoder = RankEncoder(merge_ids)
-        # bigrams inside tokens: symbols adjacent in the text are joined only if theirs is one
-        self._joinable = _bigrams_inside(self.tokens)
-        self._piece_cache: dict = {}
+        self._encoder = CodePointEncoder(merge_ids, len(self.tokens))
+        # Text to the encoder's spelling, one code point per base-token id; for the byte
+        # alphabet the text's UTF-8 bytes are first read as code points 0-255 (latin-1).
+        self._spelling = {ord(token): chr(i) for i, token in enumerate(self.base_tokens)}
 
     # ====================
     # Training
@@ -134,33 +130,12 @@ class BPETokenizer:
         if self.alphabet == CHARACTERS:
             require_covered(text, self._base_set)
         chunks = [text] if self.pretokenizer is None else split(text, self.pretokenizer)
-        pieces = []
-        for chunk in chunks:
-            pieces.extend(self._independent_pieces(chunk.encode("utf-8") if self.alphabet == BYTES else chunk))
-        encoded = self._encode_pieces(pieces)
-        ids: list[int] = []
-        for piece in pieces:
-            ids.extend(encoded[piece])
-        return ids
-
-    def _independent_pieces(self, symbols: str | bytes) -> list:
-        return independent_pieces(symbols, self._joinable)
-
-    def _encode_pieces(self, pieces: list) -> dict:
-        """Each distinct piece's ids, from the cache or encoded now (and cached)."""
-        cache = self._piece_cache
-        stoi = self.stoi
-        encode = self._encoder.encode
-        found = {}
-        for piece in set(pieces):
-            ids = cache.get(piece)
-            if ids is None:
-                symbols = [stoi[bytes([v])] for v in piece] if isinstance(piece, bytes) else [stoi[ch] for ch in piece]
-                ids = encode(symbols)
-                if len(cache) < PIECE_CACHE_SIZE and len(piece) < 1_000:
-                    cache[piece] = ids
-            found[piece] = ids
-        return found
+        if self.alphabet == BYTES:
+            chunks = [chunk.encode("utf-8").decode("latin-1") for chunk in chunks]
+            if len(self._spelling) < 256:
+                _require_bytes_covered(chunks, self._spelling)
+        spelling = self._spelling
+        return self._encoder.encode_chunks([chunk.translate(spelling) for chunk in chunks])
 
     def encode_tokens(self, text: str) -> list:
         """Text to token strings (bytes for the byte alphabet)."""
@@ -242,35 +217,6 @@ class BPETokenizer:
     __hash__ = None  # type: ignore[assignment]
 
 
-def independent_pieces(symbols: str | bytes, joinable: set) -> list:
-    """Cut where no merge can ever join: between two symbols whose bigram occurs in no
-    token (``joinable`` holds the bigrams inside tokens). Every token an encoder makes is
-    in the vocabulary, so none spans such a cut, and encoding the pieces one by one equals
-    encoding the whole (exactly). Pieces repeat (words, mostly), so a per-piece cache then
-    does most of the work."""
-    if len(symbols) < 2:
-        return [symbols]
-    pairs = map(str.__add__, symbols, symbols[1:]) if isinstance(symbols, str) else zip(symbols, symbols[1:])
-    cuts = [i for i, pair in enumerate(pairs, start=1) if pair not in joinable]
-    if not cuts:
-        return [symbols]
-    starts = [0, *cuts]
-    ends = [*cuts, len(symbols)]
-    return [symbols[start:end] for start, end in zip(starts, ends)]
-
-
-def _bigrams_inside(tokens: list) -> set:
-    """Every pair of adjacent symbols inside some token: 'the' -> {'th', 'he'}; for byte
-    tokens, pairs of byte values (as `zip` over bytes yields them)."""
-    found: set = set()
-    for token in tokens:
-        if isinstance(token, bytes):
-            found.update(zip(token, token[1:]))
-        else:
-            found.update(token[i:i + 2] for i in range(len(token) - 1))
-    return found
-
-
 def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_size: int) -> int:
     """How many leading merges keep the vocabulary at or under ``vocab_size`` tokens."""
     if vocab_size < len(base_tokens):
@@ -285,6 +231,14 @@ def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_
             known.add(token)
             size += 1
     return len(merges)
+
+
+def _require_bytes_covered(chunks: list[str], known: dict) -> None:
+    """A byte alphabet without all 256 bytes must name the bytes of the text it lacks."""
+    missing = sorted({ord(ch) for chunk in chunks for ch in set(chunk)} - known.keys())
+    if missing:
+        shown = ", ".join(f"0x{value:02X}" for value in missing[:20])
+        raise BpeError(f"text has {len(missing)} byte value(s) outside the tokenizer's alphabet: {shown}")
 
 
 def _as_pair(merge, number: int) -> tuple:

@@ -23,7 +23,7 @@ from bpe.errors import BpeError
 from bpe.formats.fileio import quoted
 from bpe.gpt2.tokenizer import encode_around_special
 from bpe.pretokenize import split
-from bpe.tokenizer import BPETokenizer, independent_pieces
+from bpe.tokenizer import BPETokenizer
 
 CACHE_LIMIT = 200_000  # distinct chunks remembered per tokenizer
 CUT_FROM = 64  # chunks at least this long are cut into independent pieces first
@@ -229,7 +229,26 @@ class PretrainedTokenizer:
                 f"vocab_size={self.vocab_size}, alphabet={self.alphabet!r}{pre})")
 
 
+def independent_pieces(symbols: str | bytes, joinable: set) -> list:
+    """Cut where no merge can ever join: between two symbols whose bigram occurs in no
+    token (``joinable`` holds the bigrams inside tokens). Every token an encoder makes is
+    in the vocabulary, so none spans such a cut, and encoding the pieces one by one equals
+    encoding the whole (exactly). Pieces repeat (words, mostly), so a per-piece cache then
+    does most of the work."""
+    if len(symbols) < 2:
+        return [symbols]
+    pairs = map(str.__add__, symbols, symbols[1:]) if isinstance(symbols, str) else zip(symbols, symbols[1:])
+    cuts = [i for i, pair in enumerate(pairs, start=1) if pair not in joinable]
+    if not cuts:
+        return [symbols]
+    starts = [0, *cuts]
+    ends = [*cuts, len(symbols)]
+    return [symbols[start:end] for start, end in zip(starts, ends)]
+
+
 def _bigrams_inside(tokens: Iterable) -> set:
+    """Every pair of adjacent symbols inside some token: 'the' -> {'th', 'he'}; for byte
+    tokens, pairs of byte values (as `zip` over bytes yields them)."""
     found: set = set()
     for token in tokens:
         if isinstance(token, bytes):

@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import re
 from heapq import heapify, heappop, heappush
-from itertools import chain
+from itertools import chain, filterfalse
 from typing import AbstractSet, Iterable, Literal
 
 from bpe.alphabet import BYTES, require_unicode
@@ -71,6 +71,9 @@ class GPT2Tokenizer:
         self.vocab_size = len(self.itos)
         self._findall = regex.compile(GPT2_PATTERN).findall
         self._cache: dict[str, list[int]] = {}
+        # Built on first encode (`_single_ids`): ids of one-token pieces, and tokens as text.
+        self._single: list[list[int]] | None = None
+        self._text_ids: dict[str, int] = {}
         self._fingerprint: str | None = None
 
     @property
@@ -119,13 +122,30 @@ class GPT2Tokenizer:
             missing = set(segments)
             if len(missing) <= CACHE_LIMIT:
                 self._cache = cache  # else too many for the cache: a dict for this call only
-        encode_piece, encode_chunk = self._encode_piece, self._encode_chunk
-        for segment in missing:
-            # A space and letters alone are one chunk (` ?\p{L}++`; str.isalpha is exactly
-            # the categories of \p{L}), so most pieces skip the regex.
-            cache[segment] = (encode_chunk(" " + segment) if segment.isalpha()
-                              else encode_piece(segment_text(segment)))
+        # A space and letters alone are one chunk (` ?\p{L}++`; str.isalpha is exactly the
+        # categories of \p{L}), so most pieces skip the regex, and most of those are a
+        # token already: looked up as text, in C, without encoding them first.
+        words = list(filter(str.isalpha, missing))
+        single, ranks = self._single_ids(), self._ranks
+        for segment, token in zip(words, map(self._text_ids.get, map(" ".__add__, words))):
+            cache[segment] = single[token] if token is not None else merge_by_rank(b" " + segment.encode("utf-8"), ranks)
+        encode_piece = self._encode_piece
+        for segment in filterfalse(str.isalpha, missing):
+            cache[segment] = encode_piece(segment_text(segment))
         return cache
+
+    def _single_ids(self) -> list[list[int]]:
+        """``[[0], [1], ...]``: the cached ids of a piece that is one token, shared, never changed."""
+        if self._single is None:  # built whole, then published: other threads may be encoding
+            text_ids = {}
+            for token, i in self._ranks.items():
+                try:
+                    text_ids[token.decode("utf-8")] = i
+                except UnicodeDecodeError:
+                    pass  # part of a character: never a whole piece of text
+            self._text_ids = text_ids
+            self._single = [[i] for i in range(len(self._ranks))]
+        return self._single
 
     def _encode_piece(self, piece: str) -> list[int]:
         ids: list[int] = []

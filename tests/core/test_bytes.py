@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import BPETokenizer, train_steps
+from bpe.alphabet import BYTES
+from bpe.errors import BpeError
 from bpe.corpora.builtin import MULTILINGUAL_SAMPLE
 from bpe.text import hex_bytes, is_complete_utf8, readable_token
 from bpe.corpora.corpus import python_reference_text
@@ -200,3 +202,10 @@ def test_gpt2_spelling_and_helpers():
     assert hex_bytes(b" \xc3\xa9") == "20 C3 A9" and hex_bytes("é") == "C3 A9"
     with pytest.raises(TypeError, match="readable_token takes bytes or str, got int"):
         readable_token(5)
+
+
+def test_a_byte_alphabet_without_every_byte_names_the_bytes_a_text_lacks():
+    tok = BPETokenizer([b"a", b"b"], [(b"a", b"b")], alphabet=BYTES)
+    assert tok.encode("abab") == [2, 2]
+    with pytest.raises(BpeError, match=r"2 byte value\(s\) outside the tokenizer's alphabet: 0xA9, 0xC3"):
+        tok.encode("abé")

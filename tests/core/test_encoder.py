@@ -4,7 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import BPETokenizer
-from bpe.encoder import BUCKETS_FROM, RankEncoder, replay_merges
+from bpe.encoder import (BUCKETS_FROM, CodePointEncoder, RankEncoder, SPINE_BUDGET_BASE, joinable_pairs,
+                         replay_merges)
 from helpers import MAX_EXAMPLES, shared_file
 
 
@@ -23,10 +24,14 @@ def merge_lists(draw):
     return merges
 
 
+def merges_as_ids(tok):
+    return [(tok.stoi[left], tok.stoi[right], tok.stoi[left + right]) for left, right in tok.merges]
+
+
 def encode_both_ways(merges, text):
     tok = BPETokenizer(["a", "b", "c"], merges)
     ids = [tok.stoi[ch] for ch in text]
-    encoder = tok._encoder
+    encoder = RankEncoder(merges_as_ids(tok))
     return tok, encoder._encode_with_heap(ids), encoder.encode_many([ids])[0]
 
 
@@ -79,4 +84,43 @@ def test_many_sequences_at_once_equal_one_by_one():
     tok = BPETokenizer.train("the cat in the hat sat on the mat " * 5, 40)
     pieces = ["the cat", "", "a", "hat on the mat", "the cat"]
     as_ids = [[tok.stoi[ch] for ch in piece] for piece in pieces]
-    assert tok._encoder.encode_many(as_ids) == [tok._encoder.encode(ids) for ids in as_ids]
+    encoder = RankEncoder(merges_as_ids(tok))
+    assert encoder.encode_many(as_ids) == [encoder.encode(ids) for ids in as_ids]
+
+
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(merges=merge_lists(), chunks=st.lists(st.text(alphabet="abc", max_size=30), max_size=4),
+       replayed=st.integers(0, 13))
+def test_code_point_encoder_equals_replay_for_any_merge_list_and_split(merges, chunks, replayed):
+    # Any number of merges replayed with str.replace, the rest cut into pieces and merged
+    # by rank: chunk by chunk, the result is the replay's, however the merges re-create tokens.
+    tok = BPETokenizer(["a", "b", "c"], merges)
+    encoder = CodePointEncoder(merges_as_ids(tok), tok.vocab_size, replayed=replayed)
+    spelled = ["".join(chr(tok.stoi[ch]) for ch in chunk) for chunk in chunks]
+    expected = [tok.stoi[token] for chunk in chunks for token in replay_merges(chunk, merges)]
+    assert encoder.encode_chunks(spelled) == expected
+    assert encoder.encode_chunks(spelled) == expected  # again, from the cache
+
+
+def test_cuts_fall_between_symbols_no_later_merge_joins():
+    # After 'h'+'e' and 't'+'he', only ('t','he') and what makes it can join; ' ' and 'x'
+    # join nothing, so a text cuts around them.
+    tok = BPETokenizer(list("the x"), [("h", "e"), ("t", "he")])
+    joinable = joinable_pairs(merges_as_ids(tok), 0)
+    spelled = {tuple(chr(tok.stoi[token]) for token in pair) for pair in [("h", "e"), ("t", "he"), ("t", "h")]}
+    assert joinable == spelled
+    assert joinable_pairs(merges_as_ids(tok), 1) == {(chr(tok.stoi["t"]), chr(tok.stoi["he"])),
+                                                     (chr(tok.stoi["t"]), chr(tok.stoi["h"]))}
+
+
+def test_a_chain_of_merges_too_costly_to_cut_is_still_encoded_exactly():
+    # Each merge extends the last one ('ab', 'abb', 'abbb', ... and 'b' + each): working out
+    # the cuts would take quadratic time, so the encoder gives up cutting and stays exact.
+    count = int(SPINE_BUDGET_BASE ** 0.5) + 200
+    merges = [("a", "b")]
+    for _ in range(count):
+        merges.append(("b", merges[-1][0] + merges[-1][1]))
+    tok = BPETokenizer(["a", "b"], merges)
+    assert joinable_pairs(merges_as_ids(tok), 0) is None
+    text = "b" * 30 + "ab" + "a"
+    assert tok.encode_tokens(text) == replay_merges(text, merges)
