@@ -345,6 +345,9 @@ def count_gpt2_chunks(text: str) -> Counter:
         return Counter(findall(text))
     counts: Counter = Counter(findall(segment_text(segments[0], first=True)))
     for segment, times in Counter(segments[1:]).items():
+        if segment.isalpha():  # a space and letters alone are one chunk (` ?\p{L}+`; see bpe.gpt2)
+            counts[" " + segment] += times
+            continue
         for chunk in findall(segment_text(segment)):
             counts[chunk] += times
     return counts

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,23 @@ def tokenizer_file_with_pattern(pattern: str) -> bytes:
     fingerprint = hashlib.sha256(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
     return json.dumps({"type": "character_bpe", "base_tokens": base, "merges": merges, "vocab_size": 5,
                        "pretokenizer": pattern, "fingerprint": fingerprint}).encode()
+
+
+def on_own_thread(function, *args):
+    """``function(*args)`` on a thread of its own, its result or error returned here. For
+    ``asyncio.run`` (directly or inside the classroom script): the browser tests' Playwright
+    keeps an event loop running on the main thread, where ``asyncio.run`` is refused."""
+    result = {}
+
+    def target():
+        try:
+            result["value"] = function(*args)
+        except BaseException as error:  # re-raised below, on the test's thread
+            result["error"] = error
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]

@@ -3,13 +3,17 @@ run in the same process (never timed assertions in tests).
 
 What it measures (WikiText-2 valid+test from the shared data, or ``--text FILE``):
 
-1. training 500,000 characters to vocab 1,000: fast engine vs the reference engine
-   (and Hugging Face `tokenizers` on the same whole-text job, when installed);
+1. training 500,000 characters to vocab 1,000: fast engine vs a copy of the tutorial's own
+   loop (`bpe.benchmarks.tutorial_loop`) and the reference engine (and Hugging Face
+   `tokenizers` on the same whole-text job, when installed);
 2. training all 2.4 M characters to vocab 5,000 with the fast engine: seconds and peak
    memory, in a fresh subprocess so the figure is this job's alone;
-3. encoding 1 M characters with a 1,000-token vocabulary: the rank encoder vs replaying
+3. encoding 1 M characters with a 1,000-token vocabulary: `BPETokenizer.encode` vs replaying
    the merges one by one;
-4. the byte-level / GPT-2 section from `bpe.benchmarks.bytes_level`.
+4. tie-heavy training (the-verdict.txt, minimum frequency 1, vocab 10,000: fast vs
+   reference), and the time per merge to vocab 10,000 against vocab 5,000;
+5. the byte-level / GPT-2 section from `bpe.benchmarks.bytes_level`;
+6. the speed targets, each with its measured value and the two sides of its ratio.
 
 ``--quick`` shrinks every job (for a smoke run); the figures quoted in the README come
 from a full run.
@@ -139,9 +143,9 @@ def bench_encoding(text: str, chars: int, vocab: int) -> dict:
     ids, fast_s = timed(lambda: tok.encode(sample))
     replayed, replay_s = timed(lambda: replay_merges(sample, tok.merges))
     if [tok.itos[i] for i in ids] != replayed:
-        sys.exit("encoders disagree: rank encoder and merge replay differ")
+        sys.exit("encoders disagree: BPETokenizer.encode and the merge replay differ")
     mb = len(sample.encode("utf-8")) / 1e6
-    print(f"[encode] {chars:,} chars, vocab {tok.vocab_size}: replay {replay_s:.2f} s, rank encoder "
+    print(f"[encode] {chars:,} chars, vocab {tok.vocab_size}: replay {replay_s:.2f} s, BPETokenizer.encode "
           f"{fast_s:.2f} s ({mb / fast_s:.2f} MB/s), {replay_s / fast_s:.1f}x the replay, identical tokens")
     return {"chars": chars, "replay_s": replay_s, "fast_s": fast_s, "ratio": replay_s / fast_s,
             "mb_per_s": mb / fast_s}

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 import time
 
 import pytest
 
+from helpers import on_own_thread
 from load.classroom import MemorySampler, Report, Session, free_port, start_server, stop_server
 
 pytestmark = pytest.mark.e2e
@@ -23,25 +23,6 @@ def server():
     yield port, process
     if process.poll() is None:
         stop_server(process)
-
-
-def run_in_own_loop(coroutine):
-    """``asyncio.run`` on a thread of its own: the browser tests' Playwright keeps an event
-    loop running on this thread, where ``asyncio.run`` is refused."""
-    result = {}
-
-    def target():
-        try:
-            result["value"] = asyncio.run(coroutine)
-        except BaseException as error:  # re-raised below, on the test's thread
-            result["error"] = error
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in result:
-        raise result["error"]
-    return result["value"]
 
 
 async def start_a_model_job(port: int) -> Session:
@@ -70,7 +51,7 @@ def test_closing_the_tab_stops_its_model_job(server):
         await asyncio.sleep(3)  # training, well inside its 2 x 300 s budget
         await session.close()  # the tab is closed
 
-    run_in_own_loop(open_then_close())
+    on_own_thread(asyncio.run, open_then_close())
     assert cpu_seconds_over(sampler, 2) > 0.4, "the model was not training"  # one thread (2 cores, shared)
     time.sleep(GRACE_SECONDS + 8)  # the grace period, then the step, the summary and the sample
     assert cpu_seconds_over(sampler, 3) < 0.25, "training went on after its session had gone"
@@ -87,6 +68,6 @@ def test_stopping_the_server_while_a_model_trains_exits_cleanly(server, training
         await session.close()
         return output
 
-    output = run_in_own_loop(start_then_stop_the_server())
+    output = on_own_thread(asyncio.run, start_then_stop_the_server())
     assert "terminate called" not in output and "Traceback" not in output, output[-3000:]
     assert process.returncode == 0, output[-3000:]

@@ -448,7 +448,10 @@ def main(argv: list[str] | None = None) -> int:
     VERBOSE = args.verbose
     port = free_port()
     env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}  # a student who leaves gives up the job
-    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the server is stopped on the way out
+    # So the server is stopped on the way out; only the main thread may set a handler (a
+    # test runs this on a thread of its own: tests.helpers.on_own_thread).
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143)) if on_main else None
     server = start_server(port, env)
     sampler = MemorySampler(server.pid).start()
     try:
@@ -459,7 +462,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         sampler.stop()
         output = stop_server(server)
-        signal.signal(signal.SIGTERM, previous)
+        if on_main:
+            signal.signal(signal.SIGTERM, previous)
     found = summary(report, jobs, phases, sampler, args, os.cpu_count() or 1)
     found["server_exit"] = server.returncode
     found["server_log_tail"] = output[-3000:]
