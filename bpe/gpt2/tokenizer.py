@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import re
 from heapq import heapify, heappop, heappush
-from itertools import chain, filterfalse
+from itertools import chain, filterfalse, repeat
 from typing import AbstractSet, Iterable, Literal
 
 from bpe.alphabet import BYTES, require_unicode
@@ -48,6 +48,8 @@ __all__ = ["GPT2Tokenizer", "download_gpt2_files", "find_gpt2_files", "load_defa
 CACHE_LIMIT = 500_000  # distinct pieces remembered per tokenizer; bounds memory on endless input
 LONG_CHUNK = 256  # bytes; longer chunks merge with a heap instead of rescanning a list
 _NO_RANK = 1 << 62
+_SINGLE_BYTES = [bytes([value]) for value in range(256)]
+
 
 class GPT2Tokenizer:
     """A byte-level BPE tokenizer read from GPT-2's files (see the module docstring)."""
@@ -266,8 +268,8 @@ def merge_by_rank(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     with the scans done by C (`min`, `list.index`): the fastest way for short chunks.
     """
     get = ranks.get
-    parts = [piece[i:i + 1] for i in range(len(piece))]
-    pair_ranks = [get(a + b, _NO_RANK) for a, b in zip(parts, parts[1:])]
+    parts = list(map(_SINGLE_BYTES.__getitem__, piece))
+    pair_ranks = list(map(get, map(bytes.__add__, parts, parts[1:]), repeat(_NO_RANK)))
     while pair_ranks:
         best = min(pair_ranks)
         if best == _NO_RANK:
