@@ -31,7 +31,8 @@ from __future__ import annotations
 import os
 import re
 from heapq import heapify, heappop, heappush
-from itertools import chain, filterfalse, repeat
+from itertools import chain, compress, filterfalse, islice, repeat
+from operator import is_not, not_
 from typing import AbstractSet, Iterable, Literal
 
 from bpe.alphabet import BYTES, require_unicode
@@ -106,22 +107,24 @@ class GPT2Tokenizer:
             return self._encode_uncached(text)
         head = segments[0]
         ids = self._encode_piece(segment_text(head, first=True)) if head else []
-        rest = segments[1:]  # each stands for the piece " " + segment
-        ids += chain.from_iterable(map(self._pieces_for(rest).__getitem__, rest))
+        # each later segment stands for the piece " " + segment (islice: no copy of the list)
+        pieces = self._pieces_for(islice(segments, 1, None))
+        ids += chain.from_iterable(map(pieces.__getitem__, islice(segments, 1, None)))
         return ids
 
     def clear_cache(self) -> None:
         """Forget every piece encoded so far (the next encode starts cold, as in a benchmark)."""
         self._cache = {}
 
-    def _pieces_for(self, segments: list[str]) -> dict[str, list[int]]:
+    def _pieces_for(self, segments: Iterable[str]) -> dict[str, list[int]]:
         """The cache, holding every segment's ids (encoding those it lacks)."""
         cache = self._cache
-        missing = set(segments).difference(cache)
+        distinct = set(segments)
+        missing = distinct.difference(cache)
         if len(cache) + len(missing) > CACHE_LIMIT:  # bounded: forget rather than grow forever
             # A new dict, never clear(): another thread may be reading the old one.
             cache = {}
-            missing = set(segments)
+            missing = distinct
             if len(missing) <= CACHE_LIMIT:
                 self._cache = cache  # else too many for the cache: a dict for this call only
         # A space and letters alone are one chunk (` ?\p{L}++`; str.isalpha is exactly the
@@ -129,8 +132,11 @@ class GPT2Tokenizer:
         # token already: looked up as text, in C, without encoding them first.
         words = list(filter(str.isalpha, missing))
         single, ranks = self._single_ids(), self._ranks
-        for segment, token in zip(words, map(self._text_ids.get, map(" ".__add__, words))):
-            cache[segment] = single[token] if token is not None else merge_by_rank(b" " + segment.encode("utf-8"), ranks)
+        tokens = list(map(self._text_ids.get, map(" ".__add__, words)))
+        whole = list(map(is_not, tokens, repeat(None)))
+        cache.update(zip(compress(words, whole), map(single.__getitem__, compress(tokens, whole))))
+        for segment in compress(words, map(not_, whole)):
+            cache[segment] = merge_by_rank(b" " + segment.encode("utf-8"), ranks)
         encode_piece = self._encode_piece
         for segment in filterfalse(str.isalpha, missing):
             cache[segment] = encode_piece(segment_text(segment))
