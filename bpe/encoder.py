@@ -263,9 +263,8 @@ class CodePointEncoder:
         merges_as_ids = list(merges_as_ids)
         self._replacements = [(chr(left) + chr(right), chr(result))
                               for left, right, result in merges_as_ids[:replayed]]
-        self._later_merges = merges_as_ids[replayed:]
         self._all_merges = merges_as_ids
-        self._rank_encoder = RankEncoder(self._later_merges)
+        self._rank_encoder = RankEncoder(merges_as_ids[replayed:])
         self._joinable: set | None = None  # built on first use: `with_merges` makes many encoders
         self._joinable_known = False
         self._cache: dict[str, list[int]] = {}
