@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from heapq import heapify, heappop, heappush
-from itertools import chain, compress, count
+from itertools import chain, compress, count, repeat
 from operator import not_
 from typing import Sequence
 
@@ -231,10 +231,12 @@ REPLAYED_WITH_REPLACE = 100
 PIECE_CACHE_SIZE = 200_000
 # Longer pieces are encoded but not kept: they rarely repeat.
 CACHED_PIECE_LENGTH = 1_000
-# What `joinable_pairs` may spend (set elements) before giving up on cutting: typical merge
-# lists need a few per merge; a chain where each merge extends the last needs quadratically many.
-SPINE_BUDGET_PER_MERGE = 64
-SPINE_BUDGET_BASE = 100_000
+# What `joinable_pairs` may spend (set elements) before giving up on cutting. Real merge
+# lists need 10 to 16 per merge (trained here to vocab 1,000 to 10,000, and GPT-2's 50,000);
+# a chain where each merge extends the last needs quadratically many. The budget also
+# bounds the memory an uploaded tokenizer can make the server spend on its cuts.
+SPINE_BUDGET_PER_MERGE = 24
+SPINE_BUDGET_BASE = 20_000
 # Token ids are spelled as code points, so a vocabulary can have at most this many tokens.
 MAX_CODE_POINT_IDS = 0x110000 - 1  # one code point is left for the separator of chunks
 
@@ -324,6 +326,7 @@ def joinable_pairs(merges_as_ids: Sequence[tuple[int, int, int]], start: int) ->
     right_spines: dict[int, frozenset[int]] = {}
     left_spines: dict[int, frozenset[int]] = {}
     joinable: set[tuple[str, str]] = set()
+    spelled: dict[int, str] = {}  # one str object per id, shared by every pair that holds it
     for rank, (left, right, result) in enumerate(merges_as_ids):
         ends = ends_of(left, right_spines)
         begins = ends_of(right, left_spines)
@@ -331,7 +334,10 @@ def joinable_pairs(merges_as_ids: Sequence[tuple[int, int, int]], start: int) ->
             budget -= len(ends) * len(begins)
             if budget < 0:
                 return None
-            joinable.update((chr(x), chr(y)) for x in ends for y in begins)
+            ends_spelled = [spelled.get(x) or spelled.setdefault(x, chr(x)) for x in ends]
+            for y in begins:
+                y_spelled = spelled.get(y) or spelled.setdefault(y, chr(y))
+                joinable.update(zip(ends_spelled, repeat(y_spelled)))
         right_spines[result] = right_spines.get(result, frozenset((result,))) | ends_of(right, right_spines)
         left_spines[result] = left_spines.get(result, frozenset((result,))) | ends_of(left, left_spines)
         budget -= len(right_spines[result]) + len(left_spines[result])
