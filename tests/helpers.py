@@ -1,10 +1,14 @@
-"""Shared test helpers: where the shared reference data is, how many hypothesis examples."""
+"""Shared test helpers: where the shared reference data is, how many hypothesis examples,
+a loopback HTTP server for the download tests, and a thread of its own for asyncio."""
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -57,3 +61,68 @@ def on_own_thread(function, *args):
     if "error" in result:
         raise result["error"]
     return result["value"]
+
+
+# ==================== A loopback HTTP server: real HTTP on 127.0.0.1, never the internet
+
+
+@dataclass
+class Route:
+    body: bytes = b""
+    status: int = 200
+    declared_length: int | None = None  # Content-Length to send; None: the true length (more: a cut transfer)
+
+
+class RoutesHandler(BaseHTTPRequestHandler):
+    """Answers each GET from the server's ``routes`` (404 for any other path) and records the path."""
+
+    def do_GET(self) -> None:
+        self.server.requests.append(self.path)
+        route = self.server.routes.get(self.path, Route(b"not found", 404))
+        length = len(route.body) if route.declared_length is None else route.declared_length
+        self.send_response(route.status)
+        self.send_header("Content-Length", str(length))
+        self.end_headers()
+        self.wfile.write(route.body)  # then HTTP/1.0 closes the connection, short or not
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+class LoopbackServer:
+    """An HTTP server on a free loopback port, serving on a thread of its own."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler] = RoutesHandler) -> None:
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True  # a handler still sending (a trickle) does not hold up close()
+        self.routes: dict[str, Route] = {}
+        self.requests: list[str] = []
+        self.httpd.routes, self.httpd.requests = self.routes, self.requests
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+        self.thread.start()
+
+    def serve(self, path: str, body: bytes, **options) -> str:
+        """Answer ``path`` with ``body`` (``status``, ``declared_length`` as `Route`); its URL."""
+        self.routes[path] = Route(body, **options)
+        return self.url(path)
+
+    def url(self, path: str = "") -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join()
+
+
+@contextmanager
+def loopback_server(monkeypatch, handler: type[BaseHTTPRequestHandler] = RoutesHandler):
+    """A `LoopbackServer` for one test, with no proxy configured to see its requests."""
+    for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    server = LoopbackServer(handler)
+    try:
+        yield server
+    finally:
+        server.close()

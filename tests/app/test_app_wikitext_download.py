@@ -8,15 +8,14 @@ from __future__ import annotations
 import hashlib
 import io
 import socket
-import threading
 import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import bpe.corpora.corpus
 import pages._shared.wikitext_download as wikitext_download
 from app_helpers import SMALL_CORPUS, metric, new_app
+from helpers import loopback_server
 from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, RAW_MEMBERS
 
 TRAIN = " \n = Valkyria Chronicles III = \n \n Senjō no Valkyria 3 is a tactical role @-@ playing game .\n" * 40
@@ -35,30 +34,11 @@ def archive() -> bytes:
 ARCHIVE = archive()
 
 
-class Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.server.requests.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(ARCHIVE)))
-        self.end_headers()
-        self.wfile.write(ARCHIVE)
-
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture
 def loopback(monkeypatch):
-    for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.requests = []
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with loopback_server(monkeypatch) as server:
+        server.serve(f"/{ARCHIVE_NAME}", ARCHIVE)
+        yield server
 
 
 @pytest.fixture
@@ -71,7 +51,7 @@ def data_dir(tmp_path, monkeypatch):
 
 
 def test_download_fills_the_cache_and_selects_the_train_split(loopback, data_dir, monkeypatch):
-    url = f"http://127.0.0.1:{loopback.server_address[1]}/{ARCHIVE_NAME}"
+    url = loopback.url(f"/{ARCHIVE_NAME}")
     monkeypatch.setattr(wikitext_download, "WIKITEXT2_MIRRORS", (url,))
     at = new_app(settings_corpus=SMALL_CORPUS)
     assert [e.label for e in at.sidebar.expander if e.label.startswith("Download WikiText-2")] == \

@@ -10,10 +10,7 @@ import argparse
 import hashlib
 import io
 import socket
-import threading
 import zipfile
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -23,6 +20,7 @@ from bpe.corpora.corpus import WIKITEXT_NAMES, list_corpora, load_corpus
 from bpe.corpora.download import download_wikitext2
 from bpe.errors import BpeError, DownloadError
 from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, CLEAN_FILES, RAW_MEMBERS
+from helpers import loopback_server
 
 SPLIT_TEXTS = {
     "train": " \n = Valkyria Chronicles III = \n \n Senjō no Valkyria 3 is a tactical role @-@ playing game .\n",
@@ -55,62 +53,13 @@ ARCHIVE = wikitext_zip()
 ARCHIVE_SHA256 = sha256(ARCHIVE)
 
 
-# ==================== The loopback server
-
-
-@dataclass
-class Route:
-    body: bytes = b""
-    status: int = 200
-    declared_length: int | None = None  # Content-Length to send; None: the true length
-
-
-class Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.server.requests.append(self.path)
-        route = self.server.routes.get(self.path, Route(b"not found", 404))
-        self.send_response(route.status)
-        length = len(route.body) if route.declared_length is None else route.declared_length
-        self.send_header("Content-Length", str(length))
-        self.end_headers()
-        self.wfile.write(route.body)  # then HTTP/1.0 closes the connection, short or not
-
-    def log_message(self, *args) -> None:
-        pass
-
-
-class LoopbackServer:
-    def __init__(self) -> None:
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.routes, self.httpd.requests = {}, []
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-        self.thread.start()
-
-    @property
-    def requests(self) -> list[str]:
-        return self.httpd.requests
-
-    def serve(self, path: str, body: bytes = ARCHIVE, **options) -> str:
-        self.httpd.routes[path] = Route(body, **options)
-        return self.url(path)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join()
+# ==================== The loopback server (tests/helpers.py)
 
 
 @pytest.fixture
 def server(monkeypatch):
-    for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)  # a proxy must not see loopback requests
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    loopback = LoopbackServer()
-    yield loopback
-    loopback.close()
+    with loopback_server(monkeypatch) as loopback:
+        yield loopback
 
 
 def refused_url() -> str:
@@ -129,7 +78,7 @@ def files_under(folder) -> list[str]:
 
 
 def test_download_unpacks_raw_and_clean_files(server, tmp_path):
-    url = server.serve("/wikitext-2-raw-v1.zip")
+    url = server.serve("/wikitext-2-raw-v1.zip", ARCHIVE)
     folder = download_wikitext2(tmp_path, mirrors=[url], sha256=ARCHIVE_SHA256)
     assert folder == tmp_path / CACHE_FOLDER
     assert files_under(tmp_path) == sorted(
@@ -145,7 +94,7 @@ def test_download_unpacks_raw_and_clean_files(server, tmp_path):
 
 
 def test_second_call_uses_the_cache_and_makes_no_request(server, tmp_path):
-    url = server.serve("/a.zip")
+    url = server.serve("/a.zip", ARCHIVE)
     download_wikitext2(tmp_path, mirrors=[url], sha256=ARCHIVE_SHA256)
     seen = len(server.requests)
     assert download_wikitext2(tmp_path, mirrors=[url], sha256=ARCHIVE_SHA256) == tmp_path / CACHE_FOLDER
@@ -155,14 +104,14 @@ def test_second_call_uses_the_cache_and_makes_no_request(server, tmp_path):
 
 def test_progress_reports_bytes_and_total(server, tmp_path):
     calls = []
-    download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip")], sha256=ARCHIVE_SHA256,
+    download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip", ARCHIVE)], sha256=ARCHIVE_SHA256,
                        progress=lambda done, total: calls.append((done, total)))
     assert calls[0] == (0, len(ARCHIVE)) and calls[-1] == (len(ARCHIVE), len(ARCHIVE))
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
 
 
 def test_downloaded_splits_appear_in_the_corpus_registry(server, tmp_path):
-    download_wikitext2(tmp_path / "cache", mirrors=[server.serve("/a.zip")], sha256=ARCHIVE_SHA256)
+    download_wikitext2(tmp_path / "cache", mirrors=[server.serve("/a.zip", ARCHIVE)], sha256=ARCHIVE_SHA256)
     listed = [i.name for i in list_corpora(data_dir=tmp_path, env={}) if i.source == "wikitext-2-cache"]
     assert listed == list(WIKITEXT_NAMES.values())
     assert load_corpus("WikiText-2 train", data_dir=tmp_path, env={}) == SPLIT_TEXTS["train"]
@@ -180,14 +129,14 @@ def test_archive_put_in_the_cache_by_hand_is_used_offline(server, tmp_path):
 @pytest.mark.parametrize("status", [404, 500])
 def test_failing_first_mirror_falls_through_to_the_next(server, tmp_path, status):
     bad = server.serve("/broken.zip", b"server trouble", status=status)
-    good = server.serve("/good.zip")
+    good = server.serve("/good.zip", ARCHIVE)
     download_wikitext2(tmp_path, mirrors=[bad, good], sha256=ARCHIVE_SHA256)
     assert server.requests == ["/broken.zip", "/good.zip"]
     assert (tmp_path / ARCHIVE_NAME).read_bytes() == ARCHIVE
 
 
 def test_wrong_checksum_leaves_no_file(server, tmp_path):
-    url = server.serve("/a.zip")
+    url = server.serve("/a.zip", ARCHIVE)
     wrong = "0" * 64
     with pytest.raises(DownloadError, match=f"sha256 mismatch: expected {wrong}, got {ARCHIVE_SHA256}"):
         download_wikitext2(tmp_path, mirrors=[url], sha256=wrong)
@@ -216,7 +165,7 @@ def test_all_mirrors_failing_says_what_to_download_and_where(server, tmp_path):
 def test_oversized_body_is_refused(server, tmp_path, monkeypatch):
     monkeypatch.setattr(download, "MAX_ARCHIVE_BYTES", 100)
     with pytest.raises(DownloadError, match="the body is over 100 bytes"):
-        download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip")], sha256=ARCHIVE_SHA256)
+        download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip", ARCHIVE)], sha256=ARCHIVE_SHA256)
     assert files_under(tmp_path) == []
 
 
@@ -226,7 +175,7 @@ def test_interrupt_mid_transfer_leaves_no_partial_file(server, tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip")], sha256=ARCHIVE_SHA256, progress=interrupt)
+        download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip", ARCHIVE)], sha256=ARCHIVE_SHA256, progress=interrupt)
     assert files_under(tmp_path) == []
 
 
@@ -285,7 +234,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def test_cli_downloads_and_prints_the_folder(server, tmp_path, capsys):
-    args = parse(["download", "wikitext-2", "--mirror", server.serve("/a.zip"),
+    args = parse(["download", "wikitext-2", "--mirror", server.serve("/a.zip", ARCHIVE),
                   "--sha256", ARCHIVE_SHA256.upper(), "--cache-dir", str(tmp_path)])
     assert args.func is run_download
     assert run_download(args) == 0
@@ -311,7 +260,7 @@ def test_download_then_build_reproduces_the_tutorial_pipeline(server, tmp_path, 
     from bpe import BPETokenizer
     from bpe.cli.main import main
 
-    assert main(["download", "wikitext-2", "--mirror", server.serve("/w.zip"), "--sha256", ARCHIVE_SHA256,
+    assert main(["download", "wikitext-2", "--mirror", server.serve("/w.zip", ARCHIVE), "--sha256", ARCHIVE_SHA256,
                  "--cache-dir", str(tmp_path / "cache")]) == 0
     folder = capsys.readouterr().out.strip()
     assert main(["build", "--processed-dir", folder, "--tokenizer-output", str(tmp_path / "tok.json"),

@@ -7,9 +7,8 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -17,7 +16,7 @@ from bpe.corpora import download
 from bpe.corpora.download import download_wikitext2, fetch_verified
 from bpe.corpora.wikitext import ARCHIVE_NAME, RAW_MEMBERS
 from bpe.errors import BpeError, DownloadError
-from helpers import ROOT
+from helpers import ROOT, loopback_server
 from test_download import ARCHIVE, ARCHIVE_SHA256, files_under, server, sha256, wikitext_zip  # noqa: F401
 
 
@@ -43,15 +42,8 @@ class Trickle(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def trickle_url(monkeypatch):
-    for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/{ARCHIVE_NAME}"
-    httpd.shutdown()
-    httpd.server_close()
+    with loopback_server(monkeypatch, Trickle) as trickle:
+        yield trickle.url(f"/{ARCHIVE_NAME}")
 
 
 def test_a_trickling_server_is_cut_off_at_the_deadline(trickle_url, tmp_path):
@@ -94,7 +86,7 @@ def test_an_archive_member_over_the_cap_is_refused_without_reading_it_whole(serv
 
 
 def test_a_good_archive_still_unpacks_by_streaming(server, tmp_path):
-    folder = download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip")], sha256=ARCHIVE_SHA256)
+    folder = download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip", ARCHIVE)], sha256=ARCHIVE_SHA256)
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         [*RAW_MEMBERS.values(), "wikitext2_test_clean.txt", "wikitext2_train_clean.txt", "wikitext2_val_clean.txt"])
 
@@ -103,7 +95,7 @@ def test_a_download_never_replaces_a_device(server, tmp_path):
     target = tmp_path / ARCHIVE_NAME
     os.mkfifo(target)  # stands in for a symlink to /dev/null
     with pytest.raises(BpeError, match="not a regular file"):
-        fetch_verified([server.serve("/a.zip")], target, ARCHIVE_SHA256)
+        fetch_verified([server.serve("/a.zip", ARCHIVE)], target, ARCHIVE_SHA256)
     assert target.is_fifo() and server.requests == []
 
 

@@ -13,9 +13,6 @@ import hashlib
 import os
 import json
 import socket
-import threading
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import regex
@@ -32,7 +29,7 @@ from bpe.gpt2.files import GPT2_SHA256, download_gpt2_files, find_gpt2_files, mi
 from bpe.pretokenize import GPT2_PATTERN, GPT2_WHITESPACE, chunk_counts, count_gpt2_chunks
 from bpe.gpt2.tiktoken_check import tiktoken_gpt2 as build_tiktoken_gpt2
 from bpe.tokenizer import BPETokenizer
-from helpers import MAX_EXAMPLES, shared_file
+from helpers import MAX_EXAMPLES, loopback_server, shared_file
 
 # ==================== A tiny GPT-2-format vocabulary
 
@@ -331,39 +328,10 @@ def test_offline_without_files_says_what_to_download_and_where(no_files):
     assert str(raised.value) == message
 
 
-@dataclass
-class Route:
-    body: bytes
-    status: int = 200
-    declared_length: int | None = None  # a Content-Length larger than the body: a cut transfer
-
-
-class Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.server.requests.append(self.path)
-        route = self.server.routes.get(self.path, Route(b"not found", 404))
-        self.send_response(route.status)
-        self.send_header("Content-Length", str(route.declared_length or len(route.body)))
-        self.end_headers()
-        self.wfile.write(route.body)
-
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture
 def server(monkeypatch):
-    for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.routes, httpd.requests = {}, []
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    httpd.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/gpt-2"
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with loopback_server(monkeypatch) as loopback:
+        yield loopback
 
 
 @pytest.fixture
@@ -371,7 +339,7 @@ def served(server, tiny_files):
     """The tiny files on the loopback server, and their hashes."""
     hashes = {}
     for path in tiny_files:
-        server.routes[f"/gpt-2/{path.name}"] = Route(path.read_bytes())
+        server.serve(f"/gpt-2/{path.name}", path.read_bytes())
         hashes[path.name] = sha256(path)
     return server, hashes
 
@@ -382,31 +350,31 @@ def files_under(folder) -> list[str]:
 
 def test_download_writes_both_files_once(served, tmp_path, tiny_files):
     server, hashes = served
-    paths = download_gpt2_files(tmp_path / "cache", base_url=server.base_url, sha256=hashes)
+    paths = download_gpt2_files(tmp_path / "cache", base_url=server.url("/gpt-2"), sha256=hashes)
     assert paths == (tmp_path / "cache" / "gpt2" / "encoder.json", tmp_path / "cache" / "gpt2" / "vocab.bpe")
     assert [p.read_bytes() for p in paths] == [p.read_bytes() for p in tiny_files]
     assert files_under(tmp_path / "cache") == ["gpt2/encoder.json", "gpt2/vocab.bpe"]
     assert len(server.requests) == 2
-    download_gpt2_files(tmp_path / "cache", base_url=server.base_url, sha256=hashes)
+    download_gpt2_files(tmp_path / "cache", base_url=server.url("/gpt-2"), sha256=hashes)
     assert len(server.requests) == 2  # verified files in the cache: no request
 
 
 def test_download_with_wrong_hash_keeps_nothing(served, tmp_path):
     server, hashes = served
     with pytest.raises(DownloadError) as raised:
-        download_gpt2_files(tmp_path / "cache", base_url=server.base_url, sha256={**hashes, "vocab.bpe": "0" * 64})
+        download_gpt2_files(tmp_path / "cache", base_url=server.url("/gpt-2"), sha256={**hashes, "vocab.bpe": "0" * 64})
     message = str(raised.value)
     assert "could not download GPT-2's vocab.bpe" in message and "sha256 mismatch: expected 0000" in message
-    assert f"If this machine is offline, download {server.base_url}/encoder.json" in message
+    assert f"If this machine is offline, download {server.url('/gpt-2')}/encoder.json" in message
     assert files_under(tmp_path / "cache") == ["gpt2/encoder.json"]  # the good one stays; no partial vocab.bpe
 
 
 def test_interrupted_transfer_leaves_no_partial_file(served, tmp_path):
     server, hashes = served
     body = server.routes["/gpt-2/encoder.json"].body
-    server.routes["/gpt-2/encoder.json"] = Route(body[: len(body) // 2], declared_length=len(body))
+    server.serve("/gpt-2/encoder.json", body[: len(body) // 2], declared_length=len(body))
     with pytest.raises(DownloadError, match="encoder.json"):
-        download_gpt2_files(tmp_path / "cache", base_url=server.base_url, sha256=hashes, timeout=5)
+        download_gpt2_files(tmp_path / "cache", base_url=server.url("/gpt-2"), sha256=hashes, timeout=5)
     assert files_under(tmp_path / "cache") == []
 
 
@@ -414,7 +382,7 @@ def test_http_error_and_refused_connection_explain_the_offline_route(served, tmp
     server, hashes = served
     del server.routes["/gpt-2/vocab.bpe"]
     with pytest.raises(DownloadError, match=r"vocab.bpe from .*: HTTP 404"):
-        download_gpt2_files(tmp_path / "cache", base_url=server.base_url, sha256=hashes)
+        download_gpt2_files(tmp_path / "cache", base_url=server.url("/gpt-2"), sha256=hashes)
     with socket.socket() as sock:  # a port nobody listens on: the connection is refused at once
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -430,7 +398,7 @@ def test_cached_file_with_wrong_hash_is_not_replaced_silently(served, tmp_path):
     folder.mkdir(parents=True)
     (folder / "encoder.json").write_text("{}")
     with pytest.raises(DownloadError, match="is already there, but its sha256 is .* Delete it"):
-        download_gpt2_files(tmp_path / "cache", base_url=server.base_url, sha256=hashes)
+        download_gpt2_files(tmp_path / "cache", base_url=server.url("/gpt-2"), sha256=hashes)
     assert server.requests == []
 
 
@@ -470,7 +438,7 @@ def test_cli_compare_needs_openai_files(tiny_files, capsys):
 
 def test_cli_download_refuses_files_that_are_not_openai(served, tmp_path, capsys):
     server, _ = served  # the tiny files do not have OpenAI's hashes
-    assert run_cli(["gpt2", "download", "--cache-dir", str(tmp_path / "c"), "--base-url", server.base_url]) == 1
+    assert run_cli(["gpt2", "download", "--cache-dir", str(tmp_path / "c"), "--base-url", server.url("/gpt-2")]) == 1
     assert "sha256 mismatch" in capsys.readouterr().err
     assert files_under(tmp_path / "c") == []
 
@@ -576,6 +544,6 @@ def test_cli_compare_with_tiktoken_says_identical(tiktoken_gpt2, capsys):
 @pytest.mark.shared_data
 def test_download_of_openai_files_over_loopback(server, tmp_path):
     for name in ("encoder.json", "vocab.bpe"):
-        server.routes[f"/gpt-2/{name}"] = Route(shared_file(f"gpt2/{name}").read_bytes())
-    encoder, vocab = download_gpt2_files(tmp_path, base_url=server.base_url)  # the published hashes
+        server.serve(f"/gpt-2/{name}", shared_file(f"gpt2/{name}").read_bytes())
+    encoder, vocab = download_gpt2_files(tmp_path, base_url=server.url("/gpt-2"))  # the published hashes
     assert sha256(encoder) == GPT2_SHA256["encoder.json"] and sha256(vocab) == GPT2_SHA256["vocab.bpe"]
