@@ -2,7 +2,8 @@
 by Debian's chromium through Playwright (never a downloaded browser).
 
 Reusable by every browser test in this folder:
-- `app_url` (session): the server's base URL, e.g. ``http://127.0.0.1:40123``;
+- `app_url` (session): the server's base URL, e.g. ``http://127.0.0.1:40123``
+  (`running_app` starts another, e.g. with other environment variables);
 - `browser` (session): headless chromium;
 - `page`: a fresh 1280x900 page; ``page.off_origin_requests`` lists every request that
   did not go to the app (tests assert it stays empty);
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -59,14 +61,21 @@ def _need_browser() -> None:
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory):
     _need_browser()
+    with running_app(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
+        yield url
+
+
+@contextmanager
+def running_app(log_path: Path, env: dict | None = None):
+    """`streamlit run app.py` on a free loopback port, its output in ``log_path``: yields the
+    base URL once the server is healthy, and stops the server (and its children) after."""
     port = _free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py",
              "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
              "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             start_new_session=True,  # its own process group: teardown stops it and its children
         )
         url = f"http://127.0.0.1:{port}"

@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ROOT, _free_port, _wait_healthy
+from conftest import running_app
 
 pytestmark = pytest.mark.e2e
 SMALL = "low lower newest widest"  # 17 merges
@@ -264,26 +261,9 @@ def test_the_default_corpus_from_a_lesson_link(page, app_url, browser, tmp_path)
 def wikitext_url(tmp_path_factory):
     from helpers import shared_file
     valid = shared_file("wikitext-2/valid.txt")
-    port = _free_port()
     log_path = tmp_path_factory.mktemp("streamlit-wikitext") / "server.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
-             "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-            env={**os.environ, "BPE_CORPORA": str(valid.parent)})
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_healthy(proc, url, log_path)
-            yield url
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+    with running_app(log_path, env={**os.environ, "BPE_CORPORA": str(valid.parent)}) as url:
+        yield url
 
 
 @pytest.mark.shared_data
