@@ -47,12 +47,18 @@ def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
         "--cache-dir", type=Path, default=CACHE_DIR, metavar="DIR",
         help="where the archive and the unpacked files go (default: data/cache in the project)",
     )
+    add_transfer_limits(parser, "each mirror")
+    parser.set_defaults(func=run_download)
+    return parser
+
+
+def add_transfer_limits(parser: argparse.ArgumentParser, transfer: str) -> None:
+    """``--timeout`` (each connect and read) and ``--deadline`` (each whole ``transfer``),
+    as every downloading command takes them."""
     parser.add_argument("--timeout", type=float, default=30, metavar="SECONDS",
                         help="limit for each connect and read (default: 30)")
     parser.add_argument("--deadline", type=float, default=DEFAULT_DEADLINE, metavar="SECONDS",
-                        help=f"limit for each mirror's whole transfer (default: {DEFAULT_DEADLINE:g})")
-    parser.set_defaults(func=run_download)
-    return parser
+                        help=f"limit for {transfer}'s whole transfer (default: {DEFAULT_DEADLINE:g})")
 
 
 def run_download(args: argparse.Namespace) -> int:

@@ -17,9 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from bpe.cli.download import ProgressPrinter
+from bpe.cli.download import ProgressPrinter, add_transfer_limits
 from bpe.cli.errors import reporting_errors
-from bpe.corpora.download import DEFAULT_DEADLINE
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
 from bpe.paths import CACHE_DIR
@@ -55,10 +54,7 @@ def add_gpt2_command(subparsers: argparse._SubParsersAction) -> argparse.Argumen
                           help="the files go to DIR/gpt2/ (default: data/cache in the project)")
     download.add_argument("--base-url", default=OPENAI_BASE_URL, metavar="URL",
                           help=f"where the two files are (default: {OPENAI_BASE_URL})")
-    download.add_argument("--timeout", type=float, default=30, metavar="SECONDS",
-                          help="limit for each connect and read (default: 30)")
-    download.add_argument("--deadline", type=float, default=DEFAULT_DEADLINE, metavar="SECONDS",
-                          help=f"limit for each file's whole transfer (default: {DEFAULT_DEADLINE:g})")
+    add_transfer_limits(download, "each file")
     parser.set_defaults(func=run_gpt2)
     return parser
 
