@@ -26,6 +26,7 @@ from pathlib import Path
 from bpe.alphabet import BYTES, CHARACTERS, from_gpt2_spelling, gpt2_spelling
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.files import atomic_write_bytes
+from bpe.jsonfile import load_json
 from bpe.pretokenize import check_pretokenizer
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
 
@@ -130,15 +131,7 @@ def parse_tokenizer_json(raw: bytes, *, name: str = "tokenizer file", max_bytes:
     if max_bytes is not None and len(raw) > max_bytes:
         raise TokenizerFileError(f"{name} is {len(raw):,} bytes; the most this server accepts is {max_bytes:,} "
                                  "bytes (a tokenizer of about 60,000 merges)")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise TokenizerFileError(f"{name} is not UTF-8 text (bad byte at offset {error.start})") from None
-    except json.JSONDecodeError as error:
-        raise TokenizerFileError(f"{name} is not valid JSON: {error.msg} at line {error.lineno}, "
-                                 f"column {error.colno}") from None
-    except RecursionError:
-        raise TokenizerFileError(f"{name} nests JSON arrays or objects too deeply to be a tokenizer file") from None
+    data = load_json(raw, name=name)
     merges = data.get("merges") if isinstance(data, dict) else None
     if max_merges is not None and isinstance(merges, list) and len(merges) > max_merges:
         raise TokenizerFileError(f"{name} has {len(merges):,} merges; the most this server accepts is "

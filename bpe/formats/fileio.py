@@ -7,11 +7,12 @@ traceback through. `escape_token` is how a token from a file is shown in any mes
 """
 from __future__ import annotations
 
-import json
 import os
 import stat
 
+from bpe import jsonfile
 from bpe.errors import TokenizerFileError
+from bpe.jsonfile import decode_utf8
 
 # Real pretrained tokenizer files are a few MB (cl100k_base.tiktoken: 1.7 MB; a 256k-token
 # tokenizer.json: ~20 MB). Anything far larger is refused before it is read.
@@ -56,46 +57,15 @@ def check_size(raw: bytes, *, name: str, max_bytes: int = MAX_FILE_BYTES) -> Non
 
 
 def decode_text(raw: bytes, *, name: str) -> str:
-    """UTF-8 text (a leading byte-order mark is dropped), or an error naming the bad byte."""
+    """UTF-8 text of at most `MAX_FILE_BYTES` (a leading byte-order mark is dropped)."""
     check_size(raw, name=name)
-    try:
-        text = bytes(raw).decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise TokenizerFileError(f"{name} is not UTF-8 text (bad byte at offset {error.start:,})") from None
-    return text[1:] if text.startswith("\ufeff") else text
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
-def _no_duplicate_keys(pairs: list) -> dict:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        seen: set = set()
-        for key, _value in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return found
+    return decode_utf8(raw, name=name)
 
 
 def load_json(raw: bytes, *, name: str):
-    """Parse JSON text; deep nesting, bad syntax, a key given twice in one object (JSON
-    would silently keep the last: two ids for one token) and non-UTF-8 bytes become
-    one-line errors."""
-    text = decode_text(raw, name=name)
-    try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except _DuplicateKey as error:
-        raise TokenizerFileError(f"{name}: the key {quoted(error.args[0])} appears twice in one object") from None
-    except json.JSONDecodeError as error:
-        raise TokenizerFileError(f"{name} is not valid JSON: {error.msg} at line {error.lineno}, "
-                                 f"column {error.colno}") from None
-    except RecursionError:
-        raise TokenizerFileError(f"{name} is JSON nested too deeply to be a tokenizer file") from None
-    except ValueError as error:  # e.g. an integer with thousands of digits
-        raise TokenizerFileError(f"{name} is not valid JSON: {error}") from None
+    """A file's JSON value, at most `MAX_FILE_BYTES` (`bpe.jsonfile.load_json` says the rest)."""
+    check_size(raw, name=name)
+    return jsonfile.load_json(raw, name=name)
 
 
 # ====================

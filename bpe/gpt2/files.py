@@ -18,7 +18,6 @@ data folder (``../shared/data/gpt2/`` beside the project, or ``$BPE_SHARED_DATA/
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ from bpe.alphabet import bytes_to_unicode, unicode_to_bytes
 from bpe.corpora.download import DEFAULT_DEADLINE, Progress, fetch_verified
 from bpe.errors import BpeError, DownloadError
 from bpe.files import verified_cached_file
+from bpe.jsonfile import decode_utf8, load_json
 from bpe.paths import CACHE_DIR, shared_data_dir
 
 OPENAI_BASE_URL = "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main"
@@ -145,24 +145,19 @@ def parse_gpt2_files(encoder_json_path: str | os.PathLike[str],
     return GPT2Vocabulary(tokens, merges, special)
 
 
-def _read_text(path: Path) -> str:
+def _read_bytes(path: Path) -> bytes:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as error:
         raise BpeError(f"cannot read {path}: {error.strerror or error}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise BpeError(f"{path} is not UTF-8 text (bad byte at offset {error.start})") from None
+
+
+def _read_text(path: Path) -> str:
+    return decode_utf8(_read_bytes(path), name=str(path), error=BpeError)
 
 
 def _read_encoder(path: Path) -> dict[str, int]:
-    try:
-        data = json.loads(_read_text(path))
-    except json.JSONDecodeError as error:
-        raise BpeError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
-    except RecursionError:
-        raise BpeError(f"{path} nests JSON arrays or objects too deeply to be encoder.json") from None
+    data = load_json(_read_bytes(path), name=str(path), what="encoder.json", error=BpeError)
     if not isinstance(data, dict):
         raise BpeError(f"{path} holds a JSON {type(data).__name__}; encoder.json is an object of token -> id")
     for token, token_id in data.items():

@@ -25,7 +25,7 @@ PACKAGE = ROOT / "bpe"
 UI_LIBRARIES = ("streamlit", "plotly", "pandas")
 TORCH_ALLOWED = ("bpe.lm", "bpe.analysis.exports", "bpe.cli.pipeline", "bpe.benchmarks.lm")
 ROOT_FLOOR = {"errors", "paths", "files", "alphabet", "pretokenize", "pairs", "steps", "reference", "fast",
-              "training", "encoder", "tokenizer", "storage", "run", "text"}
+              "training", "encoder", "tokenizer", "storage", "run", "text", "jsonfile"}
 
 
 def module_name(path: Path) -> str:

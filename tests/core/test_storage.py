@@ -94,6 +94,19 @@ def test_malformed_json_and_non_utf8(tmp_path):
         BPETokenizer.from_file(tmp_path / "missing.json")
 
 
+@pytest.mark.parametrize("raw, message", [
+    (b'{"vocab_size": ' + b"9" * 5_000 + b"}", r"d.json is not valid JSON: Exceeds the limit \(4300 digits\)"),
+    (b'{"merges": [], "merges": [["a", "b"]]}', r"d.json: the key 'merges' appears twice in one object"),
+    (b"[" * 100_000, r"d.json is JSON nested too deeply to be a tokenizer file"),
+], ids=["huge-integer", "key-twice", "deep"])
+def test_hostile_json_is_one_line(tmp_path, raw, message):
+    # Read through bpe.jsonfile, as every tokenizer and encoder.json file is: a huge integer
+    # used to escape as a plain ValueError, and a key given twice kept its last value.
+    (tmp_path / "d.json").write_bytes(raw)
+    with pytest.raises(TokenizerFileError, match=message):
+        BPETokenizer.from_file(tmp_path / "d.json")
+
+
 def test_unwritable_path_is_an_error_and_the_old_file_survives(tok, tmp_path, monkeypatch):
     target = tmp_path / "t.json"
     BPETokenizer.train("abab", 3).save(target)
