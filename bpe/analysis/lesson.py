@@ -88,6 +88,10 @@ def parse_lesson(data: bytes, *, name: str = "The lesson file", max_bytes: int) 
         raise LessonError(f"{name} is not UTF-8 text (byte offset {error.start}).") from None
     except json.JSONDecodeError as error:
         raise LessonError(f"{name} is not JSON: {error.msg} at line {error.lineno}, column {error.colno}.") from None
+    except RecursionError:
+        raise LessonError(f"{name} is JSON nested too deeply to be a lesson file.") from None
+    except ValueError as error:  # e.g. an integer with thousands of digits
+        raise LessonError(f"{name} is not JSON: {error}.") from None
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise LessonError(f"{name} is not a BPE Lab lesson file (no \"format\": {FORMAT!r}).")
     if body.get("version") != VERSION:

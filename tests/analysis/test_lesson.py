@@ -47,7 +47,10 @@ def tamper(edit) -> bytes:
     (tamper(lambda b: b.update(version=2)), "is lesson format version 2; this BPE Lab reads version 1"),
     (tamper(lambda b: b.update(extra=1)), "has unknown fields ['extra']"),
     (lesson_json(lesson())[:-30].encode(), "The lesson file is not JSON"),
-], ids=["not-json", "not-utf8", "a-list", "a-tokenizer", "edited", "version", "unknown-field", "cut-short"])
+    (b"[" * 100_000, "The lesson file is JSON nested too deeply to be a lesson file."),
+    (b'{"format": ' + b"9" * 5_000 + b"}", "The lesson file is not JSON: Exceeds the limit (4300 digits)"),
+], ids=["not-json", "not-utf8", "a-list", "a-tokenizer", "edited", "version", "unknown-field", "cut-short", "deep",
+        "huge-integer"])
 def test_bad_or_tampered_files_are_refused_in_one_line(data, message):
     with pytest.raises(LessonError) as error:
         parse_lesson(data, max_bytes=LIMIT)
