@@ -11,7 +11,7 @@ Token text is spelled with `bpe.text.printable` (· for a space, ↵ for a newli
 """
 from __future__ import annotations
 
-from bpe.pairs import merge_positions
+from bpe.pairs import merge_pair, merge_positions
 from bpe.run import TrainingRun
 from bpe.text import printable
 
@@ -45,7 +45,7 @@ def film_data(run: TrainingRun, passage: str, merges: int, *, top_k: int, title:
             for at in positions:
                 marks[at], marks[at + 1] = LEFT, RIGHT
             before.extend([token, mark] for token, mark in zip(chunk, marks))
-            chunks[chunk_index] = _merged(chunk, positions, step.token_id)
+            chunks[chunk_index] = merge_pair(chunk, (left, right), step.token_id)  # at those positions
         used.add(step.token_id)
         frames.append({
             "number": step.number, "pair": [printable(step.pair[0]), printable(step.pair[1])],
@@ -56,16 +56,3 @@ def film_data(run: TrainingRun, passage: str, merges: int, *, top_k: int, title:
         })
     return {"title": title, "merges": merges, "frames": frames,
             "tokens": {str(i): printable(itos[i]) for i in sorted(used)}}
-
-
-def _merged(chunk: list[int], positions: list[int], token_id: int) -> list[int]:
-    out, skip = [], set(positions)
-    i = 0
-    while i < len(chunk):
-        if i in skip:
-            out.append(token_id)
-            i += 2
-        else:
-            out.append(chunk[i])
-            i += 1
-    return out
