@@ -74,9 +74,7 @@ class GPT2Tokenizer:
         self.vocab_size = len(self.itos)
         self._findall = regex.compile(GPT2_PATTERN).findall
         self._cache: dict[str, list[int]] = {}
-        # Built on first encode (`_single_ids`): ids of one-token pieces, and tokens as text.
-        self._single: list[list[int]] | None = None
-        self._text_ids: dict[str, int] = {}
+        self._whole: tuple[dict[str, int], list[list[int]]] | None = None  # see _whole_tokens
         self._fingerprint: str | None = None
 
     @property
@@ -131,8 +129,9 @@ class GPT2Tokenizer:
         # categories of \p{L}), so most pieces skip the regex, and most of those are a
         # token already: looked up as text, in C, without encoding them first.
         words = list(filter(str.isalpha, missing))
-        single, ranks = self._single_ids(), self._ranks
-        tokens = list(map(self._text_ids.get, map(" ".__add__, words)))
+        text_ids, single = self._whole_tokens()
+        ranks = self._ranks
+        tokens = list(map(text_ids.get, map(" ".__add__, words)))
         whole = list(map(is_not, tokens, repeat(None)))
         cache.update(zip(compress(words, whole), map(single.__getitem__, compress(tokens, whole))))
         for segment in compress(words, map(not_, whole)):
@@ -142,18 +141,19 @@ class GPT2Tokenizer:
             cache[segment] = encode_piece(segment_text(segment))
         return cache
 
-    def _single_ids(self) -> list[list[int]]:
-        """``[[0], [1], ...]``: the cached ids of a piece that is one token, shared, never changed."""
-        if self._single is None:  # built whole, then published: other threads may be encoding
+    def _whole_tokens(self) -> tuple[dict[str, int], list[list[int]]]:
+        """(each token that is whole UTF-8 text -> its id, ``[[0], [1], ...]``): how a piece
+        that is one token is found, and the ids the cache holds for it (shared, never
+        changed). Built on first use, whole, then published: other threads may be encoding."""
+        if self._whole is None:
             text_ids = {}
             for token, i in self._ranks.items():
                 try:
                     text_ids[token.decode("utf-8")] = i
                 except UnicodeDecodeError:
                     pass  # part of a character: never a whole piece of text
-            self._text_ids = text_ids
-            self._single = [[i] for i in range(len(self._ranks))]
-        return self._single
+            self._whole = text_ids, [[i] for i in range(len(self._ranks))]
+        return self._whole
 
     def _encode_piece(self, piece: str) -> list[int]:
         ids: list[int] = []
