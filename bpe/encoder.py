@@ -237,6 +237,7 @@ CACHED_PIECE_LENGTH = 1_000
 # bounds the memory an uploaded tokenizer can make the server spend on its cuts.
 SPINE_BUDGET_PER_MERGE = 24
 SPINE_BUDGET_BASE = 20_000
+_NOT_WORKED_OUT = object()
 # Token ids are spelled as code points, so a vocabulary can have at most this many tokens.
 MAX_CODE_POINT_IDS = 0x110000 - 1  # one code point is left for the separator of chunks
 
@@ -267,8 +268,8 @@ class CodePointEncoder:
                               for left, right, result in merges_as_ids[:replayed]]
         self._all_merges = merges_as_ids
         self._rank_encoder = RankEncoder(merges_as_ids[replayed:])
-        self._joinable: set | None = None  # built on first use: `with_merges` makes many encoders
-        self._joinable_known = False
+        # `joinable_pairs`, worked out on first use (`with_merges` makes many encoders)
+        self._joinable: set | None | object = _NOT_WORKED_OUT
         self._cache: dict[str, list[int]] = {}
         # Joins chunks (pre-tokenizer output) that must not merge with each other: no id, so
         # no merge has it and every pair with it is a cut.
@@ -280,9 +281,8 @@ class CodePointEncoder:
             symbols = merged.join(symbols.split(pair))  # str.replace's result; 1.25x as fast here
         if len(symbols) < 2:
             return [ord(ch) for ch in symbols if ch != self.separator]
-        if not self._joinable_known:
+        if self._joinable is _NOT_WORKED_OUT:
             self._joinable = joinable_pairs(self._all_merges, len(self._replacements))
-            self._joinable_known = True
         if self._joinable is None:  # cut only between chunks, cache nothing
             encode = self._rank_encoder.encode
             return [i for chunk in symbols.split(self.separator) for i in encode(list(map(ord, chunk)))]
