@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
+from bpe.jsonfile import load_json
 
 FORMAT = "bpe-lab-lesson"
 VERSION = 1
@@ -82,16 +83,7 @@ def parse_lesson(data: bytes, *, name: str = "The lesson file", max_bytes: int) 
     """
     if len(data) > max_bytes:
         raise LessonError(f"{name} is {len(data):,} bytes, over the limit of {max_bytes:,} bytes.")
-    try:
-        body = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise LessonError(f"{name} is not UTF-8 text (byte offset {error.start}).") from None
-    except json.JSONDecodeError as error:
-        raise LessonError(f"{name} is not JSON: {error.msg} at line {error.lineno}, column {error.colno}.") from None
-    except RecursionError:
-        raise LessonError(f"{name} is JSON nested too deeply to be a lesson file.") from None
-    except ValueError as error:  # e.g. an integer with thousands of digits
-        raise LessonError(f"{name} is not JSON: {error}.") from None
+    body = load_json(data, name=name, what="a lesson file", error=LessonError)
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise LessonError(f"{name} is not a BPE Lab lesson file (no \"format\": {FORMAT!r}).")
     if body.get("version") != VERSION:

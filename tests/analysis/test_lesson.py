@@ -39,16 +39,16 @@ def tamper(edit) -> bytes:
 
 
 @pytest.mark.parametrize("data, message", [
-    (b"{not json", "The lesson file is not JSON: Expecting property name enclosed in double quotes at line 1"),
-    (b"\xff\xfe", "The lesson file is not UTF-8 text (byte offset 0)"),
+    (b"{not json", "The lesson file is not valid JSON: Expecting property name enclosed in double quotes at line 1"),
+    (b"\xff\xfe", "The lesson file is not UTF-8 text (bad byte at offset 0)"),
     (b"[1, 2]", "The lesson file is not a BPE Lab lesson file"),
     (b'{"format": "character_bpe"}', "The lesson file is not a BPE Lab lesson file"),
     (tamper(lambda b: b["controls"].update(step=40)), "does not match its checksum: it was changed after it was saved"),
     (tamper(lambda b: b.update(version=2)), "is lesson format version 2; this BPE Lab reads version 1"),
     (tamper(lambda b: b.update(extra=1)), "has unknown fields ['extra']"),
-    (lesson_json(lesson())[:-30].encode(), "The lesson file is not JSON"),
-    (b"[" * 100_000, "The lesson file is JSON nested too deeply to be a lesson file."),
-    (b'{"format": ' + b"9" * 5_000 + b"}", "The lesson file is not JSON: Exceeds the limit (4300 digits)"),
+    (lesson_json(lesson())[:-30].encode(), "The lesson file is not valid JSON"),
+    (b"[" * 100_000, "The lesson file is JSON nested too deeply to be a lesson file"),
+    (b'{"format": ' + b"9" * 5_000 + b"}", "The lesson file is not valid JSON: Exceeds the limit (4300 digits)"),
 ], ids=["not-json", "not-utf8", "a-list", "a-tokenizer", "edited", "version", "unknown-field", "cut-short", "deep",
         "huge-integer"])
 def test_bad_or_tampered_files_are_refused_in_one_line(data, message):
