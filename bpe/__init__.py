@@ -5,6 +5,7 @@ This is the public API. It imports nothing heavy: no streamlit, plotly, pandas o
 root; each use of it has a sub-package: `bpe.gpt2`, `bpe.corpora`, `bpe.analysis`,
 `bpe.cli`, `bpe.lm` (the only torch user) and `bpe.benchmarks`.
 """
+
 from bpe.errors import BpeError as BpeError
 from bpe.errors import CorpusError as CorpusError
 from bpe.errors import DownloadError as DownloadError
@@ -23,7 +24,20 @@ from bpe.training import TrainingSettings as TrainingSettings
 from bpe.training import train_steps as train_steps
 
 __all__ = [
-    "BPETokenizer", "BpeError", "CorpusError", "DownloadError", "GPT2Tokenizer", "MergeStep", "StepStream",
-    "StopReason", "Tokenizer", "TokenizerFileError", "TrainingRun", "TrainingSettings", "UnknownSymbolsError",
-    "load_gpt2", "train_run", "train_steps",
+    "BPETokenizer",
+    "BpeError",
+    "CorpusError",
+    "DownloadError",
+    "GPT2Tokenizer",
+    "MergeStep",
+    "StepStream",
+    "StopReason",
+    "Tokenizer",
+    "TokenizerFileError",
+    "TrainingRun",
+    "TrainingSettings",
+    "UnknownSymbolsError",
+    "load_gpt2",
+    "train_run",
+    "train_steps",
 ]

@@ -1,4 +1,5 @@
 """`python -m bpe`: see `bpe.cli`."""
+
 import sys
 
 from bpe.cli.main import main

@@ -9,14 +9,15 @@ Two alphabets, as in the tutorial and in GPT-2:
 GPT-2's ``bytes_to_unicode`` table lives here too: OpenAI's files spell byte tokens
 with it (a space is ``Ġ``), and the app offers it as a way to display byte tokens.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence, Union
 
 from bpe.errors import BpeError, UnknownSymbolsError
 
-Token = Union[str, bytes]
+Token = str | bytes
 
 CHARACTERS = "characters"
 BYTES = "bytes"
@@ -56,8 +57,10 @@ def require_unicode(text: str, what: str = "text") -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise BpeError(f"{what} holds {text[error.start]!r} at character {error.start:,}: a lone surrogate, not a "
-                       "Unicode character (it has no UTF-8 form); give UTF-8 text") from None
+        raise BpeError(
+            f"{what} holds {text[error.start]!r} at character {error.start:,}: a lone surrogate, not a "
+            "Unicode character (it has no UTF-8 form); give UTF-8 text"
+        ) from None
 
 
 def check_base_tokens(base_tokens: Sequence[Token], alphabet: str) -> list[Token]:
@@ -104,9 +107,7 @@ def bytes_to_unicode() -> dict[int, str]:
     shifted to code points from 256 on, so a space becomes 'Ġ' (U+0120) and a newline 'Ċ'.
     """
     printable = (
-        list(range(ord("!"), ord("~") + 1))
-        + list(range(ord("¡"), ord("¬") + 1))
-        + list(range(ord("®"), ord("ÿ") + 1))
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     )
     codes = printable[:]
     shift = 0

@@ -15,13 +15,14 @@ after the merge that formed it.
 `str.replace`, then the text cut where no later merge can join, then `RankEncoder` on each
 distinct piece, cached.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, count, repeat
 from operator import not_
-from typing import Sequence
 
 from bpe.errors import BpeError
 from bpe.pairs import merge_pair
@@ -257,15 +258,17 @@ class CodePointEncoder:
     pair, so it is never merged and never blocks a merge beside it.
     """
 
-    def __init__(self, merges_as_ids: Sequence[tuple[int, int, int]], id_count: int,
-                 replayed: int = REPLAYED_WITH_REPLACE) -> None:
+    def __init__(
+        self, merges_as_ids: Sequence[tuple[int, int, int]], id_count: int, replayed: int = REPLAYED_WITH_REPLACE
+    ) -> None:
         """``merges_as_ids`` as for `RankEncoder`; ids run from 0 to ``id_count - 1``."""
         if id_count > MAX_CODE_POINT_IDS:
-            raise BpeError(f"{id_count:,} tokens: a tokenizer here can have at most {MAX_CODE_POINT_IDS:,} "
-                           "(one Unicode code point each while encoding)")
+            raise BpeError(
+                f"{id_count:,} tokens: a tokenizer here can have at most {MAX_CODE_POINT_IDS:,} "
+                "(one Unicode code point each while encoding)"
+            )
         merges_as_ids = list(merges_as_ids)
-        self._replacements = [(chr(left) + chr(right), chr(result))
-                              for left, right, result in merges_as_ids[:replayed]]
+        self._replacements = [(chr(left) + chr(right), chr(result)) for left, right, result in merges_as_ids[:replayed]]
         self._all_merges = merges_as_ids
         self._rank_encoder = RankEncoder(merges_as_ids[replayed:])
         # `joinable_pairs`, worked out on first use (`with_merges` makes many encoders)

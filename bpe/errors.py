@@ -4,6 +4,7 @@ Every error is a `BpeError`, which is a `ValueError`, so callers that already ca
 `ValueError` keep working. Messages name the offending value and, where there is one,
 the fix: pages show them verbatim with `st.error`, the command line prints them.
 """
+
 from __future__ import annotations
 
 

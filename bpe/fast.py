@@ -25,18 +25,30 @@ object somewhere in memory, touched again by every collection, copy and free, an
 those cache misses made a run a third slower. The symbols list, which the collector
 does traverse, holds a few shared ints.
 """
+
 from __future__ import annotations
 
 from array import array
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from functools import partial
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
 from operator import itemgetter, lshift, or_
-from typing import Callable, Iterator, NamedTuple
+from typing import NamedTuple
 
-from bpe.steps import (CHANGES_KEPT, DEFAULT_TIE_RULE, FIRST_OCCURRENCE, HUGGINGFACE, LEXICOGRAPHIC, MergeStep,
-                       StopReason, check_tie_rule, huggingface_order, make_step)
+from bpe.steps import (
+    CHANGES_KEPT,
+    DEFAULT_TIE_RULE,
+    FIRST_OCCURRENCE,
+    HUGGINGFACE,
+    LEXICOGRAPHIC,
+    MergeStep,
+    StopReason,
+    check_tie_rule,
+    huggingface_order,
+    make_step,
+)
 
 DEAD = -1  # the symbol of a position inside a token, after its first
 # An array of positions. Unsigned: "I" items are stored without the argument parsing
@@ -72,8 +84,9 @@ class _Sequence:
         # Without repeated chunks a pair's count is its number of positions: no weights.
         self.unweighted = all(frequency == 1 for _, frequency in words)
         # (the chunk's frequency at each of its positions; 0 at the edge slots)
-        self.weights = [] if self.unweighted else [0, *chain.from_iterable(chain(repeat(f, len(t)), (0,))
-                                                                           for t, f in words)]
+        self.weights = (
+            [] if self.unweighted else [0, *chain.from_iterable(chain(repeat(f, len(t)), (0,)) for t, f in words)]
+        )
         self.symbols = symbols
         self.lengths = [1] * len(token_ids)  # base symbols per token id
         self.length = sum(len(tokens) * frequency for tokens, frequency in words)
@@ -147,8 +160,7 @@ class _Sequence:
         by_right.pop(self.edge, None)
         return self._apply_counts(key, a, b, new_id, fresh, removed, by_left, by_right)
 
-    def _apply_counts(self, key, a, b, new_id, fresh, removed, by_left,
-                      by_right) -> tuple[dict[int, int], list[int]]:
+    def _apply_counts(self, key, a, b, new_id, fresh, removed, by_left, by_right) -> tuple[dict[int, int], list[int]]:
         """Turn the grouped occurrences into pair-count changes, then apply them once.
 
         When the merged token is ``fresh``, most of its new pairs are counted once, here:
@@ -194,8 +206,15 @@ class _Sequence:
         return changes, grown
 
 
-def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int, minimum_pair_frequency: int,
-               top_k: int, tie_rule: str = DEFAULT_TIE_RULE) -> Iterator[MergeStep]:
+def fast_steps(
+    words: list,
+    base_tokens: list,
+    *,
+    target_vocab_size: int,
+    minimum_pair_frequency: int,
+    top_k: int,
+    tie_rule: str = DEFAULT_TIE_RULE,
+) -> Iterator[MergeStep]:
     """Yield the same `MergeStep` stream as `bpe.reference.reference_steps`."""
     vocab = list(base_tokens)  # the token ids steps report
     token_ids = {token: i for i, token in enumerate(vocab)}
@@ -244,10 +263,16 @@ def fast_steps(words: list, base_tokens: list, *, target_vocab_size: int, minimu
                 heappush(queue, hopeful_key(count, changed))
         number += 1
         yield make_step(
-            number=number, pair=(a, b), token=token, token_id=token_ids[token], frequency=frequency,
+            number=number,
+            pair=(a, b),
+            token=token,
+            token_id=token_ids[token],
+            frequency=frequency,
             top_pairs=[(tokens(p), c) for c, p, _ in ranked[:top_k]],
             changes=_largest_changes(changes, tokens),
-            sequence_length=seq.length, vocab_size=len(vocab), new=is_new,
+            sequence_length=seq.length,
+            vocab_size=len(vocab),
+            new=is_new,
         )
     return StopReason.TARGET_REACHED
 
@@ -266,12 +291,16 @@ def _ranking(tie_rule: str, seq: _Sequence, names: list) -> _Ranking:
     pair_mask = (1 << pair_bits) - 1
     limit = 1 << max(seq.length, 1).bit_length()  # above any count: limit - count is positive
     if tie_rule == LEXICOGRAPHIC:  # token strings do not pack into an int: a tuple
+
         def by_tokens(count: int, pair: int) -> tuple:
             return -count, names[pair >> shift], names[pair & mask], pair
+
         return _Ranking(by_tokens, by_tokens, itemgetter(3))
     if tie_rule == HUGGINGFACE:  # ids in Hugging Face's order: the packed pair is its tie-break
+
         def by_ids(count: int, pair: int) -> int:
             return (limit - count) << pair_bits | pair
+
         return _Ranking(by_ids, by_ids, pair_mask.__and__)
     assert tie_rule == FIRST_OCCURRENCE, tie_rule
     position_bits = len(seq.symbols).bit_length()
@@ -325,5 +354,5 @@ def _largest_changes(changes: dict[int, int], tokens: Callable) -> dict:
     kept = {tokens(key): changes[key] for key in compress(keys, map(cut.__lt__, sizes))}
     for level in (cut, -cut):  # at the cut: gains before losses, then by token pair
         tied = sorted(map(tokens, compress(keys, map(level.__eq__, deltas))))
-        kept.update((pair, level) for pair in tied[:CHANGES_KEPT - len(kept)])
+        kept.update((pair, level) for pair in tied[: CHANGES_KEPT - len(kept)])
     return kept

@@ -5,6 +5,7 @@ tiktoken's ``load.py``: write to ``<path>.<uuid>.tmp`` beside the target and mov
 place with `os.replace` (a crash or Ctrl-C leaves the old file as it was), and trust a
 file on disk only when its hash is the one expected.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,8 +39,10 @@ def check_writable_target(path: str | os.PathLike[str]) -> Path:
     if stat.S_ISDIR(mode):
         raise BpeError(f"cannot write {str(target)!r}: it is a folder")
     if not stat.S_ISREG(mode):
-        raise BpeError(f"cannot write {str(target)!r}: it exists and is not a regular file (a device, pipe "
-                       "or socket); choose a file path")
+        raise BpeError(
+            f"cannot write {str(target)!r}: it exists and is not a regular file (a device, pipe "
+            "or socket); choose a file path"
+        )
     return target
 
 
@@ -196,12 +199,19 @@ def check_sha256(path: str | os.PathLike[str], expected: str) -> None:
     """`BpeError` unless the file's SHA-256 is ``expected``."""
     actual = sha256_file(path)
     if actual != expected.lower():
-        raise BpeError(f"{path} has sha256 {actual}, expected {expected}: it is not the file it should be "
-                       "(damaged, cut short or another release)")
+        raise BpeError(
+            f"{path} has sha256 {actual}, expected {expected}: it is not the file it should be "
+            "(damaged, cut short or another release)"
+        )
 
 
-def verified_cached_file(path: str | os.PathLike[str], expected: str, *, error: type[BpeError] = BpeError,
-                         advice: str = "Delete it to download it again.") -> bool:
+def verified_cached_file(
+    path: str | os.PathLike[str],
+    expected: str,
+    *,
+    error: type[BpeError] = BpeError,
+    advice: str = "Delete it to download it again.",
+) -> bool:
     """Is a good copy already there? False when ``path`` is absent; True when it holds
     exactly the bytes with SHA-256 ``expected``; ``error`` when it holds anything else."""
     target = Path(path)

@@ -6,6 +6,7 @@ bytes that are not UTF-8, nesting deep enough to exhaust the recursion limit (``
 last of two equal keys in one object, which in a vocabulary means two ids for one token.
 `load_json` turns every one of them into a one-line error naming the file.
 """
+
 from __future__ import annotations
 
 import json

@@ -4,10 +4,11 @@ Shared by the reference engine, the tests and anything that wants the textbook a
 A "word" here is a chunk of text as a list of tokens with the number of times the chunk
 occurs; without a pre-tokenizer the whole text is one word that occurs once.
 """
+
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from bpe.alphabet import Token
 

@@ -4,6 +4,7 @@ One home for every location the package reads or writes by default, so that the 
 registry, the downloaders and the benchmarks agree. Each function that takes a folder
 also accepts another one; these are only the defaults.
 """
+
 from __future__ import annotations
 
 import os

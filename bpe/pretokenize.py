@@ -6,6 +6,7 @@ leading space with its word, GPT-4's (cl100k) also splits digits into groups of 
 Training then counts each distinct chunk once with its frequency, which is also what
 makes pre-tokenized training fast.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,9 +19,7 @@ from bpe.errors import PatternError
 # (GPT-4). GPT-2's original release spells its pattern
 # 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ ; this form is equivalent.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-GPT4_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
+GPT4_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 # A space stays with the word after it, as in GPT-2, so decoding is still concatenation.
 WHITESPACE_PATTERN = r"""\s*\S+|\s+"""
 
@@ -95,13 +94,17 @@ def _checked_text(pattern) -> str:
     if not pattern:
         raise PatternError("the pre-tokenizer pattern is empty; use None (or 'none') for no split")
     if len(pattern) > MAX_PATTERN_CHARS:
-        raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} is {len(pattern):,} characters long; "
-                           f"the most BPE Lab runs is {MAX_PATTERN_CHARS:,}")
+        raise PatternError(
+            f"the pre-tokenizer pattern {_shown(pattern)} is {len(pattern):,} characters long; "
+            f"the most BPE Lab runs is {MAX_PATTERN_CHARS:,}"
+        )
     cost = pattern_cost(pattern)
     if cost > MAX_PATTERN_COST:
-        raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} repeats too much to compile safely: its "
-                           f"fixed repeat counts multiply to {cost:,} (the limit is {MAX_PATTERN_COST:,}); "
-                           "use open repeats such as + or * instead of large {n}")
+        raise PatternError(
+            f"the pre-tokenizer pattern {_shown(pattern)} repeats too much to compile safely: its "
+            f"fixed repeat counts multiply to {cost:,} (the limit is {MAX_PATTERN_COST:,}); "
+            "use open repeats such as + or * instead of large {n}"
+        )
     return pattern
 
 
@@ -132,12 +135,15 @@ def pattern_cost(pattern: str) -> int:
             stack.append([])
             prefix = _GROUP_PREFIX.match(pattern, i + 1)  # (?: (?P<name> (?= (?i: ... are no atoms
             if prefix and "x" in prefix.group().lower() and not prefix.group().startswith(("?P", "?<")):
-                raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} turns on verbose mode (x), where "
-                                   "spaces inside a repeat count hide its size; write the pattern without it")
+                raise PatternError(
+                    f"the pre-tokenizer pattern {_shown(pattern)} turns on verbose mode (x), where "
+                    "spaces inside a repeat count hide its size; write the pattern without it"
+                )
             i = prefix.end() - 1 if prefix else i
             if len(stack) > MAX_PATTERN_NESTING + 1:
-                raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} nests groups more than "
-                                   f"{MAX_PATTERN_NESTING} deep")
+                raise PatternError(
+                    f"the pre-tokenizer pattern {_shown(pattern)} nests groups more than {MAX_PATTERN_NESTING} deep"
+                )
             i += 1
             continue
         if char == ")":
@@ -151,15 +157,16 @@ def pattern_cost(pattern: str) -> int:
             if found and (found.group(1) or found.group(3)) and stack[-1]:
                 low, comma, high = found.groups()
                 count = int(high) if high else int(low or 0) if comma else int(low)
-                stack[-1][-1] *= max(1, min(count, 10 ** 12))
+                stack[-1][-1] *= max(1, min(count, 10**12))
                 i = found.end()
                 continue
         if char not in "|*+?^$":  # a literal character or "." (anchors, alternation, open repeats cost nothing)
             stack[-1].append(1)
         i += 1
     if len(stack) > 1:
-        raise PatternError(f"pre-tokenizer pattern {_shown(pattern)} does not compile: a group is left open "
-                           "(missing ')')")
+        raise PatternError(
+            f"pre-tokenizer pattern {_shown(pattern)} does not compile: a group is left open (missing ')')"
+        )
     return sum(stack[0])
 
 
@@ -200,8 +207,7 @@ def _class_end(pattern: str, i: int) -> int:
 def _probes() -> list[str]:
     """Strings a splitting pattern must cover, quickly: runs of one kind of character with
     and without a mismatch at the end (where backtracking explodes), and ordinary text."""
-    pieces = ["a", "A", "é", "中", "1", " ", "\n", "\t", "'", "!", "_", "a ", " a", "a1", "ab", "\r\n", "😀",
-              "\u200b"]
+    pieces = ["a", "A", "é", "中", "1", " ", "\n", "\t", "'", "!", "_", "a ", " a", "a1", "ab", "\r\n", "😀", "\u200b"]
     probes = [piece * 40 + tail for piece in pieces for tail in ("", "!", "\x00", " a", "\n")]
     probes += ["a" * 3000 + "!", " " * 3000 + "a", "Hello world, it's 2024!\n\n  Ça va? 中文 123456 \t\r\n'S"]
     return probes
@@ -219,22 +225,30 @@ def _compiled_custom(pattern: str):
     except (regex.error, OverflowError, RecursionError, MemoryError, ValueError) as error:
         raise PatternError(f"pre-tokenizer pattern {_shown(pattern)} does not compile: {error}") from None
     if compiled.groups:
-        raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} has a capturing group ( ... ): then "
-                           "each match is not one whole chunk; write the group as (?: ... )")
+        raise PatternError(
+            f"the pre-tokenizer pattern {_shown(pattern)} has a capturing group ( ... ): then "
+            "each match is not one whole chunk; write the group as (?: ... )"
+        )
     for probe in PROBES:
         try:
             chunks = compiled.findall(probe, timeout=PROBE_SECONDS)
         except TimeoutError:
-            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} is too slow: over {PROBE_SECONDS} s on "
-                               f"{len(probe)} characters ({_shown(probe[:12])}...), the mark of catastrophic "
-                               "backtracking; BPE Lab will not run it") from None
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} is too slow: over {PROBE_SECONDS} s on "
+                f"{len(probe)} characters ({_shown(probe[:12])}...), the mark of catastrophic "
+                "backtracking; BPE Lab will not run it"
+            ) from None
         if "" in chunks:
-            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} matches empty text; every chunk "
-                               "must hold at least one character")
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} matches empty text; every chunk "
+                "must hold at least one character"
+            )
         if sum(map(len, chunks)) != len(probe):
-            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} does not cover the whole text (it skips "
-                               f"characters of {_shown(probe[:12])}...); add an alternative such as |\\s+|. "
-                               "that matches the rest")
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} does not cover the whole text (it skips "
+                f"characters of {_shown(probe[:12])}...); add an alternative such as |\\s+|. "
+                "that matches the rest"
+            )
     return compiled
 
 
@@ -278,11 +292,15 @@ def split(text: str, pretokenizer: str | None) -> list[str]:
         try:
             chunks = compiled.findall(text, timeout=limit)
         except TimeoutError:
-            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} took over {limit:.1f} s on "
-                               f"{len(text):,} characters and was stopped; it is too slow to use") from None
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} took over {limit:.1f} s on "
+                f"{len(text):,} characters and was stopped; it is too slow to use"
+            ) from None
         if "" in chunks:
-            raise PatternError(f"the pre-tokenizer pattern {_shown(pattern)} matched empty text; every chunk "
-                               "must hold at least one character")
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} matched empty text; every chunk "
+                "must hold at least one character"
+            )
     if sum(map(len, chunks)) != len(text):
         raise PatternError(
             f"pre-tokenizer pattern {_shown(pattern)} does not cover the whole text "
@@ -308,8 +326,10 @@ def chunk_counts(text: str, pretokenizer: str | None) -> Counter:
 # whitespace, or last) with `GLUED_SPACE`, so that a plain ``split(" ")`` cuts only where it
 # may. GPT2_WHITESPACE may hold more than the regex's \s (then a piece is merely longer),
 # never less.
-GPT2_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u180e\u200b\u2028\u2029\u202f\u205f"
-                   "\u3000\ufeff" + "".join(map(chr, range(0x2000, 0x200B))))
+GPT2_WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u180e\u200b\u2028\u2029\u202f\u205f"
+    "\u3000\ufeff" + "".join(map(chr, range(0x2000, 0x200B)))
+)
 _GLUE = re.compile(" (?=[" + re.escape(GPT2_WHITESPACE) + r"]|\Z)")
 GLUED_SPACE = "\x00"  # stands for a glued space; text holding it takes the plain path
 

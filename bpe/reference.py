@@ -4,26 +4,43 @@ Every step recounts all adjacent pairs, picks the most frequent, merges it every
 and starts again. It is slow (each step reads the whole text) and it is the oracle: the
 fast engine in `bpe.fast` must produce exactly these steps.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator
 from heapq import nsmallest
-from typing import Callable, Iterator
 
 from bpe.pairs import count_pairs, merge_pair
-from bpe.steps import (DEFAULT_TIE_RULE, HUGGINGFACE, LEXICOGRAPHIC, MergeStep, StopReason, check_tie_rule,
-                       huggingface_order, make_step)
+from bpe.steps import (
+    DEFAULT_TIE_RULE,
+    HUGGINGFACE,
+    LEXICOGRAPHIC,
+    MergeStep,
+    StopReason,
+    check_tie_rule,
+    huggingface_order,
+    make_step,
+)
 
 
-def reference_steps(words: list, base_tokens: list, *, target_vocab_size: int, minimum_pair_frequency: int,
-                    top_k: int, tie_rule: str = DEFAULT_TIE_RULE) -> Iterator[MergeStep]:
+def reference_steps(
+    words: list,
+    base_tokens: list,
+    *,
+    target_vocab_size: int,
+    minimum_pair_frequency: int,
+    top_k: int,
+    tie_rule: str = DEFAULT_TIE_RULE,
+) -> Iterator[MergeStep]:
     """Yield one `MergeStep` per merge; return the `StopReason`."""
     words = [(list(tokens), frequency) for tokens, frequency in words]
     vocab = list(base_tokens)  # ids are positions in this list
     token_ids = {token: i for i, token in enumerate(vocab)}
     hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))}  # how Hugging Face numbers them
-    tie_key = {LEXICOGRAPHIC: lambda pair: pair,
-               HUGGINGFACE: lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]])}.get(check_tie_rule(tie_rule))
+    tie_key = {LEXICOGRAPHIC: lambda pair: pair, HUGGINGFACE: lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]])}.get(
+        check_tie_rule(tie_rule)
+    )
     counts = count_pairs(words)
     number = 0
     while len(vocab) < target_vocab_size:
@@ -47,10 +64,16 @@ def reference_steps(words: list, base_tokens: list, *, target_vocab_size: int, m
         counts = new_counts
         number += 1
         yield make_step(
-            number=number, pair=pair, token=token, token_id=token_ids[token], frequency=frequency,
-            top_pairs=top_pairs[:top_k], changes=changes,
+            number=number,
+            pair=pair,
+            token=token,
+            token_id=token_ids[token],
+            frequency=frequency,
+            top_pairs=top_pairs[:top_k],
+            changes=changes,
             sequence_length=sum(len(tokens) * f for tokens, f in words),
-            vocab_size=len(vocab), new=is_new,
+            vocab_size=len(vocab),
+            new=is_new,
         )
     return StopReason.TARGET_REACHED
 

@@ -5,11 +5,12 @@ is a prefix of it. So the app trains once, to the largest vocab the user may wan
 every later question (this step, that vocab size, held-out compression) is answered from
 this record without retraining.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from bpe.alphabet import default_base_tokens, symbol_count
 from bpe.errors import BpeError
@@ -69,8 +70,13 @@ class TrainingRun:
             raise BpeError("give vocab_size or merges, not both")
         elif not isinstance(merges, int) or not 0 <= merges <= len(self.steps):
             raise BpeError(f"merges={merges!r} is out of range: the run has {len(self.steps)} merges")
-        return BPETokenizer(self.base_tokens, self.merges[:merges], alphabet=self.alphabet,
-                            pretokenizer=self.pretokenizer, tie_rule=self.settings.tie_rule)
+        return BPETokenizer(
+            self.base_tokens,
+            self.merges[:merges],
+            alphabet=self.alphabet,
+            pretokenizer=self.pretokenizer,
+            tie_rule=self.settings.tie_rule,
+        )
 
     def sequence_length(self, merges: int) -> int:
         """Training sequence length after the first ``merges`` merges."""
@@ -83,8 +89,15 @@ class TrainingRun:
         return self.sequence_length(number - 1) - self.sequence_length(number)
 
 
-def train_run(text: str, settings: TrainingSettings | None = None, /, *, heldout_text: str = "",
-              progress: ProgressCallback | None = None, **fields) -> TrainingRun:
+def train_run(
+    text: str,
+    settings: TrainingSettings | None = None,
+    /,
+    *,
+    heldout_text: str = "",
+    progress: ProgressCallback | None = None,
+    **fields,
+) -> TrainingRun:
     """Train and record every step; track the held-out text's length after each merge.
 
     Settings as for `bpe.training.train_steps`: a `TrainingSettings` or its fields by
@@ -96,8 +109,9 @@ def train_run(text: str, settings: TrainingSettings | None = None, /, *, heldout
         settings = replace(settings, base_tokens=tuple(default_base_tokens(text + heldout_text, settings.alphabet)))
     started = time.perf_counter()
     stream = train_steps(text, settings)
-    heldout = HeldOutTracker(heldout_text, stream.base_tokens, settings.alphabet, settings.pretokenizer,
-                             settings.target_vocab_size)
+    heldout = HeldOutTracker(
+        heldout_text, stream.base_tokens, settings.alphabet, settings.pretokenizer, settings.target_vocab_size
+    )
     steps = []
     step_seconds = []
     for step in stream:
@@ -108,10 +122,17 @@ def train_run(text: str, settings: TrainingSettings | None = None, /, *, heldout
             progress(step, settings.target_vocab_size)
     elapsed = time.perf_counter() - started
     return TrainingRun(
-        settings=settings, base_tokens=stream.base_tokens, steps=steps, stop_reason=stream.stop_reason,
-        stop_explanation=stream.explain_stop(), training_seconds=elapsed,
-        training_characters=len(text), initial_length=symbol_count(text, settings.alphabet),  # chunks join back
-        heldout_characters=len(heldout_text), heldout_lengths=heldout.lengths, step_seconds=step_seconds,
+        settings=settings,
+        base_tokens=stream.base_tokens,
+        steps=steps,
+        stop_reason=stream.stop_reason,
+        stop_explanation=stream.explain_stop(),
+        training_seconds=elapsed,
+        training_characters=len(text),
+        initial_length=symbol_count(text, settings.alphabet),  # chunks join back
+        heldout_characters=len(heldout_text),
+        heldout_lengths=heldout.lengths,
+        step_seconds=step_seconds,
     )
 
 
@@ -119,11 +140,11 @@ class HeldOutTracker:
     """Applies each training merge to held-out text as it is learned: the held-out curve
     costs one incremental merge per step, never a re-encoding per point."""
 
-    def __init__(self, text: str, base_tokens: list, alphabet: str, pretokenizer: str | None,
-                 max_tokens: int) -> None:
+    def __init__(self, text: str, base_tokens: list, alphabet: str, pretokenizer: str | None, max_tokens: int) -> None:
         self.token_ids = {token: i for i, token in enumerate(base_tokens)}
-        self.sequence = _Sequence(prepare_words(text, alphabet, pretokenizer), self.token_ids,
-                                  max(max_tokens, len(base_tokens)))
+        self.sequence = _Sequence(
+            prepare_words(text, alphabet, pretokenizer), self.token_ids, max(max_tokens, len(base_tokens))
+        )
         self.lengths = [self.sequence.length]
 
     def apply(self, step: MergeStep) -> None:

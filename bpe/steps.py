@@ -13,16 +13,17 @@ The rules, identical in both engines:
   the best pair occurs fewer than ``minimum_pair_frequency`` times;
 - the vocabulary is a *set* of strings: a merge whose result already exists adds no token.
 """
+
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Generator, Tuple
 
 from bpe.alphabet import Token, bytes_to_unicode
 from bpe.errors import BpeError
 
-Pair = Tuple[Token, Token]
+Pair = tuple[Token, Token]
 
 # How a tie between equally frequent pairs is broken (the engines' ``tie_rule``):
 # - "first_occurrence": the pair that occurs first in the current sequence (the tutorial's
@@ -50,8 +51,7 @@ class StopReason(str, Enum):
             return f"reached the target vocabulary of {target_vocab_size:,} tokens"
         if self is StopReason.NO_PAIRS_LEFT:
             return "no adjacent pair is left to merge (every chunk is a single token)"
-        return (f"the most frequent pair occurs fewer than {minimum_pair_frequency:,} times "
-                "(the minimum pair frequency)")
+        return f"the most frequent pair occurs fewer than {minimum_pair_frequency:,} times (the minimum pair frequency)"
 
 
 @dataclass(frozen=True)
@@ -77,10 +77,21 @@ class MergeStep:
     new_token: bool  # False when the merged string already existed (the vocabulary is a set)
 
 
-def make_step(*, number, pair, token, token_id, frequency, top_pairs, changes, sequence_length,
-              vocab_size, new) -> MergeStep:
-    return MergeStep(number, pair, token, token_id, frequency, tuple(top_pairs),
-                     keep_largest_changes(changes), sequence_length, vocab_size, new)
+def make_step(
+    *, number, pair, token, token_id, frequency, top_pairs, changes, sequence_length, vocab_size, new
+) -> MergeStep:
+    return MergeStep(
+        number,
+        pair,
+        token,
+        token_id,
+        frequency,
+        tuple(top_pairs),
+        keep_largest_changes(changes),
+        sequence_length,
+        vocab_size,
+        new,
+    )
 
 
 def keep_largest_changes(changes: dict) -> tuple[tuple[Pair, int], ...]:
@@ -108,8 +119,10 @@ def _huggingface_code(token: Token) -> int:
 
 def log_line(step: MergeStep) -> str:
     """The tutorial's log line: ``Merge    1: ('l', 'o') → 'lo', frequency=2, ...``."""
-    return (f"Merge {step.number:4d}: {step.pair!r} → {step.token!r}, frequency={step.frequency}, "
-            f"sequence length={step.sequence_length:,}, vocab size={step.vocab_size}")
+    return (
+        f"Merge {step.number:4d}: {step.pair!r} → {step.token!r}, frequency={step.frequency}, "
+        f"sequence length={step.sequence_length:,}, vocab size={step.vocab_size}"
+    )
 
 
 def should_log(number: int) -> bool:
@@ -130,7 +143,7 @@ class StepStream:
         self.settings = settings
         self.stop_reason: StopReason | None = None
 
-    def __iter__(self) -> "StepStream":
+    def __iter__(self) -> StepStream:
         return self
 
     def __next__(self) -> MergeStep:

@@ -15,6 +15,7 @@ the tutorial's rule keep the tutorial's exact bytes and fingerprint.
 This module knows nothing of the tokenizer class: it turns bytes into a checked
 `TokenizerData` and back. `bpe.tokenizer.BPETokenizer` builds itself from that data.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -56,13 +57,16 @@ class TokenizerData:
 def _spelled(data: TokenizerData) -> tuple[list[str], list[list[str]]]:
     """The tokens as the file writes them: byte tokens in GPT-2's spelling."""
     if data.alphabet == BYTES:
-        return ([gpt2_spelling(t) for t in data.base_tokens],
-                [[gpt2_spelling(a), gpt2_spelling(b)] for a, b in data.merges])
+        return (
+            [gpt2_spelling(t) for t in data.base_tokens],
+            [[gpt2_spelling(a), gpt2_spelling(b)] for a, b in data.merges],
+        )
     return list(data.base_tokens), [[a, b] for a, b in data.merges]
 
 
-def _fingerprint_of_spelled(base_tokens: list, merges: list, pretokenizer: str | None,
-                            tie_rule: str = DEFAULT_TIE_RULE) -> str:
+def _fingerprint_of_spelled(
+    base_tokens: list, merges: list, pretokenizer: str | None, tie_rule: str = DEFAULT_TIE_RULE
+) -> str:
     payload: dict = {"base_tokens": base_tokens, "merges": merges}
     if pretokenizer is not None:
         payload["pretokenizer"] = pretokenizer
@@ -84,8 +88,12 @@ def fingerprint_of(data: TokenizerData) -> str:
 
 def to_json_dict(data: TokenizerData) -> dict:
     base_tokens, merges = _spelled(data)
-    out = {"type": FILE_TYPES[data.alphabet], "base_tokens": base_tokens, "merges": merges,
-           "vocab_size": data.vocab_size()}
+    out = {
+        "type": FILE_TYPES[data.alphabet],
+        "base_tokens": base_tokens,
+        "merges": merges,
+        "vocab_size": data.vocab_size(),
+    }
     if data.pretokenizer is not None:
         out["pretokenizer"] = data.pretokenizer
     if data.tie_rule != DEFAULT_TIE_RULE:
@@ -121,42 +129,50 @@ UPLOAD_MAX_BYTES = 5_000_000
 UPLOAD_MAX_MERGES = 60_000
 
 
-def parse_tokenizer_json(raw: bytes, *, name: str = "tokenizer file", max_bytes: int | None = None,
-                         max_merges: int | None = None) -> TokenizerData:
+def parse_tokenizer_json(
+    raw: bytes, *, name: str = "tokenizer file", max_bytes: int | None = None, max_merges: int | None = None
+) -> TokenizerData:
     """Parse and validate a tokenizer file's bytes; the fingerprint must match the content.
 
     ``max_bytes`` and ``max_merges`` bound what a file may hold (an upload: see
     `UPLOAD_MAX_BYTES`, `UPLOAD_MAX_MERGES`); both are checked before anything is built.
     """
     if max_bytes is not None and len(raw) > max_bytes:
-        raise TokenizerFileError(f"{name} is {len(raw):,} bytes; the most this server accepts is {max_bytes:,} "
-                                 "bytes (a tokenizer of about 60,000 merges)")
+        raise TokenizerFileError(
+            f"{name} is {len(raw):,} bytes; the most this server accepts is {max_bytes:,} "
+            "bytes (a tokenizer of about 60,000 merges)"
+        )
     data = load_json(raw, name=name)
     merges = data.get("merges") if isinstance(data, dict) else None
     if max_merges is not None and isinstance(merges, list) and len(merges) > max_merges:
-        raise TokenizerFileError(f"{name} has {len(merges):,} merges; the most this server accepts is "
-                                 f"{max_merges:,}")
+        raise TokenizerFileError(f"{name} has {len(merges):,} merges; the most this server accepts is {max_merges:,}")
     return tokenizer_data_from_dict(data, name=name)
 
 
 def tokenizer_data_from_dict(data, *, name: str = "tokenizer file") -> TokenizerData:
     """Check a parsed file's shape, types and fingerprint; return its `TokenizerData`."""
     if not isinstance(data, dict):
-        raise TokenizerFileError(f"{name} holds a JSON {type(data).__name__}, not an object with "
-                                 f"the keys {', '.join(REQUIRED_KEYS)}")
+        raise TokenizerFileError(
+            f"{name} holds a JSON {type(data).__name__}, not an object with the keys {', '.join(REQUIRED_KEYS)}"
+        )
     missing = [key for key in REQUIRED_KEYS if key not in data]
     if missing:
         raise TokenizerFileError(f"{name} is missing the key(s) {', '.join(missing)}")
     alphabet = ALPHABET_OF_TYPE.get(data["type"]) if isinstance(data["type"], str) else None
     if alphabet is None:
-        raise TokenizerFileError(f"{name} has type {str(data['type'])[:40]!r}; expected one of "
-                                 f"{', '.join(repr(t) for t in ALPHABET_OF_TYPE)}")
+        raise TokenizerFileError(
+            f"{name} has type {str(data['type'])[:40]!r}; expected one of "
+            f"{', '.join(repr(t) for t in ALPHABET_OF_TYPE)}"
+        )
     base_tokens, merges = data["base_tokens"], data["merges"]
     if not isinstance(base_tokens, list) or not all(isinstance(t, str) for t in base_tokens):
         raise TokenizerFileError(f"{name}: base_tokens must be a list of strings")
     if not isinstance(merges, list) or not all(_is_spelled_pair(m) for m in merges):
-        bad = next((i for i, m in enumerate(merges, 1) if not _is_spelled_pair(m)), None) \
-            if isinstance(merges, list) else None
+        bad = (
+            next((i for i, m in enumerate(merges, 1) if not _is_spelled_pair(m)), None)
+            if isinstance(merges, list)
+            else None
+        )
         where = f" (merge {bad} is {str(merges[bad - 1])[:60]})" if bad else ""
         raise TokenizerFileError(f"{name}: merges must be a list of [left, right] string pairs{where}")
     pretokenizer = data.get("pretokenizer")
@@ -173,15 +189,17 @@ def tokenizer_data_from_dict(data, *, name: str = "tokenizer file") -> Tokenizer
     if data["fingerprint"] != expected:
         raise TokenizerFileError(
             f"{name} fails its fingerprint check: the file says {str(data['fingerprint'])[:16]}..., its "
-            f"content hashes to {expected[:16]}... (the file was edited or damaged)")
+            f"content hashes to {expected[:16]}... (the file was edited or damaged)"
+        )
     try:
         parsed = _unspelled(alphabet, base_tokens, merges, pretokenizer, tie_rule)
     except BpeError as error:
         raise TokenizerFileError(f"{name}: {error}") from None
     _check_merges_build(parsed, name)
     if data["vocab_size"] != parsed.vocab_size():
-        raise TokenizerFileError(f"{name} says vocab_size={str(data['vocab_size'])[:20]}, but its merges build "
-                                 f"{parsed.vocab_size()} tokens")
+        raise TokenizerFileError(
+            f"{name} says vocab_size={str(data['vocab_size'])[:20]}, but its merges build {parsed.vocab_size()} tokens"
+        )
     return parsed
 
 
@@ -191,8 +209,10 @@ def _check_merges_build(data: TokenizerData, name: str) -> None:
     for number, (left, right) in enumerate(data.merges, start=1):
         for part in (left, right):
             if part not in known:
-                raise TokenizerFileError(f"{name}: merge {number} {(left, right)!r} uses {part!r}, which is neither "
-                                         "a base token nor the result of an earlier merge")
+                raise TokenizerFileError(
+                    f"{name}: merge {number} {(left, right)!r} uses {part!r}, which is neither "
+                    "a base token nor the result of an earlier merge"
+                )
         known.add(left + right)
 
 
@@ -200,10 +220,15 @@ def _is_spelled_pair(merge) -> bool:
     return isinstance(merge, list) and len(merge) == 2 and all(isinstance(t, str) for t in merge)
 
 
-def _unspelled(alphabet: str, base_tokens: list[str], merges: list[list[str]],
-               pretokenizer: str | None, tie_rule: str) -> TokenizerData:
+def _unspelled(
+    alphabet: str, base_tokens: list[str], merges: list[list[str]], pretokenizer: str | None, tie_rule: str
+) -> TokenizerData:
     if alphabet == BYTES:
-        return TokenizerData(BYTES, tuple(from_gpt2_spelling(t) for t in base_tokens),
-                             tuple((from_gpt2_spelling(a), from_gpt2_spelling(b)) for a, b in merges), pretokenizer,
-                             tie_rule)
+        return TokenizerData(
+            BYTES,
+            tuple(from_gpt2_spelling(t) for t in base_tokens),
+            tuple((from_gpt2_spelling(a), from_gpt2_spelling(b)) for a, b in merges),
+            pretokenizer,
+            tie_rule,
+        )
     return TokenizerData(CHARACTERS, tuple(base_tokens), tuple((a, b) for a, b in merges), pretokenizer, tie_rule)

@@ -11,6 +11,7 @@ is shown as text.
     readable_token(b' the', gpt2_spelling=True) -> 'Ġthe'          (how OpenAI's files spell it)
     printable(" the\\n")                        -> '·the↵'          (whitespace made visible)
 """
+
 from __future__ import annotations
 
 from bpe.alphabet import gpt2_spelling as _gpt2_spelling
@@ -34,8 +35,7 @@ def readable_token(token: bytes | str, *, gpt2_spelling: bool = False) -> str:
     text = bytes(token).decode("utf-8", errors="surrogateescape")
     if text.isascii() or not any(_ESCAPED_LOW <= ord(ch) <= _ESCAPED_HIGH for ch in text):
         return text
-    return "".join(f"<0x{ord(ch) - 0xDC00:02X}>" if _ESCAPED_LOW <= ord(ch) <= _ESCAPED_HIGH else ch
-                   for ch in text)
+    return "".join(f"<0x{ord(ch) - 0xDC00:02X}>" if _ESCAPED_LOW <= ord(ch) <= _ESCAPED_HIGH else ch for ch in text)
 
 
 def is_complete_utf8(token: bytes | str) -> bool:

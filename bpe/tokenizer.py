@@ -8,20 +8,20 @@ this class only calls it from `train`.
 Token ids: the base tokens in the order given, then each merge's result in merge order,
 skipping results that already exist (the vocabulary is a set of strings).
 """
+
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from collections.abc import Mapping
-from typing import Iterable, Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, require_covered, require_unicode
 from bpe.encoder import CodePointEncoder
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.pretokenize import check_pretokenizer, split
 from bpe.steps import DEFAULT_TIE_RULE, check_tie_rule, log_line, should_log
-from bpe.storage import (TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file,
-                         write_tokenizer_file)
+from bpe.storage import TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file, write_tokenizer_file
 from bpe.training import TrainingSettings, train_steps
 
 
@@ -50,12 +50,19 @@ class Tokenizer(Protocol):
 
     def fingerprint(self) -> str: ...
 
-    def with_merges(self, count: int) -> "Tokenizer": ...
+    def with_merges(self, count: int) -> Tokenizer: ...
 
 
 class BPETokenizer:
-    def __init__(self, base_tokens: Sequence, merges: Iterable[Sequence], *, alphabet: str = CHARACTERS,
-                 pretokenizer: str | None = None, tie_rule: str = DEFAULT_TIE_RULE) -> None:
+    def __init__(
+        self,
+        base_tokens: Sequence,
+        merges: Iterable[Sequence],
+        *,
+        alphabet: str = CHARACTERS,
+        pretokenizer: str | None = None,
+        tie_rule: str = DEFAULT_TIE_RULE,
+    ) -> None:
         self.alphabet = check_alphabet(alphabet)
         self.pretokenizer = check_pretokenizer(pretokenizer)
         # How training broke ties (`bpe.steps.TIE_RULES`). Encoding never needs it; the file
@@ -71,8 +78,10 @@ class BPETokenizer:
             left, right = _as_pair(merge, number)
             for part in (left, right):
                 if part not in self.stoi:
-                    raise BpeError(f"merge {number} {(left, right)!r} uses {part!r}, which is neither a base "
-                                   "token nor the result of an earlier merge")
+                    raise BpeError(
+                        f"merge {number} {(left, right)!r} uses {part!r}, which is neither a base "
+                        "token nor the result of an earlier merge"
+                    )
             token = left + right
             if token not in self.stoi:
                 self.stoi[token] = len(self.tokens)
@@ -90,16 +99,32 @@ class BPETokenizer:
     # Training
 
     @classmethod
-    def train(cls, text: str, target_vocab_size: int = 500, minimum_pair_frequency: int = 2,
-              base_tokens: Sequence | None = None, verbose: bool = False, engine: str = "fast", *,
-              alphabet: str = CHARACTERS, pretokenizer: str | None = None,
-              tie_rule: str = DEFAULT_TIE_RULE) -> "BPETokenizer":
+    def train(
+        cls,
+        text: str,
+        target_vocab_size: int = 500,
+        minimum_pair_frequency: int = 2,
+        base_tokens: Sequence | None = None,
+        verbose: bool = False,
+        engine: str = "fast",
+        *,
+        alphabet: str = CHARACTERS,
+        pretokenizer: str | None = None,
+        tie_rule: str = DEFAULT_TIE_RULE,
+    ) -> BPETokenizer:
         """Train on ``text`` until the vocabulary has ``target_vocab_size`` tokens (or no pair
         occurs ``minimum_pair_frequency`` times). ``verbose`` prints the tutorial's log.
         ``tie_rule`` says which of equally frequent pairs wins (`bpe.steps.TIE_RULES`)."""
-        settings = TrainingSettings(target_vocab_size=target_vocab_size, minimum_pair_frequency=minimum_pair_frequency,
-                                    base_tokens=base_tokens, engine=engine, top_k=0, alphabet=alphabet,
-                                    pretokenizer=pretokenizer, tie_rule=tie_rule)
+        settings = TrainingSettings(
+            target_vocab_size=target_vocab_size,
+            minimum_pair_frequency=minimum_pair_frequency,
+            base_tokens=base_tokens,
+            engine=engine,
+            top_k=0,
+            alphabet=alphabet,
+            pretokenizer=pretokenizer,
+            tie_rule=tie_rule,
+        )
         stream = train_steps(text, settings)
         merges = []
         for step in stream:
@@ -110,14 +135,21 @@ class BPETokenizer:
             print(f"Stopped after {len(merges)} merges: {stream.explain_stop()}", file=sys.stdout)
         return cls(stream.base_tokens, merges, alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule)
 
-    def with_merges(self, count: int) -> "BPETokenizer":
+    def with_merges(self, count: int) -> BPETokenizer:
         """The tokenizer after its first ``count`` merges: what a shorter training run would
         have produced (token ids agree: base tokens first, then merge results in order).
         `merges_for_vocab_size` says which count a vocab size allows."""
         if not isinstance(count, int) or not 0 <= count <= len(self.merges):
-            raise BpeError(f"count={count!r} must be a whole number from 0 to {len(self.merges)} (the merges there are)")
-        return BPETokenizer(self.base_tokens, self.merges[:count], alphabet=self.alphabet,
-                            pretokenizer=self.pretokenizer, tie_rule=self.tie_rule)
+            raise BpeError(
+                f"count={count!r} must be a whole number from 0 to {len(self.merges)} (the merges there are)"
+            )
+        return BPETokenizer(
+            self.base_tokens,
+            self.merges[:count],
+            alphabet=self.alphabet,
+            pretokenizer=self.pretokenizer,
+            tie_rule=self.tie_rule,
+        )
 
     # ====================
     # Encoding
@@ -173,15 +205,21 @@ class BPETokenizer:
 
     def data(self) -> TokenizerData:
         """What the tokenizer file holds (`bpe.storage`): alphabet, base tokens, merges, pre-tokenizer, tie rule."""
-        return TokenizerData(self.alphabet, tuple(self.base_tokens), tuple(self.merges), self.pretokenizer,
-                             self.tie_rule)
+        return TokenizerData(
+            self.alphabet, tuple(self.base_tokens), tuple(self.merges), self.pretokenizer, self.tie_rule
+        )
 
     @classmethod
-    def from_data(cls, data: TokenizerData, *, name: str = "tokenizer file") -> "BPETokenizer":
+    def from_data(cls, data: TokenizerData, *, name: str = "tokenizer file") -> BPETokenizer:
         """Build from checked file data; a merge list that does not build is a `TokenizerFileError`."""
         try:
-            return cls(data.base_tokens, data.merges, alphabet=data.alphabet, pretokenizer=data.pretokenizer,
-                       tie_rule=data.tie_rule)
+            return cls(
+                data.base_tokens,
+                data.merges,
+                alphabet=data.alphabet,
+                pretokenizer=data.pretokenizer,
+                tie_rule=data.tie_rule,
+            )
         except BpeError as error:
             raise TokenizerFileError(f"{name}: {error}") from None
 
@@ -192,27 +230,36 @@ class BPETokenizer:
         write_tokenizer_file(path, self.data())
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "BPETokenizer":
+    def from_file(cls, path: str | Path) -> BPETokenizer:
         return cls.from_data(read_tokenizer_file(path), name=str(path))
 
     @classmethod
-    def from_json_bytes(cls, raw: bytes, *, name: str = "tokenizer file", max_bytes: int | None = None,
-                        max_merges: int | None = None) -> "BPETokenizer":
+    def from_json_bytes(
+        cls, raw: bytes, *, name: str = "tokenizer file", max_bytes: int | None = None, max_merges: int | None = None
+    ) -> BPETokenizer:
         """A tokenizer from a file's bytes (an upload), checked like `from_file`; an upload
         passes the server's bounds (`bpe.storage.UPLOAD_MAX_BYTES`, `UPLOAD_MAX_MERGES`)."""
-        return cls.from_data(parse_tokenizer_json(raw, name=name, max_bytes=max_bytes, max_merges=max_merges),
-                             name=name)
+        return cls.from_data(
+            parse_tokenizer_json(raw, name=name, max_bytes=max_bytes, max_merges=max_merges), name=name
+        )
 
     def __repr__(self) -> str:
         pre = f", pretokenizer={self.pretokenizer!r}" if self.pretokenizer else ""
         rule = f", tie_rule={self.tie_rule!r}" if self.tie_rule != DEFAULT_TIE_RULE else ""
-        return (f"BPETokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
-                f"alphabet={self.alphabet!r}{pre}{rule})")
+        return (
+            f"BPETokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
+            f"alphabet={self.alphabet!r}{pre}{rule})"
+        )
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, BPETokenizer) and self.base_tokens == other.base_tokens
-                and self.merges == other.merges and self.alphabet == other.alphabet
-                and self.pretokenizer == other.pretokenizer and self.tie_rule == other.tie_rule)
+        return (
+            isinstance(other, BPETokenizer)
+            and self.base_tokens == other.base_tokens
+            and self.merges == other.merges
+            and self.alphabet == other.alphabet
+            and self.pretokenizer == other.pretokenizer
+            and self.tie_rule == other.tie_rule
+        )
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -4,12 +4,21 @@
 iterate; `BPETokenizer.train` and `bpe.run.train_run` are built on it. The engines (`bpe.reference`, `bpe.fast`) receive
 text already split into distinct chunks with their frequencies, and never validate.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bpe.alphabet import (BYTES, CHARACTERS, check_alphabet, check_base_tokens, default_base_tokens, require_covered,
-                          require_unicode, symbols_of)
+from bpe.alphabet import (
+    BYTES,
+    CHARACTERS,
+    check_alphabet,
+    check_base_tokens,
+    default_base_tokens,
+    require_covered,
+    require_unicode,
+    symbols_of,
+)
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
 from bpe.pretokenize import check_pretokenizer, chunk_counts
@@ -77,9 +86,14 @@ def train_steps(text: str, settings: TrainingSettings | None = None, /, **fields
             f"({len(base)} base tokens): choose at least {len(base)}"
         )
     words = prepare_words(text, settings.alphabet, settings.pretokenizer)
-    steps = ENGINES[settings.engine](words, base, target_vocab_size=settings.target_vocab_size,
-                                     minimum_pair_frequency=settings.minimum_pair_frequency, top_k=settings.top_k,
-                                     tie_rule=settings.tie_rule)
+    steps = ENGINES[settings.engine](
+        words,
+        base,
+        target_vocab_size=settings.target_vocab_size,
+        minimum_pair_frequency=settings.minimum_pair_frequency,
+        top_k=settings.top_k,
+        tie_rule=settings.tie_rule,
+    )
     return StepStream(steps, base_tokens=base, settings=settings)
 
 

@@ -1,4 +1,5 @@
 """Bytes and pre-tokenizers: the same corpus trained four ways side by side, and GPT-2."""
+
 import streamlit as st
 
 from pages._shared import bind, corpus_texts, setup_page
@@ -13,7 +14,8 @@ settings, run = setup_page(
     "**bytes**, and first split the text with a regex so that merges never cross a word. Here the "
     "same corpus is trained both ways, for the same number of merges.",
 )
-if run is None: st.stop()
+if run is None:
+    st.stop()
 train_text, heldout_text = corpus_texts(settings)
 ss = st.session_state
 ss.setdefault("bytes_merges", 300)

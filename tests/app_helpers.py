@@ -1,4 +1,5 @@
 """Helpers for AppTest tests of app.py and the pages (no browser, no server)."""
+
 from __future__ import annotations
 
 import json
@@ -41,6 +42,7 @@ def unescape_markdown(text: str) -> str:
 def capture_downloads(monkeypatch) -> dict:
     """Every file a download button offers from now on, by file name (filled as pages run)."""
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
     files = {}
     original = MemoryMediaFileStorage.load_and_get_id
 

@@ -1,5 +1,6 @@
 """Shared test helpers: where the shared reference data is, how many hypothesis examples,
 a loopback HTTP server for the download tests, and a thread of its own for asyncio."""
+
 from __future__ import annotations
 
 import hashlib
@@ -39,8 +40,16 @@ def tokenizer_file_with_pattern(pattern: str) -> bytes:
     base, merges = ["a", "b", "x", " "], [["a", "b"]]
     payload = {"base_tokens": base, "merges": merges, "pretokenizer": pattern}
     fingerprint = hashlib.sha256(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
-    return json.dumps({"type": "character_bpe", "base_tokens": base, "merges": merges, "vocab_size": 5,
-                       "pretokenizer": pattern, "fingerprint": fingerprint}).encode()
+    return json.dumps(
+        {
+            "type": "character_bpe",
+            "base_tokens": base,
+            "merges": merges,
+            "vocab_size": 5,
+            "pretokenizer": pattern,
+            "fingerprint": fingerprint,
+        }
+    ).encode()
 
 
 def on_own_thread(function, *args):

@@ -12,10 +12,11 @@ A cursor (step, phase, scan) says where the film is; `advance` moves it. ``scan`
 the occurrences merged so far when the merge phase is shown occurrence by occurrence
 (`scan_merge`), which is where "aaaaa" -> "aa aa a" (not three "aa") becomes obvious.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from bpe.pairs import merge_positions
 from bpe.steps import MergeStep
@@ -92,16 +93,20 @@ def shown(phase: str) -> Shown:
     return Shown(winner=at >= 1, outlines=at >= 2, after=at >= 2, recorded=at >= 3)
 
 
-def line_notes(step: MergeStep, phase: str, *, minimum: int, merged: int, stop: str | None,
-               asking: bool = False) -> list[str]:
+def line_notes(
+    step: MergeStep, phase: str, *, minimum: int, merged: int, stop: str | None, asking: bool = False
+) -> list[str]:
     """What each line of `PSEUDOCODE` did at ``step``, up to ``phase`` (plain text, not
     escaped; empty where the line has not run yet). ``merged`` is how many occurrences
     the merge replaced (fewer than the count when occurrences overlap); ``stop`` says why
     training stopped, for the last step; ``asking``: the class is predicting the merge, so
     counting names no pair."""
     at = PHASES.index(phase)
-    top = ("see the chart: which is the most frequent?" if asking else
-           ", ".join(f"{pair_label(pair)} ×{count:,}" for pair, count in step.top_pairs[:3]))
+    top = (
+        "see the chart: which is the most frequent?"
+        if asking
+        else ", ".join(f"{pair_label(pair)} ×{count:,}" for pair, count in step.top_pairs[:3])
+    )
     ties = sum(1 for pair, count in step.top_pairs if count == step.frequency and pair != step.pair)
     notes = [
         f"step {step.number:,}" + (f" — then training stopped: {stop}" if stop and at == 3 else ""),
@@ -111,7 +116,8 @@ def line_notes(step: MergeStep, phase: str, *, minimum: int, merged: int, stop: 
         f"{step.frequency:,} ≥ {minimum:,}: go on",
         f"{merged:,} occurrence(s) merged into {printable(step.token)!r}"
         + (f" ({step.frequency:,} counted: overlapping ones merge once)" if merged < step.frequency else ""),
-        f"vocabulary: {step.vocab_size:,} tokens" if step.new_token
+        f"vocabulary: {step.vocab_size:,} tokens"
+        if step.new_token
         else f"{printable(step.token)!r} was already in the vocabulary: no new token",
     ]
     runs = [0] + [PHASES.index(line_phase) for _, line_phase in PSEUDOCODE[1:]]

@@ -15,25 +15,31 @@ A merge **crosses classes** when the token it makes spans classes. Without
 pre-tokenization many merges do; GPT-2's split allows only its contractions ("'s");
 GPT-4's also lets one punctuation mark lead a word ('(the', '.com').
 """
+
 from __future__ import annotations
 
 import time
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from bpe.alphabet import BYTES, CHARACTERS, default_base_tokens
-from bpe.text import hex_bytes, is_complete_utf8, printable, readable_token
 from bpe.errors import BpeError
 from bpe.pretokenize import pretokenizer_name, split
 from bpe.run import train_run
+from bpe.text import hex_bytes, is_complete_utf8, printable, readable_token
 
 DEFAULT_CONFIGURATIONS: tuple[tuple[str, str | None], ...] = (
-    (CHARACTERS, None), (BYTES, None), (BYTES, "gpt2"), (BYTES, "gpt4"),
+    (CHARACTERS, None),
+    (BYTES, None),
+    (BYTES, "gpt2"),
+    (BYTES, "gpt4"),
 )
 LETTER, DIGIT, SPACE, OTHER = "letter", "digit", "space", "other"
-CLASS_RULE = ("A merge *crosses classes* when the token it makes, less one leading space, mixes letters, "
-              "digits, spaces and other characters (punctuation, symbols).")
+CLASS_RULE = (
+    "A merge *crosses classes* when the token it makes, less one leading space, mixes letters, "
+    "digits, spaces and other characters (punctuation, symbols)."
+)
 
 
 @dataclass(frozen=True)
@@ -91,10 +97,15 @@ class Comparison:
 # ==================== Training the variants
 
 
-def compare_tokenizers(text: str, *, merges: int = 200,
-                       configurations: Iterable[tuple[str, str | None]] = DEFAULT_CONFIGURATIONS,
-                       heldout_text: str = "", minimum_pair_frequency: int = 2,
-                       engine: str = "fast") -> Comparison:
+def compare_tokenizers(
+    text: str,
+    *,
+    merges: int = 200,
+    configurations: Iterable[tuple[str, str | None]] = DEFAULT_CONFIGURATIONS,
+    heldout_text: str = "",
+    minimum_pair_frequency: int = 2,
+    engine: str = "fast",
+) -> Comparison:
     """Train ``text`` once per (alphabet, pre-tokenizer) for ``merges`` merges each.
 
     Compression is measured on ``heldout_text`` when given, else on the training text.
@@ -102,21 +113,47 @@ def compare_tokenizers(text: str, *, merges: int = 200,
     """
     if not isinstance(merges, int) or merges < 1:
         raise BpeError(f"merges={merges!r} must be a whole number of at least 1")
-    variants = tuple(train_variant(text, alphabet, pretokenizer, merges=merges, heldout_text=heldout_text,
-                                   minimum_pair_frequency=minimum_pair_frequency, engine=engine)
-                     for alphabet, pretokenizer in configurations)
+    variants = tuple(
+        train_variant(
+            text,
+            alphabet,
+            pretokenizer,
+            merges=merges,
+            heldout_text=heldout_text,
+            minimum_pair_frequency=minimum_pair_frequency,
+            engine=engine,
+        )
+        for alphabet, pretokenizer in configurations
+    )
     return Comparison(variants, merges, "held-out text" if heldout_text else "training text")
 
 
-def train_variant(text: str, alphabet: str, pretokenizer: str | None, *, merges: int, heldout_text: str = "",
-                  minimum_pair_frequency: int = 2, engine: str = "fast") -> Variant:
+def train_variant(
+    text: str,
+    alphabet: str,
+    pretokenizer: str | None,
+    *,
+    merges: int,
+    heldout_text: str = "",
+    minimum_pair_frequency: int = 2,
+    engine: str = "fast",
+) -> Variant:
     """Train one configuration for ``merges`` merges and measure it."""
     base = default_base_tokens(text + heldout_text, alphabet)
     started = time.perf_counter()
     # The vocabulary is a set, so `merges` merges reach at most base + merges tokens:
     # train to that size and keep the first `merges` steps.
-    run = train_run(text, target_vocab_size=len(base) + merges, minimum_pair_frequency=minimum_pair_frequency, engine=engine, top_k=0,
-                    alphabet=alphabet, pretokenizer=pretokenizer, heldout_text=heldout_text, base_tokens=base)
+    run = train_run(
+        text,
+        target_vocab_size=len(base) + merges,
+        minimum_pair_frequency=minimum_pair_frequency,
+        engine=engine,
+        top_k=0,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        heldout_text=heldout_text,
+        base_tokens=base,
+    )
     seconds = time.perf_counter() - started
     steps = run.steps[:merges]
     kept = len(steps)
@@ -124,13 +161,18 @@ def train_variant(text: str, alphabet: str, pretokenizer: str | None, *, merges:
     evaluated = heldout_text or text
     evaluated_tokens = run.heldout_lengths[kept] if heldout_text else run.sequence_length(kept)
     return Variant(
-        alphabet=alphabet, pretokenizer=pretokenizer, base_vocab_size=len(base),
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        base_vocab_size=len(base),
         merges=tuple(step.pair for step in steps),
         crosses=tuple(spans_classes(step.token) for step in steps),
         vocab_size=steps[-1].vocab_size if steps else len(base),
-        chunks=len(chunks), distinct_chunks=len(set(chunks)),
-        evaluated_characters=len(evaluated), evaluated_bytes=len(evaluated.encode("utf-8")),
-        evaluated_tokens=evaluated_tokens, seconds=seconds,
+        chunks=len(chunks),
+        distinct_chunks=len(set(chunks)),
+        evaluated_characters=len(evaluated),
+        evaluated_bytes=len(evaluated.encode("utf-8")),
+        evaluated_tokens=evaluated_tokens,
+        seconds=seconds,
     )
 
 
@@ -146,11 +188,19 @@ def gpt2_variant(gpt2, text: str, *, merges: int, heldout_text: str = "") -> Var
     chunks = split(text, "gpt2")
     tokens = len(prefix.encode(evaluated))
     return Variant(
-        alphabet=BYTES, pretokenizer="gpt2", base_vocab_size=len(prefix.base_tokens),
-        merges=tuple(prefix.merges), crosses=tuple(spans_classes(a + b) for a, b in prefix.merges),
-        vocab_size=prefix.vocab_size, chunks=len(chunks), distinct_chunks=len(set(chunks)),
-        evaluated_characters=len(evaluated), evaluated_bytes=len(evaluated.encode("utf-8")),
-        evaluated_tokens=tokens, seconds=time.perf_counter() - started, name=f"{gpt2.name} (OpenAI)",
+        alphabet=BYTES,
+        pretokenizer="gpt2",
+        base_vocab_size=len(prefix.base_tokens),
+        merges=tuple(prefix.merges),
+        crosses=tuple(spans_classes(a + b) for a, b in prefix.merges),
+        vocab_size=prefix.vocab_size,
+        chunks=len(chunks),
+        distinct_chunks=len(set(chunks)),
+        evaluated_characters=len(evaluated),
+        evaluated_bytes=len(evaluated.encode("utf-8")),
+        evaluated_tokens=tokens,
+        seconds=time.perf_counter() - started,
+        name=f"{gpt2.name} (OpenAI)",
     )
 
 
@@ -179,8 +229,13 @@ def first_divergence(a: Sequence[tuple], b: Sequence[tuple]) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b)) + 1
 
 
-def merge_rows(comparison: Comparison, count: int | None = None, *, gpt2_spelling: bool = False,
-               mark_first_divergence: bool = False) -> list[dict]:
+def merge_rows(
+    comparison: Comparison,
+    count: int | None = None,
+    *,
+    gpt2_spelling: bool = False,
+    mark_first_divergence: bool = False,
+) -> list[dict]:
     """One row per merge number: each variant's token (readable) and whether it crosses classes.
 
     Columns: ``merge``, then per variant ``<label>`` (the token made, whitespace made
@@ -200,8 +255,9 @@ def merge_rows(comparison: Comparison, count: int | None = None, *, gpt2_spellin
                 left, right = variant.merges[index]
                 row[label] = printable(readable_token(left + right, gpt2_spelling=gpt2_spelling))
                 row[f"{label} crosses"] = variant.crosses[index]
-                row[f"{label} differs"] = (index >= len(first)
-                                           or tuple(map(as_bytes, first[index])) != tuple(map(as_bytes, (left, right))))
+                row[f"{label} differs"] = index >= len(first) or tuple(map(as_bytes, first[index])) != tuple(
+                    map(as_bytes, (left, right))
+                )
             else:
                 row[label], row[f"{label} crosses"], row[f"{label} differs"] = "", False, index < len(first)
         rows.append(row)
@@ -217,19 +273,21 @@ def summary_rows(comparison: Comparison) -> list[dict]:
     """One row per variant: base vocab, vocab after the merges, crossings, compression."""
     rows = []
     for index, variant in enumerate(comparison.variants):
-        rows.append({  # what a class compares first, then how each got there
-            "tokenizer": variant.label,
-            "characters per token": variant.characters_per_token,
-            "bytes per token": variant.bytes_per_token,
-            "base vocab": variant.base_vocab_size,
-            "merges": len(variant.merges),
-            "vocab": variant.vocab_size,
-            "merges crossing classes": variant.crossing_count,
-            "first divergent merge": comparison.first_divergence(index) if index else None,
-            "chunks": variant.chunks,
-            "distinct chunks": variant.distinct_chunks,
-            "seconds": variant.seconds,
-        })
+        rows.append(
+            {  # what a class compares first, then how each got there
+                "tokenizer": variant.label,
+                "characters per token": variant.characters_per_token,
+                "bytes per token": variant.bytes_per_token,
+                "base vocab": variant.base_vocab_size,
+                "merges": len(variant.merges),
+                "vocab": variant.vocab_size,
+                "merges crossing classes": variant.crossing_count,
+                "first divergent merge": comparison.first_divergence(index) if index else None,
+                "chunks": variant.chunks,
+                "distinct chunks": variant.distinct_chunks,
+                "seconds": variant.seconds,
+            }
+        )
     return rows
 
 
@@ -307,24 +365,39 @@ def multibyte_characters(text: str, merges: Sequence[tuple[bytes, bytes]]) -> li
                 if token == utf8:
                     slot[1] = number
                     del pending[utf8]
-    return sorted((MultiByteCharacter(char, char.encode("utf-8"), counts[char], *found[char]) for char in counts),
-                  key=lambda c: (-c.count, c.char))
+    return sorted(
+        (MultiByteCharacter(char, char.encode("utf-8"), counts[char], *found[char]) for char in counts),
+        key=lambda c: (-c.count, c.char),
+    )
 
 
 def multibyte_rows(text: str, merges: Sequence[tuple[bytes, bytes]]) -> list[dict]:
     """`multibyte_characters` as table rows."""
-    return [{"character": c.char, "name": c.name, "UTF-8 bytes": hex_bytes(c.utf8), "occurrences": c.count,
-             "first held whole at merge": c.whole_at, "own token at merge": c.own_token_at}
-            for c in multibyte_characters(text, merges)]
+    return [
+        {
+            "character": c.char,
+            "name": c.name,
+            "UTF-8 bytes": hex_bytes(c.utf8),
+            "occurrences": c.count,
+            "first held whole at merge": c.whole_at,
+            "own token at merge": c.own_token_at,
+        }
+        for c in multibyte_characters(text, merges)
+    ]
 
 
 def incomplete_rows(merges: Sequence[tuple]) -> list[dict]:
     """`incomplete_tokens` as table rows: merge number, token ('<0xE2><0x80>'), its bytes."""
-    return [{"merge": number, "token": readable_token(token), "bytes": hex_bytes(token)}
-            for number, token in incomplete_tokens(merges)]
+    return [
+        {"merge": number, "token": readable_token(token), "bytes": hex_bytes(token)}
+        for number, token in incomplete_tokens(merges)
+    ]
 
 
 def incomplete_tokens(merges: Sequence[tuple]) -> list[tuple[int, bytes]]:
     """(merge number, token) for each learned byte token that is not whole UTF-8 characters."""
-    return [(number, left + right) for number, (left, right) in enumerate(merges, start=1)
-            if isinstance(left, bytes) and not is_complete_utf8(left + right)]
+    return [
+        (number, left + right)
+        for number, (left, right) in enumerate(merges, start=1)
+        if isinstance(left, bytes) and not is_complete_utf8(left + right)
+    ]

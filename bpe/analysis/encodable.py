@@ -11,6 +11,7 @@ as `tokenizer.encode` would.
     >>> runs(tokenizer_of("low"), "low 🙂 lo")   # doctest: +SKIP
     [('low', True), (' ', False), ('🙂', False), (' ', False), ('lo', True)]
 """
+
 from __future__ import annotations
 
 from bpe.alphabet import CHARACTERS
@@ -70,6 +71,7 @@ def applied_merges_in_known(tokenizer, text: str) -> list[AppliedMerge]:
             continue
         for merge in applied_merges(tokenizer, piece):
             seen = times.get(merge.step)
-            times[merge.step] = merge if seen is None else AppliedMerge(merge.step, merge.pair, merge.token,
-                                                                         seen.times + merge.times)
+            times[merge.step] = (
+                merge if seen is None else AppliedMerge(merge.step, merge.pair, merge.token, seen.times + merge.times)
+            )
     return [times[step] for step in sorted(times)]

@@ -4,10 +4,11 @@ as CSV are `bpe.analysis.merge_log.log_csv`).
 The JSON is the core's format (`bpe.storage`, fingerprint included). Torch is imported
 only inside `ids_tensor_bytes`, so importing this module stays light.
 """
+
 from __future__ import annotations
 
 import io
-from typing import Sequence
+from collections.abc import Sequence
 
 from bpe.storage import to_json_text
 

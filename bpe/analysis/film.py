@@ -9,6 +9,7 @@ HTML file (``pages/_shared/film.py``); nothing here knows about HTML.
 
 Token text is spelled with `bpe.text.printable` (· for a space, ↵ for a newline).
 """
+
 from __future__ import annotations
 
 from bpe.pairs import merge_pair, merge_positions
@@ -47,12 +48,24 @@ def film_data(run: TrainingRun, passage: str, merges: int, *, top_k: int, title:
             before.extend([token, mark] for token, mark in zip(chunk, marks))
             chunks[chunk_index] = merge_pair(chunk, (left, right), step.token_id)  # at those positions
         used.add(step.token_id)
-        frames.append({
-            "number": step.number, "pair": [printable(step.pair[0]), printable(step.pair[1])],
-            "token": printable(step.token), "token_id": step.token_id, "count": step.frequency,
-            "new": step.new_token,
-            "top": [[f"{printable(a)} + {printable(b)}", count] for (a, b), count in step.top_pairs[:top_k]],
-            "before": before, "breaks": breaks, "length": step.sequence_length, "vocab": step.vocab_size,
-        })
-    return {"title": title, "merges": merges, "frames": frames,
-            "tokens": {str(i): printable(itos[i]) for i in sorted(used)}}
+        frames.append(
+            {
+                "number": step.number,
+                "pair": [printable(step.pair[0]), printable(step.pair[1])],
+                "token": printable(step.token),
+                "token_id": step.token_id,
+                "count": step.frequency,
+                "new": step.new_token,
+                "top": [[f"{printable(a)} + {printable(b)}", count] for (a, b), count in step.top_pairs[:top_k]],
+                "before": before,
+                "breaks": breaks,
+                "length": step.sequence_length,
+                "vocab": step.vocab_size,
+            }
+        )
+    return {
+        "title": title,
+        "merges": merges,
+        "frames": frames,
+        "tokens": {str(i): printable(itos[i]) for i in sorted(used)},
+    }

@@ -13,6 +13,7 @@ encodable, and every tokenizer starts from the same 256 base tokens):
 
 Nothing here draws; `language_costs` returns rows a page shows.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -48,13 +49,15 @@ class LanguageCost:
 
 def train_byte_tokenizer(text: str, merges: int):
     """A byte-level BPE with at most ``merges`` merges learned from ``text``."""
-    run = train_run(text, target_vocab_size=256 + merges, minimum_pair_frequency=MINIMUM_PAIR_FREQUENCY,
-                    alphabet=BYTES, top_k=0)
+    run = train_run(
+        text, target_vocab_size=256 + merges, minimum_pair_frequency=MINIMUM_PAIR_FREQUENCY, alphabet=BYTES, top_k=0
+    )
     return run.tokenizer()
 
 
-def language_costs(texts: Mapping[str, str], *, merges: int, mode: str = "shared",
-                   baseline: str | None = None) -> list[LanguageCost]:
+def language_costs(
+    texts: Mapping[str, str], *, merges: int, mode: str = "shared", baseline: str | None = None
+) -> list[LanguageCost]:
     """Tokens per language for ``texts`` ({language: the same content}), with byte-level
     BPE trained ``mode``-wise for ``merges`` merges; ``baseline`` (default: the first
     language) is the one the others are compared with.
@@ -74,9 +77,17 @@ def language_costs(texts: Mapping[str, str], *, merges: int, mode: str = "shared
     else:
         tokenizers = {language: train_byte_tokenizer(text, merges) for language, text in texts.items()}
     counts = {language: len(tokenizers[language].encode(text)) for language, text in texts.items()}
-    return [LanguageCost(language, len(text), len(text.encode("utf-8")), counts[language],
-                         tokenizers[language].vocab_size, counts[baseline])
-            for language, text in texts.items()]
+    return [
+        LanguageCost(
+            language,
+            len(text),
+            len(text.encode("utf-8")),
+            counts[language],
+            tokenizers[language].vocab_size,
+            counts[baseline],
+        )
+        for language, text in texts.items()
+    ]
 
 
 def encoded_costs(texts: Mapping[str, str], tokenizer, *, baseline: str | None = None) -> list[LanguageCost]:
@@ -85,5 +96,9 @@ def encoded_costs(texts: Mapping[str, str], tokenizer, *, baseline: str | None =
         return []
     baseline = next(iter(texts)) if baseline is None else baseline
     counts = {language: len(tokenizer.encode(text)) for language, text in texts.items()}
-    return [LanguageCost(language, len(text), len(text.encode("utf-8")), counts[language], tokenizer.vocab_size,
-                         counts[baseline]) for language, text in texts.items()]
+    return [
+        LanguageCost(
+            language, len(text), len(text.encode("utf-8")), counts[language], tokenizer.vocab_size, counts[baseline]
+        )
+        for language, text in texts.items()
+    ]

@@ -14,6 +14,7 @@ value; this module only writes the file and checks that it is whole:
 The checksum catches a file edited by hand or cut short: it proves integrity, not who
 wrote it (anyone can recompute it), which is all a classroom needs.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -63,9 +64,12 @@ class Lesson:
 def lesson_json(lesson: Lesson) -> str:
     """The lesson as a small, readable JSON file with its checksum."""
     body = {
-        "format": FORMAT, "version": VERSION, "page": lesson.page,
+        "format": FORMAT,
+        "version": VERSION,
+        "page": lesson.page,
         "corpus": {"name": lesson.corpus, "text_hash": lesson.text_hash, "text": lesson.text},
-        "settings": dict(lesson.settings), "controls": dict(lesson.controls),
+        "settings": dict(lesson.settings),
+        "controls": dict(lesson.controls),
     }
     for part in ("settings", "controls"):
         for name, value in body[part].items():
@@ -85,10 +89,11 @@ def parse_lesson(data: bytes, *, name: str = "The lesson file", max_bytes: int) 
         raise LessonError(f"{name} is {len(data):,} bytes, over the limit of {max_bytes:,} bytes.")
     body = load_json(data, name=name, what="a lesson file", error=LessonError)
     if not isinstance(body, dict) or body.get("format") != FORMAT:
-        raise LessonError(f"{name} is not a BPE Lab lesson file (no \"format\": {FORMAT!r}).")
+        raise LessonError(f'{name} is not a BPE Lab lesson file (no "format": {FORMAT!r}).')
     if body.get("version") != VERSION:
-        raise LessonError(f"{name} is lesson format version {body.get('version')!r}; this BPE Lab reads "
-                          f"version {VERSION}.")
+        raise LessonError(
+            f"{name} is lesson format version {body.get('version')!r}; this BPE Lab reads version {VERSION}."
+        )
     unknown = sorted(set(body) - set(TOP_LEVEL))
     if unknown:
         raise LessonError(f"{name} has unknown fields {unknown}.")

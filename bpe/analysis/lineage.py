@@ -8,16 +8,17 @@ created it, the one that gave the token its id.
 
 Unlike `bpe.metrics` (numbers about a whole text), this module explains single tokens.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from bpe.alphabet import symbols_of
-from bpe.text import printable
 from bpe.errors import BpeError
 from bpe.pairs import merge_pair, merge_positions
 from bpe.pretokenize import split
+from bpe.text import printable
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,8 @@ class MergeNode:
     token: object
     step: int | None = None  # the 1-based training step that first created it; None for a leaf
     frequency: int | None = None  # the pair's count at that step; None for a leaf or unknown
-    left: "MergeNode | None" = None
-    right: "MergeNode | None" = None
+    left: MergeNode | None = None
+    right: MergeNode | None = None
 
     @property
     def is_leaf(self) -> bool:
@@ -49,8 +50,9 @@ def first_creations(merges: Sequence[tuple]) -> dict:
     return created
 
 
-def merge_lineage(token, base_tokens: Sequence, merges: Sequence[tuple],
-                  frequencies: Sequence[int] | None = None) -> MergeNode:
+def merge_lineage(
+    token, base_tokens: Sequence, merges: Sequence[tuple], frequencies: Sequence[int] | None = None
+) -> MergeNode:
     """The tree of merges that built ``token``.
 
     Example: merges [('l','o'), ('lo','w')] -> 'low' = step 2 of ('lo' = step 1 of 'l','o'), 'w'.
@@ -60,8 +62,10 @@ def merge_lineage(token, base_tokens: Sequence, merges: Sequence[tuple],
     created = first_creations(merges)
     base = set(base_tokens)
     if token not in base and token not in created:
-        raise BpeError(f"{printable(token)!r} is not in this vocabulary: neither a base token "
-                       f"nor the result of any of its {len(merges)} merges")
+        raise BpeError(
+            f"{printable(token)!r} is not in this vocabulary: neither a base token "
+            f"nor the result of any of its {len(merges)} merges"
+        )
     memo: dict = {}
 
     def build(piece) -> MergeNode:
@@ -72,8 +76,9 @@ def merge_lineage(token, base_tokens: Sequence, merges: Sequence[tuple],
         else:
             index = created[piece]
             left, right = merges[index]
-            node = MergeNode(piece, index + 1, frequencies[index] if frequencies is not None else None,
-                             build(left), build(right))
+            node = MergeNode(
+                piece, index + 1, frequencies[index] if frequencies is not None else None, build(left), build(right)
+            )
         memo[piece] = node
         return node
 
@@ -155,5 +160,8 @@ def applied_merges(tokenizer, text: str) -> list[AppliedMerge]:
                 fired[index] += times
                 tokens = merge_pair(tokens, (left, right), left + right)
                 present = set(tokens)
-    return [AppliedMerge(index + 1, tokenizer.merges[index], tokenizer.merges[index][0] + tokenizer.merges[index][1],
-                         times) for index, times in enumerate(fired) if times]
+    return [
+        AppliedMerge(index + 1, tokenizer.merges[index], tokenizer.merges[index][0] + tokenizer.merges[index][1], times)
+        for index, times in enumerate(fired)
+        if times
+    ]

@@ -4,23 +4,30 @@ Rows are plain dicts (no pandas here), with token text made printable by `bpe.te
 The CSV keeps tokens as written (real spaces and newlines, quoted by `csv`), so it can
 be read back exactly; bytes tokens are written as `bpe.text.readable_token` shows them.
 """
+
 from __future__ import annotations
 
 import csv
 import io
 
-from bpe.text import pair_label, printable, readable_token
 from bpe.run import TrainingRun
 from bpe.steps import MergeStep
+from bpe.text import pair_label, printable, readable_token
 
 
 def log_row(step: MergeStep, merges_applied: int) -> dict:
     """One step as a table row. "frequency" is the pair count training compared
     (overlapping occurrences included); "merges applied" is how many really merged
     (`bpe.run.TrainingRun.merges_applied`): fewer when the pair overlaps itself."""
-    return {"step": step.number, "pair": pair_label(step.pair), "new token": printable(step.token),
-            "frequency": step.frequency, "merges applied": merges_applied,
-            "sequence length": step.sequence_length, "vocab size": step.vocab_size}
+    return {
+        "step": step.number,
+        "pair": pair_label(step.pair),
+        "new token": printable(step.token),
+        "frequency": step.frequency,
+        "merges applied": merges_applied,
+        "sequence length": step.sequence_length,
+        "vocab size": step.vocab_size,
+    }
 
 
 def log_rows_around(run: TrainingRun, current: int, last: int | None = None, radius: int = 5) -> list[dict]:
@@ -30,8 +37,10 @@ def log_rows_around(run: TrainingRun, current: int, last: int | None = None, rad
     low = max(current - radius, 1)
     high = min(low + 2 * radius, len(steps))
     low = max(high - 2 * radius, 1)
-    return [{"": "▶" if step.number == current else "", **log_row(step, run.merges_applied(step.number))}
-            for step in steps[low - 1:high]]
+    return [
+        {"": "▶" if step.number == current else "", **log_row(step, run.merges_applied(step.number))}
+        for step in steps[low - 1 : high]
+    ]
 
 
 def log_csv(run: TrainingRun, last: int | None = None) -> str:
@@ -41,11 +50,23 @@ def log_csv(run: TrainingRun, last: int | None = None) -> str:
     quoting keeps commas and newlines safe); byte tokens as `readable_token` spells them."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["step", "left", "right", "token", "token_id", "frequency", "merges_applied", "sequence_length",
-                     "vocab_size"])
+    writer.writerow(
+        ["step", "left", "right", "token", "token_id", "frequency", "merges_applied", "sequence_length", "vocab_size"]
+    )
     for s in run.steps[:last]:
-        writer.writerow([s.number, readable_token(s.pair[0]), readable_token(s.pair[1]), readable_token(s.token),
-                         s.token_id, s.frequency, run.merges_applied(s.number), s.sequence_length, s.vocab_size])
+        writer.writerow(
+            [
+                s.number,
+                readable_token(s.pair[0]),
+                readable_token(s.pair[1]),
+                readable_token(s.token),
+                s.token_id,
+                s.frequency,
+                run.merges_applied(s.number),
+                s.sequence_length,
+                s.vocab_size,
+            ]
+        )
     return out.getvalue()
 
 
@@ -57,9 +78,11 @@ def overlap_note(step: MergeStep, merges_applied: int) -> str | None:
     if merges_applied == step.frequency:
         return None
     left, right = printable(step.pair[0]), printable(step.pair[1])
-    return (f"Training counted {step.frequency:,} '{left} + {right}' pairs, overlapping ones included, but "
-            f"merging left to right uses each token once, so only {merges_applied:,} merges happened"
-            + (f" (in '{left * 3}' the second pair starts inside the first)." if left == right else "."))
+    return (
+        f"Training counted {step.frequency:,} '{left} + {right}' pairs, overlapping ones included, but "
+        f"merging left to right uses each token once, so only {merges_applied:,} merges happened"
+        + (f" (in '{left * 3}' the second pair starts inside the first)." if left == right else ".")
+    )
 
 
 def overlap_steps(run: TrainingRun, last: int | None = None) -> list[int]:
@@ -81,6 +104,8 @@ def why_stopped(run: TrainingRun, merges_shown: int) -> str:
     """Why the shown tokenizer has ``merges_shown`` merges: training's stop reason, or the
     smaller vocab the user picked (a prefix of the run)."""
     if merges_shown < len(run.steps):
-        return (f"This tokenizer uses the first {merges_shown:,} of the run's {len(run.steps):,} merges "
-                f"(the vocab size you picked). Training itself stopped: {run.stop_explanation}.")
+        return (
+            f"This tokenizer uses the first {merges_shown:,} of the run's {len(run.steps):,} merges "
+            f"(the vocab size you picked). Training itself stopped: {run.stop_explanation}."
+        )
     return f"Training stopped after {len(run.steps):,} merges: {run.stop_explanation}."

@@ -13,15 +13,16 @@ Definitions used throughout:
   non-overlapping (tokens 0..T-1, T..2T-1, ...), only full windows count, and a text
   shorter than T tokens is one (partial) window: the same rule as ``python -m bpe build``.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from bpe.alphabet import symbols_of
-from bpe.text import token_characters
 from bpe.errors import BpeError
+from bpe.text import token_characters
 
 # Held-out compression "parts" from training compression once it is this much lower (relative).
 DEFAULT_PARTING_GAP = 0.05
@@ -98,12 +99,20 @@ def context_coverage(lengths: Sequence[int], block_size: int) -> Coverage:
     """
     if block_size < 1:
         raise BpeError(f"block_size={block_size} must be at least 1")
-    windows = [sum(lengths[start:start + block_size])
-               for start in range(0, len(lengths) - block_size + 1, block_size)]
+    windows = [
+        sum(lengths[start : start + block_size]) for start in range(0, len(lengths) - block_size + 1, block_size)
+    ]
     if not windows:
         windows = [sum(lengths)]
-    return Coverage(block_size, len(windows), sum(windows) / len(windows), percentile(windows, 10),
-                    percentile(windows, 90), len(lengths), sum(lengths))
+    return Coverage(
+        block_size,
+        len(windows),
+        sum(windows) / len(windows),
+        percentile(windows, 10),
+        percentile(windows, 90),
+        len(lengths),
+        sum(lengths),
+    )
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -145,9 +154,9 @@ def compression_curve(run) -> list[CurvePoint]:
         heldout = None
         if run.heldout_characters and merges < len(run.heldout_lengths):
             heldout = compression(run.heldout_characters, run.heldout_lengths[merges])
-        by_size[vocab_size] = CurvePoint(merges, vocab_size,
-                                         compression(run.training_characters, run.sequence_length(merges)),
-                                         heldout)
+        by_size[vocab_size] = CurvePoint(
+            merges, vocab_size, compression(run.training_characters, run.sequence_length(merges)), heldout
+        )
     return sorted(by_size.values(), key=lambda point: point.vocab_size)
 
 
@@ -220,11 +229,18 @@ def size_summary(run, vocab_size: int, d: int = 128, *, longest: int = 10) -> Si
     if run.heldout_characters and merges < len(run.heldout_lengths):
         heldout = compression(run.heldout_characters, run.heldout_lengths[merges])
     seconds = run.step_seconds[merges - 1] if merges else 0.0
-    return SizeSummary(vocab_size, tokenizer.vocab_size, merges, seconds, length,
-                       compression(run.training_characters, length),
-                       token_count_reduction(run.initial_length, length), heldout,
-                       tuple(token for _, token in longest_tokens(tokenizer, longest)),
-                       embedding_parameters(tokenizer.vocab_size, d))
+    return SizeSummary(
+        vocab_size,
+        tokenizer.vocab_size,
+        merges,
+        seconds,
+        length,
+        compression(run.training_characters, length),
+        token_count_reduction(run.initial_length, length),
+        heldout,
+        tuple(token for _, token in longest_tokens(tokenizer, longest)),
+        embedding_parameters(tokenizer.vocab_size, d),
+    )
 
 
 def longest_tokens(tokenizer, count: int, *, learned_only: bool = False) -> list[tuple[int, str | bytes]]:

@@ -9,6 +9,7 @@ above it, the run has learned pieces of this text in particular.
     >>> curve_sizes(256, 5_000, 4)
     [257, 691, 1859, 5000]
 """
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,7 @@ def curve_sizes(low: int, high: int, count: int = CURVE_POINTS) -> list[int]:
     if count < 2 or high == start:
         return [high]
     ratio = (high / start) ** (1 / (count - 1))
-    return sorted({min(high, round(start * ratio ** i)) for i in range(count)} | {high})
+    return sorted({min(high, round(start * ratio**i)) for i in range(count)} | {high})
 
 
 def prefix_curve(tokenizer, text: str, vocab_sizes) -> list[PrefixPoint]:

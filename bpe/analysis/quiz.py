@@ -10,10 +10,12 @@ judging never touches the text.
     judge(step, ("s", "t"))  -> tie   (as often as e + s; the tie rule chose e + s)
     judge(step, ("l", "o"))  -> wrong (2 times)
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Literal
 
 from bpe.errors import BpeError
 from bpe.steps import MergeStep, Pair
@@ -45,27 +47,44 @@ def judge(step: MergeStep, guess: Pair, *, tie_rule: str, recorded: int) -> Verd
         why = f"Right: {winner} occurs {best} times before this merge"
         if tied:
             others = ", ".join(pair_label(pair) for pair in tied)
-            return Verdict("right", guess, step.frequency,
-                           f"{why}, and so does {others}. The tie rule picked it: {tie_rule}.")
+            return Verdict(
+                "right", guess, step.frequency, f"{why}, and so does {others}. The tie rule picked it: {tie_rule}."
+            )
         return Verdict("right", guess, step.frequency, f"{why}, more than any other pair.")
     count = counts.get(guess)
     label = pair_label(guess)
     if count == step.frequency:
-        return Verdict("tie", guess, count,
-                       f"Right by count: {label} occurs {best} times, as often as {winner}, the pair "
-                       f"merged. The tie rule decided between them: {tie_rule}.")
+        return Verdict(
+            "tie",
+            guess,
+            count,
+            f"Right by count: {label} occurs {best} times, as often as {winner}, the pair "
+            f"merged. The tie rule decided between them: {tie_rule}.",
+        )
     if count is not None:
-        return Verdict("wrong", guess, count,
-                       f"Not this one: {label} occurs {count:,} times; {winner} occurs {best} times, "
-                       "more than any other pair, so it is merged.")
+        return Verdict(
+            "wrong",
+            guess,
+            count,
+            f"Not this one: {label} occurs {count:,} times; {winner} occurs {best} times, "
+            "more than any other pair, so it is merged.",
+        )
     if len(step.top_pairs) < recorded:
-        return Verdict("wrong", guess, 0,
-                       f"Not this one: {label} does not occur in the text at this step; {winner} occurs "
-                       f"{best} times, more than any other pair.")
+        return Verdict(
+            "wrong",
+            guess,
+            0,
+            f"Not this one: {label} does not occur in the text at this step; {winner} occurs "
+            f"{best} times, more than any other pair.",
+        )
     floor = step.top_pairs[-1][1] if step.top_pairs else 0
-    return Verdict("wrong", guess, None,
-                   f"Not this one: {label} is not among the {len(step.top_pairs)} most frequent pairs "
-                   f"(it occurs at most {floor:,} times); {winner} occurs {best} times, more than any other.")
+    return Verdict(
+        "wrong",
+        guess,
+        None,
+        f"Not this one: {label} is not among the {len(step.top_pairs)} most frequent pairs "
+        f"(it occurs at most {floor:,} times); {winner} occurs {best} times, more than any other.",
+    )
 
 
 def question_order(top_pairs) -> list:

@@ -13,6 +13,7 @@ step (`bpe.run.TrainingRun`), so the comparison reads the records and never retr
 Tokens are compared by their text as UTF-8 bytes (`token_key`), so a character run and a
 byte run that learned 'the' learned the same token.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,9 +21,9 @@ from dataclasses import dataclass
 from bpe.alphabet import Token
 from bpe.analysis.lineage import first_creations
 from bpe.analysis.segments import Segment
+from bpe.analysis.tie_rules import tie_rule_label
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
-from bpe.analysis.tie_rules import tie_rule_label
 from bpe.steps import MergeStep
 from bpe.text import pair_label, printable
 from bpe.tokenizer import BPETokenizer
@@ -90,15 +91,16 @@ def first_divergence(run_a: TrainingRun, run_b: TrainingRun) -> Divergence | Non
     b_in_a, a_in_b = counts_a(b.pair), counts_b(a.pair)
     if b_in_a == a.frequency and a_in_b == b.frequency:
         return Divergence(step, a.pair, b.pair, TIE, _tie_explanation(run_a, a, run_b, b), rows)
-    return Divergence(step, a.pair, b.pair, COUNTS,
-                      _counts_explanation(run_a, a, b_in_a, run_b, b, a_in_b), rows)
+    return Divergence(step, a.pair, b.pair, COUNTS, _counts_explanation(run_a, a, b_in_a, run_b, b, a_in_b), rows)
 
 
 def _stopped(run_a: TrainingRun, run_b: TrainingRun, step: int) -> Divergence:
     stopped, going, name, other = (run_a, run_b, "A", "B") if len(run_a.steps) < step else (run_b, run_a, "B", "A")
     went_on = going.steps[step - 1]
-    text = (f"Run {name} stopped after {step - 1:,} merges ({stopped.stop_explanation}); "
-            f"run {other} went on with {_pair(went_on.pair)} ({went_on.frequency:,} times).")
+    text = (
+        f"Run {name} stopped after {step - 1:,} merges ({stopped.stop_explanation}); "
+        f"run {other} went on with {_pair(went_on.pair)} ({went_on.frequency:,} times)."
+    )
     pair_a, pair_b = (None, went_on.pair) if name == "A" else (went_on.pair, None)
     return Divergence(step, pair_a, pair_b, STOPPED, text, ())
 
@@ -120,23 +122,36 @@ def _counts(run: TrainingRun, step: MergeStep):
 
 def _tie_explanation(run_a: TrainingRun, a: MergeStep, run_b: TrainingRun, b: MergeStep) -> str:
     rule_a, rule_b = run_a.settings.tie_rule, run_b.settings.tie_rule
-    counted = (f"both counted {a.frequency:,} times" if a.frequency == b.frequency
-               else f"counted {a.frequency:,} times each in A and {b.frequency:,} times each in B")
+    counted = (
+        f"both counted {a.frequency:,} times"
+        if a.frequency == b.frequency
+        else f"counted {a.frequency:,} times each in A and {b.frequency:,} times each in B"
+    )
     text = f"A tie: {_pair(a.pair)} and {_pair(b.pair)} are {counted}. "
     if rule_a != rule_b:
-        return (text + f"Run A's tie rule ({tie_rule_label(rule_a)}) picks {_pair(a.pair)}; "
-                f"run B's ({tie_rule_label(rule_b)}) picks {_pair(b.pair)}.")
-    return (text + f"Both runs break ties by the same rule ({tie_rule_label(rule_a)}), but their texts "
-            "differ, so the rule meets the pairs in a different order.")
+        return (
+            text + f"Run A's tie rule ({tie_rule_label(rule_a)}) picks {_pair(a.pair)}; "
+            f"run B's ({tie_rule_label(rule_b)}) picks {_pair(b.pair)}."
+        )
+    return (
+        text + f"Both runs break ties by the same rule ({tie_rule_label(rule_a)}), but their texts "
+        "differ, so the rule meets the pairs in a different order."
+    )
 
 
-def _counts_explanation(run_a: TrainingRun, a: MergeStep, b_in_a: int | None, run_b: TrainingRun, b: MergeStep,
-                        a_in_b: int | None) -> str:
-    text = (f"Different counts: run A counts {_pair(a.pair)} {a.frequency:,} times and {_pair(b.pair)} "
-            f"{_count_text(b_in_a, a)}; run B counts {_pair(b.pair)} {b.frequency:,} times and {_pair(a.pair)} "
-            f"{_count_text(a_in_b, b)}.")
-    differing = [name for name, _, _ in setting_differences(run_a, run_b)
-                 if name not in ("tie rule", "target vocab size", "base tokens")]
+def _counts_explanation(
+    run_a: TrainingRun, a: MergeStep, b_in_a: int | None, run_b: TrainingRun, b: MergeStep, a_in_b: int | None
+) -> str:
+    text = (
+        f"Different counts: run A counts {_pair(a.pair)} {a.frequency:,} times and {_pair(b.pair)} "
+        f"{_count_text(b_in_a, a)}; run B counts {_pair(b.pair)} {b.frequency:,} times and {_pair(a.pair)} "
+        f"{_count_text(a_in_b, b)}."
+    )
+    differing = [
+        name
+        for name, _, _ in setting_differences(run_a, run_b)
+        if name not in ("tie rule", "target vocab size", "base tokens")
+    ]
     if differing:
         text += f" The counts differ because the runs differ in: {', '.join(differing)}."
     return text
@@ -149,8 +164,9 @@ def _count_text(count: int | None, step: MergeStep) -> str:
     return "not at all" if count == 0 else f"{count:,} times"
 
 
-def competitor_rows(run_a: TrainingRun, a: MergeStep, run_b: TrainingRun, b: MergeStep,
-                    limit: int = COMPETITORS_SHOWN) -> list[dict]:
+def competitor_rows(
+    run_a: TrainingRun, a: MergeStep, run_b: TrainingRun, b: MergeStep, limit: int = COMPETITORS_SHOWN
+) -> list[dict]:
     """The leading pairs of both runs at one step, each with its count in A and in B:
     the table that shows whether a tie rule or a count decided."""
     counts_a, counts_b = _counts(run_a, a), _counts(run_b, b)
@@ -162,8 +178,14 @@ def competitor_rows(run_a: TrainingRun, a: MergeStep, run_b: TrainingRun, b: Mer
     rows = []
     for key, pair in seen.items():
         picked = " and ".join(name for name, step in (("A", a), ("B", b)) if pair_key(step.pair) == key)
-        rows.append({"pair": pair_label(pair), "count in A": _cell(counts_a(pair)),
-                     "count in B": _cell(counts_b(pair)), "picked by": picked})
+        rows.append(
+            {
+                "pair": pair_label(pair),
+                "count in A": _cell(counts_a(pair)),
+                "count in B": _cell(counts_b(pair)),
+                "picked by": picked,
+            }
+        )
     rows.sort(key=lambda row: (row["picked by"] == "", -_sortable(row["count in A"]), -_sortable(row["count in B"])))
     return rows
 
@@ -248,12 +270,18 @@ def aligned_rows(comparison: VocabularyComparison) -> list[dict]:
     for t in comparison.learned():
         shift = None if t.step_a is None or t.step_b is None else t.step_b - t.step_a
         built_differently = t.pair_a and t.pair_b and pair_key(t.pair_a) != pair_key(t.pair_b)
-        rows.append({
-            "token": printable(t.token), "step in A": _step_cell(t.step_a), "step in B": _step_cell(t.step_b),
-            "B − A": shift, "where": t.where,
-            "pair in A": pair_label(t.pair_a) if t.pair_a else "", "pair in B": pair_label(t.pair_b) if t.pair_b else "",
-            "note": "built from different pairs" if built_differently else "",
-        })
+        rows.append(
+            {
+                "token": printable(t.token),
+                "step in A": _step_cell(t.step_a),
+                "step in B": _step_cell(t.step_b),
+                "B − A": shift,
+                "where": t.where,
+                "pair in A": pair_label(t.pair_a) if t.pair_a else "",
+                "pair in B": pair_label(t.pair_b) if t.pair_b else "",
+                "note": "built from different pairs" if built_differently else "",
+            }
+        )
     return rows
 
 
@@ -274,8 +302,15 @@ class SampleDiff:
     segments_b: tuple[Segment, ...]
 
 
-def differing_samples(tokenizer_a: BPETokenizer, tokenizer_b: BPETokenizer, text: str, *, count: int = 4,
-                      max_chars: int = SAMPLE_CHARS, candidates: int = SAMPLE_CANDIDATES) -> list[SampleDiff]:
+def differing_samples(
+    tokenizer_a: BPETokenizer,
+    tokenizer_b: BPETokenizer,
+    text: str,
+    *,
+    count: int = 4,
+    max_chars: int = SAMPLE_CHARS,
+    candidates: int = SAMPLE_CANDIDATES,
+) -> list[SampleDiff]:
     """Up to ``count`` lines of ``text`` (each cut to about ``max_chars``) that the two
     tokenizers cut differently, in text order. A line either tokenizer cannot encode
     (a character outside its alphabet) is skipped."""
@@ -302,7 +337,7 @@ def sample_lines(text: str, max_chars: int = SAMPLE_CHARS) -> list[str]:
             continue
         if len(line) > max_chars:
             cut = line.rfind(" ", max_chars // 2, max_chars)
-            line = line[:cut if cut > 0 else max_chars]
+            line = line[: cut if cut > 0 else max_chars]
         lines.append(line)
     return lines
 
@@ -323,5 +358,6 @@ def _spans(segments: list[Segment]) -> list[tuple[int, int]]:
 
 
 def _marked(segments: list[Segment], spans: list[tuple[int, int]], other: set) -> tuple[Segment, ...]:
-    return tuple(seg if span in other else Segment(seg.token, seg.token_id, "differs")
-                 for seg, span in zip(segments, spans))
+    return tuple(
+        seg if span in other else Segment(seg.token, seg.token_id, "differs") for seg, span in zip(segments, spans)
+    )

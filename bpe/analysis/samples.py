@@ -5,6 +5,7 @@ characters are outside the alphabet, and on Shakespeare it says nothing about th
 A sentence from the corpus always fits, and a *held-out* one (text the tokenizer never
 trained on) shows how well the merges carry over.
 """
+
 from __future__ import annotations
 
 import re

@@ -11,6 +11,7 @@ pre-tokenizer chunk. `step_segments` computes both in one pass and marks the pie
 
 Caching tokenizers per step count is the page's job; this module only computes.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,7 +21,9 @@ from bpe.pairs import merge_positions
 from bpe.steps import MergeStep
 from bpe.tokenizer import BPETokenizer
 
-Mark = Literal["left", "right", "merged", "differs", "unknown"] | None  # "differs": cut unlike the other run (bpe.analysis.run_diff)
+Mark = (
+    Literal["left", "right", "merged", "differs", "unknown"] | None
+)  # "differs": cut unlike the other run (bpe.analysis.run_diff)
 # "unknown": a character outside the tokenizer's alphabet, token_id None (bpe.analysis.encodable)
 
 
@@ -37,7 +40,7 @@ class Segment:
 def window(text: str, start: int, size: int) -> str:
     """``text[start:start+size]`` with ``start`` clamped so the window stays inside the text."""
     start = min(max(start, 0), max(len(text) - size, 0))
-    return text[start:start + size]
+    return text[start : start + size]
 
 
 def window_around(text: str, token: str | bytes, size: int) -> int:

@@ -10,6 +10,7 @@ document boundary the model was trained on.
     >>> c.plain_ids, c.special_id
     ((27, 91, 437, 1659, 5239, 91, 29), 50256)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,15 +37,19 @@ class SpecialTokenComparison:
     def explanation(self) -> str:
         """The difference, spelled out (plain text; the ids and counts are numbers)."""
         if not self.occurrences:
-            return (f"This text does not contain {self.special}, so both encodings are the same "
-                    f"{len(self.as_text):,} tokens.")
+            return (
+                f"This text does not contain {self.special}, so both encodings are the same "
+                f"{len(self.as_text):,} tokens."
+            )
         ids = " ".join(str(i) for i in self.plain_ids)
         times = "once" if self.occurrences == 1 else f"{self.occurrences:,} times"
-        return (f"{self.special} occurs {times}. As plain text it is {len(self.plain_ids)} ordinary tokens "
-                f"(ids {ids}), which any user can type; as the special token it is one id, {self.special_id}, "
-                f"which only the program adds (allowed_special), so a model can trust it to mean \"a document "
-                f"ends here\". The whole text: {len(self.as_text):,} tokens as plain text, "
-                f"{len(self.as_special):,} with the special token.")
+        return (
+            f"{self.special} occurs {times}. As plain text it is {len(self.plain_ids)} ordinary tokens "
+            f"(ids {ids}), which any user can type; as the special token it is one id, {self.special_id}, "
+            f'which only the program adds (allowed_special), so a model can trust it to mean "a document '
+            f'ends here". The whole text: {len(self.as_text):,} tokens as plain text, '
+            f"{len(self.as_special):,} with the special token."
+        )
 
 
 def special_token_comparison(tokenizer, text: str, special: str = ENDOFTEXT) -> SpecialTokenComparison:
@@ -54,9 +59,11 @@ def special_token_comparison(tokenizer, text: str, special: str = ENDOFTEXT) -> 
     allowed = tokenizer.encode(text, allowed_special={special})
     itos = tokenizer.itos
     return SpecialTokenComparison(
-        text=text, special=special,
+        text=text,
+        special=special,
         as_text=tuple(Segment(itos[i], i) for i in plain),
         as_special=tuple(Segment(itos[i], i) for i in allowed),
-        plain_ids=tuple(tokenizer.encode(special)), special_id=tokenizer.special_tokens[special],
+        plain_ids=tuple(tokenizer.encode(special)),
+        special_id=tokenizer.special_tokens[special],
         occurrences=text.count(special),
     )

@@ -3,6 +3,7 @@
 The rules themselves live with the engines (`bpe.steps.TIE_RULES`); this only names and
 explains them for a reader.
 """
+
 from __future__ import annotations
 
 from bpe.steps import FIRST_OCCURRENCE, HUGGINGFACE, LEXICOGRAPHIC, check_tie_rule
@@ -23,7 +24,7 @@ TIE_RULE_ORIGINS = {
     FIRST_OCCURRENCE: "the tutorial's rule; minbpe's max(stats, key=stats.get) picks the same pair",
     LEXICOGRAPHIC: "independent of where pairs occur: any implementation that sorts pairs agrees",
     HUGGINGFACE: "what Hugging Face tokenizers' BpeTrainer does: its alphabet sorted by character code, then "
-                 "each new token numbered in the order it was made",
+    "each new token numbered in the order it was made",
 }
 
 
@@ -44,5 +45,7 @@ def tie_rule_sentence(name: str) -> str:
 
 def tie_rules_help() -> str:
     """Every rule in one Markdown paragraph each: label, what wins a tie, where it comes from."""
-    return "\n\n".join(f"**{TIE_RULE_LABELS[name]}**: ties go to {TIE_RULE_EXPLANATIONS[name]} ({TIE_RULE_ORIGINS[name]})."
-                       for name in TIE_RULE_LABELS)
+    return "\n\n".join(
+        f"**{TIE_RULE_LABELS[name]}**: ties go to {TIE_RULE_EXPLANATIONS[name]} ({TIE_RULE_ORIGINS[name]})."
+        for name in TIE_RULE_LABELS
+    )

@@ -5,6 +5,7 @@ Fixed sizes (300, 500, 1,000, 2,000) fit one corpus and setting: where training 
 training stops at 12) every row is the same. Sizes the run really reaches, spread from
 its alphabet to where it stopped, always differ.
 """
+
 from __future__ import annotations
 
 from bpe.run import TrainingRun

@@ -4,6 +4,7 @@ Unlike `bpe.lineage` (how one token was built), this lists every learned token o
 when it was learned and how much of it survives in the final encoding: a token created
 often and used rarely was absorbed by longer tokens learned later.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -39,8 +40,9 @@ def learned_tokens(run, merges: int, usage: Counter) -> list[LearnedToken]:
     next_id = len(run.base_tokens)
     for token, index in sorted(created.items(), key=lambda item: item[1]):
         step = steps[index]
-        rows.append(LearnedToken(next_id, token, token_characters(token), step.number, step.frequency,
-                                 usage.get(token, 0)))
+        rows.append(
+            LearnedToken(next_id, token, token_characters(token), step.number, step.frequency, usage.get(token, 0))
+        )
         next_id += 1
     return rows
 

@@ -12,6 +12,7 @@ the other, on the same text; nothing here asserts a time.
 Optional packages (tokenizers, tiktoken) are imported when used; a missing one, or
 missing GPT-2 files, skips that line with a message.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,11 +23,11 @@ from pathlib import Path
 from bpe.alphabet import BYTES
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
-from bpe.gpt2.tokenizer import load_gpt2
-from bpe.pretokenize import count_gpt2_chunks
 from bpe.gpt2.files import find_gpt2_files
 from bpe.gpt2.tiktoken_check import tiktoken_gpt2
+from bpe.gpt2.tokenizer import load_gpt2
 from bpe.paths import shared_data_dir
+from bpe.pretokenize import count_gpt2_chunks
 from bpe.training import prepare_words, train_steps
 
 
@@ -51,8 +52,18 @@ def bench_pretokenized_training(text: str, vocab_size: int = 5_000, pretokenizer
     """Our fast engine vs Hugging Face `tokenizers`, byte-level, pre-tokenized, same text and vocab."""
     base = [bytes([value]) for value in range(256)]
     started = time.perf_counter()
-    merges = sum(1 for _ in train_steps(text, target_vocab_size=vocab_size, minimum_pair_frequency=2, engine="fast", top_k=0, alphabet=BYTES,
-                                        pretokenizer=pretokenizer))
+    merges = sum(
+        1
+        for _ in train_steps(
+            text,
+            target_vocab_size=vocab_size,
+            minimum_pair_frequency=2,
+            engine="fast",
+            top_k=0,
+            alphabet=BYTES,
+            pretokenizer=pretokenizer,
+        )
+    )
     ours = time.perf_counter() - started
     # Where the time goes: the same job in its two halves.
     started = time.perf_counter()
@@ -62,22 +73,35 @@ def bench_pretokenized_training(text: str, vocab_size: int = 5_000, pretokenizer
     for _ in fast_steps(words, base, target_vocab_size=vocab_size, minimum_pair_frequency=2, top_k=0):
         pass
     merging = time.perf_counter() - started
-    figures = {"characters": len(text), "vocab_size": vocab_size, "merges": merges, "ours_s": ours,
-               "ours_counting_s": counting, "ours_merging_s": merging, "distinct_chunks": len(words)}
-    _say(f"training {len(text):,} chars, bytes + {pretokenizer} pre-tokenizer, to vocab {vocab_size:,}: "
-         f"ours {ours:.2f} s ({merges:,} merges; chunk counting {counting:.2f} s for {len(words):,} distinct "
-         f"chunks, merging {merging:.2f} s)")
+    figures = {
+        "characters": len(text),
+        "vocab_size": vocab_size,
+        "merges": merges,
+        "ours_s": ours,
+        "ours_counting_s": counting,
+        "ours_merging_s": merging,
+        "distinct_chunks": len(words),
+    }
+    _say(
+        f"training {len(text):,} chars, bytes + {pretokenizer} pre-tokenizer, to vocab {vocab_size:,}: "
+        f"ours {ours:.2f} s ({merges:,} merges; chunk counting {counting:.2f} s for {len(words):,} distinct "
+        f"chunks, merging {merging:.2f} s)"
+    )
     if pretokenizer == "gpt2":
         started = time.perf_counter()
         count_gpt2_chunks(text)
         figures["piece_counting_s"] = time.perf_counter() - started
-        _say(f"  (counting the same chunks by space-led pieces, bpe.gpt2.count_gpt2_chunks: "
-             f"{figures['piece_counting_s']:.2f} s)")
+        _say(
+            f"  (counting the same chunks by space-led pieces, bpe.gpt2.count_gpt2_chunks: "
+            f"{figures['piece_counting_s']:.2f} s)"
+        )
     hf = _hf_training_seconds(text, vocab_size)
     if hf is not None:
         figures.update(hf_s=hf, ratio=ours / hf)
-        _say(f"  Hugging Face tokenizers (ByteLevel, BpeTrainer min_frequency=2): {hf:.2f} s; "
-             f"ours / HF = {ours / hf:.2f}x")
+        _say(
+            f"  Hugging Face tokenizers (ByteLevel, BpeTrainer min_frequency=2): {hf:.2f} s; "
+            f"ours / HF = {ours / hf:.2f}x"
+        )
     return figures
 
 
@@ -89,8 +113,12 @@ def _hf_training_seconds(text: str, vocab_size: int) -> float | None:
         return None
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=2, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=2,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     # Line by line, as its docs feed it (one 2.4 M-character string is slower for it).
     lines = text.splitlines(keepends=True)
     started = time.perf_counter()
@@ -106,8 +134,9 @@ def default_gpt2_text() -> Path | None:
     return path if path.is_file() else None
 
 
-def bench_gpt2_encoding(text: str, *, files: tuple[Path, Path] | None = None, repeats: int = 3,
-                        label: str = "") -> dict:
+def bench_gpt2_encoding(
+    text: str, *, files: tuple[Path, Path] | None = None, repeats: int = 3, label: str = ""
+) -> dict:
     """MB/s of `bpe.gpt2` (cold cache), tiktoken and Hugging Face's GPT-2 on ``text``; ids compared."""
     files = files or find_gpt2_files()
     if files is None:
@@ -121,11 +150,20 @@ def bench_gpt2_encoding(text: str, *, files: tuple[Path, Path] | None = None, re
     # Cold: a fresh cache every run, so each run pays for every distinct chunk once.
     cold_s, ids = _best_of(repeats, lambda: (ours.clear_cache(), ours.encode(text))[1])
     warm_s, _ = _best_of(repeats, lambda: ours.encode(text))
-    figures = {"bytes": size, "tokens": len(ids), "load_s": load_s, "ours_s": cold_s, "ours_warm_s": warm_s,
-               "ours_mb_s": size / cold_s / 1e6, "ours_warm_mb_s": size / warm_s / 1e6}
-    _say(f"GPT-2 encoding {label or f'{size:,} bytes'} ({len(ids):,} tokens): ours (pure Python) "
-         f"{figures['ours_mb_s']:.2f} MB/s with a cold cache, {figures['ours_warm_mb_s']:.2f} MB/s warm "
-         f"(loading the files: {load_s:.2f} s)")
+    figures = {
+        "bytes": size,
+        "tokens": len(ids),
+        "load_s": load_s,
+        "ours_s": cold_s,
+        "ours_warm_s": warm_s,
+        "ours_mb_s": size / cold_s / 1e6,
+        "ours_warm_mb_s": size / warm_s / 1e6,
+    }
+    _say(
+        f"GPT-2 encoding {label or f'{size:,} bytes'} ({len(ids):,} tokens): ours (pure Python) "
+        f"{figures['ours_mb_s']:.2f} MB/s with a cold cache, {figures['ours_warm_mb_s']:.2f} MB/s warm "
+        f"(loading the files: {load_s:.2f} s)"
+    )
     figures.update(_tiktoken_figures(text, ids, encoder, vocab, size, repeats, figures["ours_mb_s"]))
     figures.update(_hf_gpt2_figures(text, ids, encoder, vocab, size, repeats, figures["ours_mb_s"]))
     return figures
@@ -141,8 +179,10 @@ def _tiktoken_figures(text, ids, encoder, vocab, size, repeats, ours_mb_s) -> di
     seconds, expected = _best_of(repeats, lambda: reference.encode_ordinary(text))
     mb_s = size / seconds / 1e6
     same = expected == ids
-    _say(f"  tiktoken (Rust): {mb_s:.2f} MB/s; ours is {ours_mb_s / mb_s:.2f}x its speed; "
-         f"ids {'identical' if same else 'DIFFERENT'}")
+    _say(
+        f"  tiktoken (Rust): {mb_s:.2f} MB/s; ours is {ours_mb_s / mb_s:.2f}x its speed; "
+        f"ids {'identical' if same else 'DIFFERENT'}"
+    )
     return {"tiktoken_mb_s": mb_s, "ours_vs_tiktoken": ours_mb_s / mb_s, "tiktoken_ids_equal": same}
 
 
@@ -159,8 +199,10 @@ def _hf_gpt2_figures(text, ids, encoder, vocab, size, repeats, ours_mb_s) -> dic
     seconds, encoding = _best_of(repeats, lambda: hf.encode(text))
     mb_s = size / seconds / 1e6
     same = encoding.ids == ids
-    _say(f"  Hugging Face tokenizers' GPT-2 (Rust, same files): {mb_s:.2f} MB/s; ours is {ours_mb_s / mb_s:.2f}x "
-         f"its speed; ids {'identical' if same else 'DIFFERENT'}")
+    _say(
+        f"  Hugging Face tokenizers' GPT-2 (Rust, same files): {mb_s:.2f} MB/s; ours is {ours_mb_s / mb_s:.2f}x "
+        f"its speed; ids {'identical' if same else 'DIFFERENT'}"
+    )
     return {"hf_mb_s": mb_s, "ours_vs_hf": ours_mb_s / mb_s, "hf_ids_equal": same}
 
 

@@ -4,6 +4,7 @@ A script, not a test: numbers depend on the machine. It helps choose a budget fo
 app (how many seconds buy a useful comparison). Random ids stand in for a corpus: speed
 depends on the shape, not on what the ids say.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,8 @@ def tokens_per_second(config: ModelConfig, settings: TrainSettings, seconds: flo
     settings = replace(settings, eval_every=10**9, eval_windows=1)
     for _ in train_model(build_model(config), data, Budget(steps=3), settings):  # warm-up: lazy imports, allocations
         pass
-    last = None
-    for last in train_model(build_model(config), data, Budget(seconds=seconds), settings):
-        pass
+    # the last progress report holds the totals of the timed run
+    *_, last = train_model(build_model(config), data, Budget(seconds=seconds), settings)
     return last.tokens_seen / last.seconds
 
 
@@ -44,8 +44,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    config = ModelConfig(vocab_size=args.vocab_size, block_size=args.block_size, width=args.width,
-                         depth=args.depth, heads=args.heads)
+    config = ModelConfig(
+        vocab_size=args.vocab_size, block_size=args.block_size, width=args.width, depth=args.depth, heads=args.heads
+    )
     settings = TrainSettings(batch_size=args.batch_size, device=args.device)
     rate = tokens_per_second(config, settings, args.seconds)
     counts = count_parameters(build_model(config))

@@ -18,6 +18,7 @@ What it measures (WikiText-2 valid+test from the shared data, or ``--text FILE``
 ``--quick`` shrinks every job (for a smoke run); the figures quoted in the README come
 from a full run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,6 @@ from bpe.tokenizer import BPETokenizer
 from bpe.training import train_steps
 
 
-
 def default_text() -> str:
     parts = [shared_data_dir() / "wikitext-2" / "valid.txt", shared_data_dir() / "wikitext-2" / "test.txt"]
     missing = [str(p) for p in parts if not p.is_file()]
@@ -55,22 +55,37 @@ def timed(fn):
 def bench_training(text: str, chars: int, vocab: int, with_hf: bool) -> dict:
     """Fast engine, reference engine and the tutorial's own loop on one job, in one process."""
     sample = text[:chars]
-    fast_merges, fast_s = timed(lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="fast", top_k=10)])
-    ref_merges, ref_s = timed(lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="reference", top_k=10)])
+    fast_merges, fast_s = timed(
+        lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="fast", top_k=10)]
+    )
+    ref_merges, ref_s = timed(
+        lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="reference", top_k=10)]
+    )
     tutorial_merges, tutorial_s = timed(lambda: tutorial_train(sample, vocab))
     if not fast_merges == ref_merges == tutorial_merges:
         sys.exit("engines disagree: fast, reference and the tutorial's loop learn different merges")
-    print(f"[train] {chars:,} chars → vocab {vocab}: tutorial's loop {tutorial_s:.2f} s, reference {ref_s:.2f} s, "
-          f"fast {fast_s:.3f} s; fast is {tutorial_s / fast_s:.1f}x the tutorial's loop and {ref_s / fast_s:.1f}x "
-          f"the reference; the reference takes {ref_s / tutorial_s:.2f}x the tutorial's time "
-          f"({len(fast_merges)} merges, identical)")
-    out = {"chars": chars, "vocab": vocab, "reference_s": ref_s, "fast_s": fast_s, "tutorial_s": tutorial_s,
-           "ratio": ref_s / fast_s, "tutorial_ratio": tutorial_s / fast_s}
+    print(
+        f"[train] {chars:,} chars → vocab {vocab}: tutorial's loop {tutorial_s:.2f} s, reference {ref_s:.2f} s, "
+        f"fast {fast_s:.3f} s; fast is {tutorial_s / fast_s:.1f}x the tutorial's loop and {ref_s / fast_s:.1f}x "
+        f"the reference; the reference takes {ref_s / tutorial_s:.2f}x the tutorial's time "
+        f"({len(fast_merges)} merges, identical)"
+    )
+    out = {
+        "chars": chars,
+        "vocab": vocab,
+        "reference_s": ref_s,
+        "fast_s": fast_s,
+        "tutorial_s": tutorial_s,
+        "ratio": ref_s / fast_s,
+        "tutorial_ratio": tutorial_s / fast_s,
+    }
     if with_hf:
         hf_s = _hf_whole_text(sample, vocab)
         if hf_s is not None:
-            print(f"[train] Hugging Face tokenizers, same whole-text job: {hf_s:.2f} s "
-                  f"(fast is {hf_s / fast_s:.1f}x faster)")
+            print(
+                f"[train] Hugging Face tokenizers, same whole-text job: {hf_s:.2f} s "
+                f"(fast is {hf_s / fast_s:.1f}x faster)"
+            )
             out["hf_s"] = hf_s
     return out
 
@@ -104,22 +119,31 @@ def bench_big_training(text_path: str | None, vocab: int, quick: bool, top_k: in
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    print(f"[train] {out['chars']:,} chars → vocab {vocab}, fast engine, top_k={top_k}: {out['seconds']:.2f} s, "
-          f"peak memory {out['peak_mb']:.0f} MB (whole process), {out['merges']} merges")
+    print(
+        f"[train] {out['chars']:,} chars → vocab {vocab}, fast engine, top_k={top_k}: {out['seconds']:.2f} s, "
+        f"peak memory {out['peak_mb']:.0f} MB (whole process), {out['merges']} merges"
+    )
     return out
 
 
 def bench_tie_heavy(path: Path, vocab: int) -> dict:
     """Minimum frequency 1 on a short text: thousands of pairs tie at the top every step."""
     text = path.read_text(encoding="utf-8")
-    fast_steps_, fast_s = timed(lambda: [s.pair for s in train_steps(text, target_vocab_size=vocab,
-                                                                      minimum_pair_frequency=1, top_k=10)])
-    ref_steps, ref_s = timed(lambda: [s.pair for s in train_steps(text, target_vocab_size=vocab, minimum_pair_frequency=1,
-                                                                   engine="reference", top_k=10)])
+    fast_steps_, fast_s = timed(
+        lambda: [s.pair for s in train_steps(text, target_vocab_size=vocab, minimum_pair_frequency=1, top_k=10)]
+    )
+    ref_steps, ref_s = timed(
+        lambda: [
+            s.pair
+            for s in train_steps(text, target_vocab_size=vocab, minimum_pair_frequency=1, engine="reference", top_k=10)
+        ]
+    )
     if fast_steps_ != ref_steps:
         sys.exit("engines disagree on the tie-heavy job")
-    print(f"[ties] {path.name} ({len(text):,} chars), minimum frequency 1 → vocab {vocab:,}: reference {ref_s:.2f} s, "
-          f"fast {fast_s:.2f} s ({fast_s / ref_s:.3f} of the reference; {len(ref_steps):,} merges, identical)")
+    print(
+        f"[ties] {path.name} ({len(text):,} chars), minimum frequency 1 → vocab {vocab:,}: reference {ref_s:.2f} s, "
+        f"fast {fast_s:.2f} s ({fast_s / ref_s:.3f} of the reference; {len(ref_steps):,} merges, identical)"
+    )
     return {"chars": len(text), "merges": len(ref_steps), "reference_s": ref_s, "fast_s": fast_s}
 
 
@@ -130,9 +154,11 @@ def bench_vocab_growth(text: str, small: int, large: int) -> dict:
     small_steps, small_s = timed(lambda: len(list(train_steps(text, target_vocab_size=small, top_k=20))))
     large_steps, large_s = timed(lambda: len(list(train_steps(text, target_vocab_size=large, top_k=20))))
     per_small, per_large = small_s / max(small_steps, 1), large_s / max(large_steps, 1)
-    print(f"[ties] the Python language reference ({len(text):,} chars), fast engine: to {small:,} {small_s:.2f} s "
-          f"({per_small * 1000:.2f} ms/merge), to {large:,} {large_s:.2f} s ({per_large * 1000:.2f} ms/merge): "
-          f"{per_large / per_small:.2f}x per merge")
+    print(
+        f"[ties] the Python language reference ({len(text):,} chars), fast engine: to {small:,} {small_s:.2f} s "
+        f"({per_small * 1000:.2f} ms/merge), to {large:,} {large_s:.2f} s ({per_large * 1000:.2f} ms/merge): "
+        f"{per_large / per_small:.2f}x per merge"
+    )
     return {"small_s": small_s, "large_s": large_s, "per_merge_ratio": per_large / per_small}
 
 
@@ -145,10 +171,11 @@ def bench_encoding(text: str, chars: int, vocab: int) -> dict:
     if [tok.itos[i] for i in ids] != replayed:
         sys.exit("encoders disagree: BPETokenizer.encode and the merge replay differ")
     mb = len(sample.encode("utf-8")) / 1e6
-    print(f"[encode] {chars:,} chars, vocab {tok.vocab_size}: replay {replay_s:.2f} s, BPETokenizer.encode "
-          f"{fast_s:.2f} s ({mb / fast_s:.2f} MB/s), {replay_s / fast_s:.1f}x the replay, identical tokens")
-    return {"chars": chars, "replay_s": replay_s, "fast_s": fast_s, "ratio": replay_s / fast_s,
-            "mb_per_s": mb / fast_s}
+    print(
+        f"[encode] {chars:,} chars, vocab {tok.vocab_size}: replay {replay_s:.2f} s, BPETokenizer.encode "
+        f"{fast_s:.2f} s ({mb / fast_s:.2f} MB/s), {replay_s / fast_s:.1f}x the replay, identical tokens"
+    )
+    return {"chars": chars, "replay_s": replay_s, "fast_s": fast_s, "ratio": replay_s / fast_s, "mb_per_s": mb / fast_s}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,8 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     text = Path(args.text).read_text(encoding="utf-8") if args.text else default_text()
     quick = args.quick
     figures = {
-        "train_500k": bench_training(text, 50_000 if quick else 500_000, 300 if quick else 1_000,
-                                     with_hf=not args.skip_hf),
+        "train_500k": bench_training(
+            text, 50_000 if quick else 500_000, 300 if quick else 1_000, with_hf=not args.skip_hf
+        ),
         "train_all": bench_big_training(args.text, 1_000 if quick else 5_000, quick),
         "train_all_top20": bench_big_training(args.text, 1_000 if quick else 5_000, quick, top_k=20),
         "encode_1m": bench_encoding(text, 100_000 if quick else 1_000_000, 1_000),
@@ -171,9 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     verdict = shared_data_dir() / "the-verdict.txt"
     if verdict.is_file():
         figures["ties"] = bench_tie_heavy(verdict, 2_000 if quick else 10_000)
-    python_reference = python_reference_text()[:100_000 if quick else 500_000]
-    figures["vocab_growth"] = bench_vocab_growth(python_reference, 1_000 if quick else 5_000,
-                                                         2_000 if quick else 10_000)
+    python_reference = python_reference_text()[: 100_000 if quick else 500_000]
+    figures["vocab_growth"] = bench_vocab_growth(
+        python_reference, 1_000 if quick else 5_000, 2_000 if quick else 10_000
+    )
     if not args.skip_bytes:
         figures["bytes"] = bytes_level.run_all(text, quick=quick)
     print_targets(figures)
@@ -186,35 +215,68 @@ def print_targets(figures: dict) -> None:
     """Each target of the speed issue beside its measured value and the two sides of its ratio."""
     rows = []
     train, big, encode = figures["train_500k"], figures["train_all"], figures["encode_1m"]
-    rows.append(("train 500k chars -> 1,000: >= 100x the tutorial's loop",
-                 f"{train['tutorial_ratio']:.1f}x ({train['tutorial_s']:.2f} s / {train['fast_s']:.3f} s)",
-                 train["tutorial_ratio"] >= 100))
-    rows.append(("reference at least as fast as the tutorial's loop",
-                 f"{train['reference_s'] / train['tutorial_s']:.2f}x its time ({train['reference_s']:.2f} s / "
-                 f"{train['tutorial_s']:.2f} s)", train["reference_s"] <= train["tutorial_s"]))
-    rows.append(("all 2.4 M chars -> 5,000: <= 3 s", f"{big['seconds']:.2f} s, peak {big['peak_mb']:.0f} MB",
-                 big["seconds"] <= 3))
+    rows.append(
+        (
+            "train 500k chars -> 1,000: >= 100x the tutorial's loop",
+            f"{train['tutorial_ratio']:.1f}x ({train['tutorial_s']:.2f} s / {train['fast_s']:.3f} s)",
+            train["tutorial_ratio"] >= 100,
+        )
+    )
+    rows.append(
+        (
+            "reference at least as fast as the tutorial's loop",
+            f"{train['reference_s'] / train['tutorial_s']:.2f}x its time ({train['reference_s']:.2f} s / "
+            f"{train['tutorial_s']:.2f} s)",
+            train["reference_s"] <= train["tutorial_s"],
+        )
+    )
+    rows.append(
+        (
+            "all 2.4 M chars -> 5,000: <= 3 s",
+            f"{big['seconds']:.2f} s, peak {big['peak_mb']:.0f} MB",
+            big["seconds"] <= 3,
+        )
+    )
     if "ties" in figures:
         ties = figures["ties"]
-        rows.append(("the-verdict.txt, min frequency 1 -> 10,000: <= 1/10 of the reference",
-                     f"{ties['fast_s'] / ties['reference_s']:.3f} ({ties['fast_s']:.2f} s / {ties['reference_s']:.2f} s)",
-                     ties["fast_s"] <= ties["reference_s"] / 10))
+        rows.append(
+            (
+                "the-verdict.txt, min frequency 1 -> 10,000: <= 1/10 of the reference",
+                f"{ties['fast_s'] / ties['reference_s']:.3f} ({ties['fast_s']:.2f} s / {ties['reference_s']:.2f} s)",
+                ties["fast_s"] <= ties["reference_s"] / 10,
+            )
+        )
     growth = figures["vocab_growth"]
-    rows.append(("the Python reference to 10,000 within 2x of its time to 5,000 per merge",
-                 f"{growth['per_merge_ratio']:.2f}x ({growth['large_s']:.2f} s / {growth['small_s']:.2f} s in all)",
-                 growth["per_merge_ratio"] <= 2))
-    rows.append(("encode 1 M chars at vocab 1,000: >= 2 MB/s", f"{encode['mb_per_s']:.2f} MB/s", encode["mb_per_s"] >= 2))
+    rows.append(
+        (
+            "the Python reference to 10,000 within 2x of its time to 5,000 per merge",
+            f"{growth['per_merge_ratio']:.2f}x ({growth['large_s']:.2f} s / {growth['small_s']:.2f} s in all)",
+            growth["per_merge_ratio"] <= 2,
+        )
+    )
+    rows.append(
+        ("encode 1 M chars at vocab 1,000: >= 2 MB/s", f"{encode['mb_per_s']:.2f} MB/s", encode["mb_per_s"] >= 2)
+    )
     byte_figures = figures.get("bytes", {})
     training = byte_figures.get("training", {})
     if "hf_s" in training:
-        rows.append(("byte-level GPT-2-split training -> 5,000: <= Hugging Face's time",
-                     f"{training['ours_s'] / training['hf_s']:.2f}x ({training['ours_s']:.2f} s / {training['hf_s']:.2f} s)",
-                     training["ours_s"] <= training["hf_s"]))
+        rows.append(
+            (
+                "byte-level GPT-2-split training -> 5,000: <= Hugging Face's time",
+                f"{training['ours_s'] / training['hf_s']:.2f}x ({training['ours_s']:.2f} s / {training['hf_s']:.2f} s)",
+                training["ours_s"] <= training["hf_s"],
+            )
+        )
     gpt2 = byte_figures.get("gpt2", {})
     if "tiktoken_mb_s" in gpt2:
         ratio = gpt2["ours_mb_s"] / gpt2["tiktoken_mb_s"]
-        rows.append(("GPT-2 encoding, cold cache: >= 0.75x tiktoken",
-                     f"{ratio:.2f}x ({gpt2['ours_mb_s']:.2f} MB/s / {gpt2['tiktoken_mb_s']:.2f} MB/s)", ratio >= 0.75))
+        rows.append(
+            (
+                "GPT-2 encoding, cold cache: >= 0.75x tiktoken",
+                f"{ratio:.2f}x ({gpt2['ours_mb_s']:.2f} MB/s / {gpt2['tiktoken_mb_s']:.2f} MB/s)",
+                ratio >= 0.75,
+            )
+        )
     print("\n[targets] (the app's page times: .venv/bin/python tests/app/measure_render.py)")
     for target, measured, met in rows:
         print(f"  {'met ' if met else 'MISS'}  {target}: {measured}")

@@ -8,6 +8,7 @@ text is one sequence, training stops at the target size, when no pair is left, o
 the best pair occurs fewer than ``minimum_pair_frequency`` times, and a merge whose
 result already exists adds no token but still counts as a merge.
 """
+
 from __future__ import annotations
 
 from collections import Counter

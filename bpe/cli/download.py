@@ -10,6 +10,7 @@ Wiring (in `bpe.cli`):
     args = parser.parse_args(argv)
     return args.func(args)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,9 +19,9 @@ from pathlib import Path
 from typing import TextIO
 
 from bpe.cli.errors import reporting_errors
-from bpe.paths import CACHE_DIR
 from bpe.corpora.download import DEFAULT_DEADLINE, WIKITEXT2_MIRRORS, WIKITEXT2_SHA256, download_wikitext2
 from bpe.corpora.wikitext import clean_files
+from bpe.paths import CACHE_DIR
 
 DATASETS = ("wikitext-2",)
 
@@ -35,16 +36,21 @@ def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
     )
     parser.add_argument("dataset", choices=DATASETS, help="what to download")
     parser.add_argument(
-        "--mirror", action="append", metavar="URL",
-        help="URL of wikitext-2-raw-v1.zip; repeat to try several in order "
-        f"(default: {', '.join(WIKITEXT2_MIRRORS)})",
+        "--mirror",
+        action="append",
+        metavar="URL",
+        help=f"URL of wikitext-2-raw-v1.zip; repeat to try several in order (default: {', '.join(WIKITEXT2_MIRRORS)})",
     )
     parser.add_argument(
-        "--sha256", metavar="HEX",
+        "--sha256",
+        metavar="HEX",
         help=f"expected SHA-256 of the archive (default: the published {WIKITEXT2_SHA256[:12]}...)",
     )
     parser.add_argument(
-        "--cache-dir", type=Path, default=CACHE_DIR, metavar="DIR",
+        "--cache-dir",
+        type=Path,
+        default=CACHE_DIR,
+        metavar="DIR",
         help="where the archive and the unpacked files go (default: data/cache in the project)",
     )
     add_transfer_limits(parser, "each mirror")
@@ -55,10 +61,16 @@ def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
 def add_transfer_limits(parser: argparse.ArgumentParser, transfer: str) -> None:
     """``--timeout`` (each connect and read) and ``--deadline`` (each whole ``transfer``),
     as every downloading command takes them."""
-    parser.add_argument("--timeout", type=float, default=30, metavar="SECONDS",
-                        help="limit for each connect and read (default: 30)")
-    parser.add_argument("--deadline", type=float, default=DEFAULT_DEADLINE, metavar="SECONDS",
-                        help=f"limit for {transfer}'s whole transfer (default: {DEFAULT_DEADLINE:g})")
+    parser.add_argument(
+        "--timeout", type=float, default=30, metavar="SECONDS", help="limit for each connect and read (default: 30)"
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        default=DEFAULT_DEADLINE,
+        metavar="SECONDS",
+        help=f"limit for {transfer}'s whole transfer (default: {DEFAULT_DEADLINE:g})",
+    )
 
 
 def run_download(args: argparse.Namespace) -> int:

@@ -6,14 +6,14 @@ skipping every ``finally``: a download would leave its ``.part`` file, a build i
 temporary files. `terminating_cleanly` turns it into an exception for the length of a
 command, so the same clean-up that Ctrl-C gets runs for it too.
 """
+
 from __future__ import annotations
 
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable
 
 from bpe.errors import BpeError
 

@@ -15,6 +15,7 @@ Exit status: 0 when the ids are identical (or ``--no-proof``), 1 when they diffe
 any error (one line, never a traceback). A tiktoken export also writes ``<output>.json``
 (the split pattern and the other settings ``tiktoken.Encoding`` needs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,18 +30,34 @@ def add_export_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
     """Add ``export`` to a parser's subcommands; its ``func`` is `run_export`."""
     formats = ", ".join(f"{fmt} ({LIBRARY[fmt]})" for fmt in FORMATS)
     p = subparsers.add_parser(
-        "export", help="write a saved tokenizer as another library's file and prove it encodes the same",
+        "export",
+        help="write a saved tokenizer as another library's file and prove it encodes the same",
         description=f"Write a BPE Lab tokenizer in another library's format: {formats}. The file is then "
-                    "loaded with that library and text is encoded both ways; the last line says whether "
-                    "the ids are identical.")
+        "loaded with that library and text is encoded both ways; the last line says whether "
+        "the ids are identical.",
+    )
     p.add_argument("--tokenizer", type=Path, required=True, help="a tokenizer saved by BPE Lab (build, the app)")
-    p.add_argument("--format", choices=FORMATS, required=True, help="hf: tokenizer.json; tiktoken: a .tiktoken "
-                   "ranks file and its settings (byte-level tokenizers only); minbpe: a .model file (byte-level only)")
-    p.add_argument("--output", type=Path, required=True, metavar="PATH",
-                   help="the file to write (a minbpe model must end in .model)")
-    p.add_argument("--check-text", type=Path, metavar="FILE",
-                   help="held-out text to encode both ways (besides the built-in hostile strings); also searched "
-                        "for texts the format encodes differently")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        required=True,
+        help="hf: tokenizer.json; tiktoken: a .tiktoken "
+        "ranks file and its settings (byte-level tokenizers only); minbpe: a .model file (byte-level only)",
+    )
+    p.add_argument(
+        "--output",
+        type=Path,
+        required=True,
+        metavar="PATH",
+        help="the file to write (a minbpe model must end in .model)",
+    )
+    p.add_argument(
+        "--check-text",
+        type=Path,
+        metavar="FILE",
+        help="held-out text to encode both ways (besides the built-in hostile strings); also searched "
+        "for texts the format encodes differently",
+    )
     p.add_argument("--no-proof", action="store_true", help="write the files without loading them back")
     p.set_defaults(func=run_export)
     return p

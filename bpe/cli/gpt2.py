@@ -10,6 +10,7 @@ compared), 1 an error or ids that differ. Errors are one clear line, never a tra
 
 Wiring (in `bpe.cli`): ``add_gpt2_command(subparsers)``; its ``func`` is `run_gpt2`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,39 +22,61 @@ from bpe.cli.download import ProgressPrinter, add_transfer_limits
 from bpe.cli.errors import reporting_errors
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
-from bpe.paths import CACHE_DIR
-from bpe.gpt2.tokenizer import load_gpt2
 from bpe.gpt2.files import OPENAI_BASE_URL, download_gpt2_files, find_gpt2_files, missing_files_message
 from bpe.gpt2.tiktoken_check import check_against_tiktoken
+from bpe.gpt2.tokenizer import load_gpt2
+from bpe.paths import CACHE_DIR
 
 
 def add_gpt2_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``gpt2`` (with ``encode`` and ``download``) to a parser's subcommands."""
     parser = subparsers.add_parser(
-        "gpt2", help="OpenAI's GPT-2 tokenizer: encode text, download its files",
+        "gpt2",
+        help="OpenAI's GPT-2 tokenizer: encode text, download its files",
         description="Encode with the real GPT-2 tokenizer (OpenAI's encoder.json and vocab.bpe), in pure "
-                    "Python, id for id like tiktoken.")
+        "Python, id for id like tiktoken.",
+    )
     actions = parser.add_subparsers(dest="gpt2_command", required=True, metavar="ACTION")
 
     encode = actions.add_parser("encode", help="print the GPT-2 ids of a text")
     source = encode.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to encode")
     source.add_argument("--file", type=Path, help="a UTF-8 text file to encode")
-    encode.add_argument("--encoder", type=Path, metavar="PATH", help="encoder.json (default: data/cache/gpt2/ "
-                        "or the shared data folder)")
+    encode.add_argument(
+        "--encoder",
+        type=Path,
+        metavar="PATH",
+        help="encoder.json (default: data/cache/gpt2/ or the shared data folder)",
+    )
     encode.add_argument("--vocab", type=Path, metavar="PATH", help="vocab.bpe (give it with --encoder)")
-    encode.add_argument("--allowed-special", nargs="*", metavar="TOKEN", default=[],
-                        help="special tokens to encode as their id ('all' for every one); "
-                             "by default '<|endoftext|>' is plain text")
-    encode.add_argument("--compare-tiktoken", action="store_true",
-                        help="also encode with tiktoken (offline, from the same files) and say if the ids are equal")
+    encode.add_argument(
+        "--allowed-special",
+        nargs="*",
+        metavar="TOKEN",
+        default=[],
+        help="special tokens to encode as their id ('all' for every one); by default '<|endoftext|>' is plain text",
+    )
+    encode.add_argument(
+        "--compare-tiktoken",
+        action="store_true",
+        help="also encode with tiktoken (offline, from the same files) and say if the ids are equal",
+    )
     encode.add_argument("--no-ids", action="store_true", help="print only the summary, not the ids")
 
     download = actions.add_parser("download", help="download encoder.json and vocab.bpe (SHA-256 checked)")
-    download.add_argument("--cache-dir", type=Path, default=CACHE_DIR, metavar="DIR",
-                          help="the files go to DIR/gpt2/ (default: data/cache in the project)")
-    download.add_argument("--base-url", default=OPENAI_BASE_URL, metavar="URL",
-                          help=f"where the two files are (default: {OPENAI_BASE_URL})")
+    download.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=CACHE_DIR,
+        metavar="DIR",
+        help="the files go to DIR/gpt2/ (default: data/cache in the project)",
+    )
+    download.add_argument(
+        "--base-url",
+        default=OPENAI_BASE_URL,
+        metavar="URL",
+        help=f"where the two files are (default: {OPENAI_BASE_URL})",
+    )
     add_transfer_limits(download, "each file")
     parser.set_defaults(func=run_gpt2)
     return parser
@@ -66,8 +89,13 @@ def run_gpt2(args: argparse.Namespace) -> int:
 
 
 def _download(args: argparse.Namespace) -> int:
-    paths = download_gpt2_files(args.cache_dir, base_url=args.base_url, progress=ProgressPrinter(sys.stderr),
-                                timeout=args.timeout, deadline=args.deadline)
+    paths = download_gpt2_files(
+        args.cache_dir,
+        base_url=args.base_url,
+        progress=ProgressPrinter(sys.stderr),
+        timeout=args.timeout,
+        deadline=args.deadline,
+    )
     for path in paths:
         print(path)
     return 0
@@ -99,8 +127,10 @@ def _report(tokenizer, ids: list[int], text: str, seconds: float, *, print_ids: 
     if print_ids:
         print(" ".join(map(str, ids)))
     size = len(text.encode("utf-8"))
-    print(f"{tokenizer.name}: {len(ids):,} tokens from {size:,} bytes in {seconds:.3f} s "
-          f"({_rate(size, seconds)})", file=sys.stderr)
+    print(
+        f"{tokenizer.name}: {len(ids):,} tokens from {size:,} bytes in {seconds:.3f} s ({_rate(size, seconds)})",
+        file=sys.stderr,
+    )
 
 
 def _compare(tokenizer, text: str, allowed, encoder: Path, vocab: Path, *, print_ids: bool) -> int:
@@ -115,12 +145,17 @@ def _compare(tokenizer, text: str, allowed, encoder: Path, vocab: Path, *, print
     ids = tokenizer.encode(text, allowed_special=allowed)  # from the warm cache: the same ids
     _report(tokenizer, ids, text, parity.seconds, print_ids=print_ids)
     if parity.equal:
-        print(f"tiktoken gpt2: identical ids ({parity.tokens:,} tokens; tiktoken {parity.tiktoken_seconds:.3f} s, "
-              f"{parity.tiktoken_mb_per_s:.2f} MB/s; ours {parity.mb_per_s / parity.tiktoken_mb_per_s:.2f}x its speed)",
-              file=sys.stderr)
+        print(
+            f"tiktoken gpt2: identical ids ({parity.tokens:,} tokens; tiktoken {parity.tiktoken_seconds:.3f} s, "
+            f"{parity.tiktoken_mb_per_s:.2f} MB/s; ours {parity.mb_per_s / parity.tiktoken_mb_per_s:.2f}x its speed)",
+            file=sys.stderr,
+        )
         return 0
-    print(f"tiktoken gpt2: ids DIFFER from position {parity.first_difference:,} "
-          f"({parity.tokens:,} vs {parity.tiktoken_tokens:,} tokens)", file=sys.stderr)
+    print(
+        f"tiktoken gpt2: ids DIFFER from position {parity.first_difference:,} "
+        f"({parity.tokens:,} vs {parity.tiktoken_tokens:,} tokens)",
+        file=sys.stderr,
+    )
     return 1
 
 

@@ -4,6 +4,7 @@ Thin on purpose: it trains the tokenizers, hands them to `train_model_per_tokeni
 the records it yields, the same stream the app page draws. torch is imported only when the
 command runs, so registering the subcommand does not slow down the rest of the CLI.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,14 @@ def add_lm_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentP
     actions = lm.add_subparsers(dest="lm_command", metavar="ACTION", required=True)
     train = actions.add_parser("train", help="train and compare: characters vs BPE")
     train.add_argument("--text", required=True, type=Path, help="UTF-8 text file to train on")
-    train.add_argument("--vocab-size", type=int, nargs="+", default=[500], metavar="N",
-                       help="BPE vocab size(s) to compare with characters (default 500)")
+    train.add_argument(
+        "--vocab-size",
+        type=int,
+        nargs="+",
+        default=[500],
+        metavar="N",
+        help="BPE vocab size(s) to compare with characters (default 500)",
+    )
     train.add_argument("--minimum-pair-frequency", type=int, default=2, help="BPE stops below this pair count")
     budget = train.add_argument_group("budget (training stops at whichever comes first; default 30 seconds)")
     budget.add_argument("--seconds", type=float, help="training seconds per model")
@@ -46,13 +53,22 @@ def add_lm_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentP
     run.add_argument("--learning-rate", type=float, default=3e-3)
     run.add_argument("--eval-every", type=int, default=50, help="steps between held-out evaluations")
     run.add_argument("--eval-windows", type=int, default=64, help="most held-out windows per evaluation")
-    run.add_argument("--held-out", dest="heldout_fraction", type=float, default=0.1,
-                     help="fraction of the text (by characters) held out")
+    run.add_argument(
+        "--held-out",
+        dest="heldout_fraction",
+        type=float,
+        default=0.1,
+        help="fraction of the text (by characters) held out",
+    )
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--device", help="cpu or cuda (default: cuda when available)")
-    run.add_argument("--threads", type=int, metavar="N",
-                     help="torch CPU threads (default: the app's policy, half the cores; all of them make a "
-                          "busy machine slower and the models' compute unequal)")
+    run.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="torch CPU threads (default: the app's policy, half the cores; all of them make a "
+        "busy machine slower and the models' compute unequal)",
+    )
     out = train.add_argument_group("output")
     out.add_argument("--prompt", help="sample prompt (default: the start of the held-out text)")
     out.add_argument("--sample-chars", type=int, default=200, help="length of each sample, in characters")
@@ -75,11 +91,22 @@ def _train(args: argparse.Namespace) -> None:
         raise BpeError(f"--held-out {args.heldout_fraction} must be a fraction between 0 and 1 (exclusive), e.g. 0.1")
     seconds = 30.0 if args.seconds is None and args.chars is None and args.steps is None else args.seconds
     budget = Budget(seconds=seconds, chars=args.chars, steps=args.steps)
-    config = ModelConfig(vocab_size=1, block_size=args.block_size, width=args.width,
-                         depth=args.depth, heads=args.heads, dropout=args.dropout)
-    settings = TrainSettings(batch_size=args.batch_size, learning_rate=args.learning_rate,
-                             eval_every=args.eval_every, eval_windows=args.eval_windows,
-                             seed=args.seed, device=args.device)
+    config = ModelConfig(
+        vocab_size=1,
+        block_size=args.block_size,
+        width=args.width,
+        depth=args.depth,
+        heads=args.heads,
+        dropout=args.dropout,
+    )
+    settings = TrainSettings(
+        batch_size=args.batch_size,
+        learning_rate=args.learning_rate,
+        eval_every=args.eval_every,
+        eval_windows=args.eval_windows,
+        seed=args.seed,
+        device=args.device,
+    )
     if args.threads is not None and args.threads < 1:
         raise BpeError(f"--threads {args.threads} must be at least 1")
     names = ["chars", *(f"bpe-{size}" for size in args.vocab_size)]
@@ -92,8 +119,8 @@ def _train(args: argparse.Namespace) -> None:
     import torch
 
     from bpe.lm.checkpoint import save_checkpoint
-    from bpe.lm.train import default_device
     from bpe.lm.experiment import ModelSummary, TokenizerSpec, train_model_per_tokenizer
+    from bpe.lm.train import default_device
 
     # The app's thread policy (this command is an entry point, so it may set torch's
     # process-wide thread count): with every core, a busy machine gives each model a
@@ -110,9 +137,16 @@ def _train(args: argparse.Namespace) -> None:
         specs.append(TokenizerSpec.from_tokenizer(f"bpe-{size}", tokenizer))
 
     summaries: list[ModelSummary] = []
-    for record in train_model_per_tokenizer(specs, config, budget, text=text, settings=settings,
-                                     heldout_fraction=args.heldout_fraction, prompt=args.prompt,
-                                     sample_chars=args.sample_chars):
+    for record in train_model_per_tokenizer(
+        specs,
+        config,
+        budget,
+        text=text,
+        settings=settings,
+        heldout_fraction=args.heldout_fraction,
+        prompt=args.prompt,
+        sample_chars=args.sample_chars,
+    ):
         if isinstance(record, ModelSummary):
             summaries.append(record)
         elif record.progress.evaluation is not None:
@@ -131,14 +165,18 @@ def _train(args: argparse.Namespace) -> None:
 def _progress_line(name: str, progress) -> str:
     evaluation = progress.evaluation
     train = "      -" if progress.train_loss is None else f"{progress.train_loss:7.3f}"
-    return (f"{name:>10}  step {progress.step:6d}  {progress.seconds:7.1f}s  {progress.chars_seen:>11,} chars  "
-            f"train {train}  held-out {evaluation.loss_per_token:6.3f} nats/token  "
-            f"{evaluation.bits_per_char:6.3f} bits/char")
+    return (
+        f"{name:>10}  step {progress.step:6d}  {progress.seconds:7.1f}s  {progress.chars_seen:>11,} chars  "
+        f"train {train}  held-out {evaluation.loss_per_token:6.3f} nats/token  "
+        f"{evaluation.bits_per_char:6.3f} bits/char"
+    )
 
 
 def _summary_table(summaries: list) -> str:
-    header = (f"{'tokenizer':>10} {'vocab':>6} {'embedding':>10} {'rest':>10} {'steps':>7} "
-              f"{'tokens/s':>9} {'chars seen':>12} {'bits/char':>9}")
+    header = (
+        f"{'tokenizer':>10} {'vocab':>6} {'embedding':>10} {'rest':>10} {'steps':>7} "
+        f"{'tokens/s':>9} {'chars seen':>12} {'bits/char':>9}"
+    )
     rows = [
         f"{s.tokenizer:>10} {s.config.vocab_size:>6} {s.parameters.embedding:>10,} {s.parameters.rest:>10,} "
         f"{s.steps:>7} {s.tokens_per_second:>9,.0f} {s.chars_seen:>12,} {s.bits_per_char:>9.3f}"

@@ -14,6 +14,7 @@ ranks file (``--pattern`` when no settings file is beside it) or a minbpe .model
 
 Every `BpeError` ends the command with one line on stderr and exit status 1: never a traceback.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,19 +22,19 @@ import sys
 from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, CHARACTERS
+from bpe.analysis.metrics import longest_tokens
 from bpe.cli.download import add_download_command
 from bpe.cli.errors import reporting_errors, stop_status, terminating_cleanly
 from bpe.cli.export import add_export_command
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
-from bpe.text import printable, token_characters
-from bpe.analysis.metrics import longest_tokens
-from bpe.errors import BpeError
 from bpe.cli.pipeline import build, output_paths, print_progress, split_paths, unchanged_message
+from bpe.corpora.textfile import read_text_file
+from bpe.errors import BpeError
+from bpe.formats import load_any
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
-from bpe.corpora.textfile import read_text_file
-from bpe.formats import load_any
+from bpe.text import printable, token_characters
 from bpe.tokenizer import BPETokenizer, Tokenizer
 from bpe.training import ENGINES
 
@@ -74,15 +75,23 @@ def _add_build(commands) -> None:
     p.add_argument("--tokenizer-output", type=Path, default=Path("tokenizer/bpe_tokenizer.json"))
     p.add_argument("--encoded-output-dir", type=Path, default=Path("data/encoded_bpe"))
     p.add_argument("--target-vocab-size", type=int, default=500)
-    p.add_argument("--training-characters", type=int, default=500_000,
-                   help="merge statistics come from this prefix of the training split")
+    p.add_argument(
+        "--training-characters",
+        type=int,
+        default=500_000,
+        help="merge statistics come from this prefix of the training split",
+    )
     p.add_argument("--minimum-pair-frequency", type=int, default=2)
     p.add_argument("--engine", choices=sorted(ENGINES), default="fast")
     p.add_argument("--alphabet", choices=ALPHABETS, default=CHARACTERS)
     p.add_argument("--pretokenizer", choices=PRETOKENIZER_CHOICES, default="none")
-    p.add_argument("--tie-rule", choices=TIE_RULES, default=DEFAULT_TIE_RULE,
-                   help="which of equally frequent pairs wins (default: the earliest first occurrence, as in the "
-                        "tutorial); the file records any other rule")
+    p.add_argument(
+        "--tie-rule",
+        choices=TIE_RULES,
+        default=DEFAULT_TIE_RULE,
+        help="which of equally frequent pairs wins (default: the earliest first occurrence, as in the "
+        "tutorial); the file records any other rule",
+    )
     p.add_argument("--quiet", action="store_true", help="no merge log")
     p.set_defaults(func=run_build)
 
@@ -92,27 +101,42 @@ def run_build(args) -> int:
     say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr))
     try:
         report = build(
-            paths, tokenizer_output=args.tokenizer_output, encoded_output_dir=args.encoded_output_dir,
-            target_vocab_size=args.target_vocab_size, training_characters=args.training_characters,
-            minimum_pair_frequency=args.minimum_pair_frequency, engine=args.engine, alphabet=args.alphabet,
-            pretokenizer=None if args.pretokenizer == "none" else args.pretokenizer, tie_rule=args.tie_rule,
-            on_step=None if args.quiet else print_progress, say=say,
+            paths,
+            tokenizer_output=args.tokenizer_output,
+            encoded_output_dir=args.encoded_output_dir,
+            target_vocab_size=args.target_vocab_size,
+            training_characters=args.training_characters,
+            minimum_pair_frequency=args.minimum_pair_frequency,
+            engine=args.engine,
+            alphabet=args.alphabet,
+            pretokenizer=None if args.pretokenizer == "none" else args.pretokenizer,
+            tie_rule=args.tie_rule,
+            on_step=None if args.quiet else print_progress,
+            say=say,
         )
     except KeyboardInterrupt as stop:
         kept = unchanged_message(output_paths(args.tokenizer_output, args.encoded_output_dir))
         print(f"\ninterrupted. {kept}", file=sys.stderr)
         return stop_status(stop)
     tok = report.tokenizer
-    print(f"Tokenizer: {report.tokenizer_path}  vocab size {tok.vocab_size}  merges {report.merges}  "
-          f"fingerprint {report.fingerprint}")
-    print(f"Training: {report.training_characters:,} characters, {report.training_seconds:.2f} s; "
-          f"{report.stop_explanation}")
+    print(
+        f"Tokenizer: {report.tokenizer_path}  vocab size {tok.vocab_size}  merges {report.merges}  "
+        f"fingerprint {report.fingerprint}"
+    )
+    print(
+        f"Training: {report.training_characters:,} characters, {report.training_seconds:.2f} s; "
+        f"{report.stop_explanation}"
+    )
     print(f"{'split':<6} {'characters':>12} {'tokens':>12} {'compression':>12} {'reduction':>10}")
     for split in report.splits:
-        print(f"{split.name:<6} {split.characters:>12,} {split.tokens:>12,} {split.compression:>11.2f}x "
-              f"{split.reduction:>9.1%}")
-    print(f"128 tokens of validation text cover {report.context_characters:.1f} characters on average "
-          f"(128 at character level)")
+        print(
+            f"{split.name:<6} {split.characters:>12,} {split.tokens:>12,} {split.compression:>11.2f}x "
+            f"{split.reduction:>9.1%}"
+        )
+    print(
+        f"128 tokens of validation text cover {report.context_characters:.1f} characters on average "
+        f"(128 at character level)"
+    )
     print("30 longest learned tokens:")
     _print_longest(tok, 30)
     ids = tok.encode(SAMPLE_SENTENCE) if _covers(tok, SAMPLE_SENTENCE) else []
@@ -137,11 +161,17 @@ def _covers(tok: BPETokenizer, text: str) -> bool:
 
 
 def _add_tokenizer_file(p) -> None:
-    p.add_argument("--tokenizer", type=Path, required=True,
-                   help="a tokenizer saved by BPE Lab, a Hugging Face tokenizer.json, a .tiktoken ranks file or a "
-                        "minbpe .model")
-    p.add_argument("--pattern", help="a .tiktoken file's split pattern when no settings file (<file>.json) is "
-                                     "beside it: gpt2, gpt4 (cl100k), none or a regex")
+    p.add_argument(
+        "--tokenizer",
+        type=Path,
+        required=True,
+        help="a tokenizer saved by BPE Lab, a Hugging Face tokenizer.json, a .tiktoken ranks file or a minbpe .model",
+    )
+    p.add_argument(
+        "--pattern",
+        help="a .tiktoken file's split pattern when no settings file (<file>.json) is "
+        "beside it: gpt2, gpt4 (cl100k), none or a regex",
+    )
 
 
 def _add_encode(commands) -> None:
@@ -161,8 +191,10 @@ def run_encode(args) -> int:
     print(" ".join(map(str, ids)))
     if args.tokens:
         print(" ".join(repr(printable(t)) for t in tok.encode_tokens(text)))
-    print(f"{len(text):,} characters → {len(ids):,} tokens ({len(text) / max(len(ids), 1):.2f} characters/token)",
-          file=sys.stderr)
+    print(
+        f"{len(text):,} characters → {len(ids):,} tokens ({len(text) / max(len(ids), 1):.2f} characters/token)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -217,9 +249,11 @@ def run_inspect(args) -> int:
         print(f"note: {note}")
     merges = tok.merges  # a .tiktoken file has none: they are recovered from its ranks
     print(f"First {min(args.first, len(merges))} merges:")
-    for number, (left, right) in enumerate(merges[:args.first], start=1):
-        print(f"  Merge {number}: {printable(left)!r} + {printable(right)!r} = {printable(left + right)!r} "
-              f"(id {tok.stoi.get(left + right, '?')})")
+    for number, (left, right) in enumerate(merges[: args.first], start=1):
+        print(
+            f"  Merge {number}: {printable(left)!r} + {printable(right)!r} = {printable(left + right)!r} "
+            f"(id {tok.stoi.get(left + right, '?')})"
+        )
     print(f"{args.longest} longest tokens:")
     _print_longest(tok, args.longest)
     return 0

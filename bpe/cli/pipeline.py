@@ -6,23 +6,24 @@ check the fingerprint, round-trip every split, stage the ids as torch long tenso
 all four files into place together (or leave every one as it was), measure compression.
 `bpe.cli` prints what this returns; tests call it directly.
 """
+
 from __future__ import annotations
 
 import importlib.util
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from bpe.alphabet import CHARACTERS, default_base_tokens
-from bpe.errors import BpeError
-from bpe.analysis.metrics import compression, context_coverage, token_count_reduction, token_lengths
-from bpe.steps import DEFAULT_TIE_RULE, MergeStep, log_line, should_log
 from bpe.analysis.exports import ids_tensor_bytes
-from bpe.files import check_writable_target, staged_files
-from bpe.storage import to_json_text
+from bpe.analysis.metrics import compression, context_coverage, token_count_reduction, token_lengths
 from bpe.corpora.textfile import read_text_file
+from bpe.errors import BpeError
+from bpe.files import check_writable_target, staged_files
+from bpe.steps import DEFAULT_TIE_RULE, MergeStep, log_line, should_log
+from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
 from bpe.training import train_steps
 
@@ -78,16 +79,28 @@ def require_torch() -> None:
     """Raise a one-line `BpeError` when torch (needed to write the ``*_ids.pt`` tensors) is
     not installed in this Python, saying which Python and how to use the project's venv."""
     if importlib.util.find_spec("torch") is None:
-        raise BpeError(f"build writes torch tensors (train_ids.pt, ...), but torch is not installed in this "
-                       f"Python ({sys.executable}). Run it with the project's venv: .venv/bin/python -m bpe build "
-                       "..., after .venv/bin/pip install -r requirements.txt.")
+        raise BpeError(
+            f"build writes torch tensors (train_ids.pt, ...), but torch is not installed in this "
+            f"Python ({sys.executable}). Run it with the project's venv: .venv/bin/python -m bpe build "
+            "..., after .venv/bin/pip install -r requirements.txt."
+        )
 
 
-def build(paths: dict, *, tokenizer_output: Path, encoded_output_dir: Path, target_vocab_size: int = 500,
-          training_characters: int = 500_000, minimum_pair_frequency: int = 2, engine: str = "fast",
-          alphabet: str = CHARACTERS, pretokenizer: str | None = None, tie_rule: str = DEFAULT_TIE_RULE,
-          on_step: Callable[[MergeStep], None] | None = None,
-          say: Callable[[str], None] = lambda message: None) -> BuildReport:
+def build(
+    paths: dict,
+    *,
+    tokenizer_output: Path,
+    encoded_output_dir: Path,
+    target_vocab_size: int = 500,
+    training_characters: int = 500_000,
+    minimum_pair_frequency: int = 2,
+    engine: str = "fast",
+    alphabet: str = CHARACTERS,
+    pretokenizer: str | None = None,
+    tie_rule: str = DEFAULT_TIE_RULE,
+    on_step: Callable[[MergeStep], None] | None = None,
+    say: Callable[[str], None] = lambda message: None,
+) -> BuildReport:
     require_torch()  # before any work: finding it missing after training would leave half the output
     texts = {name: read_text_file(path) for name, path in paths.items()}
     if training_characters < 1:
@@ -97,11 +110,22 @@ def build(paths: dict, *, tokenizer_output: Path, encoded_output_dir: Path, targ
         check_writable_target(path)
     training_text = texts["train"][:training_characters]
     base_tokens = default_base_tokens("".join(texts.values()), alphabet)
-    say(f"Training on {len(training_text):,} characters of {paths['train']} "
-        f"(base tokens from all splits: {len(base_tokens)})")
+    say(
+        f"Training on {len(training_text):,} characters of {paths['train']} "
+        f"(base tokens from all splits: {len(base_tokens)})"
+    )
     started = time.perf_counter()
-    stream = train_steps(training_text, target_vocab_size=target_vocab_size, minimum_pair_frequency=minimum_pair_frequency, base_tokens=base_tokens, engine=engine,
-                         top_k=0, alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule)
+    stream = train_steps(
+        training_text,
+        target_vocab_size=target_vocab_size,
+        minimum_pair_frequency=minimum_pair_frequency,
+        base_tokens=base_tokens,
+        engine=engine,
+        top_k=0,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        tie_rule=tie_rule,
+    )
     merges = []
     for step in stream:
         merges.append(step.pair)
@@ -128,16 +152,26 @@ def build(paths: dict, *, tokenizer_output: Path, encoded_output_dir: Path, targ
                     raise BpeError(f"the {name} split does not survive encode → decode")
                 out_of_range = [i for i in ids if not 0 <= i < reloaded.vocab_size]
                 if out_of_range:
-                    raise BpeError(f"the {name} split encodes to ids outside 0..{reloaded.vocab_size - 1}: "
-                                   f"{out_of_range[:5]}")
+                    raise BpeError(
+                        f"the {name} split encodes to ids outside 0..{reloaded.vocab_size - 1}: {out_of_range[:5]}"
+                    )
                 stage.write(ids_path, ids_tensor_bytes(ids))
                 reports.append(SplitReport(name, len(text), len(ids), ids_path))
                 say(f"{name}: {len(text):,} characters → {len(ids):,} tokens, round trip exact")
     except BpeError as error:
         raise BpeError(f"{error}. {unchanged_message(outputs)}") from None
     say(f"Saved {', '.join(str(path) for path in outputs)}")
-    return BuildReport(reloaded, Path(tokenizer_output), reloaded.fingerprint(), len(training_text), seconds,
-                       len(merges), stream.explain_stop(), reports, mean_context_characters(reloaded, encoded["val"]))
+    return BuildReport(
+        reloaded,
+        Path(tokenizer_output),
+        reloaded.fingerprint(),
+        len(training_text),
+        seconds,
+        len(merges),
+        stream.explain_stop(),
+        reports,
+        mean_context_characters(reloaded, encoded["val"]),
+    )
 
 
 def output_paths(tokenizer_output: Path, encoded_output_dir: Path) -> list[Path]:

@@ -1,8 +1,8 @@
 """Texts to train on: built-in samples, files, uploads, and WikiText-2 downloaded.
 
-    builtin.py   the small texts that ship in code (worked examples, multilingual samples)
-    textfile.py  reading UTF-8 safely: size limit, BOM, the offset of a bad byte
-    corpus.py    the registry the app and the command line share: name -> text, train/held-out split
-    wikitext.py  WikiText-2's files: word-level detection, cleaning, where the cache keeps them
-    download.py  fetching WikiText-2: mirrors, SHA-256, atomic and resumable-safe
+builtin.py   the small texts that ship in code (worked examples, multilingual samples)
+textfile.py  reading UTF-8 safely: size limit, BOM, the offset of a bad byte
+corpus.py    the registry the app and the command line share: name -> text, train/held-out split
+wikitext.py  WikiText-2's files: word-level detection, cleaning, where the cache keeps them
+download.py  fetching WikiText-2: mirrors, SHA-256, atomic and resumable-safe
 """

@@ -13,6 +13,7 @@ Each one shows one idea:
   be compared across languages (tokens per sentence, alphabet size). All the texts
   were written for this project and are in Unicode NFC.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

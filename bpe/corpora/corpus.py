@@ -18,6 +18,7 @@ order they are listed:
 Listing is cheap: file sizes come from `stat`, so `size_bytes` is the size on disk (a
 byte-order mark included) and nothing is read until `load_corpus`.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,16 +31,30 @@ from typing import Literal
 
 from bpe.corpora.builtin import BUILTIN_TEXTS
 from bpe.corpora.shipped import SHIPPED_TEXTS, TINY_SHAKESPEARE
-from bpe.errors import BpeError, CorpusError
-from bpe.paths import DATA_DIR
 from bpe.corpora.textfile import DEFAULT_MAX_BYTES, decode_text_bytes, read_text_file
 from bpe.corpora.wikitext import CACHE_FOLDER, clean_files, has_clean_files, is_wikitext_word_level
+from bpe.errors import BpeError, CorpusError
+from bpe.paths import DATA_DIR
 
 __all__ = [
-    "DEFAULT_MAX_BYTES", "CORPORA_ENV_VAR", "PYTHON_REFERENCE", "TINY_SHAKESPEARE", "WIKITEXT_NAMES",
-    "MAX_HELDOUT_FRACTION", "CorpusInfo", "corpus_version", "list_corpora", "find_corpus", "load_corpus", "read_corpus",
-    "corpus_from_upload", "split_train_heldout", "python_reference_text",
-    "read_text_file", "decode_text_bytes", "is_wikitext_word_level",
+    "DEFAULT_MAX_BYTES",
+    "CORPORA_ENV_VAR",
+    "PYTHON_REFERENCE",
+    "TINY_SHAKESPEARE",
+    "WIKITEXT_NAMES",
+    "MAX_HELDOUT_FRACTION",
+    "CorpusInfo",
+    "corpus_version",
+    "list_corpora",
+    "find_corpus",
+    "load_corpus",
+    "read_corpus",
+    "corpus_from_upload",
+    "split_train_heldout",
+    "python_reference_text",
+    "read_text_file",
+    "decode_text_bytes",
+    "is_wikitext_word_level",
 ]
 
 CORPORA_ENV_VAR = "BPE_CORPORA"
@@ -74,22 +89,31 @@ def list_corpora(
     data_dir = DATA_DIR if data_dir is None else Path(data_dir)
     env = os.environ if env is None else env
     infos = [
-        CorpusInfo(b.name, "builtin", len(b.text.encode("utf-8")), b.language, b.description)
-        for b in BUILTIN_TEXTS
+        CorpusInfo(b.name, "builtin", len(b.text.encode("utf-8")), b.language, b.description) for b in BUILTIN_TEXTS
     ]
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    infos.append(CorpusInfo(
-        PYTHON_REFERENCE, "python-docs", len(python_reference_text().encode("utf-8")), "en",
-        f"The Python {version} language reference that ships with Python (pydoc_data): prose and code.",
-    ))
+    infos.append(
+        CorpusInfo(
+            PYTHON_REFERENCE,
+            "python-docs",
+            len(python_reference_text().encode("utf-8")),
+            "en",
+            f"The Python {version} language reference that ships with Python (pydoc_data): prose and code.",
+        )
+    )
     folder = data_dir / "cache" / CACHE_FOLDER
     if has_clean_files(folder):
         for split, path in clean_files(folder).items():
-            infos.append(CorpusInfo(
-                WIKITEXT_NAMES[split], "wikitext-2-cache", _file_size(path), "en",
-                f"WikiText-2 (raw) {split} split: Wikipedia articles, CC BY-SA 3.0, Merity et al. 2016.",
-                path,
-            ))
+            infos.append(
+                CorpusInfo(
+                    WIKITEXT_NAMES[split],
+                    "wikitext-2-cache",
+                    _file_size(path),
+                    "en",
+                    f"WikiText-2 (raw) {split} split: Wikipedia articles, CC BY-SA 3.0, Merity et al. 2016.",
+                    path,
+                )
+            )
     taken = {info.name for info in infos}
     for path in _txt_files(data_dir):
         shipped = SHIPPED_TEXTS.get(path.name)
@@ -243,8 +267,10 @@ def split_train_heldout(text: str, heldout_fraction: float) -> tuple[str, str]:
     >>> split_train_heldout("low lower", 0.0)
     ('low lower', '')
     """
-    if isinstance(heldout_fraction, bool) or not isinstance(heldout_fraction, (int, float)) or not (
-        math.isfinite(heldout_fraction) and 0 <= heldout_fraction <= MAX_HELDOUT_FRACTION
+    if (
+        isinstance(heldout_fraction, bool)
+        or not isinstance(heldout_fraction, (int, float))
+        or not (math.isfinite(heldout_fraction) and 0 <= heldout_fraction <= MAX_HELDOUT_FRACTION)
     ):
         raise BpeError(
             f"heldout_fraction={heldout_fraction!r} is out of range; use a number from 0 "

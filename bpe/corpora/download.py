@@ -17,6 +17,7 @@ Why it is built this way (after tiktoken's `load.py`):
   archive already in the cache (put there by hand on an offline machine) is verified and
   unpacked without any network.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,10 +36,10 @@ from http.client import HTTPException
 from pathlib import Path
 from typing import BinaryIO
 
-from bpe.errors import BpeError, CorpusError, DownloadError
-from bpe.files import atomic_write_bytes, atomic_writer, check_writable_target, verified_cached_file
 from bpe.corpora.textfile import DEFAULT_MAX_BYTES
 from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, RAW_MEMBERS, clean_files, clean_text, has_clean_files
+from bpe.errors import BpeError, CorpusError, DownloadError
+from bpe.files import atomic_write_bytes, atomic_writer, check_writable_target, verified_cached_file
 
 WIKITEXT2_MIRRORS = (
     "https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-2-raw-v1.zip",
@@ -88,9 +89,12 @@ def download_wikitext2(
     expected = _check_sha256(WIKITEXT2_SHA256 if sha256 is None else sha256)
     urls = _check_mirrors(WIKITEXT2_MIRRORS if mirrors is None else mirrors)
     archive = cache_dir / ARCHIVE_NAME
-    if not verified_cached_file(archive, expected, error=DownloadError,
-                                advice="Delete it to download again, or pass --sha256 with its hash if you "
-                                       "trust this file."):
+    if not verified_cached_file(
+        archive,
+        expected,
+        error=DownloadError,
+        advice="Delete it to download again, or pass --sha256 with its hash if you trust this file.",
+    ):
         _mkdir(cache_dir)
         fetch_verified(urls, archive, expected, progress=progress, timeout=timeout, deadline=deadline)
     _unpack(archive, folder)
@@ -129,8 +133,9 @@ def fetch_verified(
 # ==================== One mirror
 
 
-def _fetch_one(url: str, target: Path, sha256: str, *, progress: Progress | None, timeout: float,
-               deadline: float) -> None:
+def _fetch_one(
+    url: str, target: Path, sha256: str, *, progress: Progress | None, timeout: float, deadline: float
+) -> None:
     part = target.with_name(f"{target.name}.{uuid.uuid4().hex}.part")
     try:
         with _open_new(part) as out:
@@ -148,8 +153,9 @@ def _fetch_one(url: str, target: Path, sha256: str, *, progress: Progress | None
         part.unlink(missing_ok=True)  # gone already after os.replace; otherwise a partial file
 
 
-def _stream(url: str, out: BinaryIO, *, progress: Progress | None, timeout: float,
-            deadline: float) -> tuple[int, int | None, str]:
+def _stream(
+    url: str, out: BinaryIO, *, progress: Progress | None, timeout: float, deadline: float
+) -> tuple[int, int | None, str]:
     """Copy the response body into `out`; return (bytes done, Content-Length or None, sha256)."""
     digest, done = hashlib.sha256(), 0
     request = urllib.request.Request(url, headers={"User-Agent": "bpe-lab"})
@@ -195,7 +201,7 @@ class _Deadline:
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
 
-    def __enter__(self) -> "_Deadline":
+    def __enter__(self) -> _Deadline:
         self._timer.start()
         return self
 
@@ -210,8 +216,10 @@ class _Deadline:
 
     def check(self, done: int) -> None:
         if self.expired:
-            raise _MirrorFailed(f"the transfer did not finish within the deadline of {self.seconds:g} s "
-                                f"({done:,} bytes arrived); a slow or stalling server")
+            raise _MirrorFailed(
+                f"the transfer did not finish within the deadline of {self.seconds:g} s "
+                f"({done:,} bytes arrived); a slow or stalling server"
+            )
 
     def _expire(self) -> None:
         with self._lock:
@@ -315,10 +323,13 @@ def _copy_member(zf: zipfile.ZipFile, member: str, target: Path, archive: Path) 
     try:
         info = zf.getinfo(member)
     except KeyError:
-        raise DownloadError(f"{archive} has no {member}: it is not wikitext-2-raw-v1.zip. "
-                            "Delete it and download again.") from None
-    too_big = (f"{member} in {archive.name} unpacks to more than {MAX_MEMBER_BYTES:,} bytes: it is not "
-               f"WikiText-2. Delete {archive} and download again.")
+        raise DownloadError(
+            f"{archive} has no {member}: it is not wikitext-2-raw-v1.zip. Delete it and download again."
+        ) from None
+    too_big = (
+        f"{member} in {archive.name} unpacks to more than {MAX_MEMBER_BYTES:,} bytes: it is not "
+        f"WikiText-2. Delete {archive} and download again."
+    )
     if info.file_size > MAX_MEMBER_BYTES:
         raise DownloadError(too_big)
     try:

@@ -5,6 +5,7 @@ described here are the project's own choice of real text, so the picker shows th
 name, with where they come from, instead of as a bare file name. The default corpus of
 the app is one of them: English prose a class can read, not code.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,7 +27,9 @@ SHIPPED_TEXTS: dict[str, ShippedText] = {
     text.file_name: text
     for text in (
         ShippedText(
-            "tinyshakespeare.txt", TINY_SHAKESPEARE, "en",
+            "tinyshakespeare.txt",
+            TINY_SHAKESPEARE,
+            "en",
             "About 40,000 lines from Shakespeare's plays (1.1 MB, public domain), the text of "
             "Karpathy's char-rnn and of the usual tiny-GPT examples.",
         ),

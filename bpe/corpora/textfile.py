@@ -10,6 +10,7 @@ when the caller asks.
 Everything that goes wrong raises `CorpusError` with the file name, the byte offset
 (and line) of the first bad byte, or the size and the limit, and what to do next.
 """
+
 from __future__ import annotations
 
 import os

@@ -9,6 +9,7 @@ the app only points out the markers so nobody mistakes `@-@` for a bug in BPE.
 The downloader (`bpe.download`) fills the cache folder described here and the corpus
 registry (`bpe.corpus`) lists it; this module is the one place both read the layout from.
 """
+
 from __future__ import annotations
 
 import re

@@ -18,6 +18,7 @@ They return a `PretrainedTokenizer` (the GPT-2 tokenizer's API; ids are the file
 Nothing here imports ``tokenizers`` or ``tiktoken`` except the proof, inside the function
 that loads a file with them.
 """
+
 from bpe.formats.cl100k import CL100K_NAME, Cl100kUnavailable, cl100k_available, load_cl100k
 from bpe.formats.export import FORMATS, LIBRARY, ExportedFiles, as_library_reads, export_files
 from bpe.formats.fileio import escape_token
@@ -26,15 +27,49 @@ from bpe.formats.loading import detect_format, load_any, load_upload, pretrained
 from bpe.formats.merges_vs_ranks import MergesVsRanks, demonstration, demonstrations, merges_vs_ranks
 from bpe.formats.minbpe import load_minbpe_file, minbpe_from_bytes
 from bpe.formats.pretrained import PretrainedTokenizer
-from bpe.formats.roundtrip import (HOSTILE_TEXTS, ExportReport, Proof, export_and_prove, prove_export, prove_file,
-                                   prove_import)
+from bpe.formats.roundtrip import (
+    HOSTILE_TEXTS,
+    ExportReport,
+    Proof,
+    export_and_prove,
+    prove_export,
+    prove_file,
+    prove_import,
+)
 from bpe.formats.tiktoken_ranks import NotByteLevelError, load_tiktoken_file, tiktoken_from_bytes
 
 __all__ = [
-    "CL100K_NAME", "FORMATS", "HOSTILE_TEXTS", "LIBRARY", "Cl100kUnavailable", "ExportReport", "ExportedFiles",
-    "MergesVsRanks", "NotByteLevelError", "PretrainedTokenizer", "Proof", "as_library_reads", "cl100k_available",
-    "demonstration", "demonstrations", "detect_format", "escape_token", "export_and_prove", "export_files",
-    "hf_from_bytes", "load_any", "load_cl100k", "load_hf_file", "load_minbpe_file", "load_tiktoken_file",
-    "load_upload", "merges_vs_ranks", "minbpe_from_bytes", "pretrained_from_bytes", "prove_export", "prove_file",
-    "prove_import", "tiktoken_from_bytes",
+    "CL100K_NAME",
+    "FORMATS",
+    "HOSTILE_TEXTS",
+    "LIBRARY",
+    "Cl100kUnavailable",
+    "ExportReport",
+    "ExportedFiles",
+    "MergesVsRanks",
+    "NotByteLevelError",
+    "PretrainedTokenizer",
+    "Proof",
+    "as_library_reads",
+    "cl100k_available",
+    "demonstration",
+    "demonstrations",
+    "detect_format",
+    "escape_token",
+    "export_and_prove",
+    "export_files",
+    "hf_from_bytes",
+    "load_any",
+    "load_cl100k",
+    "load_hf_file",
+    "load_minbpe_file",
+    "load_tiktoken_file",
+    "load_upload",
+    "merges_vs_ranks",
+    "minbpe_from_bytes",
+    "pretrained_from_bytes",
+    "prove_export",
+    "prove_file",
+    "prove_import",
+    "tiktoken_from_bytes",
 ]

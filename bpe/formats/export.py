@@ -5,6 +5,7 @@ the way that library would (in pure Python, for the lessons and when the library
 the app offers them as downloads. `as_library_reads` is the same tokenizer after a round
 trip through the format, encoding by the library's rule (`bpe.formats.rules`).
 """
+
 from __future__ import annotations
 
 import io
@@ -70,8 +71,9 @@ def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFil
         return ExportedFiles(fmt, {main: text.encode("utf-8")}, tuple(left_out))
     if fmt == TIKTOKEN:
         exported = export_tiktoken(tokenizer, name=_encoding_name(main))
-        return ExportedFiles(fmt, {main: exported.ranks,
-                                   main + SETTINGS_SUFFIX: exported.settings_text(main).encode("utf-8")})
+        return ExportedFiles(
+            fmt, {main: exported.ranks, main + SETTINGS_SUFFIX: exported.settings_text(main).encode("utf-8")}
+        )
     if not main.endswith(".model"):
         raise BpeError(f"a minbpe model must be named *.model (minbpe's load() checks it), not {main!r}")
     text, left_out = export_minbpe(tokenizer)
@@ -92,8 +94,7 @@ def as_library_reads(tokenizer, fmt: str) -> PretrainedTokenizer:
     exported = export_tiktoken(tokenizer)
     ranks = {token: token_id for token_id, token in enumerate(tokenizer.tokens)}
     pattern = None if exported.pat_str == WHOLE_TEXT_PATTERN else exported.pat_str
-    return tokenizer_from_ranks(ranks, pattern=pattern, name="exported.tiktoken",
-                                fingerprint=tokenizer.fingerprint())
+    return tokenizer_from_ranks(ranks, pattern=pattern, name="exported.tiktoken", fingerprint=tokenizer.fingerprint())
 
 
 def _encoding_name(file_name: str) -> str:

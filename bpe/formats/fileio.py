@@ -5,6 +5,7 @@ deep, or hold tokens with control characters. Everything here turns those into o
 `TokenizerFileError` messages that name the file and the problem; nothing lets a
 traceback through. `escape_token` is how a token from a file is shown in any message.
 """
+
 from __future__ import annotations
 
 import os
@@ -37,8 +38,7 @@ def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MA
     if not stat.S_ISREG(info.st_mode):
         raise TokenizerFileError(f"{what} {name!r} is not a regular file (a device, pipe or socket)")
     if info.st_size > max_bytes:
-        raise TokenizerFileError(f"{what} {name!r} is {info.st_size:,} bytes; the most BPE Lab reads is "
-                                 f"{max_bytes:,}")
+        raise TokenizerFileError(f"{what} {name!r} is {info.st_size:,} bytes; the most BPE Lab reads is {max_bytes:,}")
     try:
         with open(name, "rb") as handle:
             raw = handle.read(max_bytes + 1)

@@ -24,6 +24,7 @@ Metaspace, byte fallback, dropout, subword prefixes) is refused with a message n
 it. Added tokens become special tokens (matched only when allowed, as tiktoken does);
 post-processors and decoders are not applied. No ``tokenizers`` import is needed.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -66,19 +67,38 @@ def export_hf(tokenizer) -> tuple[str, list[int]]:
     pattern = pattern_for(tokenizer.pretokenizer)
     steps = []
     if pattern is not None:
-        steps.append({"type": "Split", "pattern": {"Regex": to_oniguruma(pattern)}, "behavior": "Isolated",
-                      "invert": False})
+        steps.append(
+            {"type": "Split", "pattern": {"Regex": to_oniguruma(pattern)}, "behavior": "Isolated", "invert": False}
+        )
     if byte_level:
         steps.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
     pre_tokenizer = None if not steps else steps[0] if len(steps) == 1 else {"type": "Sequence", "pretokenizers": steps}
-    decoder = ({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
-               if byte_level else {"type": "Fuse"})
+    decoder = (
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+        if byte_level
+        else {"type": "Fuse"}
+    )
     data = {
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-        "pre_tokenizer": pre_tokenizer, "post_processor": None, "decoder": decoder,
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": vocab, "merges": merges},
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": None,
+        "decoder": decoder,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": merges,
+        },
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n", left_out
 
@@ -107,8 +127,10 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         raise TokenizerFileError(f"{name} has no 'model' object: it is not a Hugging Face tokenizer.json")
     kind = model.get("type", "BPE" if "merges" in model else None)
     if kind != "BPE":
-        raise TokenizerFileError(f"{name}: the model type is {_shown(kind)}; BPE Lab reads BPE models only "
-                                 "(not WordPiece, Unigram or WordLevel)")
+        raise TokenizerFileError(
+            f"{name}: the model type is {_shown(kind)}; BPE Lab reads BPE models only "
+            "(not WordPiece, Unigram or WordLevel)"
+        )
     _check_model_options(model, name)
     normalize = _normalizer(data.get("normalizer"), name)
     pattern, byte_level, prefix_space = _pre_tokenizer(data.get("pre_tokenizer"), name)
@@ -131,16 +153,19 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         if len(text) > MAX_TOKEN_LENGTH:
             raise TokenizerFileError(f"{name}: token id {token_id} is {len(text):,} characters long")
         if token_id in itos:
-            raise TokenizerFileError(f"{name}: id {token_id} is given to two tokens, {quoted(itos[token_id])} and "
-                                     f"{quoted(text)}")
+            raise TokenizerFileError(
+                f"{name}: id {token_id} is given to two tokens, {quoted(itos[token_id])} and {quoted(text)}"
+            )
         itos[token_id] = text
         by_text[text] = token_id
     for special, token_id in specials.items():
         if itos.get(token_id) == special:
             del itos[token_id]  # an added token that is also in the vocabulary: special only
         elif token_id in itos:
-            raise TokenizerFileError(f"{name}: added token {quoted(special)} has id {token_id}, which the vocabulary "
-                                     f"gives to {quoted(itos[token_id])}")
+            raise TokenizerFileError(
+                f"{name}: added token {quoted(special)} has id {token_id}, which the vocabulary "
+                f"gives to {quoted(itos[token_id])}"
+            )
 
     unk = model.get("unk_token")
     unk_id = None
@@ -158,14 +183,18 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
             if all(char in table for char in text):
                 tokens[token_id] = bytes(table[char] for char in text)
             elif token_id != unk_id:
-                raise TokenizerFileError(f"{name}: token {quoted(text)} (id {token_id}) is not spelled with GPT-2's "
-                                         "byte-to-unicode table, which a ByteLevel tokenizer needs")
+                raise TokenizerFileError(
+                    f"{name}: token {quoted(text)} (id {token_id}) is not spelled with GPT-2's "
+                    "byte-to-unicode table, which a ByteLevel tokenizer needs"
+                )
         spelled = bytes_to_unicode()
         byte_ids = [by_text.get(spelled[value]) for value in range(256)]
         missing = [value for value, token_id in enumerate(byte_ids) if token_id is None]
         if missing:
-            raise TokenizerFileError(f"{name}: a ByteLevel tokenizer needs all 256 bytes as tokens; "
-                                     f"{len(missing)} are missing (first: {quoted(spelled[missing[0]])})")
+            raise TokenizerFileError(
+                f"{name}: a ByteLevel tokenizer needs all 256 bytes as tokens; "
+                f"{len(missing)} are missing (first: {quoted(spelled[missing[0]])})"
+            )
         merge_map = hf_merge_map(merges_as_ids)
 
         def merge(piece: bytes) -> list[int]:
@@ -192,27 +221,46 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         kept_merges = merge_pairs[:count]
         kept = {text for text in by_text if len(text) == 1 or text == unk}
         kept.update(left + right for left, right in kept_merges)
-        shorter = dict(data, added_tokens=[], model=dict(model, merges=[list(pair) for pair in kept_merges],
-                                                         vocab={t: i for t, i in vocab.items() if t in kept}))
+        shorter = dict(
+            data,
+            added_tokens=[],
+            model=dict(
+                model, merges=[list(pair) for pair in kept_merges], vocab={t: i for t, i in vocab.items() if t in kept}
+            ),
+        )
         digest = hashlib.sha256(f"{fingerprint}:{count}".encode()).hexdigest()
         return hf_from_dict(shorter, name=f"{name} [:{count}]", fingerprint=digest)
 
     return PretrainedTokenizer(
-        name=_display_name(name), source_format=FORMAT, alphabet=alphabet, pretokenizer=pattern, itos=tokens,
-        merge=merge, whole=whole, merges=pairs, special_tokens=specials, fingerprint=fingerprint,
-        normalize=normalize, prefix_space=prefix_space, cut=not (unk_id is not None and model.get("fuse_unk")),
-        notes=notes, with_merges=with_merges)
+        name=_display_name(name),
+        source_format=FORMAT,
+        alphabet=alphabet,
+        pretokenizer=pattern,
+        itos=tokens,
+        merge=merge,
+        whole=whole,
+        merges=pairs,
+        special_tokens=specials,
+        fingerprint=fingerprint,
+        normalize=normalize,
+        prefix_space=prefix_space,
+        cut=not (unk_id is not None and model.get("fuse_unk")),
+        notes=notes,
+        with_merges=with_merges,
+    )
 
 
 def _check_model_options(model: dict, name: str) -> None:
     dropout = model.get("dropout")
     if dropout not in (None, 0, 0.0):
-        raise TokenizerFileError(f"{name}: BPE dropout {_shown(dropout)} makes encoding random; BPE Lab reads "
-                                 "tokenizers without dropout")
+        raise TokenizerFileError(
+            f"{name}: BPE dropout {_shown(dropout)} makes encoding random; BPE Lab reads tokenizers without dropout"
+        )
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key) not in (None, ""):
-            raise TokenizerFileError(f"{name}: {key} {_shown(model.get(key))} is not supported (BPE Lab's tokens "
-                                     "are plain pieces of text)")
+            raise TokenizerFileError(
+                f"{name}: {key} {_shown(model.get(key))} is not supported (BPE Lab's tokens are plain pieces of text)"
+            )
     if model.get("byte_fallback"):
         raise TokenizerFileError(f"{name}: byte_fallback (SentencePiece-style <0xNN> tokens) is not supported")
     for key in ("fuse_unk", "ignore_merges"):
@@ -227,8 +275,9 @@ def _normalizer(spec, name: str):
     for step in _steps(spec, "normalizers", name, "normalizer"):
         kind = step.get("type")
         if not isinstance(kind, str) or kind not in NORMALIZERS:
-            raise TokenizerFileError(f"{name}: the normalizer {_shown(kind)} is not supported (only "
-                                     f"{', '.join(sorted(NORMALIZERS))})")
+            raise TokenizerFileError(
+                f"{name}: the normalizer {_shown(kind)} is not supported (only {', '.join(sorted(NORMALIZERS))})"
+            )
         forms.append(kind)
     if not forms:
         return None
@@ -237,6 +286,7 @@ def _normalizer(spec, name: str):
         for form in forms:
             text = unicodedata.normalize(form, text)
         return text
+
     return normalize
 
 
@@ -254,8 +304,10 @@ def _pre_tokenizer(spec, name: str) -> tuple[str | None, bool, str | None]:
             if pattern is not None or byte_level:
                 raise TokenizerFileError(f"{name}: a Split after another split step is not supported")
             if step.get("behavior") != "Isolated" or step.get("invert", False) is not False:
-                raise TokenizerFileError(f"{name}: Split with behavior {_shown(step.get('behavior'))} and invert "
-                                         f"{_shown(step.get('invert'))} is not supported (only Isolated, not inverted)")
+                raise TokenizerFileError(
+                    f"{name}: Split with behavior {_shown(step.get('behavior'))} and invert "
+                    f"{_shown(step.get('invert'))} is not supported (only Isolated, not inverted)"
+                )
             pattern = _split_pattern(step.get("pattern"), name)
         elif kind == "ByteLevel":
             if byte_level:
@@ -272,8 +324,10 @@ def _pre_tokenizer(spec, name: str) -> tuple[str | None, bool, str | None]:
             if add_prefix:
                 prefix = "chunk" if index > 0 else "text"
         else:
-            raise TokenizerFileError(f"{name}: the pre-tokenizer {_shown(kind)} is not supported (only ByteLevel, "
-                                     "Split and Sequence of them)")
+            raise TokenizerFileError(
+                f"{name}: the pre-tokenizer {_shown(kind)} is not supported (only ByteLevel, "
+                "Split and Sequence of them)"
+            )
     return pattern, byte_level, prefix
 
 
@@ -281,8 +335,8 @@ def _split_pattern(spec, name: str) -> str:
     import regex
 
     if not isinstance(spec, dict) or len(spec) != 1:
-        raise TokenizerFileError(f"{name}: a Split pattern must be {{\"Regex\": ...}} or {{\"String\": ...}}")
-    (kind, value), = spec.items()
+        raise TokenizerFileError(f'{name}: a Split pattern must be {{"Regex": ...}} or {{"String": ...}}')
+    ((kind, value),) = spec.items()
     if not isinstance(value, str) or not value:
         raise TokenizerFileError(f"{name}: the Split pattern must be non-empty text")
     if kind == "String":
@@ -333,8 +387,10 @@ def _added_tokens(added, vocab: dict, name: str) -> dict[str, int]:
         if content in specials or token_id in used:
             raise TokenizerFileError(f"{name}: added token {quoted(content)} (id {token_id}) is given twice")
         if content in vocab and vocab[content] != token_id:
-            raise TokenizerFileError(f"{name}: added token {quoted(content)} has id {token_id}, but the vocabulary "
-                                     f"gives it {vocab[content]!r}")
+            raise TokenizerFileError(
+                f"{name}: added token {quoted(content)} has id {token_id}, but the vocabulary "
+                f"gives it {vocab[content]!r}"
+            )
         specials[content] = token_id
         used[token_id] = content
     return specials
@@ -351,18 +407,22 @@ def _merges(merges, by_text: dict[str, int], name: str) -> tuple[list[tuple[int,
         if isinstance(merge, str):
             parts = merge.split(" ")
             if len(parts) != 2 or not all(parts):
-                raise TokenizerFileError(f"{name}: merge {number} {quoted(merge)} is not two tokens separated by "
-                                         "one space")
+                raise TokenizerFileError(
+                    f"{name}: merge {number} {quoted(merge)} is not two tokens separated by one space"
+                )
         elif isinstance(merge, list) and len(merge) == 2 and all(isinstance(p, str) and p for p in merge):
             parts = merge
         else:
-            raise TokenizerFileError(f"{name}: merge {number} is {_shown(merge)}; a merge is [left, right] or "
-                                     "\"left right\"")
+            raise TokenizerFileError(
+                f'{name}: merge {number} is {_shown(merge)}; a merge is [left, right] or "left right"'
+            )
         left, right = parts
         for part in (left, right, left + right):
             if part not in by_text:
-                raise TokenizerFileError(f"{name}: merge {number} ({quoted(left)}, {quoted(right)}) needs "
-                                         f"{quoted(part)}, which is not in the vocabulary")
+                raise TokenizerFileError(
+                    f"{name}: merge {number} ({quoted(left)}, {quoted(right)}) needs "
+                    f"{quoted(part)}, which is not in the vocabulary"
+                )
         as_ids.append((by_text[left], by_text[right], by_text[left + right]))
         pairs.append((left, right))
     return as_ids, pairs
@@ -384,8 +444,11 @@ def _char_symbols(piece: str, by_text: dict[str, int], unk_id: int | None, fuse:
             previous_unknown = True
     if missing:
         shown = ", ".join(quoted(char) for char in sorted(set(missing))[:20])
-        raise UnknownSymbolsError(f"text has {len(set(missing))} character(s) outside the tokenizer's vocabulary "
-                                  f"(and it has no unk_token): {shown}", sorted(set(missing)))
+        raise UnknownSymbolsError(
+            f"text has {len(set(missing))} character(s) outside the tokenizer's vocabulary "
+            f"(and it has no unk_token): {shown}",
+            sorted(set(missing)),
+        )
     return ids
 
 

@@ -7,6 +7,7 @@ lab's own file; text starting ``minbpe v1`` is a minbpe model; lines of
 ``base64 rank`` are a tiktoken ranks file (which needs a pattern: given, or from the
 settings file beside it).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,7 +29,7 @@ _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ [0-9]+\r?$")
 
 
 def detect_format(raw: bytes, file_name: str = "") -> str:
-    """"lab", "hf", "tiktoken" or "minbpe" from the file's first bytes (and its name)."""
+    """ "lab", "hf", "tiktoken" or "minbpe" from the file's first bytes (and its name)."""
     head = bytes(raw[:4096]).lstrip(b"\xef\xbb\xbf").lstrip()
     if head.startswith(VERSION_LINE.encode()):
         return "minbpe"
@@ -43,12 +44,15 @@ def detect_format(raw: bytes, file_name: str = "") -> str:
     for suffix, kind in ((".tiktoken", "tiktoken"), (".model", "minbpe"), (".json", "hf")):
         if name.endswith(suffix):
             return kind
-    raise TokenizerFileError(f"{file_name or 'the file'} is not a tokenizer file BPE Lab knows: expected a Hugging "
-                             "Face tokenizer.json, a .tiktoken ranks file, a minbpe .model or a BPE Lab tokenizer")
+    raise TokenizerFileError(
+        f"{file_name or 'the file'} is not a tokenizer file BPE Lab knows: expected a Hugging "
+        "Face tokenizer.json, a .tiktoken ranks file, a minbpe .model or a BPE Lab tokenizer"
+    )
 
 
-def pretrained_from_bytes(raw: bytes, file_name: str, *, pattern: str | None = None,
-                          special_tokens: dict[str, int] | None = None) -> PretrainedTokenizer:
+def pretrained_from_bytes(
+    raw: bytes, file_name: str, *, pattern: str | None = None, special_tokens: dict[str, int] | None = None
+) -> PretrainedTokenizer:
     """An uploaded tokenizer.json, .tiktoken (``pattern`` required: gpt2, gpt4, cl100k,
     none or a regex) or minbpe .model. A lab file is refused with a pointer to the lab's
     own loader (`bpe.tokenizer.BPETokenizer`)."""
@@ -57,16 +61,21 @@ def pretrained_from_bytes(raw: bytes, file_name: str, *, pattern: str | None = N
         return minbpe_from_bytes(raw, name=file_name or "the .model file")
     if kind == "tiktoken":
         if pattern is None:
-            raise TokenizerFileError(f"{file_name or 'the ranks file'} is a tiktoken ranks file, which holds no "
-                                     "split pattern: choose one (gpt2, gpt4/cl100k, none or a regex)")
-        return tiktoken_from_bytes(raw, pattern=pattern, special_tokens=special_tokens,
-                                   name=file_name or "the .tiktoken file")
+            raise TokenizerFileError(
+                f"{file_name or 'the ranks file'} is a tiktoken ranks file, which holds no "
+                "split pattern: choose one (gpt2, gpt4/cl100k, none or a regex)"
+            )
+        return tiktoken_from_bytes(
+            raw, pattern=pattern, special_tokens=special_tokens, name=file_name or "the .tiktoken file"
+        )
     data = load_json(raw, name=file_name or "tokenizer.json")
     if kind == LAB or (isinstance(data, dict) and data.get("type") in LAB_TYPES):
-        raise TokenizerFileError(f"{file_name or 'the file'} is a BPE Lab tokenizer: load it with "
-                                 "BPETokenizer.from_file")
-    return hf_from_dict(data, name=file_name or "tokenizer.json",
-                        fingerprint=hashlib.sha256(b"hf\0" + bytes(raw)).hexdigest())
+        raise TokenizerFileError(
+            f"{file_name or 'the file'} is a BPE Lab tokenizer: load it with BPETokenizer.from_file"
+        )
+    return hf_from_dict(
+        data, name=file_name or "tokenizer.json", fingerprint=hashlib.sha256(b"hf\0" + bytes(raw)).hexdigest()
+    )
 
 
 def load_any(path: str | os.PathLike[str], *, pattern: str | None = None):
@@ -87,8 +96,9 @@ def load_any(path: str | os.PathLike[str], *, pattern: str | None = None):
     return pretrained_from_bytes(raw, name, pattern=pattern)
 
 
-def load_upload(raw: bytes, name: str, *, pattern: str | None = None, max_bytes: int | None = None,
-                max_merges: int | None = None):
+def load_upload(
+    raw: bytes, name: str, *, pattern: str | None = None, max_bytes: int | None = None, max_merges: int | None = None
+):
     """A tokenizer from an uploaded file of any kind the lab reads: its own file (a
     `BPETokenizer`, checked by `BPETokenizer.from_json_bytes`), or a Hugging Face, tiktoken
     (``pattern`` needed) or minbpe file (a `PretrainedTokenizer`). ``max_bytes`` and
@@ -101,6 +111,5 @@ def load_upload(raw: bytes, name: str, *, pattern: str | None = None, max_bytes:
     tokenizer = pretrained_from_bytes(raw, name, pattern=pattern)
     merges = len(tokenizer.itos) - len(tokenizer.base_tokens) - len(tokenizer.special_tokens)
     if max_merges is not None and merges > max_merges:
-        raise TokenizerFileError(f"{name} has {merges:,} merged tokens; the most this server accepts is "
-                                 f"{max_merges:,}")
+        raise TokenizerFileError(f"{name} has {merges:,} merged tokens; the most this server accepts is {max_merges:,}")
     return tokenizer

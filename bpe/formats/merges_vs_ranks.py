@@ -19,6 +19,7 @@ searching. For tiktoken it counts the tokens with another split, then looks for 
 that really encode differently: every token's own text and every distinct chunk of a
 sample text, each encoded both ways (`bpe.formats.export.as_library_reads`).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -94,8 +95,7 @@ class MergesVsRanks:
 
     def summary(self) -> str:
         if self.exact:
-            return (f"{self.library}: exact. No merge re-creates a token, so its rule gives the lab's ids on "
-                    "every text.")
+            return f"{self.library}: exact. No merge re-creates a token, so its rule gives the lab's ids on every text."
         parts = []
         if self.recreations:
             parts.append(f"{len(self.recreations)} merge(s) re-create a token the vocabulary already has")
@@ -103,13 +103,18 @@ class MergesVsRanks:
             parts.append(f"{len(self.left_out)} merge(s) cannot be written and are left out")
         if self.other_split_count:
             parts.append(f"{self.other_split_count:,} token(s) can also be made from another pair of tokens")
-        found = (f"{len(self.examples)} example text(s) encode differently" if self.examples
-                 else "no text found that encodes differently")
+        found = (
+            f"{len(self.examples)} example text(s) encode differently"
+            if self.examples
+            else "no text found that encodes differently"
+        )
         checked = f"checked {self.tokens_checked:,} token texts"
         if self.chunks_checked:
-            checked += (f" and {self.chunks_checked:,} distinct chunks of the sample "
-                        f"({self.chunks_differing:,} differ, {self.occurrences_differing:,} of "
-                        f"{self.occurrences_checked:,} occurrences)")
+            checked += (
+                f" and {self.chunks_checked:,} distinct chunks of the sample "
+                f"({self.chunks_differing:,} differ, {self.occurrences_differing:,} of "
+                f"{self.occurrences_checked:,} occurrences)"
+            )
         return f"{self.library}: {'; '.join(parts) or 'nothing to flag'}; {found} ({checked})."
 
     def lines(self, limit: int = 10, *, show=quoted) -> list[str]:
@@ -117,13 +122,20 @@ class MergesVsRanks:
         by ``show`` (`quoted`: escaped for a terminal; the app makes whitespace visible)."""
         out = [self.summary()]
         for item in self.recreations[:limit]:
-            first = "a base token" if item.first_number == 0 else f"merge {item.first_number} " \
-                f"{show(item.first_pair[0])} + {show(item.first_pair[1])}"
-            out.append(f"  merge {item.number} {show(item.pair[0])} + {show(item.pair[1])} re-creates "
-                       f"{show(item.token)} (made first by {first})")
-        for split_ in self.other_splits[:min(limit, 3)] if not self.examples else ():
-            out.append(f"  {show(split_.token)} was learned as {show(split_.learned[0])} + "
-                       f"{show(split_.learned[1])}, and is also {show(split_.other[0])} + {show(split_.other[1])}")
+            first = (
+                "a base token"
+                if item.first_number == 0
+                else f"merge {item.first_number} {show(item.first_pair[0])} + {show(item.first_pair[1])}"
+            )
+            out.append(
+                f"  merge {item.number} {show(item.pair[0])} + {show(item.pair[1])} re-creates "
+                f"{show(item.token)} (made first by {first})"
+            )
+        for split_ in self.other_splits[: min(limit, 3)] if not self.examples else ():
+            out.append(
+                f"  {show(split_.token)} was learned as {show(split_.learned[0])} + "
+                f"{show(split_.learned[1])}, and is also {show(split_.other[0])} + {show(split_.other[1])}"
+            )
         for example in self.examples[:limit]:
             out.append("  " + example.line(show))
         return out
@@ -160,8 +172,9 @@ def other_splits(tokenizer) -> list[OtherSplit]:
     return found
 
 
-def merges_vs_ranks(tokenizer, fmt: str, *, sample_text: str | None = None, limit: int = 20,
-                    max_tokens: int = 200_000) -> MergesVsRanks:
+def merges_vs_ranks(
+    tokenizer, fmt: str, *, sample_text: str | None = None, limit: int = 20, max_tokens: int = 200_000
+) -> MergesVsRanks:
     """What ``fmt`` cannot hold of ``tokenizer``, with example texts that encode differently.
 
     ``sample_text``: real text whose distinct chunks are checked too (lines, when the
@@ -184,7 +197,7 @@ def merges_vs_ranks(tokenizer, fmt: str, *, sample_text: str | None = None, limi
 
     examples: list[Example] = []
     tokens_checked = 0
-    for token_id, token in enumerate(tokenizer.tokens):
+    for token in tokenizer.tokens:
         if len(token) < 2 or tokens_checked >= max_tokens:
             continue
         text = _as_text(token)
@@ -208,9 +221,21 @@ def merges_vs_ranks(tokenizer, fmt: str, *, sample_text: str | None = None, limi
                 if len(examples) < 2 * limit:
                     examples.append(example)
     examples.sort(key=lambda e: (e.source != "sample", -e.count, len(e.text)))
-    return MergesVsRanks(fmt, library, tuple(remade), left_out, len(splits), tuple(splits[:limit]),
-                         tuple(examples[:limit]), tokens_checked, chunks_checked, chunks_differing,
-                         occurrences_differing, occurrences_checked, False)
+    return MergesVsRanks(
+        fmt,
+        library,
+        tuple(remade),
+        left_out,
+        len(splits),
+        tuple(splits[:limit]),
+        tuple(examples[:limit]),
+        tokens_checked,
+        chunks_checked,
+        chunks_differing,
+        occurrences_differing,
+        occurrences_checked,
+        False,
+    )
 
 
 def _compare(tokenizer, reader, text: str, source: str, count: int) -> Example | None:
@@ -221,8 +246,15 @@ def _compare(tokenizer, reader, text: str, source: str, count: int) -> Example |
     theirs = reader.encode_ordinary(text)
     if ours == theirs:
         return None
-    return Example(text, tuple(ours), tuple(theirs), tuple(tokenizer.itos[i] for i in ours),
-                   tuple(reader.itos[i] for i in theirs), source, count)
+    return Example(
+        text,
+        tuple(ours),
+        tuple(theirs),
+        tuple(tokenizer.itos[i] for i in ours),
+        tuple(reader.itos[i] for i in theirs),
+        source,
+        count,
+    )
 
 
 def _sample_chunks(text: str, pretokenizer) -> list[str]:
@@ -272,10 +304,12 @@ class Demonstration:
         return out
 
 
-WHO = {"lab": "BPE Lab (merges replayed in learned order)",
-       HF: "Hugging Face (the lowest-ranked listed pair present, whenever it formed)",
-       TIKTOKEN: "tiktoken (the lowest rank of the concatenation; a chunk that is a token)",
-       MINBPE: "minbpe (every merge a new id; merges that re-create a token left out)"}
+WHO = {
+    "lab": "BPE Lab (merges replayed in learned order)",
+    HF: "Hugging Face (the lowest-ranked listed pair present, whenever it formed)",
+    TIKTOKEN: "tiktoken (the lowest rank of the concatenation; a chunk that is a token)",
+    MINBPE: "minbpe (every merge a new id; merges that re-create a token left out)",
+}
 
 
 def demonstrations() -> list[Demonstration]:
@@ -283,20 +317,29 @@ def demonstrations() -> list[Demonstration]:
     (byte alphabet, no pre-tokenizer). Training on real text rarely produces either (none
     was found on WikiText-2, nor in GPT-2's or GPT-4's merges); a merge list in a file can."""
     split_case = _demonstrate(
-        "A token reachable by two splits", ((b"a", b"n"), (b"n", b"d"), (b"a", b"nd")), ("and", "band"),
-        ("The lab learned 'and' as 'a' + 'nd', but 'a' + 'n' (merge 1) comes first and leaves 'an' 'd', which no "
-         "merge joins.",
-         "tiktoken keeps no pairs: 'an' + 'd' concatenate to 'and', which has a rank, so it joins them (and a "
-         "chunk that is exactly a token is that token)."))
+        "A token reachable by two splits",
+        ((b"a", b"n"), (b"n", b"d"), (b"a", b"nd")),
+        ("and", "band"),
+        (
+            "The lab learned 'and' as 'a' + 'nd', but 'a' + 'n' (merge 1) comes first and leaves 'an' 'd', which no "
+            "merge joins.",
+            "tiktoken keeps no pairs: 'an' + 'd' concatenate to 'and', which has a rank, so it joins them (and a "
+            "chunk that is exactly a token is that token).",
+        ),
+    )
     recreation_case = _demonstrate(
-        "A merge that re-creates a token", ((b"z", b"z"), (b"z", b"zz"), (b"b", b"zzz"), (b"zz", b"z")),
+        "A merge that re-creates a token",
+        ((b"z", b"z"), (b"z", b"zz"), (b"b", b"zzz"), (b"zz", b"z")),
         ("bzzz", "zzz"),
-        ("Merge 4 makes 'zzz', which merge 2 made first: the lab's vocabulary is a set, so it adds no token.",
-         "The lab: 'z' + 'z' (merge 1) leaves 'b' 'zz' 'z'; merge 4 joins 'zz' 'z', but the turn of 'b' + 'zzz' "
-         "(merge 3) has passed, so 'bzzz' stays 'b' 'zzz'.",
-         "Hugging Face merges any listed pair whenever it is the lowest present: 'b' + 'zzz' (rank 3) joins.",
-         "tiktoken: 'bzzz' has a rank; minbpe cannot hold merge 4 (it would be a second id for 'zzz'), "
-         "so 'zz' 'z' stay apart."))
+        (
+            "Merge 4 makes 'zzz', which merge 2 made first: the lab's vocabulary is a set, so it adds no token.",
+            "The lab: 'z' + 'z' (merge 1) leaves 'b' 'zz' 'z'; merge 4 joins 'zz' 'z', but the turn of 'b' + 'zzz' "
+            "(merge 3) has passed, so 'bzzz' stays 'b' 'zzz'.",
+            "Hugging Face merges any listed pair whenever it is the lowest present: 'b' + 'zzz' (rank 3) joins.",
+            "tiktoken: 'bzzz' has a rank; minbpe cannot hold merge 4 (it would be a second id for 'zzz'), "
+            "so 'zz' 'z' stay apart.",
+        ),
+    )
     return [split_case, recreation_case]
 
 
@@ -310,6 +353,8 @@ def _demonstrate(title: str, merges: tuple, texts: tuple[str, ...], explanation:
     readers = {WHO["lab"]: tokenizer}
     for fmt in (HF, TIKTOKEN, MINBPE):
         readers[WHO[fmt]] = as_library_reads(tokenizer, fmt)
-    results = {who: {text: tuple(reader.itos[i] for i in reader.encode(text)) for text in texts}
-               for who, reader in readers.items()}
+    results = {
+        who: {text: tuple(reader.itos[i] for i in reader.encode(text)) for text in texts}
+        for who, reader in readers.items()
+    }
     return Demonstration(title, merges, texts, results, explanation)

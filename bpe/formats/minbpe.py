@@ -21,6 +21,7 @@ order, which `bpe.encoder.RankEncoder` does. Note that ``RegexTokenizer.load`` k
 pattern given to its constructor (it does not recompile the one it reads): load a file
 into ``RegexTokenizer(pattern)`` with the pattern on its second line.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -46,12 +47,16 @@ def export_minbpe(tokenizer) -> tuple[str, list[int]]:
     merges left out because they re-create a token (minbpe would give it a second id)."""
     require_byte_level(tokenizer, "minbpe")
     if list(tokenizer.base_tokens) != [bytes([value]) for value in range(256)]:
-        raise BpeError("minbpe numbers the 256 bytes by value (id 0 is byte 0x00); this tokenizer's base tokens "
-                       "are in another order, so its ids cannot be written as a minbpe file")
+        raise BpeError(
+            "minbpe numbers the 256 bytes by value (id 0 is byte 0x00); this tokenizer's base tokens "
+            "are in another order, so its ids cannot be written as a minbpe file"
+        )
     pattern = pattern_for(tokenizer.pretokenizer) or ""
     if "\n" in pattern or "\r" in pattern or pattern != pattern.strip():
-        raise BpeError("minbpe reads the pattern line with .strip(): a pattern with a line break or with spaces "
-                       f"at either end cannot be written ({quoted(pattern)})")
+        raise BpeError(
+            "minbpe reads the pattern line with .strip(): a pattern with a line break or with spaces "
+            f"at either end cannot be written ({quoted(pattern)})"
+        )
     stoi = tokenizer.stoi
     lines = [VERSION_LINE, pattern, "0"]
     made = set(tokenizer.base_tokens)
@@ -82,18 +87,19 @@ def parse_minbpe(raw: bytes, *, name: str = "the .model file") -> tuple[str, dic
     pattern = lines[1].strip()
     count_text = lines[2].strip()
     if not count_text.isascii() or not count_text.isdigit() or int(count_text) > MAX_SPECIAL_TOKENS:
-        raise TokenizerFileError(f"{name}, line 3: {quoted(count_text)} is not a number of special tokens "
-                                 f"(0 to {MAX_SPECIAL_TOKENS:,})")
+        raise TokenizerFileError(
+            f"{name}, line 3: {quoted(count_text)} is not a number of special tokens (0 to {MAX_SPECIAL_TOKENS:,})"
+        )
     count = int(count_text)
     if len(lines) < 3 + count:
-        raise TokenizerFileError(f"{name} is cut short: it announces {count} special tokens and holds "
-                                 f"{len(lines) - 3}")
+        raise TokenizerFileError(f"{name} is cut short: it announces {count} special tokens and holds {len(lines) - 3}")
     specials: dict[str, int] = {}
     for number in range(4, 4 + count):
         fields = lines[number - 1].strip().split()
         if len(fields) != 2 or not _is_id(fields[1]):
-            raise TokenizerFileError(f"{name}, line {number}: expected 'special-token id', got "
-                                     f"{quoted(lines[number - 1])}")
+            raise TokenizerFileError(
+                f"{name}, line {number}: expected 'special-token id', got {quoted(lines[number - 1])}"
+            )
         if fields[0] in specials:
             raise TokenizerFileError(f"{name}, line {number}: special token {quoted(fields[0])} is given twice")
         specials[fields[0]] = int(fields[1])
@@ -102,17 +108,22 @@ def parse_minbpe(raw: bytes, *, name: str = "the .model file") -> tuple[str, dic
     for number in range(4 + count, len(lines) + 1):
         fields = lines[number - 1].split()
         if len(fields) != 2 or not all(_is_id(f) for f in fields):
-            raise TokenizerFileError(f"{name}, line {number}: expected two ids 'idx1 idx2', got "
-                                     f"{quoted(lines[number - 1])}")
+            raise TokenizerFileError(
+                f"{name}, line {number}: expected two ids 'idx1 idx2', got {quoted(lines[number - 1])}"
+            )
         pair = (int(fields[0]), int(fields[1]))
         new_id = 256 + len(merges)
         for part in pair:
             if part >= new_id:
-                raise TokenizerFileError(f"{name}, line {number}: id {part} does not exist yet (this merge makes "
-                                         f"id {new_id}; a merge may only use bytes and earlier merges)")
+                raise TokenizerFileError(
+                    f"{name}, line {number}: id {part} does not exist yet (this merge makes "
+                    f"id {new_id}; a merge may only use bytes and earlier merges)"
+                )
         if pair in seen:
-            raise TokenizerFileError(f"{name}, line {number}: the pair {pair[0]} {pair[1]} was already merged on "
-                                     f"line {seen[pair]} (minbpe would lose id {256 + len(merges)})")
+            raise TokenizerFileError(
+                f"{name}, line {number}: the pair {pair[0]} {pair[1]} was already merged on "
+                f"line {seen[pair]} (minbpe would lose id {256 + len(merges)})"
+            )
         seen[pair] = number
         merges.append(pair)
         if len(merges) > MAX_TOKENS:
@@ -121,11 +132,14 @@ def parse_minbpe(raw: bytes, *, name: str = "the .model file") -> tuple[str, dic
     ids_seen: dict[int, str] = {}
     for special, special_id in specials.items():
         if special_id < top:
-            raise TokenizerFileError(f"{name}: special token {quoted(special)} has id {special_id}, which a byte "
-                                     f"or a merge already has (those run to {top - 1})")
+            raise TokenizerFileError(
+                f"{name}: special token {quoted(special)} has id {special_id}, which a byte "
+                f"or a merge already has (those run to {top - 1})"
+            )
         if special_id in ids_seen:
-            raise TokenizerFileError(f"{name}: special tokens {quoted(ids_seen[special_id])} and {quoted(special)} "
-                                     f"share id {special_id}")
+            raise TokenizerFileError(
+                f"{name}: special tokens {quoted(ids_seen[special_id])} and {quoted(special)} share id {special_id}"
+            )
         ids_seen[special_id] = special
     return pattern, specials, merges
 
@@ -138,8 +152,9 @@ def minbpe_from_bytes(raw: bytes, *, name: str = "the .model file") -> Pretraine
     return _tokenizer(regex, specials, merges, name=_display_name(name), fingerprint=digest)
 
 
-def _tokenizer(regex: str | None, specials: dict[str, int], merges: list[tuple[int, int]], *, name: str,
-               fingerprint: str) -> PretrainedTokenizer:
+def _tokenizer(
+    regex: str | None, specials: dict[str, int], merges: list[tuple[int, int]], *, name: str, fingerprint: str
+) -> PretrainedTokenizer:
     vocab = {value: bytes([value]) for value in range(256)}
     for index, (left, right) in enumerate(merges):
         vocab[256 + index] = vocab[left] + vocab[right]
@@ -152,8 +167,10 @@ def _tokenizer(regex: str | None, specials: dict[str, int], merges: list[tuple[i
     notes = []
     if doubles:
         token, first, second = doubles[0]
-        notes.append(f"{len(doubles)} token(s) have two ids (e.g. {quoted(token)} is {first} and {second}): "
-                     "minbpe gives every merge its own id; the lab's vocabulary is a set")
+        notes.append(
+            f"{len(doubles)} token(s) have two ids (e.g. {quoted(token)} is {first} and {second}): "
+            "minbpe gives every merge its own id; the lab's vocabulary is a set"
+        )
     encoder = RankEncoder([(left, right, 256 + index) for index, (left, right) in enumerate(merges)])
     pair_tokens = [(vocab[left], vocab[right]) for left, right in merges]
 
@@ -161,11 +178,19 @@ def _tokenizer(regex: str | None, specials: dict[str, int], merges: list[tuple[i
         digest = hashlib.sha256(f"{fingerprint}:{count}".encode()).hexdigest()
         return _tokenizer(regex, {}, merges[:count], name=f"{name} [:{count}]", fingerprint=digest)
 
-    return PretrainedTokenizer(name=name, source_format=FORMAT, alphabet=BYTES,
-                               pretokenizer=pretokenizer_for(regex), itos=vocab,
-                               merge=lambda piece: encoder.encode(list(piece)), merges=pair_tokens,
-                               special_tokens=specials, fingerprint=fingerprint, notes=notes,
-                               with_merges=with_merges)
+    return PretrainedTokenizer(
+        name=name,
+        source_format=FORMAT,
+        alphabet=BYTES,
+        pretokenizer=pretokenizer_for(regex),
+        itos=vocab,
+        merge=lambda piece: encoder.encode(list(piece)),
+        merges=pair_tokens,
+        special_tokens=specials,
+        fingerprint=fingerprint,
+        notes=notes,
+        with_merges=with_merges,
+    )
 
 
 def load_minbpe_file(path: str | os.PathLike[str]) -> PretrainedTokenizer:

@@ -14,6 +14,7 @@ Hugging Face `tokenizers` runs patterns with Oniguruma (Ruby syntax), not Python
 - ``\\Z`` is the very end in Python, end-or-before-a-final-newline in Ruby (Ruby's
   very end is ``\\z``).
 """
+
 from __future__ import annotations
 
 from bpe.errors import PatternError, TokenizerFileError
@@ -105,8 +106,12 @@ def _translate(pattern: str, *, to_ruby: bool) -> str:
             end = i + 1
             if pattern.startswith("(?", i):  # keep the group's opening as written: (?:  (?i:  (?=  (?!  (?>
                 end = i + 2
-                while end < n and pattern[end] not in ":)=!>" and not pattern.startswith("<=", end) \
-                        and not pattern.startswith("<!", end):
+                while (
+                    end < n
+                    and pattern[end] not in ":)=!>"
+                    and not pattern.startswith("<=", end)
+                    and not pattern.startswith("<!", end)
+                ):
                     end += 1
                 if pattern.startswith("<=", end) or pattern.startswith("<!", end):
                     end += 2
@@ -153,8 +158,11 @@ def _translate(pattern: str, *, to_ruby: bool) -> str:
 def _escape_end(pattern: str, start: int) -> int:
     """End of the escape at ``start`` (``\\p{L}``, ``\\x{41}``, ``\\N{...}``, ``\\n``...)."""
     end = start + 2
-    if end <= len(pattern) and pattern[start + 1:start + 2] in ("p", "P", "x", "N", "u", "U") \
-            and pattern[end:end + 1] == "{":
+    if (
+        end <= len(pattern)
+        and pattern[start + 1 : start + 2] in ("p", "P", "x", "N", "u", "U")
+        and pattern[end : end + 1] == "{"
+    ):
         close = pattern.find("}", end)
         return len(pattern) if close < 0 else close + 1
     return min(end, len(pattern))
@@ -191,7 +199,7 @@ def _interval_end(pattern: str, start: int) -> int | None:
     close = pattern.find("}", start)
     if close < 0:
         return None
-    body = pattern[start + 1:close]
+    body = pattern[start + 1 : close]
     parts = body.split(",")
     if len(parts) > 2 or not parts[0].isdigit() or (len(parts) == 2 and parts[1] and not parts[1].isdigit()):
         return None

@@ -14,9 +14,12 @@ id; otherwise the library's merge rule (`bpe.formats.rules`). A long chunk is fi
 where no token could ever span the cut (between two symbols whose bigram is inside no
 token), which changes nothing and keeps the cost linear; chunks are cached.
 """
+
 from __future__ import annotations
 
-from typing import AbstractSet, Callable, Iterable, Literal, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Literal
 
 from bpe.alphabet import BYTES, CHARACTERS
 from bpe.errors import BpeError
@@ -32,13 +35,25 @@ CUT_FROM = 64  # chunks at least this long are cut into independent pieces first
 class PretrainedTokenizer:
     """A tokenizer from a Hugging Face, tiktoken or minbpe file (see the module docstring)."""
 
-    def __init__(self, *, name: str, source_format: str, alphabet: str, pretokenizer: str | None,
-                 itos: dict, merge: Callable[[object], list[int]], whole: dict | None = None,
-                 merges: Sequence[tuple] | Callable[[], list[tuple]] = (),
-                 special_tokens: dict[str, int] | None = None, fingerprint: str,
-                 normalize: Callable[[str], str] | None = None, prefix_space: str | None = None,
-                 cut: bool = True, notes: Sequence[str] = (),
-                 with_merges: Callable[[int], "PretrainedTokenizer"] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        source_format: str,
+        alphabet: str,
+        pretokenizer: str | None,
+        itos: dict,
+        merge: Callable[[object], list[int]],
+        whole: dict | None = None,
+        merges: Sequence[tuple] | Callable[[], list[tuple]] = (),
+        special_tokens: dict[str, int] | None = None,
+        fingerprint: str,
+        normalize: Callable[[str], str] | None = None,
+        prefix_space: str | None = None,
+        cut: bool = True,
+        notes: Sequence[str] = (),
+        with_merges: Callable[[int], PretrainedTokenizer] | None = None,
+    ) -> None:
         """``itos``: id -> token (bytes for the byte alphabet, str for characters), special
         tokens excluded. ``merge``: one piece (bytes or str) to ids by the library's rule.
         ``whole``: token -> id, when the library looks a chunk up whole before merging.
@@ -104,8 +119,7 @@ class PretrainedTokenizer:
         tiktoken's ``allowed_special``); otherwise they are encoded as the text they are."""
         if not isinstance(text, str):
             raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        return encode_around_special(text, self._allowed(allowed_special), self.special_tokens,
-                                     self.encode_ordinary)
+        return encode_around_special(text, self._allowed(allowed_special), self.special_tokens, self.encode_ordinary)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids, with no special tokens."""
@@ -146,8 +160,10 @@ class PretrainedTokenizer:
             try:
                 piece = chunk.encode("utf-8")
             except UnicodeEncodeError as error:
-                raise BpeError(f"the text holds {error.object[error.start]!r}, a lone surrogate, which is not "
-                               "a character and has no UTF-8 bytes") from None
+                raise BpeError(
+                    f"the text holds {error.object[error.start]!r}, a lone surrogate, which is not "
+                    "a character and has no UTF-8 bytes"
+                ) from None
         else:
             piece = chunk
         ids = None
@@ -207,7 +223,7 @@ class PretrainedTokenizer:
     # ====================
     # Conversion
 
-    def with_merges(self, count: int) -> "PretrainedTokenizer":
+    def with_merges(self, count: int) -> PretrainedTokenizer:
         """The tokenizer with only its first ``count`` merges (by rank) and no special
         tokens: what a shorter training run would have kept. Ids stay the file's ids; a
         count past the last merge keeps them all (as GPT-2's ``with_merges``)."""
@@ -225,8 +241,10 @@ class PretrainedTokenizer:
 
     def __repr__(self) -> str:
         pre = f", pretokenizer={self.pretokenizer!r}" if self.pretokenizer else ""
-        return (f"PretrainedTokenizer(name={self.name!r}, format={self.source_format!r}, "
-                f"vocab_size={self.vocab_size}, alphabet={self.alphabet!r}{pre})")
+        return (
+            f"PretrainedTokenizer(name={self.name!r}, format={self.source_format!r}, "
+            f"vocab_size={self.vocab_size}, alphabet={self.alphabet!r}{pre})"
+        )
 
 
 def independent_pieces(symbols: str | bytes, joinable: set) -> list:
@@ -254,5 +272,5 @@ def _bigrams_inside(tokens: Iterable) -> set:
         if isinstance(token, bytes):
             found.update(zip(token, token[1:]))
         else:
-            found.update(token[i:i + 2] for i in range(len(token) - 1))
+            found.update(token[i : i + 2] for i in range(len(token) - 1))
     return found

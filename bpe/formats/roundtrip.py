@@ -14,19 +14,20 @@ format (`bpe.formats.minbpe`), which follows minbpe's ``load`` and ``encode``.
 `prove_import` is the other direction: a file made by the library, read by BPE Lab's
 importer, against the library reading the same file.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from bpe.alphabet import CHARACTERS
 from bpe.errors import BpeError
-from bpe.formats.export import HF, TIKTOKEN, check_format, export_files
 from bpe.files import atomic_write_bytes
+from bpe.formats.export import HF, TIKTOKEN, check_format, export_files
 from bpe.formats.fileio import escape_token, read_limited
 from bpe.formats.merges_vs_ranks import MergesVsRanks, merges_vs_ranks
 from bpe.formats.minbpe import load_minbpe_file
@@ -88,23 +89,32 @@ class Proof:
 
     @property
     def line(self) -> str:
-        left_out = (f"; {self.left_out_characters:,} characters outside the alphabet left out"
-                    if self.left_out_characters else "")
+        left_out = (
+            f"; {self.left_out_characters:,} characters outside the alphabet left out"
+            if self.left_out_characters
+            else ""
+        )
         if self.difference is None:
-            return (f"identical ids on {self.characters:,} characters ({self.texts} texts, {self.tokens:,} tokens) "
-                    f"with {self.library}{left_out}")
+            return (
+                f"identical ids on {self.characters:,} characters ({self.texts} texts, {self.tokens:,} tokens) "
+                f"with {self.library}{left_out}"
+            )
         d = self.difference
         ours = " ".join(f"{i}:'{t}'" for i, t in zip(d.ours, d.ours_tokens)) or "(end)"
         theirs = " ".join(f"{i}:'{t}'" for i, t in zip(d.theirs, d.theirs_tokens)) or "(end)"
-        return (f"first difference in {d.label!r} at character {d.char_offset:,} (token {d.token_index:,}): "
-                f"…{d.context}…  BPE Lab: {ours}  {self.library}: {theirs}{left_out}")
+        return (
+            f"first difference in {d.label!r} at character {d.char_offset:,} (token {d.token_index:,}): "
+            f"…{d.context}…  BPE Lab: {ours}  {self.library}: {theirs}{left_out}"
+        )
 
 
 # ====================
 # Loading the file with the target library
 
 
-def library_encoder(fmt: str, path: str | os.PathLike[str]) -> tuple[Callable[[str], list[int]], Callable[[int], object], str]:
+def library_encoder(
+    fmt: str, path: str | os.PathLike[str]
+) -> tuple[Callable[[str], list[int]], Callable[[int], object], str]:
     """(encode, token of id, "library version") for the file at ``path``, loaded by the
     format's own library. `BpeError` when the library is not installed or refuses the file."""
     check_format(fmt)
@@ -113,14 +123,19 @@ def library_encoder(fmt: str, path: str | os.PathLike[str]) -> tuple[Callable[[s
         try:
             import tokenizers
         except ImportError:
-            raise BpeError("the Hugging Face tokenizers package is not installed (pip install tokenizers): "
-                           "nothing to check the file with") from None
+            raise BpeError(
+                "the Hugging Face tokenizers package is not installed (pip install tokenizers): "
+                "nothing to check the file with"
+            ) from None
         try:
             loaded = tokenizers.Tokenizer.from_file(path)
         except Exception as error:  # the library's own error type (a Rust panic message)
             raise BpeError(f"tokenizers cannot load {path!r}: {str(error).splitlines()[0][:300]}") from None
-        return ((lambda text: loaded.encode(text, add_special_tokens=False).ids), loaded.id_to_token,
-                f"tokenizers {tokenizers.__version__}")
+        return (
+            (lambda text: loaded.encode(text, add_special_tokens=False).ids),
+            loaded.id_to_token,
+            f"tokenizers {tokenizers.__version__}",
+        )
     if fmt == TIKTOKEN:
         try:
             import tiktoken
@@ -133,8 +148,12 @@ def library_encoder(fmt: str, path: str | os.PathLike[str]) -> tuple[Callable[[s
         ranks = parse_ranks(read_limited(path, what="tiktoken ranks file"), name=path)
         try:
             settings = json.loads(settings_file.read_text(encoding="utf-8"))
-            encoding = tiktoken.Encoding(settings["name"], pat_str=settings["pat_str"], mergeable_ranks=ranks,
-                                         special_tokens=settings.get("special_tokens", {}))
+            encoding = tiktoken.Encoding(
+                settings["name"],
+                pat_str=settings["pat_str"],
+                mergeable_ranks=ranks,
+                special_tokens=settings.get("special_tokens", {}),
+            )
         except (OSError, ValueError, KeyError) as error:
             raise BpeError(f"tiktoken cannot load {path!r} with {settings_file.name!r}: {error}") from None
         return encoding.encode_ordinary, encoding.decode_single_token_bytes, f"tiktoken {tiktoken.__version__}"
@@ -146,9 +165,18 @@ def library_encoder(fmt: str, path: str | os.PathLike[str]) -> tuple[Callable[[s
 # Comparing
 
 
-def compare(ours: Callable[[str], list[int]], theirs: Callable[[str], list[int]], texts: Sequence[tuple[str, str]], *,
-            fmt: str, library: str, ours_token: Callable[[int], object], theirs_token: Callable[[int], object],
-            decode_bytes: Callable[[list[int]], bytes], left_out: int = 0) -> Proof:
+def compare(
+    ours: Callable[[str], list[int]],
+    theirs: Callable[[str], list[int]],
+    texts: Sequence[tuple[str, str]],
+    *,
+    fmt: str,
+    library: str,
+    ours_token: Callable[[int], object],
+    theirs_token: Callable[[int], object],
+    decode_bytes: Callable[[list[int]], bytes],
+    left_out: int = 0,
+) -> Proof:
     """Encode every (label, text) with both; stop at the first text whose ids differ."""
     characters = tokens = 0
     for count, (label, text) in enumerate(texts, start=1):
@@ -157,19 +185,30 @@ def compare(ours: Callable[[str], list[int]], theirs: Callable[[str], list[int]]
         if a != b:
             index = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
             offset = _char_offset(text, decode_bytes(a[:index]))
-            context = escape_token(text[max(0, offset - 40):offset], limit=40) + "▸" + \
-                escape_token(text[offset:offset + 40], limit=40)
-            difference = Difference(label, index, offset, context, tuple(a[index:index + 6]), tuple(b[index:index + 6]),
-                                    tuple(_shown(ours_token, i) for i in a[index:index + 6]),
-                                    tuple(_shown(theirs_token, i) for i in b[index:index + 6]))
+            context = (
+                escape_token(text[max(0, offset - 40) : offset], limit=40)
+                + "▸"
+                + escape_token(text[offset : offset + 40], limit=40)
+            )
+            difference = Difference(
+                label,
+                index,
+                offset,
+                context,
+                tuple(a[index : index + 6]),
+                tuple(b[index : index + 6]),
+                tuple(_shown(ours_token, i) for i in a[index : index + 6]),
+                tuple(_shown(theirs_token, i) for i in b[index : index + 6]),
+            )
             return Proof(fmt, library, characters + offset, tokens + index, count, left_out, difference)
         characters += len(text)
         tokens += len(a)
     return Proof(fmt, library, characters, tokens, len(texts), left_out, None)
 
 
-def proof_texts(tokenizer, text: str | None, *, label: str = "held-out text",
-                hostile: bool = True) -> tuple[list[tuple[str, str]], int]:
+def proof_texts(
+    tokenizer, text: str | None, *, label: str = "held-out text", hostile: bool = True
+) -> tuple[list[tuple[str, str]], int]:
     """The texts to check and how many characters were left out of them because a
     character-level tokenizer cannot encode them (they are outside its alphabet)."""
     texts = ([(label, text)] if text else []) + (list(HOSTILE_TEXTS) if hostile else [])
@@ -185,13 +224,23 @@ def proof_texts(tokenizer, text: str | None, *, label: str = "held-out text",
     return kept, left_out
 
 
-def prove_file(tokenizer, fmt: str, path: str | os.PathLike[str], text: str | None = None, *,
-               hostile: bool = True) -> Proof:
+def prove_file(
+    tokenizer, fmt: str, path: str | os.PathLike[str], text: str | None = None, *, hostile: bool = True
+) -> Proof:
     """Load ``path`` (an export of ``tokenizer``) with ``fmt``'s library and compare ids."""
     theirs, theirs_token, library = library_encoder(fmt, path)
     texts, left_out = proof_texts(tokenizer, text, hostile=hostile)
-    return compare(tokenizer.encode, theirs, texts, fmt=fmt, library=library, ours_token=tokenizer.itos.__getitem__,
-                   theirs_token=theirs_token, decode_bytes=tokenizer.decode_bytes, left_out=left_out)
+    return compare(
+        tokenizer.encode,
+        theirs,
+        texts,
+        fmt=fmt,
+        library=library,
+        ours_token=tokenizer.itos.__getitem__,
+        theirs_token=theirs_token,
+        decode_bytes=tokenizer.decode_bytes,
+        left_out=left_out,
+    )
 
 
 def prove_export(tokenizer, fmt: str, text: str | None = None, *, hostile: bool = True) -> Proof:
@@ -204,17 +253,26 @@ def prove_export(tokenizer, fmt: str, text: str | None = None, *, hostile: bool 
         return prove_file(tokenizer, fmt, Path(folder) / exported.main_name, text, hostile=hostile)
 
 
-def prove_import(imported, fmt: str, path: str | os.PathLike[str], text: str | None = None, *,
-                 hostile: bool = True) -> Proof:
+def prove_import(
+    imported, fmt: str, path: str | os.PathLike[str], text: str | None = None, *, hostile: bool = True
+) -> Proof:
     """BPE Lab's reading of ``path`` (``imported``) against the library's reading of it.
     Hugging Face always cuts its added tokens out of the text, so they are allowed on our
     side too; for tiktoken and minbpe special tokens are plain text on both sides."""
     theirs, theirs_token, library = library_encoder(fmt, path)
     texts, left_out = proof_texts(imported, text, hostile=hostile)
     ours = (lambda value: imported.encode(value, allowed_special="all")) if fmt == HF else imported.encode_ordinary
-    return compare(ours, theirs, texts, fmt=fmt, library=library,
-                   ours_token=imported.itos.__getitem__, theirs_token=theirs_token,
-                   decode_bytes=imported.decode_bytes, left_out=left_out)
+    return compare(
+        ours,
+        theirs,
+        texts,
+        fmt=fmt,
+        library=library,
+        ours_token=imported.itos.__getitem__,
+        theirs_token=theirs_token,
+        decode_bytes=imported.decode_bytes,
+        left_out=left_out,
+    )
 
 
 # ====================
@@ -240,8 +298,15 @@ class ExportReport:
         return out
 
 
-def export_and_prove(tokenizer, fmt: str, output: str | os.PathLike[str], *, check_text: str | None = None,
-                     prove: bool = True, hostile: bool = True) -> ExportReport:
+def export_and_prove(
+    tokenizer,
+    fmt: str,
+    output: str | os.PathLike[str],
+    *,
+    check_text: str | None = None,
+    prove: bool = True,
+    hostile: bool = True,
+) -> ExportReport:
     """Write ``tokenizer`` as ``fmt`` to ``output`` (the tiktoken settings go beside it as
     ``<output>.json``), list what the format cannot hold, then prove the file with the
     target library on ``check_text`` and the hostile strings."""
@@ -260,7 +325,7 @@ def export_and_prove(tokenizer, fmt: str, output: str | os.PathLike[str], *, che
 def _char_offset(text: str, prefix: bytes) -> int:
     """How many characters of ``text`` the bytes ``prefix`` cover (a cut inside a character
     counts the characters before it)."""
-    return len(text.encode("utf-8")[:len(prefix)].decode("utf-8", errors="ignore"))
+    return len(text.encode("utf-8")[: len(prefix)].decode("utf-8", errors="ignore"))
 
 
 def _shown(token_of: Callable[[int], object], token_id: int) -> str:
@@ -268,4 +333,3 @@ def _shown(token_of: Callable[[int], object], token_id: int) -> str:
         return escape_token(token_of(token_id), limit=20)
     except Exception:  # an id the library does not know: show the id alone
         return "?"
-

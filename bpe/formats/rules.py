@@ -19,12 +19,12 @@ Three libraries, three rules; on the same vocabulary they can disagree (see
 BPE Lab replays its merges in learned order (`bpe.encoder`): a pair formed after its own
 rank has passed only merges at a later rank of the same pair.
 """
+
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
 
 from bpe.gpt2.tokenizer import LONG_CHUNK, merge_by_rank, merge_by_rank_heap
-
 
 # ====================
 # Hugging Face
@@ -111,7 +111,7 @@ def recover_merge(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes] 
     lower ranks (minbpe's ``recover_merges``); None when the lower ranks do not build two parts."""
     limit = ranks[token]
     get = ranks.get
-    parts = [token[i:i + 1] for i in range(len(token))]
+    parts = [token[i : i + 1] for i in range(len(token))]
     while len(parts) > 2:
         best = None
         best_rank = limit
@@ -121,7 +121,7 @@ def recover_merge(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes] 
                 best, best_rank = i, rank
         if best is None:
             return None
-        parts[best:best + 2] = [parts[best] + parts[best + 1]]
+        parts[best : best + 2] = [parts[best] + parts[best + 1]]
     if len(parts) != 2:
         return None
     return parts[0], parts[1]

@@ -20,6 +20,7 @@ pair, so a few texts may encode differently: `bpe.formats.merges_vs_ranks` finds
 Import reads the file with our own strict parser (no network, no cache folder, one-line
 errors); tests check it reads exactly what ``tiktoken.load.load_tiktoken_bpe`` reads.
 """
+
 from __future__ import annotations
 
 import base64
@@ -55,7 +56,8 @@ def require_byte_level(tokenizer, library: str) -> None:
         raise NotByteLevelError(
             f"{library} works on bytes, and this tokenizer's alphabet is characters: its tokens are "
             f"Unicode characters and their merges, which {library} has no way to hold. Train with the "
-            "byte alphabet to export it, or export it for Hugging Face (hf), which keeps characters")
+            "byte alphabet to export it, or export it for Hugging Face (hf), which keeps characters"
+        )
     missing = 256 - len({t for t in tokenizer.base_tokens if isinstance(t, bytes) and len(t) == 1})
     if missing:
         raise NotByteLevelError(f"{library} needs all 256 bytes as tokens; this tokenizer lacks {missing}")
@@ -76,10 +78,15 @@ class TiktokenExport:
     n_vocab: int = 0
 
     def settings(self, ranks_file_name: str) -> dict:
-        return {"format": SETTINGS_VERSION, "name": self.name, "pat_str": self.pat_str,
-                "special_tokens": dict(self.special_tokens), "explicit_n_vocab": self.n_vocab,
-                "mergeable_ranks_file": ranks_file_name,
-                "mergeable_ranks_sha256": hashlib.sha256(self.ranks).hexdigest()}
+        return {
+            "format": SETTINGS_VERSION,
+            "name": self.name,
+            "pat_str": self.pat_str,
+            "special_tokens": dict(self.special_tokens),
+            "explicit_n_vocab": self.n_vocab,
+            "mergeable_ranks_file": ranks_file_name,
+            "mergeable_ranks_sha256": hashlib.sha256(self.ranks).hexdigest(),
+        }
 
     def settings_text(self, ranks_file_name: str) -> str:
         return json.dumps(self.settings(ranks_file_name), ensure_ascii=False, indent=2) + "\n"
@@ -121,20 +128,24 @@ def parse_ranks(raw: bytes, *, name: str = "the ranks file") -> dict[bytes, int]
         except (binascii.Error, ValueError):
             raise TokenizerFileError(f"{name}, line {number}: {quoted(encoded)} is not base64") from None
         if not rank_text.isascii() or not rank_text.isdigit() or len(rank_text) > 9:
-            raise TokenizerFileError(f"{name}, line {number}: the rank {quoted(rank_text)} is not a whole number "
-                                     "from 0 to 999,999,999")
+            raise TokenizerFileError(
+                f"{name}, line {number}: the rank {quoted(rank_text)} is not a whole number from 0 to 999,999,999"
+            )
         rank = int(rank_text)
         if not token:
             raise TokenizerFileError(f"{name}, line {number}: an empty token")
         if len(token) > MAX_TOKEN_LENGTH:
-            raise TokenizerFileError(f"{name}, line {number}: a token of {len(token):,} bytes (the most is "
-                                     f"{MAX_TOKEN_LENGTH:,})")
+            raise TokenizerFileError(
+                f"{name}, line {number}: a token of {len(token):,} bytes (the most is {MAX_TOKEN_LENGTH:,})"
+            )
         if token in ranks:
-            raise TokenizerFileError(f"{name}, line {number}: the token {quoted(token)} is listed twice "
-                                     f"(ranks {ranks[token]} and {rank})")
+            raise TokenizerFileError(
+                f"{name}, line {number}: the token {quoted(token)} is listed twice (ranks {ranks[token]} and {rank})"
+            )
         if rank in seen_ranks:
-            raise TokenizerFileError(f"{name}, line {number}: rank {rank} is given twice (lines {seen_ranks[rank]} "
-                                     f"and {number})")
+            raise TokenizerFileError(
+                f"{name}, line {number}: rank {rank} is given twice (lines {seen_ranks[rank]} and {number})"
+            )
         ranks[token] = rank
         seen_ranks[rank] = number
         if len(ranks) > MAX_TOKENS:
@@ -143,8 +154,10 @@ def parse_ranks(raw: bytes, *, name: str = "the ranks file") -> dict[bytes, int]
         raise TokenizerFileError(f"{name} holds no tokens")
     missing = [value for value in range(256) if bytes([value]) not in ranks]
     if missing:
-        raise TokenizerFileError(f"{name} lacks {len(missing)} of the 256 single bytes (first: {missing[0]:#04x}); "
-                                 "tiktoken needs every byte as a token")
+        raise TokenizerFileError(
+            f"{name} lacks {len(missing)} of the 256 single bytes (first: {missing[0]:#04x}); "
+            "tiktoken needs every byte as a token"
+        )
     return ranks
 
 
@@ -153,8 +166,9 @@ def check_special_tokens(special_tokens, ranks_or_ids, *, name: str) -> dict[str
     if special_tokens is None:
         return {}
     if not isinstance(special_tokens, dict):
-        raise TokenizerFileError(f"{name}: special_tokens must be an object of text: id, got "
-                                 f"{type(special_tokens).__name__}")
+        raise TokenizerFileError(
+            f"{name}: special_tokens must be an object of text: id, got {type(special_tokens).__name__}"
+        )
     if len(special_tokens) > MAX_SPECIAL_TOKENS:
         raise TokenizerFileError(f"{name}: more than {MAX_SPECIAL_TOKENS:,} special tokens")
     used = set(ranks_or_ids)
@@ -164,21 +178,31 @@ def check_special_tokens(special_tokens, ranks_or_ids, *, name: str) -> dict[str
         if not isinstance(text, str) or not text:
             raise TokenizerFileError(f"{name}: a special token must be non-empty text, got {text!r}")
         if not isinstance(token_id, int) or isinstance(token_id, bool) or not 0 <= token_id < 10**9:
-            raise TokenizerFileError(f"{name}: special token {quoted(text)} has id {token_id!r}; ids are whole "
-                                     "numbers from 0")
+            raise TokenizerFileError(
+                f"{name}: special token {quoted(text)} has id {token_id!r}; ids are whole numbers from 0"
+            )
         if token_id in used:
-            raise TokenizerFileError(f"{name}: special token {quoted(text)} has id {token_id}, which an ordinary "
-                                     "token already has")
+            raise TokenizerFileError(
+                f"{name}: special token {quoted(text)} has id {token_id}, which an ordinary token already has"
+            )
         if token_id in seen:
-            raise TokenizerFileError(f"{name}: special tokens {quoted(seen[token_id])} and {quoted(text)} share "
-                                     f"id {token_id}")
+            raise TokenizerFileError(
+                f"{name}: special tokens {quoted(seen[token_id])} and {quoted(text)} share id {token_id}"
+            )
         seen[token_id] = text
         out[text] = token_id
     return out
 
 
-def tokenizer_from_ranks(ranks: dict[bytes, int], *, pattern: str | None, special_tokens: dict[str, int] | None = None,
-                         name: str, fingerprint: str, notes=()) -> PretrainedTokenizer:
+def tokenizer_from_ranks(
+    ranks: dict[bytes, int],
+    *,
+    pattern: str | None,
+    special_tokens: dict[str, int] | None = None,
+    name: str,
+    fingerprint: str,
+    notes=(),
+) -> PretrainedTokenizer:
     """A `PretrainedTokenizer` that encodes as tiktoken does with these ranks and pattern."""
     itos = {rank: token for token, rank in ranks.items()}
 
@@ -201,27 +225,46 @@ def tokenizer_from_ranks(ranks: dict[bytes, int], *, pattern: str | None, specia
         digest = hashlib.sha256(f"{fingerprint}:{count}".encode()).hexdigest()
         return tokenizer_from_ranks(kept, pattern=pattern, name=f"{name} [:{count}]", fingerprint=digest)
 
-    return PretrainedTokenizer(name=name, source_format=FORMAT, alphabet=BYTES,
-                               pretokenizer=pretokenizer_for(pattern), itos=itos, merge=merge, whole=ranks,
-                               merges=recovered, special_tokens=special_tokens, fingerprint=fingerprint, notes=notes,
-                               with_merges=with_merges)
+    return PretrainedTokenizer(
+        name=name,
+        source_format=FORMAT,
+        alphabet=BYTES,
+        pretokenizer=pretokenizer_for(pattern),
+        itos=itos,
+        merge=merge,
+        whole=ranks,
+        merges=recovered,
+        special_tokens=special_tokens,
+        fingerprint=fingerprint,
+        notes=notes,
+        with_merges=with_merges,
+    )
 
 
-def tiktoken_from_bytes(raw: bytes, *, pattern: str | None, special_tokens: dict[str, int] | None = None,
-                        name: str = "the .tiktoken file") -> PretrainedTokenizer:
+def tiktoken_from_bytes(
+    raw: bytes, *, pattern: str | None, special_tokens: dict[str, int] | None = None, name: str = "the .tiktoken file"
+) -> PretrainedTokenizer:
     """An uploaded ranks file with the pattern the visitor chose (a name such as gpt2, gpt4,
     cl100k, or a regex, which is checked; None or "none" for no split)."""
     ranks = parse_ranks(raw, name=name)
     regex = resolve_pattern(pattern, name=name)
     specials = check_special_tokens(special_tokens, ranks.values(), name=name)
-    digest = hashlib.sha256(b"tiktoken\0" + (regex or "").encode() + b"\0" +
-                            json.dumps(specials, sort_keys=True).encode() + b"\0" + bytes(raw)).hexdigest()
-    return tokenizer_from_ranks(ranks, pattern=regex, special_tokens=specials, name=_display_name(name),
-                                fingerprint=digest)
+    digest = hashlib.sha256(
+        b"tiktoken\0"
+        + (regex or "").encode()
+        + b"\0"
+        + json.dumps(specials, sort_keys=True).encode()
+        + b"\0"
+        + bytes(raw)
+    ).hexdigest()
+    return tokenizer_from_ranks(
+        ranks, pattern=regex, special_tokens=specials, name=_display_name(name), fingerprint=digest
+    )
 
 
-def load_tiktoken_file(path: str | os.PathLike[str], *, pattern: str | None = None,
-                       special_tokens: dict[str, int] | None = None) -> PretrainedTokenizer:
+def load_tiktoken_file(
+    path: str | os.PathLike[str], *, pattern: str | None = None, special_tokens: dict[str, int] | None = None
+) -> PretrainedTokenizer:
     """A ``.tiktoken`` file from disk. Without ``pattern``, the settings file beside it
     (``<file>.json``, as `export_tiktoken` writes) gives the pattern and special tokens;
     if there is none, `TokenizerFileError` asks for a pattern."""
@@ -231,7 +274,8 @@ def load_tiktoken_file(path: str | os.PathLike[str], *, pattern: str | None = No
         if not settings_file.is_file():
             raise TokenizerFileError(
                 f"{str(path)!r} is a ranks file, which holds no split pattern, and there is no "
-                f"{settings_file.name!r} beside it: give the pattern (gpt2, gpt4, cl100k or a regex)")
+                f"{settings_file.name!r} beside it: give the pattern (gpt2, gpt4, cl100k or a regex)"
+            )
         settings = read_settings(settings_file, raw)
         pattern = settings["pat_str"]
         if special_tokens is None:

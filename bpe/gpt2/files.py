@@ -16,6 +16,7 @@ Where the files come from, in order: paths given by the caller; ``data/cache/gpt
 (filled once by `download_gpt2_files`, SHA-256 checked, written atomically); the shared
 data folder (``../shared/data/gpt2/`` beside the project, or ``$BPE_SHARED_DATA/gpt2``).
 """
+
 from __future__ import annotations
 
 import os
@@ -73,23 +74,32 @@ def find_gpt2_files(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Pa
 def missing_files_message(cache_dir: str | os.PathLike[str] | None = None) -> str:
     """What to do when `find_gpt2_files` finds nothing: the command, or the URLs and the folder."""
     folders = gpt2_folders(cache_dir)
-    return (f"GPT-2's files ({ENCODER_JSON}, {VOCAB_BPE}) are not in {folders[0]} nor in {folders[1]}. "
-            f"Run `python -m bpe gpt2 download` (needs the internet once), or {_by_hand(folders[0])}")
+    return (
+        f"GPT-2's files ({ENCODER_JSON}, {VOCAB_BPE}) are not in {folders[0]} nor in {folders[1]}. "
+        f"Run `python -m bpe gpt2 download` (needs the internet once), or {_by_hand(folders[0])}"
+    )
 
 
 def _by_hand(folder: Path, base_url: str = OPENAI_BASE_URL, hashes: Mapping[str, str] = GPT2_SHA256) -> str:
-    return (f"download {base_url}/{ENCODER_JSON} (sha256 {hashes[ENCODER_JSON]}) and "
-            f"{base_url}/{VOCAB_BPE} (sha256 {hashes[VOCAB_BPE]}) on a machine that is online "
-            f"and put both in {folder}/ (or pass their paths with --encoder and --vocab).")
+    return (
+        f"download {base_url}/{ENCODER_JSON} (sha256 {hashes[ENCODER_JSON]}) and "
+        f"{base_url}/{VOCAB_BPE} (sha256 {hashes[VOCAB_BPE]}) on a machine that is online "
+        f"and put both in {folder}/ (or pass their paths with --encoder and --vocab)."
+    )
 
 
 # ==================== Downloading
 
 
-def download_gpt2_files(cache_dir: str | os.PathLike[str] = CACHE_DIR, *,
-                        base_url: str = OPENAI_BASE_URL, progress: Progress | None = None,
-                        timeout: float = 30, deadline: float = DEFAULT_DEADLINE,
-                        sha256: Mapping[str, str] | None = None) -> tuple[Path, Path]:
+def download_gpt2_files(
+    cache_dir: str | os.PathLike[str] = CACHE_DIR,
+    *,
+    base_url: str = OPENAI_BASE_URL,
+    progress: Progress | None = None,
+    timeout: float = 30,
+    deadline: float = DEFAULT_DEADLINE,
+    sha256: Mapping[str, str] | None = None,
+) -> tuple[Path, Path]:
     """Make sure ``<cache_dir>/gpt2/`` holds OpenAI's two files; return their paths.
 
     A file already there with the right SHA-256 is kept (no request); a file with another
@@ -103,12 +113,18 @@ def download_gpt2_files(cache_dir: str | os.PathLike[str] = CACHE_DIR, *,
     folder = Path(cache_dir) / GPT2_FOLDER
     hashes = {**GPT2_SHA256, **(sha256 or {})}
     if hashes.keys() != GPT2_SHA256.keys():
-        raise BpeError(f"sha256 names {sorted(hashes.keys() - GPT2_SHA256.keys())!r}; "
-                       f"GPT-2's files are {ENCODER_JSON} and {VOCAB_BPE}")
+        raise BpeError(
+            f"sha256 names {sorted(hashes.keys() - GPT2_SHA256.keys())!r}; "
+            f"GPT-2's files are {ENCODER_JSON} and {VOCAB_BPE}"
+        )
     for name, expected in hashes.items():
         target = folder / name
-        if verified_cached_file(target, expected, error=DownloadError,
-                                advice="It is not OpenAI's file. Delete it and run this again to download it."):
+        if verified_cached_file(
+            target,
+            expected,
+            error=DownloadError,
+            advice="It is not OpenAI's file. Delete it and run this again to download it.",
+        ):
             continue
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -118,8 +134,10 @@ def download_gpt2_files(cache_dir: str | os.PathLike[str] = CACHE_DIR, *,
         try:
             fetch_verified([url], target, expected, progress=progress, timeout=timeout, deadline=deadline)
         except DownloadError as error:
-            raise DownloadError(f"could not download GPT-2's {name} from {url}: {_reasons(error)}\n"
-                                f"If this machine is offline, {_by_hand(folder, base_url.rstrip('/'), hashes)}") from None
+            raise DownloadError(
+                f"could not download GPT-2's {name} from {url}: {_reasons(error)}\n"
+                f"If this machine is offline, {_by_hand(folder, base_url.rstrip('/'), hashes)}"
+            ) from None
     return folder / ENCODER_JSON, folder / VOCAB_BPE
 
 
@@ -133,8 +151,9 @@ def _reasons(error: DownloadError) -> str:
 # ==================== Reading and checking
 
 
-def parse_gpt2_files(encoder_json_path: str | os.PathLike[str],
-                     vocab_bpe_path: str | os.PathLike[str]) -> GPT2Vocabulary:
+def parse_gpt2_files(
+    encoder_json_path: str | os.PathLike[str], vocab_bpe_path: str | os.PathLike[str]
+) -> GPT2Vocabulary:
     """Read and cross-check ``encoder.json`` and ``vocab.bpe``; errors name the file and line."""
     encoder_path, vocab_path = Path(encoder_json_path), Path(vocab_bpe_path)
     encoder = _read_encoder(encoder_path)
@@ -176,8 +195,7 @@ def _read_merge_lines(path: Path) -> list[tuple[int, str, str]]:
     for number in range(start + 1, len(lines) + 1):
         parts = lines[number - 1].split()
         if len(parts) != 2:
-            raise BpeError(f"{path} line {number}: expected two tokens separated by a space, "
-                           f"got {lines[number - 1]!r}")
+            raise BpeError(f"{path} line {number}: expected two tokens separated by a space, got {lines[number - 1]!r}")
         merges.append((number, parts[0], parts[1]))
     return merges
 
@@ -188,11 +206,15 @@ def _byte_tokens(encoder: dict[str, int], path: Path) -> list[bytes]:
     for value, spelled in bytes_to_unicode().items():
         token_id = encoder.get(spelled)
         if token_id is None:
-            raise BpeError(f"{path} has no entry for byte 0x{value:02X} (spelled {spelled!r}); "
-                           "a GPT-2 vocabulary lists all 256 bytes")
+            raise BpeError(
+                f"{path} has no entry for byte 0x{value:02X} (spelled {spelled!r}); "
+                "a GPT-2 vocabulary lists all 256 bytes"
+            )
         if token_id >= N_BYTES or tokens[token_id] is not None:
-            raise BpeError(f"{path} gives byte 0x{value:02X} (spelled {spelled!r}) id {token_id}; the 256 "
-                           "bytes must have the ids 0 to 255, one each (merged tokens come after them)")
+            raise BpeError(
+                f"{path} gives byte 0x{value:02X} (spelled {spelled!r}) id {token_id}; the 256 "
+                "bytes must have the ids 0 to 255, one each (merged tokens come after them)"
+            )
         tokens[token_id] = bytes([value])
     return tokens
 
@@ -214,16 +236,19 @@ def _merges(lines, encoder, tokens, encoder_path: Path, vocab_path: Path) -> lis
         spelled = left + right
         if spelled in bytes_of:
             where = f"line {made_by[spelled]} made it already" if spelled in made_by else "it is a single byte"
-            raise BpeError(f"{vocab_path} line {number} makes {spelled!r} again ({where}); "
-                           "each merge must make a new token")
+            raise BpeError(
+                f"{vocab_path} line {number} makes {spelled!r} again ({where}); each merge must make a new token"
+            )
         expected = N_BYTES + index
         actual = encoder.get(spelled)
         if actual != expected:
             if actual is None:
                 raise BpeError(f"{vocab_path} line {number} makes {spelled!r}, which {encoder_path} does not list")
-            raise BpeError(f"{vocab_path} line {number} makes {spelled!r}, which {encoder_path} gives id "
-                           f"{actual}; merge {index + 1} must have id {expected} (ids follow merge order: "
-                           "rank and id are the same number)")
+            raise BpeError(
+                f"{vocab_path} line {number} makes {spelled!r}, which {encoder_path} gives id "
+                f"{actual}; merge {index + 1} must have id {expected} (ids follow merge order: "
+                "rank and id are the same number)"
+            )
         token = bytes_of[spelled] = left_bytes + right_bytes
         made_by[spelled] = number
         tokens.append(token)
@@ -235,10 +260,14 @@ def _unknown_part(part: str, left: str, right: str, number: int, vocab_path: Pat
     table = unicode_to_bytes()
     bad = next((ch for ch in part if ch not in table), None)
     if bad is not None:
-        raise BpeError(f"{vocab_path} line {number}: {part!r} holds {bad!r}, which is not in GPT-2's "
-                       "byte-to-unicode table (is this a GPT-2 vocab.bpe?)")
-    raise BpeError(f"{vocab_path} line {number}: the merge {left} {right} uses {part!r}, which is neither "
-                   "a single byte nor made by an earlier line")
+        raise BpeError(
+            f"{vocab_path} line {number}: {part!r} holds {bad!r}, which is not in GPT-2's "
+            "byte-to-unicode table (is this a GPT-2 vocab.bpe?)"
+        )
+    raise BpeError(
+        f"{vocab_path} line {number}: the merge {left} {right} uses {part!r}, which is neither "
+        "a single byte nor made by an earlier line"
+    )
 
 
 def _special_tokens(encoder, lines, encoder_path: Path, vocab_path: Path) -> dict[str, int]:
@@ -252,20 +281,27 @@ def _special_tokens(encoder, lines, encoder_path: Path, vocab_path: Path) -> dic
     if len(encoder) - len(special) != n_mergeable:
         mergeable = set(bytes_to_unicode().values()) | {left + right for _number, left, right in lines}
         token = next(token for token, token_id in encoder.items() if token_id < n_mergeable and token not in mergeable)
-        raise BpeError(f"{encoder_path} gives {token!r} id {encoder[token]}, which a byte or a merge of "
-                       f"{vocab_path} already has; each token needs an id of its own")
+        raise BpeError(
+            f"{encoder_path} gives {token!r} id {encoder[token]}, which a byte or a merge of "
+            f"{vocab_path} already has; each token needs an id of its own"
+        )
     for token, token_id in special.items():
         if not SPECIAL_TOKEN.fullmatch(token):
-            raise BpeError(f"{encoder_path} lists {token!r} (id {token_id}), which is neither a byte, nor made by "
-                           f"a line of {vocab_path}, nor a special token like '<|endoftext|>'")
+            raise BpeError(
+                f"{encoder_path} lists {token!r} (id {token_id}), which is neither a byte, nor made by "
+                f"a line of {vocab_path}, nor a special token like '<|endoftext|>'"
+            )
     owners: dict[int, str] = {}
     for token, token_id in special.items():
         if token_id in owners:
-            raise BpeError(f"{encoder_path} gives id {token_id} to both {owners[token_id]!r} and {token!r}; "
-                           "each token needs an id of its own")
+            raise BpeError(
+                f"{encoder_path} gives id {token_id} to both {owners[token_id]!r} and {token!r}; "
+                "each token needs an id of its own"
+            )
         owners[token_id] = token
     gaps = sorted(set(range(n_mergeable, n_mergeable + len(owners))) - owners.keys())
     if gaps:
-        raise BpeError(f"{encoder_path}: ids must run from 0 to {len(encoder) - 1} without gaps; "
-                       f"id {gaps[0]} is missing")
+        raise BpeError(
+            f"{encoder_path}: ids must run from 0 to {len(encoder) - 1} without gaps; id {gaps[0]} is missing"
+        )
     return special

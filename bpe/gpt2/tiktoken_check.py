@@ -7,6 +7,7 @@ by an environment variable. Instead the files are parsed here (the same checked 
 copy, and no process-wide state touched. Files whose SHA-256 is not OpenAI's are refused
 first, so the oracle is always the real GPT-2.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,9 +33,13 @@ def tiktoken_gpt2(encoder_json_path: str | os.PathLike[str], vocab_bpe_path: str
     check_sha256(vocab_bpe_path, GPT2_SHA256[VOCAB_BPE])
     vocabulary = parse_gpt2_files(encoder_json_path, vocab_bpe_path)
     ranks = {token: rank for rank, token in enumerate(vocabulary.tokens)}
-    return tiktoken.Encoding("gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
-                             special_tokens=dict(vocabulary.special_tokens),
-                             explicit_n_vocab=len(ranks) + len(vocabulary.special_tokens))
+    return tiktoken.Encoding(
+        "gpt2",
+        pat_str=GPT2_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens=dict(vocabulary.special_tokens),
+        explicit_n_vocab=len(ranks) + len(vocabulary.special_tokens),
+    )
 
 
 @dataclass(frozen=True)
@@ -58,8 +63,9 @@ class Parity:
         return self.size_bytes / max(self.tiktoken_seconds, 1e-9) / 1e6
 
 
-def check_against_tiktoken(tokenizer, text: str, encoder_json_path, vocab_bpe_path, *,
-                           allowed_special=frozenset()) -> Parity:
+def check_against_tiktoken(
+    tokenizer, text: str, encoder_json_path, vocab_bpe_path, *, allowed_special=frozenset()
+) -> Parity:
     """Encode ``text`` with ``tokenizer`` (cold cache) and with tiktoken, time both, compare ids.
 
     Raises `BpeError` when tiktoken cannot be loaded offline from these files.
@@ -77,5 +83,4 @@ def check_against_tiktoken(tokenizer, text: str, encoder_json_path, vocab_bpe_pa
     first = None
     if ids != expected:
         first = next((i for i, (a, b) in enumerate(zip(ids, expected)) if a != b), min(len(ids), len(expected)))
-    return Parity(ids == expected, len(ids), len(expected), first, len(text.encode("utf-8")), seconds,
-                  tiktoken_seconds)
+    return Parity(ids == expected, len(ids), len(expected), first, len(text.encode("utf-8")), seconds, tiktoken_seconds)

@@ -26,25 +26,35 @@ Special tokens follow tiktoken's ``allowed_special``, with one difference: by de
     >>> gpt2.encode("<|endoftext|>", allowed_special="all")
     [50256]
 """
+
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, filterfalse, islice, repeat
 from operator import is_not, not_
-from typing import AbstractSet, Iterable, Literal
+from typing import Literal
 
 from bpe.alphabet import BYTES, require_unicode
 from bpe.errors import BpeError
 from bpe.files import check_sha256
-from bpe.gpt2.files import (ENCODER_JSON, GPT2_SHA256, VOCAB_BPE, GPT2Vocabulary,
-                         download_gpt2_files, find_gpt2_files, missing_files_message, parse_gpt2_files)
+from bpe.gpt2.files import (
+    ENCODER_JSON,
+    GPT2_SHA256,
+    VOCAB_BPE,
+    GPT2Vocabulary,
+    download_gpt2_files,
+    find_gpt2_files,
+    missing_files_message,
+    parse_gpt2_files,
+)
 from bpe.pretokenize import GPT2_PATTERN, gpt2_segments, segment_text
 from bpe.storage import TokenizerData, fingerprint_of
 
-__all__ = ["GPT2Tokenizer", "download_gpt2_files", "find_gpt2_files", "load_default_gpt2",
-           "load_gpt2"]
+__all__ = ["GPT2Tokenizer", "download_gpt2_files", "find_gpt2_files", "load_default_gpt2", "load_gpt2"]
 
 CACHE_LIMIT = 500_000  # distinct pieces remembered per tokenizer; bounds memory on endless input
 LONG_CHUNK = 256  # bytes; longer chunks merge with a heap instead of rescanning a list
@@ -90,8 +100,7 @@ class GPT2Tokenizer:
         disallowed_special=())``. Special tokens become their id only when allowed."""
         if not isinstance(text, str):
             raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        return encode_around_special(text, self._allowed(allowed_special), self.special_tokens,
-                                     self.encode_ordinary)
+        return encode_around_special(text, self._allowed(allowed_special), self.special_tokens, self.encode_ordinary)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids with no special tokens at all (``<|endoftext|>`` is plain text).
@@ -185,13 +194,17 @@ class GPT2Tokenizer:
         if allowed_special == "all":
             return self.special_tokens.keys()
         if isinstance(allowed_special, str):
-            raise BpeError(f"allowed_special={allowed_special!r}: give a set of special tokens, "
-                           f"e.g. {{{allowed_special!r}}}, or 'all'")
+            raise BpeError(
+                f"allowed_special={allowed_special!r}: give a set of special tokens, "
+                f"e.g. {{{allowed_special!r}}}, or 'all'"
+            )
         allowed = set(allowed_special)
         unknown = allowed - self.special_tokens.keys()
         if unknown:
-            raise BpeError(f"allowed_special names {sorted(unknown)!r}, which {self.name} does not have; "
-                           f"its special tokens are {sorted(self.special_tokens)!r}")
+            raise BpeError(
+                f"allowed_special names {sorted(unknown)!r}, which {self.name} does not have; "
+                f"its special tokens are {sorted(self.special_tokens)!r}"
+            )
         return allowed
 
     def _encode_chunk(self, chunk: str) -> list[int]:
@@ -227,11 +240,12 @@ class GPT2Tokenizer:
     def fingerprint(self) -> str:
         """The fingerprint a ``byte_bpe`` file of these merges would have (`bpe.storage`)."""
         if self._fingerprint is None:
-            self._fingerprint = fingerprint_of(TokenizerData(BYTES, tuple(self.base_tokens), tuple(self.merges),
-                                                             self.pretokenizer))
+            self._fingerprint = fingerprint_of(
+                TokenizerData(BYTES, tuple(self.base_tokens), tuple(self.merges), self.pretokenizer)
+            )
         return self._fingerprint
 
-    def with_merges(self, count: int) -> "GPT2Tokenizer":
+    def with_merges(self, count: int) -> GPT2Tokenizer:
         """GPT-2 with only its first ``count`` merges (and no special tokens): what a shorter
         training run would have kept, since ranks are merge order."""
         if not isinstance(count, int) or count < 0:
@@ -244,8 +258,9 @@ class GPT2Tokenizer:
         return f"GPT2Tokenizer(name={self.name!r}, vocab_size={self.vocab_size}, merges={len(self.merges)})"
 
 
-def encode_around_special(text: str, allowed: AbstractSet[str], special_tokens: dict[str, int],
-                          encode_ordinary) -> list[int]:
+def encode_around_special(
+    text: str, allowed: AbstractSet[str], special_tokens: dict[str, int], encode_ordinary
+) -> list[int]:
     """``text`` to ids: each allowed special token in it becomes its id, the text between
     them goes through ``encode_ordinary`` (tiktoken's ``encode`` with ``allowed_special``)."""
     present = [special for special in allowed if special in text]
@@ -256,7 +271,7 @@ def encode_around_special(text: str, allowed: AbstractSet[str], special_tokens: 
     ids: list[int] = []
     start = 0
     for found in pattern.finditer(text):
-        ids += encode_ordinary(text[start:found.start()])
+        ids += encode_ordinary(text[start : found.start()])
         ids.append(special_tokens[found.group()])
         start = found.end()
     ids += encode_ordinary(text[start:])
@@ -295,7 +310,7 @@ def merge_by_rank_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     keyed by (rank, position), so each merge costs a logarithm, not a scan."""
     get = ranks.get
     n = len(piece)
-    parts = [piece[i:i + 1] for i in range(n)]
+    parts = [piece[i : i + 1] for i in range(n)]
     nxt = list(range(1, n + 1))
     nxt[-1] = -1
     prev = list(range(-1, n - 1))
@@ -335,8 +350,13 @@ def merge_by_rank_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
 # Loading
 
 
-def load_gpt2(encoder_json_path: str | os.PathLike[str], vocab_bpe_path: str | os.PathLike[str], *,
-              encoder_sha256: str | None = None, vocab_sha256: str | None = None) -> GPT2Tokenizer:
+def load_gpt2(
+    encoder_json_path: str | os.PathLike[str],
+    vocab_bpe_path: str | os.PathLike[str],
+    *,
+    encoder_sha256: str | None = None,
+    vocab_sha256: str | None = None,
+) -> GPT2Tokenizer:
     """Load ``encoder.json`` and ``vocab.bpe`` (OpenAI's format) into a `GPT2Tokenizer`.
 
     With ``encoder_sha256`` / ``vocab_sha256`` the files must have those hashes first.
@@ -349,8 +369,9 @@ def load_gpt2(encoder_json_path: str | os.PathLike[str], vocab_bpe_path: str | o
     return GPT2Tokenizer(parse_gpt2_files(encoder_json_path, vocab_bpe_path))
 
 
-def load_default_gpt2(*, download: bool = False, cache_dir: str | os.PathLike[str] | None = None,
-                      progress=None) -> GPT2Tokenizer:
+def load_default_gpt2(
+    *, download: bool = False, cache_dir: str | os.PathLike[str] | None = None, progress=None
+) -> GPT2Tokenizer:
     """OpenAI's GPT-2, from ``data/cache/gpt2/`` or the shared data folder, hashes checked.
 
     When neither has the files: downloads them into the cache if ``download`` is true,
@@ -360,6 +381,8 @@ def load_default_gpt2(*, download: bool = False, cache_dir: str | os.PathLike[st
     if found is None:
         if not download:
             raise BpeError(missing_files_message(cache_dir))
-        found = download_gpt2_files(cache_dir, progress=progress) if cache_dir else download_gpt2_files(progress=progress)
+        found = (
+            download_gpt2_files(cache_dir, progress=progress) if cache_dir else download_gpt2_files(progress=progress)
+        )
     encoder, vocab = found
     return load_gpt2(encoder, vocab, encoder_sha256=GPT2_SHA256[ENCODER_JSON], vocab_sha256=GPT2_SHA256[VOCAB_BPE])

@@ -11,6 +11,7 @@ This is the only part of `bpe` that uses torch. The names below load lazily, so
     sample.py      generate: temperature and top-k sampling
     experiment.py  train_model_per_tokenizer: one model per tokenizer, same budget
 """
+
 from __future__ import annotations
 
 import importlib

@@ -10,6 +10,7 @@ tensors and plain containers are unpickled, never arbitrary objects. Writing goe
 temporary file beside the target and is moved into place with os.replace, so a crash
 never leaves half a checkpoint under the real name.
 """
+
 from __future__ import annotations
 
 import os
@@ -117,8 +118,10 @@ def _check_shapes(path: str | os.PathLike, config: ModelConfig, weights) -> None
     layers = len({name.split(".")[1] for name in weights if name.startswith("blocks.")})
     if embedding is None or tuple(embedding.shape) != (config.vocab_size, config.width) or layers != config.depth:
         shape = None if embedding is None else tuple(embedding.shape)
-        raise BpeError(f"checkpoint {str(path)!r} has weights that do not fit its own config {config}: "
-                       f"a {shape} token embedding and {layers} layer(s)")
+        raise BpeError(
+            f"checkpoint {str(path)!r} has weights that do not fit its own config {config}: "
+            f"a {shape} token embedding and {layers} layer(s)"
+        )
     with torch.device("meta"):
         expected = {name: tuple(t.shape) for name, t in TinyGPT(config).state_dict().items()}
     found = {name: tuple(t.shape) for name, t in weights.items()}

@@ -4,6 +4,7 @@ All three are frozen dataclasses validated on construction, so the model and the
 loop can trust their numbers, and a page can show the message (which names the value and
 the fix) instead of a traceback from deep inside torch.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields

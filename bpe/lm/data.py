@@ -7,6 +7,7 @@ takes `token_lengths` (characters per token id) rather than an average.
 
 For a byte-level tokenizer pass bytes per token instead, and read "bits per byte".
 """
+
 from __future__ import annotations
 
 import math

@@ -8,6 +8,7 @@ each tokenizer encodes both parts itself.
 The experiment yields records, like `train_model`: an `ExperimentProgress` per step,
 labelled with the tokenizer's name, then a `ModelSummary` when that model is done.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,12 +18,12 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from bpe.errors import BpeError
-from bpe.text import token_characters
 from bpe.lm.config import Budget, ModelConfig, TrainSettings
 from bpe.lm.data import TokenData
 from bpe.lm.model import ParameterCounts, TinyGPT, build_model, count_parameters
 from bpe.lm.sample import generate
 from bpe.lm.train import Evaluation, TrainProgress, train_model
+from bpe.text import token_characters
 
 
 @dataclass(frozen=True)

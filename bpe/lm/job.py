@@ -15,6 +15,7 @@ sets it once per server, see `training_threads`).
 Also here, torch-free, is what a page offers and sends: the model shapes, the text
 (training text, then held-out text) and the training settings for it.
 """
+
 from __future__ import annotations
 
 import os
@@ -53,8 +54,9 @@ class ExperimentText:
     tokenizer_saw_heldout: bool
 
 
-def experiment_text(train_text: str, heldout_text: str, *, train_chars: int = TRAIN_CHARS,
-                    heldout_chars: int = HELDOUT_CHARS) -> ExperimentText:
+def experiment_text(
+    train_text: str, heldout_text: str, *, train_chars: int = TRAIN_CHARS, heldout_chars: int = HELDOUT_CHARS
+) -> ExperimentText:
     """Join the start of the training text and the start of the held-out text, with the
     fraction that makes `split_text` cut exactly between them: the models are then scored
     on text that neither they nor the tokenizer trained on.
@@ -113,9 +115,17 @@ class ExperimentJob:
     on the worker thread, so creating and starting a job is instant.
     """
 
-    def __init__(self, tokenizers: Sequence[tuple[str, object]], config: ModelConfig, budget: Budget, *,
-                 text: ExperimentText, settings: TrainSettings, slots: JobSlots | None = None,
-                 owner_alive: Callable[[], bool] | None = None) -> None:
+    def __init__(
+        self,
+        tokenizers: Sequence[tuple[str, object]],
+        config: ModelConfig,
+        budget: Budget,
+        *,
+        text: ExperimentText,
+        settings: TrainSettings,
+        slots: JobSlots | None = None,
+        owner_alive: Callable[[], bool] | None = None,
+    ) -> None:
         if len(tokenizers) < 1:
             raise BpeError("choose at least one tokenizer to train a model on")
         self.names = [name for name, _ in tokenizers]
@@ -156,8 +166,9 @@ class ExperimentJob:
         place = self._slots.place(self) if self._slots is not None else None
         with self._lock:
             s = self._shared
-            return _Shared(list(s.evaluated), dict(s.latest), list(s.summaries), s.device, s.threads, s.error,
-                           place, s.abandoned)
+            return _Shared(
+                list(s.evaluated), dict(s.latest), list(s.summaries), s.device, s.threads, s.error, place, s.abandoned
+            )
 
     def _should_stop(self) -> bool:
         """Stop asked for, or the owner gone (then the job stops for good, and says why)."""
@@ -190,9 +201,15 @@ class ExperimentJob:
             with self._lock:
                 self._shared.device, self._shared.threads = str(device), torch.get_num_threads()
             specs = [TokenizerSpec.from_tokenizer(name, tokenizer) for name, tokenizer in self._tokenizers]
-            records = train_model_per_tokenizer(specs, self.config, self.budget, text=self.text.text,
-                                         settings=self.settings, heldout_fraction=self.text.heldout_fraction,
-                                         should_stop=self._should_stop)
+            records = train_model_per_tokenizer(
+                specs,
+                self.config,
+                self.budget,
+                text=self.text.text,
+                settings=self.settings,
+                heldout_fraction=self.text.heldout_fraction,
+                should_stop=self._should_stop,
+            )
             for record in records:
                 with self._lock:
                     if isinstance(record, ExperimentProgress):

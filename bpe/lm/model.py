@@ -6,6 +6,7 @@ output head that shares its weight with the token embedding. Tying matters here:
 vocab_size × width table is where a bigger BPE vocabulary costs parameters, and tying
 makes that cost appear once, not twice.
 """
+
 from __future__ import annotations
 
 import math
@@ -37,9 +38,7 @@ class CausalSelfAttention(nn.Module):
         q, k, v = (t.view(batch, time, self.heads, width // self.heads).transpose(1, 2) for t in (q, k, v))
         # is_causal=True is the mask: no position sees the future (a test changes a later
         # token and checks earlier logits are bit-for-bit unchanged).
-        y = F.scaled_dot_product_attention(
-            q, k, v, is_causal=True, dropout_p=self.dropout if self.training else 0.0
-        )
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=self.dropout if self.training else 0.0)
         y = y.transpose(1, 2).contiguous().view(batch, time, width)
         return self.proj_drop(self.proj(y))
 

@@ -3,6 +3,7 @@
 Unlike `cli` (which prints), this returns rows and Markdown for a page to draw. It
 imports no torch: it only reads the numbers the summaries carry.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -34,8 +35,9 @@ def model_summary_rows(summaries: Sequence[ModelSummary]) -> list[dict]:
     ]
 
 
-def verdict(summaries: Sequence[ModelSummary], *, budget_seconds: float | None = None,
-            requested: int | None = None) -> str:
+def verdict(
+    summaries: Sequence[ModelSummary], *, budget_seconds: float | None = None, requested: int | None = None
+) -> str:
     """The closing note: each model's bits per character and speed, which won and by how much.
 
     budget_seconds and requested (the number of models asked for) let it say when a Stop
@@ -45,13 +47,16 @@ def verdict(summaries: Sequence[ModelSummary], *, budget_seconds: float | None =
     if not summaries:
         return "No model finished training, so there is nothing to compare."
     scores = "; ".join(f"{s.tokenizer} **{s.bits_per_char:.3f}**" for s in summaries)
-    speeds = "; ".join(f"{s.tokenizer} {s.tokens_per_second:,.0f} tokens/s = {s.chars_per_second:,.0f} characters/s"
-                       for s in summaries)
+    speeds = "; ".join(
+        f"{s.tokenizer} {s.tokens_per_second:,.0f} tokens/s = {s.chars_per_second:,.0f} characters/s" for s in summaries
+    )
     lines = [f"Held-out bits per character (lower is better): {scores}.", f"Training speed: {speeds}."]
     short = [s for s in summaries if budget_seconds is not None and s.seconds < budget_seconds]
     if short:
-        lines.append(f"⚠️ Training was stopped: {short[0].tokenizer} trained for {short[0].seconds:.1f} s of the "
-                     f"{budget_seconds:g} s budget, so the models did not get the same compute.")
+        lines.append(
+            f"⚠️ Training was stopped: {short[0].tokenizer} trained for {short[0].seconds:.1f} s of the "
+            f"{budget_seconds:g} s budget, so the models did not get the same compute."
+        )
     if requested is not None and len(summaries) < requested:
         lines.append(f"⚠️ Only {len(summaries)} of the {requested} models trained before the run was stopped.")
     if len(summaries) < 2:
@@ -60,8 +65,10 @@ def verdict(summaries: Sequence[ModelSummary], *, budget_seconds: float | None =
     best, second = sorted(summaries, key=lambda s: s.bits_per_char)[:2]
     gap = second.bits_per_char - best.bits_per_char
     if gap < TIE_BITS:
-        lines.append(f"**No clear winner**: {best.tokenizer} and {second.tokenizer} are within {TIE_BITS} bits "
-                     "per character, which is within the noise of one short run.")
+        lines.append(
+            f"**No clear winner**: {best.tokenizer} and {second.tokenizer} are within {TIE_BITS} bits "
+            "per character, which is within the noise of one short run."
+        )
         return "\n\n".join(lines)
     ratio = best.chars_seen / second.chars_seen if second.chars_seen else float("inf")
     lines.append(

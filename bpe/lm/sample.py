@@ -4,6 +4,7 @@ Temperature divides the logits (below 1 sharpens, above 1 flattens; 0 means alwa
 the most likely token). top_k keeps only the k most likely tokens before sampling, which
 cuts off the long tail of rare, usually wrong continuations.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -7,6 +7,7 @@ back when it ends; while none is free it waits in line, first come first served,
 page can say how many are ahead of it. Torch-free and Streamlit-free: the app keeps the
 one instance (see `pages/_shared/model.py`); this module holds no global state.
 """
+
 from __future__ import annotations
 
 import threading

@@ -5,6 +5,7 @@ optimizer step, with a held-out `Evaluation` at step 0, every `eval_every` steps
 end. A page turns the stream into a chart and a progress bar, the CLI prints it, and a
 `should_stop` callable lets a Stop button end the run between steps.
 """
+
 from __future__ import annotations
 
 import copy

@@ -26,9 +26,19 @@ The API, in the order a page uses it::
 State lives in plain session_state keys prefixed `settings_` (see `settings.py`); give a
 page's own keys the page's prefix (`merges_step`, `tokenize_text`, ...).
 """
+
 from .cache import corpus_texts, current_tokenizer, prefix_tokenizer
 from .page import page_links, setup_page
 from .settings import RECORDED_TOP_K, Settings, bind, mirror_step
 
-__all__ = ["RECORDED_TOP_K", "Settings", "bind", "corpus_texts", "current_tokenizer", "mirror_step", "page_links",
-           "prefix_tokenizer", "setup_page"]
+__all__ = [
+    "RECORDED_TOP_K",
+    "Settings",
+    "bind",
+    "corpus_texts",
+    "current_tokenizer",
+    "mirror_step",
+    "page_links",
+    "prefix_tokenizer",
+    "setup_page",
+]

@@ -7,15 +7,16 @@ uploaded in any format `bpe.formats` reads), cached measurements keyed by what t
 on, and the curves of earlier runs in this session for overlays. Computation stays in
 `bpe.metrics`; this only caches and remembers.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import streamlit as st
 
-from bpe.errors import BpeError
 from bpe.analysis.metrics import CurvePoint, compression_curve, token_lengths, token_usage
 from bpe.analysis.tie_rules import tie_rule_label
+from bpe.errors import BpeError
 from bpe.formats import CL100K_NAME, load_cl100k, load_upload
 from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
@@ -50,16 +51,18 @@ class Compared:
 def base_level(settings: Settings, run: TrainingRun) -> Compared:
     """The run's alphabet with no merges: one token per character (or byte)."""
     label = "characters" if run.alphabet == "characters" else "bytes"
-    return Compared(label, len(run.base_tokens), ("run", settings.training_key(), 0),
-                    prefix_tokenizer(settings, run, 0))
+    return Compared(
+        label, len(run.base_tokens), ("run", settings.training_key(), 0), prefix_tokenizer(settings, run, 0)
+    )
 
 
 def bpe_at(settings: Settings, run: TrainingRun, vocab_size: int) -> Compared:
     """The run's tokenizer at ``vocab_size`` (a prefix of its merges)."""
     merges = run.merge_count(vocab_size)
     tokenizer = prefix_tokenizer(settings, run, merges)
-    return Compared(f"BPE {tokenizer.vocab_size:,}", tokenizer.vocab_size, ("run", settings.training_key(), merges),
-                    tokenizer)
+    return Compared(
+        f"BPE {tokenizer.vocab_size:,}", tokenizer.vocab_size, ("run", settings.training_key(), merges), tokenizer
+    )
 
 
 def extra_tokenizers() -> list[Compared]:
@@ -186,10 +189,13 @@ def run_label(settings: Settings) -> str:
     """A short name for a run that tells it apart from the others in a legend."""
     pre = f", pre-tokenizer {pretokenizer_name(settings.pretokenizer)}" if settings.pretokenizer else ""
     ties = f", ties {tie_rule_label(settings.tie_rule)}" if settings.tie_rule != DEFAULT_TIE_RULE else ""
-    cut = (f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS["settings_prefix_cap"]
-           else "")
-    return (f"{settings.corpus} ({settings.alphabet}, min freq {settings.min_freq}{pre}{ties}{cut}, "
-            f"to {settings.trained_vocab_size:,})")
+    cut = (
+        f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS["settings_prefix_cap"] else ""
+    )
+    return (
+        f"{settings.corpus} ({settings.alphabet}, min freq {settings.min_freq}{pre}{ties}{cut}, "
+        f"to {settings.trained_vocab_size:,})"
+    )
 
 
 def run_usage(settings: Settings, run: TrainingRun, merges: int):

@@ -1,12 +1,22 @@
 """The Bytes and pre-tokenizers page's blocks: the four-way training (cached), its tables,
 and GPT-2 checked id for id against tiktoken. The page only arranges them."""
+
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from bpe.analysis.compare import (CLASS_RULE, Comparison, compare_tokenizers, gpt2_variant, incomplete_rows,
-                                  merge_rows, multibyte_rows, summary_rows, with_variant)
+from bpe.analysis.compare import (
+    CLASS_RULE,
+    Comparison,
+    compare_tokenizers,
+    gpt2_variant,
+    incomplete_rows,
+    merge_rows,
+    multibyte_rows,
+    summary_rows,
+    with_variant,
+)
 from bpe.errors import BpeError
 from bpe.gpt2.files import find_gpt2_files, missing_files_message
 from bpe.gpt2.tiktoken_check import check_against_tiktoken
@@ -47,8 +57,10 @@ def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
     show_table(summary_rows(comp), decimals={"characters per token": 2, "bytes per token": 2, "seconds": 2})
     st.caption(f"Compression is measured on the {comp.evaluated_on}. {CLASS_RULE}")
     if full_gpt2 is not None:
-        st.caption(f"GPT-2's full vocabulary (50,257 tokens, learned on WebText) reaches {full_gpt2:.2f} "
-                   "characters per token on the same text.")
+        st.caption(
+            f"GPT-2's full vocabulary (50,257 tokens, learned on WebText) reaches {full_gpt2:.2f} "
+            "characters per token on the same text."
+        )
     else:
         st.info(missing_files_message())
 
@@ -58,7 +70,8 @@ def draw_merge_lists(comp: Comparison, *, gpt2_spelling: bool) -> None:
     labels = [variant.label for variant in comp.variants]
     table = pd.DataFrame(merge_rows(comp, gpt2_spelling=gpt2_spelling, mark_first_divergence=True)).set_index("merge")
     styled = table[labels].style.apply(
-        lambda col: [CROSSING_STYLE if flag else "" for flag in table[f"{col.name} crosses"]])
+        lambda col: [CROSSING_STYLE if flag else "" for flag in table[f"{col.name} crosses"]]
+    )
     st.dataframe(styled, height=420)
 
 
@@ -71,8 +84,10 @@ def draw_multibyte(comp: Comparison, train_text: str) -> None:
     bind(st.radio, "Byte-level tokenizer", "bytes_variant", options=byte_labels, horizontal=True)
     variant = comp.variants[labels.index(st.session_state.bytes_variant)]
     partial = incomplete_rows(variant.merges)
-    st.markdown(f"**{len(partial)}** of its {len(variant.merges)} learned tokens are not whole UTF-8 characters "
-                "(part of a character, shown as `<0xE2>`).")
+    st.markdown(
+        f"**{len(partial)}** of its {len(variant.merges)} learned tokens are not whole UTF-8 characters "
+        "(part of a character, shown as `<0xE2>`)."
+    )
     if partial:
         st.dataframe(table_frame(partial), hide_index=True)
     chars = multibyte_rows(train_text, variant.merges)
@@ -80,8 +95,10 @@ def draw_multibyte(comp: Comparison, train_text: str) -> None:
         st.info("This training text has no character beyond ASCII: every character is one byte.")
         return
     st.dataframe(table_frame(chars), hide_index=True)
-    st.caption("Held whole: the first merge whose token holds all the character's bytes (perhaps with more). "
-               "Own token: the first merge that makes exactly that character. —: not within these merges.")
+    st.caption(
+        "Held whole: the first merge whose token holds all the character's bytes (perhaps with more). "
+        "Own token: the first merge that makes exactly that character. —: not within these merges."
+    )
 
 
 def draw_gpt2_parity(train_text: str) -> None:
@@ -99,8 +116,12 @@ def draw_gpt2_parity(train_text: str) -> None:
         st.warning(f"Not compared: {escape_markdown(str(error))}")
         return
     if parity.equal:
-        st.success(f"Identical ids: {parity.tokens:,} tokens. Ours (pure Python): {parity.mb_per_s:.2f} MB/s; "
-                   f"tiktoken (Rust): {parity.tiktoken_mb_per_s:.2f} MB/s.")
+        st.success(
+            f"Identical ids: {parity.tokens:,} tokens. Ours (pure Python): {parity.mb_per_s:.2f} MB/s; "
+            f"tiktoken (Rust): {parity.tiktoken_mb_per_s:.2f} MB/s."
+        )
     else:
-        st.error(f"The ids differ from position {parity.first_difference:,} ({parity.tokens:,} vs "
-                 f"{parity.tiktoken_tokens:,} tokens).")
+        st.error(
+            f"The ids differ from position {parity.first_difference:,} ({parity.tokens:,} vs "
+            f"{parity.tiktoken_tokens:,} tokens)."
+        )

@@ -5,6 +5,7 @@ text's *content* (`Settings.corpus_version`), never just a name two sessions cou
 use: an upload is only ever found again by a session holding the very same text. The
 texts themselves come from this session's state and are passed unhashed (`_text`).
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -14,7 +15,6 @@ from bpe.run import TrainingRun, train_run
 from bpe.tokenizer import BPETokenizer
 
 from .settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, user_corpora
-
 
 RUN_MEMO = "settings_run_memo"  # (training key, run): this session's run, at hand
 SEEN_RUNS = "settings_seen_runs"  # {training key: Settings}: runs this session trained or opened
@@ -115,9 +115,18 @@ def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
             bar.progress(done, text=f"Training: merge {step.number:,}, vocab {step.vocab_size:,} of {target:,}")
 
     try:
-        return train_run(_train_text, target_vocab_size=target, minimum_pair_frequency=min_freq, engine=engine, top_k=RECORDED_TOP_K,
-                         alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule, heldout_text=_heldout_text,
-                         progress=progress)
+        return train_run(
+            _train_text,
+            target_vocab_size=target,
+            minimum_pair_frequency=min_freq,
+            engine=engine,
+            top_k=RECORDED_TOP_K,
+            alphabet=alphabet,
+            pretokenizer=pretokenizer,
+            tie_rule=tie_rule,
+            heldout_text=_heldout_text,
+            progress=progress,
+        )
     finally:
         bar.empty()
 

@@ -6,6 +6,7 @@ row "BPE 12" on a corpus where training stopped at 12). The choice belongs to th
 a new corpus offers its own sizes and starts from its own default
 (`run_state.keep_with`), so a size missing from one small corpus is back on the next.
 """
+
 from __future__ import annotations
 
 import streamlit as st

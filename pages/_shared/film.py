@@ -10,6 +10,7 @@ Escaping, as carefully as the app: the film's data is JSON inside a
 ``\\u003c``..., so no text can close the block; the script puts every token into the page
 with ``textContent``, never as HTML; the title goes through `html.escape`.
 """
+
 from __future__ import annotations
 
 import base64
@@ -150,8 +151,10 @@ def film_html(data: dict, about: str) -> str:
     """The film as one HTML document. ``data`` is `bpe.analysis.film.film_data`; ``about``
     one line of plain text saying what run it comes from."""
     script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
-    policy = (f"default-src 'none'; script-src 'sha256-{script_hash}'; style-src 'unsafe-inline'; "
-              "img-src 'none'; connect-src 'none'; font-src 'none'; base-uri 'none'; form-action 'none'")
+    policy = (
+        f"default-src 'none'; script-src 'sha256-{script_hash}'; style-src 'unsafe-inline'; "
+        "img-src 'none'; connect-src 'none'; font-src 'none'; base-uri 'none'; form-action 'none'"
+    )
     title = html.escape(data["title"])
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -190,33 +193,51 @@ def film_html(data: dict, about: str) -> str:
 def script_json(data) -> str:
     """JSON that is safe inside a script element: nothing in it can end the element."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    for raw, escaped in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"),
-                         ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+    for raw, escaped in (
+        ("&", "\\u0026"),
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
         text = text.replace(raw, escaped)
     return text
 
 
 def film_download(settings: Settings, run: TrainingRun, passage: str, last: int) -> None:
-    """"Merges in the film" and "Download this film (HTML)": the file is made on click."""
+    """ "Merges in the film" and "Download this film (HTML)": the file is made on click."""
     top = min(last, MAX_FRAMES)
     state = st.session_state
     state.setdefault(FILM_MERGES, min(DEFAULT_MERGES, top))
     state[FILM_MERGES] = min(max(int(state[FILM_MERGES]), 1), top)
     count, button = st.columns([1, 2], vertical_alignment="bottom")
     with count:
-        bind(st.number_input, "Merges in the film", FILM_MERGES, min_value=1, max_value=top,
-             help=f"The film holds the first merges of this run (at most {MAX_FRAMES}).")
+        bind(
+            st.number_input,
+            "Merges in the film",
+            FILM_MERGES,
+            min_value=1,
+            max_value=top,
+            help=f"The film holds the first merges of this run (at most {MAX_FRAMES}).",
+        )
     merges = int(state[FILM_MERGES])  # read now: the file is made on click, outside this script run
-    button.download_button("Download this film (HTML)", lambda: film_file(settings, run, passage, merges),
-                           file_name="bpe_film.html", mime="text/html", key="teach_film_download",
-                           help="One HTML file that plays offline: for slides and course pages.")
+    button.download_button(
+        "Download this film (HTML)",
+        lambda: film_file(settings, run, passage, merges),
+        file_name="bpe_film.html",
+        mime="text/html",
+        key="teach_film_download",
+        help="One HTML file that plays offline: for slides and course pages.",
+    )
 
 
 def film_file(settings: Settings, run: TrainingRun, passage: str, merges: int) -> str:
     title = f"BPE, merge by merge: {settings.corpus}"
     data = film_data(run, passage, merges, top_k=settings.top_k, title=title)
     pretokenizer = settings.pretokenizer or "no"
-    about = (f"The first {data['merges']:,} merges of BPE Lab's run on {settings.corpus!r}: {settings.alphabet}, "
-             f"{pretokenizer} pre-tokenizer, minimum pair frequency {settings.min_freq:,}, ties by "
-             f"{tie_rule_label(settings.tie_rule)}. The passage is {len(passage):,} characters of the training text.")
+    about = (
+        f"The first {data['merges']:,} merges of BPE Lab's run on {settings.corpus!r}: {settings.alphabet}, "
+        f"{pretokenizer} pre-tokenizer, minimum pair frequency {settings.min_freq:,}, ties by "
+        f"{tie_rule_label(settings.tie_rule)}. The passage is {len(passage):,} characters of the training text."
+    )
     return film_html(data, about)

@@ -6,14 +6,23 @@ Exports and findings are cached per tokenizer fingerprint (process-wide, bounded
 token a file or a text brings is drawn through `html.segments_html` or `escape_markdown`,
 so it shows as the text it is.
 """
+
 from __future__ import annotations
 
 import streamlit as st
 
 from bpe.analysis.segments import Segment
 from bpe.errors import BpeError
-from bpe.formats import (FORMATS, LIBRARY, ExportedFiles, MergesVsRanks, demonstrations, detect_format, export_files,
-                         merges_vs_ranks)
+from bpe.formats import (
+    FORMATS,
+    LIBRARY,
+    ExportedFiles,
+    MergesVsRanks,
+    demonstrations,
+    detect_format,
+    export_files,
+    merges_vs_ranks,
+)
 from bpe.text import printable
 from bpe.tokenizer import BPETokenizer
 
@@ -24,8 +33,11 @@ from .settings import Settings, bind
 HF, TIKTOKEN, MINBPE = FORMATS
 BUTTONS = {HF: "Hugging Face (tokenizer.json)", TIKTOKEN: "tiktoken (.tiktoken)", MINBPE: "minbpe (.model)"}
 FILE_NAMES = {HF: "{stem}_tokenizer.json", TIKTOKEN: "{stem}.tiktoken", MINBPE: "{stem}.model"}
-HOLDS = {HF: "its merges as pairs, in order", TIKTOKEN: "one rank per token, no pairs",
-         MINBPE: "its merges, each making a new id"}
+HOLDS = {
+    HF: "its merges as pairs, in order",
+    TIKTOKEN: "one rank per token, no pairs",
+    MINBPE: "its merges, each making a new id",
+}
 UPLOAD = "vocab_upload"  # the uploader's key (the tests upload through it)
 PATTERN = "formats_pattern"  # plain key: the split pattern given to an uploaded .tiktoken file
 ACCEPTED = "formats_accepted"  # plain key: which file (and pattern) the last upload check read
@@ -49,18 +61,32 @@ def draw_exports(tokenizer: BPETokenizer) -> None:
                 st.caption(escape_markdown(exported.split(":", 1)[0]))  # "tiktoken works on bytes, and ..."
                 refused.append(LIBRARY[fmt])
                 continue
-            st.download_button(BUTTONS[fmt], exported.main_bytes, file_name=exported.main_name,
-                               mime="application/json" if fmt == HF else "text/plain",
-                               key=f"formats_download_{fmt}", help=f"Loads in {LIBRARY[fmt]}")
+            st.download_button(
+                BUTTONS[fmt],
+                exported.main_bytes,
+                file_name=exported.main_name,
+                mime="application/json" if fmt == HF else "text/plain",
+                key=f"formats_download_{fmt}",
+                help=f"Loads in {LIBRARY[fmt]}",
+            )
             for name, data in list(exported.files.items())[1:]:  # tiktoken's pattern and settings
-                st.download_button("its split pattern and settings (JSON)", data, file_name=name,
-                                   mime="application/json", key=f"formats_download_{fmt}_settings",
-                                   help="A ranks file holds no split pattern: tiktoken.Encoding needs this too")
+                st.download_button(
+                    "its split pattern and settings (JSON)",
+                    data,
+                    file_name=name,
+                    mime="application/json",
+                    key=f"formats_download_{fmt}_settings",
+                    help="A ranks file holds no split pattern: tiktoken.Encoding needs this too",
+                )
     if refused:
-        st.caption(f"{' and '.join(refused)} hold bytes and merges of bytes, not Unicode characters: train with the "
-                   "byte alphabet (in the sidebar) to export for them. Hugging Face keeps characters.")
-    st.caption("`python -m bpe export --tokenizer T.json --format hf|tiktoken|minbpe --output PATH` writes the "
-               "same files, then loads each with its library and says whether the ids are identical.")
+        st.caption(
+            f"{' and '.join(refused)} hold bytes and merges of bytes, not Unicode characters: train with the "
+            "byte alphabet (in the sidebar) to export for them. Hugging Face keeps characters."
+        )
+    st.caption(
+        "`python -m bpe export --tokenizer T.json --format hf|tiktoken|minbpe --output PATH` writes the "
+        "same files, then loads each with its library and says whether the ids are identical."
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=12)
@@ -83,13 +109,16 @@ def draw_merges_vs_ranks(settings: Settings, tokenizer: BPETokenizer) -> None:
         "BPE Lab keeps an ordered list of **merges** and replays them in the order they were learned. "
         "Hugging Face keeps the pairs too, but merges whichever listed pair is lowest whenever it forms; "
         "minbpe gives every merge a new id; tiktoken keeps only **ranks**: it joins any two neighbours "
-        "whose concatenation is a token. Most tokenizers encode the same in all four, but not every one.")
+        "whose concatenation is a token. Most tokenizers encode the same in all four, but not every one."
+    )
     what, sample = measured_text(settings)
     found = _findings(tokenizer.fingerprint(), settings.corpus_key(), _tokenizer=tokenizer, _sample=sample)
     for fmt in FORMATS:
         lesson = found[fmt]
-        st.markdown(f"**{LIBRARY[fmt]}** ({HOLDS[fmt]}): "
-                    + escape_markdown(lesson if isinstance(lesson, str) else _summary(lesson, what)))
+        st.markdown(
+            f"**{LIBRARY[fmt]}** ({HOLDS[fmt]}): "
+            + escape_markdown(lesson if isinstance(lesson, str) else _summary(lesson, what))
+        )
         if not isinstance(lesson, MergesVsRanks):
             continue
         shown = lesson.examples[:EXAMPLES_SHOWN]
@@ -97,16 +126,26 @@ def draw_merges_vs_ranks(settings: Settings, tokenizer: BPETokenizer) -> None:
             if line.strip() not in {example.line(_shown) for example in shown}:
                 st.caption(escape_markdown(line.strip()))
         for example in shown:
-            _draw_splits([example.text], {"BPE Lab": [list(zip(example.ours_tokens, example.ours))],
-                                          LIBRARY[fmt]: [list(zip(example.theirs_tokens, example.theirs))]})
+            _draw_splits(
+                [example.text],
+                {
+                    "BPE Lab": [list(zip(example.ours_tokens, example.ours))],
+                    LIBRARY[fmt]: [list(zip(example.theirs_tokens, example.theirs))],
+                },
+            )
     st.markdown("**Where they part: two tokenizers of a few merges** (byte alphabet, no pre-tokenizer)")
     for demo in demonstrations():
         ids = demo.token_ids()
         merges = ", ".join(f"{n}: {_shown(a)} + {_shown(b)}" for n, (a, b) in enumerate(demo.merges, 1))
         with st.container(border=True):
             st.markdown(f"**{escape_markdown(demo.title)}**. Merges {escape_markdown(merges)}")
-            _draw_splits(demo.texts, {who: [[(t, ids[t]) for t in found_tokens[text]] for text in demo.texts]
-                                      for who, found_tokens in demo.results.items()})
+            _draw_splits(
+                demo.texts,
+                {
+                    who: [[(t, ids[t]) for t in found_tokens[text]] for text in demo.texts]
+                    for who, found_tokens in demo.results.items()
+                },
+            )
             for line in demo.explanation:
                 st.caption(escape_markdown(line))
 
@@ -162,10 +201,18 @@ def draw_upload() -> None:
         upload = st.file_uploader(
             "Use a tokenizer file on the Tokenize, Context window and Compression pages: a BPE Lab JSON, a "
             "Hugging Face tokenizer.json, a .tiktoken ranks file or a minbpe .model",
-            type=["json", "tiktoken", "model"], key=UPLOAD)
+            type=["json", "tiktoken", "model"],
+            key=UPLOAD,
+        )
     with right:
-        bind(st.selectbox, "Split pattern of a .tiktoken file", PATTERN, options=list(PATTERNS),
-             format_func=PATTERNS.get, help="A ranks file holds no split pattern: choose the one it was made with.")
+        bind(
+            st.selectbox,
+            "Split pattern of a .tiktoken file",
+            PATTERN,
+            options=list(PATTERNS),
+            format_func=PATTERNS.get,
+            help="A ranks file holds no split pattern: choose the one it was made with.",
+        )
     if upload is not None:
         _accept_once(upload, state[PATTERN])
     if state.get(UPLOAD_ERROR):
@@ -173,8 +220,10 @@ def draw_upload() -> None:
     elif state.get(UPLOADED):
         name, loaded = state[UPLOADED]
         checked = "fingerprint checked" if isinstance(loaded, BPETokenizer) else "read as its library reads it"
-        st.success(f"Loaded {escape_markdown(name)}: {escape_markdown(repr(loaded))}, {checked}. It now appears "
-                   "on the Tokenize, Context window and Compression pages.")
+        st.success(
+            f"Loaded {escape_markdown(name)}: {escape_markdown(repr(loaded))}, {checked}. It now appears "
+            "on the Tokenize, Context window and Compression pages."
+        )
         for note in getattr(loaded, "notes", ()):
             st.caption(escape_markdown(f"Note: {note}."))
         st.button("Stop using it", key="vocab_forget_upload", on_click=forget_upload)

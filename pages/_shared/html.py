@@ -5,10 +5,11 @@ so a corpus holding ``<script>`` or ``<img onerror=...>`` shows those characters
 text. The core spells tokens as plain text (`bpe.text`); this module turns that text
 into the HTML that pages hand to ``st.html``.
 """
+
 from __future__ import annotations
 
 import html
-from typing import Iterable
+from collections.abc import Iterable
 
 from bpe.analysis.segments import Segment
 from bpe.text import printable, readable_token
@@ -73,22 +74,27 @@ def segments_html(segments: Iterable[Segment], *, css_class: str = "bpe-segments
     if pair_open is not None:
         units.append(pair_open + "</span>")
     body = " ".join(units)  # the spaces are where lines may wrap
-    return (f'<div class="{html.escape(css_class, quote=True)}" style="font-family:monospace;'
-            f'line-height:2;font-size:0.95rem">{body}</div>')
+    return (
+        f'<div class="{html.escape(css_class, quote=True)}" style="font-family:monospace;'
+        f'line-height:2;font-size:0.95rem">{body}</div>'
+    )
 
 
 def merge_headline_html(step) -> str:
     """``Merge 3: t + h → th, 1,234 times`` with the token text escaped; a re-created token is said so."""
     again = "" if step.new_token else " (already in the vocabulary: no new token)"
-    return (f'<p class="bpe-merge" style="font-size:1.15rem;margin:0">Merge {step.number:,}: '
-            f'<code>{html.escape(printable(step.pair[0]))}</code> + <code>{html.escape(printable(step.pair[1]))}</code>'
-            f' → <code class="bpe-new-token">{html.escape(printable(step.token))}</code>, '
-            f"{step.frequency:,} times{again}</p>")
+    return (
+        f'<p class="bpe-merge" style="font-size:1.15rem;margin:0">Merge {step.number:,}: '
+        f"<code>{html.escape(printable(step.pair[0]))}</code> + <code>{html.escape(printable(step.pair[1]))}</code>"
+        f' → <code class="bpe-new-token">{html.escape(printable(step.token))}</code>, '
+        f"{step.frequency:,} times{again}</p>"
+    )
 
 
 def two_merges_html(step: int, pair_a: tuple | None, pair_b: tuple | None) -> str:
     """``Step 7: run A merges e + s → es; run B merges s + t → st``, token text escaped;
     a run that had stopped is said so."""
+
     def merge(pair) -> str:
         if pair is None:
             return "had stopped"
@@ -96,8 +102,10 @@ def two_merges_html(step: int, pair_a: tuple | None, pair_b: tuple | None) -> st
         token = html.escape(printable(pair[0] + pair[1]))
         return f'merges <code>{left}</code> + <code>{right}</code> → <code class="bpe-new-token">{token}</code>'
 
-    return (f'<p class="bpe-divergence" style="font-size:1.15rem;margin:0">Step {step:,}: '
-            f"run A {merge(pair_a)}; run B {merge(pair_b)}</p>")
+    return (
+        f'<p class="bpe-divergence" style="font-size:1.15rem;margin:0">Step {step:,}: '
+        f"run A {merge(pair_a)}; run B {merge(pair_b)}</p>"
+    )
 
 
 # ==================== Analysis pages: linked tokens and ids, the context window
@@ -126,25 +134,33 @@ def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
             continue
         tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
         colour = token_colour(seg.token_id)
-        span = (f'<span class="tok t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">'
-                f"{html.escape(text)}</span>")
+        span = (
+            f'<span class="tok t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{html.escape(text)}</span>'
+        )
         spans.append(span + ("<br>" if readable_token(seg.token).endswith("\n") else ""))
-        ids.append(f'<span class="tid t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{seg.token_id}</span>')
-    rules = "".join(f".{scope_class}:has(.t{i}:hover) .t{i}{{{HOVER_OUTLINE}}}"
-                    for i in range(min(len(segments), MAX_LINKED)))
-    return (f"<style>{rules}</style>"
-            f'<div class="bpe-linked {scope_class}" style="font-family:monospace;font-size:0.95rem">'
-            f'<div class="bpe-segments" style="line-height:2">{" ".join(spans)}</div>'
-            f'<div class="bpe-ids" style="line-height:1.9;margin-top:0.5rem;color:#334155">'
-            f'{" ".join(ids)}</div></div>')
+        ids.append(
+            f'<span class="tid t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{seg.token_id}</span>'
+        )
+    rules = "".join(
+        f".{scope_class}:has(.t{i}:hover) .t{i}{{{HOVER_OUTLINE}}}" for i in range(min(len(segments), MAX_LINKED))
+    )
+    return (
+        f"<style>{rules}</style>"
+        f'<div class="bpe-linked {scope_class}" style="font-family:monospace;font-size:0.95rem">'
+        f'<div class="bpe-segments" style="line-height:2">{" ".join(spans)}</div>'
+        f'<div class="bpe-ids" style="line-height:1.9;margin-top:0.5rem;color:#334155">'
+        f"{' '.join(ids)}</div></div>"
+    )
 
 
 # Two clearly different backgrounds, so every token boundary shows (two yellows did not),
 # and a thin white edge between tokens for projectors that wash colours out.
 WINDOW_SHADES = ("#fde68a", "#bae6fd")
 WINDOW_TOKEN_STYLE = "box-shadow:inset -1px 0 0 #ffffff"
-MARKER_STYLE = ("display:inline-block;white-space:nowrap;color:#fff;border-radius:3px;padding:0 4px;"
-                "margin:0 2px;font-weight:600")  # never split across lines, never cut in half
+MARKER_STYLE = (
+    "display:inline-block;white-space:nowrap;color:#fff;border-radius:3px;padding:0 4px;"
+    "margin:0 2px;font-weight:600"
+)  # never split across lines, never cut in half
 
 
 def context_window_html(passage: str, lengths: list[int], block_size: int) -> str:
@@ -161,16 +177,24 @@ def context_window_html(passage: str, lengths: list[int], block_size: int) -> st
             continue
         shade = WINDOW_SHADES[shown % 2]
         shown += 1
-        pieces.append(f'<span class="win" style="background:{shade};{WINDOW_TOKEN_STYLE}">'
-                      f"{html.escape(passage[start:start + length])}</span>")
+        pieces.append(
+            f'<span class="win" style="background:{shade};{WINDOW_TOKEN_STYLE}">'
+            f"{html.escape(passage[start : start + length])}</span>"
+        )
         start += length
     if len(lengths) <= block_size:
-        marker = (f'<span class="end" title="the whole text is {len(lengths):,} tokens: it fits in the window" '
-                  f'style="{MARKER_STYLE};background:#475569">■ end of text: {len(lengths):,} of {block_size:,} '
-                  f"tokens used</span>")
+        marker = (
+            f'<span class="end" title="the whole text is {len(lengths):,} tokens: it fits in the window" '
+            f'style="{MARKER_STYLE};background:#475569">■ end of text: {len(lengths):,} of {block_size:,} '
+            f"tokens used</span>"
+        )
     else:
-        marker = (f'<span class="cut" title="the window of {block_size:,} tokens ends here" '
-                  f'style="{MARKER_STYLE};background:#dc2626">✂ {block_size:,}</span>')
+        marker = (
+            f'<span class="cut" title="the window of {block_size:,} tokens ends here" '
+            f'style="{MARKER_STYLE};background:#dc2626">✂ {block_size:,}</span>'
+        )
     rest = f'<span class="rest" style="color:#94a3b8">{html.escape(passage[start:])}</span>'
-    return (f'<div class="bpe-window" style="font-family:monospace;font-size:0.95rem;white-space:pre-wrap;'
-            f'line-height:1.8;max-height:22rem;overflow-y:auto;padding:2px">{"".join(pieces)}{marker}{rest}</div>')
+    return (
+        f'<div class="bpe-window" style="font-family:monospace;font-size:0.95rem;white-space:pre-wrap;'
+        f'line-height:1.8;max-height:22rem;overflow-y:auto;padding:2px">{"".join(pieces)}{marker}{rest}</div>'
+    )

@@ -1,4 +1,5 @@
 """Streamlit glue for the Languages page: the lighthouse paragraphs, costs cached."""
+
 from __future__ import annotations
 
 import streamlit as st

@@ -18,6 +18,7 @@ lesson's stops the page instead of showing other merges).
 Reading the link here leaves ``corpus``, ``vocab``, ``min_freq`` and ``step`` to
 `settings.read_url_once`, which has always read them (`READ_BY_SETTINGS`).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -77,38 +78,74 @@ def control(key: str, kind: type, *, param: str | None = None, **limits) -> Fiel
 # ==================== What a lesson carries
 
 # Settings fields whose link parameter or state key is not simply the field's name
-SETTING_PARAMS = {"vocab_size": "vocab", "trained_vocab_size": "train_to", "prefix_cap": "prefix",
-                  "heldout_fraction": "heldout", "pretokenizer": "pretok"}
-SETTING_KEYS = {"vocab_size": "settings_vocab", "trained_vocab_size": "settings_train_up_to",
-                "heldout_fraction": "settings_heldout"}
+SETTING_PARAMS = {
+    "vocab_size": "vocab",
+    "trained_vocab_size": "train_to",
+    "prefix_cap": "prefix",
+    "heldout_fraction": "heldout",
+    "pretokenizer": "pretok",
+}
+SETTING_KEYS = {
+    "vocab_size": "settings_vocab",
+    "trained_vocab_size": "settings_train_up_to",
+    "heldout_fraction": "settings_heldout",
+}
 SETTING_LIMITS = {  # as the sidebar's widgets allow; the sidebar clamps the numbers it sees anyway
-    "settings_heldout": dict(low=0.0, high=0.5), "settings_top_k": dict(low=1, high=RECORDED_TOP_K),
-    "settings_engine": dict(options=("fast", "reference")), "settings_alphabet": dict(options=("characters", "bytes")),
-    "settings_pretokenizer": dict(options=tuple(PRETOKENIZER_CHOICES)), "settings_tie_rule": dict(options=TIE_RULES),
+    "settings_heldout": dict(low=0.0, high=0.5),
+    "settings_top_k": dict(low=1, high=RECORDED_TOP_K),
+    "settings_engine": dict(options=("fast", "reference")),
+    "settings_alphabet": dict(options=("characters", "bytes")),
+    "settings_pretokenizer": dict(options=tuple(PRETOKENIZER_CHOICES)),
+    "settings_tie_rule": dict(options=TIE_RULES),
 }
 # Each page's own controls that change what is drawn (what only starts or times something,
 # like Play or the film's speed, is left out). Bounds mirror the pages' widgets.
 PAGE_CONTROLS: dict[str, tuple[Field, ...]] = {
     "pages/1_Merge_by_merge.py": (
-        control(STEP, int, param="step", low=1), control("merges_window", int, low=0),
-        control("merges_follow", bool), control("teach_quiz", bool), control("teach_algorithm", bool),
-        control("teach_phase", int, low=0, high=3), control("teach_scan", int, low=0), control("teach_slow", bool)),
-    "pages/2_Tokenize.py": (control("tokenize_text", str), control("tokenize_lineage", str),
-                            control("tokenize_special_text", str)),
-    "pages/3_Compression.py": (control("compression_gap", int, low=1, high=30),
-                               control("compression_d", int, low=1, high=16_384),
-                               control("compression_sizes", list)),
-    "pages/4_Context_window.py": (control("context_block", int, options=tuple(2 ** k for k in range(5, 12))),
-                                  control("context_sizes", list), control("context_passage", int, low=10, high=100_000)),
-    "pages/5_Vocabulary.py": (control("vocab_search", str), control("vocab_lengths", list),
-                              control("vocab_unused", bool)),
-    "pages/6_Model.py": (control("model_tokenizers", list, item=str), control("model_shape", str, options=tuple(MODEL_SHAPES)),
-                         control("model_seconds", int, low=1, high=900)),
-    "pages/7_Bytes_and_pretokenizers.py": (control("bytes_merges", int, options=(50, 100, 200, 300, 500, 1000)),
-                                           control("bytes_gpt2_spelling", bool), control("bytes_variant", str)),
+        control(STEP, int, param="step", low=1),
+        control("merges_window", int, low=0),
+        control("merges_follow", bool),
+        control("teach_quiz", bool),
+        control("teach_algorithm", bool),
+        control("teach_phase", int, low=0, high=3),
+        control("teach_scan", int, low=0),
+        control("teach_slow", bool),
+    ),
+    "pages/2_Tokenize.py": (
+        control("tokenize_text", str),
+        control("tokenize_lineage", str),
+        control("tokenize_special_text", str),
+    ),
+    "pages/3_Compression.py": (
+        control("compression_gap", int, low=1, high=30),
+        control("compression_d", int, low=1, high=16_384),
+        control("compression_sizes", list),
+    ),
+    "pages/4_Context_window.py": (
+        control("context_block", int, options=tuple(2**k for k in range(5, 12))),
+        control("context_sizes", list),
+        control("context_passage", int, low=10, high=100_000),
+    ),
+    "pages/5_Vocabulary.py": (
+        control("vocab_search", str),
+        control("vocab_lengths", list),
+        control("vocab_unused", bool),
+    ),
+    "pages/6_Model.py": (
+        control("model_tokenizers", list, item=str),
+        control("model_shape", str, options=tuple(MODEL_SHAPES)),
+        control("model_seconds", int, low=1, high=900),
+    ),
+    "pages/7_Bytes_and_pretokenizers.py": (
+        control("bytes_merges", int, options=(50, 100, 200, 300, 500, 1000)),
+        control("bytes_gpt2_spelling", bool),
+        control("bytes_variant", str),
+    ),
     # Compare runs shows two runs of this session: a link cannot carry them, so it has no controls here.
-    "pages/9_Languages.py": (control("languages_merges", int, options=(0, 50, 100, 200, 300, 500)),
-                             control("languages_mode", str, options=("shared", "separate"))),
+    "pages/9_Languages.py": (
+        control("languages_merges", int, options=(0, 50, 100, 200, 300, 500)),
+        control("languages_mode", str, options=("shared", "separate")),
+    ),
 }
 
 
@@ -158,9 +195,13 @@ def checked(field: Field, value):
 def expected(field: Field) -> str:
     if field.options is not None:
         return "one of " + ", ".join(repr(option) for option in field.options)
-    words = {bool: "true or false (1 or 0)", int: "a whole number", float: "a number",
-             str: f"a text of at most {MAX_TEXT_VALUE:,} characters",
-             list: "a list of " + ("whole numbers" if field.item is int else "texts")}[field.kind]
+    words = {
+        bool: "true or false (1 or 0)",
+        int: "a whole number",
+        float: "a number",
+        str: f"a text of at most {MAX_TEXT_VALUE:,} characters",
+        list: "a list of " + ("whole numbers" if field.item is int else "texts"),
+    }[field.kind]
     if field.low is not None and field.high is not None:
         return f"{words} from {field.low:g} to {field.high:g}"
     return f"{words} of at least {field.low:g}" if field.low is not None else words
@@ -251,7 +292,9 @@ def current_lesson(settings: Settings, listed: bool, page: str) -> Lesson:
     train, heldout = cache.corpus_texts(settings)
     values = current_values(setting_fields())
     return Lesson(
-        page=page, corpus=settings.corpus, text_hash=corpus_hash(settings),
+        page=page,
+        corpus=settings.corpus,
+        text_hash=corpus_hash(settings),
         settings={field.param: value for field, value in values.items() if field.param != "corpus"},
         controls={field.param: value for field, value in current_values(page_fields(page)).items()},
         text=None if listed else train + heldout,
@@ -268,8 +311,9 @@ def lesson_link(lesson: Lesson) -> str:
 def lesson_summary(lesson: Lesson) -> str:
     """What the link holds, in one line of Markdown (user text escaped)."""
     parts = [f"{name}={to_link(value)}" for name, value in {**lesson.settings, **lesson.controls}.items()]
-    return escape_markdown(f"Page {lesson.page}; corpus {lesson.corpus!r} (text hash {lesson.text_hash}); "
-                           + ", ".join(parts) + ".")
+    return escape_markdown(
+        f"Page {lesson.page}; corpus {lesson.corpus!r} (text hash {lesson.text_hash}); " + ", ".join(parts) + "."
+    )
 
 
 # ==================== Reading a link, opening a file
@@ -282,8 +326,12 @@ def lesson_start() -> bool:
     if not state.get(LINK_READ):
         state[LINK_READ] = True
         _read_link(st.query_params)
-    return st.sidebar.button("Copy link to this frame", key="lesson_copy", icon=":material/link:",
-                             help="A link (and a lesson file) that reopens exactly what is on screen.")
+    return st.sidebar.button(
+        "Copy link to this frame",
+        key="lesson_copy",
+        icon=":material/link:",
+        help="A link (and a lesson file) that reopens exactly what is on screen.",
+    )
 
 
 def _read_link(params) -> None:
@@ -350,8 +398,13 @@ def lesson_finish(settings: Settings, listed: bool, copy_clicked: bool) -> None:
     opened file names."""
     state = st.session_state
     with st.sidebar:
-        st.file_uploader("Open a lesson file", type=["json"], key="lesson_upload", on_change=_open_file,
-                         help="A file saved with “Copy link to this frame”: it reopens that frame, text included.")
+        st.file_uploader(
+            "Open a lesson file",
+            type=["json"],
+            key="lesson_upload",
+            on_change=_open_file,
+            help="A file saved with “Copy link to this frame”: it reopens that frame, text included.",
+        )
         if state.get(FILE_ERROR):
             st.error(escape_markdown(f"{state[FILE_ERROR]} Nothing was changed."), icon="⚠️")
     goto = state.pop(GOTO, None)
@@ -373,14 +426,23 @@ def _link_dialog(settings: Settings, listed: bool) -> None:
         return
     if listed:
         st.code(lesson_link(lesson), language=None, wrap_lines=True)
-        st.caption("Copy it with the button at the box's top right. Opening it shows this frame again: "
-                   + lesson_summary(lesson))
+        st.caption(
+            "Copy it with the button at the box's top right. Opening it shows this frame again: "
+            + lesson_summary(lesson)
+        )
     else:
-        st.info("This text was pasted or uploaded, so a link cannot carry it: hand out the lesson file, "
-                "which holds the text too.")
+        st.info(
+            "This text was pasted or uploaded, so a link cannot carry it: hand out the lesson file, "
+            "which holds the text too."
+        )
     name = re.sub(r"\W+", "_", Path(lesson.page).stem).strip("_").lower()
-    st.download_button("Download the lesson file (JSON)", lesson_json(lesson), file_name=f"lesson_{name}.json",
-                       mime="application/json", key="lesson_download")
+    st.download_button(
+        "Download the lesson file (JSON)",
+        lesson_json(lesson),
+        file_name=f"lesson_{name}.json",
+        mime="application/json",
+        key="lesson_download",
+    )
 
 
 # ==================== The text the lesson was made on
@@ -410,11 +472,15 @@ def lesson_frame_ok(settings: Settings) -> bool:
     expect["shown"] = here
     lesson_text = f"{expect['corpus']!r} (text hash {expect['hash']})"
     if settings.corpus != expect["corpus"]:
-        problem = (f"This lesson was made on {lesson_text}, which is not available here, so its merges "
-                   f"cannot be shown. The sidebar holds {settings.corpus!r} instead.")
+        problem = (
+            f"This lesson was made on {lesson_text}, which is not available here, so its merges "
+            f"cannot be shown. The sidebar holds {settings.corpus!r} instead."
+        )
     else:
-        problem = (f"This lesson was made on a different text called {lesson_text}: the text here hashes to "
-                   f"{corpus_hash(settings)}. Its merges would not be the lesson's, so they are not shown.")
+        problem = (
+            f"This lesson was made on a different text called {lesson_text}: the text here hashes to "
+            f"{corpus_hash(settings)}. Its merges would not be the lesson's, so they are not shown."
+        )
     st.error(escape_markdown(problem), icon="⚠️")
     st.button(f"Show {settings.corpus!r} anyway", key="lesson_show_anyway", on_click=lambda: state.pop(EXPECT, None))
     return False

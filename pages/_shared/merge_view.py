@@ -4,6 +4,7 @@ The page (``pages/1_Merge_by_merge.py``) only arranges these. Stepping goes thro
 `teach.move_film`, so Step, Play and the keyboard also walk the algorithm's phases
 when the panel is on, and Play stops at a step that waits for the class's guess.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,8 +30,19 @@ from .quiz import chart_options, question_figure, quiz_box
 from .run_compare import what_if_buttons
 from .run_state import keep_with, run_identity
 from .settings import Settings, bind, mirror_step
-from .teach import (film_at_end, film_at_start, frame_view, move_film, next_merge, restart_film, scan_events,
-                    shown_length, shown_vocab, start_of_step, teach_state)
+from .teach import (
+    film_at_end,
+    film_at_start,
+    frame_view,
+    move_film,
+    next_merge,
+    restart_film,
+    scan_events,
+    shown_length,
+    shown_vocab,
+    start_of_step,
+    teach_state,
+)
 
 WINDOW_CHARS = 600
 SPEEDS = [2.0, 1.0, 0.5, 0.25]  # seconds per step while playing
@@ -49,9 +61,12 @@ class Film:
 
 def film_state(film: Film) -> None:
     ss = st.session_state
-    keep_with(run_identity(film.settings), ["merges_step", "merges_playing", "merges_window"])  # a new corpus starts at 1
-    for key, default in dict(merges_step=1, merges_playing=False, merges_speed=0.5, merges_window=0,
-                             merges_follow=True).items():
+    keep_with(
+        run_identity(film.settings), ["merges_step", "merges_playing", "merges_window"]
+    )  # a new corpus starts at 1
+    for key, default in dict(
+        merges_step=1, merges_playing=False, merges_speed=0.5, merges_window=0, merges_follow=True
+    ).items():
         ss.setdefault(key, default)  # plain keys: they survive a visit to another page
     ss.merges_step = min(max(int(ss.merges_step), 1), film.last)
     teach_state(film.settings)
@@ -80,8 +95,14 @@ def film_controls(film: Film) -> None:
     ss, train_text = st.session_state, film.train_text
     # Play gets the wider column: its label and key hint ("Pause Space") must fit at 1024 px
     play_column, speed, _ = st.columns([1.3, 1, 1.2], vertical_alignment="bottom")
-    play_column.button("Pause" if ss.merges_playing else "Play", key="merges_play", on_click=play_or_pause,
-                       args=(film,), type="primary", shortcut="Space")
+    play_column.button(
+        "Pause" if ss.merges_playing else "Play",
+        key="merges_play",
+        on_click=play_or_pause,
+        args=(film,),
+        type="primary",
+        shortcut="Space",
+    )
     with speed:
         bind(st.select_slider, "Speed", "merges_speed", options=SPEEDS, format_func=lambda s: f"{s:g} s per step")
     if len(train_text) > WINDOW_CHARS:
@@ -90,8 +111,15 @@ def film_controls(film: Film) -> None:
         with w1:
             bind(st.toggle, "Follow the merge", "merges_follow", help="Move the window to where the merge happens.")
         with w2:
-            bind(st.slider, "Text window: first character", "merges_window", min_value=0,
-                 max_value=len(train_text) - WINDOW_CHARS, step=50, disabled=ss.merges_follow)
+            bind(
+                st.slider,
+                "Text window: first character",
+                "merges_window",
+                min_value=0,
+                max_value=len(train_text) - WINDOW_CHARS,
+                step=50,
+                disabled=ss.merges_follow,
+            )
 
 
 def passage(film: Film) -> str:
@@ -110,8 +138,11 @@ def draw_step(film: Film, step) -> None:
     m2.metric("Vocab size", f"{shown_vocab(view, step):,}")
     length = shown_length(view, step, run)
     m3.metric("Sequence length", f"{length:,}", **change_delta(length - run.sequence_length(k - 1), ""))
-    m4.metric("Chars per token", f"{compression(run.training_characters, length):.2f}",
-              help="compression so far: characters per token of the training text after this merge")
+    m4.metric(
+        "Chars per token",
+        f"{compression(run.training_characters, length):.2f}",
+        help="compression so far: characters per token of the training text after this merge",
+    )
     if view.shown.winner:
         st.html(merge_headline_html(step))
     quiz_box(step, settings, next_merge=next_merge, args=(last,))
@@ -119,18 +150,30 @@ def draw_step(film: Film, step) -> None:
         draw_counts(run, step)
     chart, changes = st.columns([3, 2])
     figure = pair_frequency_figure(step, settings.top_k, settings.tie_rule)
-    chart.plotly_chart(presented(figure if view.shown.winner else question_figure(figure, step, asking=view.pending)),
-                       **chart_options(step, settings, view.pending))
+    chart.plotly_chart(
+        presented(figure if view.shown.winner else question_figure(figure, step, asking=view.pending)),
+        **chart_options(step, settings, view.pending),
+    )
     if view.shown.winner:
         ties = len(tied_with_winner(step))
-        chart.caption((f"⚠️ {ties} pair(s) tie with the winner. " if ties else "") +
-                      f"Tie rule: {tie_rule_sentence(settings.tie_rule)}.")
+        chart.caption(
+            (f"⚠️ {ties} pair(s) tie with the winner. " if ties else "")
+            + f"Tie rule: {tie_rule_sentence(settings.tie_rule)}."
+        )
         with chart:
             what_if_buttons(settings, k)
     if view.algorithm:
-        changes.html(algorithm_html(step, view.phase, minimum=settings.min_freq, merged=run.merges_applied(k),
-                                    tie_rule=settings.tie_rule, stop=run.stop_explanation if k == last else None,
-                                    asking=view.pending))
+        changes.html(
+            algorithm_html(
+                step,
+                view.phase,
+                minimum=settings.min_freq,
+                merged=run.merges_applied(k),
+                tie_rule=settings.tie_rule,
+                stop=run.stop_explanation if k == last else None,
+                asking=view.pending,
+            )
+        )
     if view.shown.after:
         changes.markdown("**What the merge changed** (pair counts)")
         changes.dataframe(pd.DataFrame(count_change_rows(step)), hide_index=True, column_config=count_columns("change"))
@@ -155,9 +198,12 @@ def draw_step(film: Film, step) -> None:
         st.html(segments_html([Segment(s.token, s.token_id) for s in before]))
     st.markdown("**Merge log**")
     shown_log = k if view.shown.recorded else k - 1
-    st.dataframe(pd.DataFrame(log_rows_around(run, max(shown_log, 1), shown_log)), hide_index=True,
-                 height="content", column_config=count_columns("step", "frequency", "merges applied",
-                                                               "sequence length", "vocab size"))
+    st.dataframe(
+        pd.DataFrame(log_rows_around(run, max(shown_log, 1), shown_log)),
+        hide_index=True,
+        height="content",
+        column_config=count_columns("step", "frequency", "merges applied", "sequence length", "vocab size"),
+    )
     if k == last and view.shown.recorded:
         st.info(why_stopped(run, last))
 
@@ -181,14 +227,34 @@ def play(film: Film) -> None:
                 ss.merges_playing = False
                 st.rerun()  # a full rerun redefines the fragment without a timer and flips the button
         back, forward, jump_to = st.columns([1.4, 1.6, 2.6], vertical_alignment="bottom")  # labels fit at 1024 px
-        back.button("Step back", key="merges_back", on_click=go, args=(film, -1), shortcut="Left",
-                    disabled=film_at_start() and not ss.merges_playing)
-        forward.button("Step forward", key="merges_forward", on_click=go, args=(film, 1),
-                       disabled=film_at_end(film.last), shortcut="Right")
+        back.button(
+            "Step back",
+            key="merges_back",
+            on_click=go,
+            args=(film, -1),
+            shortcut="Left",
+            disabled=film_at_start() and not ss.merges_playing,
+        )
+        forward.button(
+            "Step forward",
+            key="merges_forward",
+            on_click=go,
+            args=(film, 1),
+            disabled=film_at_end(film.last),
+            shortcut="Right",
+        )
         if film.last > 1:  # keyed by the step shown: a late tick carrying an older position then
             key = f"merges_jump_{ss.merges_step}"  # names a widget that is gone, and cannot move the step back
-            jump_to.slider("Jump to step", 1, film.last, value=ss.merges_step, key=key, on_change=jump, args=(key,),
-                           disabled=ss.merges_playing)
+            jump_to.slider(
+                "Jump to step",
+                1,
+                film.last,
+                value=ss.merges_step,
+                key=key,
+                on_change=jump,
+                args=(key,),
+                disabled=ss.merges_playing,
+            )
         mirror_step(ss.merges_step)
         draw_step(film, film.run.steps[ss.merges_step - 1])
 

@@ -11,6 +11,7 @@ set to `training_threads()`; and when the server stops, every job is asked to st
 waited for (a thread killed inside torch aborts the process). And each job is tied to
 its browser session (`sessions.session_watch`): a closed tab stops its training.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -18,8 +19,7 @@ import atexit
 import streamlit as st
 
 from bpe.lm.config import Budget
-from bpe.lm.job import (MODEL_SHAPES, ExperimentJob, experiment_text, train_settings, training_slots,
-                        training_threads)
+from bpe.lm.job import MODEL_SHAPES, ExperimentJob, experiment_text, train_settings, training_slots, training_threads
 from bpe.lm.slots import JobSlots
 from bpe.run import TrainingRun
 
@@ -74,9 +74,15 @@ def start_job(settings: Settings, choices: dict[str, Compared]) -> None:
     text = experiment_text(train, heldout)
     config = MODEL_SHAPES[state.model_shape]
     chosen = [(label, choices[label].tokenizer) for label in state.model_tokenizers if label in choices]
-    state[JOB] = ExperimentJob(chosen, config, Budget(seconds=float(state.model_seconds)), text=text,
-                               settings=train_settings(config, text.heldout_chars), slots=server_slots(),
-                               owner_alive=session_watch()).start()
+    state[JOB] = ExperimentJob(
+        chosen,
+        config,
+        Budget(seconds=float(state.model_seconds)),
+        text=text,
+        settings=train_settings(config, text.heldout_chars),
+        slots=server_slots(),
+        owner_alive=session_watch(),
+    ).start()
 
 
 @st.cache_resource(show_spinner=False)
@@ -106,10 +112,15 @@ def progress_text(job: ExperimentJob) -> tuple[float, str]:
     if shared.place is not None:
         place = shared.place
         ahead = f", {place.ahead} waiting ahead of you" if place.ahead else ""
-        return 0.0, (f"The server is busy: {place.training} model job(s) training{ahead}. Yours starts as soon "
-                     "as a slot is free; keep this tab open (closing it gives up the place).")
-    where = "starting" if shared.device is None else f"on {shared.device}" + (
-        f", {shared.threads} CPU thread(s)" if shared.device == "cpu" else "")
+        return 0.0, (
+            f"The server is busy: {place.training} model job(s) training{ahead}. Yours starts as soon "
+            "as a slot is free; keep this tab open (closing it gives up the place)."
+        )
+    where = (
+        "starting"
+        if shared.device is None
+        else f"on {shared.device}" + (f", {shared.threads} CPU thread(s)" if shared.device == "cpu" else "")
+    )
     if done >= len(job.names):
         return 1.0, f"Sampling and summarising… ({where})"
     name = job.names[done]
@@ -119,5 +130,7 @@ def progress_text(job: ExperimentJob) -> tuple[float, str]:
     evaluated = [r.progress for r in shared.evaluated if r.tokenizer == name]
     score = f", held-out {evaluated[-1].evaluation.bits_per_char:.3f} bits/char" if evaluated else ""
     fraction = (done + min(latest.seconds / budget, 1.0)) / len(job.names)
-    return fraction, (f"Model {done + 1} of {len(job.names)}: **{name}**, {latest.seconds:.0f} of {budget:g} s, "
-                      f"step {latest.step:,}{score} ({where})")
+    return fraction, (
+        f"Model {done + 1} of {len(job.names)}: **{name}**, {latest.seconds:.0f} of {budget:g} s, "
+        f"step {latest.step:,}{score} ({where})"
+    )

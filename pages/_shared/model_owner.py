@@ -7,6 +7,7 @@ and otherwise says plainly where they came from (`other_results_note`). The toke
 choice belongs to the choices on offer (`keep_choice`): a small corpus that offers only
 "characters" and "BPE 12" does not leave the selection shrunk for the next corpus.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -62,7 +63,7 @@ def shown_job(settings: Settings) -> ExperimentJob | None:
 
 
 def trained_on(settings: Settings) -> str:
-    """"Trained on 'corpus'" for the results' caption."""
+    """ "Trained on 'corpus'" for the results' caption."""
     owner = st.session_state.get(OWNER)
     corpus = owner[2] if owner is not None and owner[0] is current_job() else settings.corpus
     return f"Trained on {corpus!r}, with the tokenizers named in the first column."
@@ -75,8 +76,10 @@ def other_results_note(settings: Settings) -> str | None:
         return None
     corpus = st.session_state[OWNER][2]
     where = "another corpus" if corpus != settings.corpus else "other settings (minimum frequency, alphabet, ...)"
-    return (f"The last models were trained on {corpus!r} with {', '.join(job.names)}, which is {where}. Their "
-            f"results are hidden here; pick {corpus!r} again in the sidebar to see them, or train models on this one.")
+    return (
+        f"The last models were trained on {corpus!r} with {', '.join(job.names)}, which is {where}. Their "
+        f"results are hidden here; pick {corpus!r} again in the sidebar to see them, or train models on this one."
+    )
 
 
 def start_blocked_reason(choices: dict[str, Compared], chosen: list[str], running: bool) -> str | None:
@@ -84,8 +87,10 @@ def start_blocked_reason(choices: dict[str, Compared], chosen: list[str], runnin
     if running:
         return None  # the progress bar says what is happening
     if len(choices) < 2:
-        return ("This run offers only characters: training learned no merge to compare against. "
-                "Pick a larger text or a lower minimum pair frequency in the sidebar.")
+        return (
+            "This run offers only characters: training learned no merge to compare against. "
+            "Pick a larger text or a lower minimum pair frequency in the sidebar."
+        )
     if len(chosen) < 2:
         return "Choose at least two tokenizers above: the page compares one model per tokenizer."
     return None
@@ -95,10 +100,16 @@ def start_blocked_reason(choices: dict[str, Compared], chosen: list[str], runnin
 
 # The number a class compares first, right after the name; the rest in the order a teacher
 # explains it. Fits at 1024 px (st.table wraps; nothing is hidden off the right edge).
-RESULT_COLUMNS = {"tokenizer": "tokenizer", "held-out bits/char": "held-out bits per character",
-                  "vocab": "vocab", "embedding parameters": "embedding parameters",
-                  "other parameters": "other parameters", "steps": "steps", "training seconds": "seconds",
-                  "characters seen": "characters seen"}  # speeds are in the verdict below the table
+RESULT_COLUMNS = {
+    "tokenizer": "tokenizer",
+    "held-out bits/char": "held-out bits per character",
+    "vocab": "vocab",
+    "embedding parameters": "embedding parameters",
+    "other parameters": "other parameters",
+    "steps": "steps",
+    "training seconds": "seconds",
+    "characters seen": "characters seen",
+}  # speeds are in the verdict below the table
 RESULT_DECIMALS = {"held-out bits per character": 3, "seconds": 1}
 
 
@@ -113,8 +124,10 @@ def draw_results(job: ExperimentJob, settings: Settings) -> None:
     if result.error:
         st.error(escape_markdown(result.error), icon="⚠️")
     if job.text.tokenizer_saw_heldout:
-        st.warning("The sidebar holds no text out, so the models are scored on the end of the training text, "
-                   "which the BPE tokenizer was trained on. Set a held-out part in the sidebar for a clean test.")
+        st.warning(
+            "The sidebar holds no text out, so the models are scored on the end of the training text, "
+            "which the BPE tokenizer was trained on. Set a held-out part in the sidebar for a clean test."
+        )
     if not result.summaries:
         return
     st.subheader("Results")
@@ -122,5 +135,7 @@ def draw_results(job: ExperimentJob, settings: Settings) -> None:
     show_table(result_rows(model_summary_rows(result.summaries)), decimals=RESULT_DECIMALS)
     st.markdown(verdict(result.summaries, budget_seconds=job.budget.seconds, requested=len(job.names)))
     for summary in result.summaries:
-        st.markdown(f"**Sample from {escape_markdown(summary.tokenizer)}** (the prompt is the start of the held-out text)")
+        st.markdown(
+            f"**Sample from {escape_markdown(summary.tokenizer)}** (the prompt is the start of the held-out text)"
+        )
         st.code(summary.sample, language=None, wrap_lines=True)

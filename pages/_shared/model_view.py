@@ -1,6 +1,7 @@
 """The Model page's live part: the progress bar and the curves, redrawn on a timer while a
 job trains. Two module-level fragments share one body: with a one-second timer while a
 job runs, without one otherwise (a fragment's timer is fixed when it is defined)."""
+
 from __future__ import annotations
 
 import streamlit as st

@@ -7,6 +7,7 @@ Streamlit's docs suggest for custom labels while keeping the `pages/` folder (so
 links and AppTest stay as they are). `st.navigation` would also rename it, but it replaces
 the folder's discovery, which the layout relies on.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -6,6 +6,7 @@ formatted here (so every page agrees), missing values become "—", and the tabl
 static `st.table`, which wraps long cells instead of hiding columns off the right edge.
 Token text in cells is user text; `st.table` renders Markdown, so it is escaped.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -44,11 +45,15 @@ def table_frame(rows: Sequence[Mapping], decimals: Mapping[str, int] | None = No
     """Rows of plain values as a frame of display text (see `cell`), columns in row order."""
     decimals = decimals or {}
     columns = list(rows[0]) if rows else []
-    return pd.DataFrame([{column: cell(row.get(column), decimals.get(column, DEFAULT_DECIMALS)) for column in columns}
-                         for row in rows], columns=columns)
+    return pd.DataFrame(
+        [{column: cell(row.get(column), decimals.get(column, DEFAULT_DECIMALS)) for column in columns} for row in rows],
+        columns=columns,
+    )
 
 
-def show_table(rows: Sequence[Mapping], *, decimals: Mapping[str, int] | None = None, empty: str = "Nothing to show.") -> None:
+def show_table(
+    rows: Sequence[Mapping], *, decimals: Mapping[str, int] | None = None, empty: str = "Nothing to show."
+) -> None:
     """A small summary table that fits the page: formatted cells, wrapped text, no index."""
     if not rows:
         if empty:

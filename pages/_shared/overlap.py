@@ -4,6 +4,7 @@ Training counts every adjacent occurrence of a pair, overlapping ones included; 
 then goes left to right and uses each token once. The two differ only where the pair
 overlaps itself ('aaaaa': four 'a + a' counted, two merges), and the page says so there.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -17,8 +18,10 @@ from .html import escape_markdown
 
 def draw_counts(run: TrainingRun, step: MergeStep) -> None:
     applied = run.merges_applied(step.number)
-    st.caption(f"Pair count **{step.frequency:,}** (every occurrence, overlapping ones included: what training "
-               f"compares) · merges applied **{applied:,}** (how much shorter the sequence got)")
+    st.caption(
+        f"Pair count **{step.frequency:,}** (every occurrence, overlapping ones included: what training "
+        f"compares) · merges applied **{applied:,}** (how much shorter the sequence got)"
+    )
     note = overlap_note(step, applied)
     if note:
         st.warning(escape_markdown(note), icon="⚠️")

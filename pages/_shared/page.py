@@ -1,4 +1,5 @@
 """`setup_page`: what every page does first, in one call."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,9 +7,9 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from pages._shared.html import escape_markdown
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
+from pages._shared.html import escape_markdown
 
 from . import cache
 from .analysis import run_curve

@@ -6,6 +6,7 @@ setting. When it is on, a style block enlarges every token view (`.bpe-segments`
 type and height before it is drawn. The keyboard shortcuts of Merge by merge (Space, ←, →)
 work with or without it.
 """
+
 from __future__ import annotations
 
 import plotly.graph_objects as go
@@ -26,9 +27,13 @@ def presenter_toggle() -> None:
     """The sidebar toggle, and the style block when it is on."""
     st.session_state.setdefault(LARGE, False)
     with st.sidebar:
-        bind(st.toggle, "Presenter mode: larger type", LARGE,
-             help="Larger token segments and chart text, for a projector. On Merge by merge, Space plays or "
-                  "pauses and ← → step.")
+        bind(
+            st.toggle,
+            "Presenter mode: larger type",
+            LARGE,
+            help="Larger token segments and chart text, for a projector. On Merge by merge, Space plays or "
+            "pauses and ← → step.",
+        )
     if st.session_state[LARGE]:
         st.html(LARGE_CSS)
 
@@ -37,8 +42,11 @@ def presented(fig: go.Figure) -> go.Figure:
     """``fig`` with larger type and height when presenter mode is on, else unchanged."""
     if not st.session_state.get(LARGE):
         return fig
-    fig.update_layout(font_size=round(BASE_FONT * SCALE), title_font_size=round(TITLE_FONT * 1.15),  # titles are long
-                      height=round((fig.layout.height or 400) * 1.25))
+    fig.update_layout(
+        font_size=round(BASE_FONT * SCALE),
+        title_font_size=round(TITLE_FONT * 1.15),  # titles are long
+        height=round((fig.layout.height or 400) * 1.25),
+    )
     fig.update_xaxes(tickfont_size=round(TICK_FONT * SCALE), title_font_size=round(BASE_FONT * SCALE))
     fig.update_yaxes(tickfont_size=round(TICK_FONT * SCALE), title_font_size=round(BASE_FONT * SCALE))
     return fig

@@ -13,6 +13,7 @@ a curve on the same axes, measured on the same text as the run's held-out curve.
 whole vocabulary lies far to the right of most runs, so it goes in a table. When none of
 them is here, nothing is drawn. Cached per tokenizer, corpus and sizes.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -69,17 +70,25 @@ def draw_pretrained_table(settings: Settings, vocab_size: int) -> None:
             left_out.append(f"{compared.label} is left out: {error}")
             continue
         cut = _points(settings, compared, (vocab_size,))
-        rows.append({"tokenizer": compared.label, "vocab size": compared.vocab_size,
-                     "characters per token": whole,
-                     f"with its first merges, at vocab {vocab_size:,}": cut[0].compression if cut else None})
+        rows.append(
+            {
+                "tokenizer": compared.label,
+                "vocab size": compared.vocab_size,
+                "characters per token": whole,
+                f"with its first merges, at vocab {vocab_size:,}": cut[0].compression if cut else None,
+            }
+        )
     if not rows and not left_out:
         return
     st.subheader("Pretrained tokenizers on the same text")
     show_table(rows, decimals={"characters per token": 2, f"with its first merges, at vocab {vocab_size:,}": 2})
-    st.caption(escape_markdown(
-        f"Measured on {len(text):,} characters of {what}. Their merges were learned on other text (WebText for "
-        "GPT-2): where the run's curve rises above theirs, the run has learned pieces of this text in particular. "
-        "— means the size is at or under that tokenizer's alphabet."))
+    st.caption(
+        escape_markdown(
+            f"Measured on {len(text):,} characters of {what}. Their merges were learned on other text (WebText for "
+            "GPT-2): where the run's curve rises above theirs, the run has learned pieces of this text in particular. "
+            "— means the size is at or under that tokenizer's alphabet."
+        )
+    )
     for note in left_out:
         st.caption(escape_markdown(note))
 

@@ -6,6 +6,7 @@ clicks a bar, picks a pair from the list, or types one; the answer and its reaso
 (`bpe.analysis.quiz.judge`) replace the question, and the score counts every step
 answered in this run.
 """
+
 from __future__ import annotations
 
 from functools import partial
@@ -98,21 +99,34 @@ def quiz_box(step: MergeStep, settings: Settings, *, next_merge, args: tuple = (
         _question(step, settings)
     else:
         SHOW[verdict.kind](escape_markdown(verdict.explanation), icon=ICONS[verdict.kind])
-        st.button("Next merge", key=f"teach_next_{step.number}", on_click=next_merge, args=args,
-                  type="primary")
+        st.button("Next merge", key=f"teach_next_{step.number}", on_click=next_merge, args=args, type="primary")
     st.caption(score(v.kind for v in answers().values()).line())
 
 
 def _question(step: MergeStep, settings: Settings) -> None:
     pairs = [pair for pair, _count in _asked_pairs(step, settings.top_k)]
-    st.markdown(f"**Predict merge {step.number:,}:** which pair is merged next? Click its bar in the chart, "
-                "pick it here, or type it.")
+    st.markdown(
+        f"**Predict merge {step.number:,}:** which pair is merged next? Click its bar in the chart, "
+        "pick it here, or type it."
+    )
     pick, typed = st.columns(2)
-    pick.selectbox("Pick a pair", options=range(len(pairs)), index=None, key=f"teach_pick_{step.number}",
-                   format_func=lambda i: pair_label(pairs[i]), placeholder="a pair from the chart",
-                   on_change=_picked, args=(step, settings, pairs))
-    typed.text_input("Or type one (· for a space)", key=f"teach_typed_{step.number}", placeholder="t + h",
-                     on_change=_typed, args=(step, settings))
+    pick.selectbox(
+        "Pick a pair",
+        options=range(len(pairs)),
+        index=None,
+        key=f"teach_pick_{step.number}",
+        format_func=lambda i: pair_label(pairs[i]),
+        placeholder="a pair from the chart",
+        on_change=_picked,
+        args=(step, settings, pairs),
+    )
+    typed.text_input(
+        "Or type one (· for a space)",
+        key=f"teach_typed_{step.number}",
+        placeholder="t + h",
+        on_change=_typed,
+        args=(step, settings),
+    )
     error = st.session_state.get(TYPED_ERROR)
     if error:
         st.error(escape_markdown(error), icon="⚠️")

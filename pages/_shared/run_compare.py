@@ -5,6 +5,7 @@ picks two of them, or trains a variant of run A (another tie rule, pre-tokenizer
 alphabet or minimum frequency) through the same cache. The comparison itself is
 `bpe.analysis.run_diff`, computed once per pair of runs and merge count (cached).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -13,9 +14,19 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from bpe.analysis.run_diff import (COUNTS, STOPPED, TIE, Divergence, SampleDiff, VocabularyComparison,
-                                   aligned_rows, compare_vocabularies, differing_samples, first_divergence,
-                                   setting_differences)
+from bpe.analysis.run_diff import (
+    COUNTS,
+    STOPPED,
+    TIE,
+    Divergence,
+    SampleDiff,
+    VocabularyComparison,
+    aligned_rows,
+    compare_vocabularies,
+    differing_samples,
+    first_divergence,
+    setting_differences,
+)
 from bpe.analysis.tie_rules import describe_tie_rule, tie_rule_label
 from bpe.errors import BpeError
 from bpe.pretokenize import PRETOKENIZER_CHOICES
@@ -46,9 +57,12 @@ def what_if_buttons(settings: Settings, step: int) -> None:
     at ``step``. The other run trains (once, cached) when the page opens."""
     others = [rule for rule in TIE_RULES if rule != settings.tie_rule]
     for column, rule in zip(st.columns(len(others)), others):
-        if column.button(f"What if {tie_rule_label(rule)}? Compare →", key=f"compare_whatif_{rule}",
-                         help=f"Train the same settings with ties going to {describe_tie_rule(rule)}, "
-                              f"and see where the two runs part ways."):
+        if column.button(
+            f"What if {tie_rule_label(rule)}? Compare →",
+            key=f"compare_whatif_{rule}",
+            help=f"Train the same settings with ties going to {describe_tie_rule(rule)}, "
+            f"and see where the two runs part ways.",
+        ):
             state = st.session_state
             keep_with(run_identity(settings), KEPT_WITH_RUN)
             state[RUN_A], state[RUN_B] = settings, replace(settings, tie_rule=rule)
@@ -107,16 +121,30 @@ def _variant_form(settings: Settings) -> None:
             c1, c2, c3, c4 = st.columns(4)
             rules = list(TIE_RULES)
             default_rule = next(r for r in rules if r != base.tie_rule)
-            rule = c1.selectbox("Tie rule", rules, index=rules.index(default_rule), format_func=tie_rule_label,
-                                key="compare_variant_rule")
+            rule = c1.selectbox(
+                "Tie rule",
+                rules,
+                index=rules.index(default_rule),
+                format_func=tie_rule_label,
+                key="compare_variant_rule",
+            )
             choices = list(PRETOKENIZER_CHOICES)
             current = base.pretokenizer or "none"
-            pre = c2.selectbox("Pre-tokenizer", choices, index=choices.index(current) if current in choices else 0,
-                               key="compare_variant_pre")
-            alphabet = c3.selectbox("Alphabet", ["characters", "bytes"],
-                                    index=["characters", "bytes"].index(base.alphabet), key="compare_variant_alphabet")
-            min_freq = c4.number_input("Minimum pair frequency", min_value=1, value=base.min_freq,
-                                       key="compare_variant_min_freq")
+            pre = c2.selectbox(
+                "Pre-tokenizer",
+                choices,
+                index=choices.index(current) if current in choices else 0,
+                key="compare_variant_pre",
+            )
+            alphabet = c3.selectbox(
+                "Alphabet",
+                ["characters", "bytes"],
+                index=["characters", "bytes"].index(base.alphabet),
+                key="compare_variant_alphabet",
+            )
+            min_freq = c4.number_input(
+                "Minimum pair frequency", min_value=1, value=base.min_freq, key="compare_variant_min_freq"
+            )
             if st.form_submit_button("Train and compare as run B", type="primary"):
                 st.session_state[RUN_A] = base
                 st.session_state[RUN_B] = _variant(base, rule, None if pre == "none" else pre, alphabet, int(min_freq))
@@ -157,17 +185,23 @@ class Comparison:
 def comparison(a: tuple[Settings, TrainingRun], b: tuple[Settings, TrainingRun], merges: int) -> Comparison:
     (settings_a, run_a), (settings_b, run_b) = a, b
     text, _ = corpus_texts(settings_a)
-    return _comparison(settings_a.training_key(), settings_b.training_key(), merges, _run_a=run_a, _run_b=run_b,
-                       _text=text)
+    return _comparison(
+        settings_a.training_key(), settings_b.training_key(), merges, _run_a=run_a, _run_b=run_b, _text=text
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _comparison(key_a: tuple, key_b: tuple, merges: int, _run_a: TrainingRun, _run_b: TrainingRun,
-                _text: str) -> Comparison:
+def _comparison(
+    key_a: tuple, key_b: tuple, merges: int, _run_a: TrainingRun, _run_b: TrainingRun, _text: str
+) -> Comparison:
     count_a, count_b = min(merges, len(_run_a.steps)), min(merges, len(_run_b.steps))
     samples = differing_samples(_run_a.tokenizer(merges=count_a), _run_b.tokenizer(merges=count_b), _text)
-    return Comparison(setting_differences(_run_a, _run_b), first_divergence(_run_a, _run_b),
-                      compare_vocabularies(_run_a, count_a, _run_b, count_b), samples)
+    return Comparison(
+        setting_differences(_run_a, _run_b),
+        first_divergence(_run_a, _run_b),
+        compare_vocabularies(_run_a, count_a, _run_b, count_b),
+        samples,
+    )
 
 
 # ==================== Drawing
@@ -177,8 +211,11 @@ def draw_differences(found: Comparison) -> None:
     if not found.differences:
         st.info("The two runs have the same training settings.")
         return
-    st.dataframe(pd.DataFrame(found.differences, columns=["setting", "run A", "run B"]), hide_index=True,
-                 key="compare_settings_table")
+    st.dataframe(
+        pd.DataFrame(found.differences, columns=["setting", "run A", "run B"]),
+        hide_index=True,
+        key="compare_settings_table",
+    )
 
 
 def draw_divergence(found: Comparison, merges: int) -> None:
@@ -186,14 +223,17 @@ def draw_divergence(found: Comparison, merges: int) -> None:
     divergence = found.divergence
     focus = st.session_state.get(FOCUS)
     if focus:
-        st.caption(f"Opened from step {focus:,} of Merge by merge: the comparison covers the first "
-                   f"{merges:,} merge{'' if merges == 1 else 's'}.")
+        st.caption(
+            f"Opened from step {focus:,} of Merge by merge: the comparison covers the first "
+            f"{merges:,} merge{'' if merges == 1 else 's'}."
+        )
     if divergence is None:
         st.success("The two runs learn the same merges, step for step.")
         return
     if divergence.step > merges:
-        st.info(f"They agree on the first {merges:,} merges compared, and part ways later, at step "
-                f"{divergence.step:,}.")
+        st.info(
+            f"They agree on the first {merges:,} merges compared, and part ways later, at step {divergence.step:,}."
+        )
     st.html(two_merges_html(divergence.step, divergence.pair_a, divergence.pair_b))
     st.markdown(f"**{DECIDED[divergence.decided_by]}.** {escape_markdown(divergence.explanation)}")
     if divergence.competitors:
@@ -207,8 +247,10 @@ def draw_vocabularies(found: Comparison) -> None:
     c1.metric("Shared tokens", f"{vocab.count('shared'):,}")
     c2.metric("Only in A", f"{vocab.count('only A'):,}")
     c3.metric("Only in B", f"{vocab.count('only B'):,}")
-    st.caption("Merges aligned by token, not by step: a token learned at step 40 in one run and 43 in the other "
-               "is one row (B − A = 3). Base tokens count in the totals above; the table lists learned tokens.")
+    st.caption(
+        "Merges aligned by token, not by step: a token learned at step 40 in one run and 43 in the other "
+        "is one row (B − A = 3). Base tokens count in the totals above; the table lists learned tokens."
+    )
     st.dataframe(pd.DataFrame(aligned_rows(vocab)), hide_index=True, key="compare_aligned")
 
 
@@ -217,7 +259,7 @@ def draw_samples(found: Comparison) -> None:
         st.info("No line of the training text is cut differently by the two tokenizers.")
         return
     st.caption("Tokens outlined in blue are cut differently by the other run.")
-    for number, sample in enumerate(found.samples, start=1):
+    for sample in found.samples:
         left, right = st.columns(2)
         left.markdown(f"**A** · {len(sample.segments_a):,} tokens")
         left.html(segments_html(sample.segments_a, css_class="bpe-segments bpe-compare-a"))

@@ -12,6 +12,7 @@ forget when that changes::
 
 The first visit only records the owner, so state a link put there (``?step=14``) stays.
 """
+
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence

@@ -6,6 +6,7 @@ network blip reconnects to the same session within seconds, so a session counts 
 only after `SESSION_GRACE_SECONDS` disconnected, and at once when the server is stopping.
 Outside a running server (AppTest, plain Python) there is nothing to watch.
 """
+
 from __future__ import annotations
 
 import os

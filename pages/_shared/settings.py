@@ -6,11 +6,12 @@ page would be lost on the next). Widgets get keys `_w_<plain key>` and copy thei
 back in `on_change` (see `bind`). The shareable part is mirrored in the URL
 (`?corpus=...&vocab=...&min_freq=...&step=...`) so a link reopens what the teacher showed.
 """
+
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import streamlit as st
 
@@ -76,8 +77,15 @@ class Settings:
 
     def training_key(self) -> tuple:
         """What the training run depends on: not vocab_size (a prefix) nor top_k (recorded)."""
-        return (*self.corpus_key(), self.trained_vocab_size, self.min_freq, self.engine,
-                self.alphabet, self.pretokenizer, self.tie_rule)
+        return (
+            *self.corpus_key(),
+            self.trained_vocab_size,
+            self.min_freq,
+            self.engine,
+            self.alphabet,
+            self.pretokenizer,
+            self.tie_rule,
+        )
 
 
 def init_state() -> None:
@@ -134,8 +142,11 @@ def read_url_once(listed_names: set[str]) -> None:
             state["settings_corpus"] = name
         else:
             notes.append(f"The link's corpus {name!r} is not available here; showing the default instead.")
-    for param, key, minimum in (("vocab", "settings_vocab", 1), ("min_freq", "settings_min_freq", 1),
-                                ("step", STEP, 0)):
+    for param, key, minimum in (
+        ("vocab", "settings_vocab", 1),
+        ("min_freq", "settings_min_freq", 1),
+        ("step", STEP, 0),
+    ):
         if param not in params:
             continue
         raw = params[param]

@@ -3,22 +3,31 @@
 It only arranges widgets and turns their state into a `Settings`; reading, splitting and
 training happen in `bpe` (through `cache`).
 """
+
 from __future__ import annotations
 
 import streamlit as st
 
+from bpe.analysis.tie_rules import tie_rule_label, tie_rules_help
 from bpe.corpora.corpus import corpus_from_upload, corpus_version, list_corpora
-from pages._shared.html import escape_markdown
+from bpe.corpora.textfile import decode_text_bytes
 from bpe.errors import BpeError
 from bpe.pretokenize import PRETOKENIZER_CHOICES, pretokenizer_name
-from bpe.analysis.tie_rules import tie_rule_label, tie_rules_help
 from bpe.steps import TIE_RULES
-from bpe.corpora.textfile import decode_text_bytes
+from pages._shared.html import escape_markdown
 
 from . import cache
+from .settings import (
+    MAX_USER_CORPORA,
+    MIN_CHARS_TO_SPLIT,
+    RECORDED_TOP_K,
+    Settings,
+    bind,
+    read_url_once,
+    text_version,
+    user_corpora,
+)
 from .wikitext_download import draw_download
-from .settings import (MAX_USER_CORPORA, MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, bind, read_url_once, text_version,
-                       user_corpora)
 
 VOCAB_MAX = 10_000
 REFERENCE_MAX_CHARS = 50_000  # the reference engine recounts every pair per merge: fine for teaching texts only
@@ -50,29 +59,64 @@ def draw_sidebar() -> tuple[Settings, bool]:
         st.header("Corpus")
         sizes = {name: info.size_bytes for name, info in listed.items()}
         sizes.update({name: len(text.encode("utf-8")) for name, text in own.items()})
-        bind(st.selectbox, "Text to train on", "settings_corpus", options=list(sizes),
-             format_func=lambda name: f"{name} ({_size(sizes[name])})")
+        bind(
+            st.selectbox,
+            "Text to train on",
+            "settings_corpus",
+            options=list(sizes),
+            format_func=lambda name: f"{name} ({_size(sizes[name])})",
+        )
         _corpus_inputs()
         draw_download()  # WikiText-2, once, with a progress bar (the command line's downloader)
-        bind(st.number_input, "Train on the first … characters", "settings_prefix_cap",
-             min_value=100, max_value=MAX_PREFIX_CHARS, step=50_000)
-        bind(st.slider, "Held-out part", "settings_heldout", min_value=0.0, max_value=0.5, step=0.05,
-             help=f"The end of the text, kept out of training for held-out measures. "
-                  f"Texts under {MIN_CHARS_TO_SPLIT:,} characters are never split.")
+        bind(
+            st.number_input,
+            "Train on the first … characters",
+            "settings_prefix_cap",
+            min_value=100,
+            max_value=MAX_PREFIX_CHARS,
+            step=50_000,
+        )
+        bind(
+            st.slider,
+            "Held-out part",
+            "settings_heldout",
+            min_value=0.0,
+            max_value=0.5,
+            step=0.05,
+            help=f"The end of the text, kept out of training for held-out measures. "
+            f"Texts under {MIN_CHARS_TO_SPLIT:,} characters are never split.",
+        )
         st.header("Tokens")
         bind(st.radio, "Alphabet", "settings_alphabet", options=["characters", "bytes"], horizontal=True)
-        bind(st.selectbox, "Pre-tokenizer", "settings_pretokenizer", options=list(PRETOKENIZER_CHOICES),
-             format_func=pretokenizer_name,
-             help="Split the text into chunks (words) that merges never cross.")
+        bind(
+            st.selectbox,
+            "Pre-tokenizer",
+            "settings_pretokenizer",
+            options=list(PRETOKENIZER_CHOICES),
+            format_func=pretokenizer_name,
+            help="Split the text into chunks (words) that merges never cross.",
+        )
         settings = _settings(state.settings_engine, listed)
         minimum = _describe_corpus(settings)
         _vocab_inputs(minimum)
         st.header("Training")
         bind(st.number_input, "Minimum pair frequency", "settings_min_freq", min_value=1, max_value=MAX_MIN_FREQ)
-        bind(st.radio, "Engine", "settings_engine", options=["fast", "reference"], horizontal=True,
-             help="Both give the same merges; the reference engine is the textbook loop, slow on big text.")
-        bind(st.selectbox, "Tie rule", "settings_tie_rule", options=list(TIE_RULES), format_func=tie_rule_label,
-             help="Which of equally frequent pairs wins.\n\n" + tie_rules_help())
+        bind(
+            st.radio,
+            "Engine",
+            "settings_engine",
+            options=["fast", "reference"],
+            horizontal=True,
+            help="Both give the same merges; the reference engine is the textbook loop, slow on big text.",
+        )
+        bind(
+            st.selectbox,
+            "Tie rule",
+            "settings_tie_rule",
+            options=list(TIE_RULES),
+            format_func=tie_rule_label,
+            help="Which of equally frequent pairs wins.\n\n" + tie_rules_help(),
+        )
         bind(st.slider, "Top pairs to show", "settings_top_k", min_value=1, max_value=RECORDED_TOP_K)
         engine = _guard_engine(settings)
     return _settings(engine, listed), state.settings_corpus in listed
@@ -89,11 +133,18 @@ def _settings(engine: str, listed: dict) -> Settings:
     version = text_version(own) if own is not None else corpus_version(listed[state.settings_corpus])
     pretokenizer = None if state.settings_pretokenizer == "none" else state.settings_pretokenizer
     return Settings(
-        corpus=state.settings_corpus, corpus_version=version, prefix_cap=int(state.settings_prefix_cap),
-        heldout_fraction=round(float(state.settings_heldout), 2), vocab_size=int(state.settings_vocab),
+        corpus=state.settings_corpus,
+        corpus_version=version,
+        prefix_cap=int(state.settings_prefix_cap),
+        heldout_fraction=round(float(state.settings_heldout), 2),
+        vocab_size=int(state.settings_vocab),
         trained_vocab_size=max(int(state.settings_train_up_to), int(state.settings_vocab)),
-        min_freq=int(state.settings_min_freq), engine=engine, alphabet=state.settings_alphabet,
-        pretokenizer=pretokenizer, top_k=int(state.settings_top_k), tie_rule=state.settings_tie_rule,
+        min_freq=int(state.settings_min_freq),
+        engine=engine,
+        alphabet=state.settings_alphabet,
+        pretokenizer=pretokenizer,
+        top_k=int(state.settings_top_k),
+        tie_rule=state.settings_tie_rule,
     )
 
 
@@ -117,10 +168,16 @@ def _vocab_inputs(minimum: int) -> None:
     # Training goes to the larger of the two: lowering the vocab is then a prefix, never a retrain.
     state.settings_train_up_to = min(max(int(state.settings_train_up_to), state.settings_vocab), top)
     bind(st.slider, "Vocab size", "settings_vocab", min_value=minimum, max_value=top)
-    bind(st.number_input, "Vocab size (exact)", "settings_vocab", suffix="_exact", min_value=minimum,
-         max_value=top)
-    bind(st.number_input, "Train up to (vocab)", "settings_train_up_to", min_value=minimum, max_value=top,
-         step=100, help="Train once to this size; every smaller vocab is a prefix of the same merges.")
+    bind(st.number_input, "Vocab size (exact)", "settings_vocab", suffix="_exact", min_value=minimum, max_value=top)
+    bind(
+        st.number_input,
+        "Train up to (vocab)",
+        "settings_train_up_to",
+        min_value=minimum,
+        max_value=top,
+        step=100,
+        help="Train once to this size; every smaller vocab is a prefix of the same merges.",
+    )
     # A vocab above the trained maximum raises it (callbacks have run: keep them consistent).
     state.settings_train_up_to = max(state.settings_train_up_to, state.settings_vocab)
 
@@ -133,9 +190,11 @@ def _guard_engine(settings: Settings) -> str:
     except BpeError:
         return "fast"
     if length > REFERENCE_MAX_CHARS:
-        st.warning(f"The reference engine recounts every pair at every merge: too slow for {length:,} "
-                   f"characters (limit {REFERENCE_MAX_CHARS:,}). Using the fast engine, which gives "
-                   "the same merges.")
+        st.warning(
+            f"The reference engine recounts every pair at every merge: too slow for {length:,} "
+            f"characters (limit {REFERENCE_MAX_CHARS:,}). Using the fast engine, which gives "
+            "the same merges."
+        )
         return "fast"
     return "reference"
 
@@ -147,8 +206,7 @@ def _corpus_inputs() -> None:
     with st.expander("Paste or upload a text"):
         st.text_area("Paste text", key="settings_paste_box", height=120)
         st.button("Use pasted text", key="settings_use_paste", on_click=_use_pasted)
-        st.file_uploader("Upload a UTF-8 .txt file", type=["txt"], key="settings_upload",
-                         on_change=_use_upload)
+        st.file_uploader("Upload a UTF-8 .txt file", type=["txt"], key="settings_upload", on_change=_use_upload)
     error = st.session_state.get(UPLOAD_ERROR)
     if error:
         st.error(escape_markdown(error), icon="⚠️")
@@ -159,14 +217,16 @@ def _corpus_inputs() -> None:
 
 def _use_pasted() -> None:
     text = st.session_state.get("settings_paste_box", "")
-    _add_user_corpus(PASTED, lambda: decode_text_bytes(text.encode("utf-8"), name="The pasted text",
-                                                       max_bytes=upload_limit_bytes()))
+    _add_user_corpus(
+        PASTED, lambda: decode_text_bytes(text.encode("utf-8"), name="The pasted text", max_bytes=upload_limit_bytes())
+    )
 
 
 def _use_upload() -> None:
     upload = st.session_state.get("settings_upload")
     if upload is None:  # the file was removed from the uploader: keep the corpus it gave
         return
+
     def decode() -> str:
         return corpus_from_upload(upload.getvalue(), file_name=upload.name, max_bytes=upload_limit_bytes())[1]
 
@@ -190,8 +250,9 @@ def _add_user_corpus(name: str, decode) -> None:
         del own[old]
     if dropped:
         names, verb = ", ".join(repr(old) for old in dropped), "was" if len(dropped) == 1 else "were"
-        state[DROPPED_NOTE] = (f"This session keeps your last {MAX_USER_CORPORA} texts, so {names} {verb} let go; "
-                               "give it again to use it.")
+        state[DROPPED_NOTE] = (
+            f"This session keeps your last {MAX_USER_CORPORA} texts, so {names} {verb} let go; give it again to use it."
+        )
     state.settings_corpus = name
 
 

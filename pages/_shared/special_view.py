@@ -3,6 +3,7 @@
 Drawn only when GPT-2's files are here (`analysis.cached_gpt2`); the comparison itself is
 `bpe.analysis.special_tokens`.
 """
+
 from __future__ import annotations
 
 import streamlit as st

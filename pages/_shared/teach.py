@@ -8,6 +8,7 @@ what counting shows, and Play stops there until the class has answered. All of i
 plain session state under ``teach_`` keys, forgotten when the run changes, and carried
 by lesson links (`lesson.PAGE_CONTROLS`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,22 +39,34 @@ def teach_state(settings: Settings) -> None:
         st.session_state.setdefault(key, value)
 
 
-
 def teach_controls() -> None:
     """The three switches, in one row."""
     quiz, algorithm, slow = st.columns(3)
     with quiz:
-        bind(st.toggle, "Predict the merge", QUIZ,
-             help="Predict the next merge: the winner stays hidden until the class has guessed (click a bar, "
-                  "pick or type a pair); the answer is explained and the score kept over the steps.")
+        bind(
+            st.toggle,
+            "Predict the merge",
+            QUIZ,
+            help="Predict the next merge: the winner stays hidden until the class has guessed (click a bar, "
+            "pick or type a pair); the answer is explained and the score kept over the steps.",
+        )
     with algorithm:
-        bind(st.toggle, "Show the algorithm", ALGORITHM,
-             help="The training loop beside the film: each merge plays in phases (count → pick → merge → "
-                  "record), the line being executed lit.")
+        bind(
+            st.toggle,
+            "Show the algorithm",
+            ALGORITHM,
+            help="The training loop beside the film: each merge plays in phases (count → pick → merge → "
+            "record), the line being executed lit.",
+        )
     with slow:
-        bind(st.toggle, "Slow merge", SLOW, disabled=not st.session_state[ALGORITHM],
-             help="With the algorithm shown: the merge phase scans the text window left to right, one "
-                  "occurrence at a time, so 'aaaaa' visibly becomes 'aa aa a', not three 'aa'.")
+        bind(
+            st.toggle,
+            "Slow merge",
+            SLOW,
+            disabled=not st.session_state[ALGORITHM],
+            help="With the algorithm shown: the merge phase scans the text window left to right, one "
+            "occurrence at a time, so 'aaaaa' visibly becomes 'aa aa a', not three 'aa'.",
+        )
 
 
 # ==================== Stepping

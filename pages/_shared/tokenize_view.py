@@ -5,6 +5,7 @@ The text belongs to the corpus it was typed for: on another corpus it starts aga
 sentence of that corpus (`run_state.keep_with`), so "low lower lowest" never opens on an
 English sentence full of characters it has never seen.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -64,5 +65,7 @@ def unknown_note(encoded: Encoded) -> str | None:
         return None
     shown = ", ".join(repr(printable(ch)) for ch in encoded.unknown[:8])
     more = f" and {len(encoded.unknown) - 8:,} more" if len(encoded.unknown) > 8 else ""
-    return (f"{len(encoded.unknown):,} character(s) outside this tokenizer's alphabet, marked with a dashed "
-            f"border and id ?: {shown}{more}. They never occurred in its training text.")
+    return (
+        f"{len(encoded.unknown):,} character(s) outside this tokenizer's alphabet, marked with a dashed "
+        f"border and id ?: {shown}{more}. They never occurred in its training text."
+    )

@@ -5,6 +5,7 @@ for another run, it hides most of the new one ("732 of 887 shown" on a corpus wh
 longest token is 16 while the filter still says 2-5). So the filters are kept with the
 run and its length range (`run_state.keep_with`) and start over when either changes.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -21,9 +22,21 @@ COLUMNS = ["id", "token", "length", "step", "pair count at creation", "uses", "a
 
 def token_table(rows) -> pd.DataFrame:
     """`bpe.analysis.vocabulary.learned_tokens` rows as the page's table."""
-    return pd.DataFrame([{"id": r.id, "token": printable(r.token), "length": r.length, "step": r.step,
-                          "pair count at creation": r.frequency, "uses": r.uses, "absorbed": r.absorbed}
-                         for r in rows], columns=COLUMNS)
+    return pd.DataFrame(
+        [
+            {
+                "id": r.id,
+                "token": printable(r.token),
+                "length": r.length,
+                "step": r.step,
+                "pair count at creation": r.frequency,
+                "uses": r.uses,
+                "absorbed": r.absorbed,
+            }
+            for r in rows
+        ],
+        columns=COLUMNS,
+    )
 
 
 def draw_filters(settings: Settings, table: pd.DataFrame) -> pd.DataFrame:
@@ -52,8 +65,19 @@ def draw_filters(settings: Settings, table: pd.DataFrame) -> pd.DataFrame:
 
 
 def draw_token_table(shown: pd.DataFrame, total: int) -> None:
-    st.dataframe(shown, hide_index=True, key="vocab_table", column_config={
-        **count_columns("id", "step", "pair count at creation", "uses"),
-        "absorbed": st.column_config.ProgressColumn("absorbed", help="share of its count at creation no longer used",
-                                                    format="percent", min_value=0.0, max_value=1.0)})
+    st.dataframe(
+        shown,
+        hide_index=True,
+        key="vocab_table",
+        column_config={
+            **count_columns("id", "step", "pair count at creation", "uses"),
+            "absorbed": st.column_config.ProgressColumn(
+                "absorbed",
+                help="share of its count at creation no longer used",
+                format="percent",
+                min_value=0.0,
+                max_value=1.0,
+            ),
+        },
+    )
     st.caption(f"{len(shown):,} of {total:,} learned tokens shown. Click a column header to sort.")

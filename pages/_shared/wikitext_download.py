@@ -1,4 +1,4 @@
-""""Download WikiText-2" in the sidebar: the command line's downloader, with a progress bar.
+""" "Download WikiText-2" in the sidebar: the command line's downloader, with a progress bar.
 
 It calls the same `bpe.corpora.download.download_wikitext2` as `python -m bpe download
 wikitext-2` (same mirrors, SHA-256 check, atomic files, same cache folder), so a download
@@ -8,6 +8,7 @@ in the cache they are listed in the corpus picker and the offer disappears.
 Errors are said in plain words: offline, no mirror answers, and the page says how to add
 the archive by hand; the server's own paths never reach the screen.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -20,8 +21,10 @@ from bpe.paths import CACHE_DIR
 
 DOWNLOAD_DIR = CACHE_DIR  # the command line's default --cache-dir
 ARCHIVE_SIZE = "about 4.5 MB"
-SOURCE = ("Wikipedia articles collected by Merity et al. (2016), Salesforce Research; CC BY-SA 3.0. "
-          "From research.metamind.io (Amazon S3), checked against its published SHA-256.")
+SOURCE = (
+    "Wikipedia articles collected by Merity et al. (2016), Salesforce Research; CC BY-SA 3.0. "
+    "From research.metamind.io (Amazon S3), checked against its published SHA-256."
+)
 ERROR = "wikitext_error"  # plain key: why the last download failed
 BAR_STEPS = 50  # progress updates sent to the browser
 
@@ -69,9 +72,13 @@ def failure_message(error: str) -> str:
     if error.startswith("could not download"):
         reasons = [line.strip()[2:] for line in error.splitlines() if line.strip().startswith("- ")]
         said = f" ({reasons[0]})" if len(reasons) == 1 else f" (each of the {len(reasons)} mirrors failed)"
-        return (f"Could not download WikiText-2: no mirror answered{said}. This machine may be offline. "
-                f"Without a network: copy {ARCHIVE_NAME} into the project's data/cache folder and press the "
-                "button again (it is checked and unpacked), or run `.venv/bin/python -m bpe download wikitext-2` "
-                "on a machine that is online.")
-    return ("Could not store WikiText-2 in the project's data/cache folder (not writable, full, or the archive "
-            "there is damaged). Run `.venv/bin/python -m bpe download wikitext-2` in a terminal to see the details.")
+        return (
+            f"Could not download WikiText-2: no mirror answered{said}. This machine may be offline. "
+            f"Without a network: copy {ARCHIVE_NAME} into the project's data/cache folder and press the "
+            "button again (it is checked and unpacked), or run `.venv/bin/python -m bpe download wikitext-2` "
+            "on a machine that is online."
+        )
+    return (
+        "Could not store WikiText-2 in the project's data/cache folder (not writable, full, or the archive "
+        "there is damaged). Run `.venv/bin/python -m bpe download wikitext-2` in a terminal to see the details."
+    )

@@ -1,19 +1,30 @@
 """The comparison core: characters vs bytes, none vs GPT-2 vs GPT-4 pre-tokenization."""
+
 from __future__ import annotations
 
 import pytest
+from helpers import shared_file
 
-from bpe import BPETokenizer, BpeError
-from bpe.analysis.compare import (CLASS_RULE, Comparison, char_class, compare_tokenizers, first_divergence, gpt2_variant,
-                         incomplete_tokens, merge_rows, multibyte_characters, spans_classes, summary_rows,
-                         with_variant)
+from bpe import BpeError, BPETokenizer
+from bpe.analysis.compare import (
+    CLASS_RULE,
+    Comparison,
+    char_class,
+    compare_tokenizers,
+    first_divergence,
+    gpt2_variant,
+    incomplete_tokens,
+    merge_rows,
+    multibyte_characters,
+    spans_classes,
+    summary_rows,
+    with_variant,
+)
 from bpe.corpora.corpus import python_reference_text
 from bpe.gpt2.tokenizer import load_gpt2
 from bpe.pretokenize import split
-from helpers import shared_file
 
-TEXT = ("The cat's hat, the rat's mat. They'll see 2024 (or 1999).\n" * 6
-        + "Café déjà vu — naïve “quotes” … 😀 😀\n" * 4)
+TEXT = "The cat's hat, the rat's mat. They'll see 2024 (or 1999).\n" * 6 + "Café déjà vu — naïve “quotes” … 😀 😀\n" * 4
 
 
 @pytest.fixture(scope="module")
@@ -24,24 +35,43 @@ def comparison() -> Comparison:
 # ==================== Classes
 
 
-@pytest.mark.parametrize("token, spans", [
-    pytest.param(" the", False, id="leading-space-word"), pytest.param("the", False, id="word"),
-    pytest.param("e t", True, id="across-a-space"), pytest.param("the ", True, id="trailing-space"),
-    pytest.param("s,", True, id="letter-punctuation"), pytest.param(".\n", True, id="punctuation-newline"),
-    pytest.param("'s", True, id="contraction"), pytest.param("(the", True, id="gpt4-style"),
-    pytest.param("a1", True, id="letter-digit"), pytest.param(" 2024", False, id="number"),
-    pytest.param("  ", False, id="spaces"), pytest.param("\n\n", False, id="newlines"),
-    pytest.param("e\u0301t", False, id="combining-mark-is-a-letter"),
-    pytest.param(b" caf\xc3\xa9", False, id="bytes-word"), pytest.param(b"\xe2\x80", False, id="partial-bytes-no-class"),
-    pytest.param(b"s\xe2\x80", False, id="partial-bytes-ignored"), pytest.param(b"s \xe2", True, id="bytes-across-space"),
-])
+@pytest.mark.parametrize(
+    "token, spans",
+    [
+        pytest.param(" the", False, id="leading-space-word"),
+        pytest.param("the", False, id="word"),
+        pytest.param("e t", True, id="across-a-space"),
+        pytest.param("the ", True, id="trailing-space"),
+        pytest.param("s,", True, id="letter-punctuation"),
+        pytest.param(".\n", True, id="punctuation-newline"),
+        pytest.param("'s", True, id="contraction"),
+        pytest.param("(the", True, id="gpt4-style"),
+        pytest.param("a1", True, id="letter-digit"),
+        pytest.param(" 2024", False, id="number"),
+        pytest.param("  ", False, id="spaces"),
+        pytest.param("\n\n", False, id="newlines"),
+        pytest.param("e\u0301t", False, id="combining-mark-is-a-letter"),
+        pytest.param(b" caf\xc3\xa9", False, id="bytes-word"),
+        pytest.param(b"\xe2\x80", False, id="partial-bytes-no-class"),
+        pytest.param(b"s\xe2\x80", False, id="partial-bytes-ignored"),
+        pytest.param(b"s \xe2", True, id="bytes-across-space"),
+    ],
+)
 def test_spans_classes(token, spans):
     assert spans_classes(token) is spans
 
 
 def test_char_classes():
-    assert [char_class(c) for c in "a1 .é\u0301\u3000½"] == ["letter", "digit", "space", "other", "letter", "letter",
-                                                           "space", "digit"]
+    assert [char_class(c) for c in "a1 .é\u0301\u3000½"] == [
+        "letter",
+        "digit",
+        "space",
+        "other",
+        "letter",
+        "letter",
+        "space",
+        "digit",
+    ]
     assert "crosses classes" in CLASS_RULE
 
 
@@ -62,7 +92,11 @@ def test_four_configurations_side_by_side(comparison):
     chars, byte_none, gpt2, gpt4 = comparison.variants
     assert chars.base_vocab_size == len(set(TEXT)) and byte_none.base_vocab_size == 256
     assert all(len(v.merges) == 40 for v in comparison.variants)
-    assert (chars.chunks, gpt2.chunks, gpt2.distinct_chunks) == (1, len(split(TEXT, "gpt2")), len(set(split(TEXT, "gpt2"))))
+    assert (chars.chunks, gpt2.chunks, gpt2.distinct_chunks) == (
+        1,
+        len(split(TEXT, "gpt2")),
+        len(set(split(TEXT, "gpt2"))),
+    )
     # Without pre-tokenization merges run across words; GPT-2's split allows only contractions.
     assert chars.crossing_count > 0 and byte_none.crossing_count > 0
     assert [t for t, crosses in zip(gpt2.tokens, gpt2.crosses) if crosses] == [b"'s", b"'l", b"'ll"]
@@ -71,8 +105,9 @@ def test_four_configurations_side_by_side(comparison):
 
 def test_compression_is_what_the_tokenizer_achieves(comparison):
     for variant in comparison.variants:
-        tokenizer = BPETokenizer.train(TEXT, variant.base_vocab_size + 40, alphabet=variant.alphabet,
-                                       pretokenizer=variant.pretokenizer)
+        tokenizer = BPETokenizer.train(
+            TEXT, variant.base_vocab_size + 40, alphabet=variant.alphabet, pretokenizer=variant.pretokenizer
+        )
         assert tokenizer.merges == list(variant.merges)
         assert variant.evaluated_tokens == len(tokenizer.encode(TEXT))
         assert variant.characters_per_token == pytest.approx(len(TEXT) / variant.evaluated_tokens)

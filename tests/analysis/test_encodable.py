@@ -1,7 +1,9 @@
 """Characters outside a tokenizer's alphabet are marked, not refused (bpe.analysis.encodable)."""
+
 from __future__ import annotations
 
 import pytest
+from helpers import MAX_EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -9,8 +11,6 @@ from bpe import train_run
 from bpe.analysis.encodable import applied_merges_in_known, runs, segments_marking_unknown, unknown_characters
 from bpe.analysis.lineage import applied_merges
 from bpe.errors import UnknownSymbolsError
-
-from helpers import MAX_EXAMPLES
 
 TOKENIZER = train_run("low lower lowest newest", target_vocab_size=30).tokenizer()
 

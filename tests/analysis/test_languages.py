@@ -1,4 +1,5 @@
 """The same content in several languages: tokens per language (bpe.analysis.languages)."""
+
 from __future__ import annotations
 
 import pytest

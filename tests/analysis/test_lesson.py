@@ -1,4 +1,5 @@
 """bpe.analysis.lesson: a frame written to a lesson file, checked whole when read back."""
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,13 @@ LIMIT = 1_000_000
 
 
 def lesson(**changes) -> Lesson:
-    fields = dict(page="pages/1_Merge_by_merge.py", corpus="low lower lowest", text_hash=text_hash("low lower lowest"),
-                  settings={"vocab": 30, "heldout": 0.1, "pretokenizer": "none", "engine": "fast"},
-                  controls={"step": 4, "merges_follow": True, "context_sizes": [500, 1000]})
+    fields = dict(
+        page="pages/1_Merge_by_merge.py",
+        corpus="low lower lowest",
+        text_hash=text_hash("low lower lowest"),
+        settings={"vocab": 30, "heldout": 0.1, "pretokenizer": "none", "engine": "fast"},
+        controls={"step": 4, "merges_follow": True, "context_sizes": [500, 1000]},
+    )
     fields.update(changes)
     return Lesson(**fields)
 
@@ -38,19 +43,39 @@ def tamper(edit) -> bytes:
     return json.dumps(body).encode()
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"{not json", "The lesson file is not valid JSON: Expecting property name enclosed in double quotes at line 1"),
-    (b"\xff\xfe", "The lesson file is not UTF-8 text (bad byte at offset 0)"),
-    (b"[1, 2]", "The lesson file is not a BPE Lab lesson file"),
-    (b'{"format": "character_bpe"}', "The lesson file is not a BPE Lab lesson file"),
-    (tamper(lambda b: b["controls"].update(step=40)), "does not match its checksum: it was changed after it was saved"),
-    (tamper(lambda b: b.update(version=2)), "is lesson format version 2; this BPE Lab reads version 1"),
-    (tamper(lambda b: b.update(extra=1)), "has unknown fields ['extra']"),
-    (lesson_json(lesson())[:-30].encode(), "The lesson file is not valid JSON"),
-    (b"[" * 100_000, "The lesson file is JSON nested too deeply to be a lesson file"),
-    (b'{"format": ' + b"9" * 5_000 + b"}", "The lesson file is not valid JSON: Exceeds the limit (4300 digits)"),
-], ids=["not-json", "not-utf8", "a-list", "a-tokenizer", "edited", "version", "unknown-field", "cut-short", "deep",
-        "huge-integer"])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (
+            b"{not json",
+            "The lesson file is not valid JSON: Expecting property name enclosed in double quotes at line 1",
+        ),
+        (b"\xff\xfe", "The lesson file is not UTF-8 text (bad byte at offset 0)"),
+        (b"[1, 2]", "The lesson file is not a BPE Lab lesson file"),
+        (b'{"format": "character_bpe"}', "The lesson file is not a BPE Lab lesson file"),
+        (
+            tamper(lambda b: b["controls"].update(step=40)),
+            "does not match its checksum: it was changed after it was saved",
+        ),
+        (tamper(lambda b: b.update(version=2)), "is lesson format version 2; this BPE Lab reads version 1"),
+        (tamper(lambda b: b.update(extra=1)), "has unknown fields ['extra']"),
+        (lesson_json(lesson())[:-30].encode(), "The lesson file is not valid JSON"),
+        (b"[" * 100_000, "The lesson file is JSON nested too deeply to be a lesson file"),
+        (b'{"format": ' + b"9" * 5_000 + b"}", "The lesson file is not valid JSON: Exceeds the limit (4300 digits)"),
+    ],
+    ids=[
+        "not-json",
+        "not-utf8",
+        "a-list",
+        "a-tokenizer",
+        "edited",
+        "version",
+        "unknown-field",
+        "cut-short",
+        "deep",
+        "huge-integer",
+    ],
+)
 def test_bad_or_tampered_files_are_refused_in_one_line(data, message):
     with pytest.raises(LessonError) as error:
         parse_lesson(data, max_bytes=LIMIT)
@@ -59,6 +84,7 @@ def test_bad_or_tampered_files_are_refused_in_one_line(data, message):
 
 def test_a_value_that_is_not_plain_is_refused_even_with_a_fresh_checksum():
     from bpe.analysis import lesson as module
+
     body = json.loads(lesson_json(lesson()))
     body.pop("checksum")
     body["controls"]["step"] = {"nested": 1}

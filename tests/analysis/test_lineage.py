@@ -1,9 +1,10 @@
 """Merge lineage trees and the training steps an encoding used, on hand-checked examples."""
+
 from __future__ import annotations
 
 import pytest
 
-from bpe import BPETokenizer, BpeError, UnknownSymbolsError, train_run
+from bpe import BpeError, BPETokenizer, UnknownSymbolsError, train_run
 from bpe.analysis.lineage import AppliedMerge, MergeNode, applied_merges, lineage_lines, lineage_of, merge_lineage
 
 # Wikipedia's aaabdaaabac: ('a','a') count 4, ('aa','a') count 2, ('aaa','b') count 2
@@ -13,7 +14,8 @@ WIKI = train_run("aaabdaaabac", target_vocab_size=7, engine="reference")
 def test_lineage_of_the_worked_example():
     aa = MergeNode("aa", 1, 4, MergeNode("a"), MergeNode("a"))
     assert lineage_of(WIKI, "aaab") == MergeNode(
-        "aaab", 3, 2, MergeNode("aaa", 2, 2, aa, MergeNode("a")), MergeNode("b"))
+        "aaab", 3, 2, MergeNode("aaa", 2, 2, aa, MergeNode("a")), MergeNode("b")
+    )
     assert lineage_of(WIKI, "aaab").steps() == [1, 2, 3]
 
 
@@ -61,7 +63,8 @@ def test_lineage_lines_make_whitespace_visible():
 def test_applied_merges_of_the_worked_example():
     tok = WIKI.tokenizer()
     assert applied_merges(tok, "aaabac") == [
-        AppliedMerge(1, ("a", "a"), "aa", 1), AppliedMerge(2, ("aa", "a"), "aaa", 1),
+        AppliedMerge(1, ("a", "a"), "aa", 1),
+        AppliedMerge(2, ("aa", "a"), "aaa", 1),
         AppliedMerge(3, ("aaa", "b"), "aaab", 1),
     ]
     assert applied_merges(tok, "aaaa") == [AppliedMerge(1, ("a", "a"), "aa", 2)]  # aa aa: no overlap

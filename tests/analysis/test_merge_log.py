@@ -1,9 +1,9 @@
 """bpe.merge_log: log rows, CSV, count changes, why training stopped."""
+
 import csv
 import io
 
-from bpe.analysis.merge_log import (count_change_rows, log_csv, log_rows_around, overlap_note, overlap_steps,
-                                     why_stopped)
+from bpe.analysis.merge_log import count_change_rows, log_csv, log_rows_around, overlap_note, overlap_steps, why_stopped
 from bpe.analysis.metrics import compression
 from bpe.run import train_run
 
@@ -15,8 +15,16 @@ def test_rows_around_mark_the_current_step_and_keep_a_fixed_height():
     assert [r["step"] for r in rows] == list(range(1, 12)) and rows[0][""] == "▶"
     rows = log_rows_around(RUN, 8)
     assert [r["step"] for r in rows] == list(range(3, 14)) and rows[5][""] == "▶"
-    assert list(rows[0]) == ["", "step", "pair", "new token", "frequency", "merges applied", "sequence length",
-                             "vocab size"]
+    assert list(rows[0]) == [
+        "",
+        "step",
+        "pair",
+        "new token",
+        "frequency",
+        "merges applied",
+        "sequence length",
+        "vocab size",
+    ]
     last = len(RUN.steps)
     rows = log_rows_around(RUN, last)
     assert len(rows) == 11 and rows[-1]["step"] == last and rows[-1][""] == "▶"

@@ -8,6 +8,7 @@ The worked example is Wikipedia's ``aaabdaaabac`` (base tokens a b c d):
 
 and held-out ``aaabac``: 6 -> 5 -> 4 -> 3 tokens.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -15,14 +16,24 @@ from collections import Counter
 import pytest
 
 from bpe import BpeError, StopReason, TrainingRun, train_run
+from bpe.analysis.metrics import (
+    CurvePoint,
+    compression,
+    compression_curve,
+    context_coverage,
+    embedding_parameters,
+    longest_tokens,
+    parting_point,
+    percentile,
+    relative_attention_cost,
+    size_summary,
+    token_count_reduction,
+    token_lengths,
+    token_usage,
+)
 from bpe.corpora.corpus import load_corpus, split_train_heldout
 from bpe.steps import make_step
 from bpe.text import token_characters
-from bpe.analysis.metrics import (
-    CurvePoint, compression, compression_curve, context_coverage, embedding_parameters, longest_tokens,
-    parting_point, percentile, relative_attention_cost, size_summary, token_count_reduction,
-    token_lengths, token_usage,
-)
 
 TRAIN, HELDOUT = "aaabdaaabac", "aaabac"
 
@@ -95,7 +106,7 @@ def test_coverage_equals_characters_decoded_from_each_window(prose):
     tok = run.tokenizer()
     ids = tok.encode(heldout)
     block = 16
-    decoded = [len(tok.decode(ids[s:s + block])) for s in range(0, len(ids) - block + 1, block)]
+    decoded = [len(tok.decode(ids[s : s + block])) for s in range(0, len(ids) - block + 1, block)]
     cov = context_coverage(token_lengths(tok.encode_tokens(heldout)), block)
     assert cov.windows == len(decoded)
     assert cov.mean == pytest.approx(sum(decoded) / len(decoded))
@@ -154,14 +165,37 @@ def test_heldout_curve_equals_encoding_with_each_prefix(prose):
 def recreating_run() -> TrainingRun:
     """A run whose 4th merge rebuilds 'abc' (already made by merge 3): no new token.
     Real training rarely does this, so the record is written by hand."""
+
     def step(number, pair, vocab_size, length, new=True):
-        return make_step(number=number, pair=pair, token=pair[0] + pair[1], token_id=vocab_size - 1,
-                         frequency=2, top_pairs=[], changes={}, sequence_length=length,
-                         vocab_size=vocab_size, new=new)
-    steps = [step(1, ("a", "b"), 4, 10), step(2, ("b", "c"), 5, 9), step(3, ("ab", "c"), 6, 8),
-             step(4, ("a", "bc"), 6, 7, new=False)]
-    return TrainingRun(settings={}, base_tokens=["a", "b", "c"], steps=steps, stop_reason=StopReason.TARGET_REACHED,
-                       stop_explanation="", training_seconds=0.0, training_characters=12, initial_length=12)
+        return make_step(
+            number=number,
+            pair=pair,
+            token=pair[0] + pair[1],
+            token_id=vocab_size - 1,
+            frequency=2,
+            top_pairs=[],
+            changes={},
+            sequence_length=length,
+            vocab_size=vocab_size,
+            new=new,
+        )
+
+    steps = [
+        step(1, ("a", "b"), 4, 10),
+        step(2, ("b", "c"), 5, 9),
+        step(3, ("ab", "c"), 6, 8),
+        step(4, ("a", "bc"), 6, 7, new=False),
+    ]
+    return TrainingRun(
+        settings={},
+        base_tokens=["a", "b", "c"],
+        steps=steps,
+        stop_reason=StopReason.TARGET_REACHED,
+        stop_explanation="",
+        training_seconds=0.0,
+        training_characters=12,
+        initial_length=12,
+    )
 
 
 def test_curve_keeps_the_last_merge_of_a_vocab_size_when_a_merge_adds_no_token():

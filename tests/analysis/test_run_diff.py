@@ -1,9 +1,20 @@
 """bpe.analysis.run_diff: where two runs part ways and why, vocabularies aligned by token,
 and text whose segmentation changes."""
+
 import pytest
 
-from bpe.analysis.run_diff import (COUNTS, STOPPED, TIE, aligned_rows, compare_vocabularies, differing_samples,
-                                   first_divergence, sample_lines, setting_differences, token_key)
+from bpe.analysis.run_diff import (
+    COUNTS,
+    STOPPED,
+    TIE,
+    aligned_rows,
+    compare_vocabularies,
+    differing_samples,
+    first_divergence,
+    sample_lines,
+    setting_differences,
+    token_key,
+)
 from bpe.run import train_run
 from bpe.tokenizer import BPETokenizer
 
@@ -29,8 +40,10 @@ def test_a_tie_broken_by_different_rules():
     a, b = run("xyab xyab", tie_rule="first_occurrence"), run("xyab xyab", tie_rule="lexicographic")
     found = first_divergence(a, b)
     assert (found.step, found.pair_a, found.pair_b, found.decided_by) == (1, ("x", "y"), ("a", "b"), TIE)
-    assert found.explanation == ("A tie: 'x + y' and 'a + b' are both counted 2 times. Run A's tie rule "
-                                 "(first occurrence) picks 'x + y'; run B's (lexicographic) picks 'a + b'.")
+    assert found.explanation == (
+        "A tie: 'x + y' and 'a + b' are both counted 2 times. Run A's tie rule "
+        "(first occurrence) picks 'x + y'; run B's (lexicographic) picks 'a + b'."
+    )
     rows = {row["pair"]: row for row in found.competitors}
     assert rows["x + y"]["count in A"] == rows["x + y"]["count in B"] == "2" and rows["x + y"]["picked by"] == "A"
     assert rows["a + b"]["picked by"] == "B" and found.competitors[0]["picked by"] in ("A", "B")
@@ -52,8 +65,10 @@ def test_a_run_that_stopped_early():
     found = first_divergence(a, b)
     assert found.decided_by == STOPPED and found.step == len(a.steps) + 1
     assert found.pair_a is None and found.pair_b == b.steps[len(a.steps)].pair
-    assert found.explanation.startswith(f"Run A stopped after {len(a.steps)} merges (the most frequent pair occurs "
-                                        "fewer than 3 times (the minimum pair frequency)); run B went on with ")
+    assert found.explanation.startswith(
+        f"Run A stopped after {len(a.steps)} merges (the most frequent pair occurs "
+        "fewer than 3 times (the minimum pair frequency)); run B went on with "
+    )
     assert first_divergence(b, a).pair_b is None  # and the other way round
 
 

@@ -1,4 +1,5 @@
 """Tokenize presets come from the corpus (bpe.analysis.samples)."""
+
 from __future__ import annotations
 
 from bpe.analysis.samples import TUTORIAL_SENTENCE, corpus_samples, first_sentence
@@ -15,8 +16,10 @@ def test_code_and_tables_are_skipped_for_a_sentence_with_letters():
 
 
 def test_a_tiny_text_is_its_own_sample():
-    assert corpus_samples("low lower lowest", "") == {"Training sentence": "low lower lowest",
-                                                       "Tutorial sentence": TUTORIAL_SENTENCE}
+    assert corpus_samples("low lower lowest", "") == {
+        "Training sentence": "low lower lowest",
+        "Tutorial sentence": TUTORIAL_SENTENCE,
+    }
 
 
 def test_held_out_sentence_first_when_text_is_held_out():

@@ -1,9 +1,10 @@
 """bpe.segments: a window of text before and after one merge, and what the merge touched."""
+
 import pytest
 
+from bpe.analysis.segments import Segment, merged_count, segment, step_segments, window, window_around
 from bpe.errors import BpeError
 from bpe.run import train_run
-from bpe.analysis.segments import Segment, merged_count, segment, step_segments, window, window_around
 
 
 def tokens(segments):
@@ -31,13 +32,20 @@ def test_overlapping_pairs_merge_left_to_right():
 @pytest.mark.parametrize("pretokenizer", [None, "whitespace", "gpt2"])
 def test_after_equals_the_next_prefix_tokenizer(alphabet, pretokenizer):
     text = "the cat in the hat sat on the mat; the hat is flat. Ça coûte 5 €\n" * 3
-    run = train_run(text, target_vocab_size=290 if alphabet == "bytes" else 60, minimum_pair_frequency=1, alphabet=alphabet, pretokenizer=pretokenizer)
+    run = train_run(
+        text,
+        target_vocab_size=290 if alphabet == "bytes" else 60,
+        minimum_pair_frequency=1,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+    )
     piece = text[7:150]
     for step in run.steps[:25]:
         before, after = step_segments(run.tokenizer(merges=step.number - 1), piece, step)
         assert tokens(before) == tokens(segment(run.tokenizer(merges=step.number - 1), piece))
         assert [(s.token, s.token_id) for s in after] == [
-            (s.token, s.token_id) for s in segment(run.tokenizer(merges=step.number), piece)]
+            (s.token, s.token_id) for s in segment(run.tokenizer(merges=step.number), piece)
+        ]
 
 
 def test_run_tokenizer_after_merges_ids_agree_across_prefixes():
@@ -68,7 +76,7 @@ def test_segment_is_unmarked():
     assert Segment("a", 1).mark is None
 
 
-@pytest.mark.parametrize("token", ["needle", "needle".encode()], ids=["str", "bytes"])
+@pytest.mark.parametrize("token", ["needle", b"needle"], ids=["str", "bytes"])
 def test_window_around_shows_the_first_occurrence(token):
     text = "é" * 50 + "\nshort line with needle\n" + "x" * 500 + " needle"
     start = window_around(text, token, 40)

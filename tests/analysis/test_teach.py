@@ -1,4 +1,5 @@
 """bpe.analysis quiz, algorithm and film: predict the next merge, the loop in phases, a film's data."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,6 +19,7 @@ SMALL = "low lower newest widest"
 @pytest.fixture(scope="module")
 def small_run():
     from bpe.corpora.corpus import load_corpus
+
     return train_run(load_corpus(SMALL), target_vocab_size=1000, minimum_pair_frequency=2, top_k=20)
 
 

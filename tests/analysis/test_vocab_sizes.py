@@ -1,4 +1,5 @@
 """Vocab sizes to compare come from the run (bpe.analysis.vocab_sizes)."""
+
 from __future__ import annotations
 
 import pytest

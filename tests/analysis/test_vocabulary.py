@@ -1,4 +1,5 @@
 """The Vocabulary page's rows and downloads: learned tokens, merges CSV, JSON, torch ids."""
+
 from __future__ import annotations
 
 import io

@@ -10,6 +10,7 @@ and worst of several reruns. The merge page is measured on "Step forward" at voc
 the analysis pages at vocab 2,000. Timed assertions do not belong in tests: the machine's
 speed drifts, so the figures are printed for people to read.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -57,10 +58,14 @@ def first_page_seconds() -> tuple[float, float]:
 
 def main() -> None:
     trained, cached = first_page_seconds()
-    print(f"home page, default corpus, warm process: {trained:.2f} s with training, {cached:.2f} s "
-          "for a new session once the run is cached")
+    print(
+        f"home page, default corpus, warm process: {trained:.2f} s with training, {cached:.2f} s "
+        "for a new session once the run is cached"
+    )
     at = new_app("pages/1_Merge_by_merge.py")
-    report("Merge by merge: step (default corpus)", timed_reruns(at, lambda at: at.button(key="merges_forward").click()))
+    report(
+        "Merge by merge: step (default corpus)", timed_reruns(at, lambda at: at.button(key="merges_forward").click())
+    )
     started = time.perf_counter()
     at = new_app("pages/1_Merge_by_merge.py", settings_corpus=CORPUS, settings_vocab=1000)
     print(f"first run, training included: {time.perf_counter() - started:.2f} s")

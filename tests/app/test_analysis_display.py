@@ -1,11 +1,12 @@
 """The analysis pages' HTML and figures: escaped token text, linked hover, the window cut, traces."""
+
 from __future__ import annotations
 
 from bpe import train_run
-from pages._shared.html import context_window_html, linked_tokens_html
-from pages._shared.figures import compression_curve_figure, coverage_figure
 from bpe.analysis.metrics import compression_curve, context_coverage, parting_point
 from bpe.analysis.segments import Segment
+from pages._shared.figures import compression_curve_figure, coverage_figure
+from pages._shared.html import context_window_html, linked_tokens_html
 
 
 def test_linked_tokens_escape_text_and_pair_each_token_with_its_id():
@@ -34,8 +35,7 @@ def test_context_window_of_a_text_shorter_than_the_window_says_it_ends():
 def test_compression_figure_has_both_curves_the_parting_and_overlays():
     run = train_run("aaabdaaabac", target_vocab_size=7, heldout_text="aaabac", engine="reference")
     curve = compression_curve(run)
-    fig = compression_curve_figure(curve, parting=parting_point(curve), shown_vocab=6,
-                                   overlays={"<other>": curve})
+    fig = compression_curve_figure(curve, parting=parting_point(curve), shown_vocab=6, overlays={"<other>": curve})
     names = [trace.name for trace in fig.data]
     assert names == ["training text", "held-out text", "&lt;other&gt; (held-out)", "curves part (vocab 7)"]
     assert list(fig.data[1].y) == [1.0, 1.2, 1.5, 2.0]

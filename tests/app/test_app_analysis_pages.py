@@ -4,25 +4,29 @@ Each test seeds the shared sidebar's state with a small corpus, lets the page tr
 (cached per process), and checks the numbers a user reads against `bpe` called directly
 on the same settings.
 """
+
 from __future__ import annotations
 
 import pytest
-
 from app_helpers import metric, new_app, plotly_specs, unescape_markdown
+
 from bpe import train_run
-from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
 from bpe.analysis.exports import tokenizer_json
 from bpe.analysis.lineage import lineage_lines, lineage_of
 from bpe.analysis.metrics import compression, context_coverage, token_lengths, token_usage
-from bpe.analysis.vocabulary import learned_tokens
 from bpe.analysis.vocab_sizes import spread_sizes
+from bpe.analysis.vocabulary import learned_tokens
+from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
 
 TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
-    "pages/2_Tokenize.py", "pages/3_Compression.py", "pages/4_Context_window.py", "pages/5_Vocabulary.py")
+    "pages/2_Tokenize.py",
+    "pages/3_Compression.py",
+    "pages/4_Context_window.py",
+    "pages/5_Vocabulary.py",
+)
 SMALL = "low lower newest widest"  # under 2,000 characters: never split; 17 merges at minimum frequency 2
 # 6,000 characters of the Python reference: split 5,400 / 600, so there is a held-out curve
-PROSE = dict(settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000, settings_vocab=300,
-             settings_train_up_to=300)
+PROSE = dict(settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000, settings_vocab=300, settings_train_up_to=300)
 
 
 def small_run():
@@ -54,8 +58,9 @@ def test_compression_shows_the_runs_numbers():
     assert not at.exception
     last = len(run.steps)
     vocab = run.final_vocab_size
-    assert metric(at, "Characters per token") == \
-        f"{compression(len(load_corpus(SMALL)), run.sequence_length(last)):.2f}"
+    assert (
+        metric(at, "Characters per token") == f"{compression(len(load_corpus(SMALL)), run.sequence_length(last)):.2f}"
+    )
     assert metric(at, "Tokens in the training text") == f"{run.sequence_length(last):,}"
     assert metric(at, "Embedding parameters (vocab × d)") == f"{vocab * 128:,}"
     at.number_input(key="_w_compression_d").set_value(64).run()
@@ -63,8 +68,7 @@ def test_compression_shows_the_runs_numbers():
     table = at.table[0].value  # sizes the run reaches (it stops at 28), never the same row twice
     sizes = spread_sizes(run)
     assert sizes == [15, 20, 24, vocab] and list(table["vocab size"]) == [f"{s:,}" for s in sizes]
-    assert list(table["tokens in the training text"]) == [f"{run.sequence_length(run.merge_count(s)):,}"
-                                                           for s in sizes]
+    assert list(table["tokens in the training text"]) == [f"{run.sequence_length(run.merge_count(s)):,}" for s in sizes]
     assert set(table["held-out characters per token"]) == {"—"}  # nothing held out: a dash, never None
     assert "no held-out curve" in at.caption[0].value
 
@@ -138,8 +142,9 @@ def test_tokenize_counts_tokens_and_traces_a_lineage():
     html = spans_html(at)
     assert 'title="id ' in html and "bpe-linked" in html and ":hover" in html
     chosen = at.selectbox(key="_w_tokenize_lineage").value
-    assert chosen == max({tok.itos[i] for i in tok.encode("lowest newest") if i >= len(tok.base_tokens)},
-                         key=lambda t: (len(t), t))
+    assert chosen == max(
+        {tok.itos[i] for i in tok.encode("lowest newest") if i >= len(tok.base_tokens)}, key=lambda t: (len(t), t)
+    )
     assert at.code[0].value == "\n".join(lineage_lines(lineage_of(run, chosen)))
 
 
@@ -187,12 +192,20 @@ def upload(at, name: str, data: bytes):
     return at.run()
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"{not json", "tok.json is not valid JSON"),
-    (b'{"type": "character_bpe"}', "tok.json is missing the key(s) base_tokens, merges, vocab_size, fingerprint"),
-    (tokenizer_json(train_run(load_corpus(SMALL), target_vocab_size=1_000).tokenizer()).replace('"w"', '"x"', 1).encode(),
-     "tok.json fails its fingerprint check"),
-], ids=["not-json", "missing-keys", "tampered"])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"{not json", "tok.json is not valid JSON"),
+        (b'{"type": "character_bpe"}', "tok.json is missing the key(s) base_tokens, merges, vocab_size, fingerprint"),
+        (
+            tokenizer_json(train_run(load_corpus(SMALL), target_vocab_size=1_000).tokenizer())
+            .replace('"w"', '"x"', 1)
+            .encode(),
+            "tok.json fails its fingerprint check",
+        ),
+    ],
+    ids=["not-json", "missing-keys", "tampered"],
+)
 def test_bad_tokenizer_upload_is_refused_with_the_reason(data, message):
     at = upload(new_app(VOCABULARY, settings_corpus=SMALL), "tok.json", data)
     assert not at.exception
@@ -213,8 +226,13 @@ def test_good_tokenizer_upload_is_used_on_the_tokenize_page():
 
 @pytest.mark.parametrize("script", [TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY])
 def test_pages_work_on_a_byte_level_pretokenized_run(script):
-    at = new_app(script, settings_corpus=SMALL, settings_alphabet="bytes", settings_pretokenizer="gpt2",
-                 tokenize_text="naïve lowest 🙂")
+    at = new_app(
+        script,
+        settings_corpus=SMALL,
+        settings_alphabet="bytes",
+        settings_pretokenizer="gpt2",
+        tokenize_text="naïve lowest 🙂",
+    )
     assert not at.exception and not at.error
 
 

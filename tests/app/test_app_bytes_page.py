@@ -1,12 +1,13 @@
 """AppTest: pages/7_Bytes_and_pretokenizers.py, the same corpus trained four ways (and GPT-2)."""
+
 from __future__ import annotations
 
 import pytest
 import streamlit as st
-
 from app_helpers import new_app
-from bpe.gpt2 import files as gpt2_files
 from helpers import shared_file
+
+from bpe.gpt2 import files as gpt2_files
 
 PAGE = "pages/7_Bytes_and_pretokenizers.py"
 LABELS = ["characters, no split", "bytes, no split", "bytes, GPT-2 split", "bytes, GPT-4 split"]
@@ -42,8 +43,14 @@ def test_four_tokenizers_side_by_side_without_gpt2(no_gpt2):
     characters = at.dataframe[-1].value
     assert {"€", "ü", "🙂", "你"} <= set(characters["character"])
     assert "None" not in characters.to_string()
-    assert list(characters.columns) == ["character", "name", "UTF-8 bytes", "occurrences",
-                                        "first held whole at merge", "own token at merge"]
+    assert list(characters.columns) == [
+        "character",
+        "name",
+        "UTF-8 bytes",
+        "occurrences",
+        "first held whole at merge",
+        "own token at merge",
+    ]
 
 
 def test_switching_the_byte_tokenizer_and_spelling(no_gpt2):

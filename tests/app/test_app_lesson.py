@@ -1,12 +1,13 @@
 """AppTest: lesson links and lesson files reopen the exact frame, and say so when they cannot."""
+
 from __future__ import annotations
 
 import json
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from app_helpers import SMALL_CORPUS, capture_downloads, metric, new_app, plotly_specs, unescape_markdown
 
-from app_helpers import capture_downloads, SMALL_CORPUS, metric, new_app, plotly_specs, unescape_markdown
 from bpe.analysis.lesson import Lesson, lesson_json, text_hash
 from pages._shared.lesson import HASH_PARAM, setting_fields
 
@@ -29,8 +30,11 @@ def query(url: str) -> dict:
 
 def frame(at):
     """The numbers and drawings a class sees."""
-    return ([metric(at, label) for label in SHOWN], plotly_specs(at)[0]["data"][0]["y"],
-            [element.value for element in at.html if "bpe-segments" in element.value])
+    return (
+        [metric(at, label) for label in SHOWN],
+        plotly_specs(at)[0]["data"][0]["y"],
+        [element.value for element in at.html if "bpe-segments" in element.value],
+    )
 
 
 @pytest.fixture
@@ -43,8 +47,15 @@ def captured_downloads(monkeypatch):
 
 
 def test_a_link_carries_every_setting_the_text_hash_the_page_and_its_controls():
-    at = new_app(PAGE, **SMALL, settings_tie_rule="lexicographic", settings_top_k=7, settings_heldout=0.2,
-                 settings_pretokenizer="whitespace", merges_follow=False)
+    at = new_app(
+        PAGE,
+        **SMALL,
+        settings_tie_rule="lexicographic",
+        settings_top_k=7,
+        settings_heldout=0.2,
+        settings_pretokenizer="whitespace",
+        merges_follow=False,
+    )
     at.button(key="merges_forward").click().run()
     url = copy_link(at)
     params = query(url)
@@ -100,13 +111,16 @@ def test_a_corpus_that_is_not_here_says_so():
     assert "'lecture-notes.txt' (text hash" in at.error[0].value and "not available here" in at.error[0].value
 
 
-@pytest.mark.parametrize("param, raw, said", [
-    ("alphabet", "emoji", "alphabet='emoji' is not one of 'characters', 'bytes'"),
-    ("heldout", "0.9", "heldout=0.9 is not a number from 0 to 0.5"),
-    ("top_k", "many", "top_k='many' is not a whole number from 1 to 20"),
-    ("merges_follow", "perhaps", "merges_follow='perhaps' is not true or false"),
-    ("tie_rule", "coin toss", "tie_rule='coin toss' is not one of 'first_occurrence'"),
-])
+@pytest.mark.parametrize(
+    "param, raw, said",
+    [
+        ("alphabet", "emoji", "alphabet='emoji' is not one of 'characters', 'bytes'"),
+        ("heldout", "0.9", "heldout=0.9 is not a number from 0 to 0.5"),
+        ("top_k", "many", "top_k='many' is not a whole number from 1 to 20"),
+        ("merges_follow", "perhaps", "merges_follow='perhaps' is not true or false"),
+        ("tie_rule", "coin toss", "tie_rule='coin toss' is not one of 'first_occurrence'"),
+    ],
+)
 def test_a_bad_value_in_a_link_is_named_and_ignored(param, raw, said):
     at = new_app(PAGE, query={"corpus": SMALL_CORPUS, param: raw})
     assert not at.exception
@@ -124,8 +138,9 @@ def upload_lesson(at, data: bytes, name: str = "lesson.json"):
 
 def test_a_pasted_text_travels_in_the_lesson_file(captured_downloads):
     text = "the cat sat on the mat, the cat sat on the hat. " * 3
-    teacher = new_app(PAGE, settings_user_corpora={"pasted text": text}, settings_corpus="pasted text",
-                      settings_min_freq=2)
+    teacher = new_app(
+        PAGE, settings_user_corpora={"pasted text": text}, settings_corpus="pasted text", settings_min_freq=2
+    )
     teacher.button(key="merges_forward").click().run()
     teacher.sidebar.button(key="lesson_copy").click().run()
     assert not teacher.code  # no link: it cannot carry the text
@@ -152,10 +167,14 @@ def test_opening_a_lesson_file_switches_to_its_page(captured_downloads):
     assert metric(student, "Step") == "6 of 17"  # now on Merge by merge
 
 
-@pytest.mark.parametrize("edit, said", [
-    (lambda body: body["controls"].update(step=40), "does not match its checksum"),
-    (lambda body: body.update(page="pages/9_Nowhere.py"), "does not match its checksum"),
-], ids=["edited-step", "edited-page"])
+@pytest.mark.parametrize(
+    "edit, said",
+    [
+        (lambda body: body["controls"].update(step=40), "does not match its checksum"),
+        (lambda body: body.update(page="pages/9_Nowhere.py"), "does not match its checksum"),
+    ],
+    ids=["edited-step", "edited-page"],
+)
 def test_a_tampered_lesson_file_is_refused_and_changes_nothing(captured_downloads, edit, said):
     teacher = new_app(PAGE, **SMALL, merges_step=6)
     teacher.sidebar.button(key="lesson_copy").click().run()
@@ -169,8 +188,9 @@ def test_a_tampered_lesson_file_is_refused_and_changes_nothing(captured_download
 
 
 def test_a_well_formed_lesson_with_an_impossible_value_changes_nothing():
-    lesson = Lesson(page=PAGE, corpus=SMALL_CORPUS, text_hash=text_hash("x"), settings={"alphabet": "emoji"},
-                    controls={"step": 3})
+    lesson = Lesson(
+        page=PAGE, corpus=SMALL_CORPUS, text_hash=text_hash("x"), settings={"alphabet": "emoji"}, controls={"step": 3}
+    )
     student = new_app(PAGE, **SMALL)
     upload_lesson(student, lesson_json(lesson).encode())
     assert "alphabet='emoji' is not one of" in unescape_markdown(student.sidebar.error[0].value)
@@ -185,10 +205,18 @@ def test_a_file_that_is_not_a_lesson_is_refused():
 @pytest.mark.shared_data
 def test_a_wikitext_link_reopens_the_same_frame(monkeypatch):
     from helpers import shared_file
+
     valid = shared_file("wikitext-2/valid.txt")
     monkeypatch.setenv("BPE_CORPORA", str(valid.parent))
-    teacher = new_app(PAGE, query={"corpus": "valid.txt"}, settings_prefix_cap=60_000, settings_vocab=400,
-                      merges_step=37, merges_follow=False, merges_window=1_200)
+    teacher = new_app(
+        PAGE,
+        query={"corpus": "valid.txt"},
+        settings_prefix_cap=60_000,
+        settings_vocab=400,
+        merges_step=37,
+        merges_follow=False,
+        merges_window=1_200,
+    )
     url = copy_link(teacher)
     assert query(url)["corpus"] == "valid.txt" and query(url)["merges_window"] == "1200"
     student = new_app(PAGE, query=query(url))
@@ -203,6 +231,7 @@ def test_every_settings_field_travels_except_the_version_the_hash_replaces():
     import dataclasses
 
     from pages._shared.settings import DEFAULTS, Settings
+
     travelling = {field.key for field in setting_fields()}
     assert len(travelling) == len(dataclasses.fields(Settings)) - 1  # all but corpus_version
     assert travelling <= set(DEFAULTS)
@@ -210,9 +239,15 @@ def test_every_settings_field_travels_except_the_version_the_hash_replaces():
 
 def test_each_page_control_names_a_page_and_a_key_the_app_uses():
     from app_helpers import ROOT
+
     from pages._shared.lesson import PAGE_CONTROLS, known_pages
-    sources = "\n".join(path.read_text(encoding="utf-8") for folder in ("pages", "pages/_shared")
-                        for path in (ROOT / folder).glob("*.py") if path.name != "lesson.py")
+
+    sources = "\n".join(
+        path.read_text(encoding="utf-8")
+        for folder in ("pages", "pages/_shared")
+        for path in (ROOT / folder).glob("*.py")
+        if path.name != "lesson.py"
+    )
     for page, fields in PAGE_CONTROLS.items():
         assert page in known_pages(), page
         for field in fields:
@@ -227,11 +262,20 @@ def test_a_link_on_the_default_corpus_reopens_the_frame_with_the_quiz_waiting():
     assert frame(student) == frame(teacher) and "Predict merge 40" in " ".join(m.value for m in student.markdown)
 
 
-@pytest.mark.parametrize("page", ["app.py", "pages/2_Tokenize.py", "pages/3_Compression.py",
-                                  "pages/5_Vocabulary.py", "pages/7_Bytes_and_pretokenizers.py",
-                                  "pages/9_Languages.py"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "app.py",
+        "pages/2_Tokenize.py",
+        "pages/3_Compression.py",
+        "pages/5_Vocabulary.py",
+        "pages/7_Bytes_and_pretokenizers.py",
+        "pages/9_Languages.py",
+    ],
+)
 def test_every_page_copies_a_link_that_reopens_its_controls(page):
     from pages._shared.lesson import page_fields
+
     teacher = new_app(page, **SMALL)
     params = query(copy_link(teacher))
     for field in page_fields(page):
@@ -242,4 +286,5 @@ def test_every_page_copies_a_link_that_reopens_its_controls(page):
     for field in page_fields(page):
         if field.key in teacher.session_state:
             assert student.session_state[field.key] == teacher.session_state[field.key] or (
-                list(student.session_state[field.key]) == list(teacher.session_state[field.key])), field.key
+                list(student.session_state[field.key]) == list(teacher.session_state[field.key])
+            ), field.key

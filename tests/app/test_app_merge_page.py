@@ -1,11 +1,11 @@
 """AppTest: pages/1_Merge_by_merge.py, the training played merge by merge."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import pytest
 import streamlit as st
-
 from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs
+
 import pages._shared.cache
 
 PAGE = "pages/1_Merge_by_merge.py"
@@ -44,8 +44,16 @@ def test_opens_at_step_one_with_chart_segments_and_log():
     assert 'class="tok pair-left"' in before and 'class="tok merged"' in after
     assert after.count('class="tok merged"') == 9  # 'es' in 6 x newest, 3 x widest
     log = at.dataframe[1].value
-    assert list(log.columns) == ["", "step", "pair", "new token", "frequency", "merges applied", "sequence length",
-                                 "vocab size"]
+    assert list(log.columns) == [
+        "",
+        "step",
+        "pair",
+        "new token",
+        "frequency",
+        "merges applied",
+        "sequence length",
+        "vocab size",
+    ]
     assert log.iloc[0][""] == "▶" and log.iloc[0]["new token"] == "es"
     changes = at.dataframe[0].value
     assert set(changes["what happened"]) == {"merged away", "consumed", "created"}
@@ -77,7 +85,6 @@ def test_play_advances_one_step_per_tick_and_stops_at_the_end():
     assert at.button(key="merges_play").label == "Play"
     assert "Training stopped after 17 merges" in at.info[0].value
     assert not at.exception
-
 
 
 @pytest.fixture
@@ -112,8 +119,13 @@ def test_smaller_vocab_is_a_prefix_and_never_retrains(trainings):
 
 @pytest.mark.usefixtures("fresh_caches")
 def test_vocab_above_the_trained_maximum_retrains_once(trainings):
-    at = new_app(PAGE, settings_corpus="Python language reference", settings_vocab=150,
-                 settings_train_up_to=150, settings_prefix_cap=20_000)
+    at = new_app(
+        PAGE,
+        settings_corpus="Python language reference",
+        settings_vocab=150,
+        settings_train_up_to=150,
+        settings_prefix_cap=20_000,
+    )
     trained = len(trainings)
     assert not at.exception
     at.sidebar.slider(key="_w_settings_vocab").set_value(180).run()
@@ -139,8 +151,13 @@ def test_a_link_opens_the_same_step():
 
 def test_token_text_is_html_escaped():
     evil = "<script>alert(1)</script> <img src=x onerror=alert(1)> " * 4
-    at = new_app(PAGE, settings_user_corpora={"pasted text": evil}, settings_corpus="pasted text",
-                 settings_min_freq=1, settings_vocab=60)
+    at = new_app(
+        PAGE,
+        settings_user_corpora={"pasted text": evil},
+        settings_corpus="pasted text",
+        settings_min_freq=1,
+        settings_vocab=60,
+    )
     assert not at.exception
     for _ in range(3):
         at.button(key="merges_forward").click().run()

@@ -4,6 +4,7 @@ text it trains on, the curves and the closing verdict.
 Training runs on the job's own thread, and fragments never tick in AppTest, so the page
 tests call `at.run()` until the job has ended: each run is one tick of the page's timer.
 """
+
 from __future__ import annotations
 
 import time
@@ -11,18 +12,24 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-
 from app_helpers import SMALL_CORPUS, new_app, plotly_specs, unescape_markdown
-from pages._shared.figures import bits_per_char_curves
+
 from bpe.lm.experiment import split_text
 from bpe.lm.job import experiment_text
 from bpe.lm.report import model_summary_rows, verdict
+from pages._shared.figures import bits_per_char_curves
 
 torch.set_num_threads(1)  # tiny models: extra threads only add contention
 
 PAGE = "pages/6_Model.py"
 # The Python reference, cut short: a quick run (vocab 300), with 3,000 characters held out.
-QUICK = dict(settings_corpus="Python language reference", settings_prefix_cap=30_000, settings_vocab=300, settings_train_up_to=300, model_shape="tiny")
+QUICK = dict(
+    settings_corpus="Python language reference",
+    settings_prefix_cap=30_000,
+    settings_vocab=300,
+    settings_train_up_to=300,
+    model_shape="tiny",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -131,14 +138,26 @@ def test_without_heldout_text_the_end_of_the_training_text_is_used_and_flagged()
 
 
 def summary(name, bits, *, seconds=60.0, tokens=600_000, chars=600_000):
-    return SimpleNamespace(tokenizer=name, bits_per_char=bits, seconds=seconds, tokens_seen=tokens, chars_seen=chars,
-                           tokens_per_second=tokens / seconds, chars_per_second=chars / seconds, steps=10,
-                           config=SimpleNamespace(vocab_size=100), parameters=SimpleNamespace(embedding=5, rest=7))
+    return SimpleNamespace(
+        tokenizer=name,
+        bits_per_char=bits,
+        seconds=seconds,
+        tokens_seen=tokens,
+        chars_seen=chars,
+        tokens_per_second=tokens / seconds,
+        chars_per_second=chars / seconds,
+        steps=10,
+        config=SimpleNamespace(vocab_size=100),
+        parameters=SimpleNamespace(embedding=5, rest=7),
+    )
 
 
 def test_verdict_names_the_winner_and_the_margin():
-    note = verdict([summary("characters", 2.5), summary("BPE 1,000", 2.0, tokens=300_000, chars=1_200_000)],
-                   budget_seconds=60, requested=2)
+    note = verdict(
+        [summary("characters", 2.5), summary("BPE 1,000", 2.0, tokens=300_000, chars=1_200_000)],
+        budget_seconds=60,
+        requested=2,
+    )
     assert "characters **2.500**; BPE 1,000 **2.000**" in note
     assert "characters 10,000 tokens/s = 10,000 characters/s; BPE 1,000 5,000 tokens/s = 20,000 characters/s" in note
     assert "**BPE 1,000 won** by 0.500 bits per character (20% fewer bits than characters)" in note
@@ -155,11 +174,19 @@ def test_verdict_calls_a_tie_and_flags_a_stopped_run():
 
 def test_curves_have_one_line_per_tokenizer_on_either_axis():
     def record(name, step, seconds, chars, bits):
-        return SimpleNamespace(tokenizer=name, progress=SimpleNamespace(
-            step=step, seconds=seconds, chars_seen=chars, evaluation=SimpleNamespace(bits_per_char=bits)))
+        return SimpleNamespace(
+            tokenizer=name,
+            progress=SimpleNamespace(
+                step=step, seconds=seconds, chars_seen=chars, evaluation=SimpleNamespace(bits_per_char=bits)
+            ),
+        )
 
-    records = [record("characters", 0, 0.0, 0, 6.5), record("characters", 25, 3.0, 25_600, 3.1),
-               record("BPE 500", 0, 0.0, 0, 2.0), record("BPE 500", 25, 3.5, 90_000, 1.8)]
+    records = [
+        record("characters", 0, 0.0, 0, 6.5),
+        record("characters", 25, 3.0, 25_600, 3.1),
+        record("BPE 500", 0, 0.0, 0, 2.0),
+        record("BPE 500", 25, 3.5, 90_000, 1.8),
+    ]
     by_chars = bits_per_char_curves(records, x="chars")
     assert [t.name for t in by_chars.data] == ["characters", "BPE 500"]
     assert list(by_chars.data[1].x) == [0, 90_000] and list(by_chars.data[1].y) == [2.0, 1.8]

@@ -3,6 +3,7 @@
 Each test sets a page's own state on one corpus, switches the corpus in the sidebar as a
 teacher would, and checks that the page shows only the new corpus's numbers.
 """
+
 from __future__ import annotations
 
 import time
@@ -75,8 +76,9 @@ def test_tokenize_text_typed_for_another_corpus_is_replaced():
 # ==================== Context window
 
 CONTEXT = "pages/4_Context_window.py"
-SHAKESPEARE = dict(settings_corpus="Tiny Shakespeare", settings_prefix_cap=20_000, settings_vocab=600,
-                   settings_train_up_to=600)
+SHAKESPEARE = dict(
+    settings_corpus="Tiny Shakespeare", settings_prefix_cap=20_000, settings_vocab=600, settings_train_up_to=600
+)
 
 
 def test_context_window_chips_read_like_their_rows_on_a_tiny_corpus():

@@ -1,11 +1,11 @@
 """AppTest: teach mode on Merge by merge: predict the next merge, the algorithm in phases,
 the slow merge scan, and the film to take away."""
+
 from __future__ import annotations
 
 import html
 
 import pytest
-
 from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs, unescape_markdown
 
 PAGE = "pages/1_Merge_by_merge.py"
@@ -109,8 +109,16 @@ def test_play_stops_at_each_question_and_goes_on_once_answered():
 
 
 def test_a_class_can_start_the_quiz_at_step_40_from_a_link():
-    at = new_app(PAGE, query={"corpus": "Python language reference", "prefix": "20000", "vocab": "200",
-                              "step": "40", "teach_quiz": "1"})
+    at = new_app(
+        PAGE,
+        query={
+            "corpus": "Python language reference",
+            "prefix": "20000",
+            "vocab": "200",
+            "step": "40",
+            "teach_quiz": "1",
+        },
+    )
     assert not at.exception
     assert metric(at, "Step").startswith("40 of ")
     assert "Predict merge 40" in " ".join(m.value for m in at.markdown)
@@ -133,8 +141,9 @@ def test_each_merge_plays_in_phases_with_the_running_line_lit():
         drawn = panel(at)
         phase = drawn.split('data-phase="', 1)[1].split('"', 1)[0]
         lit = drawn.split('<div class="line lit"')[1:]
-        seen.append((metric(at, "Step"), phase, len(lit), metric(at, "Vocab size"),
-                     'class="tok merged"' in all_html(at)))
+        seen.append(
+            (metric(at, "Step"), phase, len(lit), metric(at, "Vocab size"), 'class="tok merged"' in all_html(at))
+        )
         at.button(key="merges_forward").click().run()
     assert [s[1] for s in seen] == ["count", "pick", "merge", "record", "count"]
     assert [s[0] for s in seen] == ["1 of 17"] * 4 + ["2 of 17"]
@@ -155,16 +164,27 @@ def test_play_walks_the_phases_and_stops_at_the_last():
 
 
 def test_the_slow_merge_shows_aaaaa_becoming_aa_aa_a_occurrence_by_occurrence():
-    at = new_app(PAGE, settings_user_corpora={"pasted text": "aaaaa"}, settings_corpus="pasted text",
-                 settings_min_freq=1, settings_vocab=10, teach_algorithm=True, teach_slow=True, teach_phase=1)
+    at = new_app(
+        PAGE,
+        settings_user_corpora={"pasted text": "aaaaa"},
+        settings_corpus="pasted text",
+        settings_min_freq=1,
+        settings_vocab=10,
+        teach_algorithm=True,
+        teach_slow=True,
+        teach_phase=1,
+    )
     assert not at.exception
     frames = []
     for _ in range(4):
         at.button(key="merges_forward").click().run()
         scan = [element.value for element in at.html if "bpe-scan" in element.value]
         said = " ".join(unescape_markdown(c.value) for c in at.caption)
-        frames.append((scan[0].count("scan-done"), "scan-here" in scan[0], "Occurrence" in said,
-                       "counted too" in said) if scan else None)
+        frames.append(
+            (scan[0].count("scan-done"), "scan-here" in scan[0], "Occurrence" in said, "counted too" in said)
+            if scan
+            else None
+        )
     assert frames[:3] == [(0, True, True, True), (1, True, True, True), (2, False, False, False)]
     assert "Scan done: 2 occurrence(s) of a + a merged" in said or frames[3] is None
     assert frames[3] is None  # record: the ordinary before/after again, "aa aa a"
@@ -191,10 +211,20 @@ def test_the_film_can_be_downloaded_from_the_page():
 @pytest.mark.shared_data
 def test_the_quiz_and_the_phases_on_wikitext(monkeypatch):
     from helpers import shared_file
+
     valid = shared_file("wikitext-2/valid.txt")
     monkeypatch.setenv("BPE_CORPORA", str(valid.parent))
-    at = new_app(PAGE, query={"corpus": "valid.txt", "prefix": "60000", "vocab": "400", "step": "40",
-                              "teach_quiz": "1", "teach_algorithm": "1"})
+    at = new_app(
+        PAGE,
+        query={
+            "corpus": "valid.txt",
+            "prefix": "60000",
+            "vocab": "400",
+            "step": "40",
+            "teach_quiz": "1",
+            "teach_algorithm": "1",
+        },
+    )
     assert not at.exception and metric(at, "Step").startswith("40 of ")
     assert 'data-phase="count"' in panel(at)  # a question waits: the frame stops at counting
     at = choose(at, tallest(at))  # no tie at this step
@@ -225,4 +255,5 @@ def test_low_lower_lowest_a_tie_in_the_quiz_then_the_phases_from_a_link():
         at.button(key="merges_forward").click().run()
         assert f'data-phase="{phase}"' in panel(at)
     assert metric(at, "Vocab size") == "9" and "Score: 1 of 1 right (1 of them by count, a tie)." in [
-        c.value for c in at.caption]
+        c.value for c in at.caption
+    ]

@@ -1,10 +1,12 @@
 """AppTest: the first screen a class sees (issue 11): the default corpus, "Home", presenter
 mode, and the multilingual comparison page."""
+
 from __future__ import annotations
 
 import json
 
 from app_helpers import new_app
+
 from bpe.corpora.builtin import LIGHTHOUSE
 
 LANGUAGES = "pages/9_Languages.py"

@@ -3,6 +3,7 @@
 The page calls the command line's downloader (`bpe.corpora.download`); the server on
 127.0.0.1 serves a small zip laid out like wikitext-2-raw-v1.zip. Nothing leaves the machine.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -11,16 +12,19 @@ import socket
 import zipfile
 
 import pytest
+from app_helpers import SMALL_CORPUS, metric, new_app
+from helpers import loopback_server
 
 import bpe.corpora.corpus
 import pages._shared.wikitext_download as wikitext_download
-from app_helpers import SMALL_CORPUS, metric, new_app
-from helpers import loopback_server
 from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, RAW_MEMBERS
 
 TRAIN = " \n = Valkyria Chronicles III = \n \n Senjō no Valkyria 3 is a tactical role @-@ playing game .\n" * 40
-SPLITS = {"train": TRAIN, "val": " \n = Homarus gammarus = \n The European lobster .\n",
-          "test": " \n = Robert Boulter = \n Robert Boulter is an English actor .\n"}
+SPLITS = {
+    "train": TRAIN,
+    "val": " \n = Homarus gammarus = \n The European lobster .\n",
+    "test": " \n = Robert Boulter = \n Robert Boulter is an English actor .\n",
+}
 
 
 def archive() -> bytes:
@@ -54,8 +58,9 @@ def test_download_fills_the_cache_and_selects_the_train_split(loopback, data_dir
     url = loopback.url(f"/{ARCHIVE_NAME}")
     monkeypatch.setattr(wikitext_download, "WIKITEXT2_MIRRORS", (url,))
     at = new_app(settings_corpus=SMALL_CORPUS)
-    assert [e.label for e in at.sidebar.expander if e.label.startswith("Download WikiText-2")] == \
-        ["Download WikiText-2 (about 4.5 MB)"]
+    assert [e.label for e in at.sidebar.expander if e.label.startswith("Download WikiText-2")] == [
+        "Download WikiText-2 (about 4.5 MB)"
+    ]
     assert any("Merity et al. (2016)" in c.value for c in at.sidebar.caption)
     at.sidebar.button(key="wikitext_download").click().run()
     assert not at.exception and not at.error

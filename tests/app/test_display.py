@@ -1,21 +1,32 @@
 """bpe.display: printable token text, colours, escaped HTML spans."""
+
 import re
 from dataclasses import replace
 
 import pytest
 
+from bpe.analysis.segments import Segment
+from bpe.run import train_run
+from bpe.text import pair_label, printable, readable_token
 from pages._shared.html import escape_markdown, merge_headline_html, segments_html, token_colour
 
-from bpe.text import pair_label, printable, readable_token
-from bpe.run import train_run
-from bpe.analysis.segments import Segment
 
-
-@pytest.mark.parametrize("token, shown", [
-    (" the", "·the"), ("a\nb", "a↵b"), ("\t", "→"), ("\r\n", "␍↵"), ("plain", "plain"),
-    (b" the", "·the"), ("€".encode(), "€"), (b"\xe2\x82", "<0xE2><0x82>"), (b"a\xffb", "a<0xFF>b"),
-    ("€".encode()[:1] + b" ok", "<0xE2>·ok"),
-], ids=repr)
+@pytest.mark.parametrize(
+    "token, shown",
+    [
+        (" the", "·the"),
+        ("a\nb", "a↵b"),
+        ("\t", "→"),
+        ("\r\n", "␍↵"),
+        ("plain", "plain"),
+        (b" the", "·the"),
+        ("€".encode(), "€"),
+        (b"\xe2\x82", "<0xE2><0x82>"),
+        (b"a\xffb", "a<0xFF>b"),
+        ("€".encode()[:1] + b" ok", "<0xE2>·ok"),
+    ],
+    ids=repr,
+)
 def test_printable_makes_whitespace_visible_and_bytes_readable(token, shown):
     assert printable(token) == shown
 
@@ -35,7 +46,7 @@ def test_colour_is_stable_per_id_and_differs_between_neighbours():
     assert re.fullmatch(r"hsl\(\d+,70%,85%\)", token_colour(12345))
 
 
-MALICIOUS = ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '" onmouseover="x', "'><b>"]
+MALICIOUS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", '" onmouseover="x', "'><b>"]
 
 
 @pytest.mark.parametrize("text", MALICIOUS)
@@ -49,8 +60,15 @@ def test_segments_html_escapes_token_text_in_body_and_title(text):
 
 
 def test_segments_html_spans_titles_marks_and_wrapping():
-    html = segments_html([Segment("l", 4, "left"), Segment("o", 6, "right"), Segment(" ", 0),
-                          Segment("lo", 12, "merged"), Segment("\n", 1)])
+    html = segments_html(
+        [
+            Segment("l", 4, "left"),
+            Segment("o", 6, "right"),
+            Segment(" ", 0),
+            Segment("lo", 12, "merged"),
+            Segment("\n", 1),
+        ]
+    )
     assert html.startswith('<div class="bpe-segments"')
     assert 'title="id 4: &#x27;l&#x27;"' in html and 'title="id 0: &#x27;·&#x27;"' in html
     assert '<span class="pair"' in html and 'class="tok pair-left"' in html and 'class="tok pair-right"' in html
@@ -76,5 +94,6 @@ def test_merge_headline_escapes_and_says_when_no_token_is_new():
 
 def test_escape_markdown_neutralises_links_and_directives():
     assert escape_markdown("[x](javascript:1) :red[y] *z* $m$") == (
-        "\\[x\\](javascript\\:1) \\:red\\[y\\] \\*z\\* \\$m\\$")
+        "\\[x\\](javascript\\:1) \\:red\\[y\\] \\*z\\* \\$m\\$"
+    )
     assert escape_markdown("café.txt is 5 bytes") == "café.txt is 5 bytes"

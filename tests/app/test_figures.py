@@ -1,13 +1,25 @@
 """bpe.figures: the pair-frequency chart (winner, ties, escaped labels)."""
+
 import plotly.graph_objects as go
 
-from pages._shared.figures import (BASE_FONT, OTHER, TICK_FONT, TIE_RULE, TIED, TITLE_FONT, WINNER,
-                                   pair_frequency_figure, tied_with_winner)
 from bpe.run import train_run
+from pages._shared.figures import (
+    BASE_FONT,
+    OTHER,
+    TICK_FONT,
+    TIE_RULE,
+    TIED,
+    TITLE_FONT,
+    WINNER,
+    pair_frequency_figure,
+    tied_with_winner,
+)
 
 
 def test_winner_is_first_and_red_ties_are_flagged_and_the_rule_stated():
-    step = train_run("low lower newest widest", target_vocab_size=50, minimum_pair_frequency=1).steps[0]  # ('l','o') ties with ('o','w') ... at 2
+    step = train_run("low lower newest widest", target_vocab_size=50, minimum_pair_frequency=1).steps[
+        0
+    ]  # ('l','o') ties with ('o','w') ... at 2
     fig = pair_frequency_figure(step, 6)
     bar = fig.data[0]
     assert list(bar.y) == [count for _, count in step.top_pairs[:6]]
@@ -19,7 +31,9 @@ def test_winner_is_first_and_red_ties_are_flagged_and_the_rule_stated():
 
 
 def test_no_tie_no_rule_in_title_and_top_k_limits_bars():
-    step = train_run("aaabdaaabac", target_vocab_size=20, minimum_pair_frequency=1).steps[0]  # ('a','a') 4 times, alone at the top
+    step = train_run("aaabdaaabac", target_vocab_size=20, minimum_pair_frequency=1).steps[
+        0
+    ]  # ('a','a') 4 times, alone at the top
     fig = pair_frequency_figure(step, 2)
     assert len(fig.data[0].y) == 2 and list(fig.data[0].marker.color) == [WINNER, OTHER]
     assert TIE_RULE not in fig.layout.title.text

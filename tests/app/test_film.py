@@ -1,4 +1,5 @@
 """The film to take away: one self-contained HTML file, escaped, that needs no network."""
+
 from __future__ import annotations
 
 import html
@@ -7,7 +8,6 @@ import re
 
 import pytest
 
-from bpe.analysis.film import film_data
 from bpe.corpora.corpus import load_corpus
 from bpe.run import train_run
 from pages._shared.film import film_file, film_html, script_json
@@ -17,9 +17,20 @@ EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> &amp; \u
 
 
 def settings_for(corpus: str, **changes) -> Settings:
-    fields = dict(corpus=corpus, corpus_version="v", prefix_cap=500_000, heldout_fraction=0.0, vocab_size=400,
-                  trained_vocab_size=400, min_freq=1, engine="fast", alphabet="characters", pretokenizer=None,
-                  top_k=10, tie_rule=DEFAULTS["settings_tie_rule"])
+    fields = dict(
+        corpus=corpus,
+        corpus_version="v",
+        prefix_cap=500_000,
+        heldout_fraction=0.0,
+        vocab_size=400,
+        trained_vocab_size=400,
+        min_freq=1,
+        engine="fast",
+        alphabet="characters",
+        pretokenizer=None,
+        top_k=10,
+        tie_rule=DEFAULTS["settings_tie_rule"],
+    )
     fields.update(changes)
     return Settings(**fields)
 
@@ -31,8 +42,14 @@ def embedded(document: str) -> dict:
 
 def film_of(text: str, merges: int, corpus: str = "a corpus", **changes) -> str:
     settings = settings_for(corpus, **changes)
-    run = train_run(text, target_vocab_size=settings.trained_vocab_size, minimum_pair_frequency=settings.min_freq,
-                    top_k=20, alphabet=settings.alphabet, pretokenizer=settings.pretokenizer)
+    run = train_run(
+        text,
+        target_vocab_size=settings.trained_vocab_size,
+        minimum_pair_frequency=settings.min_freq,
+        top_k=20,
+        alphabet=settings.alphabet,
+        pretokenizer=settings.pretokenizer,
+    )
     return film_file(settings, run, text[:600], merges)
 
 
@@ -43,12 +60,13 @@ def test_the_film_holds_the_first_merges_and_plays_them_offline(corpus):
     data = embedded(document)
     assert 0 < len(data["frames"]) <= 25 and data["frames"][0]["number"] == 1
     assert "Content-Security-Policy" in document and "default-src 'none'" in html.unescape(document)
-    assert not re.search(r'\s(src|href)=', document)  # nothing to fetch: no scripts, styles or images from outside
+    assert not re.search(r"\s(src|href)=", document)  # nothing to fetch: no scripts, styles or images from outside
     assert "http" not in document.split("<script>")[0].replace("http-equiv", "")
 
 
 def test_the_film_of_wikitext_plays_its_merges():
     from helpers import shared_file
+
     text = shared_file("wikitext-2/valid.txt").read_text(encoding="utf-8")[:30_000]
     data = embedded(film_of(text, 40, min_freq=2))
     assert len(data["frames"]) == 40
@@ -69,6 +87,7 @@ def test_html_in_the_corpus_stays_text():
 def test_the_scripts_hash_in_the_policy_is_the_script():
     import base64
     import hashlib
+
     document = film_html({"title": "t", "merges": 0, "frames": [], "tokens": {}}, "about")
     script = document.rsplit("<script>", 1)[1].split("</script>", 1)[0]
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()

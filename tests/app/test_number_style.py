@@ -1,4 +1,5 @@
 """One number style, plain words and readable charts (issue 11, "readable on a projector")."""
+
 from __future__ import annotations
 
 from bpe.analysis.compare import Variant
@@ -10,8 +11,14 @@ from pages._shared.numbers import cell, change_delta, table_frame
 
 
 def test_cells_have_separators_fixed_decimals_and_no_none():
-    assert [cell(None), cell(1234567), cell(3.14159), cell(2.0, 3), cell(True), cell(float("nan"))] == \
-        ["—", "1,234,567", "3.14", "2.000", "yes", "—"]
+    assert [cell(None), cell(1234567), cell(3.14159), cell(2.0, 3), cell(True), cell(float("nan"))] == [
+        "—",
+        "1,234,567",
+        "3.14",
+        "2.000",
+        "yes",
+        "—",
+    ]
     assert cell("a*b_c") == "a\\*b\\_c"  # st.table renders Markdown: token text is escaped
     frame = table_frame([{"size": 1000, "held-out": None, "bits": 1.23456}], decimals={"bits": 3})
     assert frame.to_dict("records") == [{"size": "1,000", "held-out": "—", "bits": "1.235"}]
@@ -35,15 +42,32 @@ def test_tokenizer_labels_are_words():
     def variant(alphabet, pretokenizer):
         return Variant(alphabet, pretokenizer, 256, (), (), 256, 1, 1, 1, 1, 1, 0.0)
 
-    assert [variant("characters", None).label, variant("bytes", "gpt2").label, variant("bytes", "gpt4").label] == \
-        ["characters, no split", "bytes, GPT-2 split", "bytes, GPT-4 split"]
-    assert [pretokenizer_name(p) for p in (None, "none", "gpt2", "whitespace")] == ["none", "none", "GPT-2", "whitespace"]
+    assert [variant("characters", None).label, variant("bytes", "gpt2").label, variant("bytes", "gpt4").label] == [
+        "characters, no split",
+        "bytes, GPT-2 split",
+        "bytes, GPT-4 split",
+    ]
+    assert [pretokenizer_name(p) for p in (None, "none", "gpt2", "whitespace")] == [
+        "none",
+        "none",
+        "GPT-2",
+        "whitespace",
+    ]
 
 
 def test_chart_ticks_are_large_and_counts_whole():
-    step = MergeStep(number=1, pair=("l", "o"), token="lo", token_id=8, frequency=3,
-                     top_pairs=((("l", "o"), 3), (("o", "w"), 2)), count_changes=(), sequence_length=13, vocab_size=9,
-                     new_token=True)
+    step = MergeStep(
+        number=1,
+        pair=("l", "o"),
+        token="lo",
+        token_id=8,
+        frequency=3,
+        top_pairs=((("l", "o"), 3), (("o", "w"), 2)),
+        count_changes=(),
+        sequence_length=13,
+        vocab_size=9,
+        new_token=True,
+    )
     fig = pair_frequency_figure(step, 10)
     assert fig.layout.yaxis.tickformat == ",d" and fig.layout.yaxis.dtick == 1  # never 0.5 on a count
     assert fig.layout.yaxis.tickfont.size == TICK_FONT >= 14 and fig.layout.xaxis.tickfont.size >= 14

@@ -3,12 +3,12 @@
 Caching, file reading and data wrangling live in `pages/_shared/` (Streamlit glue) or in
 `bpe/` (pure), where they can be tested; a page reads like a description of the screen.
 """
+
 from __future__ import annotations
 
 import ast
 
 import pytest
-
 from helpers import ROOT
 
 PAGES = sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
@@ -25,9 +25,16 @@ def test_a_page_is_short(page):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_a_page_caches_reads_and_computes_nothing_itself(page):
     tree = ast.parse(page.read_text(encoding="utf-8"))
-    functions = [node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.Lambda))
-                 if isinstance(node, ast.FunctionDef)]
-    calls = {node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-             for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    functions = [
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.Lambda))
+        if isinstance(node, ast.FunctionDef)
+    ]
+    calls = {
+        node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+    }
     assert functions == [], f"{page.name} defines {functions}: put them in pages/_shared/"
     assert not calls & FORBIDDEN_CALLS, f"{page.name} calls {sorted(calls & FORBIDDEN_CALLS)}"

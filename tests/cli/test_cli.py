@@ -1,12 +1,13 @@
 """`python -m bpe`: the tutorial's pipeline end to end, and clear errors."""
+
 import subprocess
 import sys
 
 import pytest
+from helpers import ROOT
 
 from bpe import BPETokenizer
 from bpe.cli.main import main
-from helpers import ROOT
 
 TRAIN = "the cat sat on the mat. the cat ate the rat.\n" * 40
 VAL = "the rat sat on the cat.\n" * 10
@@ -25,9 +26,22 @@ def splits(tmp_path):
 def test_build_runs_the_whole_pipeline(splits, tmp_path, capsys):
     torch = pytest.importorskip("torch")
     out_json = tmp_path / "tok" / "bpe_tokenizer.json"
-    status = main(["build", "--processed-dir", str(splits), "--tokenizer-output", str(out_json),
-                   "--encoded-output-dir", str(tmp_path / "enc"), "--target-vocab-size", "40",
-                   "--training-characters", "600", "--quiet"])
+    status = main(
+        [
+            "build",
+            "--processed-dir",
+            str(splits),
+            "--tokenizer-output",
+            str(out_json),
+            "--encoded-output-dir",
+            str(tmp_path / "enc"),
+            "--target-vocab-size",
+            "40",
+            "--training-characters",
+            "600",
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0
     tok = BPETokenizer.from_file(out_json)
@@ -39,8 +53,13 @@ def test_build_runs_the_whole_pipeline(splits, tmp_path, capsys):
         assert ids.dtype == torch.long and tok.decode(ids.tolist()) == text
     train_tokens = len(tok.encode(TRAIN))
     train_line = next(line for line in out.splitlines() if line.startswith("train "))
-    assert train_line.split() == ["train", f"{len(TRAIN):,}", f"{train_tokens:,}",
-                                  f"{len(TRAIN) / train_tokens:.2f}x", f"{1 - train_tokens / len(TRAIN):.1%}"]
+    assert train_line.split() == [
+        "train",
+        f"{len(TRAIN):,}",
+        f"{train_tokens:,}",
+        f"{len(TRAIN) / train_tokens:.2f}x",
+        f"{1 - train_tokens / len(TRAIN):.1%}",
+    ]
     assert f"fingerprint {tok.fingerprint()}" in out
     assert "30 longest learned tokens:" in out and "Sample: " not in out  # 'A' is not in the alphabet
 
@@ -57,11 +76,14 @@ def test_encode_decode_inspect(tmp_path, capsys):
     assert "Merge 1: 'l' + 'o' = 'lo' (id 8)" in out and "Merge 2: 'lo' + 'w' = 'low' (id 9)" in out
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["encode", "--text", "héllo"], "outside the tokenizer's alphabet: 'h', 'é'"),
-    (["decode", "--ids", "1", "x"], "'x' is not a token id"),
-    (["decode", "--ids", "500"], "unknown token id 500"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["encode", "--text", "héllo"], "outside the tokenizer's alphabet: 'h', 'é'"),
+        (["decode", "--ids", "1", "x"], "'x' is not a token id"),
+        (["decode", "--ids", "500"], "unknown token id 500"),
+    ],
+)
 def test_bad_input_is_one_clear_line(tmp_path, capsys, argv, message):
     path = tmp_path / "t.json"
     BPETokenizer.train("low lower lowest", 100).save(path)
@@ -83,7 +105,12 @@ def test_missing_tokenizer_file(tmp_path, capsys):
 def test_module_entry_point_runs(tmp_path):
     path = tmp_path / "t.json"
     BPETokenizer.train("low lower lowest", 100).save(path)
-    result = subprocess.run([sys.executable, "-m", "bpe", "encode", "--tokenizer", str(path), "--text", "lowest"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe", "encode", "--tokenizer", str(path), "--text", "lowest"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "9 1 5 6"

@@ -1,5 +1,6 @@
 """`python -m bpe export` (write another library's file, then prove it) and `encode`,
 `decode`, `inspect` reading Hugging Face, tiktoken and minbpe files."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,10 @@ from bpe import BPETokenizer
 from bpe.cli.main import main
 from bpe.formats import load_any
 
-TRAIN = ("the cat sat on the mat; the dog ate the hat. Émile's café is naïve 🙂 — 12,345 tokens!\n"
-         "Les chats dorment. Кошки спят. 猫が寝ている。\n") * 30
+TRAIN = (
+    "the cat sat on the mat; the dog ate the hat. Émile's café is naïve 🙂 — 12,345 tokens!\n"
+    "Les chats dorment. Кошки спят. 猫が寝ている。\n"
+) * 30
 HELD_OUT = "the hat sat on the cat; the café is naïve 🙂. Кошки! 猫。\n" * 20
 AND_TEXT = "and band sand hand and\n"
 
@@ -50,13 +53,20 @@ def run(capsys, *argv):
 # ==================== export
 
 
-@pytest.mark.parametrize("alphabet, fmt, name", [
-    ("characters", "hf", "tokenizer.json"), ("bytes", "hf", "tokenizer.json"),
-    ("bytes", "tiktoken", "lab.tiktoken"), ("bytes", "minbpe", "lab.model")])
+@pytest.mark.parametrize(
+    "alphabet, fmt, name",
+    [
+        ("characters", "hf", "tokenizer.json"),
+        ("bytes", "hf", "tokenizer.json"),
+        ("bytes", "tiktoken", "lab.tiktoken"),
+        ("bytes", "minbpe", "lab.model"),
+    ],
+)
 def test_export_writes_the_file_and_proves_identical_ids(capsys, tmp_path, saved, held_out, alphabet, fmt, name):
     path, tok = saved(alphabet, "gpt2")
-    status, out, err = run(capsys, "export", "--tokenizer", path, "--format", fmt, "--output", tmp_path / name,
-                           "--check-text", held_out)
+    status, out, err = run(
+        capsys, "export", "--tokenizer", path, "--format", fmt, "--output", tmp_path / name, "--check-text", held_out
+    )
     assert status == 0, err
     lines = out.splitlines()
     assert lines[0] == f"wrote {tmp_path / name}"
@@ -75,8 +85,9 @@ def test_the_tiktoken_proof_writes_nothing_into_tiktokens_cache(capsys, tmp_path
     cache.mkdir()
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))  # where load_tiktoken_bpe would put its copy
     path, _ = saved("bytes", "gpt2")
-    status, out, _ = run(capsys, "export", "--tokenizer", path, "--format", "tiktoken", "--output",
-                         tmp_path / "out" / "lab.tiktoken")
+    status, out, _ = run(
+        capsys, "export", "--tokenizer", path, "--format", "tiktoken", "--output", tmp_path / "out" / "lab.tiktoken"
+    )
     assert status == 0 and "identical ids" in out
     assert list(cache.iterdir()) == []
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["lab.tiktoken", "lab.tiktoken.json"]
@@ -93,13 +104,22 @@ def test_a_character_tokenizer_is_refused_for_byte_formats_saying_why(capsys, tm
 
 def test_a_difference_is_reported_with_the_text_around_it(capsys, tmp_path, held_out):
     # 'and' learned as 'a' + 'nd', after 'a' + 'n': the lab leaves 'an' 'd'; tiktoken joins them.
-    tok = BPETokenizer([bytes([b]) for b in range(256)], [(b"a", b"n"), (b"n", b"d"), (b"a", b"nd")],
-                       alphabet="bytes")
+    tok = BPETokenizer([bytes([b]) for b in range(256)], [(b"a", b"n"), (b"n", b"d"), (b"a", b"nd")], alphabet="bytes")
     tok.save(tmp_path / "and.json")
     check = tmp_path / "and.txt"
     check.write_text(AND_TEXT, encoding="utf-8")
-    status, out, _ = run(capsys, "export", "--tokenizer", tmp_path / "and.json", "--format", "tiktoken",
-                         "--output", tmp_path / "and.tiktoken", "--check-text", check)
+    status, out, _ = run(
+        capsys,
+        "export",
+        "--tokenizer",
+        tmp_path / "and.json",
+        "--format",
+        "tiktoken",
+        "--output",
+        tmp_path / "and.tiktoken",
+        "--check-text",
+        check,
+    )
     assert status == 1
     assert "1 token(s) can also be made from another pair of tokens" in out
     assert "'and', a token's own text: lab 'an' 'd'  vs  library 'and'" in out
@@ -117,8 +137,9 @@ def test_minbpe_output_must_end_in_model(capsys, tmp_path, saved):
 
 def test_no_proof_writes_only(capsys, tmp_path, saved):
     path, _ = saved("bytes")
-    status, out, _ = run(capsys, "export", "--tokenizer", path, "--format", "hf", "--output", tmp_path / "t.json",
-                         "--no-proof")
+    status, out, _ = run(
+        capsys, "export", "--tokenizer", path, "--format", "hf", "--output", tmp_path / "t.json", "--no-proof"
+    )
     assert status == 0 and "identical" not in out and (tmp_path / "t.json").is_file()
 
 
@@ -131,8 +152,10 @@ def exported(saved, tmp_path_factory):
     folder = tmp_path_factory.mktemp("exported")
     path, tok = saved("bytes", "gpt2")
     for fmt, name in (("hf", "tokenizer.json"), ("tiktoken", "lab.tiktoken"), ("minbpe", "lab.model")):
-        assert main(["export", "--tokenizer", str(path), "--format", fmt, "--output", str(folder / name),
-                     "--no-proof"]) == 0
+        assert (
+            main(["export", "--tokenizer", str(path), "--format", fmt, "--output", str(folder / name), "--no-proof"])
+            == 0
+        )
     return folder, tok
 
 
@@ -148,8 +171,9 @@ def test_encode_and_decode_read_other_formats(capsys, exported, name):
     assert status == 0 and out == HELD_OUT + "\n"
 
 
-@pytest.mark.parametrize("name, kind", [("tokenizer.json", "'hf'"), ("lab.tiktoken", "'tiktoken'"),
-                                        ("lab.model", "'minbpe'")])
+@pytest.mark.parametrize(
+    "name, kind", [("tokenizer.json", "'hf'"), ("lab.tiktoken", "'tiktoken'"), ("lab.model", "'minbpe'")]
+)
 def test_inspect_reads_other_formats(capsys, exported, name, kind):
     folder, tok = exported
     capsys.readouterr()
@@ -172,13 +196,16 @@ def test_a_ranks_file_without_settings_needs_a_pattern(capsys, exported, tmp_pat
     assert status == 1 and err.startswith("error: ") and "Traceback" not in err
 
 
-@pytest.mark.parametrize("name, data, message", [
-    ("cut.json", b'{"model": {"type": "BPE", "vocab": {"a": 0', "is not valid JSON"),
-    ("deep.json", b"[" * 100_000, "is JSON nested too deeply"),
-    ("bad.tiktoken", b"!!!! 0\n", "is not base64"),
-    ("bad.model", b"minbpe v1\n\n1\n", "bad.model"),
-    ("noise.bin", b"\x00\x01\x02", "is not a tokenizer file BPE Lab knows"),
-])
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("cut.json", b'{"model": {"type": "BPE", "vocab": {"a": 0', "is not valid JSON"),
+        ("deep.json", b"[" * 100_000, "is JSON nested too deeply"),
+        ("bad.tiktoken", b"!!!! 0\n", "is not base64"),
+        ("bad.model", b"minbpe v1\n\n1\n", "bad.model"),
+        ("noise.bin", b"\x00\x01\x02", "is not a tokenizer file BPE Lab knows"),
+    ],
+)
 def test_bad_files_get_one_clear_line(capsys, tmp_path, name, data, message):
     path = tmp_path / name
     path.write_bytes(data)

@@ -1,6 +1,7 @@
 """The command line under hostile input (issue 15): one line and exit status 1, never a
 traceback; outputs of one build change together or not at all; no device is ever written over.
 """
+
 from __future__ import annotations
 
 import os
@@ -8,18 +9,27 @@ import subprocess
 import sys
 
 import pytest
+from helpers import ROOT, shared_file
+from test_cli import TEST, splits  # noqa: F401  (the same three small splits)
 
 from bpe import BPETokenizer
 from bpe.cli import pipeline
 from bpe.cli.main import main
-from helpers import ROOT, shared_file
-
-from test_cli import TEST, splits  # noqa: F401  (the same three small splits)
 
 
 def build_argv(splits, out, vocab: int) -> list[str]:
-    return ["build", "--processed-dir", str(splits), "--tokenizer-output", str(out / "tok.json"),
-            "--encoded-output-dir", str(out / "enc"), "--target-vocab-size", str(vocab), "--quiet"]
+    return [
+        "build",
+        "--processed-dir",
+        str(splits),
+        "--tokenizer-output",
+        str(out / "tok.json"),
+        "--encoded-output-dir",
+        str(out / "enc"),
+        "--target-vocab-size",
+        str(vocab),
+        "--quiet",
+    ]
 
 
 def outputs(out) -> dict[str, bytes]:
@@ -115,8 +125,18 @@ def test_a_failure_while_moving_files_into_place_puts_the_old_ones_back(splits, 
 def test_build_refuses_an_output_that_is_a_pipe_and_leaves_it_a_pipe(splits, tmp_path, capsys):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)  # stands in for /dev/null: the old code replaced it with a regular file
-    argv = ["build", "--processed-dir", str(splits), "--tokenizer-output", str(fifo),
-            "--encoded-output-dir", str(tmp_path / "enc"), "--target-vocab-size", "30", "--quiet"]
+    argv = [
+        "build",
+        "--processed-dir",
+        str(splits),
+        "--tokenizer-output",
+        str(fifo),
+        "--encoded-output-dir",
+        str(tmp_path / "enc"),
+        "--target-vocab-size",
+        "30",
+        "--quiet",
+    ]
     assert main(argv) == 1
     assert "is not a regular file" in capsys.readouterr().err
     assert fifo.is_fifo() and not (tmp_path / "enc").exists()
@@ -144,12 +164,15 @@ def deep_json(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("argv", [
-    ["inspect", "--tokenizer", "{deep}"],
-    ["encode", "--tokenizer", "{deep}", "--text", "a"],
-    ["decode", "--tokenizer", "{deep}", "--ids", "1"],
-    ["gpt2", "encode", "--encoder", "{deep}", "--vocab", "{deep}", "--text", "a"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["inspect", "--tokenizer", "{deep}"],
+        ["encode", "--tokenizer", "{deep}", "--text", "a"],
+        ["decode", "--tokenizer", "{deep}", "--ids", "1"],
+        ["gpt2", "encode", "--encoder", "{deep}", "--vocab", "{deep}", "--text", "a"],
+    ],
+)
 def test_deeply_nested_json_is_one_line(deep_json, capsys, argv):
     assert main([a.format(deep=deep_json) for a in argv]) == 1
     err = capsys.readouterr().err
@@ -184,8 +207,9 @@ def test_surrogates_on_the_command_line_are_one_line(tmp_path):
 
 def test_surrogates_for_gpt2_are_one_line(tmp_path):
     encoder, vocab = shared_file("gpt2/encoder.json"), shared_file("gpt2/vocab.bpe")
-    status, err = run_bpe(["gpt2", "encode", "--encoder", str(encoder), "--vocab", str(vocab),
-                           "--text", b"low\xff"], tmp_path)
+    status, err = run_bpe(
+        ["gpt2", "encode", "--encoder", str(encoder), "--vocab", str(vocab), "--text", b"low\xff"], tmp_path
+    )
     assert status == 1 and "Traceback" not in err and "lone surrogate" in err, err
 
 

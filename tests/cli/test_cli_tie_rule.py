@@ -1,4 +1,5 @@
 """`python -m bpe build --tie-rule`: the rule reaches training and the saved file."""
+
 import json
 
 import pytest
@@ -23,9 +24,25 @@ def splits(tmp_path):
 
 def build(tmp_path, splits, *rule) -> dict:
     out = tmp_path / f"tok{'-'.join(rule)}.json"
-    status = main(["build", "--train", str(splits["train"]), "--val", str(splits["val"]), "--test",
-                   str(splits["test"]), "--tokenizer-output", str(out), "--encoded-output-dir", str(tmp_path / "enc"),
-                   "--target-vocab-size", "16", "--quiet", *rule])
+    status = main(
+        [
+            "build",
+            "--train",
+            str(splits["train"]),
+            "--val",
+            str(splits["val"]),
+            "--test",
+            str(splits["test"]),
+            "--tokenizer-output",
+            str(out),
+            "--encoded-output-dir",
+            str(tmp_path / "enc"),
+            "--target-vocab-size",
+            "16",
+            "--quiet",
+            *rule,
+        ]
+    )
     assert status == 0
     return json.loads(out.read_text(encoding="utf-8"))
 

@@ -1,5 +1,6 @@
 """The README's command-line block works from a fresh clone: the venv's Python, a decode
 example that decodes what encode printed, and `build` checking torch before any work."""
+
 from __future__ import annotations
 
 import re
@@ -7,9 +8,10 @@ import shlex
 import subprocess
 import sys
 
+from helpers import ROOT
+
 from bpe import BPETokenizer
 from bpe.cli.main import main
-from helpers import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -30,8 +32,10 @@ def test_every_command_runs_the_venvs_python():
 def test_the_decode_example_gives_back_the_encoded_text(tmp_path):
     tokenizer = tmp_path / "bpe_tokenizer.json"
     BPETokenizer.train("low lower lowest newest widest " * 20, target_vocab_size=40).save(tokenizer)
-    commands = {name: next(c for c in command_block() if c.startswith(f".venv/bin/python -m bpe {name} "))
-                for name in ("encode", "decode")}
+    commands = {
+        name: next(c for c in command_block() if c.startswith(f".venv/bin/python -m bpe {name} "))
+        for name in ("encode", "decode")
+    }
     outputs = {}
     for name, command in commands.items():
         command = command.replace("tokenizer/bpe_tokenizer.json", shlex.quote(str(tokenizer)))
@@ -51,8 +55,19 @@ def test_build_says_torch_is_missing_before_doing_any_work(tmp_path, monkeypatch
         (folder / f"wikitext2_{name}_clean.txt").write_text("low lower lowest\n" * 20, encoding="utf-8")
     monkeypatch.setitem(sys.modules, "torch", None)  # as in a Python without torch
     out_json = tmp_path / "tok" / "bpe_tokenizer.json"
-    status = main(["build", "--processed-dir", str(folder), "--tokenizer-output", str(out_json),
-                   "--encoded-output-dir", str(tmp_path / "enc"), "--target-vocab-size", "20"])
+    status = main(
+        [
+            "build",
+            "--processed-dir",
+            str(folder),
+            "--tokenizer-output",
+            str(out_json),
+            "--encoded-output-dir",
+            str(tmp_path / "enc"),
+            "--target-vocab-size",
+            "20",
+        ]
+    )
     captured = capsys.readouterr()
     assert status == 1
     assert "torch is not installed in this Python" in captured.err and ".venv/bin/python -m bpe build" in captured.err

@@ -9,6 +9,7 @@
 - No function imports a `bpe` module to dodge a cycle: the only imports inside functions
   are of heavy optional libraries, and of `bpe.lm` modules that load torch.
 """
+
 from __future__ import annotations
 
 import ast
@@ -18,14 +19,29 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import ROOT
 
 PACKAGE = ROOT / "bpe"
 UI_LIBRARIES = ("streamlit", "plotly", "pandas")
 TORCH_ALLOWED = ("bpe.lm", "bpe.analysis.exports", "bpe.cli.pipeline", "bpe.benchmarks.lm")
-ROOT_FLOOR = {"errors", "paths", "files", "alphabet", "pretokenize", "pairs", "steps", "reference", "fast",
-              "training", "encoder", "tokenizer", "storage", "run", "text", "jsonfile"}
+ROOT_FLOOR = {
+    "errors",
+    "paths",
+    "files",
+    "alphabet",
+    "pretokenize",
+    "pairs",
+    "steps",
+    "reference",
+    "fast",
+    "training",
+    "encoder",
+    "tokenizer",
+    "storage",
+    "run",
+    "text",
+    "jsonfile",
+}
 
 
 def module_name(path: Path) -> str:
@@ -44,8 +60,12 @@ def imported_bpe_modules(path: Path) -> list[tuple[str, bool]]:
     def visit(node, in_function):
         for child in ast.iter_child_nodes(node):
             inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
-            if isinstance(child, ast.ImportFrom) and child.level == 0 and child.module and \
-                    child.module.split(".")[0] == "bpe":
+            if (
+                isinstance(child, ast.ImportFrom)
+                and child.level == 0
+                and child.module
+                and child.module.split(".")[0] == "bpe"
+            ):
                 found.append((child.module, inner))
             elif isinstance(child, ast.ImportFrom) and child.level > 0:
                 found.append(("<relative>", inner))
@@ -72,18 +92,22 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def test_every_module_loads_no_ui_library_and_torch_only_where_allowed():
-    code = ("import importlib, json, sys; importlib.import_module(sys.argv[1]); "
-            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    code = (
+        "import importlib, json, sys; importlib.import_module(sys.argv[1]); "
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
     # one interpreter per module: a module must not rely on another having loaded first
-    script = "\n".join([
-        "import json, subprocess, sys",
-        f"modules = {MODULES!r}",
-        "out = {}",
-        "for name in modules:",
-        f"    r = subprocess.run([sys.executable, '-c', {code!r}, name], capture_output=True, text=True)",
-        "    out[name] = json.loads(r.stdout) if r.returncode == 0 else 'FAILED: ' + r.stderr[-300:]",
-        "print(json.dumps(out))",
-    ])
+    script = "\n".join(
+        [
+            "import json, subprocess, sys",
+            f"modules = {MODULES!r}",
+            "out = {}",
+            "for name in modules:",
+            f"    r = subprocess.run([sys.executable, '-c', {code!r}, name], capture_output=True, text=True)",
+            "    out[name] = json.loads(r.stdout) if r.returncode == 0 else 'FAILED: ' + r.stderr[-300:]",
+            "print(json.dumps(out))",
+        ]
+    )
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout)
@@ -91,14 +115,15 @@ def test_every_module_loads_no_ui_library_and_torch_only_where_allowed():
     assert failures == {}
     ui = {name: sorted(set(mods) & set(UI_LIBRARIES)) for name, mods in loaded.items() if set(mods) & set(UI_LIBRARIES)}
     assert ui == {}, f"modules that load a UI library: {ui}"
-    torch = sorted(name for name, mods in loaded.items()
-                   if "torch" in mods and not name.startswith(TORCH_ALLOWED))
+    torch = sorted(name for name, mods in loaded.items() if "torch" in mods and not name.startswith(TORCH_ALLOWED))
     assert torch == [], f"modules that load torch outside bpe.lm and the tensor writer: {torch}"
 
 
 def test_importing_bpe_and_its_command_line_loads_nothing_heavy():
-    code = ("import sys, bpe, bpe.cli.main; bpe.BPETokenizer.train('abab', 3); bpe.cli.main.make_parser(); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly', 'pandas', 'torch')))")
+    code = (
+        "import sys, bpe, bpe.cli.main; bpe.BPETokenizer.train('abab', 3); bpe.cli.main.make_parser(); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly', 'pandas', 'torch')))"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
@@ -114,7 +139,7 @@ def test_the_import_graph_has_no_cycle():
             if nxt == node or nxt not in graph:
                 continue
             if state.get(nxt) == "open":
-                pytest.fail("import cycle: " + " -> ".join(trail[trail.index(nxt):] + [nxt]))
+                pytest.fail("import cycle: " + " -> ".join(trail[trail.index(nxt) :] + [nxt]))
             if nxt not in state:
                 walk(nxt, trail + [nxt])
         state[node] = "done"
@@ -126,18 +151,26 @@ def test_the_import_graph_has_no_cycle():
 
 def test_the_algorithm_at_the_root_imports_no_sub_package():
     graph = import_graph()
-    upward = {module: sorted(m for m in targets if m.count(".") >= 1 and m.split(".")[1] not in ROOT_FLOOR)
-              for module, targets in graph.items()
-              if module.count(".") == 1 and module.split(".")[1] in ROOT_FLOOR}
+    upward = {
+        module: sorted(m for m in targets if m.count(".") >= 1 and m.split(".")[1] not in ROOT_FLOOR)
+        for module, targets in graph.items()
+        if module.count(".") == 1 and module.split(".")[1] in ROOT_FLOOR
+    }
     assert {m: t for m, t in upward.items() if t} == {}
 
 
 def test_no_relative_imports_and_no_bpe_import_inside_a_function_except_torch_users():
-    torch_users = {module_name(p) for p in PACKAGE.rglob("*.py")
-                   if any(isinstance(n, (ast.Import, ast.ImportFrom)) and
-                          any((getattr(n, "module", None) or "").startswith("torch") or
-                              a.name.startswith("torch") for a in n.names)
-                          for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))}
+    torch_users = {
+        module_name(p)
+        for p in PACKAGE.rglob("*.py")
+        if any(
+            isinstance(n, (ast.Import, ast.ImportFrom))
+            and any(
+                (getattr(n, "module", None) or "").startswith("torch") or a.name.startswith("torch") for a in n.names
+            )
+            for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        )
+    }
     offenders = []
     for path in PACKAGE.rglob("*.py"):
         for module, inside in imported_bpe_modules(path):

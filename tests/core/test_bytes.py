@@ -5,31 +5,57 @@ characters (two of the three bytes of '—'); encoding and decoding must still b
 any Unicode text, in every pre-tokenizer mode, and both engines must learn the very same
 merges in every alphabet x pre-tokenizer combination.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 
 import pytest
+from helpers import MAX_EXAMPLES, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import BPETokenizer, train_steps
 from bpe.alphabet import BYTES
-from bpe.errors import BpeError
 from bpe.corpora.builtin import MULTILINGUAL_SAMPLE
-from bpe.text import hex_bytes, is_complete_utf8, readable_token
 from bpe.corpora.corpus import python_reference_text
+from bpe.errors import BpeError
 from bpe.pretokenize import split
-from helpers import MAX_EXAMPLES, shared_file
+from bpe.text import hex_bytes, is_complete_utf8, readable_token
 
 PRETOKENIZERS = [None, "whitespace", "gpt2", "gpt4", r"\w+|\s+|[^\w\s]+"]
 PRETOKENIZER_IDS = ["none", "whitespace", "gpt2", "gpt4", "custom"]
 ALPHABETS = ["characters", "bytes"]
 # What byte-level tokenizers meet in the wild: emoji (with joiners, skin tones, flags),
 # combining marks, CJK, right-to-left scripts, Windows line ends, odd whitespace.
-TRICKY = ["👩‍👩‍👧", "👍🏽", "🇫🇷", "😀", "e\u0301", "n\u0303", "中文", "日本語", "한국어", "مرحبا", "\r\n", "\t", "\u3000",
-          "\xa0", " ", "  ", "\n\n", "a", "the", "'s", "1234", "—", "…", "\x00", "\U0010FFFF"]
+TRICKY = [
+    "👩‍👩‍👧",
+    "👍🏽",
+    "🇫🇷",
+    "😀",
+    "e\u0301",
+    "n\u0303",
+    "中文",
+    "日本語",
+    "한국어",
+    "مرحبا",
+    "\r\n",
+    "\t",
+    "\u3000",
+    "\xa0",
+    " ",
+    "  ",
+    "\n\n",
+    "a",
+    "the",
+    "'s",
+    "1234",
+    "—",
+    "…",
+    "\x00",
+    "\U0010ffff",
+]
 tricky_text = st.lists(st.sampled_from(TRICKY), max_size=40).map("".join)
 any_text = st.text(max_size=80) | tricky_text
 
@@ -99,8 +125,9 @@ SMALL_TEXTS = {
 def test_engines_agree_on_small_texts(name, alphabet, pretokenizer):
     text = SMALL_TEXTS[name]
     base = 256 if alphabet == "bytes" else len(set(text))
-    steps = assert_engines_agree(text, base + 60, minimum_pair_frequency=1, alphabet=alphabet,
-                                 pretokenizer=pretokenizer)
+    steps = assert_engines_agree(
+        text, base + 60, minimum_pair_frequency=1, alphabet=alphabet, pretokenizer=pretokenizer
+    )
     assert steps
 
 
@@ -109,7 +136,7 @@ def real_slice() -> str:
     """6,000 characters of the Python language reference, with its curly quotes and dashes."""
     text = python_reference_text()
     start = text.index("’") - 3_000  # around a multi-byte character
-    return text[start:start + 6_000]
+    return text[start : start + 6_000]
 
 
 @pytest.mark.parametrize("alphabet", ALPHABETS)
@@ -130,8 +157,26 @@ def test_engines_agree_on_wikitext_bytes(pretokenizer):
 def test_each_distinct_chunk_counts_once_with_its_frequency(pretokenizer):
     # Repeating whole lines repeats every chunk: the same merges, each pair counted 3x as often.
     once = "low lower lowest, newer wider 2024!\n"
-    single = list(train_steps(once, target_vocab_size=256 + 12, minimum_pair_frequency=1, alphabet="bytes", pretokenizer=pretokenizer, top_k=0))
-    triple = list(train_steps(once * 3, target_vocab_size=256 + 12, minimum_pair_frequency=1, alphabet="bytes", pretokenizer=pretokenizer, top_k=0))
+    single = list(
+        train_steps(
+            once,
+            target_vocab_size=256 + 12,
+            minimum_pair_frequency=1,
+            alphabet="bytes",
+            pretokenizer=pretokenizer,
+            top_k=0,
+        )
+    )
+    triple = list(
+        train_steps(
+            once * 3,
+            target_vocab_size=256 + 12,
+            minimum_pair_frequency=1,
+            alphabet="bytes",
+            pretokenizer=pretokenizer,
+            top_k=0,
+        )
+    )
     assert [s.pair for s in triple] == [s.pair for s in single]
     assert [s.frequency for s in triple] == [3 * s.frequency for s in single]
 
@@ -140,8 +185,11 @@ def test_each_distinct_chunk_counts_once_with_its_frequency(pretokenizer):
 
 
 def tutorial_fingerprint(base_tokens, merges) -> str:
-    return hashlib.sha256(json.dumps({"base_tokens": base_tokens, "merges": merges}, ensure_ascii=False,
-                                     separators=(",", ":")).encode("utf-8")).hexdigest()
+    return hashlib.sha256(
+        json.dumps({"base_tokens": base_tokens, "merges": merges}, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8"
+        )
+    ).hexdigest()
 
 
 @pytest.mark.parametrize("alphabet", ALPHABETS)
@@ -157,8 +205,10 @@ def test_json_round_trip_records_alphabet_and_pretokenizer(tmp_path, alphabet, p
     payload = {"base_tokens": data["base_tokens"], "merges": data["merges"]}
     if pretokenizer is not None:
         payload["pretokenizer"] = pretokenizer
-    assert data["fingerprint"] == hashlib.sha256(json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-                                                 .encode("utf-8")).hexdigest()
+    assert (
+        data["fingerprint"]
+        == hashlib.sha256(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")).hexdigest()
+    )
     again = BPETokenizer.from_file(tmp_path / "t.json")
     assert again == tokenizer and again.fingerprint() == tokenizer.fingerprint()
     assert again.encode(text) == tokenizer.encode(text)
@@ -167,8 +217,16 @@ def test_json_round_trip_records_alphabet_and_pretokenizer(tmp_path, alphabet, p
 def test_tutorial_character_file_is_unchanged(tmp_path):
     # A file exactly as the tutorial's script writes it: no alphabet, no pre-tokenizer keys.
     base, merges = [" ", "l", "o", "w", "e", "r"], [["l", "o"], ["lo", "w"], ["low", "e"], ["lowe", "r"]]
-    text = json.dumps({"type": "character_bpe", "base_tokens": base, "merges": merges, "vocab_size": 10,
-                       "fingerprint": tutorial_fingerprint(base, merges)}, indent=2)
+    text = json.dumps(
+        {
+            "type": "character_bpe",
+            "base_tokens": base,
+            "merges": merges,
+            "vocab_size": 10,
+            "fingerprint": tutorial_fingerprint(base, merges),
+        },
+        indent=2,
+    )
     (tmp_path / "tutorial.json").write_text(text, encoding="utf-8")
     tokenizer = BPETokenizer.from_file(tmp_path / "tutorial.json")
     assert (tokenizer.alphabet, tokenizer.pretokenizer) == ("characters", None)
@@ -182,15 +240,18 @@ def test_tutorial_character_file_is_unchanged(tmp_path):
 # ==================== Showing byte tokens
 
 
-@pytest.mark.parametrize("token, shown", [
-    pytest.param(b" caf\xc3\xa9", " café", id="whole-characters"),
-    pytest.param(b"\xe2\x80", "<0xE2><0x80>", id="two-of-three-bytes"),
-    pytest.param(b"\x94 the", "<0x94> the", id="tail-of-a-character"),
-    pytest.param(b"\xf0\x9f\x98\x80\xf0\x9f", "😀<0xF0><0x9F>", id="emoji-then-a-cut"),
-    pytest.param(b"\xed\xa0\x80", "<0xED><0xA0><0x80>", id="encoded-surrogate-is-not-utf8"),
-    pytest.param(b"\n\t", "\n\t", id="whitespace-left-as-is"),
-    pytest.param("already text", "already text", id="str-unchanged"),
-])
+@pytest.mark.parametrize(
+    "token, shown",
+    [
+        pytest.param(b" caf\xc3\xa9", " café", id="whole-characters"),
+        pytest.param(b"\xe2\x80", "<0xE2><0x80>", id="two-of-three-bytes"),
+        pytest.param(b"\x94 the", "<0x94> the", id="tail-of-a-character"),
+        pytest.param(b"\xf0\x9f\x98\x80\xf0\x9f", "😀<0xF0><0x9F>", id="emoji-then-a-cut"),
+        pytest.param(b"\xed\xa0\x80", "<0xED><0xA0><0x80>", id="encoded-surrogate-is-not-utf8"),
+        pytest.param(b"\n\t", "\n\t", id="whitespace-left-as-is"),
+        pytest.param("already text", "already text", id="str-unchanged"),
+    ],
+)
 def test_readable_token(token, shown):
     assert readable_token(token) == shown
 

@@ -1,12 +1,12 @@
 """The rank encoder returns exactly what replaying the merges in order returns."""
+
 import pytest
+from helpers import MAX_EXAMPLES, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import BPETokenizer
-from bpe.encoder import (BUCKETS_FROM, CodePointEncoder, RankEncoder, SPINE_BUDGET_BASE, joinable_pairs,
-                         replay_merges)
-from helpers import MAX_EXAMPLES, shared_file
+from bpe.encoder import BUCKETS_FROM, SPINE_BUDGET_BASE, CodePointEncoder, RankEncoder, joinable_pairs, replay_merges
 
 
 @st.composite
@@ -69,13 +69,15 @@ def test_encoder_without_merges_returns_input():
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(corpus=st.text(alphabet="ab c\n", min_size=2, max_size=80), text=st.text(alphabet="ab c\n", max_size=80),
-       extra=st.integers(0, 30))
+@given(
+    corpus=st.text(alphabet="ab c\n", min_size=2, max_size=80),
+    text=st.text(alphabet="ab c\n", max_size=80),
+    extra=st.integers(0, 30),
+)
 def test_tokenizer_encoding_equals_replay(corpus, text, extra):
     # BPETokenizer.encode cuts the text where no token can span and encodes the pieces
     # separately (with a cache): the result must still be the replay's.
-    tok = BPETokenizer.train(corpus, 5 + extra, minimum_pair_frequency=1,
-                             base_tokens=sorted(set("ab c\n")))
+    tok = BPETokenizer.train(corpus, 5 + extra, minimum_pair_frequency=1, base_tokens=sorted(set("ab c\n")))
     assert tok.encode_tokens(text) == replay_merges(text, tok.merges)
     assert tok.encode_tokens(text) == replay_merges(text, tok.merges)  # again, from the cache
 
@@ -89,8 +91,9 @@ def test_many_sequences_at_once_equal_one_by_one():
 
 
 @settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
-@given(merges=merge_lists(), chunks=st.lists(st.text(alphabet="abc", max_size=30), max_size=4),
-       replayed=st.integers(0, 13))
+@given(
+    merges=merge_lists(), chunks=st.lists(st.text(alphabet="abc", max_size=30), max_size=4), replayed=st.integers(0, 13)
+)
 def test_code_point_encoder_equals_replay_for_any_merge_list_and_split(merges, chunks, replayed):
     # Any number of merges replayed with str.replace, the rest cut into pieces and merged
     # by rank: chunk by chunk, the result is the replay's, however the merges re-create tokens.
@@ -109,14 +112,16 @@ def test_cuts_fall_between_symbols_no_later_merge_joins():
     joinable = joinable_pairs(merges_as_ids(tok), 0)
     spelled = {tuple(chr(tok.stoi[token]) for token in pair) for pair in [("h", "e"), ("t", "he"), ("t", "h")]}
     assert joinable == spelled
-    assert joinable_pairs(merges_as_ids(tok), 1) == {(chr(tok.stoi["t"]), chr(tok.stoi["he"])),
-                                                     (chr(tok.stoi["t"]), chr(tok.stoi["h"]))}
+    assert joinable_pairs(merges_as_ids(tok), 1) == {
+        (chr(tok.stoi["t"]), chr(tok.stoi["he"])),
+        (chr(tok.stoi["t"]), chr(tok.stoi["h"])),
+    }
 
 
 def test_a_chain_of_merges_too_costly_to_cut_is_still_encoded_exactly():
     # Each merge extends the last one ('ab', 'abb', 'abbb', ... and 'b' + each): working out
     # the cuts would take quadratic time, so the encoder gives up cutting and stays exact.
-    count = int(SPINE_BUDGET_BASE ** 0.5) + 200
+    count = int(SPINE_BUDGET_BASE**0.5) + 200
     merges = [("a", "b")]
     for _ in range(count):
         merges.append(("b", merges[-1][0] + merges[-1][1]))

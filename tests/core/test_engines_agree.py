@@ -1,10 +1,11 @@
 """The fast engine reproduces the reference engine, merge for merge, top_pairs included."""
+
 import pytest
+from helpers import MAX_EXAMPLES, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import train_steps
-from helpers import MAX_EXAMPLES, shared_file
 
 
 def both(text, vocab, **options):
@@ -35,13 +36,15 @@ def test_engines_agree_on_generated_text(text, extra, min_freq, top_k):
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(text=st.text(min_size=1, max_size=40), extra=st.integers(0, 30),
-       alphabet=st.sampled_from(["characters", "bytes"]),
-       pretokenizer=st.sampled_from([None, "whitespace", "gpt2", "gpt4"]))
+@given(
+    text=st.text(min_size=1, max_size=40),
+    extra=st.integers(0, 30),
+    alphabet=st.sampled_from(["characters", "bytes"]),
+    pretokenizer=st.sampled_from([None, "whitespace", "gpt2", "gpt4"]),
+)
 def test_engines_agree_on_any_unicode_in_every_mode(text, extra, alphabet, pretokenizer):
     base = 256 if alphabet == "bytes" else len(set(text))
-    assert_same(text, base + extra, minimum_pair_frequency=1, top_k=3, alphabet=alphabet,
-                pretokenizer=pretokenizer)
+    assert_same(text, base + extra, minimum_pair_frequency=1, top_k=3, alphabet=alphabet, pretokenizer=pretokenizer)
 
 
 @pytest.mark.parametrize("text", ["aaaa", "abababab", "aaabdaaabac", "abcabcabc abcabc", "\n\n\n \n \n"])
@@ -51,11 +54,14 @@ def test_engines_agree_when_training_runs_out_of_pairs(text):
 
 
 @pytest.mark.shared_data
-@pytest.mark.parametrize("name,chars,vocab", [
-    ("the-verdict.txt", 20_000, 400),
-    ("tinyshakespeare/input.txt", 30_000, 350),
-    ("wikitext-2/valid.txt", 40_000, 350),
-])
+@pytest.mark.parametrize(
+    "name,chars,vocab",
+    [
+        ("the-verdict.txt", 20_000, 400),
+        ("tinyshakespeare/input.txt", 30_000, 350),
+        ("wikitext-2/valid.txt", 40_000, 350),
+    ],
+)
 def test_engines_agree_on_real_corpora(name, chars, vocab):
     text = shared_file(name).read_text(encoding="utf-8")[:chars]
     steps = assert_same(text, vocab, top_k=10)

@@ -1,5 +1,6 @@
 """Training never touches Python's garbage collector: sessions of the app train side by
 side in one process, so a library that pauses or freezes the collector changes theirs."""
+
 import ast
 import gc
 from pathlib import Path
@@ -16,8 +17,13 @@ PACKAGE = Path(__file__).resolve().parents[2] / "bpe"
 
 def steps(engine):
     base = sorted(set(TEXT))
-    return engine(prepare_words(TEXT, "characters", None), base, target_vocab_size=len(base) + 30,
-                  minimum_pair_frequency=2, top_k=5)
+    return engine(
+        prepare_words(TEXT, "characters", None),
+        base,
+        target_vocab_size=len(base) + 30,
+        minimum_pair_frequency=2,
+        top_k=5,
+    )
 
 
 @pytest.mark.parametrize("engine", [fast_steps, reference_steps])

@@ -5,41 +5,44 @@ the server to 5.4 GB; ``(?:a|aa)+$|[\\s\\S]`` made encoding exponential; a captu
 ended in ``KeyError: ''``. Each is refused here by `bpe.pretokenize.check_safe_pattern`,
 in the library, the command line and (tests/app/test_app_hostile.py) the app.
 """
+
 from __future__ import annotations
 
 import time
 
 import pytest
+from helpers import CAPTURING_PATTERN, EXPANDING_PATTERN, EXPONENTIAL_PATTERN, tokenizer_file_with_pattern
 
+import bpe.pretokenize as pretokenize
 from bpe import BPETokenizer
 from bpe.cli.main import main
 from bpe.errors import PatternError, TokenizerFileError
 from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern, pattern_cost, split
-import bpe.pretokenize as pretokenize
-from helpers import (CAPTURING_PATTERN, EXPANDING_PATTERN, EXPONENTIAL_PATTERN,
-                     tokenizer_file_with_pattern)
 
 EXPANDING, EXPONENTIAL, CAPTURING = EXPANDING_PATTERN, EXPONENTIAL_PATTERN, CAPTURING_PATTERN
 tokenizer_file = tokenizer_file_with_pattern
 
 
-@pytest.mark.parametrize("pattern, reason", [
-    (EXPANDING, "repeats too much to compile safely"),
-    (r"(?:x{65535}){65535}|[\s\S]", "multiply to 4,294,836,226"),
-    ("x{100000000}|[\\s\\S]", "repeats too much"),
-    (EXPONENTIAL, "catastrophic backtracking"),
-    (r"(?:a|a)*b|[\s\S]", "catastrophic backtracking"),
-    (CAPTURING, "capturing group"),
-    (r"(?P<word>\w+)|[\s\S]", "capturing group"),
-    (r"a*|[\s\S]", "matches empty text"),
-    (r"\w+", "does not cover the whole text"),
-    ("(" * 100 + "a" + ")" * 100, "nests groups more than 32 deep"),
-    ("[a-z]" * 700, "characters long"),
-    ("(?x)x{ 100000000 }|.", "verbose mode"),  # spaces in a repeat count: the compiler reads them
-    ("(?ix:x) {100000000}|.", "verbose mode"),
-    ("(?:a|b))", "does not compile"),
-    ("(?:a|b", r"does not compile: a group is left open \(missing '\)'\)"),
-])
+@pytest.mark.parametrize(
+    "pattern, reason",
+    [
+        (EXPANDING, "repeats too much to compile safely"),
+        (r"(?:x{65535}){65535}|[\s\S]", "multiply to 4,294,836,226"),
+        ("x{100000000}|[\\s\\S]", "repeats too much"),
+        (EXPONENTIAL, "catastrophic backtracking"),
+        (r"(?:a|a)*b|[\s\S]", "catastrophic backtracking"),
+        (CAPTURING, "capturing group"),
+        (r"(?P<word>\w+)|[\s\S]", "capturing group"),
+        (r"a*|[\s\S]", "matches empty text"),
+        (r"\w+", "does not cover the whole text"),
+        ("(" * 100 + "a" + ")" * 100, "nests groups more than 32 deep"),
+        ("[a-z]" * 700, "characters long"),
+        ("(?x)x{ 100000000 }|.", "verbose mode"),  # spaces in a repeat count: the compiler reads them
+        ("(?ix:x) {100000000}|.", "verbose mode"),
+        ("(?:a|b))", "does not compile"),
+        ("(?:a|b", r"does not compile: a group is left open \(missing '\)'\)"),
+    ],
+)
 def test_unsafe_patterns_are_refused_with_the_reason(pattern, reason):
     started = time.perf_counter()
     with pytest.raises(PatternError, match=reason):
@@ -54,16 +57,24 @@ def test_the_compile_cost_is_read_without_compiling():
     assert max(map(pattern_cost, NAMED_PATTERNS.values())) < 100
 
 
-@pytest.mark.parametrize("pattern", [*NAMED_PATTERNS.values(), r"\s+|\S+", r"(?i:[sdmt]|ll)|\w+|\s+|[^\w\s]+",
-                                     r"\p{L}+|\p{N}{1,3}|\s+|[^\s\p{L}\p{N}]+"])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        *NAMED_PATTERNS.values(),
+        r"\s+|\S+",
+        r"(?i:[sdmt]|ll)|\w+|\s+|[^\w\s]+",
+        r"\p{L}+|\p{N}{1,3}|\s+|[^\s\p{L}\p{N}]+",
+    ],
+)
 def test_safe_patterns_pass_and_split_text_exactly(pattern):
     assert check_safe_pattern(pattern) == pattern
     text = "Hello world, it's 2024!\n  Ça va?"
     assert "".join(split(text, pattern)) == text
 
 
-@pytest.mark.parametrize("pattern, reason", [(EXPANDING, "repeats too much"), (EXPONENTIAL, "catastrophic"),
-                                             (CAPTURING, "capturing group")])
+@pytest.mark.parametrize(
+    "pattern, reason", [(EXPANDING, "repeats too much"), (EXPONENTIAL, "catastrophic"), (CAPTURING, "capturing group")]
+)
 def test_a_tokenizer_file_with_an_unsafe_pattern_is_refused_before_it_runs(pattern, reason):
     with pytest.raises(TokenizerFileError, match=reason):
         BPETokenizer.from_json_bytes(tokenizer_file(pattern), name="hostile.json")
@@ -89,8 +100,9 @@ def test_a_custom_pattern_runs_under_a_time_limit(monkeypatch):
     assert split("q q", sneaky) == ["q", " ", "q"]
 
 
-@pytest.mark.parametrize("pattern, reason", [(EXPANDING, "repeats too much"), (EXPONENTIAL, "catastrophic"),
-                                             (CAPTURING, "capturing group")])
+@pytest.mark.parametrize(
+    "pattern, reason", [(EXPANDING, "repeats too much"), (EXPONENTIAL, "catastrophic"), (CAPTURING, "capturing group")]
+)
 def test_the_command_line_refuses_them_in_one_line(tmp_path, capsys, pattern, reason):
     path = tmp_path / "hostile.json"
     path.write_bytes(tokenizer_file(pattern))

@@ -1,23 +1,32 @@
 """Tokenizer files: the tutorial's format, fingerprints, atomic writes, tampering refused."""
+
 import hashlib
 import json
 import os
 
 import pytest
 
-from bpe import BPETokenizer, BpeError, TokenizerFileError
+from bpe import BpeError, BPETokenizer, TokenizerFileError
 
 
 def tutorial_save(base_tokens, merges, path):
     """A test-local copy of the tutorial's save format (what its script writes)."""
-    fingerprint = hashlib.sha256(json.dumps({"base_tokens": base_tokens, "merges": merges},
-                                            ensure_ascii=False, separators=(",", ":")).encode("utf-8")).hexdigest()
+    fingerprint = hashlib.sha256(
+        json.dumps({"base_tokens": base_tokens, "merges": merges}, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8"
+        )
+    ).hexdigest()
     vocab = list(base_tokens)
     for a, b in merges:
         if a + b not in vocab:
             vocab.append(a + b)
-    payload = {"type": "character_bpe", "base_tokens": base_tokens, "merges": merges,
-               "vocab_size": len(vocab), "fingerprint": fingerprint}
+    payload = {
+        "type": "character_bpe",
+        "base_tokens": base_tokens,
+        "merges": merges,
+        "vocab_size": len(vocab),
+        "fingerprint": fingerprint,
+    }
     path.write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
     return fingerprint
 
@@ -63,18 +72,27 @@ def edited(tmp_path, tok, change):
 
 
 def refingerprint(data):
-    data["fingerprint"] = hashlib.sha256(json.dumps({"base_tokens": data["base_tokens"], "merges": data["merges"]},
-                                                    ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+    data["fingerprint"] = hashlib.sha256(
+        json.dumps(
+            {"base_tokens": data["base_tokens"], "merges": data["merges"]}, ensure_ascii=False, separators=(",", ":")
+        ).encode()
+    ).hexdigest()
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda d: d.pop("merges"), r"missing the key\(s\) merges"),
-    (lambda d: d.update(type="wordpiece"), r"has type 'wordpiece'; expected one of 'character_bpe', 'byte_bpe'"),
-    (lambda d: d["merges"].append(["l"]), r"merges must be a list of \[left, right\] string pairs \(merge \d+ is \['l'\]\)"),
-    (lambda d: d["merges"][0].reverse(), r"fails its fingerprint check"),
-    (lambda d: (d["merges"].append(["q", "z"]), refingerprint(d)), r"uses 'q', which is neither a base token"),
-    (lambda d: d.update(vocab_size=7), r"says vocab_size=7, but its merges build"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda d: d.pop("merges"), r"missing the key\(s\) merges"),
+        (lambda d: d.update(type="wordpiece"), r"has type 'wordpiece'; expected one of 'character_bpe', 'byte_bpe'"),
+        (
+            lambda d: d["merges"].append(["l"]),
+            r"merges must be a list of \[left, right\] string pairs \(merge \d+ is \['l'\]\)",
+        ),
+        (lambda d: d["merges"][0].reverse(), r"fails its fingerprint check"),
+        (lambda d: (d["merges"].append(["q", "z"]), refingerprint(d)), r"uses 'q', which is neither a base token"),
+        (lambda d: d.update(vocab_size=7), r"says vocab_size=7, but its merges build"),
+    ],
+)
 def test_bad_files_are_refused_with_the_reason(tok, tmp_path, change, message):
     with pytest.raises(TokenizerFileError, match=message):
         BPETokenizer.from_file(edited(tmp_path, tok, change))
@@ -94,11 +112,15 @@ def test_malformed_json_and_non_utf8(tmp_path):
         BPETokenizer.from_file(tmp_path / "missing.json")
 
 
-@pytest.mark.parametrize("raw, message", [
-    (b'{"vocab_size": ' + b"9" * 5_000 + b"}", r"d.json is not valid JSON: Exceeds the limit \(4300 digits\)"),
-    (b'{"merges": [], "merges": [["a", "b"]]}', r"d.json: the key 'merges' appears twice in one object"),
-    (b"[" * 100_000, r"d.json is JSON nested too deeply to be a tokenizer file"),
-], ids=["huge-integer", "key-twice", "deep"])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b'{"vocab_size": ' + b"9" * 5_000 + b"}", r"d.json is not valid JSON: Exceeds the limit \(4300 digits\)"),
+        (b'{"merges": [], "merges": [["a", "b"]]}', r"d.json: the key 'merges' appears twice in one object"),
+        (b"[" * 100_000, r"d.json is JSON nested too deeply to be a tokenizer file"),
+    ],
+    ids=["huge-integer", "key-twice", "deep"],
+)
 def test_hostile_json_is_one_line(tmp_path, raw, message):
     # Read through bpe.jsonfile, as every tokenizer and encoder.json file is: a huge integer
     # used to escape as a plain ValueError, and a key given twice kept its last value.

@@ -1,10 +1,11 @@
 """The tie rule in tokenizer files: stored and fingerprinted only when it is not the default,
 so files of the tutorial's rule keep the tutorial's exact bytes and fingerprint."""
+
 import json
 
 import pytest
 
-from bpe import BPETokenizer, BpeError, TokenizerFileError
+from bpe import BpeError, BPETokenizer, TokenizerFileError
 from bpe.run import train_run
 from bpe.training import TrainingSettings
 
@@ -53,8 +54,9 @@ def test_an_edited_rule_fails_the_fingerprint_check(tmp_path):
         BPETokenizer.from_file(tutorial_file(tmp_path / "a.json", tie_rule="lexicographic"))
     with pytest.raises(TokenizerFileError, match="fails its fingerprint check"):  # the rule dropped from the file
         BPETokenizer.from_file(tutorial_file(tmp_path / "b.json", fingerprint=LEXICOGRAPHIC_FINGERPRINT))
-    tok = BPETokenizer.from_file(tutorial_file(tmp_path / "c.json", tie_rule="lexicographic",
-                                               fingerprint=LEXICOGRAPHIC_FINGERPRINT))
+    tok = BPETokenizer.from_file(
+        tutorial_file(tmp_path / "c.json", tie_rule="lexicographic", fingerprint=LEXICOGRAPHIC_FINGERPRINT)
+    )
     assert tok.tie_rule == "lexicographic"
 
 

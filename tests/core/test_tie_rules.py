@@ -1,8 +1,10 @@
 """Tie rules: both engines agree under each, top_pairs follow it, and "huggingface" learns
 exactly the merges of Hugging Face `tokenizers`' BpeTrainer."""
+
 import json
 
 import pytest
+from helpers import MAX_EXAMPLES, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,18 +15,31 @@ from bpe.pretokenize import WHITESPACE_PATTERN
 from bpe.reference import reference_steps
 from bpe.steps import DEFAULT_TIE_RULE, FIRST_OCCURRENCE, HUGGINGFACE, LEXICOGRAPHIC, TIE_RULES, huggingface_order
 from bpe.training import prepare_words
-from helpers import MAX_EXAMPLES, shared_file
 
 ENGINES = {"reference": reference_steps, "fast": fast_steps}
 
 
-def run(text, extra, *, engine="fast", alphabet=CHARACTERS, pretokenizer=None, minimum_pair_frequency=1,
-        top_k=0, tie_rule=DEFAULT_TIE_RULE):
+def run(
+    text,
+    extra,
+    *,
+    engine="fast",
+    alphabet=CHARACTERS,
+    pretokenizer=None,
+    minimum_pair_frequency=1,
+    top_k=0,
+    tie_rule=DEFAULT_TIE_RULE,
+):
     """The steps and the stop reason of one engine, called directly (no settings layer)."""
     base = default_base_tokens(text, alphabet)
-    steps = ENGINES[engine](prepare_words(text, alphabet, pretokenizer), base,
-                            target_vocab_size=len(base) + extra, minimum_pair_frequency=minimum_pair_frequency,
-                            top_k=top_k, tie_rule=tie_rule)
+    steps = ENGINES[engine](
+        prepare_words(text, alphabet, pretokenizer),
+        base,
+        target_vocab_size=len(base) + extra,
+        minimum_pair_frequency=minimum_pair_frequency,
+        top_k=top_k,
+        tie_rule=tie_rule,
+    )
     records = []
     while True:
         try:
@@ -43,17 +58,26 @@ texts = st.text(alphabet=st.sampled_from("ab c\n"), min_size=1, max_size=60)
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(text=texts, extra=st.integers(0, 40), min_freq=st.integers(1, 3), top_k=st.integers(0, 5),
-       tie_rule=st.sampled_from(TIE_RULES))
+@given(
+    text=texts,
+    extra=st.integers(0, 40),
+    min_freq=st.integers(1, 3),
+    top_k=st.integers(0, 5),
+    tie_rule=st.sampled_from(TIE_RULES),
+)
 def test_engines_agree_under_every_tie_rule(text, extra, min_freq, top_k, tie_rule):
     options = dict(minimum_pair_frequency=min_freq, top_k=top_k, tie_rule=tie_rule)
     assert run(text, extra, engine="fast", **options) == run(text, extra, engine="reference", **options)
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(text=st.text(min_size=1, max_size=40), extra=st.integers(0, 30),
-       alphabet=st.sampled_from([CHARACTERS, BYTES]),
-       pretokenizer=st.sampled_from([None, "whitespace", "gpt2"]), tie_rule=st.sampled_from(TIE_RULES))
+@given(
+    text=st.text(min_size=1, max_size=40),
+    extra=st.integers(0, 30),
+    alphabet=st.sampled_from([CHARACTERS, BYTES]),
+    pretokenizer=st.sampled_from([None, "whitespace", "gpt2"]),
+    tie_rule=st.sampled_from(TIE_RULES),
+)
 def test_engines_agree_under_every_tie_rule_in_every_mode(text, extra, alphabet, pretokenizer, tie_rule):
     options = dict(alphabet=alphabet, pretokenizer=pretokenizer, top_k=3, tie_rule=tie_rule)
     assert run(text, extra, engine="fast", **options) == run(text, extra, engine="reference", **options)
@@ -76,7 +100,7 @@ def test_top_pairs_are_ordered_by_the_tie_rule(tie_rule):
     steps, _ = run(text, 20, top_k=50, tie_rule=tie_rule)
     vocab = default_base_tokens(text, CHARACTERS) + [step.token for step in steps if step.new_token]
     ids = {token: i for i, token in enumerate(huggingface_order(default_base_tokens(text, CHARACTERS)))}
-    ids.update((token, len(ids) + i) for i, token in enumerate(vocab[len(ids):]))
+    ids.update((token, len(ids) + i) for i, token in enumerate(vocab[len(ids) :]))
     key = (lambda pair: pair) if tie_rule == LEXICOGRAPHIC else (lambda pair: (ids[pair[0]], ids[pair[1]]))
     for step in steps:
         assert list(step.top_pairs) == sorted(step.top_pairs, key=lambda item: (-item[1], key(item[0])))
@@ -85,8 +109,11 @@ def test_top_pairs_are_ordered_by_the_tie_rule(tie_rule):
 
 def test_first_occurrence_is_the_default_and_the_tutorials_order():
     text = "dcba abcd"
-    assert merges(text, 5) == merges(text, 5, tie_rule=FIRST_OCCURRENCE) == [
-        ("d", "c"), ("dc", "b"), ("dcb", "a"), ("dcba", " "), ("dcba ", "a")]
+    assert (
+        merges(text, 5)
+        == merges(text, 5, tie_rule=FIRST_OCCURRENCE)
+        == [("d", "c"), ("dc", "b"), ("dcb", "a"), ("dcba", " "), ("dcba ", "a")]
+    )
 
 
 def test_lexicographic_takes_the_smallest_pair_of_strings():
@@ -103,8 +130,9 @@ def test_huggingface_numbers_the_base_alphabet_by_character_code():
     # then ' a' 3), not by the order given (which would make ('b', 'a') first)
     words = prepare_words("ba ab", CHARACTERS, None)
     for engine in ENGINES.values():
-        steps = engine(words, ["b", "a", " "], target_vocab_size=5, minimum_pair_frequency=1, top_k=0,
-                       tie_rule=HUGGINGFACE)
+        steps = engine(
+            words, ["b", "a", " "], target_vocab_size=5, minimum_pair_frequency=1, top_k=0, tie_rule=HUGGINGFACE
+        )
         assert [step.pair for step in steps] == [(" ", "a"), ("a", " a")]
     assert huggingface_order([b"a", b" ", b"\x00"]) == [b"a", b"\x00", b" "]  # GPT-2 spellings 'a' < 'Ā' < 'Ġ'
 
@@ -156,8 +184,13 @@ def hf_merges(text, extra, *, alphabet=CHARACTERS, pretokenizer=None, minimum_pa
     tokenizer = tokenizers.Tokenizer(models.BPE())
     if steps:
         tokenizer.pre_tokenizer = pre_tokenizers.Sequence(steps)
-    trainer = trainers.BpeTrainer(vocab_size=len(initial) + extra, min_frequency=minimum_pair_frequency,
-                                  show_progress=False, initial_alphabet=initial, special_tokens=[])
+    trainer = trainers.BpeTrainer(
+        vocab_size=len(initial) + extra,
+        min_frequency=minimum_pair_frequency,
+        show_progress=False,
+        initial_alphabet=initial,
+        special_tokens=[],
+    )
     tokenizer.train_from_iterator([text], trainer=trainer)
     learned = [tuple(pair) for pair in json.loads(tokenizer.to_str())["model"]["merges"]]
     if alphabet == BYTES:
@@ -176,8 +209,7 @@ def assert_like_hugging_face(text, extra, **options):
 @pytest.mark.parametrize("pretokenizer", [None, "whitespace"])
 @pytest.mark.parametrize("text", ["abcd abcd dcba", "low lower lowest", "aaabdaaabac", "the cat in the hat"])
 def test_huggingface_rule_learns_hugging_faces_merges(text, pretokenizer, minimum_pair_frequency):
-    assert assert_like_hugging_face(text, 100, pretokenizer=pretokenizer,
-                                    minimum_pair_frequency=minimum_pair_frequency)
+    assert assert_like_hugging_face(text, 100, pretokenizer=pretokenizer, minimum_pair_frequency=minimum_pair_frequency)
 
 
 def test_hugging_faces_ties_differ_from_first_occurrence():
@@ -187,15 +219,22 @@ def test_hugging_faces_ties_differ_from_first_occurrence():
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(text=st.text(alphabet=st.sampled_from("abc \n"), min_size=2, max_size=80), extra=st.integers(1, 80),
-       pretokenizer=st.sampled_from([None, "whitespace"]), min_freq=st.integers(1, 2))
+@given(
+    text=st.text(alphabet=st.sampled_from("abc \n"), min_size=2, max_size=80),
+    extra=st.integers(1, 80),
+    pretokenizer=st.sampled_from([None, "whitespace"]),
+    min_freq=st.integers(1, 2),
+)
 def test_huggingface_rule_on_random_small_alphabets(text, extra, pretokenizer, min_freq):
     assert_like_hugging_face(text, extra, pretokenizer=pretokenizer, minimum_pair_frequency=min_freq)
 
 
 @settings(max_examples=MAX_EXAMPLES // 2, deadline=None)
-@given(text=st.text(alphabet=st.sampled_from("aé c\n€"), min_size=2, max_size=60), extra=st.integers(1, 60),
-       pretokenizer=st.sampled_from([None, "whitespace"]))
+@given(
+    text=st.text(alphabet=st.sampled_from("aé c\n€"), min_size=2, max_size=60),
+    extra=st.integers(1, 60),
+    pretokenizer=st.sampled_from([None, "whitespace"]),
+)
 def test_huggingface_rule_on_bytes_is_its_byte_level_trainer(text, extra, pretokenizer):
     assert_like_hugging_face(text, extra, alphabet=BYTES, pretokenizer=pretokenizer)
 
@@ -207,6 +246,7 @@ def test_huggingface_rule_on_the_verdict(pretokenizer, minimum_pair_frequency):
     text = shared_file("the-verdict.txt").read_text(encoding="utf-8")
     if pretokenizer is None:
         text = text[:6_000]  # whole text as one sequence, min frequency 1: every merge is a tie
-    ours = assert_like_hugging_face(text, 1_000, pretokenizer=pretokenizer,
-                                    minimum_pair_frequency=minimum_pair_frequency)
+    ours = assert_like_hugging_face(
+        text, 1_000, pretokenizer=pretokenizer, minimum_pair_frequency=minimum_pair_frequency
+    )
     assert len(ours) > 300

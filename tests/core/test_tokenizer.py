@@ -1,11 +1,12 @@
 """BPETokenizer: round trips, prefixes, and bad input named clearly."""
+
 import pytest
+from helpers import MAX_EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe import BPETokenizer, BpeError, UnknownSymbolsError, train_steps
+from bpe import BpeError, BPETokenizer, UnknownSymbolsError, train_steps
 from bpe.tokenizer import merges_for_vocab_size
-from helpers import MAX_EXAMPLES
 
 CORPUS = "the quick brown fox jumps over the lazy dog; the dog naps.\nThe end.\r\n"
 
@@ -34,7 +35,9 @@ def test_empty_text_encodes_to_nothing(tok):
 
 
 def test_unknown_characters_are_listed_sorted(tok):
-    with pytest.raises(UnknownSymbolsError, match=r"2 character\(s\) outside the tokenizer's alphabet: 'Z', 'é'") as info:
+    with pytest.raises(
+        UnknownSymbolsError, match=r"2 character\(s\) outside the tokenizer's alphabet: 'Z', 'é'"
+    ) as info:
         tok.encode("the éZé")
     assert info.value.symbols == ["Z", "é"]
 
@@ -48,15 +51,20 @@ def test_prefix_equals_a_shorter_training_run():
     big = BPETokenizer.train(CORPUS * 3, 90)
     small = BPETokenizer.train(CORPUS * 3, 60)
     assert big.with_merges(merges_for_vocab_size(big.base_tokens, big.merges, 60)) == small
-    assert big.with_merges(merges_for_vocab_size(big.base_tokens, big.merges, 60)).encode(CORPUS) == small.encode(CORPUS)
+    assert big.with_merges(merges_for_vocab_size(big.base_tokens, big.merges, 60)).encode(CORPUS) == small.encode(
+        CORPUS
+    )
 
 
-@pytest.mark.parametrize("text,vocab,message", [
-    ("", 10, "the training text is empty"),
-    ("abc", 2, r"target_vocab_size=2 is smaller than the alphabet \(3 base tokens\): choose at least 3"),
-    ("abc", 0, r"target_vocab_size=0 must be a positive whole number"),
-    ("abc", 5.5, r"target_vocab_size=5.5 must be a positive whole number"),
-])
+@pytest.mark.parametrize(
+    "text,vocab,message",
+    [
+        ("", 10, "the training text is empty"),
+        ("abc", 2, r"target_vocab_size=2 is smaller than the alphabet \(3 base tokens\): choose at least 3"),
+        ("abc", 0, r"target_vocab_size=0 must be a positive whole number"),
+        ("abc", 5.5, r"target_vocab_size=5.5 must be a positive whole number"),
+    ],
+)
 def test_bad_training_settings(text, vocab, message):
     with pytest.raises(BpeError, match=message):
         BPETokenizer.train(text, vocab)
@@ -81,12 +89,15 @@ def test_given_base_tokens_set_the_ids():
     assert tok.tokens == ["b", "a", "z", "ab"]
 
 
-@pytest.mark.parametrize("merges,message", [
-    ([("a", "x")], r"merge 1 \('a', 'x'\) uses 'x', which is neither a base token"),
-    ([("a",)], r"merge 1 is \('a',\): each merge must be a pair"),
-    (["ab"], r"merge 1 is 'ab': each merge must be a pair"),
-    ([("a", "")], r"both halves must be non-empty"),
-])
+@pytest.mark.parametrize(
+    "merges,message",
+    [
+        ([("a", "x")], r"merge 1 \('a', 'x'\) uses 'x', which is neither a base token"),
+        ([("a",)], r"merge 1 is \('a',\): each merge must be a pair"),
+        (["ab"], r"merge 1 is 'ab': each merge must be a pair"),
+        ([("a", "")], r"both halves must be non-empty"),
+    ],
+)
 def test_constructor_names_bad_merges(merges, message):
     with pytest.raises(BpeError, match=message):
         BPETokenizer(["a", "b"], merges)

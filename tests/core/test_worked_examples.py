@@ -1,4 +1,5 @@
 """The worked examples, with their exact merges and ids, in both engines."""
+
 import pytest
 
 from bpe import BPETokenizer, StopReason, train_steps
@@ -12,7 +13,10 @@ def test_low_lower_lowest(engine):
     stream = train_steps("low lower lowest", target_vocab_size=100, engine=engine, top_k=3)
     steps = list(stream)
     assert [(s.pair, s.token, s.frequency) for s in steps] == [
-        (("l", "o"), "lo", 3), (("lo", "w"), "low", 3), ((" ", "low"), " low", 2), ((" low", "e"), " lowe", 2),
+        (("l", "o"), "lo", 3),
+        (("lo", "w"), "low", 3),
+        ((" ", "low"), " low", 2),
+        ((" low", "e"), " lowe", 2),
     ]
     assert [s.vocab_size for s in steps] == [9, 10, 11, 12]
     assert [s.sequence_length for s in steps] == [13, 10, 8, 6]
@@ -39,7 +43,9 @@ def test_wikipedia_aaabdaaabac(engine):
     steps = list(train_steps("aaabdaaabac", target_vocab_size=100, engine=engine))
     # ('a','a') counts 4: 'aaa' holds two overlapping pairs, twice
     assert [(s.pair, s.frequency, s.sequence_length) for s in steps] == [
-        (("a", "a"), 4, 9), (("aa", "a"), 2, 7), (("aaa", "b"), 2, 5),
+        (("a", "a"), 4, 9),
+        (("aa", "a"), 2, 7),
+        (("aaa", "b"), 2, 5),
     ]
     tok = BPETokenizer.train("aaabdaaabac", 100, engine=engine)
     assert tok.encode("aaabdaaabac") == [6, 3, 6, 0, 2]  # aaab d aaab a c

@@ -1,10 +1,12 @@
 """The corpus registry, the held-out split and WikiText detection."""
+
 from __future__ import annotations
 
 import os
 import unicodedata
 
 import pytest
+from helpers import MAX_EXAMPLES, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,10 +22,8 @@ from bpe.corpora.corpus import (
     read_corpus,
     split_train_heldout,
 )
-from bpe.errors import BpeError, CorpusError
 from bpe.corpora.wikitext import CACHE_FOLDER, CLEAN_FILES, is_wikitext_word_level
-
-from helpers import MAX_EXAMPLES, shared_file
+from bpe.errors import BpeError, CorpusError
 
 
 @pytest.fixture
@@ -47,8 +47,12 @@ def test_builtins_are_listed_first_in_order(tmp_path, no_env):
 
 @pytest.mark.parametrize(
     "name, text",
-    [("low lower lowest", "low lower lowest"), ("aaabdaaabac", "aaabdaaabac"), ("aaaaa", "aaaaa"),
-     ("the cat in the hat", "the cat in the hat")],
+    [
+        ("low lower lowest", "low lower lowest"),
+        ("aaabdaaabac", "aaabdaaabac"),
+        ("aaaaa", "aaaaa"),
+        ("the cat in the hat", "the cat in the hat"),
+    ],
 )
 def test_worked_examples_are_exact(tmp_path, no_env, name, text):
     assert load_corpus(name, data_dir=tmp_path, env=no_env) == text

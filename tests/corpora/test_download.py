@@ -4,6 +4,7 @@ The server serves a small zip with the real archive's layout; each test says wha
 mirrors do (answer, fail with 404/500, cut the transfer, refuse the connection) and
 checks what is left in the cache folder afterwards.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,14 +14,14 @@ import socket
 import zipfile
 
 import pytest
+from helpers import loopback_server
 
-from bpe.corpora import download
 from bpe.cli.download import add_download_command, run_download
+from bpe.corpora import download
 from bpe.corpora.corpus import WIKITEXT_NAMES, list_corpora, load_corpus
 from bpe.corpora.download import download_wikitext2
-from bpe.errors import BpeError, DownloadError
 from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, CLEAN_FILES, RAW_MEMBERS
-from helpers import loopback_server
+from bpe.errors import BpeError, DownloadError
 
 SPLIT_TEXTS = {
     "train": " \n = Valkyria Chronicles III = \n \n Senjō no Valkyria 3 is a tactical role @-@ playing game .\n",
@@ -104,8 +105,12 @@ def test_second_call_uses_the_cache_and_makes_no_request(server, tmp_path):
 
 def test_progress_reports_bytes_and_total(server, tmp_path):
     calls = []
-    download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip", ARCHIVE)], sha256=ARCHIVE_SHA256,
-                       progress=lambda done, total: calls.append((done, total)))
+    download_wikitext2(
+        tmp_path,
+        mirrors=[server.serve("/a.zip", ARCHIVE)],
+        sha256=ARCHIVE_SHA256,
+        progress=lambda done, total: calls.append((done, total)),
+    )
     assert calls[0] == (0, len(ARCHIVE)) and calls[-1] == (len(ARCHIVE), len(ARCHIVE))
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
 
@@ -175,7 +180,9 @@ def test_interrupt_mid_transfer_leaves_no_partial_file(server, tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip", ARCHIVE)], sha256=ARCHIVE_SHA256, progress=interrupt)
+        download_wikitext2(
+            tmp_path, mirrors=[server.serve("/a.zip", ARCHIVE)], sha256=ARCHIVE_SHA256, progress=interrupt
+        )
     assert files_under(tmp_path) == []
 
 
@@ -234,8 +241,18 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def test_cli_downloads_and_prints_the_folder(server, tmp_path, capsys):
-    args = parse(["download", "wikitext-2", "--mirror", server.serve("/a.zip", ARCHIVE),
-                  "--sha256", ARCHIVE_SHA256.upper(), "--cache-dir", str(tmp_path)])
+    args = parse(
+        [
+            "download",
+            "wikitext-2",
+            "--mirror",
+            server.serve("/a.zip", ARCHIVE),
+            "--sha256",
+            ARCHIVE_SHA256.upper(),
+            "--cache-dir",
+            str(tmp_path),
+        ]
+    )
     assert args.func is run_download
     assert run_download(args) == 0
     out, err = capsys.readouterr()
@@ -244,8 +261,9 @@ def test_cli_downloads_and_prints_the_folder(server, tmp_path, capsys):
 
 
 def test_cli_failure_is_one_message_without_traceback(server, tmp_path, capsys):
-    args = parse(["download", "wikitext-2", "--mirror", server.serve("/gone.zip", b"", status=404),
-                  "--cache-dir", str(tmp_path)])
+    args = parse(
+        ["download", "wikitext-2", "--mirror", server.serve("/gone.zip", b"", status=404), "--cache-dir", str(tmp_path)]
+    )
     assert run_download(args) == 1
     out, err = capsys.readouterr()
     assert out == ""
@@ -260,11 +278,39 @@ def test_download_then_build_reproduces_the_tutorial_pipeline(server, tmp_path, 
     from bpe import BPETokenizer
     from bpe.cli.main import main
 
-    assert main(["download", "wikitext-2", "--mirror", server.serve("/w.zip", ARCHIVE), "--sha256", ARCHIVE_SHA256,
-                 "--cache-dir", str(tmp_path / "cache")]) == 0
+    assert (
+        main(
+            [
+                "download",
+                "wikitext-2",
+                "--mirror",
+                server.serve("/w.zip", ARCHIVE),
+                "--sha256",
+                ARCHIVE_SHA256,
+                "--cache-dir",
+                str(tmp_path / "cache"),
+            ]
+        )
+        == 0
+    )
     folder = capsys.readouterr().out.strip()
-    assert main(["build", "--processed-dir", folder, "--tokenizer-output", str(tmp_path / "tok.json"),
-                 "--encoded-output-dir", str(tmp_path / "enc"), "--target-vocab-size", "60", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--processed-dir",
+                folder,
+                "--tokenizer-output",
+                str(tmp_path / "tok.json"),
+                "--encoded-output-dir",
+                str(tmp_path / "enc"),
+                "--target-vocab-size",
+                "60",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     tok = BPETokenizer.from_file(tmp_path / "tok.json")
     val = (tmp_path / "cache" / CACHE_FOLDER / CLEAN_FILES["val"]).read_text(encoding="utf-8")
     ids = torch.load(tmp_path / "enc" / "val_ids.pt", weights_only=True)

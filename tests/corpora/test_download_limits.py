@@ -1,6 +1,7 @@
 """The downloader's limits (issue 15, point 8), against servers on 127.0.0.1: a whole
 transfer has a deadline however the server paces it, SIGTERM leaves no partial file, an
 archive member is streamed to disk with a size cap, and no device is written over."""
+
 from __future__ import annotations
 
 import os
@@ -11,13 +12,13 @@ import time
 from http.server import BaseHTTPRequestHandler
 
 import pytest
+from helpers import ROOT, loopback_server
+from test_download import ARCHIVE, ARCHIVE_SHA256, files_under, server, sha256, wikitext_zip  # noqa: F401
 
 from bpe.corpora import download
 from bpe.corpora.download import download_wikitext2, fetch_verified
 from bpe.corpora.wikitext import ARCHIVE_NAME, RAW_MEMBERS
 from bpe.errors import BpeError, DownloadError
-from helpers import ROOT, loopback_server
-from test_download import ARCHIVE, ARCHIVE_SHA256, files_under, server, sha256, wikitext_zip  # noqa: F401
 
 
 class Trickle(BaseHTTPRequestHandler):
@@ -56,8 +57,19 @@ def test_a_trickling_server_is_cut_off_at_the_deadline(trickle_url, tmp_path):
 
 def test_sigterm_leaves_no_partial_file(trickle_url, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "no_proxy": "127.0.0.1"}
-    command = [sys.executable, "-m", "bpe", "download", "wikitext-2", "--mirror", trickle_url,
-               "--sha256", ARCHIVE_SHA256, "--cache-dir", str(tmp_path)]
+    command = [
+        sys.executable,
+        "-m",
+        "bpe",
+        "download",
+        "wikitext-2",
+        "--mirror",
+        trickle_url,
+        "--sha256",
+        ARCHIVE_SHA256,
+        "--cache-dir",
+        str(tmp_path),
+    ]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
@@ -78,8 +90,11 @@ def test_an_archive_member_over_the_cap_is_refused_without_reading_it_whole(serv
     archive = wikitext_zip(train=b"a" * 5_000)  # compresses to a few bytes: size is only known unpacked
     read_whole = []
     monkeypatch.setattr("zipfile.ZipFile.read", lambda *args, **kw: read_whole.append(args) or b"")
-    with pytest.raises(DownloadError, match=r"wiki\.train\.raw in wikitext-2-raw-v1\.zip unpacks to more than "
-                                            r"1,000 bytes"):
+    with pytest.raises(
+        DownloadError,
+        match=r"wiki\.train\.raw in wikitext-2-raw-v1\.zip unpacks to more than "
+        r"1,000 bytes",
+    ):
         download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip", archive)], sha256=sha256(archive))
     assert read_whole == []
     assert files_under(tmp_path) == [ARCHIVE_NAME]
@@ -88,7 +103,8 @@ def test_an_archive_member_over_the_cap_is_refused_without_reading_it_whole(serv
 def test_a_good_archive_still_unpacks_by_streaming(server, tmp_path):
     folder = download_wikitext2(tmp_path, mirrors=[server.serve("/a.zip", ARCHIVE)], sha256=ARCHIVE_SHA256)
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        [*RAW_MEMBERS.values(), "wikitext2_test_clean.txt", "wikitext2_train_clean.txt", "wikitext2_val_clean.txt"])
+        [*RAW_MEMBERS.values(), "wikitext2_test_clean.txt", "wikitext2_train_clean.txt", "wikitext2_val_clean.txt"]
+    )
 
 
 def test_a_download_never_replaces_a_device(server, tmp_path):

@@ -1,4 +1,5 @@
 """The texts that ship in data/: Tiny Shakespeare is listed by name and is the app's default."""
+
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,5 @@
 """Reading corpus text from files and uploads: UTF-8 only, exact, with errors that point."""
+
 from __future__ import annotations
 
 import os
@@ -8,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe.errors import BpeError, CorpusError
 from bpe.corpora.textfile import DEFAULT_MAX_BYTES, UTF8_BOM, decode_text_bytes, read_text_file
+from bpe.errors import BpeError, CorpusError
 
 MAX_EXAMPLES = int(os.environ.get("BPE_MAX_EXAMPLES", "100"))
 
@@ -22,7 +23,7 @@ texts = st.text(min_size=1).filter(lambda s: "\x00" not in s and not s.startswit
 
 def test_reads_utf8_file_exactly(tmp_path):
     path = tmp_path / "low.txt"
-    path.write_bytes("low lower lowest — naïve 🙂\n".encode("utf-8"))
+    path.write_bytes("low lower lowest — naïve 🙂\n".encode())
     assert read_text_file(path) == "low lower lowest — naïve 🙂\n"
 
 
@@ -34,7 +35,7 @@ def test_crlf_line_endings_are_kept(tmp_path):
 
 def test_bom_is_stripped(tmp_path):
     path = tmp_path / "bom.txt"
-    path.write_bytes(UTF8_BOM + "héllo\n".encode("utf-8"))
+    path.write_bytes(UTF8_BOM + "héllo\n".encode())
     assert read_text_file(path) == "héllo\n"
 
 

@@ -13,6 +13,7 @@ Reusable by every browser test in this folder:
 The tests skip when chromium or playwright is missing, unless REQUIRE_BROWSER=1 (CI),
 where they fail instead.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,9 +31,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 START_TIMEOUT_S = 60
 EXPECT_TIMEOUT_MS = 30_000
 
@@ -72,10 +81,28 @@ def running_app(log_path: Path, env: dict | None = None):
     port = _free_port()
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py",
-             "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.address",
+                "127.0.0.1",
+                "--server.port",
+                str(port),
+                "--server.fileWatcherType",
+                "none",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
             start_new_session=True,  # its own process group: teardown stops it and its children
         )
         url = f"http://127.0.0.1:{port}"

@@ -1,5 +1,6 @@
 """Real browser: from Merge by merge's tie inspector, "what if the other rule?" opens Compare
 runs, which trains the other rule's run and shows where the two part ways."""
+
 from __future__ import annotations
 
 from urllib.parse import quote

@@ -1,5 +1,6 @@
 """Real browser: a Hugging Face tokenizer.json uploaded on the Vocabulary page gets its own
 column on Tokenize, beside the trained tokenizer (and GPT-4, when its package is here)."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,8 +14,12 @@ QUERY = "?vocab=300"
 
 
 def test_an_uploaded_tokenizer_json_gets_a_column_on_tokenize(page, app_url, screenshot, tmp_path):
-    other = BPETokenizer.train("the lighthouse keeper climbs the stairs every evening. " * 30, target_vocab_size=300,
-                               alphabet="bytes", pretokenizer="gpt2")
+    other = BPETokenizer.train(
+        "the lighthouse keeper climbs the stairs every evening. " * 30,
+        target_vocab_size=300,
+        alphabet="bytes",
+        pretokenizer="gpt2",
+    )
     path = tmp_path / "tokenizer.json"
     path.write_bytes(export_files(other, "hf").main_bytes)
     page.goto(f"{app_url}/Vocabulary{QUERY}")

@@ -1,4 +1,5 @@
 """Real browser: the home page and Merge by merge, stepped and played in chromium."""
+
 from __future__ import annotations
 
 from urllib.parse import quote

@@ -1,4 +1,5 @@
 """Real browser: the analysis pages draw (charts, linked hover, highlighted window), offline."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,10 +31,14 @@ def test_tokenize_links_a_token_and_its_id_on_hover(page, app_url, screenshot):
     assert page.off_origin_requests == []
 
 
-@pytest.mark.parametrize("path, heading, shot", [
-    ("Compression", "Compression", "compression"),
-    ("Context_window", "Context window", "context_window"),
-], ids=["compression", "context-window"])
+@pytest.mark.parametrize(
+    "path, heading, shot",
+    [
+        ("Compression", "Compression", "compression"),
+        ("Context_window", "Context window", "context_window"),
+    ],
+    ids=["compression", "context-window"],
+)
 def test_chart_pages_draw_their_chart(page, app_url, screenshot, path, heading, shot):
     page.goto(f"{app_url}/{path}{QUERY}")
     expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
@@ -49,8 +54,9 @@ def test_vocabulary_refuses_a_tampered_upload(page, app_url, screenshot, tmp_pat
     expect(page.get_by_role("heading", name="Vocabulary")).to_be_visible()
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
     bad = tmp_path / "tok.json"
-    bad.write_text('{"type": "character_bpe", "base_tokens": ["a"], "merges": [], "vocab_size": 1, '
-                   '"fingerprint": "0000"}')
+    bad.write_text(
+        '{"type": "character_bpe", "base_tokens": ["a"], "merges": [], "vocab_size": 1, "fingerprint": "0000"}'
+    )
     page.locator("input[type=file]").last.set_input_files(str(bad))
     expect(page.get_by_text("fails its fingerprint check")).to_be_visible()
     screenshot(page, "vocabulary")

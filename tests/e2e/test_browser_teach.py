@@ -3,6 +3,7 @@ same numbers; the quiz hides the winner until a bar is clicked; the algorithm pa
 the running line as the film plays; the downloaded film plays from disk, offline, with a
 corpus full of HTML kept as text. WikiText-2 runs on a second server that finds it
 through BPE_CORPORA."""
+
 from __future__ import annotations
 
 import os
@@ -11,9 +12,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import running_app
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 SMALL = "low lower newest widest"  # 17 merges
@@ -49,8 +49,7 @@ def step_forward(page):
 def numbers(page) -> list[str]:
     expect(metric(page, "Step")).to_be_visible(timeout=90_000)
     settle(page)
-    return [metric(page, label).inner_text() for label in SHOWN] + [
-        fresh(page, ".bpe-segments").first.inner_text()]
+    return [metric(page, label).inner_text() for label in SHOWN] + [fresh(page, ".bpe-segments").first.inner_text()]
 
 
 def copy_link(page) -> str:
@@ -260,6 +259,7 @@ def test_the_default_corpus_from_a_lesson_link(page, app_url, browser, tmp_path)
 @pytest.fixture(scope="module")
 def wikitext_url(tmp_path_factory):
     from helpers import shared_file
+
     valid = shared_file("wikitext-2/valid.txt")
     log_path = tmp_path_factory.mktemp("streamlit-wikitext") / "server.log"
     with running_app(log_path, env={**os.environ, "BPE_CORPORA": str(valid.parent)}) as url:

@@ -5,6 +5,7 @@ player keeps Step back usable and answers the keyboard; "Home" names the home pa
 keep their key column on a projector's 1024 px; the context-window passage shows token
 boundaries and never cuts its marks.
 """
+
 from __future__ import annotations
 
 import re
@@ -88,7 +89,8 @@ def test_switching_corpus_leaves_every_page_on_the_new_corpus(page, app_url, scr
     go_to(page, "Context window")
     expect(chips(page, "BPE vocab sizes")).to_have_text(["12"])
     expect(page.get_by_test_id("stTable").first.locator("tbody tr td:first-child")).to_contain_text(
-        ["characters", "BPE 12"])
+        ["characters", "BPE 12"]
+    )
     expect(page.locator(".bpe-window .end").first).to_contain_text("end of text")
     expect(page.locator(".bpe-window .cut")).to_have_count(0)
     go_to(page, "Vocabulary")
@@ -130,11 +132,14 @@ def test_home_is_called_home_in_the_navigation(page, app_url):
     expect(sidebar(page).get_by_role("link", name="Merge by merge", exact=True)).to_be_visible()
 
 
-@pytest.mark.parametrize("path, header", [
-    ("Compression", "embedding parameters (d = 128)"),
-    ("Bytes_and_pretokenizers", "bytes per token"),
-    ("Context_window", "× characters"),
-])
+@pytest.mark.parametrize(
+    "path, header",
+    [
+        ("Compression", "embedding parameters (d = 128)"),
+        ("Bytes_and_pretokenizers", "bytes per token"),
+        ("Context_window", "× characters"),
+    ],
+)
 def test_key_columns_fit_a_projector(browser, app_url, path, header):
     context = browser.new_context(viewport={"width": 1024, "height": 768})
     page = context.new_page()
@@ -154,7 +159,8 @@ def test_context_window_shows_token_boundaries_and_whole_marks(page, app_url):
     window = page.locator(".bpe-window").nth(1)  # the trained BPE's passage
     expect(window.locator(".win").first).to_be_visible(timeout=60_000)
     colours = window.locator(".win").evaluate_all(
-        "spans => spans.slice(0, 2).map(s => getComputedStyle(s).backgroundColor.match(/\\d+/g).map(Number))")
+        "spans => spans.slice(0, 2).map(s => getComputedStyle(s).backgroundColor.match(/\\d+/g).map(Number))"
+    )
     # neighbouring tokens differ clearly, not two shades of yellow (those differed by 81 in R+G+B)
     assert sum(abs(a - b) for a, b in zip(*colours)) > 150
     mark = window.locator(".cut, .end").first

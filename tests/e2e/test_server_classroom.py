@@ -1,6 +1,7 @@
 """The classroom load script, kept working (issue 15): a small class through the whole
 lesson on the real server, with no errors and no session seeing another's text; and a
 merge step reruns only the player fragment (the fix that let 30 students step at once)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,17 +9,32 @@ import json
 import os
 
 import pytest
-
 from helpers import on_own_thread
-from load.classroom import Report, Session, free_port, main as classroom, start_server, stop_server
+from load.classroom import Report, Session, free_port, start_server, stop_server
+from load.classroom import main as classroom
 
 pytestmark = pytest.mark.e2e
 
 
 def test_a_small_class_runs_the_whole_lesson_cleanly(tmp_path):
     figures = tmp_path / "class.json"
-    status = on_own_thread(classroom, ["--sessions", "3", "--merges", "3", "--think", "0.2", "--jobs-per", "3",
-                                       "--model-seconds", "2", "--json", str(figures)])
+    status = on_own_thread(
+        classroom,
+        [
+            "--sessions",
+            "3",
+            "--merges",
+            "3",
+            "--think",
+            "0.2",
+            "--jobs-per",
+            "3",
+            "--model-seconds",
+            "2",
+            "--json",
+            str(figures),
+        ],
+    )
     found = json.loads(figures.read_text())
     assert status == 0, found["errors"]
     assert found["errors"] == [] and found["leaks"] == []

@@ -1,6 +1,7 @@
 """Model jobs on the real server (issue 15, point 2), driven through Streamlit's websocket
 protocol (no browser needed): closing the tab stops the session's training, and stopping
 the server while a model trains ends the process cleanly instead of aborting it."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,7 +9,6 @@ import os
 import time
 
 import pytest
-
 from helpers import on_own_thread
 from load.classroom import MemorySampler, Report, Session, free_port, start_server, stop_server
 

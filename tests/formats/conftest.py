@@ -4,13 +4,14 @@ WikiText-2 comes from the shared data (tests that need it skip when it is absent
 multilingual text is the tests' own (`format_texts`), so the small tokenizers train
 anywhere.
 """
+
 from __future__ import annotations
 
 import pytest
-
-from bpe.tokenizer import BPETokenizer
 from format_texts import MULTILINGUAL_HELD_OUT, MULTILINGUAL_TRAIN
 from helpers import shared_file
+
+from bpe.tokenizer import BPETokenizer
 
 WIKI_TRAIN_CHARS = 250_000
 WIKI_HELD_OUT_CHARS = 150_000
@@ -32,12 +33,14 @@ def trained():
     """``trained(alphabet, pretokenizer, text, vocab_size)``, each trained once per session."""
     cache: dict = {}
 
-    def make(alphabet: str, pretokenizer: str | None, text: str = MULTILINGUAL_TRAIN * 4,
-             vocab_size: int = SMALL_VOCAB) -> BPETokenizer:
+    def make(
+        alphabet: str, pretokenizer: str | None, text: str = MULTILINGUAL_TRAIN * 4, vocab_size: int = SMALL_VOCAB
+    ) -> BPETokenizer:
         key = (alphabet, pretokenizer, hash(text), vocab_size)
         if key not in cache:
-            cache[key] = BPETokenizer.train(text, target_vocab_size=vocab_size, alphabet=alphabet,
-                                            pretokenizer=pretokenizer)
+            cache[key] = BPETokenizer.train(
+                text, target_vocab_size=vocab_size, alphabet=alphabet, pretokenizer=pretokenizer
+            )
         return cache[key]
 
     return make
@@ -51,4 +54,3 @@ def wiki_trained(trained, wikitext):
         return trained(alphabet, pretokenizer, wikitext[0], WIKI_VOCAB)
 
     return make
-

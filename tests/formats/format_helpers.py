@@ -1,4 +1,5 @@
 """Small helpers shared by the format tests."""
+
 from __future__ import annotations
 
 import pytest

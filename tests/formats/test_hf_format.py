@@ -1,16 +1,17 @@
 """Hugging Face tokenizer.json: export -> `tokenizers` loads it -> identical ids; files made by
 `tokenizers` -> BPE Lab reads them -> identical ids; bad files -> one-line errors."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
+from format_helpers import one_line, refused
+from format_texts import MULTILINGUAL_HELD_OUT, MULTILINGUAL_TRAIN
 
 from bpe.errors import TokenizerFileError, UnknownSymbolsError
 from bpe.formats import export_and_prove, hf_from_bytes, load_hf_file, prove_import
 from bpe.formats.export import export_files
-from format_helpers import one_line, refused
-from format_texts import MULTILINGUAL_HELD_OUT, MULTILINGUAL_TRAIN
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -71,8 +72,18 @@ def test_gpt4_pattern_is_spelled_for_oniguruma(trained):
 # ==================== Files made by tokenizers, read by BPE Lab
 
 
-def _hf_trained(tmp_path, *, pre_tokenizer, decoder=None, normalizer=None, byte_level=True, unk=None,
-                ignore_merges=False, text=MULTILINGUAL_TRAIN * 3, vocab_size=700):
+def _hf_trained(
+    tmp_path,
+    *,
+    pre_tokenizer,
+    decoder=None,
+    normalizer=None,
+    byte_level=True,
+    unk=None,
+    ignore_merges=False,
+    text=MULTILINGUAL_TRAIN * 3,
+    vocab_size=700,
+):
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     model = models.BPE(unk_token=unk, ignore_merges=ignore_merges) if unk else models.BPE(ignore_merges=ignore_merges)
@@ -83,8 +94,12 @@ def _hf_trained(tmp_path, *, pre_tokenizer, decoder=None, normalizer=None, byte_
     if normalizer is not None:
         tokenizer.normalizer = normalizer
     specials = ["<|endoftext|>"] + ([unk] if unk else [])
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet() if byte_level else [])
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=specials,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet() if byte_level else [],
+    )
     tokenizer.train_from_iterator([text], trainer)
     path = tmp_path / "tokenizer.json"
     tokenizer.save(str(path))
@@ -96,18 +111,31 @@ def _library_cases():
 
     gpt4 = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
     return {
-        "byte-level, GPT-2 regex": dict(pre_tokenizer=pre_tokenizers.ByteLevel(add_prefix_space=False),
-                                        decoder=decoders.ByteLevel()),
+        "byte-level, GPT-2 regex": dict(
+            pre_tokenizer=pre_tokenizers.ByteLevel(add_prefix_space=False), decoder=decoders.ByteLevel()
+        ),
         "byte-level, prefix space": dict(pre_tokenizer=pre_tokenizers.ByteLevel(add_prefix_space=True)),
-        "Split (Llama-3 style) + ByteLevel": dict(pre_tokenizer=pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(gpt4), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]), ignore_merges=True),
-        "characters, Split on words": dict(pre_tokenizer=pre_tokenizers.Split(Regex(r"\s*\S+|\s+"), behavior="isolated"),
-                                           byte_level=False),
-        "characters, NFC and unk": dict(pre_tokenizer=pre_tokenizers.Split(Regex(r"[^ ]+| +"), behavior="isolated"),
-                                        normalizer=normalizers.NFC(), byte_level=False, unk="[UNK]"),
-        "characters, String split": dict(pre_tokenizer=pre_tokenizers.Split(" ", behavior="isolated"),
-                                         byte_level=False),
+        "Split (Llama-3 style) + ByteLevel": dict(
+            pre_tokenizer=pre_tokenizers.Sequence(
+                [
+                    pre_tokenizers.Split(Regex(gpt4), behavior="isolated"),
+                    pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+                ]
+            ),
+            ignore_merges=True,
+        ),
+        "characters, Split on words": dict(
+            pre_tokenizer=pre_tokenizers.Split(Regex(r"\s*\S+|\s+"), behavior="isolated"), byte_level=False
+        ),
+        "characters, NFC and unk": dict(
+            pre_tokenizer=pre_tokenizers.Split(Regex(r"[^ ]+| +"), behavior="isolated"),
+            normalizer=normalizers.NFC(),
+            byte_level=False,
+            unk="[UNK]",
+        ),
+        "characters, String split": dict(
+            pre_tokenizer=pre_tokenizers.Split(" ", behavior="isolated"), byte_level=False
+        ),
     }
 
 
@@ -126,8 +154,8 @@ def test_files_made_by_tokenizers_encode_identically(tmp_path, case):
 
 @pytest.mark.shared_data
 def test_gpt2_as_a_tokenizers_file_encodes_identically(tmp_path, wikitext):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from helpers import shared_file
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
     model = models.BPE.from_file(str(shared_file("gpt2/encoder.json")), str(shared_file("gpt2/vocab.bpe")))
     gpt2 = Tokenizer(model)
@@ -145,8 +173,12 @@ def test_gpt2_as_a_tokenizers_file_encodes_identically(tmp_path, wikitext):
 def test_unknown_characters_without_unk_token_are_named(tmp_path):
     from tokenizers import Regex, pre_tokenizers
 
-    path = _hf_trained(tmp_path, pre_tokenizer=pre_tokenizers.Split(Regex(r"\S+|\s+"), behavior="isolated"),
-                       byte_level=False, text="abc abc abd " * 20)
+    path = _hf_trained(
+        tmp_path,
+        pre_tokenizer=pre_tokenizers.Split(Regex(r"\S+|\s+"), behavior="isolated"),
+        byte_level=False,
+        text="abc abc abd " * 20,
+    )
     imported = load_hf_file(path)
     refused(imported.encode, "abcz", match="outside the tokenizer's vocabulary.*'z'", error=UnknownSymbolsError)
 
@@ -155,10 +187,21 @@ def test_unknown_characters_without_unk_token_are_named(tmp_path):
 
 
 def _valid_hf(**model_changes) -> dict:
-    data = {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": None,
-            "post_processor": None, "decoder": None,
-            "model": {"type": "BPE", "dropout": None, "unk_token": None, "vocab": {"a": 0, "b": 1, "ab": 2},
-                      "merges": [["a", "b"]]}}
+    data = {
+        "version": "1.0",
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": None,
+        "post_processor": None,
+        "decoder": None,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "vocab": {"a": 0, "b": 1, "ab": 2},
+            "merges": [["a", "b"]],
+        },
+    }
     data["model"].update(model_changes)
     return data
 
@@ -193,8 +236,10 @@ BAD_FILES = {
     "bool id": (_bytes(_valid_hf(vocab={"a": True, "b": 1, "ab": 2})), "has id True"),
     "huge id": (_bytes(_valid_hf(vocab={"a": 10**15, "b": 1, "ab": 2})), "has id 1000000000000000"),
     "shared id": (_bytes(_valid_hf(vocab={"a": 0, "b": 0, "ab": 2})), "id 0 is given to two tokens"),
-    "duplicate token": (b'{"model": {"type": "BPE", "vocab": {"a": 0, "a": 1}, "merges": []}}',
-                        "the key 'a' appears twice"),
+    "duplicate token": (
+        b'{"model": {"type": "BPE", "vocab": {"a": 0, "a": 1}, "merges": []}}',
+        "the key 'a' appears twice",
+    ),
     "merge of unknown": (_bytes(_valid_hf(merges=[["a", "c"]])), "needs 'c', which is not in the vocabulary"),
     "merge result unknown": (_bytes(_valid_hf(merges=[["b", "a"]])), "needs 'ba'"),
     "merge string": (_bytes(_valid_hf(merges=["ab"])), "not two tokens separated by one space"),
@@ -207,19 +252,51 @@ BAD_FILES = {
     "metaspace": (_bytes({**_valid_hf(), "pre_tokenizer": {"type": "Metaspace"}}), "'Metaspace' is not supported"),
     "normalizer": (_bytes({**_valid_hf(), "normalizer": {"type": "Lowercase"}}), "'Lowercase' is not supported"),
     "normalizer type": (_bytes({**_valid_hf(), "normalizer": {"type": ["NFC"]}}), "\\['NFC'\\] is not supported"),
-    "evil regex": (_bytes({**_valid_hf(), "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(?:a|aa)+$"},
-                                                           "behavior": "Isolated", "invert": False}}),
-                   "catastrophic backtracking"),
-    "capturing regex": (_bytes({**_valid_hf(), "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a)"},
-                                                                "behavior": "Isolated", "invert": False}}),
-                        "capturing group"),
-    "removed split": (_bytes({**_valid_hf(), "pre_tokenizer": {"type": "Split", "pattern": {"String": " "},
-                                                              "behavior": "Removed", "invert": False}}),
-                      "behavior 'Removed'"),
-    "byte level without bytes": (_bytes({**_valid_hf(), "pre_tokenizer": {"type": "ByteLevel"}}),
-                                 "needs all 256 bytes"),
-    "added token clash": (_bytes({**_valid_hf(), "added_tokens": [{"id": 1, "content": "<s>"}]}),
-                          "added token '<s>' has id 1, which the vocabulary gives to 'b'"),
+    "evil regex": (
+        _bytes(
+            {
+                **_valid_hf(),
+                "pre_tokenizer": {
+                    "type": "Split",
+                    "pattern": {"Regex": "(?:a|aa)+$"},
+                    "behavior": "Isolated",
+                    "invert": False,
+                },
+            }
+        ),
+        "catastrophic backtracking",
+    ),
+    "capturing regex": (
+        _bytes(
+            {
+                **_valid_hf(),
+                "pre_tokenizer": {
+                    "type": "Split",
+                    "pattern": {"Regex": "(a)"},
+                    "behavior": "Isolated",
+                    "invert": False,
+                },
+            }
+        ),
+        "capturing group",
+    ),
+    "removed split": (
+        _bytes(
+            {
+                **_valid_hf(),
+                "pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "Removed", "invert": False},
+            }
+        ),
+        "behavior 'Removed'",
+    ),
+    "byte level without bytes": (
+        _bytes({**_valid_hf(), "pre_tokenizer": {"type": "ByteLevel"}}),
+        "needs all 256 bytes",
+    ),
+    "added token clash": (
+        _bytes({**_valid_hf(), "added_tokens": [{"id": 1, "content": "<s>"}]}),
+        "added token '<s>' has id 1, which the vocabulary gives to 'b'",
+    ),
     "nested sequences": (_bytes({**_valid_hf(), "pre_tokenizer": _nested_sequences(400)}), "nested more than 4 deep"),
     "escape in token": (_bytes(_valid_hf(merges=[["a", "\x1b[31m"]])), r"needs '\\x1b\[31m'"),
 }

@@ -1,15 +1,16 @@
 """Merges vs ranks: the cases a format cannot hold are found, listed with example texts, and the
 pure-Python readers agree with the real libraries on them."""
+
 from __future__ import annotations
 
 import pytest
+from helpers import MAX_EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe.formats import as_library_reads, demonstrations, export_and_prove, merges_vs_ranks
 from bpe.formats.merges_vs_ranks import other_splits, recreations
 from bpe.tokenizer import BPETokenizer
-from helpers import MAX_EXAMPLES
 
 BYTES = [bytes([value]) for value in range(256)]
 TWO_SPLITS = ((b"a", b"n"), (b"n", b"d"), (b"a", b"nd"))
@@ -29,8 +30,11 @@ def test_a_token_reachable_by_two_splits_encodes_differently_in_tiktoken_only():
     lesson = merges_vs_ranks(_lab(TWO_SPLITS, "gpt2"), "tiktoken", sample_text="a band and sand and")
     assert not lesson.exact and lesson.other_split_count == 1
     assert (lesson.chunks_checked, lesson.chunks_differing, lesson.occurrences_differing) == (4, 3, 4)
-    assert {(e.text, e.count) for e in lesson.examples if e.source == "sample"} == {(" and", 2), (" band", 1),
-                                                                                   (" sand", 1)}
+    assert {(e.text, e.count) for e in lesson.examples if e.source == "sample"} == {
+        (" and", 2),
+        (" band", 1),
+        (" sand", 1),
+    }
     assert lesson.examples[0].text == " and"  # the most frequent first
     assert any("'and'" in line and "lab 'an' 'd'" in line for line in lesson.lines())
     assert merges_vs_ranks(lab, "hf").exact and merges_vs_ranks(lab, "minbpe").exact
@@ -72,11 +76,19 @@ def test_the_readers_agree_with_the_real_libraries(tmp_path, monkeypatch, fmt, m
 def test_demonstrations_show_each_library():
     split_case, recreation_case = demonstrations()
     lab, hf, tiktoken, minbpe = split_case.results.values()
-    assert (lab["and"], hf["and"], tiktoken["and"], minbpe["and"]) == ((b"an", b"d"), (b"an", b"d"), (b"and",),
-                                                                      (b"an", b"d"))
+    assert (lab["and"], hf["and"], tiktoken["and"], minbpe["and"]) == (
+        (b"an", b"d"),
+        (b"an", b"d"),
+        (b"and",),
+        (b"an", b"d"),
+    )
     lab, hf, tiktoken, minbpe = recreation_case.results.values()
-    assert (lab["bzzz"], hf["bzzz"], tiktoken["bzzz"], minbpe["bzzz"]) == ((b"b", b"zzz"), (b"bzzz",), (b"bzzz",),
-                                                                          (b"b", b"zz", b"z"))
+    assert (lab["bzzz"], hf["bzzz"], tiktoken["bzzz"], minbpe["bzzz"]) == (
+        (b"b", b"zzz"),
+        (b"bzzz",),
+        (b"bzzz",),
+        (b"b", b"zz", b"z"),
+    )
     assert recreation_case.lines()[0].startswith("A merge that re-creates a token: merges 1: 'z' + 'z'")
 
 
@@ -118,8 +130,11 @@ def _merge_lists(draw):
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(vocab_merges=_merge_lists(), ignore_merges=st.booleans(),
-       texts=st.lists(st.text(alphabet="abc", min_size=1, max_size=300), min_size=1, max_size=5))
+@given(
+    vocab_merges=_merge_lists(),
+    ignore_merges=st.booleans(),
+    texts=st.lists(st.text(alphabet="abc", min_size=1, max_size=300), min_size=1, max_size=5),
+)
 def test_the_hugging_face_rule_equals_tokenizers_on_any_merge_list(vocab_merges, ignore_merges, texts):
     """Re-created tokens, pairs listed twice, ranks out of order: `tokenizers` and our reader agree."""
     import json
@@ -128,18 +143,28 @@ def test_the_hugging_face_rule_equals_tokenizers_on_any_merge_list(vocab_merges,
     from bpe.formats import hf_from_bytes
 
     tokens, merges = vocab_merges
-    data = {"model": {"type": "BPE", "vocab": {t: i for i, t in enumerate(tokens)}, "merges": merges,
-                      "ignore_merges": ignore_merges}, "pre_tokenizer": None}
-    library = tokenizers.Tokenizer.from_str(json.dumps({"version": "1.0", "added_tokens": [], **data,
-                                                        "model": {**data["model"], "dropout": None}}))
+    data = {
+        "model": {
+            "type": "BPE",
+            "vocab": {t: i for i, t in enumerate(tokens)},
+            "merges": merges,
+            "ignore_merges": ignore_merges,
+        },
+        "pre_tokenizer": None,
+    }
+    library = tokenizers.Tokenizer.from_str(
+        json.dumps({"version": "1.0", "added_tokens": [], **data, "model": {**data["model"], "dropout": None}})
+    )
     ours = hf_from_bytes(json.dumps(data).encode())
     for text in texts:
         assert ours.encode(text) == library.encode(text, add_special_tokens=False).ids, (merges, text)
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(extra=st.lists(st.text(alphabet="abc", min_size=2, max_size=5), unique=True, max_size=12),
-       texts=st.lists(st.text(alphabet="abc", min_size=1, max_size=300), min_size=1, max_size=5))
+@given(
+    extra=st.lists(st.text(alphabet="abc", min_size=2, max_size=5), unique=True, max_size=12),
+    texts=st.lists(st.text(alphabet="abc", min_size=1, max_size=300), min_size=1, max_size=5),
+)
 def test_the_tiktoken_rule_equals_tiktoken_on_any_ranks(extra, texts):
     import base64
 

@@ -7,10 +7,13 @@ minbpe is not a package, so `MiniRegexTokenizer` below restates what its
 the most frequent pair of ids, save the ``minbpe v1`` file, encode a chunk by merging the
 pair with the lowest merge index everywhere until none is left.
 """
+
 from __future__ import annotations
 
 import pytest
 import regex
+from format_helpers import refused
+from format_texts import MULTILINGUAL_HELD_OUT, MULTILINGUAL_TRAIN
 
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.formats import export_and_prove, load_minbpe_file, minbpe_from_bytes
@@ -19,10 +22,10 @@ from bpe.formats.minbpe import export_minbpe
 from bpe.pairs import merge_pair  # minbpe's merge(): every occurrence, left to right
 from bpe.pretokenize import GPT4_PATTERN
 from bpe.tokenizer import BPETokenizer
-from format_helpers import refused
-from format_texts import MULTILINGUAL_HELD_OUT, MULTILINGUAL_TRAIN
 
-MINBPE_GPT4_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
+MINBPE_GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
 
 
 class MiniRegexTokenizer:

@@ -1,19 +1,20 @@
 """tiktoken ranks files: export -> tiktoken loads it (load_tiktoken_bpe) -> identical ids; files in
 tiktoken's format -> BPE Lab reads them -> identical ids; bad files -> one-line errors."""
+
 from __future__ import annotations
 
 import base64
 import json
 
 import pytest
+from format_helpers import refused
+from format_texts import MULTILINGUAL_HELD_OUT
 
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.formats import NotByteLevelError, export_and_prove, load_tiktoken_file, prove_import, tiktoken_from_bytes
 from bpe.formats.export import export_files
 from bpe.formats.tiktoken_ranks import WHOLE_TEXT_PATTERN, parse_ranks
 from bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN
-from format_helpers import refused
-from format_texts import MULTILINGUAL_HELD_OUT
 
 tiktoken = pytest.importorskip("tiktoken")
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
@@ -27,8 +28,10 @@ def tiktoken_cache(tmp_path, monkeypatch):
 
 def _ranks_bytes(ranks: dict[bytes, int]) -> bytes:
     """A ranks file exactly as tiktoken's ``dump_tiktoken_bpe`` writes it."""
-    return b"".join(base64.b64encode(token) + b" " + str(rank).encode() + b"\n"
-                    for token, rank in sorted(ranks.items(), key=lambda item: item[1]))
+    return b"".join(
+        base64.b64encode(token) + b" " + str(rank).encode() + b"\n"
+        for token, rank in sorted(ranks.items(), key=lambda item: item[1])
+    )
 
 
 # ==================== Export, then load with tiktoken
@@ -43,12 +46,14 @@ def test_export_loads_in_tiktoken_with_identical_ids(tmp_path, tiktoken_cache, t
     assert [p.name for p in report.paths] == ["lab.tiktoken", "lab.tiktoken.json"]
     settings = json.loads((tmp_path / "lab.tiktoken.json").read_text(encoding="utf-8"))
     ranks = load_tiktoken_bpe(str(path), expected_hash=settings["mergeable_ranks_sha256"])
-    encoding = tiktoken.Encoding(settings["name"], pat_str=settings["pat_str"], mergeable_ranks=ranks,
-                                 special_tokens=settings["special_tokens"])
+    encoding = tiktoken.Encoding(
+        settings["name"], pat_str=settings["pat_str"], mergeable_ranks=ranks, special_tokens=settings["special_tokens"]
+    )
     assert encoding.n_vocab == tokenizer.vocab_size
     assert encoding.encode_ordinary(MULTILINGUAL_HELD_OUT) == tokenizer.encode(MULTILINGUAL_HELD_OUT)
     assert settings["pat_str"] == {None: WHOLE_TEXT_PATTERN, "gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}.get(
-        pretokenizer, settings["pat_str"])
+        pretokenizer, settings["pat_str"]
+    )
 
 
 @pytest.mark.shared_data
@@ -68,8 +73,13 @@ def test_our_parser_reads_what_tiktoken_reads(tmp_path, tiktoken_cache, trained)
 
 
 def test_character_tokenizers_are_refused_saying_why(trained):
-    message = refused(export_files, trained("characters", "gpt2"), "tiktoken", error=NotByteLevelError,
-                      match="tiktoken works on bytes")
+    message = refused(
+        export_files,
+        trained("characters", "gpt2"),
+        "tiktoken",
+        error=NotByteLevelError,
+        match="tiktoken works on bytes",
+    )
     assert "Train with the byte alphabet" in message and "Hugging Face" in message
 
 
@@ -78,8 +88,8 @@ def test_character_tokenizers_are_refused_saying_why(trained):
 
 @pytest.mark.shared_data
 def test_gpt2_ranks_made_by_tiktoken_encode_identically(tmp_path, tiktoken_cache, wikitext):
-    from tiktoken.load import data_gym_to_mergeable_bpe_ranks
     from helpers import shared_file
+    from tiktoken.load import data_gym_to_mergeable_bpe_ranks
 
     ranks = data_gym_to_mergeable_bpe_ranks(str(shared_file("gpt2/vocab.bpe")), str(shared_file("gpt2/encoder.json")))
     path = tmp_path / "r50k.tiktoken"
@@ -87,8 +97,10 @@ def test_gpt2_ranks_made_by_tiktoken_encode_identically(tmp_path, tiktoken_cache
     imported = load_tiktoken_file(path, pattern="r50k", special_tokens={"<|endoftext|>": 50256})
     assert imported.pretokenizer == "gpt2"
     assert imported.encode("hello world<|endoftext|>", allowed_special="all") == [31373, 995, 50256]
-    (tmp_path / "r50k.tiktoken.json").write_text(json.dumps(
-        {"name": "r50k", "pat_str": GPT2_PATTERN, "special_tokens": {"<|endoftext|>": 50256}}), encoding="utf-8")
+    (tmp_path / "r50k.tiktoken.json").write_text(
+        json.dumps({"name": "r50k", "pat_str": GPT2_PATTERN, "special_tokens": {"<|endoftext|>": 50256}}),
+        encoding="utf-8",
+    )
     proof = prove_import(imported, "tiktoken", path, wikitext[1])
     assert proof.identical, proof.line
 
@@ -109,8 +121,9 @@ def test_settings_beside_the_file_give_the_pattern_and_are_checked(tmp_path, tra
     assert imported.pretokenizer == "gpt4"
     assert imported.encode(MULTILINGUAL_HELD_OUT) == trained("bytes", "gpt4").encode(MULTILINGUAL_HELD_OUT)
     (tmp_path / "lab.tiktoken").write_bytes(exported.main_bytes + b"IQ== 99999\n")
-    refused(load_tiktoken_file, tmp_path / "lab.tiktoken", match="belongs to another ranks file",
-            error=TokenizerFileError)
+    refused(
+        load_tiktoken_file, tmp_path / "lab.tiktoken", match="belongs to another ranks file", error=TokenizerFileError
+    )
 
 
 # ==================== Bad files
@@ -145,8 +158,14 @@ def test_patterns_from_visitors_are_checked():
     refused(tiktoken_from_bytes, raw, pattern="(?:a|aa)+$|[\\s\\S]", match="catastrophic", error=TokenizerFileError)
     refused(tiktoken_from_bytes, raw, pattern="[a-z]+", match="skips characters", error=TokenizerFileError)
     refused(tiktoken_from_bytes, raw, pattern="[", match="does not compile", error=TokenizerFileError)
-    refused(tiktoken_from_bytes, raw, pattern="gpt2", special_tokens={"<s>": 3}, match="which an ordinary token",
-            error=TokenizerFileError)
+    refused(
+        tiktoken_from_bytes,
+        raw,
+        pattern="gpt2",
+        special_tokens={"<s>": 3},
+        match="which an ordinary token",
+        error=TokenizerFileError,
+    )
 
 
 def test_a_crafted_file_encodes_by_rank_of_the_concatenation():

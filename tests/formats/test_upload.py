@@ -1,13 +1,14 @@
 """`load_upload`: the app's one door for a tokenizer file of any kind, with the server's bounds."""
+
 from __future__ import annotations
 
 import pytest
+from format_texts import MULTILINGUAL_HELD_OUT
 
 from bpe.analysis.exports import tokenizer_json
 from bpe.errors import TokenizerFileError
 from bpe.formats import PretrainedTokenizer, export_files, load_upload
 from bpe.tokenizer import BPETokenizer
-from format_texts import MULTILINGUAL_HELD_OUT
 
 
 @pytest.mark.parametrize("fmt, name", [("hf", "tokenizer.json"), ("tiktoken", "lab.tiktoken"), ("minbpe", "lab.model")])
@@ -30,8 +31,10 @@ def test_bounds_apply_to_every_kind(trained):
     learned = tokenizer.vocab_size - 256
     with pytest.raises(TokenizerFileError, match=f"x.json is {len(raw):,} bytes; the most this server accepts is 100 "):
         load_upload(raw, "x.json", max_bytes=100)
-    with pytest.raises(TokenizerFileError, match=f"x.json has {learned:,} merged tokens; the most this server "
-                                                 f"accepts is {learned - 1:,}"):
+    with pytest.raises(
+        TokenizerFileError,
+        match=f"x.json has {learned:,} merged tokens; the most this server accepts is {learned - 1:,}",
+    ):
         load_upload(raw, "x.json", max_merges=learned - 1)
     assert load_upload(raw, "x.json", max_bytes=len(raw), max_merges=learned).vocab_size == tokenizer.vocab_size
 

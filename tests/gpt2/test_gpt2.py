@@ -6,36 +6,56 @@ OpenAI's real files from the shared data (``../shared/data/gpt2``) and tiktoken,
 offline from those files; they skip, saying why, when either is missing. Downloads go
 to a server on 127.0.0.1, never the internet.
 """
+
 from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import json
+import os
 import socket
 
 import pytest
 import regex
+from helpers import MAX_EXAMPLES, loopback_server, shared_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bpe.gpt2 import files as gpt2_files
 from bpe.alphabet import bytes_to_unicode
 from bpe.cli.gpt2 import add_gpt2_command, run_gpt2
 from bpe.corpora.corpus import python_reference_text
 from bpe.errors import BpeError, DownloadError
-from bpe.gpt2.tokenizer import load_default_gpt2, load_gpt2, merge_by_rank, merge_by_rank_heap
+from bpe.gpt2 import files as gpt2_files
 from bpe.gpt2.files import GPT2_SHA256, download_gpt2_files, find_gpt2_files, missing_files_message
-from bpe.pretokenize import GPT2_PATTERN, GPT2_WHITESPACE, chunk_counts, count_gpt2_chunks
 from bpe.gpt2.tiktoken_check import tiktoken_gpt2 as build_tiktoken_gpt2
+from bpe.gpt2.tokenizer import load_default_gpt2, load_gpt2, merge_by_rank, merge_by_rank_heap
+from bpe.pretokenize import GPT2_PATTERN, GPT2_WHITESPACE, chunk_counts, count_gpt2_chunks
 from bpe.tokenizer import BPETokenizer
-from helpers import MAX_EXAMPLES, loopback_server, shared_file
 
 # ==================== A tiny GPT-2-format vocabulary
 
 TINY_MERGES = [
-    "Ġ t", "h e", "Ġt he", "l l", "e ll", "h ell", "hell o", "Ġ w", "o r", "Ġw or", "Ġwor l", "Ġworl d",
-    "Ã ©", "c a", "ca f", "caf Ã©", "' s", "e r", "h er", "Ġ Ġ", "Ċ Ċ",
+    "Ġ t",
+    "h e",
+    "Ġt he",
+    "l l",
+    "e ll",
+    "h ell",
+    "hell o",
+    "Ġ w",
+    "o r",
+    "Ġw or",
+    "Ġwor l",
+    "Ġworl d",
+    "Ã ©",
+    "c a",
+    "ca f",
+    "caf Ã©",
+    "' s",
+    "e r",
+    "h er",
+    "Ġ Ġ",
+    "Ċ Ċ",
 ]
 # Ids: 0-255 the bytes, 256 + i merge i: 'hello' is 262, ' world' 267, 'café' 271.
 HELLO, WORLD, CAFE, THE, ENDOFTEXT = 262, 267, 271, 258, 277
@@ -50,12 +70,12 @@ def tiny_encoder(merges: list[str] = TINY_MERGES) -> dict[str, int]:
     return encoder
 
 
-def write_files(folder, encoder=None, merges=None, *, header="#version: 0.2\n", encoder_text=None,
-                vocab_bytes=None):
+def write_files(folder, encoder=None, merges=None, *, header="#version: 0.2\n", encoder_text=None, vocab_bytes=None):
     folder.mkdir(parents=True, exist_ok=True)
     encoder_path, vocab_path = folder / "encoder.json", folder / "vocab.bpe"
-    encoder_path.write_text(encoder_text if encoder_text is not None else json.dumps(encoder or tiny_encoder()),
-                            encoding="utf-8")
+    encoder_path.write_text(
+        encoder_text if encoder_text is not None else json.dumps(encoder or tiny_encoder()), encoding="utf-8"
+    )
     if vocab_bytes is None:
         vocab_bytes = (header + "".join(f"{line}\n" for line in (TINY_MERGES if merges is None else merges))).encode()
     vocab_path.write_bytes(vocab_bytes)
@@ -168,40 +188,80 @@ def _drop(encoder, key):
 
 
 BAD_FILES = [
-    pytest.param(dict(merges=TINY_MERGES[:3] + ["Ġt"] + TINY_MERGES[4:]),
-                 r"vocab.bpe line 5: expected two tokens separated by a space, got 'Ġt'", id="one-token-line"),
-    pytest.param(dict(merges=["zz q"] + TINY_MERGES),
-                 r"vocab.bpe line 2: the merge zz q uses 'zz', which is neither a single byte nor made by an earlier",
-                 id="unknown-token"),
-    pytest.param(dict(merges=["中 t"] + TINY_MERGES),
-                 r"vocab.bpe line 2: '中' holds '中', which is not in GPT-2's byte-to-unicode table", id="not-spelled"),
-    pytest.param(dict(merges=TINY_MERGES + ["h e"], encoder=tiny_encoder(TINY_MERGES)),
-                 r"vocab.bpe line 23 makes 'he' again \(line 3 made it already\)", id="repeated-merge"),
-    pytest.param(dict(encoder=_swap_ids(tiny_encoder())),
-                 r"vocab.bpe line 3 makes 'he', which .*encoder.json gives id 258; merge 2 must have id 257",
-                 id="ids-not-in-merge-order"),
-    pytest.param(dict(encoder=_drop(tiny_encoder(), "Ġworld")),
-                 r"vocab.bpe line 13 makes 'Ġworld', which .*encoder.json does not list", id="result-not-listed"),
-    pytest.param(dict(encoder=_drop(tiny_encoder(), "A")), r"encoder.json has no entry for byte 0x41 \(spelled 'A'\)",
-                 id="byte-missing"),
-    pytest.param(dict(encoder={**tiny_encoder(), "A": 300}),
-                 r"gives byte 0x41 \(spelled 'A'\) id 300; the 256 bytes must have the ids 0 to 255", id="byte-id"),
-    pytest.param(dict(encoder_text='{"a": 1,}'), r"encoder.json is not valid JSON: .* at line 1, column 9",
-                 id="not-json"),
-    pytest.param(dict(encoder_text="[1, 2]"), r"encoder.json holds a JSON list; encoder.json is an object",
-                 id="not-an-object"),
-    pytest.param(dict(encoder_text='{"a": ' + "9" * 5_000 + "}"), r"encoder.json is not valid JSON: Exceeds the limit",
-                 id="huge-integer"),
-    pytest.param(dict(encoder={**tiny_encoder(), "x": "5"}), r"token 'x' has id '5'; ids are whole numbers",
-                 id="id-not-a-number"),
-    pytest.param(dict(encoder={**tiny_encoder(), "zz": 278}),
-                 r"lists 'zz' \(id 278\), which is neither a byte, nor made by a line of .*vocab.bpe", id="stray-entry"),
-    pytest.param(dict(encoder={**tiny_encoder(), "<|pad|>": 5}),
-                 r"gives '<\|pad\|>' id 5, which a byte or a merge of .*vocab.bpe already has", id="id-taken"),
-    pytest.param(dict(encoder={**tiny_encoder(), "<|pad|>": 290}), r"ids must run from 0 to 278 without gaps; id 278",
-                 id="id-gap"),
-    pytest.param(dict(vocab_bytes=b"#version: 0.2\n\xff\xfe\n"), r"vocab.bpe is not UTF-8 text \(bad byte at offset 14\)",
-                 id="not-utf8"),
+    pytest.param(
+        dict(merges=TINY_MERGES[:3] + ["Ġt"] + TINY_MERGES[4:]),
+        r"vocab.bpe line 5: expected two tokens separated by a space, got 'Ġt'",
+        id="one-token-line",
+    ),
+    pytest.param(
+        dict(merges=["zz q"] + TINY_MERGES),
+        r"vocab.bpe line 2: the merge zz q uses 'zz', which is neither a single byte nor made by an earlier",
+        id="unknown-token",
+    ),
+    pytest.param(
+        dict(merges=["中 t"] + TINY_MERGES),
+        r"vocab.bpe line 2: '中' holds '中', which is not in GPT-2's byte-to-unicode table",
+        id="not-spelled",
+    ),
+    pytest.param(
+        dict(merges=TINY_MERGES + ["h e"], encoder=tiny_encoder(TINY_MERGES)),
+        r"vocab.bpe line 23 makes 'he' again \(line 3 made it already\)",
+        id="repeated-merge",
+    ),
+    pytest.param(
+        dict(encoder=_swap_ids(tiny_encoder())),
+        r"vocab.bpe line 3 makes 'he', which .*encoder.json gives id 258; merge 2 must have id 257",
+        id="ids-not-in-merge-order",
+    ),
+    pytest.param(
+        dict(encoder=_drop(tiny_encoder(), "Ġworld")),
+        r"vocab.bpe line 13 makes 'Ġworld', which .*encoder.json does not list",
+        id="result-not-listed",
+    ),
+    pytest.param(
+        dict(encoder=_drop(tiny_encoder(), "A")),
+        r"encoder.json has no entry for byte 0x41 \(spelled 'A'\)",
+        id="byte-missing",
+    ),
+    pytest.param(
+        dict(encoder={**tiny_encoder(), "A": 300}),
+        r"gives byte 0x41 \(spelled 'A'\) id 300; the 256 bytes must have the ids 0 to 255",
+        id="byte-id",
+    ),
+    pytest.param(
+        dict(encoder_text='{"a": 1,}'), r"encoder.json is not valid JSON: .* at line 1, column 9", id="not-json"
+    ),
+    pytest.param(
+        dict(encoder_text="[1, 2]"), r"encoder.json holds a JSON list; encoder.json is an object", id="not-an-object"
+    ),
+    pytest.param(
+        dict(encoder_text='{"a": ' + "9" * 5_000 + "}"),
+        r"encoder.json is not valid JSON: Exceeds the limit",
+        id="huge-integer",
+    ),
+    pytest.param(
+        dict(encoder={**tiny_encoder(), "x": "5"}), r"token 'x' has id '5'; ids are whole numbers", id="id-not-a-number"
+    ),
+    pytest.param(
+        dict(encoder={**tiny_encoder(), "zz": 278}),
+        r"lists 'zz' \(id 278\), which is neither a byte, nor made by a line of .*vocab.bpe",
+        id="stray-entry",
+    ),
+    pytest.param(
+        dict(encoder={**tiny_encoder(), "<|pad|>": 5}),
+        r"gives '<\|pad\|>' id 5, which a byte or a merge of .*vocab.bpe already has",
+        id="id-taken",
+    ),
+    pytest.param(
+        dict(encoder={**tiny_encoder(), "<|pad|>": 290}),
+        r"ids must run from 0 to 278 without gaps; id 278",
+        id="id-gap",
+    ),
+    pytest.param(
+        dict(vocab_bytes=b"#version: 0.2\n\xff\xfe\n"),
+        r"vocab.bpe is not UTF-8 text \(bad byte at offset 14\)",
+        id="not-utf8",
+    ),
 ]
 
 
@@ -243,8 +303,30 @@ def test_heap_merge_equals_list_merge(tiny, piece):
     assert merge_by_rank_heap(piece, ranks) == merge_by_rank(piece, ranks)
 
 
-SPACEY = st.lists(st.sampled_from([" ", "  ", "\n", " \n", "\t", "\r\n", "\u3000", "\xa0", "\x00", "\x1c", "hello",
-                                   "é", "1", "'s", "!", "😀", "e\u0301"]), max_size=30).map("".join)
+SPACEY = st.lists(
+    st.sampled_from(
+        [
+            " ",
+            "  ",
+            "\n",
+            " \n",
+            "\t",
+            "\r\n",
+            "\u3000",
+            "\xa0",
+            "\x00",
+            "\x1c",
+            "hello",
+            "é",
+            "1",
+            "'s",
+            "!",
+            "😀",
+            "e\u0301",
+        ]
+    ),
+    max_size=30,
+).map("".join)
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -290,8 +372,9 @@ def tiktoken_tiny(tiny_files, tmp_path, monkeypatch):
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tiktoken-cache"))
     encoder, vocab = tiny_files
     ranks = tiktoken.load.data_gym_to_mergeable_bpe_ranks(vocab_bpe_file=str(vocab), encoder_json_file=str(encoder))
-    return tiktoken.Encoding("tiny-gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
-                             special_tokens={"<|endoftext|>": ENDOFTEXT})
+    return tiktoken.Encoding(
+        "tiny-gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={"<|endoftext|>": ENDOFTEXT}
+    )
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -321,9 +404,14 @@ def test_find_prefers_the_cache_then_the_shared_data(no_files):
 
 def test_offline_without_files_says_what_to_download_and_where(no_files):
     message = missing_files_message()
-    for part in ["python -m bpe gpt2 download", f"{no_files / 'cache' / 'gpt2'}/", f"{no_files / 'shared' / 'gpt2'}",
-                 "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
-                 "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe", GPT2_SHA256["vocab.bpe"]]:
+    for part in [
+        "python -m bpe gpt2 download",
+        f"{no_files / 'cache' / 'gpt2'}/",
+        f"{no_files / 'shared' / 'gpt2'}",
+        "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json",
+        "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
+        GPT2_SHA256["vocab.bpe"],
+    ]:
         assert part in message
     with pytest.raises(BpeError) as raised:
         load_default_gpt2()
@@ -418,8 +506,23 @@ def test_cli_encode_prints_ids_and_a_summary(tiny_files, capsys):
     assert run_cli(["gpt2", "encode", "--text", "hello world", "--encoder", encoder, "--vocab", vocab]) == 0
     out, err = capsys.readouterr()
     assert out == f"{HELLO} {WORLD}\n" and "GPT-2: 2 tokens from 11 bytes" in err
-    assert run_cli(["gpt2", "encode", "--text", "hello<|endoftext|>", "--encoder", encoder, "--vocab", vocab,
-                    "--allowed-special", "all"]) == 0
+    assert (
+        run_cli(
+            [
+                "gpt2",
+                "encode",
+                "--text",
+                "hello<|endoftext|>",
+                "--encoder",
+                encoder,
+                "--vocab",
+                vocab,
+                "--allowed-special",
+                "all",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out == f"{HELLO} {ENDOFTEXT}\n"
 
 
@@ -433,8 +536,10 @@ def test_cli_errors_are_one_line(tiny_files, no_files, capsys):
 def test_cli_compare_needs_openai_files(tiny_files, capsys):
     pytest.importorskip("tiktoken", reason="tiktoken is not installed")
     encoder, vocab = map(str, tiny_files)
-    assert run_cli(["gpt2", "encode", "--text", "hello", "--encoder", encoder, "--vocab", vocab,
-                    "--compare-tiktoken"]) == 0
+    assert (
+        run_cli(["gpt2", "encode", "--text", "hello", "--encoder", encoder, "--vocab", vocab, "--compare-tiktoken"])
+        == 0
+    )
     assert "tiktoken: not compared: " in capsys.readouterr().err
 
 
@@ -468,8 +573,7 @@ VARIED_TEXTS = {
 @pytest.fixture(scope="module")
 def real_gpt2():
     encoder, vocab = shared_file("gpt2/encoder.json"), shared_file("gpt2/vocab.bpe")
-    return load_gpt2(encoder, vocab, encoder_sha256=GPT2_SHA256["encoder.json"],
-                     vocab_sha256=GPT2_SHA256["vocab.bpe"])
+    return load_gpt2(encoder, vocab, encoder_sha256=GPT2_SHA256["encoder.json"], vocab_sha256=GPT2_SHA256["vocab.bpe"])
 
 
 @pytest.fixture(scope="module")
@@ -537,8 +641,23 @@ def test_ids_equal_tiktoken_on_wikitext_test(real_gpt2, tiktoken_gpt2):
 @pytest.mark.shared_data
 def test_cli_compare_with_tiktoken_says_identical(tiktoken_gpt2, capsys):
     encoder, vocab = shared_file("gpt2/encoder.json"), shared_file("gpt2/vocab.bpe")
-    assert run_cli(["gpt2", "encode", "--text", VARIED_TEXTS["emoji"], "--encoder", str(encoder), "--vocab",
-                    str(vocab), "--compare-tiktoken", "--no-ids"]) == 0
+    assert (
+        run_cli(
+            [
+                "gpt2",
+                "encode",
+                "--text",
+                VARIED_TEXTS["emoji"],
+                "--encoder",
+                str(encoder),
+                "--vocab",
+                str(vocab),
+                "--compare-tiktoken",
+                "--no-ids",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     assert out == "" and "tiktoken gpt2: identical ids" in err
 

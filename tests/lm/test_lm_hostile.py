@@ -1,5 +1,6 @@
 """Checkpoints from strangers (issue 15, point 4): a clear `BpeError`, never a raw OSError,
 and never an allocation the file's own weights do not justify."""
+
 from __future__ import annotations
 
 import resource

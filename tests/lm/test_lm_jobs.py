@@ -1,6 +1,7 @@
 """Model jobs on a shared server (issue 15, point 2): a job stops when its owner (a browser
 session) goes away, a server trains at most N at once and tells the rest where they stand,
 stopping every job is prompt, and a job never changes torch's process-wide thread count."""
+
 from __future__ import annotations
 
 import threading
@@ -23,8 +24,14 @@ TOKENIZER = BPETokenizer.train(TEXT, target_vocab_size=len(set(TEXT)))
 
 
 def job(seconds: float = 60.0, **options) -> ExperimentJob:
-    return ExperimentJob([("chars", TOKENIZER)], CONFIG, Budget(seconds=seconds),
-                         text=experiment_text(TEXT[:2000], TEXT[2000:2400]), settings=SETTINGS, **options)
+    return ExperimentJob(
+        [("chars", TOKENIZER)],
+        CONFIG,
+        Budget(seconds=seconds),
+        text=experiment_text(TEXT[:2000], TEXT[2000:2400]),
+        settings=SETTINGS,
+        **options,
+    )
 
 
 def until(condition, timeout: float = 30.0) -> None:

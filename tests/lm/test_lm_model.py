@@ -1,4 +1,5 @@
 """TinyGPT, its config, sampling and checkpoints: shapes, the causal mask, exact counts."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """Data, evaluation, the training loop, the experiment and the CLI, on tiny corpora."""
+
 from __future__ import annotations
 
 import math
@@ -8,22 +9,24 @@ import torch
 
 import bpe
 import bpe.cli.lm
-from bpe.text import token_characters
+from bpe.cli.main import main as bpe_main
 from bpe.errors import BpeError
 from bpe.lm.checkpoint import load_checkpoint, save_checkpoint
-from bpe.cli.main import main as bpe_main
+from bpe.text import token_characters
 
 
 def main(argv):
     return bpe_main(["lm", *argv])
+
+
 from bpe.lm.config import Budget, ModelConfig, TrainSettings
 from bpe.lm.data import LN2, TokenData, bits_per_char
 from bpe.lm.experiment import (
     ExperimentProgress,
     ModelSummary,
     TokenizerSpec,
-    train_model_per_tokenizer,
     split_text,
+    train_model_per_tokenizer,
 )
 from bpe.lm.model import build_model
 from bpe.lm.train import evaluate, train_model
@@ -169,15 +172,19 @@ def test_a_seconds_budget_counts_training_time():
 
 def test_should_stop_ends_the_run_between_steps():
     calls = []
-    records = list(train_model(tiny_model(), char_data(), Budget(steps=100), FAST,
-                               should_stop=lambda: calls.append(1) or len(calls) >= 3))
+    records = list(
+        train_model(
+            tiny_model(), char_data(), Budget(steps=100), FAST, should_stop=lambda: calls.append(1) or len(calls) >= 3
+        )
+    )
     assert (records[-1].stop_reason, records[-1].step) == ("stopped", 3)
 
 
 def test_training_is_deterministic_under_a_seed():
     def run(seed: int, warm_up: bool = True) -> list[float]:
-        settings = TrainSettings(batch_size=8, learning_rate=1e-2, eval_every=10, eval_windows=8, seed=seed,
-                                 warm_up=warm_up)
+        settings = TrainSettings(
+            batch_size=8, learning_rate=1e-2, eval_every=10, eval_windows=8, seed=seed, warm_up=warm_up
+        )
         return [r.train_loss for r in train_model(tiny_model(), char_data(), Budget(steps=8), settings)][1:]
 
     assert run(0) == run(0)
@@ -207,7 +214,7 @@ def pair_tokenizer(text: str) -> TokenizerSpec:
         ids, i = [], 0
         while i < len(s):
             pair = s[i : i + 2]
-            if pair in tokens[len(CHARS):]:
+            if pair in tokens[len(CHARS) :]:
                 ids.append(tokens.index(pair))
                 i += 2
             else:
@@ -215,13 +222,19 @@ def pair_tokenizer(text: str) -> TokenizerSpec:
                 i += 1
         return ids
 
-    return TokenizerSpec("pairs", encode, lambda ids: "".join(tokens[i] for i in ids),
-                         tuple(len(t) for t in tokens), "pairs-fp")
+    return TokenizerSpec(
+        "pairs", encode, lambda ids: "".join(tokens[i] for i in ids), tuple(len(t) for t in tokens), "pairs-fp"
+    )
 
 
 def char_tokenizer() -> TokenizerSpec:
-    return TokenizerSpec("chars", lambda s: [CHARS.index(c) for c in s], lambda ids: "".join(CHARS[i] for i in ids),
-                         (1,) * len(CHARS), "chars-fp")
+    return TokenizerSpec(
+        "chars",
+        lambda s: [CHARS.index(c) for c in s],
+        lambda ids: "".join(CHARS[i] for i in ids),
+        (1,) * len(CHARS),
+        "chars-fp",
+    )
 
 
 def test_split_text_cuts_by_characters():
@@ -230,8 +243,17 @@ def test_split_text_cuts_by_characters():
 
 def test_one_model_per_tokenizer_labels_progress_and_summarises_each_model():
     config = ModelConfig(vocab_size=1, block_size=16, width=32, depth=1, heads=4)
-    records = list(train_model_per_tokenizer([char_tokenizer(), pair_tokenizer(TEXT)], config, Budget(steps=3),
-                                      text=TEXT, settings=FAST, prompt="the ", sample_chars=12))
+    records = list(
+        train_model_per_tokenizer(
+            [char_tokenizer(), pair_tokenizer(TEXT)],
+            config,
+            Budget(steps=3),
+            text=TEXT,
+            settings=FAST,
+            prompt="the ",
+            sample_chars=12,
+        )
+    )
     summaries = [r for r in records if isinstance(r, ModelSummary)]
     progress = [r for r in records if isinstance(r, ExperimentProgress)]
     assert [s.tokenizer for s in summaries] == ["chars", "pairs"]
@@ -249,8 +271,11 @@ def test_one_model_per_tokenizer_labels_progress_and_summarises_each_model():
 
 def test_one_model_per_tokenizer_refuses_duplicate_names():
     with pytest.raises(BpeError, match=r"\['chars'\] appear more than once"):
-        next(train_model_per_tokenizer([char_tokenizer(), char_tokenizer()], ModelConfig(vocab_size=1), Budget(steps=1),
-                                text=TEXT))
+        next(
+            train_model_per_tokenizer(
+                [char_tokenizer(), char_tokenizer()], ModelConfig(vocab_size=1), Budget(steps=1), text=TEXT
+            )
+        )
 
 
 # ====================
@@ -266,9 +291,31 @@ def test_cli_reports_a_missing_text_file_by_path(tmp_path, capsys):
 def test_cli_trains_characters_and_bpe_end_to_end(tmp_path, capsys):
     text_file = tmp_path / "corpus.txt"
     text_file.write_text(TEXT, encoding="utf-8")
-    code = main(["train", "--text", str(text_file), "--vocab-size", "40", "--steps", "3", "--block-size", "8",
-                 "--width", "32", "--depth", "1", "--batch-size", "4", "--eval-windows", "2",
-                 "--sample-chars", "10", "--save-dir", str(tmp_path / "models")])
+    code = main(
+        [
+            "train",
+            "--text",
+            str(text_file),
+            "--vocab-size",
+            "40",
+            "--steps",
+            "3",
+            "--block-size",
+            "8",
+            "--width",
+            "32",
+            "--depth",
+            "1",
+            "--batch-size",
+            "4",
+            "--eval-windows",
+            "2",
+            "--sample-chars",
+            "10",
+            "--save-dir",
+            str(tmp_path / "models"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "bits/char" in out and "--- sample from chars ---" in out and "--- sample from bpe-40 ---" in out
@@ -301,9 +348,35 @@ def test_cli_prints_progress_a_summary_and_samples(tmp_path, capsys, monkeypatch
     monkeypatch.setattr(bpe.cli.lm, "BPETokenizer", CharacterTokenizer)
     text_file = tmp_path / "corpus.txt"
     text_file.write_text(TEXT, encoding="utf-8")
-    code = main(["train", "--text", str(text_file), "--vocab-size", "40", "--steps", "2", "--block-size", "8",
-                 "--width", "32", "--depth", "1", "--batch-size", "4", "--eval-every", "1", "--eval-windows", "2",
-                 "--prompt", "the", "--sample-chars", "10", "--save-dir", str(tmp_path / "models")])
+    code = main(
+        [
+            "train",
+            "--text",
+            str(text_file),
+            "--vocab-size",
+            "40",
+            "--steps",
+            "2",
+            "--block-size",
+            "8",
+            "--width",
+            "32",
+            "--depth",
+            "1",
+            "--batch-size",
+            "4",
+            "--eval-every",
+            "1",
+            "--eval-windows",
+            "2",
+            "--prompt",
+            "the",
+            "--sample-chars",
+            "10",
+            "--save-dir",
+            str(tmp_path / "models"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert out.count(" nats/token ") == 2 * 3  # evaluated at steps 0, 1, 2, for each of the two models
@@ -317,8 +390,9 @@ def test_cli_prints_progress_a_summary_and_samples(tmp_path, capsys, monkeypatch
 @pytest.mark.parametrize("alphabet", ["characters", "bytes"])
 def test_token_lengths_of_a_real_tokenizer_add_up_to_the_characters_of_the_text(alphabet):
     text = "naïve café, déjà vu — naïve café " * 5  # multi-byte characters that byte merges cut through
-    spec = TokenizerSpec.from_tokenizer("t", bpe.BPETokenizer.train(text, target_vocab_size=280 if alphabet == "bytes"
-                                                                     else 30, alphabet=alphabet))
+    spec = TokenizerSpec.from_tokenizer(
+        "t", bpe.BPETokenizer.train(text, target_vocab_size=280 if alphabet == "bytes" else 30, alphabet=alphabet)
+    )
     for part in (text, text[3:17], "é"):
         assert sum(spec.token_lengths[i] for i in spec.encode(part)) == len(part)
 
@@ -343,8 +417,14 @@ def test_bad_sampling_settings_fail_before_any_training(kwargs, message):
         return [CHARS.index(c) for c in text]
 
     spec = TokenizerSpec("chars", encode, lambda ids: "", (1,) * len(CHARS), "fp")
-    records = train_model_per_tokenizer([spec], ModelConfig(vocab_size=1, block_size=16, width=32, depth=1, heads=4),
-                                 Budget(steps=1), text=TEXT, settings=FAST, **kwargs)
+    records = train_model_per_tokenizer(
+        [spec],
+        ModelConfig(vocab_size=1, block_size=16, width=32, depth=1, heads=4),
+        Budget(steps=1),
+        text=TEXT,
+        settings=FAST,
+        **kwargs,
+    )
     with pytest.raises(BpeError, match=message):
         next(records)  # the very first record: nothing was trained
 
@@ -356,9 +436,31 @@ def test_cli_uses_the_apps_thread_policy_and_says_so(tmp_path, capsys, monkeypat
     before = torch.get_num_threads()
     torch.set_num_threads(3)  # as if torch had started with every core of a bigger machine
     try:
-        code = main(["train", "--text", str(text_file), "--vocab-size", "40", "--steps", "1", "--block-size", "8",
-                     "--width", "16", "--depth", "1", "--batch-size", "2", "--eval-windows", "1",
-                     "--sample-chars", "5", "--device", "cpu"])
+        code = main(
+            [
+                "train",
+                "--text",
+                str(text_file),
+                "--vocab-size",
+                "40",
+                "--steps",
+                "1",
+                "--block-size",
+                "8",
+                "--width",
+                "16",
+                "--depth",
+                "1",
+                "--batch-size",
+                "2",
+                "--eval-windows",
+                "1",
+                "--sample-chars",
+                "5",
+                "--device",
+                "cpu",
+            ]
+        )
         used = torch.get_num_threads()
     finally:
         torch.set_num_threads(before)

@@ -23,6 +23,7 @@ every error (exceptions, error boxes, timeouts), and whether any session ever re
 another session's data (each upload carries a marker unique to its session; every byte
 a session receives is searched for the other sessions' markers). ``--json`` writes it all.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.Common_pb2 import FileURLsRequest, FileUploaderState, UploadedFileInfo
+from streamlit.proto.Common_pb2 import FileUploaderState, FileURLsRequest, UploadedFileInfo
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
@@ -68,9 +69,21 @@ def free_port() -> int:
 
 def start_server(port: int, env: dict) -> subprocess.Popen:
     """`streamlit run app.py` on 127.0.0.1:port; its output goes to a file, `server_log(process)`."""
-    command = [str(Path(sys.executable).parent / "streamlit"), "run", "app.py", "--server.port", str(port),
-               "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
-               "--browser.gatherUsageStats", "false"]
+    command = [
+        str(Path(sys.executable).parent / "streamlit"),
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     log = tempfile.TemporaryFile()  # a pipe nobody reads would fill up and stall the server
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     process.log = log
@@ -113,7 +126,7 @@ class MemorySampler:
         self._started = time.monotonic()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def start(self) -> "MemorySampler":
+    def start(self) -> MemorySampler:
         self._thread.start()
         return self
 
@@ -177,9 +190,15 @@ class Session:
         self.last_status = ""  # how the last script run finished (FINISHED_FRAGMENT_RUN_SUCCESSFULLY, ...)
 
     async def open(self, query: str) -> None:
-        self.ws = await connect(f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
-                                origin=f"http://127.0.0.1:{self.port}", additional_headers={"Cookie": self.cookie},
-                                max_size=None, compression=None, ping_interval=None)
+        self.ws = await connect(
+            f"ws://127.0.0.1:{self.port}/_stcore/stream",
+            subprotocols=["streamlit"],
+            origin=f"http://127.0.0.1:{self.port}",
+            additional_headers={"Cookie": self.cookie},
+            max_size=None,
+            compression=None,
+            ping_interval=None,
+        )
         self._reader = asyncio.create_task(self._read())
         self.query = query
 
@@ -199,8 +218,9 @@ class Session:
                 if not msg.metadata.run.fragment_ids:  # a full script run: a browser drops its fragment timers
                     self.fragment = None
             elif kind == "navigation":  # the pages in the sidebar, in their order
-                self.pages = {p.page_name or p.url_pathname or "home": p.page_script_hash
-                              for p in msg.navigation.app_pages}
+                self.pages = {
+                    p.page_name or p.url_pathname or "home": p.page_script_hash for p in msg.navigation.app_pages
+                }
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 self._element(msg.delta.new_element, msg.delta.fragment_id)
             elif kind == "auto_rerun":
@@ -218,8 +238,9 @@ class Session:
     def _element(self, element, fragment_id: str) -> None:
         kind = element.WhichOneof("type")
         if kind == "exception":
-            self.report.errors.append(f"session {self.number}: exception {element.exception.type}: "
-                                      f"{element.exception.message[:200]}")
+            self.report.errors.append(
+                f"session {self.number}: exception {element.exception.type}: {element.exception.message[:200]}"
+            )
         elif kind == "alert" and element.alert.format == 1:  # ERROR
             self.report.errors.append(f"session {self.number}: error box: {element.alert.body[:200]}")
         elif kind in ("progress", "markdown"):
@@ -231,8 +252,9 @@ class Session:
             self.widgets[key] = widget_id
             self.widget_fragments[key] = fragment_id  # a widget in a fragment reruns only its fragment
 
-    async def rerun(self, kind: str, page: str | None = None, widgets: list[WidgetState] = (),
-                    fragment: str | None = None) -> float:
+    async def rerun(
+        self, kind: str, page: str | None = None, widgets: list[WidgetState] = (), fragment: str | None = None
+    ) -> float:
         """Ask for a script run (a page, a widget change, a fragment tick); wait for it to finish."""
         if VERBOSE:
             print(f"{time.strftime('%X')} session {self.number}: {kind}", file=sys.stderr, flush=True)
@@ -251,7 +273,7 @@ class Session:
         await self.ws.send(msg.SerializeToString())
         try:
             await asyncio.wait_for(self._finished, REQUEST_TIMEOUT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.report.errors.append(f"session {self.number}: {kind} took over {REQUEST_TIMEOUT:.0f} s")
             return REQUEST_TIMEOUT
         seconds = time.perf_counter() - started
@@ -265,25 +287,33 @@ class Session:
         return found
 
     async def click(self, kind: str, key: str) -> float:
-        return await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), trigger_value=True)],
-                                fragment=self.widget_fragments.get(key) or None)
+        return await self.rerun(
+            kind,
+            widgets=[WidgetState(id=self.widget(key), trigger_value=True)],
+            fragment=self.widget_fragments.get(key) or None,
+        )
 
     async def set_int(self, kind: str, key: str, value: int) -> float:
-        return await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), int_value=value)],
-                                fragment=self.widget_fragments.get(key) or None)
+        return await self.rerun(
+            kind,
+            widgets=[WidgetState(id=self.widget(key), int_value=value)],
+            fragment=self.widget_fragments.get(key) or None,
+        )
 
     async def upload(self, kind: str, key: str, name: str, data: bytes) -> float:
         """What a browser does: ask for an upload URL, PUT the file, rerun with the uploader's new state."""
         started = time.perf_counter()
         self._file_urls = asyncio.get_running_loop().create_future()
         msg = BackMsg()
-        msg.file_urls_request.CopyFrom(FileURLsRequest(request_id=uuid.uuid4().hex, file_names=[name],
-                                                       session_id=self.session_id))
+        msg.file_urls_request.CopyFrom(
+            FileURLsRequest(request_id=uuid.uuid4().hex, file_names=[name], session_id=self.session_id)
+        )
         await self.ws.send(msg.SerializeToString())
         urls = (await asyncio.wait_for(self._file_urls, REQUEST_TIMEOUT)).file_urls[0]
         await asyncio.to_thread(self._put, urls.upload_url, name, data)
-        state = FileUploaderState(uploaded_file_info=[UploadedFileInfo(name=name, size=len(data), file_id=urls.file_id,
-                                                                       file_urls=urls)])
+        state = FileUploaderState(
+            uploaded_file_info=[UploadedFileInfo(name=name, size=len(data), file_id=urls.file_id, file_urls=urls)]
+        )
         await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), file_uploader_state_value=state)])
         seconds = time.perf_counter() - started
         self.report.latencies[self.report.key(kind)][-1] = seconds  # the whole upload, not only its rerun
@@ -291,12 +321,26 @@ class Session:
 
     def _put(self, url: str, name: str, data: bytes) -> None:
         boundary = uuid.uuid4().hex
-        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
-                f"Content-Type: text/plain\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        body = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+                f"Content-Type: text/plain\r\n\r\n"
+            ).encode()
+            + data
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
         full = url if url.startswith("http") else f"http://127.0.0.1:{self.port}{url}"
-        request = urllib.request.Request(full, data=body, method="PUT", headers={
-            "Content-Type": f"multipart/form-data; boundary={boundary}", "Cookie": self.cookie,
-            "X-Xsrftoken": self.xsrf, "Origin": f"http://127.0.0.1:{self.port}"})
+        request = urllib.request.Request(
+            full,
+            data=body,
+            method="PUT",
+            headers={
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "Cookie": self.cookie,
+                "X-Xsrftoken": self.xsrf,
+                "Origin": f"http://127.0.0.1:{self.port}",
+            },
+        )
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as reply:
             reply.read()
 
@@ -321,14 +365,16 @@ async def lesson(session: Session, args, round_: int, jobs: list) -> None:
     if round_ == 1 and session.number % args.jobs_per == 0:
         await model_job(session, args, jobs)  # on the class's corpus, before the student's own text
     await think(args.think)
-    await session.upload("upload a text", "settings_upload", f"student-{session.number}-{round_}.txt",
-                         student_text(session, round_))
+    await session.upload(
+        "upload a text", "settings_upload", f"student-{session.number}-{round_}.txt", student_text(session, round_)
+    )
 
 
 def student_text(session: Session, round_: int) -> bytes:
     """A few kilobytes of the student's own notes, carrying the session's secret marker."""
     words = random.Random(session.number * 10 + round_).choices(
-        "the a of merge token pair count vocabulary text byte learns frequent most new".split(), k=600)
+        "the a of merge token pair count vocabulary text byte learns frequent most new".split(), k=600
+    )
     secret = session.markers[session.number].decode()
     return f"Notes of student {session.number}, round {round_} ({secret}): {' '.join(words)}\n".encode()
 
@@ -345,16 +391,22 @@ async def model_job(session: Session, args, jobs: list) -> None:
         await session.rerun("model: progress tick", fragment=session.fragment)
         if any("The server is busy" in text for text in session.texts):
             waited.append(time.monotonic())
-    jobs.append({"session": session.number, "seconds": round(time.monotonic() - started, 1),
-                 "waited_in_line_s": round(waited[-1] - started, 1) if waited else 0.0})
+    jobs.append(
+        {
+            "session": session.number,
+            "seconds": round(time.monotonic() - started, 1),
+            "waited_in_line_s": round(waited[-1] - started, 1) if waited else 0.0,
+        }
+    )
 
 
 def xsrf_cookie(port: int) -> tuple[str, str]:
     """(Cookie header, XSRF token): what a browser holds before it may upload a file."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=30) as reply:
         cookies = reply.headers.get_all("Set-Cookie") or []
-    xsrf = next((c.split(";", 1)[0].split("=", 1)[1].strip('"') for c in cookies
-                 if c.startswith("_streamlit_xsrf=")), "")
+    xsrf = next(
+        (c.split(";", 1)[0].split("=", 1)[1].strip('"') for c in cookies if c.startswith("_streamlit_xsrf=")), ""
+    )
     return (f"_streamlit_xsrf={xsrf}" if xsrf else ""), xsrf
 
 
@@ -387,9 +439,12 @@ async def alone(session: Session, args, sampler: MemorySampler, steps: int = 20)
     await session.rerun("alone: page", page=session.pages[MERGE_PAGE])
     cpu, started = sampler.cpu(), time.perf_counter()
     latencies = [await session.click("alone: merge step", "merges_forward") for _ in range(steps)]
-    return {"steps": steps, "median_s": round(statistics.median(latencies), 3),
-            "server_cpu_per_step_s": round((sampler.cpu() - cpu) / steps, 3),
-            "wall_per_step_s": round((time.perf_counter() - started) / steps, 3)}
+    return {
+        "steps": steps,
+        "median_s": round(statistics.median(latencies), 3),
+        "server_cpu_per_step_s": round((sampler.cpu() - cpu) / steps, 3),
+        "wall_per_step_s": round((time.perf_counter() - started) / steps, 3),
+    }
 
 
 # ==================== Report
@@ -401,16 +456,34 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def summary(report: Report, jobs: list, phases: dict, sampler: MemorySampler, args, cores: int) -> dict:
-    rows = {kind: {"n": len(v), "median_s": round(statistics.median(v), 3), "p95_s": round(percentile(v, 0.95), 3),
-                   "max_s": round(max(v), 3)} for kind, v in sorted(report.latencies.items())}
+    rows = {
+        kind: {
+            "n": len(v),
+            "median_s": round(statistics.median(v), 3),
+            "p95_s": round(percentile(v, 0.95), 3),
+            "max_s": round(max(v), 3),
+        }
+        for kind, v in sorted(report.latencies.items())
+    }
     rss = [mb for _, mb, _ in sampler.samples]
     return {
-        "sessions": args.sessions, "merges": args.merges, "think_s": args.think, "cores": cores,
-        "corpus": args.corpus, "vocab": args.vocab, "model_seconds": args.model_seconds,
-        "latency": rows, "errors": report.errors, "leaks": sorted(set(report.leaks)), "jobs": jobs,
+        "sessions": args.sessions,
+        "merges": args.merges,
+        "think_s": args.think,
+        "cores": cores,
+        "corpus": args.corpus,
+        "vocab": args.vocab,
+        "model_seconds": args.model_seconds,
+        "latency": rows,
+        "errors": report.errors,
+        "leaks": sorted(set(report.leaks)),
+        "jobs": jobs,
         "rounds_s": phases,
-        "memory_mb": {"start": round(rss[0]) if rss else None, "peak": round(max(rss)) if rss else None,
-                      **{name: round(mb) for name, mb in sampler.marks.items()}},
+        "memory_mb": {
+            "start": round(rss[0]) if rss else None,
+            "peak": round(max(rss)) if rss else None,
+            **{name: round(mb) for name, mb in sampler.marks.items()},
+        },
         "memory_timeline": [(round(t, 1), round(mb)) for t, mb, _ in sampler.samples[::10]],
         "server_cpu_s": round(sampler.samples[-1][2], 1) if sampler.samples else None,
         "load_average": os.getloadavg(),  # other work on the machine slows every request
@@ -418,13 +491,17 @@ def summary(report: Report, jobs: list, phases: dict, sampler: MemorySampler, ar
 
 
 def print_summary(found: dict) -> None:
-    print(f"\n{found['sessions']} sessions, {found['merges']} merges each, think time {found['think_s']} s, "
-          f"{found['cores']} cores; rounds took {found['rounds_s']}")
+    print(
+        f"\n{found['sessions']} sessions, {found['merges']} merges each, think time {found['think_s']} s, "
+        f"{found['cores']} cores; rounds took {found['rounds_s']}"
+    )
     print(f"{'request':<36} {'n':>5} {'median':>8} {'p95':>8} {'max':>8}")
     for kind, row in found["latency"].items():
         print(f"{kind:<36} {row['n']:>5} {row['median_s']:>7.3f}s {row['p95_s']:>7.3f}s {row['max_s']:>7.3f}s")
-    print(f"server memory (MB): {found['memory_mb']}; server CPU {found['server_cpu_s']} s; "
-          f"machine load average {found['load_average']}")
+    print(
+        f"server memory (MB): {found['memory_mb']}; server CPU {found['server_cpu_s']} s; "
+        f"machine load average {found['load_average']}"
+    )
     print(f"model jobs: {found['jobs']}")
     print(f"errors: {len(found['errors'])}", *found["errors"][:20], sep="\n  ")
     print(f"cross-session leaks: {len(found['leaks'])}", *found["leaks"][:20], sep="\n  ")
