@@ -5,7 +5,7 @@ This is the only part of `bpe` that uses torch. The names below load lazily, so
 
     config.py      ModelConfig, TrainSettings, Budget: validated settings
     model.py       TinyGPT, build_model, count_parameters
-    data.py        TokenData: training blocks, fixed held-out windows, bits_per_char
+    data.py        TokenData: training blocks, fixed held-out windows, bits_per_char, bits_per_byte
     train.py       train_model: a generator of TrainProgress records; evaluate
     checkpoint.py  save/load with the tokenizer fingerprint (weights_only loading)
     sample.py      generate: temperature and top-k sampling
@@ -28,6 +28,7 @@ _EXPORTS = {
     "TokenData": "data",
     "EvalWindows": "data",
     "bits_per_char": "data",
+    "bits_per_byte": "data",
     "train_model": "train",
     "evaluate": "train",
     "Evaluation": "train",
