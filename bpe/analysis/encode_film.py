@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bpe.alphabet import BYTES
+from bpe.analysis.segments import Segment
 from bpe.errors import BpeError
 from bpe.pairs import merge_pair, merge_positions
 from bpe.tokenizer import BPETokenizer
@@ -111,6 +112,39 @@ class EncodeFilm:
     def frame_of_merge(self, merge: int) -> int | None:
         """The frame (1-based) that applies merge number ``merge``, if one does."""
         return next((f.number for f in self.frames if f.merge == merge), None)
+
+
+def frame_segments(film: EncodeFilm, frame: int) -> tuple[list[Segment], list[Segment]]:
+    """(before, after) frame ``frame`` (1-based) as segments: in "before" the halves of each
+    merged pair are marked left/right (a looked-up chunk: every token "left"), in "after"
+    each token the frame made is marked "merged"."""
+    if not 1 <= frame <= len(film.frames):
+        raise BpeError(f"frame={frame} is outside 1..{len(film.frames)} (the film has {len(film.frames)} frames)")
+    current = film.frames[frame - 1]
+    itos = film.itos
+    before_chunks, after_chunks = film.chunks_at(frame - 1), current.chunks
+    places: dict[int, set[int]] = {}
+    for chunk, at in current.places:
+        places.setdefault(chunk, set()).add(at)
+    before, after = [], []
+    for index, (old, new) in enumerate(zip(before_chunks, after_chunks)):
+        here = places.get(index, set())
+        if current.kind == LOOKUP and 0 in here:
+            before += [Segment(itos[i], i, "left") for i in old]
+            after += [Segment(itos[i], i, "merged") for i in new]
+            continue
+        marks = [None] * len(old)
+        for at in here:
+            marks[at], marks[at + 1] = "left", "right"
+        before += [Segment(itos[i], i, mark) for i, mark in zip(old, marks)]
+        made, position = set(), 0  # where the merged tokens sit in the new chunk
+        for at in range(len(old)):
+            if marks[at] == "left":
+                made.add(position)
+            if marks[at] != "right":
+                position += 1
+        after += [Segment(itos[i], i, "merged" if j in made else None) for j, i in enumerate(new)]
+    return before, after
 
 
 def rule_sentence(film: EncodeFilm) -> str:

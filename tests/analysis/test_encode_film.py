@@ -21,6 +21,7 @@ from bpe.analysis.encode_film import (
     RANK,
     REPLAY,
     encode_film,
+    frame_segments,
     rule_sentence,
 )
 from bpe.errors import BpeError, UnknownSymbolsError
@@ -81,6 +82,24 @@ def test_low_lower_lowest_frames_are_the_merges_that_fire_in_learned_order():
     assert film.ids_at(len(film.frames)) == tokenizer.encode("lowest low")
     assert_frames_consistent(film)
     assert film.frame_of_merge(1) == 1
+
+
+def test_frame_segments_mark_the_pair_before_and_the_new_token_after():
+    tokenizer = train_run(WORKED, target_vocab_size=40).tokenizer()
+    film = encode_film(tokenizer, "low lo")
+    before, after = frame_segments(film, 1)  # l + o, twice
+    assert [(s.token, s.mark) for s in before] == [
+        ("l", "left"),
+        ("o", "right"),
+        ("w", None),
+        (" ", None),
+        ("l", "left"),
+        ("o", "right"),
+    ]
+    assert [(s.token, s.mark) for s in after] == [("lo", "merged"), ("w", None), (" ", None), ("lo", "merged")]
+    assert [s.token_id for s in after] == film.ids_at(1)
+    with pytest.raises(BpeError, match="frame=0 is outside 1"):
+        frame_segments(film, 0)
 
 
 def test_merges_the_text_never_holds_are_skipped():
@@ -158,6 +177,8 @@ def test_a_chunk_that_is_a_token_but_cannot_be_merged_to_gets_a_lookup_frame():
     assert [f.kind for f in film.frames] == [MERGE, LOOKUP]
     assert film.frames[0].token == b"xy"
     assert film.frames[1].places == ((0, 0),)  # 'abc' alone; 'abcd' is not a token
+    before, after = frame_segments(film, 2)
+    assert [s.mark for s in before[:3]] == ["left"] * 3 and (after[0].token, after[0].mark) == (b"abc", "merged")
     assert film.ids_at(len(film.frames)) == tokenizer.encode("abc xy abcd")
 
 
@@ -212,7 +233,7 @@ def gpt2():
     return load_gpt2(shared_file("gpt2/encoder.json"), shared_file("gpt2/vocab.bpe"))
 
 
-@settings(max_examples=MAX_EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=MAX_EXAMPLES // 4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=80))
 def test_gpt2_film_ends_at_encode(gpt2, text):
     film = encode_film(gpt2, text)
@@ -239,7 +260,7 @@ def cl100k():
     return load_cl100k()
 
 
-@settings(max_examples=MAX_EXAMPLES // 4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=MAX_EXAMPLES // 8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=60))
 def test_gpt4_film_ends_at_encode(cl100k, text):
     film = encode_film(cl100k, text)
