@@ -33,8 +33,9 @@ class TokenSpan:
     byte_start: int
     byte_end: int
     token: str | bytes
-    token_id: int | None  # None: a character outside the tokenizer's alphabet (see bpe.analysis.encodable)
+    token_id: int | None  # None for plain tokens, and for `unknown` characters
     shared: bool  # every row has a token with these very boundaries
+    unknown: bool = False  # a character outside the tokenizer's alphabet (see bpe.analysis.encodable)
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,10 @@ def span_diff(text: str, rows: Mapping[str, Sequence]) -> SpanDiff:
     data = text.encode("utf-8")
     char_at = _char_at_byte(text)
     placed = {label: _place(label, tokens, data, char_at) for label, tokens in rows.items()}
-    boundary_sets = [{(b0, b1) for _, _, b0, b1, _, _ in spans} for spans in placed.values()]
+    boundary_sets = [{(span[2], span[3]) for span in spans} for spans in placed.values()]
     common = set.intersection(*boundary_sets) if boundary_sets else set()
     built = tuple(
-        DiffRow(label, tuple(TokenSpan(*span, shared=(span[2], span[3]) in common) for span in spans))
+        DiffRow(label, tuple(TokenSpan(*span[:6], (span[2], span[3]) in common, span[6]) for span in spans))
         for label, spans in placed.items()
     )
     return SpanDiff(text, built, _regions(built, char_at, len(data)))
@@ -93,6 +94,7 @@ def _place(label: str, tokens: Sequence, data: bytes, char_at: list[int]) -> lis
     at = 0
     for item in tokens:
         token, token_id = (item.token, item.token_id) if isinstance(item, Segment) else (item, None)
+        unknown = isinstance(item, Segment) and item.mark == "unknown"
         raw = token if isinstance(token, bytes) else token.encode("utf-8")
         if not raw or data[at : at + len(raw)] != raw:
             raise BpeError(
@@ -100,7 +102,7 @@ def _place(label: str, tokens: Sequence, data: bytes, char_at: list[int]) -> lis
                 "or adds a space): it cannot be aligned with the others"
             )
         end = at + len(raw)
-        spans.append((char_at[at], char_at[end - 1] + 1, at, end, token, token_id))
+        spans.append((char_at[at], char_at[end - 1] + 1, at, end, token, token_id, unknown))
         at = end
     if at != len(data):
         raise BpeError(f"{label}'s tokens stop at byte {at:,} of {len(data):,}: they do not spell the whole text")

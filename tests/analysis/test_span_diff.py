@@ -44,7 +44,8 @@ def test_unknown_characters_keep_their_place():
     run = train_run("low lower lowest", target_vocab_size=20)
     segments = segments_marking_unknown(run.tokenizer(), "lazy low")
     diff = span_diff("lazy low", {"run": segments, "chars": list("lazy low")})
-    unknown = [s for s in diff.rows[0].spans if s.token_id is None]
+    unknown = [s for s in diff.rows[0].spans if s.unknown]
+    assert all(s.token_id is None for s in unknown) and not any(s.unknown for s in diff.rows[1].spans)
     assert [s.token for s in unknown] == ["a", "z", "y"]
     assert all(isinstance(s, Segment) for s in segments)
 
