@@ -9,9 +9,11 @@ from bpe.analysis.metrics import compression
 from bpe.text import printable
 from pages._shared import bind, setup_page
 from pages._shared.analysis import base_level, bpe_at, extra_tokenizers
+from pages._shared.encode_film_view import draw_encode_film
 from pages._shared.html import escape_markdown, linked_tokens_html
 from pages._shared.numbers import count_columns
 from pages._shared.pretrained_view import tokenizer_columns
+from pages._shared.span_diff_view import draw_span_diff
 from pages._shared.special_view import draw_special_tokens
 from pages._shared.tokenize_view import encode_marked, text_box, unknown_note
 
@@ -39,6 +41,15 @@ for column, c in zip(tokenizer_columns(2, len(compared) - 2), compared):  # GPT-
             st.caption(escape_markdown(unknown_note(marked)))
 
 draw_special_tokens()  # only when GPT-2's files are here
+st.subheader("Span diff")
+st.markdown("The same text under several tokenizers, character under character; where they cut differently is ringed.")
+draw_span_diff(settings, run, text)
+st.subheader("Encode film")
+st.markdown(
+    "The same text, encoded one merge at a time: from base tokens, each frame applies the next merge "
+    "that occurs in the text, in the order the tokenizer applies them."
+)
+draw_encode_film(settings, run, compared[1:], text)
 st.subheader("Merge lineage")
 ids = encoded[trained.label].ids
 tokenizer = trained.tokenizer

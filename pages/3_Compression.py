@@ -10,6 +10,7 @@ from pages._shared.figures import compression_curve_figure
 from pages._shared.numbers import change_delta
 from pages._shared.presenter import presented
 from pages._shared.pretrained_view import draw_pretrained_table, pretrained_curves
+from pages._shared.report_card_view import draw_report_card
 
 settings, run = setup_page(
     "Compression",
@@ -98,3 +99,10 @@ with cost:
 st.subheader("Vocab sizes side by side")
 draw_size_table(settings, run, ss.compression_d)
 draw_pretrained_table(settings, shown.vocab_size)  # GPT-2, GPT-4, an upload: only those that are here
+
+st.subheader("Report card")
+st.markdown(
+    "Characters and bytes per token on fixed kinds of text, this run beside GPT-2 and GPT-4: "
+    "where does its vocabulary pay off, and where does it fall short?"
+)
+draw_report_card(settings, run)

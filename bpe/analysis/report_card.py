@@ -9,9 +9,10 @@ use (nanochat's ``tok_eval`` does the same):
 - the lighthouse paragraph in each of its languages (`bpe.corpora.builtin.LIGHTHOUSE`);
 - the start of the corpus's training part and of its held-out part.
 
-A tokenizer that cannot encode a text (a character alphabet lacking some of its
-characters) gets no number there, with the count of characters it lacks: a share of the
-text would not compare with the others. The relative difference of a tokenizer against a
+A character alphabet may lack some of a text's characters (Tiny Shakespeare has no
+``"``). Then the tokenizer is measured on the part it covers (the stretches between those
+characters, `bpe.analysis.encodable`), and the measure says how much that is; below
+`MIN_COVERAGE` it gets no number at all, since so small a share would not compare. The relative difference of a tokenizer against a
 reference is ``ours / theirs - 1`` in characters per token (on the same text this is the
 same for bytes per token): positive where ours compresses better.
 """
@@ -24,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bpe.analysis.encodable import unknown_characters
+from bpe.analysis.encodable import segments_marking_unknown, unknown_characters
 from bpe.corpora.builtin import LIGHTHOUSE
 from bpe.errors import BpeError
 from bpe.paths import DATA_DIR
@@ -36,6 +37,7 @@ SHIPPED = (
     ("code.txt", "Python code", "code", "Python 3.11's Lib/textwrap.py (end), PSF licence"),
     ("math.txt", "Mathematics", "math", "written for BPE Lab"),
 )
+MIN_COVERAGE = 0.9  # of a text's characters a tokenizer must encode to be graded on it
 CORPUS_CHARACTERS = 100_000  # of each corpus part: enough for a stable figure, quick for GPT-2 in pure Python
 
 
@@ -49,12 +51,14 @@ class CardText:
 
 @dataclass(frozen=True)
 class Measure:
-    """One tokenizer on one text: its tokens, or why it has none (``unknown`` characters)."""
+    """One tokenizer on one text: its tokens on the ``characters`` (and ``bytes``) it covers,
+    or None when it covers less than `MIN_COVERAGE` of the text."""
 
     tokens: int | None
     characters: int
     bytes: int
     unknown: int = 0  # distinct characters outside the tokenizer's alphabet
+    coverage: float = 1.0  # share of the text's characters measured
 
     @property
     def characters_per_token(self) -> float | None:
@@ -111,11 +115,16 @@ def card_texts(train_text: str, heldout_text: str, *, corpus: str = "the corpus"
 
 
 def measure(tokenizer, text: str) -> Measure:
-    """Tokens of ``text``, or None with the count of characters the tokenizer lacks."""
+    """Tokens of ``text`` (of the part the tokenizer covers, see `Measure`)."""
     characters, size = len(text), len(text.encode("utf-8"))
     lacking = unknown_characters(tokenizer, text)
     if lacking:
-        return Measure(None, characters, size, len(lacking))
+        segments = segments_marking_unknown(tokenizer, text)
+        missing = "".join(s.token for s in segments if s.mark == "unknown")
+        covered = characters - len(missing)
+        coverage = covered / characters
+        tokens = sum(1 for s in segments if s.mark != "unknown") if coverage >= MIN_COVERAGE else None
+        return Measure(tokens, covered, size - len(missing.encode("utf-8")), len(lacking), coverage)
     try:
         tokens = len(tokenizer.encode(text))
     except BpeError:  # an imported character tokenizer that refuses the text

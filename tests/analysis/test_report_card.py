@@ -58,6 +58,14 @@ def test_a_character_tokenizer_lacking_characters_gets_no_number_but_the_count()
     found = measure(run.tokenizer(), "The lowest tide")
     assert found.tokens is None and found.characters_per_token is None
     assert found.unknown == len(set("The tid") - set("low lower lowest"))
+    assert found.coverage == 11 / 15  # all but 'T', 'h', 'i', 'd'
+
+
+def test_a_few_unknown_characters_are_left_out_and_said():
+    tokenizer = BPETokenizer(list("low "), [("l", "o"), ("lo", "w")])
+    found = measure(tokenizer, 'low low low low low low "low"')  # 29 characters, 2 unknown
+    assert found.unknown == 1 and found.coverage == 27 / 29
+    assert (found.tokens, found.characters, found.bytes) == (13, 27, 27)  # 7 'low' and 6 spaces
 
 
 def test_relative_difference_is_ours_over_theirs_minus_one():

@@ -1,6 +1,7 @@
 """The report card as a table (HTML) and a chart (plotly), from `bpe.analysis.report_card` rows.
 
-The table shows one unit at a time (characters or bytes per token) so that it fits at
+A figure measured on part of the text (characters outside a character alphabet left out)
+carries a star, with the share in its tooltip. The table shows one unit at a time (characters or bytes per token) so that it fits at
 1024 px; the CSV download has both. The run's relative difference against each reference
 is green where the run compresses better (more per token), red where worse, and "—" with
 the reason where a tokenizer cannot encode the text.
@@ -43,8 +44,16 @@ def report_card_html(rows: Sequence[CardRow], ours: str, references: Sequence[st
             found = row.measures[label]
             value = per_token(found, unit)
             if value is None:
-                why = f"cannot encode it: {found.unknown:,} character(s) outside its alphabet"
+                why = f"cannot encode it: {found.unknown:,} kind(s) of character outside its alphabet"
                 cells.append(f'<td class="none" style="{cell}" title="{html.escape(why, quote=True)}">—</td>')
+            elif found.unknown:
+                why = (
+                    f"measured on the {found.coverage:.1%} of the text it can encode: {found.unknown:,} kind(s) "
+                    "of character are outside its alphabet"
+                )
+                cells.append(
+                    f'<td class="part" style="{cell}" title="{html.escape(why, quote=True)}">{value:.2f}*</td>'
+                )
             else:
                 cells.append(f'<td style="{cell}">{value:.2f}</td>')
         for reference in others:
