@@ -11,6 +11,7 @@ from pages._shared import setup_page
 from pages._shared.analysis import bpe_at, encoded_training_ids, run_usage
 from pages._shared.formats_view import draw_exports, draw_merges_vs_ranks, draw_upload
 from pages._shared.numbers import count_columns
+from pages._shared.undertrained_view import draw_undertrained
 from pages._shared.vocabulary_view import draw_filters, draw_token_table, token_table
 
 settings, run = setup_page(
@@ -51,6 +52,9 @@ tall.dataframe(
     key="vocab_longest",
     column_config=count_columns("id", "step"),
 )
+
+st.subheader("Under-trained and unreachable tokens")
+draw_undertrained(settings, run, trained.tokenizer, merges)
 
 st.subheader("Take it with you")
 tokenizer = trained.tokenizer
