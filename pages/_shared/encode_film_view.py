@@ -113,7 +113,8 @@ def _player(film: EncodeFilm, label: str, is_run: bool) -> None:
             if ss[FRAME] >= last:
                 ss[PLAYING] = False
                 st.rerun()
-        play, back, forward, jump_to = st.columns([1.3, 1.4, 1.6, 2.6], vertical_alignment="bottom")
+        # the labels and their key hints ("Pause Space", "Step forward →") must fit at 1024 px
+        play, back, forward, _ = st.columns([1.3, 1.3, 1.5, 1.4], vertical_alignment="bottom")
         play.button(
             "Pause" if ss[PLAYING] else "Play",
             key="tokenize_film_play",
@@ -141,7 +142,7 @@ def _player(film: EncodeFilm, label: str, is_run: bool) -> None:
         )
         if last > 0:
             key = f"tokenize_film_jump_{ss[FRAME]}"  # keyed by the frame shown, as Merge by merge's slider
-            jump_to.slider(
+            st.slider(
                 "Jump to frame", 0, last, value=ss[FRAME], key=key, on_change=_jump, args=(key,), disabled=ss[PLAYING]
             )
         _draw_frame(film, ss[FRAME], label, is_run)

@@ -84,17 +84,16 @@ def draw_span_diff(settings: Settings, run: TrainingRun, text: str) -> None:
         st.info(escape_markdown(" ".join(notes) or "Choose at least two tokenizers to compare."))
         return
     diff = span_diff(shown, rows)
-    columns = st.columns(len(diff.rows) + 1)
-    for column, row in zip(columns, diff.rows):
-        column.metric(_short(row.label), f"{row.count:,} tokens")
-    columns[-1].metric(
-        "Spread", f"{diff.spread:.0%}", help="(most tokens − fewest tokens) / fewest tokens, over the rows"
-    )
+    fewest, most, spread, stretches = st.columns(4)
+    fewest.metric("Fewest tokens", f"{min(diff.counts):,}")
+    most.metric("Most tokens", f"{max(diff.counts):,}")
+    spread.metric("Spread", f"{diff.spread:.0%}", help="(most tokens − fewest tokens) / fewest tokens")
+    stretches.metric("Cut differently", f"{len(diff.regions):,}", help="stretches of the text, ringed")
     st.html(span_diff_html(diff, scope="tokenize-diff", large=bool(ss.get(LARGE))))
     st.caption(
-        f"Same colour: the same characters as one token. Ringed: a token whose boundaries not every row shares "
-        f"({len(diff.regions):,} stretch(es) of the text are cut differently). Hover a token to mark its "
-        "characters in every row; a red tick is a byte token inside a character."
+        "Same colour: the same characters as one token. Ringed: a stretch the rows cut differently (a token "
+        "whose boundaries not every row shares). Hover a token to mark its characters in every row; a red "
+        "tick is a byte token inside a character."
     )
     for note in notes:
         st.caption(escape_markdown(note))
@@ -102,7 +101,3 @@ def draw_span_diff(settings: Settings, run: TrainingRun, text: str) -> None:
 
 def _spelled(segments) -> bytes:
     return b"".join(s.token if isinstance(s.token, bytes) else s.token.encode("utf-8") for s in segments)
-
-
-def _short(label: str) -> str:
-    return label if len(label) <= 28 else label[:27] + "…"

@@ -14,7 +14,9 @@ def test_span_diff_rows_align_character_under_character():
     diff = span_diff("low lowest", {"A": ["low", " ", "low", "est"], "B": ["lo", "w", " ", "lowest"]})
     page = span_diff_html(diff, scope="t")
     rows = re.findall(r'<div class="bpe-spandiff-row".*?</div>', page)
-    assert len(rows) == 2
+    assert len(rows) == 2 and "<b>A</b> A (4 tokens) · <b>B</b> B (4 tokens)" in page
+    # two stretches cut differently ('low' and 'lowest'), ringed once in each row
+    assert page.count('class="ring"') == 4
     for row in rows:  # every row draws the whole text, once, whitespace made visible
         assert "".join(re.findall(r'<span class="tok[^"]*"[^>]*>([^<]*)</span>', row)) == "low·lowest"
     # same characters, same colour: 'low' in row A and ' ' in both share their colour
@@ -27,8 +29,8 @@ def test_span_diff_escapes_tokens_and_wraps_rows_together():
     text = "<b>x</b> " * 12
     diff = span_diff(text, {"chars": list(text), "whole": [text]})
     page = span_diff_html(diff, scope="t")
-    assert "<b>" not in page.replace("<b>x</b>", "") and "&lt;b&gt;x&lt;/b&gt;" in page
-    assert page.count('class="bpe-spandiff-line"') == 2  # 108 characters: 63 and 45, cut at a space
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    assert page.count('class="bpe-spandiff-line"') == 2  # 108 characters: 54 and 54, cut at a space
     assert span_diff_html(diff, scope="t", large=True).count('class="bpe-spandiff-line"') > page.count(
         'class="bpe-spandiff-line"'
     )
