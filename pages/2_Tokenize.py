@@ -41,14 +41,7 @@ for column, c in zip(tokenizer_columns(2, len(compared) - 2), compared):  # GPT-
             st.caption(escape_markdown(unknown_note(marked)))
 
 draw_special_tokens()  # only when GPT-2's files are here
-st.subheader("Span diff")
-st.markdown("The same text under several tokenizers, character under character; where they cut differently is ringed.")
 draw_span_diff(settings, run, text)
-st.subheader("Encode film")
-st.markdown(
-    "The same text, encoded one merge at a time: from base tokens, each frame applies the next merge "
-    "that occurs in the text, in the order the tokenizer applies them."
-)
 draw_encode_film(settings, run, compared[1:], text)
 st.subheader("Merge lineage")
 ids = encoded[trained.label].ids

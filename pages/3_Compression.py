@@ -99,10 +99,4 @@ with cost:
 st.subheader("Vocab sizes side by side")
 draw_size_table(settings, run, ss.compression_d)
 draw_pretrained_table(settings, shown.vocab_size)  # GPT-2, GPT-4, an upload: only those that are here
-
-st.subheader("Report card")
-st.markdown(
-    "Characters and bytes per token on fixed kinds of text, this run beside GPT-2 and GPT-4: "
-    "where does its vocabulary pay off, and where does it fall short?"
-)
-draw_report_card(settings, run)
+draw_report_card(settings, run)  # this run beside GPT-2 and GPT-4 on prose, code, maths, languages

@@ -11,8 +11,7 @@ from pages._shared import setup_page
 from pages._shared.analysis import bpe_at, encoded_training_ids, run_usage
 from pages._shared.formats_view import draw_exports, draw_merges_vs_ranks, draw_upload
 from pages._shared.numbers import count_columns
-from pages._shared.undertrained_view import draw_undertrained
-from pages._shared.vocabulary_view import draw_filters, draw_token_table, token_table
+from pages._shared.vocabulary_view import draw_filters, draw_token_table, draw_undertrained, token_table
 
 settings, run = setup_page(
     "Vocabulary",
@@ -53,8 +52,7 @@ tall.dataframe(
     column_config=count_columns("id", "step"),
 )
 
-st.subheader("Under-trained and unreachable tokens")
-draw_undertrained(settings, run, trained.tokenizer, merges)
+draw_undertrained(settings, run, trained.tokenizer, merges)  # absorbed, rare, unreachable; GPT-2's glitch tokens
 
 st.subheader("Take it with you")
 tokenizer = trained.tokenizer

@@ -54,6 +54,11 @@ def _film(tokenizer_key: tuple, text: str, _tokenizer, _steps) -> EncodeFilm:
 def draw_encode_film(settings: Settings, run: TrainingRun, compared: list[Compared], text: str) -> None:
     """The film's tokenizer choice, the player and one frame."""
     ss = st.session_state
+    st.subheader("Encode film")
+    st.markdown(
+        "The same text, encoded one merge at a time: from base tokens, each frame applies the next merge "
+        "that occurs in the text, in the order the tokenizer applies them."
+    )
     labels = [c.label for c in compared]
     if ss.get(CHOICE) not in labels:
         ss[CHOICE] = labels[0]  # the run's tokenizer
@@ -77,7 +82,7 @@ def draw_encode_film(settings: Settings, run: TrainingRun, compared: list[Compar
         st.info(escape_markdown(f"{chosen.label} cannot film this text: {error}"))
         return
     st.caption(escape_markdown(f"{chosen.label} applies its merges by {rule_sentence(film)}."))
-    ss[FRAME] = min(ss[FRAME], len(film.frames))
+    ss[FRAME] = min(int(ss[FRAME]), len(film.frames))
     _player(film, chosen.label, is_run)
     _rule_differences(film)
 

@@ -36,6 +36,11 @@ def card_rows(settings: Settings, compared: list[Compared]) -> list[CardRow]:
 
 def draw_report_card(settings: Settings, run: TrainingRun) -> None:
     ss = st.session_state
+    st.subheader("Report card")
+    st.markdown(
+        "Characters and bytes per token on fixed kinds of text, this run beside GPT-2 and GPT-4: "
+        "where does its vocabulary pay off, and where does it fall short?"
+    )
     ours = bpe_at(settings, run, settings.vocab_size)
     ours = Compared(f"this run ({ours.vocab_size:,})", ours.vocab_size, ours.key, ours.tokenizer)
     compared = [ours, *extra_tokenizers()]

@@ -52,10 +52,14 @@ def diff_choices(settings: Settings, run: TrainingRun) -> dict[str, Compared]:
 
 def draw_span_diff(settings: Settings, run: TrainingRun, text: str) -> None:
     ss = st.session_state
+    st.subheader("Span diff")
+    st.markdown(
+        "The same text under several tokenizers, character under character; where they cut differently is ringed."
+    )
     choices = diff_choices(settings, run)
     labels = list(choices)
     kept = [label for label in ss.get(ROWS, []) if label in choices][:MAX_ROWS]
-    if len(kept) < 2:
+    if not kept:  # the first visit, or none of the chosen is offered any more
         pretrained = [c for c in labels if c in ("GPT-2", "GPT-4 (cl100k)")]
         kept = [labels[0], *(pretrained or labels[1:2])][:MAX_ROWS]
     ss[ROWS] = kept

@@ -95,6 +95,7 @@ def health_table(rows: list[TokenHealth]) -> pd.DataFrame:
 
 def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: int) -> None:
     ss = st.session_state
+    st.subheader("Under-trained and unreachable tokens")
     keep_with(run_identity(settings), ["vocab_show", "vocab_sort"])
     ss.setdefault("vocab_rare_below", 3)
     ss.setdefault("vocab_show", "every flagged token")
@@ -149,8 +150,8 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
     counts = flag_counts(rows)
     unused = sum(1 for r in rows if not r.train_uses and not r.heldout_uses)
     a, b, c = st.columns(3)
-    a.metric("Unreachable", f"{counts[UNREACHABLE]:,}", help="tokens whose own text encodes to other tokens")
-    b.metric("Partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
+    a.metric("Their unreachable", f"{counts[UNREACHABLE]:,}", help="tokens whose own text encodes to other tokens")
+    b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
     c.metric("Unused on this corpus", f"{unused:,}", help=f"of {len(rows):,} tokens longer than one symbol")
     unreachable = [r for r in rows if UNREACHABLE in r.flags]
     if unreachable:

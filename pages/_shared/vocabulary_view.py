@@ -16,6 +16,7 @@ from bpe.text import printable
 from .numbers import count_columns
 from .run_state import keep_with, run_identity
 from .settings import Settings, bind
+from .undertrained_view import draw_undertrained as draw_undertrained  # the page's second table
 
 COLUMNS = ["id", "token", "length", "step", "pair count at creation", "uses", "absorbed"]
 
