@@ -6,7 +6,7 @@ import re
 
 from bpe.analysis.report_card import CardRow, CardText, Measure
 from bpe.analysis.span_diff import span_diff
-from pages._shared.render.report_card import report_card_figure, report_card_html
+from pages._shared.render.report_card_html import report_card_figure, report_card_html
 from pages._shared.render.span_diff_html import span_diff_html, text_colour
 
 
