@@ -92,8 +92,19 @@ def _jump(key: str) -> None:
 
 
 def _player(film: EncodeFilm, label: str, is_run: bool) -> None:
+    """Play/Pause outside the fragment (a click reruns the page, which gives the fragment its
+    timer or takes it away); Step back and forward, the slider and the frame inside it."""
     ss = st.session_state
     last = len(film.frames)
+    st.button(
+        "Pause" if ss[PLAYING] else "Play",
+        key="tokenize_film_play",
+        on_click=_toggle,
+        args=(last,),
+        type="primary",
+        shortcut="Space",
+        disabled=last == 0,
+    )
     playing = ss[PLAYING]  # when the fragment was defined (with or without its timer)
 
     @st.fragment(run_every=ss[SPEED] if ss[PLAYING] else None)
@@ -105,17 +116,8 @@ def _player(film: EncodeFilm, label: str, is_run: bool) -> None:
             if ss[FRAME] >= last:
                 ss[PLAYING] = False
                 st.rerun()
-        # the labels and their key hints ("Pause Space", "Step forward →") must fit at 1024 px
-        play, back, forward, _ = st.columns([1.3, 1.3, 1.5, 1.4], vertical_alignment="bottom")
-        play.button(
-            "Pause" if ss[PLAYING] else "Play",
-            key="tokenize_film_play",
-            on_click=_toggle,
-            args=(last,),
-            type="primary",
-            shortcut="Space",
-            disabled=last == 0,
-        )
+        # the labels and their key hints ("Step forward →") must fit at 1024 px
+        back, forward, _ = st.columns([1.3, 1.5, 2.7], vertical_alignment="bottom")
         back.button(
             "Step back",
             key="tokenize_film_back",
