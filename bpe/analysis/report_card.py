@@ -99,7 +99,7 @@ def shipped_texts(folder: Path = CARD_DIR) -> list[CardText]:
             raise BpeError(f"the report card's text {file_name!r} cannot be read: {error.__class__.__name__}") from None
         texts.append(CardText(name, kind, text, source))
     for code, (language, paragraph) in LIGHTHOUSE.items():
-        texts.append(CardText(f"Lighthouse ({language})", "language", paragraph, f"lighthouse paragraph, {code}"))
+        texts.append(CardText(language, "language", paragraph, f"the lighthouse paragraph in {language} ({code})"))
     return texts
 
 

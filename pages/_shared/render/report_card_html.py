@@ -26,17 +26,20 @@ def per_token(found: Measure, unit: str) -> float | None:
     return found.characters_per_token if unit == CHARACTERS else found.bytes_per_token
 
 
-def report_card_html(rows: Sequence[CardRow], ours: str, references: Sequence[str], unit: str = CHARACTERS) -> str:
-    """Text, its length, each tokenizer's figure per token, then ``ours`` against each reference."""
+def report_card_html(
+    rows: Sequence[CardRow], ours: str, references: Sequence[str], unit: str = CHARACTERS, *, large: bool = False
+) -> str:
+    """Text, its length, each tokenizer's figure per token, then ``ours`` against each reference;
+    ``large``: presenter mode's type."""
     labels = list(rows[0].measures) if rows else []
     others = [r for r in references if r != ours and r in labels]
     head = ["text", unit] + [f"{label}" for label in labels] + [f"vs {ref}" for ref in others]
-    cell = "padding:2px 8px;text-align:right;border-bottom:1px solid #e2e8f0"
+    cell = "padding:2px 6px;text-align:right;border-bottom:1px solid #e2e8f0"
     lines = ["<tr>" + "".join(f'<th style="{cell};text-align:center">{html.escape(h)}</th>' for h in head) + "</tr>"]
     for row in rows:
         size = len(row.text.text) if unit == CHARACTERS else len(row.text.text.encode("utf-8"))
         cells = [
-            f'<td style="{cell};text-align:left" title="{html.escape(row.text.source, quote=True)}">'
+            f'<td style="{cell};text-align:left;white-space:nowrap" title="{html.escape(row.text.source, quote=True)}">'
             f"{html.escape(row.text.name)}</td>",
             f'<td style="{cell}">{size:,}</td>',
         ]
@@ -65,7 +68,8 @@ def report_card_html(rows: Sequence[CardRow], ours: str, references: Sequence[st
                 cells.append(f'<td class="{kind}" style="{cell};{style}">{relative:+.0%}</td>')
         lines.append("<tr>" + "".join(cells) + "</tr>")
     return (
-        f'<table class="bpe-card" style="border-collapse:collapse;font-size:0.9rem;width:100%">{"".join(lines)}</table>'
+        f'<table class="bpe-card" style="border-collapse:collapse;font-size:{"1.3rem" if large else "0.9rem"};'
+        f'width:100%">{"".join(lines)}</table>'
     )
 
 
@@ -86,9 +90,8 @@ def report_card_figure(rows: Sequence[CardRow], unit: str = CHARACTERS) -> go.Fi
     fig.update_layout(
         barmode="group",
         height=420,
-        margin=dict(l=10, r=10, t=40, b=10),
-        title=f"{unit.capitalize()} per token (higher: fewer tokens for the same text)",
-        yaxis=dict(title=f"{unit} per token", rangemode="tozero"),
+        margin=dict(l=10, r=10, t=30, b=10),
+        yaxis=dict(title=f"{unit} per token (higher: fewer tokens)", rangemode="tozero"),
         xaxis=dict(tickangle=-35),
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
     )

@@ -14,7 +14,7 @@ from bpe.run import TrainingRun
 from pages._shared.data.lenses import card_rows_of
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers
-from pages._shared.frame.presenter import presented
+from pages._shared.frame.presenter import LARGE, presented
 from pages._shared.render.report_card_html import BYTES, CHARACTERS, report_card_figure, report_card_html
 from pages._shared.state.settings import Settings, bind
 
@@ -55,7 +55,7 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
         horizontal=True,
         help="Bytes per token compares alphabets fairly: a Chinese character is 3 bytes of UTF-8.",
     )
-    st.html(report_card_html(rows, ours.label, references, ss[UNIT]))
+    st.html(report_card_html(rows, ours.label, references, ss[UNIT], large=bool(ss.get(LARGE))))
     if not references:
         st.caption("GPT-2 and GPT-4 are not here (their files or package are missing): nothing to compare against.")
     else:

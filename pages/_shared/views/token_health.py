@@ -57,11 +57,11 @@ def health_table(rows: list[TokenHealth]) -> pd.DataFrame:
             {
                 "id": r.id,
                 "token": printable(r.token),
+                "flags": ", ".join(r.flags),
                 "step": r.step,
                 "count at creation": r.created_count,
                 "uses (training)": r.train_uses,
                 "uses (held-out)": r.heldout_uses,
-                "flags": ", ".join(r.flags),
                 "its own text encodes as": "" if r.encodes_as is None else " ".join(printable(t) for t in r.encodes_as),
             }
             for r in rows
@@ -69,11 +69,11 @@ def health_table(rows: list[TokenHealth]) -> pd.DataFrame:
         columns=[
             "id",
             "token",
+            "flags",
             "step",
             "count at creation",
             "uses (training)",
             "uses (held-out)",
-            "flags",
             "its own text encodes as",
         ],
     )
