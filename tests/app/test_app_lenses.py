@@ -211,3 +211,29 @@ def test_undertrained_on_prose_counts_held_out_uses():
     if cl100k_available():
         at.selectbox(key="_w_vocab_other").set_value(GPT4).run()
         assert metric(at, "Their unreachable") == "0" and int(metric(at, "Their partial").replace(",", "")) > 100
+
+
+def test_an_uploaded_tokenizer_joins_the_span_diff_and_the_film():
+    from bpe.formats.export import HF, as_library_reads
+
+    other = train_run(
+        "the cat in the hat sat on the mat " * 4, target_vocab_size=300, alphabet="bytes", pretokenizer="gpt2"
+    )
+    uploaded = as_library_reads(other.tokenizer(), HF)  # read as Hugging Face reads it: rank order
+    at = new_app("app.py", settings_corpus=WORKED, vocab_uploaded=("cat.json", uploaded))
+    at.switch_page(TOKENIZE).run()
+    assert "uploaded: cat.json" in at.multiselect(key="_w_tokenize_diff_rows").options
+    chosen = at.multiselect(key="_w_tokenize_diff_rows")
+    chosen.set_value([chosen.value[0], "uploaded: cat.json"]).run()
+    assert "<b>B</b> uploaded: cat.json" in next(h.value for h in at.html if "bpe-spandiff" in h.value)
+    at.selectbox(key="_w_tokenize_film_of").set_value("uploaded: cat.json").run()
+    assert any("listed earliest in the merge list" in c.value for c in at.caption)  # Hugging Face's pair ranks
+
+
+def test_a_text_the_run_cannot_encode_is_said_not_filmed():
+    at = new_app("app.py", settings_corpus=WORKED)
+    at.switch_page(TOKENIZE).run()
+    at.text_area(key="_w_tokenize_text").set_value("lazy low").run()
+    assert not at.exception
+    note = next(i.value for i in at.info if "cannot film this text" in i.value)
+    assert "z" in note and "Traceback" not in note
