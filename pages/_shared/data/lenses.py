@@ -15,7 +15,7 @@ from bpe.analysis.report_card import CardRow, report_card
 from bpe.analysis.undertrained import tokenizer_token_health, uses
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=8)  # a film of GPT-4 over 2,000 characters: a few MB
 def film_of(tokenizer_key: tuple, text: str, _tokenizer, _steps) -> EncodeFilm:
     """`bpe.analysis.encode_film.encode_film`; ``_steps`` (a run's steps) give each merge's count."""
     return encode_film(_tokenizer, text, steps=_steps)
