@@ -82,7 +82,7 @@ def test_training_draws_both_curves_then_the_table_verdict_and_samples():
     assert list(table.columns[:2]) == ["tokenizer", "held-out bits per character"]  # the key number first
     assert list(table["tokenizer"]) == ["characters", "BPE 300"]
     assert list(table["vocab"]) == [91, 300]
-    assert (table["other parameters"].nunique() == 1) and table["embedding parameters"].is_monotonic_increasing
+    assert (table["other params"].nunique() == 1) and table["embedding params"].is_monotonic_increasing
     assert (table["seconds"] >= 2).all() and (table["characters seen"] > 0).all()
     bits = table["held-out bits per character"]
     assert bits.dtype.kind == "f" and ((bits > 0) & (bits < 8)).all()
