@@ -68,8 +68,9 @@ def report_card_html(
                 cells.append(f'<td class="{kind}" style="{cell};{style}">{relative:+.0%}</td>')
         lines.append("<tr>" + "".join(cells) + "</tr>")
     return (
-        f'<table class="bpe-card" style="border-collapse:collapse;font-size:{"1.3rem" if large else "0.9rem"};'
-        f'width:100%">{"".join(lines)}</table>'
+        '<div style="overflow-x:auto">'
+        f'<table class="bpe-card" style="border-collapse:collapse;font-size:{"1.15rem" if large else "0.9rem"};'
+        f'width:100%">{"".join(lines)}</table></div>'
     )
 
 
