@@ -35,7 +35,6 @@ from bpe.errors import BpeError
 from pages._shared.data.measures import corpus_hash
 from pages._shared.data.runs import corpus_texts
 from pages._shared.frame.navigation import current_page, known_pages, page_address
-from pages._shared.frame.sidebar import _add_user_corpus as add_user_corpus  # the one home of the session's texts
 from pages._shared.frame.sidebar import upload_limit_bytes
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.link import (
@@ -51,6 +50,7 @@ from pages._shared.state.link import (
 )
 from pages._shared.state.per_run import OWNERS
 from pages._shared.state.settings import Settings
+from pages._shared.state.stores import use_user_text
 
 LINK_READ = "lesson_link_read"  # the link is read once per session, on its first run
 LINK_NOTES = "lesson_notes"  # what was wrong with the link or file, shown once under the title
@@ -157,7 +157,7 @@ def _open_file() -> None:
         return
     state.pop(FILE_ERROR, None)
     if lesson.text is not None:  # kept like any pasted text: the session's last few, the oldest let go
-        add_user_corpus(lesson.corpus, lambda: lesson.text)
+        use_user_text(lesson.corpus, lesson.text)
     elif lesson.corpus in {info.name for info in list_corpora()}:
         state["settings_corpus"] = lesson.corpus
     for field, value in values.items():

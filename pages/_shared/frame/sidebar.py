@@ -19,21 +19,19 @@ from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.link import read_url_once
 from pages._shared.state.settings import (
-    MAX_USER_CORPORA,
     MIN_CHARS_TO_SPLIT,
     RECORDED_TOP_K,
     Settings,
     bind,
     text_version,
-    user_corpora,
 )
+from pages._shared.state.stores import DROPPED_NOTE, use_user_text, user_texts
 
 VOCAB_MAX = 10_000
 REFERENCE_MAX_CHARS = 50_000  # the reference engine recounts every pair per merge: fine for teaching texts only
 MAX_PREFIX_CHARS = 50_000_000
 MAX_MIN_FREQ = 1_000_000
 UPLOAD_ERROR = "settings_upload_error"
-DROPPED_NOTE = "settings_dropped_note"  # which of this session's texts the last upload let go
 PASTED = "pasted text"
 
 
@@ -48,7 +46,7 @@ def draw_sidebar() -> tuple[Settings, bool]:
     listed = {info.name: info for info in list_corpora()}
     read_url_once(set(listed))
     state = st.session_state
-    own = user_corpora()
+    own = user_texts()
     if state.settings_corpus not in listed and state.settings_corpus not in own:
         state.settings_corpus = next(iter(listed))  # e.g. a data file that was removed
     _clamp("settings_prefix_cap", 100, MAX_PREFIX_CHARS)  # a link or another page may have set anything
@@ -127,7 +125,7 @@ def _clamp(key: str, low: int, high: int) -> None:
 
 def _settings(engine: str, listed: dict) -> Settings:
     state = st.session_state
-    own = user_corpora().get(state.settings_corpus)
+    own = user_texts().get(state.settings_corpus)
     # a file edited on disk changes its stat times, and so its cache entries (a cheap check: no read)
     version = text_version(own) if own is not None else corpus_version(listed[state.settings_corpus])
     pretokenizer = None if state.settings_pretokenizer == "none" else state.settings_pretokenizer
@@ -241,18 +239,7 @@ def _add_user_corpus(name: str, decode) -> None:
         state[UPLOAD_ERROR] = f"{error} The previous corpus ({state.settings_corpus!r}) stays selected."
         return
     state.pop(UPLOAD_ERROR, None)
-    own = user_corpora()
-    own.pop(name, None)  # a text given again counts as the newest
-    own[name] = text
-    dropped = list(own)[:-MAX_USER_CORPORA]
-    for old in dropped:
-        del own[old]
-    if dropped:
-        names, verb = ", ".join(repr(old) for old in dropped), "was" if len(dropped) == 1 else "were"
-        state[DROPPED_NOTE] = (
-            f"This session keeps your last {MAX_USER_CORPORA} texts, so {names} {verb} let go; give it again to use it."
-        )
-    state.settings_corpus = name
+    use_user_text(name, text)
 
 
 def _size(size_bytes: int) -> str:

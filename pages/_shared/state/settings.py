@@ -31,10 +31,6 @@ DEFAULTS = {
     "settings_top_k": 10,
     "settings_tie_rule": DEFAULT_TIE_RULE,
 }
-USER_CORPORA = "settings_user_corpora"  # {name: text}: this session's uploads and pasted text
-# A session keeps only its last few texts (each up to the upload limit): thirty visitors
-# uploading a dozen files each would otherwise hold gigabytes. The sidebar says so.
-MAX_USER_CORPORA = 3
 
 # How many competing pairs each step records; the top-k slider shows up to this many
 # without retraining.
@@ -90,12 +86,6 @@ def init_state() -> None:
     state = st.session_state
     for key, value in DEFAULTS.items():
         state.setdefault(key, value)
-    state.setdefault(USER_CORPORA, {})
-
-
-def user_corpora() -> dict[str, str]:
-    """This session's pasted and uploaded texts by name. Only in session_state: never shared."""
-    return st.session_state.setdefault(USER_CORPORA, {})
 
 
 def text_version(text: str) -> str:
