@@ -12,27 +12,23 @@ from bpe.analysis.tie_rules import tie_rule_label, tie_rules_help
 from bpe.corpora.corpus import corpus_from_upload, corpus_version, list_corpora
 from bpe.corpora.textfile import decode_text_bytes
 from bpe.errors import BpeError
-from bpe.pretokenize import PRETOKENIZER_CHOICES, pretokenizer_name
-from bpe.steps import TIE_RULES
+from bpe.pretokenize import pretokenizer_name
 from pages._shared.data.runs import alphabet_size, corpus_texts
 from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown
-from pages._shared.state.link import read_url_once
+from pages._shared.state.controls import setting
+from pages._shared.state.link import said_if_moved
 from pages._shared.state.settings import (
     MIN_CHARS_TO_SPLIT,
-    RECORDED_TOP_K,
     Settings,
     bind,
     text_version,
 )
-from pages._shared.state.stores import DROPPED_NOTE, use_user_text, user_texts
+from pages._shared.state.stores import DROPPED_NOTE, PASTED, UPLOADED, use_user_text, user_texts
 
 VOCAB_MAX = 10_000
 REFERENCE_MAX_CHARS = 50_000  # the reference engine recounts every pair per merge: fine for teaching texts only
-MAX_PREFIX_CHARS = 50_000_000
-MAX_MIN_FREQ = 1_000_000
 UPLOAD_ERROR = "settings_upload_error"
-PASTED = "pasted text"
 
 
 def upload_limit_bytes() -> int:
@@ -44,14 +40,12 @@ def draw_sidebar() -> tuple[Settings, bool]:
     """Draw the shared sidebar; return the settings and whether the corpus is listed
     (built in or on disk, so it can go into a link)."""
     listed = {info.name: info for info in list_corpora()}
-    read_url_once(set(listed))
     state = st.session_state
     own = user_texts()
     if state.settings_corpus not in listed and state.settings_corpus not in own:
         state.settings_corpus = next(iter(listed))  # e.g. a data file that was removed
-    _clamp("settings_prefix_cap", 100, MAX_PREFIX_CHARS)  # a link or another page may have set anything
-    _clamp("settings_min_freq", 1, MAX_MIN_FREQ)
-    _clamp("settings_top_k", 1, RECORDED_TOP_K)
+    for key in ("settings_prefix_cap", "settings_min_freq", "settings_top_k"):
+        _clamp(key)  # another page (or an old session) may have set anything; links are checked already
     with st.sidebar:
         st.header("Corpus")
         sizes = {name: info.size_bytes for name, info in listed.items()}
@@ -65,31 +59,19 @@ def draw_sidebar() -> tuple[Settings, bool]:
         )
         _corpus_inputs()
         draw_download()  # WikiText-2, once, with a progress bar (the command line's downloader)
-        bind(
-            st.number_input,
-            "Train on the first … characters",
-            "settings_prefix_cap",
-            min_value=100,
-            max_value=MAX_PREFIX_CHARS,
-            step=50_000,
-        )
-        bind(
+        setting("settings_prefix_cap").draw(st.number_input, "Train on the first … characters", step=50_000)
+        setting("settings_heldout").draw(
             st.slider,
             "Held-out part",
-            "settings_heldout",
-            min_value=0.0,
-            max_value=0.5,
             step=0.05,
             help=f"The end of the text, kept out of training for held-out measures. "
             f"Texts under {MIN_CHARS_TO_SPLIT:,} characters are never split.",
         )
         st.header("Tokens")
-        bind(st.radio, "Alphabet", "settings_alphabet", options=["characters", "bytes"], horizontal=True)
-        bind(
+        setting("settings_alphabet").draw(st.radio, "Alphabet", horizontal=True)
+        setting("settings_pretokenizer").draw(
             st.selectbox,
             "Pre-tokenizer",
-            "settings_pretokenizer",
-            options=list(PRETOKENIZER_CHOICES),
             format_func=pretokenizer_name,
             help="Split the text into chunks (words) that merges never cross.",
         )
@@ -97,30 +79,27 @@ def draw_sidebar() -> tuple[Settings, bool]:
         minimum = _describe_corpus(settings)
         _vocab_inputs(minimum)
         st.header("Training")
-        bind(st.number_input, "Minimum pair frequency", "settings_min_freq", min_value=1, max_value=MAX_MIN_FREQ)
-        bind(
+        setting("settings_min_freq").draw(st.number_input, "Minimum pair frequency")
+        setting("settings_engine").draw(
             st.radio,
             "Engine",
-            "settings_engine",
-            options=["fast", "reference"],
             horizontal=True,
             help="Both give the same merges; the reference engine is the textbook loop, slow on big text.",
         )
-        bind(
+        setting("settings_tie_rule").draw(
             st.selectbox,
             "Tie rule",
-            "settings_tie_rule",
-            options=list(TIE_RULES),
             format_func=tie_rule_label,
             help="Which of equally frequent pairs wins.\n\n" + tie_rules_help(),
         )
-        bind(st.slider, "Top pairs to show", "settings_top_k", min_value=1, max_value=RECORDED_TOP_K)
+        setting("settings_top_k").draw(st.slider, "Top pairs to show")
         engine = _guard_engine(settings)
     return _settings(engine, listed), state.settings_corpus in listed
 
 
-def _clamp(key: str, low: int, high: int) -> None:
-    st.session_state[key] = min(max(int(st.session_state[key]), low), high)
+def _clamp(key: str) -> None:
+    field = setting(key)
+    st.session_state[key] = min(max(int(st.session_state[key]), field.low), field.high)
 
 
 def _settings(engine: str, listed: dict) -> Settings:
@@ -164,6 +143,8 @@ def _vocab_inputs(minimum: int) -> None:
     state.settings_vocab = min(max(int(state.settings_vocab), minimum), top)
     # Training goes to the larger of the two: lowering the vocab is then a prefix, never a retrain.
     state.settings_train_up_to = min(max(int(state.settings_train_up_to), state.settings_vocab), top)
+    for key in ("settings_vocab", "settings_train_up_to"):
+        said_if_moved(key, minimum, top)  # a link's or lesson's vocab this corpus cannot reach is said
     bind(st.slider, "Vocab size", "settings_vocab", min_value=minimum, max_value=top)
     bind(st.number_input, "Vocab size (exact)", "settings_vocab", suffix="_exact", min_value=minimum, max_value=top)
     bind(
@@ -227,7 +208,7 @@ def _use_upload() -> None:
     def decode() -> str:
         return corpus_from_upload(upload.getvalue(), file_name=upload.name, max_bytes=upload_limit_bytes())[1]
 
-    _add_user_corpus(f"upload: {upload.name}", decode)
+    _add_user_corpus(UPLOADED + upload.name, decode)
 
 
 def _add_user_corpus(name: str, decode) -> None:

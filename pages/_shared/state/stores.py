@@ -11,6 +11,9 @@ from collections.abc import Hashable
 
 import streamlit as st
 
+PASTED = "pasted text"  # the name of the session's pasted text
+UPLOADED = "upload: "  # an uploaded file's text is named "upload: notes.txt"
+LESSON_TEXT = "lesson: "  # a lesson file's own text, unless it was a pasted or uploaded one
 USER_TEXTS = "settings_user_corpora"  # {name: text}: this session's uploads, pasted text, lesson texts
 # A session keeps only its last few texts (each up to the upload limit): thirty visitors
 # uploading a dozen files each would otherwise hold gigabytes.
