@@ -59,3 +59,34 @@ def test_every_page_control_names_a_page_of_the_app():
         f.param for f in setting_fields()
     ]
     assert len(keys) == len(set(keys)) and len(params) == len(set(params))  # one declaration each
+
+
+def test_each_declared_state_key_is_spelled_only_where_it_is_declared():
+    import ast
+
+    from app_helpers import ROOT
+
+    from pages._shared.state import stores
+    from pages._shared.state.settings import DEFAULTS
+
+    declared = set(DEFAULTS) | {f.key for fields in PAGE_CONTROLS.values() for f in fields}
+    declared |= {value for name, value in vars(stores).items() if name.isupper() and isinstance(value, str)}
+    homes = {"settings.py", "controls.py", "stores.py"}
+    spelled = []
+    for path in sorted((ROOT / "pages").rglob("*.py")):
+        if path.name in homes:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        spelled += [
+            f"{path.relative_to(ROOT)}: {node.value!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in declared and id(node) not in docstrings
+        ]
+    assert spelled == [], "use the declared name, not the string: " + ", ".join(spelled)

@@ -19,7 +19,7 @@ from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared
-from pages._shared.state.settings import DEFAULTS, Settings
+from pages._shared.state.settings import DEFAULTS, PREFIX_CAP, Settings
 from pages._shared.state.stores import MAX_SEEN_CURVES, SEEN_CURVES, recent, remember
 
 MEASURE_CHARS = 200_000  # coverage is measured on at most this much held-out text: enough, and quick
@@ -69,9 +69,7 @@ def run_label(settings: Settings) -> str:
     """A short name for a run that tells it apart from the others in a legend."""
     pre = f", pre-tokenizer {pretokenizer_name(settings.pretokenizer)}" if settings.pretokenizer else ""
     ties = f", ties {tie_rule_label(settings.tie_rule)}" if settings.tie_rule != DEFAULT_TIE_RULE else ""
-    cut = (
-        f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS["settings_prefix_cap"] else ""
-    )
+    cut = f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS[PREFIX_CAP] else ""
     return (
         f"{settings.corpus} ({settings.alphabet}, min freq {settings.min_freq}{pre}{ties}{cut}, "
         f"to {settings.trained_vocab_size:,})"

@@ -40,11 +40,12 @@ from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import Control, checked, current_values, page_fields, setting_fields, to_link
 from pages._shared.state.link import EXPECT, HASH_PARAM, add_note, set_values
 from pages._shared.state.per_run import OWNERS
-from pages._shared.state.settings import Settings
+from pages._shared.state.settings import CORPUS, Settings
 from pages._shared.state.stores import LESSON_TEXT, PASTED, UPLOADED, use_user_text
 
 GOTO = "lesson_goto"  # the page an opened lesson file shows
 FILE_ERROR = "lesson_file_error"
+UPLOAD = "lesson_upload"  # the uploader's own key
 
 # ==================== The frame on screen, as a lesson and as a link
 
@@ -114,7 +115,7 @@ def lesson_values(lesson: Lesson) -> dict[Control, object]:
 def _open_file() -> None:
     """The uploader's callback: check the whole file first; on any error change nothing."""
     state = st.session_state
-    upload = state.get("lesson_upload")
+    upload = state.get(UPLOAD)
     if upload is None:
         return
     try:
@@ -129,7 +130,7 @@ def _open_file() -> None:
         corpus = lesson_text_name(corpus)
         use_user_text(corpus, lesson.text)
     elif corpus in {info.name for info in list_corpora()}:
-        state["settings_corpus"] = corpus
+        state[CORPUS] = corpus
     set_values(values, "lesson")
     state.pop(OWNERS, None)  # like a link on a first visit: the pages keep what the lesson set
     state[EXPECT] = {"corpus": corpus, "hash": lesson.text_hash, "shown": None}
@@ -154,7 +155,7 @@ def lesson_finish(settings: Settings, listed: bool, copy_clicked: bool) -> None:
         st.file_uploader(
             "Open a lesson file",
             type=["json"],
-            key="lesson_upload",
+            key=UPLOAD,
             on_change=_open_file,
             help="A file saved with “Copy link to this frame”: it reopens that frame, text included.",
         )

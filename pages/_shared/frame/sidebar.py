@@ -19,7 +19,18 @@ from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import setting
 from pages._shared.state.link import said_if_moved
 from pages._shared.state.settings import (
+    ALPHABET,
+    CORPUS,
+    ENGINE,
+    HELDOUT,
     MIN_CHARS_TO_SPLIT,
+    MIN_FREQ,
+    PREFIX_CAP,
+    PRETOKENIZER,
+    TIE_RULE,
+    TOP_K,
+    TRAIN_UP_TO,
+    VOCAB,
     Settings,
     bind,
     text_version,
@@ -29,6 +40,8 @@ from pages._shared.state.stores import DROPPED_NOTE, PASTED, UPLOADED, use_user_
 VOCAB_MAX = 10_000
 REFERENCE_MAX_CHARS = 50_000  # the reference engine recounts every pair per merge: fine for teaching texts only
 UPLOAD_ERROR = "settings_upload_error"
+PASTE_BOX = "settings_paste_box"  # the text area's own key
+UPLOAD = "settings_upload"  # the uploader's own key
 
 
 def upload_limit_bytes() -> int:
@@ -42,9 +55,9 @@ def draw_sidebar() -> tuple[Settings, bool]:
     listed = {info.name: info for info in list_corpora()}
     state = st.session_state
     own = user_texts()
-    if state.settings_corpus not in listed and state.settings_corpus not in own:
-        state.settings_corpus = next(iter(listed))  # e.g. a data file that was removed
-    for key in ("settings_prefix_cap", "settings_min_freq", "settings_top_k"):
+    if state[CORPUS] not in listed and state[CORPUS] not in own:
+        state[CORPUS] = next(iter(listed))  # e.g. a data file that was removed
+    for key in (PREFIX_CAP, MIN_FREQ, TOP_K):
         _clamp(key)  # another page (or an old session) may have set anything; links are checked already
     with st.sidebar:
         st.header("Corpus")
@@ -53,14 +66,14 @@ def draw_sidebar() -> tuple[Settings, bool]:
         bind(
             st.selectbox,
             "Text to train on",
-            "settings_corpus",
+            CORPUS,
             options=list(sizes),
             format_func=lambda name: f"{name} ({_size(sizes[name])})",
         )
         _corpus_inputs()
         draw_download()  # WikiText-2, once, with a progress bar (the command line's downloader)
-        setting("settings_prefix_cap").draw(st.number_input, "Train on the first … characters", step=50_000)
-        setting("settings_heldout").draw(
+        setting(PREFIX_CAP).draw(st.number_input, "Train on the first … characters", step=50_000)
+        setting(HELDOUT).draw(
             st.slider,
             "Held-out part",
             step=0.05,
@@ -68,33 +81,33 @@ def draw_sidebar() -> tuple[Settings, bool]:
             f"Texts under {MIN_CHARS_TO_SPLIT:,} characters are never split.",
         )
         st.header("Tokens")
-        setting("settings_alphabet").draw(st.radio, "Alphabet", horizontal=True)
-        setting("settings_pretokenizer").draw(
+        setting(ALPHABET).draw(st.radio, "Alphabet", horizontal=True)
+        setting(PRETOKENIZER).draw(
             st.selectbox,
             "Pre-tokenizer",
             format_func=pretokenizer_name,
             help="Split the text into chunks (words) that merges never cross.",
         )
-        settings = _settings(state.settings_engine, listed)
+        settings = _settings(state[ENGINE], listed)
         minimum = _describe_corpus(settings)
         _vocab_inputs(minimum)
         st.header("Training")
-        setting("settings_min_freq").draw(st.number_input, "Minimum pair frequency")
-        setting("settings_engine").draw(
+        setting(MIN_FREQ).draw(st.number_input, "Minimum pair frequency")
+        setting(ENGINE).draw(
             st.radio,
             "Engine",
             horizontal=True,
             help="Both give the same merges; the reference engine is the textbook loop, slow on big text.",
         )
-        setting("settings_tie_rule").draw(
+        setting(TIE_RULE).draw(
             st.selectbox,
             "Tie rule",
             format_func=tie_rule_label,
             help="Which of equally frequent pairs wins.\n\n" + tie_rules_help(),
         )
-        setting("settings_top_k").draw(st.slider, "Top pairs to show")
+        setting(TOP_K).draw(st.slider, "Top pairs to show")
         engine = _guard_engine(settings)
-    return _settings(engine, listed), state.settings_corpus in listed
+    return _settings(engine, listed), state[CORPUS] in listed
 
 
 def _clamp(key: str) -> None:
@@ -104,23 +117,23 @@ def _clamp(key: str) -> None:
 
 def _settings(engine: str, listed: dict) -> Settings:
     state = st.session_state
-    own = user_texts().get(state.settings_corpus)
+    own = user_texts().get(state[CORPUS])
     # a file edited on disk changes its stat times, and so its cache entries (a cheap check: no read)
-    version = text_version(own) if own is not None else corpus_version(listed[state.settings_corpus])
-    pretokenizer = None if state.settings_pretokenizer == "none" else state.settings_pretokenizer
+    version = text_version(own) if own is not None else corpus_version(listed[state[CORPUS]])
+    pretokenizer = None if state[PRETOKENIZER] == "none" else state[PRETOKENIZER]
     return Settings(
-        corpus=state.settings_corpus,
+        corpus=state[CORPUS],
         corpus_version=version,
-        prefix_cap=int(state.settings_prefix_cap),
-        heldout_fraction=round(float(state.settings_heldout), 2),
-        vocab_size=int(state.settings_vocab),
-        trained_vocab_size=max(int(state.settings_train_up_to), int(state.settings_vocab)),
-        min_freq=int(state.settings_min_freq),
+        prefix_cap=int(state[PREFIX_CAP]),
+        heldout_fraction=round(float(state[HELDOUT]), 2),
+        vocab_size=int(state[VOCAB]),
+        trained_vocab_size=max(int(state[TRAIN_UP_TO]), int(state[VOCAB])),
+        min_freq=int(state[MIN_FREQ]),
         engine=engine,
-        alphabet=state.settings_alphabet,
+        alphabet=state[ALPHABET],
         pretokenizer=pretokenizer,
-        top_k=int(state.settings_top_k),
-        tie_rule=state.settings_tie_rule,
+        top_k=int(state[TOP_K]),
+        tie_rule=state[TIE_RULE],
     )
 
 
@@ -140,28 +153,28 @@ def _describe_corpus(settings: Settings) -> int:
 def _vocab_inputs(minimum: int) -> None:
     state = st.session_state
     top = max(VOCAB_MAX, minimum + 1_000)
-    state.settings_vocab = min(max(int(state.settings_vocab), minimum), top)
+    state[VOCAB] = min(max(int(state[VOCAB]), minimum), top)
     # Training goes to the larger of the two: lowering the vocab is then a prefix, never a retrain.
-    state.settings_train_up_to = min(max(int(state.settings_train_up_to), state.settings_vocab), top)
-    for key in ("settings_vocab", "settings_train_up_to"):
+    state[TRAIN_UP_TO] = min(max(int(state[TRAIN_UP_TO]), state[VOCAB]), top)
+    for key in (VOCAB, TRAIN_UP_TO):
         said_if_moved(key, minimum, top)  # a link's or lesson's vocab this corpus cannot reach is said
-    bind(st.slider, "Vocab size", "settings_vocab", min_value=minimum, max_value=top)
-    bind(st.number_input, "Vocab size (exact)", "settings_vocab", suffix="_exact", min_value=minimum, max_value=top)
+    bind(st.slider, "Vocab size", VOCAB, min_value=minimum, max_value=top)
+    bind(st.number_input, "Vocab size (exact)", VOCAB, suffix="_exact", min_value=minimum, max_value=top)
     bind(
         st.number_input,
         "Train up to (vocab)",
-        "settings_train_up_to",
+        TRAIN_UP_TO,
         min_value=minimum,
         max_value=top,
         step=100,
         help="Train once to this size; every smaller vocab is a prefix of the same merges.",
     )
     # A vocab above the trained maximum raises it (callbacks have run: keep them consistent).
-    state.settings_train_up_to = max(state.settings_train_up_to, state.settings_vocab)
+    state[TRAIN_UP_TO] = max(state[TRAIN_UP_TO], state[VOCAB])
 
 
 def _guard_engine(settings: Settings) -> str:
-    if st.session_state.settings_engine != "reference":
+    if st.session_state[ENGINE] != "reference":
         return "fast"
     try:
         length = len(corpus_texts(settings)[0])
@@ -182,9 +195,9 @@ def _guard_engine(settings: Settings) -> str:
 
 def _corpus_inputs() -> None:
     with st.expander("Paste or upload a text"):
-        st.text_area("Paste text", key="settings_paste_box", height=120)
+        st.text_area("Paste text", key=PASTE_BOX, height=120)
         st.button("Use pasted text", key="settings_use_paste", on_click=_use_pasted)
-        st.file_uploader("Upload a UTF-8 .txt file", type=["txt"], key="settings_upload", on_change=_use_upload)
+        st.file_uploader("Upload a UTF-8 .txt file", type=["txt"], key=UPLOAD, on_change=_use_upload)
     error = st.session_state.get(UPLOAD_ERROR)
     if error:
         st.error(escape_markdown(error), icon="⚠️")
@@ -194,14 +207,14 @@ def _corpus_inputs() -> None:
 
 
 def _use_pasted() -> None:
-    text = st.session_state.get("settings_paste_box", "")
+    text = st.session_state.get(PASTE_BOX, "")
     _add_user_corpus(
         PASTED, lambda: decode_text_bytes(text.encode("utf-8"), name="The pasted text", max_bytes=upload_limit_bytes())
     )
 
 
 def _use_upload() -> None:
-    upload = st.session_state.get("settings_upload")
+    upload = st.session_state.get(UPLOAD)
     if upload is None:  # the file was removed from the uploader: keep the corpus it gave
         return
 
@@ -217,7 +230,7 @@ def _add_user_corpus(name: str, decode) -> None:
     try:
         text = decode()
     except BpeError as error:
-        state[UPLOAD_ERROR] = f"{error} The previous corpus ({state.settings_corpus!r}) stays selected."
+        state[UPLOAD_ERROR] = f"{error} The previous corpus ({state[CORPUS]!r}) stays selected."
         return
     state.pop(UPLOAD_ERROR, None)
     use_user_text(name, text)

@@ -33,7 +33,23 @@ from bpe.jsonfile import load_json
 from bpe.lm.job import DEFAULT_SHAPE, MODEL_SHAPES
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.steps import TIE_RULES
-from pages._shared.state.settings import DEFAULTS, RECORDED_TOP_K, Settings, bind
+from pages._shared.state.settings import (
+    ALPHABET,
+    CORPUS,
+    DEFAULTS,
+    ENGINE,
+    HELDOUT,
+    MIN_FREQ,
+    PREFIX_CAP,
+    PRETOKENIZER,
+    RECORDED_TOP_K,
+    TIE_RULE,
+    TOP_K,
+    TRAIN_UP_TO,
+    VOCAB,
+    Settings,
+    bind,
+)
 
 MAX_TEXT_VALUE = 20_000  # characters of a text control (the Tokenize box) a link may set
 MAX_LIST_PARAM = 1_000  # characters of a list parameter's JSON: checked before it is parsed
@@ -98,22 +114,22 @@ SETTING_PARAMS = {
     "pretokenizer": "pretok",
 }
 SETTING_KEYS = {
-    "vocab_size": "settings_vocab",
-    "trained_vocab_size": "settings_train_up_to",
-    "heldout_fraction": "settings_heldout",
+    "vocab_size": VOCAB,
+    "trained_vocab_size": TRAIN_UP_TO,
+    "heldout_fraction": HELDOUT,
 }
 SETTING_LIMITS = {  # the sidebar's widgets draw exactly these (the vocab's narrowed to the alphabet)
-    "settings_prefix_cap": dict(low=100, high=MAX_PREFIX_CHARS),
-    "settings_heldout": dict(low=0.0, high=0.5),
-    "settings_vocab": dict(low=1, high=MAX_LINK_VOCAB, envelope=True),
-    "settings_train_up_to": dict(low=1, high=MAX_LINK_VOCAB, envelope=True),
-    "settings_min_freq": dict(low=1, high=MAX_MIN_FREQ),
-    "settings_top_k": dict(low=1, high=RECORDED_TOP_K),
-    "settings_engine": dict(options=("fast", "reference")),
-    "settings_alphabet": dict(options=("characters", "bytes")),
-    "settings_pretokenizer": dict(options=tuple(PRETOKENIZER_CHOICES)),
-    "settings_tie_rule": dict(options=TIE_RULES),
-    "settings_corpus": dict(envelope=True),  # the corpora listed on this machine
+    PREFIX_CAP: dict(low=100, high=MAX_PREFIX_CHARS),
+    HELDOUT: dict(low=0.0, high=0.5),
+    VOCAB: dict(low=1, high=MAX_LINK_VOCAB, envelope=True),
+    TRAIN_UP_TO: dict(low=1, high=MAX_LINK_VOCAB, envelope=True),
+    MIN_FREQ: dict(low=1, high=MAX_MIN_FREQ),
+    TOP_K: dict(low=1, high=RECORDED_TOP_K),
+    ENGINE: dict(options=("fast", "reference")),
+    ALPHABET: dict(options=("characters", "bytes")),
+    PRETOKENIZER: dict(options=tuple(PRETOKENIZER_CHOICES)),
+    TIE_RULE: dict(options=TIE_RULES),
+    CORPUS: dict(envelope=True),  # the corpora listed on this machine
 }
 
 

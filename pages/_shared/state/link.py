@@ -15,7 +15,7 @@ import streamlit as st
 
 from bpe.corpora.corpus import list_corpora
 from pages._shared.state.controls import STEP, Control, OutOfRange, from_link, link_fields
-from pages._shared.state.settings import Settings
+from pages._shared.state.settings import CORPUS, TRAIN_UP_TO, VOCAB, Settings
 
 HASH_PARAM = "text_hash"
 LINK_READ = "link_read"  # plain key: the address is read once per session, on its first run
@@ -34,7 +34,7 @@ def read_link_once(page: str) -> None:
     if "corpus" in params:
         name = params["corpus"]
         if name in {info.name for info in list_corpora()}:
-            state["settings_corpus"] = name
+            state[CORPUS] = name
         else:
             add_note(f"The link's corpus {name!r} is not available here; showing the default instead.")
     values = {}
@@ -49,8 +49,8 @@ def read_link_once(page: str) -> None:
         except ValueError as error:
             add_note(f"The link's {error}; ignored.")
     set_values(values, "link")
-    if "settings_vocab" in state.get(LINKED, {}):  # training goes at least as far as the vocab shown
-        state["settings_train_up_to"] = max(int(state.get("settings_train_up_to", 0)), state["settings_vocab"])
+    if VOCAB in state.get(LINKED, {}):  # training goes at least as far as the vocab shown
+        state[TRAIN_UP_TO] = max(int(state.get(TRAIN_UP_TO, 0)), state[VOCAB])
     if HASH_PARAM in params and "corpus" in params:
         state[EXPECT] = {"corpus": params["corpus"], "hash": params[HASH_PARAM], "shown": None}
 

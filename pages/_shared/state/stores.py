@@ -11,6 +11,8 @@ from collections.abc import Hashable
 
 import streamlit as st
 
+from pages._shared.state.settings import CORPUS
+
 PASTED = "pasted text"  # the name of the session's pasted text
 UPLOADED = "upload: "  # an uploaded file's text is named "upload: notes.txt"
 LESSON_TEXT = "lesson: "  # a lesson file's own text, unless it was a pasted or uploaded one
@@ -57,4 +59,4 @@ def use_user_text(name: str, text: str) -> None:
         state[DROPPED_NOTE] = (
             f"This session keeps your last {MAX_USER_TEXTS} texts, so {names} {verb} let go; give it again to use it."
         )
-    state["settings_corpus"] = name
+    state[CORPUS] = name

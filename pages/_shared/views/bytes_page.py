@@ -29,6 +29,7 @@ from pages._shared.state.settings import Settings, bind
 
 CROSSING_STYLE = "background-color: #fde2e1"
 WIKITEXT_TEST = "WikiText-2 test.txt"
+PARITY_SOURCE = "bytes_parity_source"  # plain key: which text GPT-2 and tiktoken encode
 
 
 def four_ways(settings: Settings, merges: int, train_text: str, heldout_text: str) -> tuple[Comparison, float | None]:
@@ -93,11 +94,11 @@ def draw_gpt2_parity(train_text: str) -> None:
     """On request, encode a text with our pure-Python GPT-2 and with tiktoken; say whether the ids agree."""
     wikitext = shared_data_dir() / "wikitext-2" / "test.txt"
     sources = ([WIKITEXT_TEST] if wikitext.is_file() else []) + ["this corpus's training text"]
-    st.session_state.setdefault("bytes_parity_source", sources[0])
-    bind(st.radio, "Text", "bytes_parity_source", options=sources, horizontal=True)
+    st.session_state.setdefault(PARITY_SOURCE, sources[0])
+    bind(st.radio, "Text", PARITY_SOURCE, options=sources, horizontal=True)
     if not st.button("Encode it with our pure-Python GPT-2 and with tiktoken", key="bytes_parity_run"):
         return
-    text = wikitext.read_text(encoding="utf-8") if st.session_state.bytes_parity_source == WIKITEXT_TEST else train_text
+    text = wikitext.read_text(encoding="utf-8") if st.session_state[PARITY_SOURCE] == WIKITEXT_TEST else train_text
     try:
         parity = check_against_tiktoken(cached_gpt2(), text, *find_gpt2_files())
     except BpeError as error:
