@@ -137,7 +137,8 @@ def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figu
         bar.customdata = [bar.customdata[i] for i in order]
         fig.update_xaxes(ticktext=[fig.layout.xaxis.ticktext[i] for i in order])
     title = "which pair is merged next?" if asking else f"the {count} most frequent pairs, counted"
-    fig.update_layout(title=f"Step {step.number}: {title}", margin=dict(t=50))
+    # a dict, as the chart was built: a plain string title would leave presenter mode no font to set
+    fig.update_layout(title=dict(text=f"Step {step.number}: {title}"), margin=dict(t=50))
     return fig
 
 
