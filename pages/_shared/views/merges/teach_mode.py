@@ -32,14 +32,14 @@ STEP, QUIZ, ALGORITHM, PHASE, SCAN, SLOW = (
     c.key for c in (controls.STEP, controls.QUIZ, controls.ALGORITHM, controls.PHASE, controls.SCAN, controls.SLOW)
 )
 SCAN_LENGTH = "teach_scan_length"  # occurrences in the frame drawn last: how far the scan can go
-SWITCHES = (controls.QUIZ, controls.ALGORITHM, controls.PHASE, controls.SCAN, controls.SLOW)
+TEACH_CONTROLS = (controls.QUIZ, controls.ALGORITHM, controls.PHASE, controls.SCAN, controls.SLOW)
 
 
 def teach_state(settings: Settings) -> None:
     """Defaults, and a clean slate (answers, phase) when the run changes."""
     keep_with(run_identity(settings), [ANSWERS, PHASE, SCAN, SCAN_LENGTH])
-    for switch in SWITCHES:
-        switch.setdefault()
+    for linked in TEACH_CONTROLS:  # their defaults are declared with them
+        linked.setdefault()
 
 
 def teach_controls() -> None:
