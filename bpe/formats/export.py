@@ -8,9 +8,7 @@ trip through the format, encoding by the library's rule (`bpe.formats.rules`).
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
@@ -47,14 +45,6 @@ class ExportedFiles:
     @property
     def main_bytes(self) -> bytes:
         return self.files[self.main_name]
-
-    def zip_bytes(self) -> bytes:
-        """All files in one zip (for a single download button)."""
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            for name, data in self.files.items():
-                archive.writestr(name, data)
-        return buffer.getvalue()
 
 
 def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFiles:

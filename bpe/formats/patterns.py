@@ -18,7 +18,7 @@ Hugging Face `tokenizers` runs patterns with Oniguruma (Ruby syntax), not Python
 from __future__ import annotations
 
 from bpe.errors import PatternError, TokenizerFileError
-from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern, pattern_for
+from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern
 
 # GPT-2's pattern as OpenAI first released it (and as Hugging Face's ByteLevel runs it);
 # tiktoken's r50k form in `bpe.pretokenize.GPT2_PATTERN` chunks text the same way.
@@ -62,11 +62,6 @@ def pretokenizer_for(pattern: str | None) -> str | None:
     if pattern == GPT2_ORIGINAL_PATTERN:
         return "gpt2"
     return pattern
-
-
-def pattern_of(pretokenizer: str | None) -> str | None:
-    """The regex of a lab pre-tokenizer setting (``None`` for none)."""
-    return pattern_for(pretokenizer)
 
 
 # ====================

@@ -118,7 +118,9 @@ def test_imported_tokenizers_answer_like_the_gpt2_tokenizer(trained):
     assert b"".join(imported.encode_tokens("hello wörld")) == "hello wörld".encode()
     assert sum(imported.encode_with_chunks("hello wörld"), []) == ids
     assert imported.tokens[:3] == [b"\x00", b"\x01", b"\x02"] and len(imported.fingerprint()) == 64
-    lab = imported.to_bpe_tokenizer()
+    lab = BPETokenizer(
+        imported.base_tokens, imported.merges, alphabet=imported.alphabet, pretokenizer=imported.pretokenizer
+    )
     assert lab == trained("bytes", "gpt2")
     with pytest.raises(BpeError, match="encode takes a str"):
         imported.encode(b"bytes")
@@ -249,11 +251,15 @@ def test_imported_tokenizers_cut_to_their_first_merges_like_the_lab(trained, fmt
     refused(imported.with_merges, -1, match="must be a whole number")
 
 
-def test_the_app_can_prove_an_export_without_a_path(trained, tmp_path, monkeypatch):
-    from bpe.formats import prove_export
+def test_an_export_written_from_its_files_is_proved_by_each_library(trained, tmp_path, monkeypatch):
+    from bpe.formats import export_files, prove_file
 
     pytest.importorskip("tiktoken")
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    tokenizer = trained("bytes", "whitespace")
     for fmt in ("hf", "tiktoken", "minbpe"):
-        proof = prove_export(trained("bytes", "whitespace"), fmt, MULTILINGUAL_HELD_OUT)
+        exported = export_files(tokenizer, fmt)
+        for name, data in exported.files.items():
+            (tmp_path / name).write_bytes(data)
+        proof = prove_file(tokenizer, fmt, tmp_path / exported.main_name, MULTILINGUAL_HELD_OUT)
         assert proof.identical and proof.line.startswith("identical ids on "), proof.line

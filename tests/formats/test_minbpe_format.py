@@ -128,7 +128,9 @@ def test_files_trained_and_saved_by_minbpe_encode_identically(tmp_path, pattern)
         assert imported.encode(text) == minbpe.encode(text)
     assert imported.encode("a<|endoftext|>b", allowed_special="all")[1] == 100257
     assert imported.decode(imported.encode(MULTILINGUAL_HELD_OUT)) == MULTILINGUAL_HELD_OUT
-    lab = imported.to_bpe_tokenizer()
+    lab = BPETokenizer(
+        imported.base_tokens, imported.merges, alphabet=imported.alphabet, pretokenizer=imported.pretokenizer
+    )
     assert lab.encode(MULTILINGUAL_HELD_OUT) == imported.encode(MULTILINGUAL_HELD_OUT)
 
 
