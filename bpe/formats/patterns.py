@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from bpe.errors import PatternError, TokenizerFileError
 from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern
+from bpe.regex_syntax import ANCHOR, CLOSE, COMMENT, ESCAPE, INTERVAL, OPEN, REPEAT, pieces
 
 # GPT-2's pattern as OpenAI first released it (and as Hugging Face's ByteLevel runs it);
 # tiktoken's r50k form in `bpe.pretokenize.GPT2_PATTERN` chunks text the same way.
@@ -80,122 +81,39 @@ def from_oniguruma(pattern: str) -> str:
 
 def _translate(pattern: str, *, to_ruby: bool) -> str:
     atoms: list[list[str]] = [[]]  # one list of atoms per open group
-    i = 0
-    n = len(pattern)
-    while i < n:
-        char = pattern[i]
-        if char == "\\":
-            end = _escape_end(pattern, i)
-            atom = pattern[i:end]
-            if atom == "\\Z":
-                atom = "\\z" if to_ruby else "(?=\\n?\\Z)"
-            elif atom == "\\z" and not to_ruby:
-                atom = "\\Z"
-            atoms[-1].append(atom)
-            i = end
-        elif char == "[":
-            end = _class_end(pattern, i)
-            atoms[-1].append(pattern[i:end])
-            i = end
-        elif char == "(":
-            end = i + 1
-            if pattern.startswith("(?", i):  # keep the group's opening as written: (?:  (?i:  (?=  (?!  (?>
-                end = i + 2
-                while (
-                    end < n
-                    and pattern[end] not in ":)=!>"
-                    and not pattern.startswith("<=", end)
-                    and not pattern.startswith("<!", end)
-                ):
-                    end += 1
-                if pattern.startswith("<=", end) or pattern.startswith("<!", end):
-                    end += 2
-                elif end < n and pattern[end] != ")":
-                    end += 1
-            atoms.append([pattern[i:end]])
-            i = end
-        elif char == ")":
+    for piece in pieces(pattern):
+        kind, text = piece.kind, piece.text
+        if kind == ESCAPE:
+            if text == "\\Z":
+                text = "\\z" if to_ruby else "(?=\\n?\\Z)"
+            elif text == "\\z" and not to_ruby:
+                text = "\\Z"
+            atoms[-1].append(text)
+        elif kind == OPEN:
+            atoms.append([text])  # the group's opening as written: (?:  (?i:  (?=  (?!  (?>
+        elif kind == CLOSE:
             group = "".join(atoms.pop()) + ")"
-            if not atoms:  # unbalanced: leave the rest as it is; the compile step reports it
+            if not atoms:  # unbalanced: leave the pattern as it is; the compile step reports it
                 return pattern
             atoms[-1].append(group)
-            i += 1
-        elif char == "{" and _interval_end(pattern, i) and atoms[-1]:
-            end = _interval_end(pattern, i)
-            quantifier = pattern[i:end]
-            if end < n and pattern[end] == "+":
+        elif kind == INTERVAL:
+            quantifier = text[:-1] if piece.mark else text
+            if piece.mark == "+":
                 previous = atoms[-1].pop()
                 if to_ruby:  # Python's possessive interval is an atomic group in Ruby
                     atoms[-1].append(f"(?>{previous}{quantifier})")
                 else:  # Ruby's X{m,n}+ repeats the interval one or more times
                     atoms[-1].append(f"(?:{previous}{quantifier})+")
-                i = end + 1
             else:
-                atoms[-1][-1] += quantifier
-                i = end
-        elif char == "^":
+                atoms[-1][-1] += text
+        elif kind == ANCHOR and text == "^":
             atoms[-1].append("\\A" if to_ruby else "(?m:^)")
-            i += 1
-        elif char == "$":
+        elif kind == ANCHOR:
             atoms[-1].append("(?=\\n?\\z)" if to_ruby else "(?m:$)")
-            i += 1
-        elif char in "*+?" and atoms[-1]:
-            atoms[-1][-1] += char  # a quantifier (or a possessive/lazy mark) stays on its atom
-            i += 1
-        else:
-            atoms[-1].append(char)
-            i += 1
+        elif kind == REPEAT:
+            atoms[-1][-1] += text  # a quantifier (with its possessive or lazy mark) stays on its atom
+        elif kind != COMMENT:
+            atoms[-1].append(text)
     if len(atoms) != 1:
         return pattern
     return "".join(atoms[0])
-
-
-def _escape_end(pattern: str, start: int) -> int:
-    """End of the escape at ``start`` (``\\p{L}``, ``\\x{41}``, ``\\N{...}``, ``\\n``...)."""
-    end = start + 2
-    if (
-        end <= len(pattern)
-        and pattern[start + 1 : start + 2] in ("p", "P", "x", "N", "u", "U")
-        and pattern[end : end + 1] == "{"
-    ):
-        close = pattern.find("}", end)
-        return len(pattern) if close < 0 else close + 1
-    return min(end, len(pattern))
-
-
-def _class_end(pattern: str, start: int) -> int:
-    """End of the character class opening at ``start`` (nested classes and escapes allowed)."""
-    depth = 0
-    i = start
-    n = len(pattern)
-    while i < n:
-        char = pattern[i]
-        if char == "\\":
-            i = _escape_end(pattern, i)
-            continue
-        if char == "[":
-            depth += 1
-            i += 1
-            if pattern.startswith("^", i):
-                i += 1
-            if pattern.startswith("]", i):  # a leading ] is a literal
-                i += 1
-            continue
-        if char == "]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return n
-
-
-def _interval_end(pattern: str, start: int) -> int | None:
-    """End of ``{n}``, ``{n,}`` or ``{n,m}`` at ``start``, or None when it is a literal brace."""
-    close = pattern.find("}", start)
-    if close < 0:
-        return None
-    body = pattern[start + 1 : close]
-    parts = body.split(",")
-    if len(parts) > 2 or not parts[0].isdigit() or (len(parts) == 2 and parts[1] and not parts[1].isdigit()):
-        return None
-    return close + 1

@@ -41,6 +41,7 @@ ROOT_FLOOR = {
     "run",
     "text",
     "jsonfile",
+    "regex_syntax",
 }
 
 
