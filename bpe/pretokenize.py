@@ -77,9 +77,9 @@ def check_safe_pattern(pattern) -> str:
 
     Safe by construction means: text of at most `MAX_PATTERN_CHARS`, groups nested at most
     `MAX_PATTERN_NESTING` deep, a compile cost (`pattern_cost`) of at most
-    `MAX_PATTERN_COST`, all checked *before* compiling; then it compiles, has no capturing
-    group, never matches empty text, covers every character of the probe strings, and
-    runs on each in under `PROBE_SECONDS` (runs of 40 of one character catch exponential
+    `MAX_PATTERN_COST`, inline flags only from `SAFE_FLAGS` (no reverse matching), all
+    checked *before* compiling; then it compiles, has no capturing group, never matches
+    empty text, gives chunks that join to each probe string, and runs on each in under `PROBE_SECONDS` (runs of 40 of one character catch exponential
     backtracking: `(?:a|aa)+$` needs minutes there). No finite check proves a regex fast
     on every text, so `split` also runs custom patterns under a time limit.
     """
@@ -104,7 +104,51 @@ def _checked_text(pattern) -> str:
             f"fixed repeat counts multiply to {cost:,} (the limit is {MAX_PATTERN_COST:,}); "
             "use open repeats such as + or * instead of large {n}"
         )
+    _check_constructs(pattern)
     return pattern
+
+
+# Inline flags that keep what a chunk is made of and the order chunks come in. Every other
+# flag of `regex` changes one or the other: (?r) matches from the end, so the chunks of
+# "hello world" come out as "world", " ", "hello" and decoding gives "world hello".
+SAFE_FLAGS = ("i", "m", "s")
+_FLAG_MEANINGS = {
+    "a": "ASCII-only classes",
+    "b": "best fuzzy match",
+    "e": "enhanced fuzzy match",
+    "f": "full case folding",
+    "L": "classes by locale",
+    "p": "POSIX leftmost-longest matching",
+    "r": "reverse: matches from the end, so the chunks come out in reverse order",
+    "u": "Unicode classes",
+    "w": "Unicode word boundaries",
+    "V0": "regex version 0 syntax",
+    "V1": "regex version 1 syntax: nested sets, other case folding",
+}
+
+
+def _check_constructs(pattern: str) -> None:
+    """Refuse inline flags other than `SAFE_FLAGS`, flags set in the middle (where `regex`
+    and Oniguruma scope them differently), and recursion, references and conditions."""
+    for index, piece in enumerate(pieces(pattern)):
+        if piece.kind in (OPEN, FLAGS):
+            for flag in re.findall(r"V[01]|.", piece.flags_on + piece.flags_off):
+                if flag != "x" and flag not in SAFE_FLAGS:  # x (verbose) is refused by pattern_cost
+                    raise PatternError(
+                        f"the pre-tokenizer pattern {_shown(pattern)} sets the inline flag {flag} "
+                        f"({_FLAG_MEANINGS[flag]}) in {piece.text!r}; BPE Lab runs only the flags "
+                        f"{', '.join(SAFE_FLAGS)}, which keep what a chunk holds and the order of chunks"
+                    )
+        if piece.kind == FLAGS and index:
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} sets flags with {piece.text!r} after its "
+                f"start; put them first, or write ({piece.text[1:-1]}:...) around the part they are for"
+            )
+        if piece.kind == OTHER:
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} uses {piece.text!r} (recursion, a "
+                "reference or a condition), which BPE Lab does not run"
+            )
 
 
 def pattern_cost(pattern: str) -> int:
@@ -189,6 +233,11 @@ def _compiled_custom(pattern: str):
                 f"the pre-tokenizer pattern {_shown(pattern)} does not cover the whole text (it skips "
                 f"characters of {_shown(probe[:12])}...); add an alternative such as |\\s+|. "
                 "that matches the rest"
+            )
+        if "".join(chunks) != probe:
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} gives chunks that, joined, are not the "
+                f"text {_shown(probe[:12])}... (it reorders them); BPE Lab needs chunks in text order"
             )
     return compiled
 
