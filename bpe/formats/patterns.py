@@ -6,20 +6,41 @@ compile cost, no capturing group, no empty match, covers probe strings, no catas
 backtracking on them) and reports a refusal as a `TokenizerFileError` naming the file.
 
 Hugging Face `tokenizers` runs patterns with Oniguruma (Ruby syntax), not Python's
-`regex`; three spellings differ and are translated both ways (`to_oniguruma`,
-`from_oniguruma`):
+`regex`. Both directions (`to_oniguruma`, `from_oniguruma`) read the pattern with
+`bpe.regex_syntax` and respell what differs:
 
 - ``X{1,3}+`` is possessive in Python, but in Ruby it means ``(?:X{1,3})+``;
 - ``^`` and ``$`` are line anchors in Ruby, string anchors in Python (without flags);
 - ``\\Z`` is the very end in Python, end-or-before-a-final-newline in Ruby (Ruby's
-  very end is ``\\z``).
+  very end is ``\\z``);
+- ``\\w``, ``\\W``, ``\\b``, ``\\B`` hold other characters (`PYTHON_WORD`, `ONIGURUMA_WORD`):
+  written out as explicit classes;
+- the flag ``s`` (dot matches a line break) is Ruby's ``m``; Ruby nests classes and reads
+  ``&&`` in them as an intersection, so a ``[`` or ``&`` in a Python class is escaped.
+
+What has no exact spelling in the other engine (``\\X``, ``\\N{...}``, ``\\h``, POSIX
+classes, references) is refused with a `PatternError`, so no file matches other text than
+the lab does.
 """
 
 from __future__ import annotations
 
 from bpe.errors import PatternError, TokenizerFileError
 from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern
-from bpe.regex_syntax import ANCHOR, CLOSE, COMMENT, ESCAPE, INTERVAL, OPEN, REPEAT, pieces
+from bpe.regex_syntax import (
+    ANCHOR,
+    CLASS,
+    CLOSE,
+    COMMENT,
+    ESCAPE,
+    FLAGS,
+    INTERVAL,
+    OPEN,
+    OTHER,
+    REPEAT,
+    class_members,
+    pieces,
+)
 
 # GPT-2's pattern as OpenAI first released it (and as Hugging Face's ByteLevel runs it);
 # tiktoken's r50k form in `bpe.pretokenize.GPT2_PATTERN` chunks text the same way.
@@ -79,20 +100,121 @@ def from_oniguruma(pattern: str) -> str:
     return _translate(pattern, to_ruby=False)
 
 
+# What \w holds in each engine, measured over every code point with the real libraries:
+# `regex` follows Unicode's word characters (UTS #18, Join_Control included: U+200C and
+# U+200D inside Persian and Hindi words); Oniguruma leaves those two out and, outside a
+# class only, counts ² ³ ¹ ¼ ½ ¾ in (its [\w] does not). So \w, \W, \b and \B are written
+# out as explicit classes both ways.
+PYTHON_WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"
+ONIGURUMA_CLASS_WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}"
+ONIGURUMA_WORD = ONIGURUMA_CLASS_WORD + r"\u00B2\u00B3\u00B9\u00BC\u00BD\u00BE"
+# Escapes both engines read alike (\s and \d: the same characters in both) ...
+_SAME_ESCAPES = frozenset("sSdDnrtfvaAz")
+# ... and the inline flags: Python's s (dot matches a line break) is Ruby's m; Python's m
+# (line anchors) has no Ruby flag, since Ruby's ^ and $ are always line anchors.
+_FLAGS_TO_RUBY = {"i": "i", "s": "m", "m": ""}
+_FLAGS_FROM_RUBY = {"i": "i", "m": "s"}
+
+
+def _word_class(members: str, *, negated: bool = False) -> str:
+    return f"[{'^' if negated else ''}{members}]"
+
+
+def _boundary(members: str, *, inside: bool) -> str:
+    word = _word_class(members)
+    if inside:  # \B: word on both sides, or on neither
+        return f"(?:(?<={word})(?={word})|(?<!{word})(?!{word}))"
+    return f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
+
+
+def _refuse(pattern: str, what: str, to_ruby: bool) -> PatternError:
+    direction = "spelled for Oniguruma (Hugging Face)" if to_ruby else "read from Oniguruma (Hugging Face)"
+    return PatternError(f"the split pattern {pattern[:60]!r} cannot be {direction} exactly: {what}")
+
+
+def _escape(pattern: str, text: str, *, to_ruby: bool, in_class: bool) -> str:
+    """One escape respelled for the other engine; `PatternError` for one it cannot match
+    exactly there (\\X, \\N{...}, \\h, \\R, \\K, back-references ...)."""
+    letter = text[1:2]
+    word = PYTHON_WORD if to_ruby else ONIGURUMA_WORD
+    if letter == "w" and in_class:
+        return word if to_ruby else ONIGURUMA_CLASS_WORD
+    if letter == "w":
+        return _word_class(word)
+    if letter == "W":
+        if in_class and not to_ruby:
+            raise _refuse(pattern, "\\W inside a class [...] (Python's regex has no nested classes)", to_ruby)
+        return _word_class(word, negated=True)
+    if letter in ("b", "B") and not in_class:
+        return _boundary(word, inside=letter == "B")
+    if letter == "Z" and not in_class:
+        return "\\z" if to_ruby else "(?=\\n?\\Z)"
+    if letter == "z" and not to_ruby and not in_class:
+        return "\\Z"
+    if letter in ("p", "P"):
+        return text if text[2:3] == "{" else f"\\{letter}{{{text[2:]}}}"  # \pL -> \p{L}
+    if letter in ("x", "u") or letter in _SAME_ESCAPES or (letter and not letter.isalnum()):
+        return text
+    raise _refuse(pattern, f"{text!r} means something else, or nothing, in the other engine", to_ruby)
+
+
+def _class(pattern: str, text: str, *, to_ruby: bool) -> str:
+    """A character class respelled member by member."""
+    negated = text.startswith("[^")
+    out = []
+    for member in class_members(text):
+        if member.startswith("[:"):
+            raise _refuse(pattern, f"the POSIX class {member!r}", to_ruby)
+        if member.startswith("\\"):
+            out.append(_escape(pattern, member, to_ruby=to_ruby, in_class=True))
+        elif member in "[&" and to_ruby:
+            out.append("\\" + member)  # Ruby nests classes and reads && as an intersection
+        elif member == "[" and not to_ruby:
+            raise _refuse(pattern, "a nested class or '[' inside a class", to_ruby)
+        elif member == "&" and not to_ruby and "&&" in text:
+            raise _refuse(pattern, "a class intersection (&&)", to_ruby)
+        else:
+            out.append(member)
+    return "[" + ("^" if negated else "") + "".join(out) + "]"
+
+
+def _flags(pattern: str, piece, *, to_ruby: bool) -> tuple[str, str]:
+    """The inline flags of an opening or a flags group, respelled (on, off)."""
+    table = _FLAGS_TO_RUBY if to_ruby else _FLAGS_FROM_RUBY
+    spelled = []
+    for letters in (piece.flags_on, piece.flags_off):
+        unknown = [flag for flag in letters if flag not in table]
+        if unknown:
+            raise _refuse(pattern, f"the inline flag {unknown[0]} in {piece.text!r}", to_ruby)
+        spelled.append("".join(table[flag] for flag in letters))
+    return spelled[0], spelled[1]
+
+
 def _translate(pattern: str, *, to_ruby: bool) -> str:
     atoms: list[list[str]] = [[]]  # one list of atoms per open group
+    multiline = [False]  # Python's m flag, per open group (for ^ and $ in Ruby)
     for piece in pieces(pattern):
         kind, text = piece.kind, piece.text
         if kind == ESCAPE:
-            if text == "\\Z":
-                text = "\\z" if to_ruby else "(?=\\n?\\Z)"
-            elif text == "\\z" and not to_ruby:
-                text = "\\Z"
-            atoms[-1].append(text)
+            atoms[-1].append(_escape(pattern, text, to_ruby=to_ruby, in_class=False))
+        elif kind == CLASS:
+            atoms[-1].append(_class(pattern, text, to_ruby=to_ruby))
         elif kind == OPEN:
-            atoms.append([text])  # the group's opening as written: (?:  (?i:  (?=  (?!  (?>
+            state = multiline[-1]
+            if piece.flags_on or piece.flags_off:
+                state = ("m" in piece.flags_on) or (state and "m" not in piece.flags_off)
+                on, off = _flags(pattern, piece, to_ruby=to_ruby)
+                text = f"(?{on}{'-' + off if off else ''}:"
+            atoms.append([text])
+            multiline.append(state)
+        elif kind == FLAGS:
+            multiline[-1] = ("m" in piece.flags_on) or (multiline[-1] and "m" not in piece.flags_off)
+            on, off = _flags(pattern, piece, to_ruby=to_ruby)
+            if on or off:
+                atoms[-1].append(f"(?{on}{'-' + off if off else ''})")
         elif kind == CLOSE:
             group = "".join(atoms.pop()) + ")"
+            multiline.pop()
             if not atoms:  # unbalanced: leave the pattern as it is; the compile step reports it
                 return pattern
             atoms[-1].append(group)
@@ -106,12 +228,15 @@ def _translate(pattern: str, *, to_ruby: bool) -> str:
                     atoms[-1].append(f"(?:{previous}{quantifier})+")
             else:
                 atoms[-1][-1] += text
-        elif kind == ANCHOR and text == "^":
-            atoms[-1].append("\\A" if to_ruby else "(?m:^)")
+        elif kind == ANCHOR and not to_ruby:
+            atoms[-1].append("(?m:^)" if text == "^" else "(?m:$)")
         elif kind == ANCHOR:
-            atoms[-1].append("(?=\\n?\\z)" if to_ruby else "(?m:$)")
+            line = multiline[-1]
+            atoms[-1].append(("^" if line else "\\A") if text == "^" else ("$" if line else "(?=\\n?\\z)"))
         elif kind == REPEAT:
             atoms[-1][-1] += text  # a quantifier (with its possessive or lazy mark) stays on its atom
+        elif kind == OTHER:
+            raise _refuse(pattern, f"{text!r} (recursion, a reference or a condition)", to_ruby)
         elif kind != COMMENT:
             atoms[-1].append(text)
     if len(atoms) != 1:

@@ -53,6 +53,8 @@ HOSTILE_TEXTS: tuple[tuple[str, str], ...] = (
     ("unicode spaces", "a\u00a0b\u2003c\u3000d\u2028e\u2029f\x85g"),
     ("punctuation", "Ça va? 123,456.78 — «quotes» ‘x’ … !!! ??? ---"),
     ("edge code points", "\ufffd\U0010fffd\ue000\U0001d518"),
+    # \w and \b differ between regex and Oniguruma here (see bpe.formats.patterns)
+    ("word edges", "T² x³ ½ ¼ ¹ می\u200cخواهم खा\u200dना a\u200db_c"),
 )
 
 

@@ -47,6 +47,58 @@ def test_named_patterns_chunk_the_same_in_oniguruma(name):
         assert ours == theirs, (name, label)
 
 
+# \w and \b differ between the engines on these: ZWNJ/ZWJ inside Persian and Hindi words
+# are word characters to `regex` only; superscripts and fractions to Oniguruma only.
+WORD_EDGE_TEXTS = ("T² x³ ½ ¼ ¹", "می\u200cخواهم خانه\u200cها", "क्\u200dष a\u200db", "it's_9 é-e [a&&b]\nx. y")
+CUSTOM_PATTERNS = (
+    r"\w+|\W",
+    r"\b\w+\b|\B.|[\s\S]",
+    r" ?[\w']+|[^\w\s]+|\s+",
+    r"\w+(?=\W)|[\W\d]+|[\s\S]",
+    r"(?i:[a-z]+)|(?s:.)",
+    r"(?m:^\w+$)|[[&]+|[\s\S]",
+    r"(?i)\w{1,3}+|\s++|.|\n",
+)
+
+
+@pytest.mark.parametrize("pattern", CUSTOM_PATTERNS)
+def test_custom_patterns_chunk_the_same_in_oniguruma_on_word_edges(pattern):
+    tokenizers = pytest.importorskip("tokenizers")
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(to_oniguruma(pattern)), behavior="isolated")
+    for text in WORD_EDGE_TEXTS + tuple(text for _, text in HOSTILE_TEXTS):
+        ours = regex.findall(pattern, text)
+        theirs = [piece for piece, _ in split.pre_tokenize_str(text)]
+        assert ours == theirs, (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", [r"\w+|\W", r"\b\w+|\B\W|[\s\S]", r"[\w']+|[^\w]+"])
+def test_oniguruma_patterns_read_as_oniguruma_matches_them(pattern):
+    tokenizers = pytest.importorskip("tokenizers")
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="isolated")
+    ours = regex.compile(from_oniguruma(pattern))
+    for text in WORD_EDGE_TEXTS:
+        assert ours.findall(text) == [piece for piece, _ in split.pre_tokenize_str(text)], (pattern, text)
+
+
+@pytest.mark.parametrize(
+    "pattern, what",
+    [
+        (r"\X|\s", "X' means something else"),
+        (r"\N{LATIN SMALL LETTER A}|[\s\S]", "means something else"),
+        (r"[[:alpha:]]+|[\s\S]", "the POSIX class"),
+        (r"\h+|[\s\S]", "means something else"),
+    ],
+)
+def test_patterns_without_an_exact_oniguruma_spelling_are_not_exported(pattern, what):
+    tokenizer = BPETokenizer.train("ab ab ab", 5, pretokenizer=pattern)
+    refused(export_files, tokenizer, "hf", match=f"cannot be spelled for Oniguruma .*{what}")
+
+
+def test_oniguruma_classes_python_reads_otherwise_are_refused_on_import():
+    for pattern, what in ((r"[a[b]]", "nested class"), (r"[a&&b]", "intersection"), (r"[\W\d]", "\\\\W inside")):
+        refused(from_oniguruma, pattern, match=f"cannot be read from Oniguruma .*{what}")
+
+
 def test_translation_rewrites_only_what_differs():
     assert to_oniguruma(r"\p{N}{1,3}+") == r"(?>\p{N}{1,3})"
     assert from_oniguruma(r"\p{N}{1,3}+") == r"(?:\p{N}{1,3})+"
