@@ -91,7 +91,7 @@ class TrainingRun:
 
 def train_run(
     text: str,
-    settings: TrainingSettings | None = None,
+    settings: TrainingSettings | int | None = None,
     /,
     *,
     heldout_text: str = "",
@@ -100,8 +100,8 @@ def train_run(
 ) -> TrainingRun:
     """Train and record every step; track the held-out text's length after each merge.
 
-    Settings as for `bpe.training.train_steps`: a `TrainingSettings` or its fields by
-    keyword. Base characters come from the training and held-out text together (as the
+    Settings as for `bpe.training.train_steps`: a `TrainingSettings`, its fields by
+    keyword, or the target vocab size first. Base characters come from the training and held-out text together (as the
     tutorial takes them from all splits), so held-out text never holds an unknown character.
     """
     settings = settings_from(settings, fields)
