@@ -42,6 +42,7 @@ ROOT_FLOOR = {
     "run",
     "text",
     "jsonfile",
+    "ranks",
     "regex_syntax",
 }
 

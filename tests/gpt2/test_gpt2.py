@@ -28,8 +28,9 @@ from bpe.errors import BpeError, DownloadError
 from bpe.gpt2 import files as gpt2_files
 from bpe.gpt2.files import GPT2_SHA256, download_gpt2_files, find_gpt2_files, missing_files_message
 from bpe.gpt2.tiktoken_check import tiktoken_gpt2 as build_tiktoken_gpt2
-from bpe.gpt2.tokenizer import load_default_gpt2, load_gpt2, merge_by_rank, merge_by_rank_heap
+from bpe.gpt2.tokenizer import load_default_gpt2, load_gpt2
 from bpe.pretokenize import GPT2_PATTERN, GPT2_WHITESPACE, chunk_counts, count_gpt2_chunks
+from bpe.ranks import merge_by_rank, merge_by_rank_heap
 from bpe.tokenizer import BPETokenizer
 
 # ==================== A tiny GPT-2-format vocabulary
