@@ -42,6 +42,7 @@ ROOT_FLOOR = {
     "run",
     "text",
     "jsonfile",
+    "untrusted",
     "ranks",
     "regex_syntax",
 }

@@ -159,7 +159,7 @@ BAD_MODELS = {
     "blank merge line": (b"minbpe v1\n\n0\n97 98\n\n", "line 5: expected two ids"),
     "duplicate pair": (b"minbpe v1\n\n0\n97 98\n97 98\n", "was already merged on line 4"),
     "evil pattern": (b"minbpe v1\n(?:a|aa)+$|[\\s\\S]\n0\n", "catastrophic"),
-    "binary": (b"minbpe v1\n\xff\n0\n", "is not UTF-8"),
+    "binary": (b"minbpe v1\n\xff\n0\n", "is not valid UTF-8"),
 }
 
 

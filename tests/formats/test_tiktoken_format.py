@@ -143,7 +143,7 @@ BAD_RANKS = {
     "duplicate rank": (_ranks_with(b"YWI= 5"), "rank 5 is given twice"),
     "missing byte": (_ranks_with(drop=65), "lacks 1 of the 256 single bytes \\(first: 0x41\\)"),
     "empty": (b"\n\n", "holds no tokens"),
-    "binary": (b"\x80\x81", "is not UTF-8"),
+    "binary": (b"\x80\x81", "is not valid UTF-8"),
 }
 
 

@@ -260,7 +260,7 @@ BAD_FILES = [
     ),
     pytest.param(
         dict(vocab_bytes=b"#version: 0.2\n\xff\xfe\n"),
-        r"vocab.bpe is not UTF-8 text \(bad byte at offset 14\)",
+        r"vocab.bpe is not valid UTF-8: byte 0x.. at byte offset 14 ",
         id="not-utf8",
     ),
 ]
