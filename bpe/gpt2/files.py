@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe.alphabet import bytes_to_unicode, unicode_to_bytes
-from bpe.corpora.download import DEFAULT_DEADLINE, Progress, fetch_verified
 from bpe.errors import BpeError, DownloadError
+from bpe.fetch import DEFAULT_DEADLINE, Progress, fetch_verified
 from bpe.files import verified_cached_file
 from bpe.jsonfile import load_json
 from bpe.paths import CACHE_DIR, shared_data_dir

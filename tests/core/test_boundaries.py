@@ -42,6 +42,7 @@ ROOT_FLOOR = {
     "run",
     "text",
     "jsonfile",
+    "fetch",
     "untrusted",
     "ranks",
     "regex_syntax",
