@@ -16,7 +16,7 @@ from bpe.alphabet import default_base_tokens, symbol_count
 from bpe.errors import BpeError
 from bpe.fast import _Sequence
 from bpe.steps import MergeStep, StopReason
-from bpe.tokenizer import BPETokenizer, merges_for_vocab_size
+from bpe.tokenizer import BPETokenizer, merges_for_vocab_size, prefix_tokenizer
 from bpe.training import TrainingSettings, prepare_words, settings_from, train_steps
 
 ProgressCallback = Callable[[MergeStep, int], None]  # (latest step, target vocab size)
@@ -68,14 +68,14 @@ class TrainingRun:
             merges = self.merge_count(vocab_size)
         elif vocab_size is not None:
             raise BpeError("give vocab_size or merges, not both")
-        elif not isinstance(merges, int) or not 0 <= merges <= len(self.steps):
-            raise BpeError(f"merges={merges!r} is out of range: the run has {len(self.steps)} merges")
-        return BPETokenizer(
+        return prefix_tokenizer(
             self.base_tokens,
-            self.merges[:merges],
+            self.merges,
+            merges,
             alphabet=self.alphabet,
             pretokenizer=self.pretokenizer,
             tie_rule=self.settings.tie_rule,
+            name="merges",
         )
 
     def sequence_length(self, merges: int) -> int:
