@@ -52,7 +52,7 @@ def download_wikitext2(
     `wiki.valid.raw`, `wiki.test.raw`) and, written last, the files the app reads:
     `wikitext2_train_clean.txt`, `wikitext2_val_clean.txt`, `wikitext2_test_clean.txt`.
     "Clean" means checked, not changed: each is its raw split, verified to be UTF-8
-    without NUL bytes, with the text kept exactly (see `bpe.wikitext.clean_text`).
+    without NUL bytes, with the text kept exactly (see `bpe.corpora.wikitext.clean_text`).
     The archive itself stays in `cache_dir` as `wikitext-2-raw-v1.zip`.
 
     `progress(done_bytes, total_bytes_or_None)` is called as the archive arrives.

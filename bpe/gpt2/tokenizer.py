@@ -11,7 +11,7 @@ this encoder merges the way tiktoken does, so that ids equal
    the lowest rank is merged (leftmost first on ties), until no concatenation is a token
    (tiktoken's rank rule, `bpe.ranks`, which `bpe.formats` uses for .tiktoken files too).
 
-Rank and id are the same number in GPT-2's files (checked by `bpe.gpt2_files`), so the
+Rank and id are the same number in GPT-2's files (checked by `bpe.gpt2.files`), so the
 ids come out directly. Text repeats itself, so each distinct chunk is encoded once and
 remembered (a per-tokenizer cache), and the text is cut into space-led pieces with C
 string methods so that the regex only runs on pieces not seen before: that is what makes

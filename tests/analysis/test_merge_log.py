@@ -1,4 +1,4 @@
-"""bpe.merge_log: log rows, CSV, count changes, why training stopped."""
+"""bpe.analysis.merge_log: log rows, CSV, count changes, why training stopped."""
 
 import csv
 import io

@@ -1,4 +1,4 @@
-"""bpe.segments: a window of text before and after one merge, and what the merge touched."""
+"""bpe.analysis.segments: a window of text before and after one merge, and what the merge touched."""
 
 import pytest
 
