@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -259,3 +260,38 @@ def test_no_relative_imports_and_no_bpe_import_inside_a_function_except_torch_us
             elif inside and resolve(module) not in torch_users:
                 offenders.append(f"{path.relative_to(ROOT)}: imports {module} inside a function")
     assert offenders == []
+
+
+def top_level_names(path: Path) -> set[str]:
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+def test_the_bpe_names_in_docstrings_and_comments_exist():
+    # Renamed modules leave their old names behind in prose (bpe.metrics was named six
+    # times after it moved to bpe.analysis.metrics): every bpe.x.y in the package must be
+    # a module, or a name defined at the top of one.
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for found in re.finditer(r"(?<![\w/])bpe(?:\.[A-Za-z_]\w*)+", text):
+            parts = found.group().split(".")
+            for k in range(len(parts), 0, -1):
+                module = ".".join(parts[:k])
+                if module in MODULES:
+                    break
+            rest = parts[k:]
+            base = ROOT.joinpath(*module.split("."))
+            file = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+            if module not in MODULES or (rest and rest[0] not in top_level_names(file)):
+                line = text.count("\n", 0, found.start()) + 1
+                missing.append(f"{path.relative_to(ROOT)}:{line}: {found.group()}")
+    assert missing == []
