@@ -38,6 +38,7 @@ LOOKAROUNDS = ("(?=", "(?!", "(?<=", "(?<!")
 # Escapes whose argument is braced (\p{L}, \N{SPACE}, \x{41}, \u{...} is an error anyway);
 # \p and \P also take one letter unbraced (\pL).
 _BRACED = frozenset("pPNxuUgk")
+_HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
 _INTERVAL = re.compile(r"\{(\d*)(,?)(\d*)\}([?+]?)")
 # The group openings and inline flags of `regex` (its flag letters: a b e f i L m p r s u
 # V0 V1 w x); any other "(?" is a piece of kind OTHER.
@@ -109,13 +110,20 @@ def pieces(pattern: str) -> list[Piece]:
 
 def escape_end(pattern: str, i: int) -> int:
     """The index after the escape starting at ``pattern[i] == '\\'``: one character, or
-    a braced argument as in ``\\p{L}``, ``\\N{SPACE}``, ``\\x{41}``, or ``\\pL``."""
+    a braced argument as in ``\\p{L}``, ``\\N{SPACE}``, ``\\x{41}``, or ``\\pL``, or the hex
+    digits of ``\\x41``, ``\\u00e9``, ``\\U0001f600``."""
     letter = pattern[i + 1 : i + 2]
     if letter in _BRACED and pattern.startswith("{", i + 2):
         end = pattern.find("}", i + 2)
         return len(pattern) if end < 0 else end + 1
     if letter in ("p", "P") and pattern[i + 2 : i + 3].isalpha():
         return i + 3
+    digits = _HEX_DIGITS.get(letter)
+    if digits:  # \x41, \u00e9, \U0001f600: the code point is part of the escape
+        end = i + 2
+        while end < min(len(pattern), i + 2 + digits) and pattern[end] in "0123456789abcdefABCDEF":
+            end += 1
+        return end
     return min(i + 2, len(pattern))
 
 

@@ -35,6 +35,7 @@ from bpe.regex_syntax import (
     ESCAPE,
     FLAGS,
     INTERVAL,
+    LITERAL,
     OPEN,
     OTHER,
     REPEAT,
@@ -190,31 +191,97 @@ def _flags(pattern: str, piece, *, to_ruby: bool) -> tuple[str, str]:
     return spelled[0], spelled[1]
 
 
+def _turned(state: bool, flag: str, piece) -> bool:
+    """A flag's state after a group opening or flags piece turns it on or off."""
+    return flag in piece.flags_on or (state and flag not in piece.flags_off)
+
+
+# Case-insensitive matching agrees between the engines only on ASCII letters other than
+# i and I: `regex` also matches İ (U+0130) for i and ı (U+0131) for I, folds \p{...}
+# classes (so (?i:\p{Lu}) matches lower case too), and Oniguruma folds fully (its (?i:ß)
+# matches "ss"). Inside (?i) only what both read alike is translated.
+_CASELESS_SAFE = frozenset(map(chr, range(128))) - {"i", "I"}
+
+
+def _check_caseless(pattern: str, piece, *, to_ruby: bool) -> None:
+    what = None
+    if piece.kind == LITERAL and piece.text not in _CASELESS_SAFE:
+        what = repr(piece.text)
+    elif piece.kind == ESCAPE and not _caseless_escape(piece.text):
+        what = repr(piece.text)
+    elif piece.kind == CLASS:
+        members = class_members(piece.text)
+        for index, member in enumerate(members):
+            if member == "-" and 0 < index < len(members) - 1:
+                low, high = _code(members[index - 1]), _code(members[index + 1])
+                if low is None or high is None or high > 127 or low <= ord("I") <= high or low <= ord("i") <= high:
+                    what = f"the range {members[index - 1]}-{members[index + 1]} in {piece.text!r}"
+            elif not (member in _CASELESS_SAFE or (member.startswith("\\") and _caseless_escape(member))):
+                what = f"{member!r} in {piece.text!r}"
+            if what:
+                break
+    if what:
+        raise _refuse(
+            pattern,
+            f"case-insensitive (?i) matching of {what} differs between the engines (regex also matches "
+            "İ for i and ı for I and folds \\p{...} classes; Oniguruma folds ß to ss)",
+            to_ruby,
+        )
+
+
+def _code(member: str) -> int | None:
+    """The code point of one class member (a character or an escape of one), else None."""
+    if len(member) == 1:
+        return ord(member)
+    if member.startswith(("\\x", "\\u")):
+        digits = member[2:].strip("{}")
+        return int(digits, 16) if digits and all(c in "0123456789abcdefABCDEF" for c in digits) else None
+    if len(member) == 2 and member[0] == "\\" and not member[1].isalnum():
+        return ord(member[1])
+    return {"\\n": 10, "\\r": 13, "\\t": 9, "\\f": 12, "\\v": 11}.get(member)
+
+
+def _caseless_escape(text: str) -> bool:
+    """An escape that (?i) leaves alone in both engines: \\s \\d and the like, or one
+    ASCII character other than i and I."""
+    if text[1:2] in ("s", "S", "d", "D", "A", "z", "Z"):
+        return True
+    code = _code(text)
+    return code is not None and chr(code) in _CASELESS_SAFE
+
+
 def _translate(pattern: str, *, to_ruby: bool) -> str:
     atoms: list[list[str]] = [[]]  # one list of atoms per open group
     multiline = [False]  # Python's m flag, per open group (for ^ and $ in Ruby)
+    ignorecase = [False]  # the i flag, per open group
     for piece in pieces(pattern):
         kind, text = piece.kind, piece.text
+        if ignorecase[-1]:
+            _check_caseless(pattern, piece, to_ruby=to_ruby)
         if kind == ESCAPE:
             atoms[-1].append(_escape(pattern, text, to_ruby=to_ruby, in_class=False))
         elif kind == CLASS:
             atoms[-1].append(_class(pattern, text, to_ruby=to_ruby))
         elif kind == OPEN:
-            state = multiline[-1]
+            line, caseless = multiline[-1], ignorecase[-1]
             if piece.flags_on or piece.flags_off:
-                state = ("m" in piece.flags_on) or (state and "m" not in piece.flags_off)
+                line = _turned(line, "m", piece)
+                caseless = _turned(caseless, "i", piece)
                 on, off = _flags(pattern, piece, to_ruby=to_ruby)
                 text = f"(?{on}{'-' + off if off else ''}:"
             atoms.append([text])
-            multiline.append(state)
+            multiline.append(line)
+            ignorecase.append(caseless)
         elif kind == FLAGS:
-            multiline[-1] = ("m" in piece.flags_on) or (multiline[-1] and "m" not in piece.flags_off)
+            multiline[-1] = _turned(multiline[-1], "m", piece)
+            ignorecase[-1] = _turned(ignorecase[-1], "i", piece)
             on, off = _flags(pattern, piece, to_ruby=to_ruby)
             if on or off:
                 atoms[-1].append(f"(?{on}{'-' + off if off else ''})")
         elif kind == CLOSE:
             group = "".join(atoms.pop()) + ")"
             multiline.pop()
+            ignorecase.pop()
             if not atoms:  # unbalanced: leave the pattern as it is; the compile step reports it
                 return pattern
             atoms[-1].append(group)

@@ -43,3 +43,14 @@ def test_flags_groups_references_and_intervals_are_told_apart():
     assert kinds["(?R)"][0] == OTHER and kinds["(?P=n)"][0] == OTHER and kinds["(?P<n>"][0] == OPEN
     intervals = [(p.low, p.high, p.mark) for p in pieces(r"a{2}b{,3}c{4,}?d{1,5}+e{}") if p.kind == INTERVAL]
     assert intervals == [(2, 2, ""), (0, 3, ""), (4, None, "?"), (1, 5, "+")]  # "{}" is a literal
+
+
+def test_a_code_point_escape_is_one_piece_with_its_digits():
+    assert [p.text for p in pieces(r"\x41+\u00e9\U0001F600{2}\x4")] == [
+        r"\x41",
+        "+",
+        r"\u00e9",
+        r"\U0001F600",
+        "{2}",
+        r"\x4",
+    ]

@@ -49,15 +49,22 @@ def test_named_patterns_chunk_the_same_in_oniguruma(name):
 
 # \w and \b differ between the engines on these: ZWNJ/ZWJ inside Persian and Hindi words
 # are word characters to `regex` only; superscripts and fractions to Oniguruma only.
-WORD_EDGE_TEXTS = ("T² x³ ½ ¼ ¹", "می\u200cخواهم خانه\u200cها", "क्\u200dष a\u200db", "it's_9 é-e [a&&b]\nx. y")
+WORD_EDGE_TEXTS = (
+    "İstanbul ıI ß SS ſ \u212a KB",
+    "T² x³ ½ ¼ ¹",
+    "می\u200cخواهم خانه\u200cها",
+    "क्\u200dष a\u200db",
+    "it's_9 é-e [a&&b]\nx. y",
+)
 CUSTOM_PATTERNS = (
     r"\w+|\W",
     r"\b\w+\b|\B.|[\s\S]",
     r" ?[\w']+|[^\w\s]+|\s+",
     r"\w+(?=\W)|[\W\d]+|[\s\S]",
-    r"(?i:[a-z]+)|(?s:.)",
+    r"(?i:[a-h]+)|(?s:.)",
     r"(?m:^\w+$)|[[&]+|[\s\S]",
-    r"(?i)\w{1,3}+|\s++|.|\n",
+    r"\w{1,3}+|\s++|.|\n",
+    r"(?i:[b-h]+|k|'s|'ll)|\x41+|[\s\S]",
 )
 
 
@@ -92,6 +99,21 @@ def test_oniguruma_patterns_read_as_oniguruma_matches_them(pattern):
 def test_patterns_without_an_exact_oniguruma_spelling_are_not_exported(pattern, what):
     tokenizer = BPETokenizer.train("ab ab ab", 5, pretokenizer=pattern)
     refused(export_files, tokenizer, "hf", match=f"cannot be spelled for Oniguruma .*{what}")
+
+
+@pytest.mark.parametrize(
+    "pattern, what",
+    [
+        (r"(?i:[a-z]+)|[\s\S]", "the range a-z"),  # regex: İ matches i
+        (r"(?i:i)|[\s\S]", "'i'"),
+        (r"(?i:ß)|[\s\S]", "'ß'"),  # Oniguruma: matches "ss"
+        (r"(?i:\p{Lu})|[\s\S]", "p{Lu}"),  # regex: folds the class, matches lower case
+        (r"(?i)\w+|[\s\S]", "w'"),
+    ],
+)
+def test_case_insensitive_parts_the_engines_fold_differently_are_refused_both_ways(pattern, what):
+    refused(to_oniguruma, pattern, match=f"case-insensitive .* of .*{what}")
+    refused(from_oniguruma, pattern, match="case-insensitive")
 
 
 def test_oniguruma_classes_python_reads_otherwise_are_refused_on_import():
