@@ -34,7 +34,6 @@ BAR = "bar"  # |
 LITERAL = "literal"  # any other character, "." included
 
 QUANTIFIABLE = frozenset({ESCAPE, CLASS, CLOSE, LITERAL})
-LOOKAROUNDS = ("(?=", "(?!", "(?<=", "(?<!")
 # Escapes whose argument is braced (\p{L}, \N{SPACE}, \x{41}, \u{...} is an error anyway);
 # \p and \P also take one letter unbraced (\pL).
 _BRACED = frozenset("pPNxuUgk")
