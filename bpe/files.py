@@ -111,10 +111,6 @@ class StagedFiles:
     def targets(self) -> list[Path]:
         return list(self._staged)
 
-    def staged_path(self, path: str | os.PathLike[str]) -> Path:
-        """Where ``path``'s new bytes wait until `commit` (for checks such as a reload)."""
-        return self._staged[Path(path)]
-
     def write(self, path: str | os.PathLike[str], data: bytes) -> Path:
         """Stage ``data`` for ``path``; return the temporary file it is in."""
         target = check_writable_target(path)

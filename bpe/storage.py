@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from bpe.alphabet import BYTES, CHARACTERS, from_gpt2_spelling, gpt2_spelling
 from bpe.errors import BpeError, TokenizerFileError
@@ -30,6 +29,7 @@ from bpe.files import atomic_write_bytes
 from bpe.jsonfile import load_json
 from bpe.pretokenize import check_pretokenizer
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
+from bpe.untrusted import read_file_bytes
 
 FILE_TYPES = {CHARACTERS: "character_bpe", BYTES: "byte_bpe"}
 ALPHABET_OF_TYPE = {kind: alphabet for alphabet, kind in FILE_TYPES.items()}
@@ -115,10 +115,7 @@ def write_tokenizer_file(path: str | os.PathLike[str], data: TokenizerData) -> N
 
 
 def read_tokenizer_file(path: str | os.PathLike[str]) -> TokenizerData:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise TokenizerFileError(f"cannot read tokenizer file {str(path)!r}: {error.strerror or error}") from None
+    raw = read_file_bytes(path, what="tokenizer file", name=repr(str(path)), error=TokenizerFileError)
     return parse_tokenizer_json(raw, name=str(path))
 
 

@@ -34,7 +34,7 @@ import unicodedata
 from pathlib import Path
 
 from bpe.alphabet import BYTES, CHARACTERS, bytes_to_unicode, gpt2_spelling, unicode_to_bytes
-from bpe.errors import TokenizerFileError, UnknownSymbolsError
+from bpe.errors import PatternError, TokenizerFileError, UnknownSymbolsError
 from bpe.formats.fileio import MAX_TOKEN_LENGTH, MAX_TOKENS, load_json, quoted, read_limited
 from bpe.formats.patterns import GPT2_ORIGINAL_PATTERN, check_pattern, from_oniguruma, pretokenizer_for, to_oniguruma
 from bpe.formats.pretrained import PretrainedTokenizer
@@ -347,7 +347,10 @@ def _split_pattern(spec, name: str) -> str:
                 return key
         if value == GPT2_ORIGINAL_PATTERN:
             return "gpt2"
-        body = from_oniguruma(value)
+        try:
+            body = from_oniguruma(value)
+        except PatternError as error:
+            raise TokenizerFileError(f"{name}: {error}") from None
     else:
         raise TokenizerFileError(f"{name}: a Split pattern must be Regex or String, not {_shown(kind)}")
     # Isolated keeps the text between matches as chunks of its own: say so in the pattern.

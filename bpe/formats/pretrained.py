@@ -26,7 +26,6 @@ from bpe.errors import BpeError
 from bpe.formats.fileio import quoted
 from bpe.gpt2.tokenizer import encode_around_special
 from bpe.pretokenize import split
-from bpe.tokenizer import BPETokenizer
 
 CACHE_LIMIT = 200_000  # distinct chunks remembered per tokenizer
 CUT_FROM = 64  # chunks at least this long are cut into independent pieces first
@@ -232,12 +231,6 @@ class PretrainedTokenizer:
         if self._with_merges is None:
             raise BpeError(f"{self.name} cannot be cut to its first merges")
         return self._with_merges(count)
-
-    def to_bpe_tokenizer(self):
-        """The same base tokens and merges as a lab `BPETokenizer`. It replays merges as
-        pairs with its own numbering, so ids (and, where the library's rule differs, the
-        tokens) may differ from this tokenizer's: see `bpe.formats.merges_vs_ranks`."""
-        return BPETokenizer(self.base_tokens, self.merges, alphabet=self.alphabet, pretokenizer=self.pretokenizer)
 
     def __repr__(self) -> str:
         pre = f", pretokenizer={self.pretokenizer!r}" if self.pretokenizer else ""

@@ -36,8 +36,8 @@ from bpe.errors import BpeError, TokenizerFileError
 from bpe.formats.fileio import MAX_TOKEN_LENGTH, MAX_TOKENS, decode_text, load_json, quoted, read_limited
 from bpe.formats.patterns import check_pattern, pretokenizer_for, resolve_pattern
 from bpe.formats.pretrained import PretrainedTokenizer
-from bpe.formats.rules import rank_merge, recover_merge
 from bpe.pretokenize import pattern_for
+from bpe.ranks import rank_merge, recover_merge
 
 FORMAT = "tiktoken"
 WHOLE_TEXT_PATTERN = r"[\s\S]+"  # no pre-tokenizer: the whole text is one chunk

