@@ -12,6 +12,7 @@ import os
 import stat
 
 from bpe import jsonfile
+from bpe.budget import check_json_values
 from bpe.errors import TokenizerFileError
 from bpe.jsonfile import decode_utf8
 
@@ -20,8 +21,6 @@ from bpe.jsonfile import decode_utf8
 MAX_FILE_BYTES = 64 * 1024 * 1024
 # Vocabularies and merge lists past this are not tokenizers anyone trains (Gemma: 262k).
 MAX_TOKENS = 1_000_000
-# Longest token accepted, in bytes or characters (real ones stay under a few hundred).
-MAX_TOKEN_LENGTH = 4096
 
 
 def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
@@ -41,7 +40,7 @@ def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MA
         raise TokenizerFileError(f"{what} {name!r} is {info.st_size:,} bytes; the most BPE Lab reads is {max_bytes:,}")
     try:
         with open(name, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
+            raw = handle.read(min(info.st_size, max_bytes) + 1)  # not a buffer of max_bytes for a small file
     except OSError as error:
         raise TokenizerFileError(f"cannot read {what} {name!r}: {error.strerror or error}") from None
     check_size(raw, name=name, max_bytes=max_bytes)
@@ -63,8 +62,10 @@ def decode_text(raw: bytes, *, name: str) -> str:
 
 
 def load_json(raw: bytes, *, name: str):
-    """A file's JSON value, at most `MAX_FILE_BYTES` (`bpe.jsonfile.load_json` says the rest)."""
+    """A file's JSON value, at most `MAX_FILE_BYTES` and `bpe.budget.MAX_JSON_VALUES` values
+    (`bpe.jsonfile.load_json` says the rest)."""
     check_size(raw, name=name)
+    check_json_values(raw, name=name)
     return jsonfile.load_json(raw, name=name)
 
 

@@ -34,8 +34,9 @@ import unicodedata
 from pathlib import Path
 
 from bpe.alphabet import BYTES, CHARACTERS, bytes_to_unicode, gpt2_spelling, unicode_to_bytes
+from bpe.budget import MAX_TOTAL_TOKEN_BYTES, check_token_lengths
 from bpe.errors import TokenizerFileError, UnknownSymbolsError
-from bpe.formats.fileio import MAX_TOKEN_LENGTH, MAX_TOKENS, load_json, quoted, read_limited
+from bpe.formats.fileio import MAX_TOKENS, load_json, quoted, read_limited
 from bpe.formats.patterns import GPT2_ORIGINAL_PATTERN, check_pattern, from_oniguruma, pretokenizer_for, to_oniguruma
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.rules import hf_merge, hf_merge_map
@@ -112,14 +113,26 @@ def load_hf_file(path: str | os.PathLike[str]) -> PretrainedTokenizer:
     return hf_from_bytes(read_limited(path, what="tokenizer.json"), name=str(path))
 
 
-def hf_from_bytes(raw: bytes, *, name: str = "tokenizer.json") -> PretrainedTokenizer:
+def hf_from_bytes(
+    raw: bytes, *, name: str = "tokenizer.json", max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES
+) -> PretrainedTokenizer:
     """A tokenizer.json from its bytes (an upload)."""
     data = load_json(raw, name=name)
     digest = hashlib.sha256(b"hf\0" + bytes(raw)).hexdigest()
-    return hf_from_dict(data, name=name, fingerprint=digest)
+    return hf_from_dict(data, name=name, fingerprint=digest, max_token_bytes=max_token_bytes)
 
 
-def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None = None) -> PretrainedTokenizer:
+def hf_from_dict(
+    data,
+    *,
+    name: str = "tokenizer.json",
+    fingerprint: str | None = None,
+    max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES,
+    max_merges: int = MAX_TOKENS,
+) -> PretrainedTokenizer:
+    """A `PretrainedTokenizer` from a parsed tokenizer.json; its vocabulary may hold at most
+    ``max_token_bytes`` characters in all and `bpe.budget.MAX_TOKEN_LENGTH` a token, its
+    merge list at most ``max_merges`` merges, checked before anything is built."""
     if not isinstance(data, dict):
         raise TokenizerFileError(f"{name} holds a JSON {type(data).__name__}, not a tokenizer object")
     model = data.get("model")
@@ -143,6 +156,13 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         raise TokenizerFileError(f"{name}: model.vocab must be an object of token: id")
     if len(vocab) > MAX_TOKENS:
         raise TokenizerFileError(f"{name}: the vocabulary holds {len(vocab):,} tokens; the most is {MAX_TOKENS:,}")
+    check_token_lengths(
+        (len(text) for text in vocab),
+        name=name,
+        max_total=max_token_bytes,
+        where=lambda index: f"vocabulary entry {index + 1:,}",
+        unit="characters",
+    )
     specials = _added_tokens(data.get("added_tokens"), vocab, name)
     itos: dict = {}
     by_text: dict[str, int] = {}
@@ -150,8 +170,6 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         _check_id(token_id, f"token {quoted(text)}", name)
         if not text:
             raise TokenizerFileError(f"{name}: the vocabulary holds an empty token (id {token_id})")
-        if len(text) > MAX_TOKEN_LENGTH:
-            raise TokenizerFileError(f"{name}: token id {token_id} is {len(text):,} characters long")
         if token_id in itos:
             raise TokenizerFileError(
                 f"{name}: id {token_id} is given to two tokens, {quoted(itos[token_id])} and {quoted(text)}"
@@ -174,7 +192,7 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
             raise TokenizerFileError(f"{name}: unk_token {_shown(unk)} is not in the vocabulary")
         unk_id = by_text[unk]
 
-    merges_as_ids, merge_pairs = _merges(model.get("merges"), by_text, name)
+    merges_as_ids, merge_pairs = _merges(model.get("merges"), by_text, name, max_merges)
 
     if byte_level:
         table = unicode_to_bytes()
@@ -396,11 +414,13 @@ def _added_tokens(added, vocab: dict, name: str) -> dict[str, int]:
     return specials
 
 
-def _merges(merges, by_text: dict[str, int], name: str) -> tuple[list[tuple[int, int, int]], list[tuple[str, str]]]:
+def _merges(
+    merges, by_text: dict[str, int], name: str, max_merges: int
+) -> tuple[list[tuple[int, int, int]], list[tuple[str, str]]]:
     if not isinstance(merges, list):
         raise TokenizerFileError(f"{name}: model.merges must be a list")
-    if len(merges) > MAX_TOKENS:
-        raise TokenizerFileError(f"{name}: {len(merges):,} merges; the most is {MAX_TOKENS:,}")
+    if len(merges) > max_merges:
+        raise TokenizerFileError(f"{name} has {len(merges):,} merges; the most accepted is {max_merges:,}")
     as_ids = []
     pairs = []
     for number, merge in enumerate(merges, start=1):
