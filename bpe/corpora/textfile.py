@@ -14,6 +14,7 @@ Everything that goes wrong raises `CorpusError` with the file name, the byte off
 from __future__ import annotations
 
 import os
+import stat
 import unicodedata
 from pathlib import Path
 
@@ -87,13 +88,26 @@ def read_text_file(
     path = Path(path)
     name = str(path) if name is None else name
     try:
-        with path.open("rb") as file:  # binary: line endings stay exactly as written
-            _check_size(os.fstat(file.fileno()).st_size, name=name, max_bytes=max_bytes)
+        # Non-blocking open: a pipe (FIFO) without a writer would block open() forever;
+        # opened so, it is found by fstat below and refused like a device or a socket.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(descriptor, "rb") as file:  # binary: line endings stay exactly as written
+            found = os.fstat(file.fileno())
+            _check_regular(found.st_mode, name=name)
+            _check_size(found.st_size, name=name, max_bytes=max_bytes)
             data = file.read() if max_bytes is None else file.read(max_bytes + 1)
     except OSError as error:
         reason = error.strerror or type(error).__name__
         raise CorpusError(f"cannot read {name}: {reason}. Check that the file exists and is readable.") from None
     return decode_text_bytes(data, name=name, max_bytes=max_bytes, normalize=normalize)
+
+
+def _check_regular(mode: int, *, name: str) -> None:
+    if not stat.S_ISREG(mode):  # (a folder is refused by open already: "Is a directory")
+        raise CorpusError(
+            f"{name} is not a regular file (a pipe, device or socket), so it has no end to read to. "
+            "Choose a text file saved on disk."
+        )
 
 
 def _check_size(size: int, *, name: str, max_bytes: int | None) -> None:

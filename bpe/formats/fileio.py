@@ -40,7 +40,11 @@ def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MA
         raise TokenizerFileError(f"{what} {name!r} is {info.st_size:,} bytes; the most BPE Lab reads is {max_bytes:,}")
     try:
         with open(name, "rb") as handle:
-            raw = handle.read(min(info.st_size, max_bytes) + 1)  # not a buffer of max_bytes for a small file
+            # Sized by stat, not by the limit (a small file gets no 64 MB buffer); a file that
+            # grew since is read on, up to one byte past the limit.
+            raw = handle.read(info.st_size + 1)
+            if len(raw) > info.st_size:
+                raw += handle.read(max_bytes + 1 - len(raw))
     except OSError as error:
         raise TokenizerFileError(f"cannot read {what} {name!r}: {error.strerror or error}") from None
     check_size(raw, name=name, max_bytes=max_bytes)
