@@ -44,6 +44,9 @@ from bpe.pretokenize import NAMED_PATTERNS, pattern_for
 
 FORMAT = "hf"
 NORMALIZERS = {"NFC", "NFD", "NFKC", "NFKD"}
+# Hugging Face's two whitespace pre-tokenizers, as the regexes they are (tokenizers'
+# pre_tokenizers/whitespace.rs): the matches are kept, the whitespace between them removed.
+WHITESPACE_PRE_TOKENIZERS = {"Whitespace": r"\w+|[^\w\s]+", "WhitespaceSplit": r"\S+"}
 
 
 # ====================
@@ -146,8 +149,10 @@ def hf_from_dict(
         )
     _check_model_options(model, name)
     normalize = _normalizer(data.get("normalizer"), name)
-    pattern, byte_level, prefix_space = _pre_tokenizer(data.get("pre_tokenizer"), name)
+    pattern, byte_level, prefix_space, drop_whitespace = _pre_tokenizer(data.get("pre_tokenizer"), name)
     notes = []
+    if drop_whitespace:
+        notes.append("its Whitespace pre-tokenizer drops whitespace: decoding gives the text without it")
     if data.get("post_processor") is not None:
         notes.append("its post-processor (tokens it adds around the text, such as <s>) is not applied")
 
@@ -262,6 +267,7 @@ def hf_from_dict(
         fingerprint=fingerprint,
         normalize=normalize,
         prefix_space=prefix_space,
+        drop_whitespace=drop_whitespace,
         cut=not (unk_id is not None and model.get("fuse_unk")),
         notes=notes,
         with_merges=with_merges,
@@ -308,17 +314,27 @@ def _normalizer(spec, name: str):
     return normalize
 
 
-def _pre_tokenizer(spec, name: str) -> tuple[str | None, bool, str | None]:
-    """(the lab pre-tokenizer: name or regex or None, byte-level?, prefix-space mode)."""
+def _pre_tokenizer(spec, name: str) -> tuple[str | None, bool, str | None, bool]:
+    """(the lab pre-tokenizer: name or regex or None, byte-level?, prefix-space mode,
+    whitespace dropped?)."""
     if spec is None:
-        return None, False, None
+        return None, False, None, False
     steps = _steps(spec, "pretokenizers", name, "pre-tokenizer")
     pattern = None
     byte_level = False
     prefix = None
+    drop_whitespace = False
     for index, step in enumerate(steps):
         kind = step.get("type")
-        if kind == "Split":
+        if isinstance(kind, str) and kind in WHITESPACE_PRE_TOKENIZERS:
+            if pattern is not None or byte_level:
+                raise TokenizerFileError(f"{name}: a {kind} after another split step is not supported")
+            # Matches are kept, the whitespace between them removed: the pattern gives the
+            # whitespace runs chunks of their own, which the tokenizer drops.
+            words = from_oniguruma(WHITESPACE_PRE_TOKENIZERS[kind])
+            pattern = pretokenizer_for(check_pattern(f"(?:{words})|\\s+", name=name))
+            drop_whitespace = True
+        elif kind == "Split":
             if pattern is not None or byte_level:
                 raise TokenizerFileError(f"{name}: a Split after another split step is not supported")
             if step.get("behavior") != "Isolated" or step.get("invert", False) is not False:
@@ -344,9 +360,9 @@ def _pre_tokenizer(spec, name: str) -> tuple[str | None, bool, str | None]:
         else:
             raise TokenizerFileError(
                 f"{name}: the pre-tokenizer {_shown(kind)} is not supported (only ByteLevel, "
-                "Split and Sequence of them)"
+                "Split, Whitespace, WhitespaceSplit and Sequence of them)"
             )
-    return pattern, byte_level, prefix
+    return pattern, byte_level, prefix, drop_whitespace
 
 
 def _split_pattern(spec, name: str) -> str:

@@ -19,7 +19,7 @@ from bpe.budget import MAX_TOTAL_TOKEN_BYTES
 from bpe.errors import TokenizerFileError
 from bpe.formats.fileio import MAX_TOKENS, load_json, read_limited
 from bpe.formats.huggingface import hf_from_dict
-from bpe.formats.minbpe import VERSION_LINE, load_minbpe_file, minbpe_from_bytes
+from bpe.formats.minbpe import VERSION_LINE, load_minbpe_file, minbpe_from_bytes, refuse_sentencepiece
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.tiktoken_ranks import load_tiktoken_file, tiktoken_from_bytes
 from bpe.tokenizer import BPETokenizer
@@ -30,7 +30,9 @@ _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ [0-9]+\r?$")
 
 
 def detect_format(raw: bytes, file_name: str = "") -> str:
-    """ "lab", "hf", "tiktoken" or "minbpe" from the file's first bytes (and its name)."""
+    """ "lab", "hf", "tiktoken" or "minbpe" from the file's first bytes (and its name); a
+    SentencePiece model (also a ``.model``) is named as such and refused."""
+    refuse_sentencepiece(raw, name=file_name or "the file")
     head = bytes(raw[:4096]).lstrip(b"\xef\xbb\xbf").lstrip()
     if head.startswith(VERSION_LINE.encode()):
         return "minbpe"

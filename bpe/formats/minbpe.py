@@ -85,6 +85,7 @@ def parse_minbpe(
     (`bpe.budget`: a line names its halves by id, so each may double a token's length):
     at most `bpe.budget.MAX_TOKEN_LENGTH` bytes a token, ``max_token_bytes`` in all, and
     at most ``max_merges`` merges."""
+    refuse_sentencepiece(raw, name=name)
     check_line_count(raw, name=name, max_lines=3 + MAX_SPECIAL_TOKENS + max_merges + 1, what="merge")
     text = decode_text(raw, name=name)
     lines = text.split("\n")
@@ -160,6 +161,52 @@ def parse_minbpe(
             )
         ids_seen[special_id] = special
     return pattern, specials, merges
+
+
+def refuse_sentencepiece(raw: bytes, *, name: str) -> None:
+    """SentencePiece models are ``.model`` files too: name one as such, and refuse it
+    (rather than call it a minbpe file that is not UTF-8)."""
+    if _is_sentencepiece(raw):
+        raise TokenizerFileError(
+            f"{name} is a SentencePiece model (a protobuf file, not text), which BPE Lab does not read: "
+            "it reads minbpe .model files, Hugging Face tokenizer.json, .tiktoken ranks and its own files"
+        )
+
+
+def _is_sentencepiece(raw: bytes) -> bool:
+    """Does ``raw`` open as SentencePiece's ``ModelProto``? Its first field is its first
+    piece (field 1, length-delimited: byte 0x0A and a length), a ``SentencePiece`` message
+    that opens with the piece's text (0x0A, a length, UTF-8) followed by its score (field
+    2, a float: 0x15) or type (field 3: 0x18). Text files do not open with a line feed
+    followed by a length and a second line feed."""
+    head = bytes(raw[:64])
+    if not head.startswith(b"\n"):
+        return False
+    outer, at = _varint(head, 1)
+    if outer is None or at >= len(head) or head[at] != 0x0A:
+        return False
+    length, at = _varint(head, at + 1)
+    if length is None or length > outer or at + length >= len(head):
+        return False
+    try:
+        head[at : at + length].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return head[at + length] in (0x15, 0x18)
+
+
+def _varint(data: bytes, at: int) -> tuple[int | None, int]:
+    """A protobuf varint at ``at`` (at most 4 bytes), and where it ends."""
+    value = 0
+    for shift in range(0, 28, 7):
+        if at >= len(data):
+            return None, at
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at += 1
+        if byte < 0x80:
+            return value, at
+    return None, at
 
 
 def minbpe_from_bytes(
