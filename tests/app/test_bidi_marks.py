@@ -18,7 +18,7 @@ from bpe.analysis.segments import segment
 from bpe.run import train_run
 from bpe.text import VISIBLE_BIDI, pair_label, printable
 from bpe.tokenizer import BPETokenizer
-from pages._shared.html import linked_tokens_html, merge_headline_html, segments_html
+from pages._shared.render.html import linked_tokens_html, merge_headline_html, segments_html
 
 EXPLICIT = {"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"}
 # The Unicode Bidi_Control property: the explicit embeddings, overrides and isolates, and
@@ -54,7 +54,7 @@ def test_token_html_of_tokenize_and_merge_by_merge_shows_marks(alphabet):
 
 
 def test_the_film_and_the_merge_headline_show_marks():
-    from pages._shared.film import film_file
+    from pages._shared.views.merges.film_file import film_file
     from tests.app.test_film import embedded, settings_for
 
     run = train_run(TEXT * 6, target_vocab_size=80, minimum_pair_frequency=2, top_k=10)
