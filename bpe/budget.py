@@ -37,6 +37,9 @@ MAX_TOTAL_TOKEN_BYTES = 64 * 1024 * 1024
 # million-token vocabulary counts about 5 million. Each value costs at most ~70 bytes
 # of memory once parsed, so the parse stays within a few hundred MB.
 MAX_JSON_VALUES = 6_000_000
+# A server's bound on merges bounds its JSON too: a merge costs about 5 values (its
+# [left, right] list and its vocabulary entry); 10 a merge leaves room for the rest.
+JSON_VALUES_PER_MERGE = 10
 
 
 class TokenTally:

@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from bpe.budget import MAX_TOTAL_TOKEN_BYTES
+from bpe.budget import JSON_VALUES_PER_MERGE, MAX_TOTAL_TOKEN_BYTES, check_json_values
 from bpe.errors import TokenizerFileError
 from bpe.formats.fileio import MAX_TOKENS, load_json, read_limited
 from bpe.formats.huggingface import hf_from_dict
@@ -130,7 +130,10 @@ def load_upload(
     no more than ``max_bytes`` bytes in all (`bpe.budget`), checked before they are built."""
     if max_bytes is not None and len(raw) > max_bytes:  # before anything is read, whatever the kind
         raise TokenizerFileError(f"{name} is {len(raw):,} bytes; the most this server accepts is {max_bytes:,} bytes")
-    if detect_format(raw, name) == LAB:
+    kind = detect_format(raw, name)
+    if max_merges is not None and kind in (LAB, "hf"):  # 5 MB of {} would be 1.7 million dicts
+        check_json_values(raw, name=name, max_values=JSON_VALUES_PER_MERGE * max_merges)
+    if kind == LAB:
         return BPETokenizer.from_json_bytes(raw, name=name, max_bytes=max_bytes, max_merges=max_merges)
     max_token_bytes = MAX_TOTAL_TOKEN_BYTES if max_bytes is None else max_bytes
     tokenizer = pretrained_from_bytes(

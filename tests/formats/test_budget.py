@@ -223,6 +223,16 @@ def test_json_of_empty_objects_is_refused_before_it_is_parsed(tmp_path):
     refused_quickly(lambda: parse_tokenizer_json(lab), "JSON values", peak_bytes=len(lab) * 3)
 
 
+def test_an_upload_of_json_is_held_to_what_its_merge_bound_allows():
+    raw = b"[" + b"{}," * 1_600_000 + b"{}]"  # under the upload's 5 MB: 1.6 million dicts once parsed
+    assert len(raw) < UPLOAD_MAX_BYTES
+    refused_quickly(
+        lambda: load_upload(raw, "braces.json", max_bytes=UPLOAD_MAX_BYTES, max_merges=UPLOAD_MAX_MERGES),
+        "braces.json holds about 3,200,002 JSON values; a tokenizer file holds at most 600,000",
+        peak_bytes=len(raw) * 3,
+    )
+
+
 @pytest.mark.parametrize("name, head", [("blank.tiktoken", b""), ("blank.model", b"minbpe v1\n\n0\n")])
 @pytest.mark.parametrize("newline", [b"\n", b"\r", b"\r\n"], ids=["LF", "CR", "CRLF"])
 def test_files_of_blank_lines_are_refused_before_they_are_split(tmp_path, name, head, newline):
