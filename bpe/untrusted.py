@@ -50,7 +50,11 @@ def read_file_bytes(
             if not stat.S_ISREG(info.st_mode):
                 raise error(f"cannot read {what} {shown}: it is not a regular file (a device, pipe or socket)")
             check_size(info.st_size, name=name, max_bytes=max_bytes, error=error, hint=hint)
-            raw = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+            # Sized by stat, not by the limit (a small file gets no 64 MB buffer); a file that
+            # grew since is read on, up to one byte past the limit.
+            raw = handle.read(info.st_size + 1)
+            if len(raw) > info.st_size:
+                raw += handle.read() if max_bytes is None else handle.read(max(0, max_bytes + 1 - len(raw)))
     except FileNotFoundError:
         raise error(f"cannot read {what} {shown}: it does not exist") from None
     except IsADirectoryError:

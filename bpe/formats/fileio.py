@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from bpe import jsonfile, untrusted
+from bpe.budget import check_json_values
 from bpe.errors import TokenizerFileError
 from bpe.untrusted import MAX_FILE_BYTES, decode_utf8, read_file_bytes
 
@@ -18,8 +19,6 @@ from bpe.untrusted import MAX_FILE_BYTES, decode_utf8, read_file_bytes
 # tokenizer.json: ~20 MB): `MAX_FILE_BYTES` refuses anything far larger before it is read.
 # Vocabularies and merge lists past this are not tokenizers anyone trains (Gemma: 262k).
 MAX_TOKENS = 1_000_000
-# Longest token accepted, in bytes or characters (real ones stay under a few hundred).
-MAX_TOKEN_LENGTH = 4096
 
 
 def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
@@ -42,8 +41,10 @@ def decode_text(raw: bytes, *, name: str) -> str:
 
 
 def load_json(raw: bytes, *, name: str):
-    """A file's JSON value, at most `MAX_FILE_BYTES` (`bpe.jsonfile.load_json` says the rest)."""
+    """A file's JSON value, at most `MAX_FILE_BYTES` and `bpe.budget.MAX_JSON_VALUES` values
+    (`bpe.jsonfile.load_json` says the rest)."""
     check_size(raw, name=name)
+    check_json_values(raw, name=name)
     return jsonfile.load_json(raw, name=name)
 
 

@@ -168,6 +168,12 @@ def test_an_uploaded_ranks_file_takes_the_chosen_pattern():
         ("bad.tiktoken", b"!!!! 0\n", "line 1: '!!!!' is not base64"),
         ("cut.json", b'{"model": {"type": "BPE", "vocab": {"a": 0', "cut.json is not valid JSON"),
         ("bad.model", b"minbpe v1\n\n1\n", "bad.model"),
+        # each line doubles the last token: refused at the bound, before a byte is built
+        (
+            "double.model",
+            b"minbpe v1\n\n0\n97 97\n" + b"".join(b"%d %d\n" % (i, i) for i in range(256, 296)),
+            "the longest BPE Lab accepts is 4,096 bytes",
+        ),
     ],
 )
 def test_bad_files_of_other_formats_are_refused_with_the_reason(name, data, message):
