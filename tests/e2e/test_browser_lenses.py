@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from bpe.formats.cl100k import cl100k_available
+from bpe.formats.cl100k import cl100k_path
 
 pytestmark = pytest.mark.e2e
 QUERY = "?vocab=300"  # the default corpus (Tiny Shakespeare) at vocab 300, as the other page tests
@@ -74,7 +74,7 @@ def test_report_card_colours_its_differences_and_draws_its_chart(page, app_url, 
     card = page.locator(".bpe-card")
     expect(card).to_be_visible(timeout=90_000)
     expect(card.locator("td", has_text="English prose")).to_be_visible()
-    if cl100k_available():
+    if cl100k_path() is not None:
         expect(card.locator("td.better, td.worse").first).to_be_visible()
     expect(page.get_by_role("button", name="Report card (CSV)")).to_be_visible()
     expect(page.locator(".js-plotly-plot .barlayer .trace").first).to_be_attached()
@@ -89,7 +89,7 @@ def test_vocabulary_lists_under_trained_tokens_and_checks_gpt4(page, app_url, sc
     expect(page.get_by_role("heading", name="Under-trained and unreachable tokens")).to_be_visible()
     expect(page.get_by_text("SolidGoldMagikarp", exact=False).first).to_be_visible()
     expect(page.get_by_test_id("stMetricLabel").filter(has_text="Absorbed")).to_be_visible()
-    if cl100k_available():
+    if cl100k_path() is not None:
         expect(page.get_by_test_id("stMetricLabel").filter(has_text="Their partial")).to_be_visible(timeout=90_000)
     screenshot(page, "lenses_undertrained")
     assert page.off_origin_requests == []

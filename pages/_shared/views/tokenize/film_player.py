@@ -23,7 +23,7 @@ from pages._shared.data.lenses import film_of
 from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers
 from pages._shared.render.encode_film_html import frame_headline_html
 from pages._shared.render.html import escape_markdown, segments_html
-from pages._shared.state.link import STEP
+from pages._shared.state.controls import STEP
 from pages._shared.state.per_run import keep_with
 from pages._shared.state.settings import Settings, bind
 
@@ -162,7 +162,7 @@ def _draw_frame(film: EncodeFilm, number: int, label: str, is_run: bool) -> None
             key="tokenize_film_open_step",
             help="Shows how training learned this merge: the pair counts at that step, the text before and after.",
         ):
-            st.session_state[STEP] = frame.merge  # Merge by merge reads its step from here
+            st.session_state[STEP.key] = frame.merge  # Merge by merge reads its step from here
             st.session_state[PLAYING] = False
             try:
                 st.switch_page(MERGE_PAGE)
