@@ -34,7 +34,7 @@ def report_card_html(
     labels = list(rows[0].measures) if rows else []
     others = [r for r in references if r != ours and r in labels]
     head = ["text", unit] + [f"{label}" for label in labels] + [f"vs {ref}" for ref in others]
-    cell = "padding:2px 6px;text-align:right;border-bottom:1px solid #e2e8f0"
+    cell = "padding:2px 5px;text-align:right;border-bottom:1px solid #e2e8f0"
     lines = ["<tr>" + "".join(f'<th style="{cell};text-align:center">{html.escape(h)}</th>' for h in head) + "</tr>"]
     for row in rows:
         size = len(row.text.text) if unit == CHARACTERS else len(row.text.text.encode("utf-8"))
@@ -69,7 +69,7 @@ def report_card_html(
         lines.append("<tr>" + "".join(cells) + "</tr>")
     return (
         '<div style="overflow-x:auto">'
-        f'<table class="bpe-card" style="border-collapse:collapse;font-size:{"1.15rem" if large else "0.9rem"};'
+        f'<table class="bpe-card" style="border-collapse:collapse;font-size:{"1.05rem" if large else "0.9rem"};'
         f'width:100%">{"".join(lines)}</table></div>'
     )
 
