@@ -237,3 +237,14 @@ def test_a_text_the_run_cannot_encode_is_said_not_filmed():
     assert not at.exception
     note = next(i.value for i in at.info if "cannot film this text" in i.value)
     assert "z" in note and "Traceback" not in note
+
+
+def test_a_link_reopens_the_film_frame_the_rows_and_the_card_unit():
+    at = new_app(
+        TOKENIZE, query={"corpus": WORKED, "tokenize_film_frame": "2", "tokenize_diff_rows": '["this run, vocab 12"]'}
+    )
+    assert not at.exception
+    assert "Frame 2 of" in film_headline(at)
+    assert at.multiselect(key="_w_tokenize_diff_rows").value == ["this run, vocab 12"]
+    at = new_app(COMPRESSION, query={"corpus": WORKED, "compression_card_unit": "bytes"})
+    assert at.radio(key="_w_compression_card_unit").value == "bytes"

@@ -15,10 +15,11 @@ from pages._shared.data.lenses import card_rows_of
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers
 from pages._shared.frame.presenter import LARGE, presented
-from pages._shared.render.report_card_html import BYTES, CHARACTERS, report_card_figure, report_card_html
-from pages._shared.state.settings import Settings, bind
+from pages._shared.render.report_card_html import report_card_figure, report_card_html
+from pages._shared.state.controls import CARD_UNIT
+from pages._shared.state.settings import Settings
 
-UNIT = "compression_card_unit"
+UNIT = CARD_UNIT.key
 
 
 def card_rows(settings: Settings, compared: list[Compared]) -> list[CardRow]:
@@ -45,12 +46,10 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
         c.label for c in compared[1:]
     ]
     rows = card_rows(settings, compared)
-    ss.setdefault(UNIT, CHARACTERS)
-    bind(
+    CARD_UNIT.setdefault()
+    CARD_UNIT.draw(
         st.radio,
         "Measure",
-        UNIT,
-        options=[CHARACTERS, BYTES],
         format_func=lambda unit: f"{unit} per token",
         horizontal=True,
         help="Bytes per token compares alphabets fairly: a Chinese character is 3 bytes of UTF-8.",

@@ -24,6 +24,7 @@ from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown
+from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
 
@@ -82,30 +83,33 @@ def health_table(rows: list[TokenHealth]) -> pd.DataFrame:
 def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: int) -> None:
     ss = st.session_state
     st.subheader("Under-trained and unreachable tokens")
-    keep_with(run_identity(settings), ["vocab_show", "vocab_sort"])
-    ss.setdefault("vocab_rare_below", 3)
-    ss.setdefault("vocab_show", "every flagged token")
-    ss.setdefault("vocab_sort", "count at creation, highest first")
+    keep_with(run_identity(settings), [HEALTH_SHOW.key, HEALTH_SORT.key])
+    RARE_BELOW.setdefault()
+    if ss.get(HEALTH_SHOW.key) not in SHOW:  # a link's value that names no view: the first
+        ss[HEALTH_SHOW.key] = next(iter(SHOW))
+    if ss.get(HEALTH_SORT.key) not in SORTS:
+        ss[HEALTH_SORT.key] = next(iter(SORTS))
+    rare_below = ss[RARE_BELOW.key]
     st.markdown(escape_markdown(WHY).replace("\\`", "`"))
     train, heldout = corpus_texts(settings)
     held = heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout) if heldout else None
-    rows = run_token_health(run, merges, run_usage(settings, run, merges), held, rare_below=ss.vocab_rare_below)
+    rows = run_token_health(run, merges, run_usage(settings, run, merges), held, rare_below=rare_below)
     counts = flag_counts(rows)
     m = st.columns(5, vertical_alignment="bottom")
     m[0].metric("Absorbed", f"{counts[ABSORBED]:,}", help="made by a merge, unused in the final training encoding")
-    m[1].metric("Rare", f"{counts[RARE]:,}", help=f"used fewer than {ss.vocab_rare_below} times")
+    m[1].metric("Rare", f"{counts[RARE]:,}", help=f"used fewer than {rare_below} times")
     m[2].metric("Unreachable", f"{counts[UNREACHABLE]:,}", help="its own text encodes to other tokens")
     m[3].metric("Partial", f"{counts[PARTIAL]:,}", help="a byte token inside a character: no text of its own")
     with m[4]:
-        bind(st.number_input, "Rare: fewer uses than", "vocab_rare_below", min_value=1, max_value=1_000_000, step=1)
+        RARE_BELOW.draw(st.number_input, "Rare: fewer uses than", step=1)
     left, right = st.columns(2)
     with left:
-        bind(st.selectbox, "Show", "vocab_show", options=list(SHOW))
+        bind(st.selectbox, "Show", HEALTH_SHOW.key, options=list(SHOW))
     with right:
-        bind(st.selectbox, "Sorted by", "vocab_sort", options=list(SORTS))
-    wanted = SHOW[ss.vocab_show]
+        bind(st.selectbox, "Sorted by", HEALTH_SORT.key, options=list(SORTS))
+    wanted = SHOW[ss[HEALTH_SHOW.key]]
     shown = [r for r in rows if (r.flags if wanted is None else wanted == "all" or wanted in r.flags)]
-    column, ascending = SORTS[ss.vocab_sort]
+    column, ascending = SORTS[ss[HEALTH_SORT.key]]
     table = health_table(shown)
     if len(table):
         table = table.sort_values([column, "id"], ascending=[ascending, True], na_position="last")
@@ -128,10 +132,10 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
     st.markdown("**The same check on other tokenizers** — their training data is unknown, so only reachability")
     ss = st.session_state
     labels = [c.label for c in others]
-    if ss.get("vocab_other") not in labels:
-        ss.vocab_other = labels[0]
-    bind(st.selectbox, "Tokenizer", "vocab_other", options=labels)
-    chosen = others[labels.index(ss.vocab_other)]
+    if ss.get(HEALTH_OTHER.key) not in labels:
+        ss[HEALTH_OTHER.key] = labels[0]
+    bind(st.selectbox, "Tokenizer", HEALTH_OTHER.key, options=labels)
+    chosen = others[labels.index(ss[HEALTH_OTHER.key])]
     rows = pretrained_health(
         chosen.key, settings.corpus_key(), _tokenizer=chosen.tokenizer, _train=train, _heldout=heldout
     )

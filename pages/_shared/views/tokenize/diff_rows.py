@@ -20,9 +20,10 @@ from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, base
 from pages._shared.frame.presenter import LARGE
 from pages._shared.render.html import escape_markdown
 from pages._shared.render.span_diff_html import span_diff_html
+from pages._shared.state.controls import DIFF_ROWS
 from pages._shared.state.settings import Settings, bind
 
-ROWS = "tokenize_diff_rows"
+ROWS = DIFF_ROWS.key
 MAX_DIFF_CHARACTERS = 1_500  # hover rules and rows grow with the text; a passage is what a class reads
 
 

@@ -23,16 +23,13 @@ from pages._shared.data.lenses import film_of
 from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers
 from pages._shared.render.encode_film_html import frame_headline_html
 from pages._shared.render.html import escape_markdown, segments_html
-from pages._shared.state.controls import STEP
+from pages._shared.state.controls import FILM_FRAME, FILM_OF, STEP
 from pages._shared.state.per_run import keep_with
 from pages._shared.state.settings import Settings, bind
 
-FRAME, PLAYING, SPEED, CHOICE = (
-    "tokenize_film_frame",
-    "tokenize_film_playing",
-    "tokenize_film_speed",
-    "tokenize_film_of",
-)
+# the frame and the tokenizer travel in links (`state.controls`); playing and its speed do not
+FRAME, CHOICE = FILM_FRAME.key, FILM_OF.key
+PLAYING, SPEED = "tokenize_film_playing", "tokenize_film_speed"
 SPEEDS = [2.0, 1.0, 0.5, 0.25]  # seconds per frame while playing
 MERGE_PAGE = "pages/1_Merge_by_merge.py"
 
