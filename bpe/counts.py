@@ -33,7 +33,8 @@ FORMAT_VERSION = 1
 METADATA_KEY = b"bpe_lab.counts"
 
 
-def _counts_array(values=()) -> array:
+def counts_array(values=()) -> array:
+    """Counts as the table holds them: unsigned 64-bit, no Python object each."""
     return array("Q", values)
 
 
@@ -68,7 +69,7 @@ class ChunkCounts:
     training_sample: str = ""  # the first HELDOUT_SAMPLE_CHARACTERS characters of the training part
     heldout_documents: int = 0
     heldout_chunks: tuple[str, ...] = ()
-    heldout_counts: array = field(default_factory=_counts_array)
+    heldout_counts: array = field(default_factory=counts_array)
     inputs: tuple[tuple[str, int, str], ...] = ()
 
     def words(self) -> list:
@@ -127,7 +128,8 @@ def chunk_settings(pretokenizer: str | None, pattern: str | None = None) -> tupl
     return CUSTOM, check_safe_pattern(pretokenizer)
 
 
-def _training_value(name: str | None, pattern: str | None) -> str | None:
+def training_value(name: str | None, pattern: str | None) -> str | None:
+    """The pre-tokenizer as `TrainingSettings` and `chunk_counts` take it: a custom one is its regex."""
     return pattern if name == CUSTOM else name
 
 
@@ -145,11 +147,11 @@ def count_text(text: str, *, alphabet: str, pretokenizer: str | None, pattern: s
     if not isinstance(text, str):
         raise BpeError(f"text must be a str, got {type(text).__name__}")
     require_unicode(text, "the text")
-    counted = chunk_counts(text, _training_value(name, pattern))
+    counted = chunk_counts(text, training_value(name, pattern))
     chunks = tuple(counted)
     return ChunkCounts(
         chunks=chunks,
-        counts=_counts_array(counted.values()),
+        counts=counts_array(counted.values()),
         alphabet=alphabet,
         pretokenizer=name,
         pattern=pattern,
@@ -222,7 +224,7 @@ class CountsTotal:
         base = tuple(default_base_tokens("", BYTES)) if first.alphabet == BYTES else tuple(sorted(self._characters))
         return ChunkCounts(
             chunks=tuple(self._training),
-            counts=_counts_array(self._training.values()),
+            counts=counts_array(self._training.values()),
             alphabet=first.alphabet,
             pretokenizer=first.pretokenizer,
             pattern=first.pattern,
@@ -230,7 +232,7 @@ class CountsTotal:
             heldout_text=self._heldout_text,
             training_sample=self._training_sample,
             heldout_chunks=tuple(self._heldout),
-            heldout_counts=_counts_array(self._heldout.values()),
+            heldout_counts=counts_array(self._heldout.values()),
             inputs=tuple(self._inputs) if inputs is None else tuple(inputs),
             **self._sums,
         )
@@ -408,8 +410,8 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
         if len(set(part)) != len(part):
             raise BpeError(f"the counts file {name} lists a {what} chunk more than once")
     count_column = table.column("count")
-    counts = _counts_array(count_column.slice(0, rows).to_pylist())
-    heldout_counts = _counts_array(count_column.slice(rows).to_pylist())
+    counts = counts_array(count_column.slice(0, rows).to_pylist())
+    heldout_counts = counts_array(count_column.slice(rows).to_pylist())
     for part, part_counts, key in (
         (training_chunks, counts, "characters"),
         (heldout_chunks, heldout_counts, "heldout_characters"),
