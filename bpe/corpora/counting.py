@@ -43,6 +43,7 @@ from bpe.counts import (
 from bpe.errors import BpeError, CorpusError
 from bpe.pretokenize import chunk_counts
 
+DASK_CONNECT_SECONDS = 20  # how long to wait for a scheduler before saying it cannot be reached
 NO_PRETOKENIZER = (
     "training with no pre-tokenizer merges across the whole text, so it cannot be counted in chunks: "
     "train it in memory (python -m bpe build), or count with a pre-tokenizer (--pretokenizer gpt2)"
@@ -180,9 +181,13 @@ def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTot
     from concurrent.futures import ProcessPoolExecutor
 
     # spawn: a worker starts clean, without the threads and state of the caller (a server)
+    from concurrent.futures.process import BrokenProcessPool
+
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         try:
             return job.run(pool.submit, 2 * workers, on_progress, started)
+        except BrokenProcessPool:
+            raise BpeError("a counting worker process died (out of memory, or killed); try fewer --workers") from None
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
@@ -203,7 +208,7 @@ def _on_dask(job: _Job, address: str, on_progress, started: float) -> CountsTota
     except ImportError:
         raise BpeError("--dask needs the distributed package: pip install -r requirements.txt") from None
     try:
-        client = Client(address, timeout="20s", set_as_default=False)
+        client = Client(address, timeout=f"{DASK_CONNECT_SECONDS}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
         raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
     try:
