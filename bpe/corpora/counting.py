@@ -189,6 +189,10 @@ def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTot
         except BrokenProcessPool:
             raise BpeError("a counting worker process died (out of memory, or killed); try fewer --workers") from None
         except BaseException:
+            # Ctrl-C, SIGTERM or an error: stop the workers now rather than wait for the
+            # partitions they are counting (the executor has no public way to, before 3.14).
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
 
