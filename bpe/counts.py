@@ -24,6 +24,7 @@ from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, BYTES, CHARACTERS, check_alphabet, default_base_tokens, require_unicode, symbols_of
 from bpe.errors import BpeError
+from bpe.files import atomic_writer
 from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern, chunk_counts
 
 CUSTOM = "custom"  # the pre-tokenizer name of a table counted with a pattern of its own
@@ -262,8 +263,6 @@ def write_counts(path: str | os.PathLike[str], counts: ChunkCounts) -> None:
     """Write ``counts`` to ``path`` as one Parquet file, whole or not at all."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from bpe.files import atomic_writer
 
     table = _arrow_table(counts)
     metadata = _metadata_of(counts)
