@@ -43,6 +43,7 @@ from bpe.counts import (
 from bpe.errors import BpeError, CorpusError
 from bpe.pretokenize import chunk_counts
 
+BATCH_CHARACTERS = 4_000_000  # consecutive passages of a text file counted as one text, up to about this
 DASK_CONNECT_SECONDS = 20  # how long to wait for a scheduler before saying it cannot be reached
 NO_PRETOKENIZER = (
     "training with no pre-tokenizer merges across the whole text, so it cannot be counted in chunks: "
@@ -245,6 +246,23 @@ def count_partition(
     cap = options.max_document_characters
     file_left = cap if file.kind == TEXT and cap is not None else None  # a text file is one document for the cap
     read = 0
+    # Passages of a text file that follow each other and go to the same side are counted
+    # as one text: they meet at safe cuts, so the counts are the same, and counting a few
+    # MB at once is about twice as fast as 64 KB at a time. Records are counted alone.
+    batch: list[str] = []
+    batch_held = False
+    batch_characters = 0
+
+    def flush() -> None:
+        nonlocal batch_characters
+        if batch:
+            table = heldout if batch_held else training
+            get = table.get
+            for chunk, count in chunk_counts("".join(batch), splitting).items():
+                table[chunk] = get(chunk, 0) + count
+            batch.clear()
+            batch_characters = 0
+
     for document in documents(partition, options, pretokenizer):
         text = document.text
         if file_left is not None:
@@ -257,17 +275,19 @@ def count_partition(
         if text:
             read += len(text)
             held = is_heldout(options, partition.input_index, document.key)
-            table, part = (heldout, "heldout") if held else (training, "training")
-            get = table.get
-            for chunk, count in chunk_counts(text, splitting).items():
-                table[chunk] = get(chunk, 0) + count
-            key = "heldout_" if held else ""
+            if held != batch_held or file.kind != TEXT or batch_characters >= BATCH_CHARACTERS:
+                flush()
+            batch.append(text)
+            batch_held = held
+            batch_characters += len(text)
+            key, part = ("heldout_", "heldout") if held else ("", "training")
             sums[key + "characters"] += len(text)
             sums[key + "documents"] += 1
             if len(samples[part]) < HELDOUT_SAMPLE_CHARACTERS:
                 samples[part] = (samples[part] + text)[:HELDOUT_SAMPLE_CHARACTERS]
         if (limit is not None and read >= limit) or file_left == 0:
             break
+    flush()
     chunks = tuple(training)
     return ChunkCounts(
         chunks=chunks,

@@ -481,6 +481,12 @@ def _text_passages(partition: Partition, options: ReadOptions, rule) -> Iterator
             stop = reader.read_to_end(start, MAX_UNCUT_BYTES)
             yield Document(start, _decoded(reader, start, stop))
             return
+        if end is not None and start >= end:  # only after a byte-order mark longer than the partition
+            cut = reader.first_cut(rule, start)  # = the first safe cut at or after end: none is inside the mark
+            stop = cut if cut is not None else reader.read_to_end(start, MAX_PASSAGE_BYTES)
+            if stop > start:
+                yield Document(start, _decoded(reader, start, stop))
+            return
         while end is None or start < end:
             threshold = (start // options.passage_bytes + 1) * options.passage_bytes
             cut = reader.first_cut(rule, threshold)
