@@ -50,6 +50,8 @@ class ChunkCounts:
     ``heldout_chunks`` / ``heldout_counts``, and ``heldout_text`` keeps its first
     `HELDOUT_SAMPLE_CHARACTERS` characters.
 
+    ``documents`` counts what was counted as one text each: a JSON line, a Parquet row, a
+    passage of a text file (`bpe.corpora.streams`), a text given to `count_text`.
     ``pretokenizer`` is None, a named pattern ("whitespace", "gpt2", "gpt4") or "custom";
     ``pattern`` is the regex it ran (None for none). ``base_tokens`` are the characters of
     the training part, sorted, or the 256 byte tokens. ``inputs`` holds one

@@ -1,6 +1,6 @@
 """`python -m bpe.benchmarks.count_phase`: speed and memory of the count phase.
 
-1. Speed: the shared texts concatenated into one file, counted (GPT-2 split, bytes) on one
+1. Speed: the shared texts concatenated into one file (``--copies N``: repeated N times), counted (GPT-2 split, bytes) on one
    process, on two, and on a two-worker Dask `LocalCluster` on loopback, in MB/s; the three
    tables must be identical.
 2. Memory: corpora of growing size made by repeating the shared texts as separate files
@@ -89,6 +89,9 @@ def memory(folder: Path, sizes_mb: list[int], workers: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bpe.benchmarks.count_phase", description=__doc__.split("\n\n")[0])
     parser.add_argument("--partition-mb", type=int, default=1, help="partition size for the speed runs (default 1 MB)")
+    parser.add_argument(
+        "--copies", type=int, default=1, help="repeat the shared texts this many times for the speed runs"
+    )
     parser.add_argument("--sizes-mb", type=int, nargs="+", default=[50, 200])
     parser.add_argument("--workers", type=int, default=2, help="workers for the memory runs")
     parser.add_argument("--skip-speed", action="store_true")
@@ -98,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(scratch)
         if not args.skip_speed:
             path = folder / "shared.txt"
-            path.write_text(shared_text(), encoding="utf-8")
+            path.write_text(shared_text() * args.copies, encoding="utf-8")
             speed(path, args.partition_mb)
         if not args.skip_memory:
             memory(folder, args.sizes_mb, args.workers)

@@ -102,14 +102,11 @@ class ReadOptions:
 class CorpusFile:
     """One input file: where it is, what it holds, how big it is on disk."""
 
-    path: Path
+    path: Path  # absolute: a Dask worker may run in another folder
     kind: str  # TEXT, JSONL or PARQUET
     compressed: bool  # gzip
     size: int
-
-    @property
-    def name(self) -> str:
-        return str(self.path)
+    name: str  # as the user named it, for messages and the counts file
 
 
 def kind_of(path: Path) -> tuple[str, bool] | None:
@@ -171,7 +168,7 @@ def _corpus_file(path: Path) -> CorpusFile:
             pass
     except OSError as error:
         raise CorpusError(f"cannot read {path}: {error.strerror or error}") from None
-    return CorpusFile(path=path, kind=kind, compressed=compressed, size=size)
+    return CorpusFile(path=path.absolute(), kind=kind, compressed=compressed, size=size, name=str(path))
 
 
 def file_sha256(file: CorpusFile) -> str:
