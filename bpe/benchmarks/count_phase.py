@@ -43,6 +43,7 @@ def speed(path: Path, partition_mb: int) -> None:
     size = path.stat().st_size
     tables = {}
     for name, settings in (("1 worker", {"workers": 1}), ("2 workers", {"workers": 2}), ("Dask 2 workers", None)):
+        cpu_before = _cpu_seconds()
         if settings is None:
             from distributed import LocalCluster
 
@@ -58,9 +59,21 @@ def speed(path: Path, partition_mb: int) -> None:
             started = time.perf_counter()
             tables[name] = count_corpus([path], alphabet="bytes", pretokenizer="gpt2", options=options, **settings)
             seconds = time.perf_counter() - started
-        print(f"[speed] {name:<15} {size / 1e6:.1f} MB in {seconds:.2f} s: {size / 1e6 / seconds:.1f} MB/s")
+        cpu = _cpu_seconds() - cpu_before  # workers included, once they have ended
+        print(
+            f"[speed] {name:<15} {size / 1e6:.1f} MB in {seconds:.2f} s: {size / 1e6 / seconds:.1f} MB/s "
+            f"(CPU {cpu:.2f} s in all processes, {size / 1e6 / cpu:.1f} MB per CPU second)"
+        )
     first = next(iter(tables.values()))
     print(f"[speed] tables identical: {all(table == first for table in tables.values())}")
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (pool and cluster workers)."""
+    import resource
+
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
 
 
 def memory(folder: Path, sizes_mb: list[int], workers: int) -> None:
