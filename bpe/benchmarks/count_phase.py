@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 
 from bpe.benchmarks.in_memory import shared_text
+from bpe.corpora.counting import count_corpus
+from bpe.corpora.streams import ReadOptions
 from bpe.paths import PROJECT_ROOT
 
 MEMORY_JOB = """
@@ -36,9 +38,6 @@ print(json.dumps({{"main": hwm * 1024,
 
 
 def speed(path: Path, partition_mb: int) -> None:
-    from bpe.corpora.counting import count_corpus
-    from bpe.corpora.streams import ReadOptions
-
     options = ReadOptions(partition_bytes=partition_mb << 20)
     size = path.stat().st_size
     tables = {}
