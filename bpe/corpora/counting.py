@@ -148,7 +148,10 @@ class _Job:
                 part = next(queue, None)
                 if part is None:
                     return
-                pending.append((part, submit(count_partition, *self.arguments(part, self.limit))))
+                # What is left of the limit now bounds what this partition may need: exact when
+                # counting one at a time, an upper bound (checked below) when several run ahead.
+                left = None if self.limit is None else self.limit - self.read
+                pending.append((part, submit(count_partition, *self.arguments(part, left))))
 
         top_up()
         try:
