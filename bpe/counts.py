@@ -383,6 +383,7 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
     metadata = _parsed_metadata(raw, name)
     try:
         table = parquet.read()
+        table.validate(full=True)  # chunks that are not UTF-8 are refused here, not met later
     except (pa.ArrowException, OSError, ValueError, MemoryError) as error:
         raise BpeError(f"the counts file {name} is damaged: {_first_line(error)}") from None
     if table.num_rows != metadata["rows"] + metadata["heldout_rows"]:
