@@ -340,7 +340,9 @@ def _row_group_sizes(file: CorpusFile, column: str) -> list[int]:
         shown = ", ".join(schema.names[:20]) or "none"
         raise CorpusError(f"{file.name} has no column {column!r} (its columns: {shown}); name one with --column")
     kind = schema.field(column).type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
+    text_types = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    stored = kind.value_type if pa.types.is_dictionary(kind) else kind  # a dictionary of texts reads as texts
+    if not any(is_text(stored) for is_text in text_types):
         raise CorpusError(f"{file.name}: column {column!r} holds {kind}, not text")
     sizes = []
     for group in range(metadata.num_row_groups):

@@ -190,6 +190,13 @@ def test_parquet_row_groups_are_read_one_at_a_time(tmp_path):
     assert got.documents == 50
 
 
+def test_a_dictionary_encoded_text_column_is_text(tmp_path):
+    column = pa.array(["low lower", "low", "low lower"]).dictionary_encode()
+    pq.write_table(pa.table({"text": column}), tmp_path / "d.parquet")
+    got = count_corpus([tmp_path / "d.parquet"], alphabet="characters", pretokenizer="gpt2", workers=1)
+    assert dict(zip(got.chunks, got.counts)) == {"low": 3, " lower": 2}
+
+
 def test_parquet_problems_are_named(tmp_path):
     pq.write_table(pa.table({"body": ["a"]}), tmp_path / "a.parquet")
     with pytest.raises(CorpusError, match="has no column 'text' \\(its columns: body\\)"):
