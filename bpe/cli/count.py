@@ -60,7 +60,7 @@ def add_count_command(commands) -> argparse.ArgumentParser:
         "--workers",
         type=_positive,
         metavar="N",
-        help=f"processes on this machine (default: every core, here {available_cores()})",
+        help=f"processes on this machine (default: every core, here {available_cores()}, one per 32 MB of input at most)",
     )
     p.add_argument(
         "--dask", metavar="ADDRESS", help="count on the Dask cluster whose scheduler is here (tcp://HOST:8786)"

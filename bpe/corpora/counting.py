@@ -43,6 +43,7 @@ from bpe.counts import (
 from bpe.errors import BpeError, CorpusError
 from bpe.pretokenize import chunk_counts
 
+BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
 BATCH_CHARACTERS = 4_000_000  # consecutive passages of a text file counted as one text, up to about this
 DASK_CONNECT_SECONDS = 20  # how long to wait for a scheduler before saying it cannot be reached
 NO_PRETOKENIZER = (
@@ -106,7 +107,7 @@ def count_corpus(
         if dask is not None:
             total = _on_dask(job, dask, on_progress, started)
         else:
-            total = _on_cores(job, min(workers or available_cores(), max(len(parts), 1)), on_progress, started)
+            total = _on_cores(job, _pool_size(workers, job), on_progress, started)
         entries = tuple((file.name, file.size, digest.result()) for file, digest in zip(files, hashes))
     counts = total.result(inputs=entries) if job.read else None
     if counts is None or counts.characters + counts.heldout_characters == 0:
@@ -118,6 +119,15 @@ def count_corpus(
             "lower the held-out fraction"
         )
     return counts
+
+
+def _pool_size(workers: int | None, job: _Job) -> int:
+    """The processes to start: as asked, or by default every core, but no more than there
+    are partitions, nor one per less than `BYTES_PER_WORKER` (starting a process costs
+    about as much as counting that much, so small corpora are counted right here)."""
+    if workers is None:
+        workers = min(available_cores(), max(1, -(-job.bytes_total // BYTES_PER_WORKER)))
+    return min(workers, max(len(job.parts), 1))
 
 
 class _Job:
