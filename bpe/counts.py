@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -351,9 +352,12 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
 
     name = str(path)
     try:
-        size = Path(path).stat().st_size
+        info = Path(path).stat()
     except OSError as error:
         raise BpeError(f"cannot read the counts file {name}: {error.strerror or error}") from None
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
+        raise BpeError(f"cannot read the counts file {name}: it is not a regular file")
+    size = info.st_size
     if size > MAX_COUNTS_FILE_BYTES:
         raise BpeError(f"the counts file {name} is {size:,} bytes, over the limit of {MAX_COUNTS_FILE_BYTES:,}")
     try:

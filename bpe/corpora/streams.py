@@ -31,6 +31,7 @@ import json
 import math
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -39,11 +40,11 @@ from pathlib import Path
 
 from bpe.errors import BpeError, CorpusError
 from bpe.pretokenize import GPT2_WHITESPACE
+from bpe.untrusted import UTF8_BOM
 
 TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
 SUFFIXES = {".txt": (TEXT, False), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False)}
 SUFFIXES |= {".txt.gz": (TEXT, True), ".jsonl.gz": (JSONL, True)}
-UTF8_BOM = b"\xef\xbb\xbf"
 MAX_HELDOUT_FRACTION = 0.9
 MAX_LINE_BYTES = 256 << 20  # one JSON line (one document)
 MAX_UNCUT_BYTES = 256 << 20  # a text file that cannot be cut (a custom pattern)
@@ -163,7 +164,10 @@ def _expanded(given: str) -> list[Path]:
 def _corpus_file(path: Path) -> CorpusFile:
     kind, compressed = kind_of(path)  # type: ignore[misc]
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the first read, a device never end
+            raise CorpusError(f"cannot read {path}: it is not a regular file (a device, pipe or socket)")
+        size = info.st_size
         with path.open("rb"):
             pass
     except OSError as error:

@@ -282,3 +282,11 @@ def test_chunks_that_are_not_utf8_are_refused(tmp_path):
 
     with pytest.raises(BpeError, match="is damaged: .*Invalid UTF8 sequence"):
         read_counts(_rewritten(tmp_path, change))
+
+
+def test_a_pipe_is_not_read_as_a_counts_file(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "c.parquet")
+    with pytest.raises(BpeError, match="not a regular file"):
+        read_counts(tmp_path / "c.parquet")

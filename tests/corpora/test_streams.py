@@ -344,3 +344,11 @@ def test_json_lines_split_anywhere_count_as_their_records(docs, partition, fract
     assert got.documents + got.heldout_documents == sum(1 for doc in docs if doc)
     if fraction == 0:
         _same_table(got, merge_counts(count_text(doc, alphabet="characters", pretokenizer="gpt4") for doc in docs))
+
+
+def test_a_pipe_named_as_a_corpus_is_refused_without_blocking(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "pipe.txt")
+    with pytest.raises(CorpusError, match="pipe.txt: it is not a regular file"):
+        find_corpus_files([tmp_path / "pipe.txt"])
