@@ -12,7 +12,7 @@ from pages._shared.data.tokenizers import GPT2_LABEL, cached_gpt2
 from pages._shared.frame.presenter import presented
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import evenness_figure, language_cost_figure
-from pages._shared.state.settings import bind
+from pages._shared.state.controls import LANGUAGES_MERGES, LANGUAGES_MODE, LANGUAGES_PARITY
 
 BASELINE = "English"
 MODE_LABELS = {"shared": "one tokenizer for all languages", "separate": "one tokenizer per language"}
@@ -42,10 +42,6 @@ def cost_rows(costs: dict[str, list[LanguageCost]]) -> list[dict]:
     return rows
 
 
-MERGES = "languages_merges"  # plain key: merges of every tokenizer
-MODE = "languages_mode"  # plain key: one tokenizer for all languages, or one each (MODE_LABELS)
-PARITY_ON = "languages_parity"  # plain key: parity-aware BPE beside standard BPE
-MERGE_CHOICES = [0, 50, 100, 200, 300, 500]
 RULE_LABELS = {
     STANDARD: "standard BPE (most frequent pair overall)",
     PARITY: "parity-aware BPE (worst language's pair)",
@@ -55,43 +51,37 @@ RULE_LABELS = {
 def draw_controls() -> tuple[int, str, bool]:
     """Merges, the training mode and the parity switch; returns all three."""
     state = st.session_state
-    state.setdefault(MERGES, 200)
-    state.setdefault(MODE, "shared")
-    state.setdefault(PARITY_ON, False)
-    bind(
+    for control in (LANGUAGES_MERGES, LANGUAGES_MODE, LANGUAGES_PARITY):
+        control.setdefault()
+    LANGUAGES_PARITY.draw(
         st.toggle,
         "Parity-aware BPE beside standard BPE",
-        PARITY_ON,
         help="Each merge takes the most frequent pair of the language whose paragraph now costs the most tokens "
         "(Foroutan et al., 2025), and merges it in every language: one shared vocabulary.",
     )
     left, right = st.columns([3, 2])
     with left:
-        bind(
+        LANGUAGES_MERGES.draw(
             st.select_slider,
             "Merges (the same for every tokenizer)",
-            MERGES,
-            options=MERGE_CHOICES,
             help="0 merges: one token per UTF-8 byte.",
         )
     with right:
-        bind(
+        LANGUAGES_MODE.draw(
             st.radio,
             "Train",
-            MODE,
-            options=list(MODE_LABELS),
             format_func=MODE_LABELS.get,
             help="Together: as a multilingual model's tokenizer is trained. Per language: each tokenizer is "
             "trained and measured on its own paragraph, with the same vocab size.",
-            disabled=state[PARITY_ON],
+            disabled=state[LANGUAGES_PARITY.key],
         )
-    return state[MERGES], state[MODE], state[PARITY_ON]
+    return state[LANGUAGES_MERGES.key], state[LANGUAGES_MODE.key], state[LANGUAGES_PARITY.key]
 
 
 def parity_costs(merges: int) -> dict[str, list[LanguageCost]]:
     """Standard and parity-aware BPE's costs after ``merges`` merges (one training to the
     largest choice; smaller counts are its prefixes)."""
-    runs = multilingual_runs(max(MERGE_CHOICES))
+    runs = multilingual_runs(max(LANGUAGES_MERGES.options))
     texts = lighthouse_texts()
     return {
         f"{RULE_LABELS[rule]}, {min(merges, len(run.steps)):,} merges": run_costs(
@@ -103,7 +93,7 @@ def parity_costs(merges: int) -> dict[str, list[LanguageCost]]:
 
 def draw_parity(merges: int) -> None:
     """Both rules side by side: the bars, the totals, the curve as merges grow, who was served."""
-    runs = multilingual_runs(max(MERGE_CHOICES))
+    runs = multilingual_runs(max(LANGUAGES_MERGES.options))
     costs = parity_costs(merges)
     st.plotly_chart(presented(language_cost_figure(costs, BASELINE)), key="languages_parity_chart")
     columns = st.columns(len(runs))
