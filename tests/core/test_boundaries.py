@@ -47,6 +47,8 @@ ROOT_FLOOR = {
     "untrusted",
     "ranks",
     "regex_syntax",
+    "counts",
+    "budget",
 }
 
 
