@@ -3,7 +3,14 @@
 import streamlit as st
 
 from pages._shared.frame import setup_page
-from pages._shared.views.tokenize_page import draw_lineage, draw_special_tokens, draw_tokenizers, text_box
+from pages._shared.views.tokenize import (
+    draw_encode_film,
+    draw_lineage,
+    draw_span_diff,
+    draw_special_tokens,
+    draw_tokenizers,
+    text_box,
+)
 
 settings, run = setup_page(
     "Tokenize",
@@ -15,5 +22,7 @@ if run is None:
 text = text_box(settings)  # starts as a sentence of this corpus; presets come from it too
 trained, ids = draw_tokenizers(settings, run, text)
 draw_special_tokens()  # only when GPT-2's files are here
+draw_span_diff(settings, run, text)  # 2-4 tokenizers, character under character
+draw_encode_film(settings, run, text)  # the text encoded merge by merge
 st.subheader("Merge lineage")
 draw_lineage(run, trained.tokenizer, ids, text)

@@ -7,6 +7,7 @@ from pages._shared.views.compression_page import (
     draw_cost,
     draw_curve,
     draw_pretrained_table,
+    draw_report_card,
     draw_size_table,
     shown_point,
 )
@@ -28,3 +29,4 @@ with cost:
 st.subheader("Vocab sizes side by side")
 draw_size_table(settings, run, width)
 draw_pretrained_table(settings, shown.vocab_size)  # GPT-2, GPT-4, an upload: only those that are here
+draw_report_card(settings, run)  # this run beside GPT-2 and GPT-4 on prose, code, maths, languages

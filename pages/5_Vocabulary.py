@@ -11,6 +11,7 @@ from pages._shared.views.vocabulary_page import (
     draw_merges_vs_ranks,
     draw_summary,
     draw_token_table,
+    draw_undertrained,
     draw_upload,
     learned_table,
 )
@@ -26,6 +27,7 @@ trained, rows, table = learned_table(settings, run)
 draw_summary(rows, table)
 draw_token_table(draw_filters(settings, table), len(rows))  # the filters start over with each run
 draw_first_and_longest(run, len(trained.tokenizer.merges), table)
+draw_undertrained(settings, run, trained.tokenizer, len(trained.tokenizer.merges))  # and GPT-2's glitch tokens
 st.subheader("Take it with you")
 draw_downloads(settings, run, trained)
 draw_exports(trained.tokenizer)

@@ -8,7 +8,8 @@ from pages._shared.views.model import draw_controls, draw_job, tokenizer_choices
 settings, run = setup_page(
     "Model",
     "Does BPE help the model, or only shorten the text? Train the same tiny GPT on each tokenizer's "
-    "ids for the same time, then compare how well each predicts held-out text, in **bits per character**.",
+    "ids for the same time, then compare how well each predicts held-out text, in **bits per character** "
+    "and **bits per byte** (of its UTF-8 text: one scale for every alphabet and vocab size).",
 )
 if run is None:
     st.stop()

@@ -11,4 +11,8 @@ lesson.py      lesson files: one frame's settings (and pasted text), checked whe
 quiz.py        predict the next merge: a guess judged, explained and scored
 algorithm.py   the training loop as pseudocode in phases; the merge scan occurrence by occurrence
 film.py        the first merges as data for a film that plays offline
+encode_film.py a trained tokenizer applying its merges to a text, frame by frame
+span_diff.py   several tokenizers' cuts of one text, aligned, differing spans found
+report_card.py characters and bytes per token on fixed kinds of text, beside GPT-2 and GPT-4
+undertrained.py  absorbed, rare, unreachable and partial tokens
 """

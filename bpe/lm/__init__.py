@@ -6,7 +6,7 @@ This is the only part of `bpe` that uses torch (besides the tensor writer,
 
     config.py      ModelConfig, TrainSettings, Budget: validated settings
     model.py       TinyGPT, build_model, count_parameters
-    data.py        TokenData: training blocks, fixed held-out windows, bits_per_char
+    data.py        TokenData: training blocks, fixed held-out windows, bits_per_char, bits_per_byte
     train.py       train_model: a generator of TrainProgress records; evaluate
     checkpoint.py  save/load with the tokenizer fingerprint (weights_only loading)
     sample.py      generate: temperature and top-k sampling

@@ -5,7 +5,9 @@ text than a character, so its loss per token is naturally higher. To convert exa
 need the number of characters the *evaluated* tokens stand for, which is why TokenData
 takes `token_lengths` (characters per token id) rather than an average.
 
-For a byte-level tokenizer pass bytes per token instead, and read "bits per byte".
+Bits per *byte* (of the UTF-8 text) puts tokenizers of different alphabets on one scale
+too, and is what nanochat and most papers report: give `TokenData` ``token_bytes`` (UTF-8
+bytes per token id) as well, and each evaluation carries both.
 """
 
 from __future__ import annotations
@@ -35,6 +37,16 @@ def bits_per_char(loss_per_token: float, n_tokens: int, n_chars: int) -> float:
     return loss_per_token / LN2 * n_tokens / n_chars
 
 
+def bits_per_byte(loss_per_token: float, n_tokens: int, n_bytes: int) -> float:
+    """Like `bits_per_char`, over the UTF-8 bytes the tokens decode to.
+
+    Example: 2 bits per token, 10 tokens covering 80 bytes -> 0.25 bits/byte.
+    """
+    if n_tokens < 1 or n_bytes < 1:
+        raise BpeError(f"n_tokens={n_tokens} and n_bytes={n_bytes} must both be >= 1 to compute bits per byte")
+    return loss_per_token / LN2 * n_tokens / n_bytes
+
+
 def _as_ids(name: str, ids: Sequence[int] | torch.Tensor, vocab_size: int) -> torch.Tensor:
     tensor = torch.as_tensor(ids, dtype=torch.long).cpu()
     if tensor.dim() != 1:
@@ -49,12 +61,14 @@ def _as_ids(name: str, ids: Sequence[int] | torch.Tensor, vocab_size: int) -> to
 class EvalWindows:
     """A fixed held-out set: inputs and targets of shape (windows, block_size).
 
-    n_chars is the exact number of characters the target tokens decode to.
+    n_chars is the exact number of characters the target tokens decode to; n_bytes their
+    UTF-8 bytes (None when the data has no bytes table).
     """
 
     inputs: torch.Tensor
     targets: torch.Tensor
     n_chars: int
+    n_bytes: int | None = None
 
     @property
     def n_tokens(self) -> int:
@@ -74,6 +88,7 @@ class TokenData:
         heldout_ids: Sequence[int] | torch.Tensor,
         *,
         token_lengths: Sequence[int],
+        token_bytes: Sequence[int] | None = None,
     ) -> None:
         lengths = torch.as_tensor(list(token_lengths), dtype=torch.long)
         if lengths.dim() != 1 or lengths.numel() == 0:
@@ -82,6 +97,15 @@ class TokenData:
             bad = int(torch.nonzero(lengths < 0)[0])
             raise BpeError(f"token_lengths[{bad}]={lengths[bad].item()} is negative")
         self.token_lengths = lengths
+        self.token_bytes = None
+        if token_bytes is not None:
+            sizes = torch.as_tensor(list(token_bytes), dtype=torch.long)
+            if sizes.shape != lengths.shape or (sizes.numel() and sizes.min() < 0):
+                raise BpeError(
+                    f"token_bytes must give the UTF-8 bytes of each of the {len(lengths)} token ids, "
+                    f"got {len(sizes)} entries"
+                )
+            self.token_bytes = sizes
         self.train_ids = _as_ids("train_ids", train_ids, len(lengths))
         self.heldout_ids = _as_ids("heldout_ids", heldout_ids, len(lengths))
 
@@ -121,6 +145,10 @@ class TokenData:
         """Characters the given ids decode to (any shape)."""
         return int(self.token_lengths[ids.cpu()].sum())
 
+    def count_bytes(self, ids: torch.Tensor) -> int | None:
+        """UTF-8 bytes the given ids decode to, or None without a bytes table."""
+        return None if self.token_bytes is None else int(self.token_bytes[ids.cpu()].sum())
+
     def random_batch(
         self, batch_size: int, block_size: int, generator: torch.Generator
     ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -156,7 +184,7 @@ class TokenData:
             raise BpeError(
                 "the held-out windows decode to 0 characters; token_lengths must be positive for real tokens"
             )
-        return EvalWindows(inputs=inputs, targets=targets, n_chars=n_chars)
+        return EvalWindows(inputs=inputs, targets=targets, n_chars=n_chars, n_bytes=self.count_bytes(targets))
 
     def require_tokens(self, block_size: int) -> None:
         """Both parts need one window of block_size + 1 tokens (inputs plus the shifted target)."""

@@ -30,7 +30,8 @@ from bpe.text import token_characters
 class TokenizerSpec:
     """Everything the experiment needs from a tokenizer, and nothing else.
 
-    token_lengths[i] is the number of characters id i accounts for (see `bpe.text.token_characters`).
+    token_lengths[i] is the number of characters id i accounts for (see `bpe.text.token_characters`);
+    token_bytes[i] its UTF-8 bytes (empty: bits per byte are not measured).
     """
 
     name: str
@@ -38,6 +39,7 @@ class TokenizerSpec:
     decode: Callable[[list[int]], str]
     token_lengths: tuple[int, ...]
     fingerprint: str
+    token_bytes: tuple[int, ...] = ()
 
     @classmethod
     def from_tokenizer(cls, name: str, tokenizer) -> TokenizerSpec:
@@ -51,6 +53,7 @@ class TokenizerSpec:
             decode=tokenizer.decode,
             token_lengths=tuple(token_characters(tokenizer.itos[i]) for i in range(tokenizer.vocab_size)),
             fingerprint=tokenizer.fingerprint(),
+            token_bytes=tuple(_utf8_size(tokenizer.itos[i]) for i in range(tokenizer.vocab_size)),
         )
 
 
@@ -81,6 +84,10 @@ class ModelSummary:
     @property
     def bits_per_char(self) -> float:
         return self.evaluation.bits_per_char
+
+    @property
+    def bits_per_byte(self) -> float | None:
+        return self.evaluation.bits_per_byte
 
     @property
     def tokens_per_second(self) -> float:
@@ -141,7 +148,12 @@ def train_model_per_tokenizer(
         prompt_ids = spec.encode(prompt)  # before training: a prompt the tokenizer cannot encode fails fast
         if not prompt_ids:
             raise BpeError(f"the prompt {prompt!r} encodes to no tokens; give at least one character to start from")
-        data = TokenData(spec.encode(train_text), spec.encode(heldout_text), token_lengths=spec.token_lengths)
+        data = TokenData(
+            spec.encode(train_text),
+            spec.encode(heldout_text),
+            token_lengths=spec.token_lengths,
+            token_bytes=spec.token_bytes or None,
+        )
         model = build_model(replace(config, vocab_size=data.vocab_size), seed=settings.seed)
         last: TrainProgress | None = None
         for last in train_model(model, data, budget, settings, should_stop=should_stop):
@@ -187,3 +199,8 @@ def _summarise(
         sample=spec.decode(list(prompt_ids) + new),
         model=model,
     )
+
+
+def _utf8_size(token: str | bytes) -> int:
+    """UTF-8 bytes a token stands for (a byte token: its own length)."""
+    return len(token) if isinstance(token, bytes) else len(token.encode("utf-8"))

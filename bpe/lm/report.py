@@ -30,6 +30,7 @@ def model_summary_rows(summaries: Sequence[ModelSummary]) -> list[dict]:
             "tokens/s": round(s.tokens_per_second),
             "characters/s": round(s.chars_per_second),
             "held-out bits/char": round(s.bits_per_char, 3),
+            "held-out bits/byte": None if s.bits_per_byte is None else round(s.bits_per_byte, 3),
         }
         for s in summaries
     ]
@@ -50,7 +51,12 @@ def verdict(
     speeds = "; ".join(
         f"{s.tokenizer} {s.tokens_per_second:,.0f} tokens/s = {s.chars_per_second:,.0f} characters/s" for s in summaries
     )
-    lines = [f"Held-out bits per character (lower is better): {scores}.", f"Training speed: {speeds}."]
+    lines = [f"Held-out bits per character (lower is better): {scores}."]
+    per_byte = [s for s in summaries if s.bits_per_byte is not None]
+    if per_byte:
+        bytes_scores = "; ".join(f"{s.tokenizer} {s.bits_per_byte:.3f}" for s in per_byte)
+        lines.append(f"Per UTF-8 byte of the same text, the scale papers report across alphabets: {bytes_scores}.")
+    lines.append(f"Training speed: {speeds}.")
     short = [s for s in summaries if budget_seconds is not None and s.seconds < budget_seconds]
     if short:
         lines.append(

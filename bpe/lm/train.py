@@ -19,7 +19,7 @@ from torch.nn import functional as F
 
 from bpe.errors import BpeError
 from bpe.lm.config import Budget, TrainSettings
-from bpe.lm.data import EvalWindows, TokenData, bits_per_char
+from bpe.lm.data import EvalWindows, TokenData, bits_per_byte, bits_per_char
 from bpe.lm.model import TinyGPT
 
 # Why one model's training ended: a budget ran out, or Stop was pressed (BPE training's own
@@ -35,6 +35,8 @@ class Evaluation:
     bits_per_char: float
     tokens: int  # target tokens evaluated
     chars: int  # characters those tokens decode to
+    bytes: int | None = None  # their UTF-8 bytes (None: the data had no bytes table)
+    bits_per_byte: float | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,8 @@ def evaluate(model: TinyGPT, windows: EvalWindows, *, batch_size: int = 32) -> E
         bits_per_char=bits_per_char(loss, windows.n_tokens, windows.n_chars),
         tokens=windows.n_tokens,
         chars=windows.n_chars,
+        bytes=windows.n_bytes,
+        bits_per_byte=None if not windows.n_bytes else bits_per_byte(loss, windows.n_tokens, windows.n_bytes),
     )
 
 

@@ -16,7 +16,7 @@ A page (``app.py``, ``pages/*.py``) imports from `frame` and its own view, and o
 arranges::
 
     from pages._shared.frame import setup_page
-    from pages._shared.views.tokenize_page import draw_lineage, text_box
+    from pages._shared.views.tokenize import draw_lineage, text_box
 
     settings, run = setup_page("Tokenize", "One paragraph saying what this page shows.")
     if run is None: st.stop()

@@ -82,10 +82,12 @@ def test_training_draws_both_curves_then_the_table_verdict_and_samples():
     assert list(table.columns[:2]) == ["tokenizer", "held-out bits per character"]  # the key number first
     assert list(table["tokenizer"]) == ["characters", "BPE 300"]
     assert list(table["vocab"]) == [91, 300]
-    assert (table["other parameters"].nunique() == 1) and table["embedding parameters"].is_monotonic_increasing
+    assert (table["other params"].nunique() == 1) and table["embedding params"].is_monotonic_increasing
     assert (table["seconds"] >= 2).all() and (table["characters seen"] > 0).all()
     bits = table["held-out bits per character"]
     assert bits.dtype.kind == "f" and ((bits > 0) & (bits < 8)).all()
+    per_byte = table["bits per byte"]  # Tiny Shakespeare is ASCII, almost: a byte is about a character
+    assert list(table.columns[2:3]) == ["bits per byte"] and ((per_byte > 0) & (per_byte <= bits + 1e-9)).all()
     note = [m.value for m in at.markdown if m.value.startswith("Held-out bits per character")][0]
     for name, value in zip(table["tokenizer"], bits):
         assert f"{name} **{value:.3f}**" in note
@@ -137,10 +139,11 @@ def test_without_heldout_text_the_end_of_the_training_text_is_used_and_flagged()
     assert joined.tokenizer_saw_heldout and split_text(joined.text, joined.heldout_fraction)[1] == "a" * 10
 
 
-def summary(name, bits, *, seconds=60.0, tokens=600_000, chars=600_000):
+def summary(name, bits, *, seconds=60.0, tokens=600_000, chars=600_000, bits_per_byte=None):
     return SimpleNamespace(
         tokenizer=name,
         bits_per_char=bits,
+        bits_per_byte=bits_per_byte,
         seconds=seconds,
         tokens_seen=tokens,
         chars_seen=chars,
@@ -162,6 +165,16 @@ def test_verdict_names_the_winner_and_the_margin():
     assert "characters 10,000 tokens/s = 10,000 characters/s; BPE 1,000 5,000 tokens/s = 20,000 characters/s" in note
     assert "**BPE 1,000 won** by 0.500 bits per character (20% fewer bits than characters)" in note
     assert "read 2.0× as many characters" in note and "stopped" not in note
+    assert "Per UTF-8 byte" not in note  # no bytes measured, nothing said
+
+
+def test_verdict_and_rows_give_bits_per_byte_beside_bits_per_character():
+    summaries = [summary("characters", 2.5, bits_per_byte=2.25), summary("BPE", 2.0, bits_per_byte=1.8)]
+    assert (
+        "Per UTF-8 byte of the same text, the scale papers report across alphabets: characters 2.250; BPE 1.800."
+        in (verdict(summaries, budget_seconds=60))
+    )
+    assert model_summary_rows(summaries)[1]["held-out bits/byte"] == 1.8
 
 
 def test_verdict_calls_a_tie_and_flags_a_stopped_run():

@@ -20,7 +20,7 @@ def main(argv):
 
 
 from bpe.lm.config import Budget, ModelConfig, TrainSettings
-from bpe.lm.data import LN2, TokenData, bits_per_char
+from bpe.lm.data import LN2, TokenData, bits_per_byte, bits_per_char
 from bpe.lm.experiment import (
     ExperimentProgress,
     ModelSummary,
@@ -81,6 +81,26 @@ def test_evaluate_a_uniform_model_by_hand():
     assert (result.tokens, result.chars) == (8, 14)
     assert result.loss_per_token == pytest.approx(math.log(4), rel=1e-6)
     assert result.bits_per_char == pytest.approx(2 * 8 / 14, rel=1e-6)
+
+
+def test_bits_per_byte_counts_the_utf8_bytes_of_the_scored_tokens():
+    assert bits_per_byte(2 * LN2, n_tokens=10, n_bytes=80) == 0.25
+    with pytest.raises(BpeError, match="n_bytes=0"):
+        bits_per_byte(1.0, n_tokens=3, n_bytes=0)
+    model = build_model(ModelConfig(vocab_size=4, block_size=4, width=32, depth=1, heads=4))
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.zero_()
+    # token 3 is 'é': one character, two bytes
+    data = TokenData([0] * 10, [0, 1, 2, 3, 1, 0, 0, 0, 2], token_lengths=[1, 2, 3, 1], token_bytes=[1, 2, 3, 2])
+    result = evaluate(model, data.eval_windows(block_size=4, max_windows=10))
+    assert (result.chars, result.bytes) == (14, 15)
+    assert result.bits_per_byte == pytest.approx(2 * 8 / 15, rel=1e-6)
+    assert (
+        evaluate(model, TokenData([0] * 10, [0] * 9, token_lengths=[1] * 4).eval_windows(4, 10)).bits_per_byte is None
+    )
+    with pytest.raises(BpeError, match="token_bytes must give the UTF-8 bytes of each of the 4 token ids"):
+        TokenData([0], [0], token_lengths=[1] * 4, token_bytes=[1])
 
 
 # ====================

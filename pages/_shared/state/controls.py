@@ -167,10 +167,14 @@ SLOW = control("teach_slow", bool, False)
 TOKENIZE_TEXT = control("tokenize_text", str)  # starts as a sentence of the corpus
 LINEAGE = control("tokenize_lineage", str, envelope=True)  # a token of the text
 SPECIAL_TEXT = control("tokenize_special_text", str, SAMPLE)
+DIFF_ROWS = control("tokenize_diff_rows", list, item=str, length=(0, 4), envelope=True)  # the span diff's rows
+FILM_OF = control("tokenize_film_of", str, envelope=True)  # the tokenizer the encode film plays
+FILM_FRAME = control("tokenize_film_frame", int, 0, low=0, envelope=True, drawn=False)
 
 GAP = control("compression_gap", int, 5, low=1, high=30)
 WIDTH = control("compression_d", int, 128, low=1, high=16_384)
 COMPRESSION_SIZES = control("compression_sizes", list, low=1, high=MAX_LINK_VOCAB, envelope=True)
+CARD_UNIT = control("compression_card_unit", str, "characters", options=("characters", "bytes"))
 
 BLOCK = control("context_block", int, 128, options=tuple(2**k for k in range(5, 12)))
 CONTEXT_SIZES = control("context_sizes", list, low=1, high=MAX_LINK_VOCAB, length=(1, 3), envelope=True)
@@ -179,6 +183,10 @@ PASSAGE = control("context_passage", int, 1_000, low=10, high=100_000)
 SEARCH = control("vocab_search", str, "")
 LENGTHS = control("vocab_lengths", list, low=0, length=(2, 2), ordered=True, envelope=True)
 UNUSED = control("vocab_unused", bool, False)
+RARE_BELOW = control("vocab_rare_below", int, 3, low=1, high=1_000_000)
+HEALTH_SHOW = control("vocab_show", str, envelope=True)  # which flagged tokens the table shows
+HEALTH_SORT = control("vocab_sort", str, envelope=True)
+HEALTH_OTHER = control("vocab_other", str, envelope=True)  # the pretrained tokenizer checked
 
 MODEL_TOKENIZERS = control("model_tokenizers", list, item=str, envelope=True)
 SHAPE = control("model_shape", str, DEFAULT_SHAPE, options=tuple(MODEL_SHAPES))
@@ -194,10 +202,10 @@ LANGUAGES_PARITY = control("languages_parity", bool, False)  # parity-aware BPE 
 
 PAGE_CONTROLS: dict[str, tuple[Control, ...]] = {
     "pages/1_Merge_by_merge.py": (STEP, WINDOW, FOLLOW, QUIZ, ALGORITHM, PHASE, SCAN, SLOW),
-    "pages/2_Tokenize.py": (TOKENIZE_TEXT, LINEAGE, SPECIAL_TEXT),
-    "pages/3_Compression.py": (GAP, WIDTH, COMPRESSION_SIZES),
+    "pages/2_Tokenize.py": (TOKENIZE_TEXT, LINEAGE, SPECIAL_TEXT, DIFF_ROWS, FILM_OF, FILM_FRAME),
+    "pages/3_Compression.py": (GAP, WIDTH, COMPRESSION_SIZES, CARD_UNIT),
     "pages/4_Context_window.py": (BLOCK, CONTEXT_SIZES, PASSAGE),
-    "pages/5_Vocabulary.py": (SEARCH, LENGTHS, UNUSED),
+    "pages/5_Vocabulary.py": (SEARCH, LENGTHS, UNUSED, RARE_BELOW, HEALTH_SHOW, HEALTH_SORT, HEALTH_OTHER),
     "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, SECONDS),
     "pages/7_Bytes_and_pretokenizers.py": (BYTES_MERGES, GPT2_SPELLING, BYTES_VARIANT),
     # Compare runs shows two runs of this session: a link cannot carry them, so it has no controls here.

@@ -33,6 +33,7 @@ from pages._shared.render.numbers import change_delta
 from pages._shared.state.controls import COMPRESSION_SIZES, GAP, WIDTH
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
+from pages._shared.views.report_card_view import draw_report_card as draw_report_card  # the page's last block
 
 SIZES = COMPRESSION_SIZES.key  # plain key: the vocab sizes in the table
 OVERLAYS = "compression_overlays"  # plain key: labels of other runs drawn over this one

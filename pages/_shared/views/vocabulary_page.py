@@ -24,6 +24,7 @@ from pages._shared.state.controls import LENGTHS, SEARCH, UNUSED
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
 from pages._shared.views.other_libraries import draw_exports, draw_merges_vs_ranks, draw_upload
+from pages._shared.views.token_health import draw_undertrained
 
 __all__ = [
     "draw_downloads",
@@ -33,9 +34,11 @@ __all__ = [
     "draw_merges_vs_ranks",
     "draw_summary",
     "draw_token_table",
+    "draw_undertrained",
     "draw_upload",
     "learned_table",
-]  # what the page arranges; the files for other libraries are `other_libraries`
+]  # what the page arranges; the files for other libraries are `other_libraries`, the
+# under-trained tokens `token_health`
 
 COLUMNS = ["id", "token", "length", "step", "pair count at creation", "uses", "absorbed"]
 

@@ -103,14 +103,15 @@ def start_blocked_reason(choices: dict[str, Compared], chosen: list[str], runnin
 RESULT_COLUMNS = {
     "tokenizer": "tokenizer",
     "held-out bits/char": "held-out bits per character",
+    "held-out bits/byte": "bits per byte",
     "vocab": "vocab",
-    "embedding parameters": "embedding parameters",
-    "other parameters": "other parameters",
+    "embedding parameters": "embedding params",
+    "other parameters": "other params",
     "steps": "steps",
     "training seconds": "seconds",
     "characters seen": "characters seen",
 }  # speeds are in the verdict below the table
-RESULT_DECIMALS = {"held-out bits per character": 3, "seconds": 1}
+RESULT_DECIMALS = {"held-out bits per character": 3, "bits per byte": 3, "seconds": 1}
 
 
 def result_rows(rows: list[dict]) -> list[dict]:

@@ -1,0 +1,74 @@
+"""Compression's report card: this run beside GPT-2 and GPT-4 on fixed kinds of text.
+
+The texts are `bpe.analysis.report_card.card_texts` (prose, code, maths, the lighthouse
+languages, this corpus's two parts); the measures are cached per tokenizer and corpus, so
+moving the vocab slider measures only the run's new prefix.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe.analysis.report_card import CardRow, card_csv, card_texts
+from bpe.run import TrainingRun
+from pages._shared.data.lenses import card_rows_of
+from pages._shared.data.runs import corpus_texts
+from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers
+from pages._shared.frame.presenter import LARGE, presented
+from pages._shared.render.report_card_html import report_card_figure, report_card_html
+from pages._shared.state.controls import CARD_UNIT
+from pages._shared.state.settings import Settings
+
+UNIT = CARD_UNIT.key
+
+
+def card_rows(settings: Settings, compared: list[Compared]) -> list[CardRow]:
+    """One row per text, with a measure for each of ``compared`` (each measured once, cached)."""
+    train, heldout = corpus_texts(settings)
+    texts = card_texts(train, heldout, corpus=settings.corpus)
+    parts = [
+        card_rows_of(c.key, settings.corpus_key(), c.label, _tokenizer=c.tokenizer, _texts=texts) for c in compared
+    ]
+    return [CardRow(rows[0].text, {k: v for r in rows for k, v in r.measures.items()}) for rows in zip(*parts)]
+
+
+def draw_report_card(settings: Settings, run: TrainingRun) -> None:
+    ss = st.session_state
+    st.subheader("Report card")
+    st.markdown(
+        "Characters and bytes per token on fixed kinds of text, this run beside GPT-2 and GPT-4: "
+        "where does its vocabulary pay off, and where does it fall short?"
+    )
+    ours = bpe_at(settings, run, settings.vocab_size)
+    ours = Compared(f"this run ({ours.vocab_size:,})", ours.vocab_size, ours.key, ours.tokenizer)
+    compared = [ours, *extra_tokenizers()]
+    references = [c.label for c in compared[1:] if c.label in (GPT2_LABEL, GPT4_LABEL)] or [
+        c.label for c in compared[1:]
+    ]
+    rows = card_rows(settings, compared)
+    CARD_UNIT.setdefault()
+    CARD_UNIT.draw(
+        st.radio,
+        "Measure",
+        format_func=lambda unit: f"{unit} per token",
+        horizontal=True,
+        help="Bytes per token compares alphabets fairly: a Chinese character is 3 bytes of UTF-8.",
+    )
+    st.html(report_card_html(rows, ours.label, references, ss[UNIT], large=bool(ss.get(LARGE))))
+    if not references:
+        st.caption("GPT-2 and GPT-4 are not here (their files or package are missing): nothing to compare against.")
+    else:
+        st.caption(
+            "Green: this run carries more per token than that tokenizer on the text (fewer tokens); red: fewer. "
+            "* : measured on the part of the text the tokenizer covers (a few characters are outside its alphabet); "
+            "— : it covers too little of the text to grade (hover for how much). "
+            "Hover a text's name for its source."
+        )
+    st.plotly_chart(presented(report_card_figure(rows, ss[UNIT])), key="compression_card_chart")
+    st.download_button(
+        "Report card (CSV)",
+        card_csv(rows, ours.label, references),
+        file_name=f"report_card_{ours.vocab_size}.csv",
+        mime="text/csv",
+        key="compression_card_csv",
+    )

@@ -1,0 +1,175 @@
+"""Vocabulary's under-trained tokens: absorbed, rare, unreachable and partial tokens of the
+run, sorted views of them, and the same check on GPT-2, GPT-4 and an uploaded tokenizer."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from bpe.analysis.undertrained import (
+    ABSORBED,
+    PARTIAL,
+    RARE,
+    UNREACHABLE,
+    TokenHealth,
+    flag_counts,
+    glitch_tokens,
+    run_token_health,
+)
+from bpe.run import TrainingRun
+from bpe.text import printable
+from pages._shared.data.lenses import heldout_uses, pretrained_health
+from pages._shared.data.measures import MEASURE_CHARS, run_usage
+from pages._shared.data.runs import corpus_texts
+from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers
+from pages._shared.frame.tables import count_columns
+from pages._shared.render.html import escape_markdown
+from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
+from pages._shared.state.per_run import keep_with, run_identity
+from pages._shared.state.settings import Settings, bind
+
+WHY = (
+    "A model learns a token's embedding only from the places the token occurs in its training data. A token "
+    "that training made but that the final encoding no longer uses (absorbed: later merges took every "
+    "occurrence into longer tokens), uses rarely, or can never produce from its own text (unreachable) keeps "
+    "an embedding close to its random start. GPT-2's ` SolidGoldMagikarp` is the famous case: a Reddit user "
+    "name, frequent in the text the tokenizer was trained on and missing from the model's, which made GPT-3 "
+    "answer nonsense when asked to repeat it (Rumbelow and Watkins, 2023)."
+)
+SHOW = {
+    "every flagged token": None,
+    "absorbed": ABSORBED,
+    "rare": RARE,
+    "unreachable": UNREACHABLE,
+    "partial characters": PARTIAL,
+    "every learned token": "all",
+}
+SORTS = {
+    "count at creation, highest first": ("count at creation", False),
+    "uses in the training text, fewest first": ("uses (training)", True),
+    "uses in the held-out text, fewest first": ("uses (held-out)", True),
+    "step, earliest first": ("step", True),
+}
+
+
+def health_table(rows: list[TokenHealth]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "id": r.id,
+                "token": printable(r.token),
+                "flags": ", ".join(r.flags),
+                "step": r.step,
+                "count at creation": r.created_count,
+                "uses (training)": r.train_uses,
+                "uses (held-out)": r.heldout_uses,
+                "its own text encodes as": "" if r.encodes_as is None else " ".join(printable(t) for t in r.encodes_as),
+            }
+            for r in rows
+        ],
+        columns=[
+            "id",
+            "token",
+            "flags",
+            "step",
+            "count at creation",
+            "uses (training)",
+            "uses (held-out)",
+            "its own text encodes as",
+        ],
+    )
+
+
+def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: int) -> None:
+    ss = st.session_state
+    st.subheader("Under-trained and unreachable tokens")
+    keep_with(run_identity(settings), [HEALTH_SHOW.key, HEALTH_SORT.key])
+    RARE_BELOW.setdefault()
+    if ss.get(HEALTH_SHOW.key) not in SHOW:  # a link's value that names no view: the first
+        ss[HEALTH_SHOW.key] = next(iter(SHOW))
+    if ss.get(HEALTH_SORT.key) not in SORTS:
+        ss[HEALTH_SORT.key] = next(iter(SORTS))
+    rare_below = ss[RARE_BELOW.key]
+    st.markdown(escape_markdown(WHY).replace("\\`", "`"))
+    train, heldout = corpus_texts(settings)
+    held = heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout) if heldout else None
+    rows = run_token_health(run, merges, run_usage(settings, run, merges), held, rare_below=rare_below)
+    counts = flag_counts(rows)
+    m = st.columns(5, vertical_alignment="bottom")
+    m[0].metric("Absorbed", f"{counts[ABSORBED]:,}", help="made by a merge, unused in the final training encoding")
+    m[1].metric("Rare", f"{counts[RARE]:,}", help=f"used fewer than {rare_below} times")
+    m[2].metric("Unreachable", f"{counts[UNREACHABLE]:,}", help="its own text encodes to other tokens")
+    m[3].metric("Partial", f"{counts[PARTIAL]:,}", help="a byte token inside a character: no text of its own")
+    with m[4]:
+        RARE_BELOW.draw(st.number_input, "Rare: fewer uses than", step=1)
+    left, right = st.columns(2)
+    with left:
+        bind(st.selectbox, "Show", HEALTH_SHOW.key, options=list(SHOW))
+    with right:
+        bind(st.selectbox, "Sorted by", HEALTH_SORT.key, options=list(SORTS))
+    wanted = SHOW[ss[HEALTH_SHOW.key]]
+    shown = [r for r in rows if (r.flags if wanted is None else wanted == "all" or wanted in r.flags)]
+    column, ascending = SORTS[ss[HEALTH_SORT.key]]
+    table = health_table(shown)
+    if len(table):
+        table = table.sort_values([column, "id"], ascending=[ascending, True], na_position="last")
+    st.dataframe(
+        table,
+        hide_index=True,
+        key="vocab_health",
+        column_config=count_columns("id", "step", "count at creation", "uses (training)", "uses (held-out)"),
+    )
+    measured = "training text" + (" and held-out text" if heldout else " (nothing is held out)")
+    st.caption(f"{len(shown):,} of {len(rows):,} learned tokens shown. Uses: the final encoding of the {measured}.")
+    draw_other_tokenizers(settings, train[:MEASURE_CHARS], heldout[:MEASURE_CHARS])
+
+
+def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
+    """The same check on GPT-2, GPT-4 and an upload (byte-level or covering this corpus)."""
+    others: list[Compared] = extra_tokenizers()
+    if not others:
+        return
+    st.markdown("**The same check on other tokenizers** — their training data is unknown, so only reachability")
+    ss = st.session_state
+    labels = [c.label for c in others]
+    if ss.get(HEALTH_OTHER.key) not in labels:
+        ss[HEALTH_OTHER.key] = labels[0]
+    bind(st.selectbox, "Tokenizer", HEALTH_OTHER.key, options=labels)
+    chosen = others[labels.index(ss[HEALTH_OTHER.key])]
+    rows = pretrained_health(
+        chosen.key, settings.corpus_key(), _tokenizer=chosen.tokenizer, _train=train, _heldout=heldout
+    )
+    counts = flag_counts(rows)
+    unused = sum(1 for r in rows if not r.train_uses and not r.heldout_uses)
+    a, b, c = st.columns(3)
+    a.metric("Their unreachable", f"{counts[UNREACHABLE]:,}", help="tokens whose own text encodes to other tokens")
+    b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
+    c.metric("Unused on this corpus", f"{unused:,}", help=f"of {len(rows):,} tokens longer than one symbol")
+    unreachable = [r for r in rows if UNREACHABLE in r.flags]
+    if unreachable:
+        st.dataframe(health_table(unreachable)[["id", "token", "its own text encodes as"]], hide_index=True)
+    else:
+        st.caption(
+            f"Every token of {chosen.label} that is whole text encodes to itself: none is unreachable "
+            "(special tokens such as <|endoftext|> are not text and are left out)."
+        )
+    glitches = glitch_tokens(chosen.tokenizer) if chosen.label == GPT2_LABEL else []
+    if glitches:
+        by_id = {r.id: r for r in rows}
+        st.markdown("**Suspicious tokens reported in GPT-2** (SolidGoldMagikarp and friends: reachable, under-trained)")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "id": token_id,
+                        "token": printable(text),
+                        "uses (training)": by_id[token_id].train_uses,
+                        "uses (held-out)": by_id[token_id].heldout_uses,
+                    }
+                    for token_id, text in glitches
+                ]
+            ),
+            hide_index=True,
+            key="vocab_glitches",
+            column_config=count_columns("id", "uses (training)", "uses (held-out)"),
+        )

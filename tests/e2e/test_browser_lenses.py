@@ -1,0 +1,95 @@
+"""Real browser: the lenses — the encode film played with the keyboard, the span diff's
+hover across rows, the report card's colours and chart, the under-trained tokens — offline."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from bpe.formats.cl100k import cl100k_path
+
+pytestmark = pytest.mark.e2e
+QUERY = "?vocab=300"  # the default corpus (Tiny Shakespeare) at vocab 300, as the other page tests
+HOVERED = "rgb(248, 113, 113)"  # span_diff_html.HOVER's background
+
+
+def settle(page):
+    """Wait until the app has finished its rerun (keys pressed during one may be dropped)."""
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    page.wait_for_timeout(500)
+
+
+def open_page(page, app_url, path: str, heading: str):
+    page.goto(f"{app_url}/{path}{QUERY}")
+    expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+    expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=90_000)
+
+
+def test_encode_film_steps_with_the_arrow_keys_and_plays_to_the_end(page, app_url, screenshot):
+    open_page(page, app_url, "Tokenize", "Tokenize")
+    box = page.get_by_label("Text to tokenize")
+    box.fill("the king and the queen")  # a short text: a film of a few frames
+    box.press("Control+Enter")
+    headline = page.locator(".bpe-merge", has_text="Frame ")
+    expect(headline).to_contain_text("Frame 0 of")
+    page.locator(".st-key-tokenize_film_forward button").click()
+    expect(headline).to_contain_text("Frame 1 of")
+    expect(headline).to_contain_text("learned at training step")
+    page.get_by_role("heading", name="Encode film").click()  # focus the page, not a widget
+    settle(page)
+    page.keyboard.press("ArrowRight")
+    expect(headline).to_contain_text("Frame 2 of")
+    settle(page)
+    page.keyboard.press("ArrowLeft")
+    expect(headline).to_contain_text("Frame 1 of")
+    expect(page.get_by_role("button", name="Open Merge by merge at step")).to_be_visible()
+    settle(page)
+    page.keyboard.press("Space")
+    expect(page.locator(".st-key-tokenize_film_play button")).to_contain_text("Pause")
+    expect(page.get_by_text("the end: exactly what encode() gives")).to_be_visible(timeout=90_000)
+    expect(page.locator(".st-key-tokenize_film_play button")).to_contain_text("Play")  # stopped at the end
+    screenshot(page, "lenses_encode_film")
+    page.get_by_role("button", name="Open Merge by merge at step").click()
+    expect(page.get_by_role("heading", name="Merge by merge", exact=True)).to_be_visible()
+    assert page.off_origin_requests == []
+
+
+def test_span_diff_hover_marks_the_same_characters_in_every_row(page, app_url, screenshot):
+    open_page(page, app_url, "Tokenize", "Tokenize")
+    diff = page.locator(".bpe-spandiff")
+    expect(diff).to_be_visible()
+    rows = diff.locator(".bpe-spandiff-line").first.locator(".bpe-spandiff-row")
+    assert rows.count() >= 2
+    first_in_a, first_in_b = rows.nth(0).locator(".c0"), rows.nth(1).locator(".c0")
+    assert first_in_b.evaluate("e => getComputedStyle(e).backgroundColor") != HOVERED
+    first_in_a.hover()
+    expect(first_in_b).to_have_css("background-color", HOVERED)  # the CSS :has() rule survived st.html
+    expect(page.get_by_test_id("stMetricLabel").filter(has_text="Spread")).to_be_visible()
+    screenshot(page, "lenses_span_diff")
+    assert page.off_origin_requests == []
+
+
+def test_report_card_colours_its_differences_and_draws_its_chart(page, app_url, screenshot):
+    open_page(page, app_url, "Compression", "Compression")
+    card = page.locator(".bpe-card")
+    expect(card).to_be_visible(timeout=90_000)
+    expect(card.locator("td", has_text="English prose")).to_be_visible()
+    if cl100k_path() is not None:
+        expect(card.locator("td.better, td.worse").first).to_be_visible()
+    expect(page.get_by_role("button", name="Report card (CSV)")).to_be_visible()
+    expect(page.locator(".js-plotly-plot .barlayer .trace").first).to_be_attached()
+    page.get_by_text("bytes per token", exact=True).click()
+    expect(card.locator("th", has_text="bytes")).to_be_visible()
+    screenshot(page, "lenses_report_card")
+    assert page.off_origin_requests == []
+
+
+def test_vocabulary_lists_under_trained_tokens_and_checks_gpt4(page, app_url, screenshot):
+    open_page(page, app_url, "Vocabulary", "Vocabulary")
+    expect(page.get_by_role("heading", name="Under-trained and unreachable tokens")).to_be_visible()
+    expect(page.get_by_text("SolidGoldMagikarp", exact=False).first).to_be_visible()
+    expect(page.get_by_test_id("stMetricLabel").filter(has_text="Absorbed")).to_be_visible()
+    if cl100k_path() is not None:
+        expect(page.get_by_test_id("stMetricLabel").filter(has_text="Their partial")).to_be_visible(timeout=90_000)
+    screenshot(page, "lenses_undertrained")
+    assert page.off_origin_requests == []
