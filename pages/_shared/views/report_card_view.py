@@ -35,16 +35,18 @@ def card_rows(settings: Settings, compared: list[Compared]) -> list[CardRow]:
 def draw_report_card(settings: Settings, run: TrainingRun) -> None:
     ss = st.session_state
     st.subheader("Report card")
-    st.markdown(
-        "Characters and bytes per token on fixed kinds of text, this run beside GPT-2 and GPT-4: "
-        "where does its vocabulary pay off, and where does it fall short?"
-    )
     ours = bpe_at(settings, run, settings.vocab_size)
     ours = Compared(f"this run ({ours.vocab_size:,})", ours.vocab_size, ours.key, ours.tokenizer)
     compared = [ours, *extra_tokenizers()]
     references = [c.label for c in compared[1:] if c.label in (GPT2_LABEL, GPT4_LABEL)] or [
         c.label for c in compared[1:]
     ]
+    # name only the tokenizers that are here: without GPT-4's file the page never mentions it
+    beside = " and ".join(references) if references else "nothing yet"
+    st.markdown(
+        f"Characters and bytes per token on fixed kinds of text, this run beside {beside}: "
+        "where does its vocabulary pay off, and where does it fall short?"
+    )
     rows = card_rows(settings, compared)
     CARD_UNIT.setdefault()
     CARD_UNIT.draw(
@@ -56,7 +58,7 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
     )
     st.html(report_card_html(rows, ours.label, references, ss[UNIT], large=bool(ss.get(LARGE))))
     if not references:
-        st.caption("GPT-2 and GPT-4 are not here (their files or package are missing): nothing to compare against.")
+        st.caption("No other tokenizer is here (GPT-2's files and GPT-4's package are missing): nothing to compare.")
     else:
         st.caption(
             "Green: this run carries more per token than that tokenizer on the text (fewer tokens); red: fewer. "
