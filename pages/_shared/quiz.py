@@ -65,7 +65,10 @@ def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figu
         bar.customdata = [bar.customdata[i] for i in order]
         fig.update_xaxes(ticktext=[fig.layout.xaxis.ticktext[i] for i in order])
     title = "which pair is merged next?" if asking else f"the {count} most frequent pairs, counted"
-    fig.update_layout(title=f"Step {step.number}: {title}", margin=dict(t=50))
+    # title_text and margin_t, not title= and margin=: the chart is built unvalidated, so those
+    # would replace its title and margin objects with a bare string and a partial dict, and
+    # presenter mode (which sets the title's font) then fails on the string
+    fig.update_layout(title_text=f"Step {step.number}: {title}", margin_t=50)
     return fig
 
 
