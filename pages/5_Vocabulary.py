@@ -80,5 +80,5 @@ d3.download_button(
 st.caption(f"Fingerprint {tokenizer.fingerprint()}: a loaded file must hash to the same.")
 
 draw_exports(tokenizer)
-draw_upload()
+draw_upload(settings, run)
 draw_merges_vs_ranks(settings, tokenizer)
