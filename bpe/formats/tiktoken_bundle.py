@@ -41,7 +41,11 @@ def is_zip(raw: bytes) -> bool:
 
 def tiktoken_bundle(exported) -> bytes:
     """The zip of a tiktoken `bpe.formats.export.ExportedFiles` (ranks, then settings)."""
-    return exported.zip_bytes()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in exported.files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
 
 
 def tiktoken_from_zip(raw: bytes, *, name: str = "the zip file") -> PretrainedTokenizer:
