@@ -668,3 +668,14 @@ def test_download_of_openai_files_over_loopback(server, tmp_path):
         server.serve(f"/gpt-2/{name}", shared_file(f"gpt2/{name}").read_bytes())
     encoder, vocab = download_gpt2_files(tmp_path, base_url=server.url("/gpt-2"))  # the published hashes
     assert sha256(encoder) == GPT2_SHA256["encoder.json"] and sha256(vocab) == GPT2_SHA256["vocab.bpe"]
+
+
+def test_the_page_note_for_missing_files_is_short_and_names_no_server_path():
+    from bpe.gpt2.files import gpt2_folders, missing_files_details, missing_files_note
+
+    note, details = missing_files_note(), " ".join(missing_files_details())
+    assert len(note) < 300 and "python -m bpe gpt2 download" in note
+    assert "sha" not in note.lower() and "http" not in note
+    assert "encoder.json" in details and GPT2_SHA256["vocab.bpe"] in details
+    for folder in gpt2_folders():
+        assert str(folder) not in note + details and str(folder.parent) not in note + details
