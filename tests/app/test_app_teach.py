@@ -189,7 +189,7 @@ def test_the_slow_merge_shows_aaaaa_becoming_aa_aa_a_occurrence_by_occurrence():
     assert "Scan done: 2 occurrence(s) of a + a merged" in said or frames[3] is None
     assert frames[3] is None  # record: the ordinary before/after again, "aa aa a"
     assert [s for s in at.html if "bpe-segments" in s.value][-1].value.count('class="tok merged"') == 2
-    assert "2 occurrence(s) merged into 'aa' (4 counted: overlapping ones merge once)" in html.unescape(panel(at))
+    assert "2 occurrences merged into 'aa' (4 counted: overlapping ones merge once)" in html.unescape(panel(at))
 
 
 def test_the_teach_switches_are_forgotten_with_the_run_but_not_the_toggles():

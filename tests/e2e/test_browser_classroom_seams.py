@@ -4,7 +4,6 @@ in view, the link dialog's copy button, and the address bar following the contro
 
 from __future__ import annotations
 
-import re
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
@@ -114,8 +113,10 @@ def test_the_link_dialog_copy_button_is_visible_without_hovering(page, app_url):
 def test_the_address_bar_follows_the_controls(page, app_url):
     open_merges(page, app_url)
     switch(page, "Show the algorithm")
-    sidebar(page).get_by_test_id("stSelectbox").filter(has_text="Tie rule").click()
-    page.get_by_role("option", name=re.compile("lexicographic", re.I)).click()
+    box = sidebar(page).get_by_test_id("stSelectbox").filter(has_text="Tie rule")
+    box.scroll_into_view_if_needed()
+    box.locator("input").first.click()
+    page.get_by_role("option", name="lexicographic", exact=True).click()
     settle(page)
     params = parse_qs(urlparse(page.url).query)
     assert params.get("teach_algorithm") == ["1"], page.url
