@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs, unescape_markdown
+from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs, title_text, unescape_markdown
 
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus
 
@@ -16,8 +16,7 @@ HOME, MERGES, COMPARE, BYTES = (
     "pages/8_Compare_runs.py",
     "pages/7_Bytes_and_pretokenizers.py",
 )
-# Each test below reproduces a point of issue 22; the fixes follow the UI package's move.
-pytestmark = pytest.mark.xfail(strict=True, reason="issue 22: reproduced, fixed in the UI house layout")
+TODO = pytest.mark.xfail(strict=True, reason="issue 22: reproduced, not fixed yet")
 TINY = "low lower lowest"  # 4 merges
 SMALL = dict(settings_corpus=SMALL_CORPUS)  # step 1: e + s and s + t tie at 9; step 2 (es + t) has no tie
 
@@ -33,6 +32,7 @@ def buttons(at) -> list[str]:
 # ==================== Plain words and honest numbers
 
 
+@TODO
 def test_home_says_the_corpus_size_and_names_the_prefix_trained_on():
     at = new_app(HOME, settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000)
     assert not at.exception
@@ -52,7 +52,7 @@ def test_the_tie_note_and_what_if_appear_only_on_a_step_with_a_tie():
 
 def test_the_pair_chart_title_counts_in_english():
     at = new_app(MERGES, **SMALL)
-    title = plotly_specs(at)[0]["layout"]["title"]["text"]
+    title = title_text(plotly_specs(at)[0])
     assert "1 pair ties with the winner" in title and "pair(s)" not in title
 
 
@@ -63,6 +63,7 @@ def test_the_quiz_shows_no_empty_merge_log():
     assert "**Merge log**" not in [m.value for m in at.markdown]
 
 
+@TODO
 def test_merges_in_the_film_follow_the_run():
     at = new_app(MERGES, settings_corpus=TINY)
     assert at.session_state["teach_film_merges"] == 4
@@ -71,6 +72,7 @@ def test_merges_in_the_film_follow_the_run():
     assert at.session_state["teach_film_merges"] > 4  # the new run's default, not the old run's cap
 
 
+@TODO
 def test_compare_runs_lists_pre_tokenizers_by_their_names():
     at = new_app(COMPARE, **SMALL)
     assert not at.exception
@@ -79,6 +81,7 @@ def test_compare_runs_lists_pre_tokenizers_by_their_names():
     assert "gpt2" not in box.options and "gpt4" not in box.options
 
 
+@TODO
 def test_the_bytes_page_without_gpt2_files_shows_a_short_note_without_paths(monkeypatch, tmp_path):
     monkeypatch.setattr("bpe.gpt2.files.CACHE_DIR", tmp_path)  # GPT-2's files are nowhere
     monkeypatch.setenv("BPE_SHARED_DATA", str(tmp_path))
@@ -93,6 +96,7 @@ def test_the_bytes_page_without_gpt2_files_shows_a_short_note_without_paths(monk
     assert str(tmp_path) not in everything and "data/cache" not in everything
 
 
+@TODO
 def test_opened_from_the_tie_note_compare_runs_shows_the_merges_up_to_the_divergence():
     at = new_app("app.py", **SMALL)  # from the home page, so AppTest knows every page
     at.switch_page(MERGES).run()
@@ -105,6 +109,7 @@ def test_opened_from_the_tie_note_compare_runs_shows_the_merges_up_to_the_diverg
     assert compared >= 2  # step 1 is where the rules part: the comparison includes it and what follows
 
 
+@TODO
 def test_the_link_dialog_summarises_the_frame_in_words():
     at = new_app(MERGES, **SMALL, teach_algorithm=True)
     at.sidebar.button[0].click().run()

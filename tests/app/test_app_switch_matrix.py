@@ -7,7 +7,7 @@ every step, with the algorithm at every count phase)."""
 from __future__ import annotations
 
 import pytest
-from app_helpers import ROOT, SMALL_CORPUS, new_app, plotly_specs
+from app_helpers import ROOT, SMALL_CORPUS, new_app, plotly_specs, title_text
 
 from bpe import train_steps
 from bpe.corpora.builtin import BUILTIN_TEXTS
@@ -90,6 +90,7 @@ def test_every_page_opens_with_every_switch(page, presenter, switch):
 
 def test_the_quiz_chart_in_presenter_mode_asks_in_large_type():
     at = merges_app(True, SWITCHES["quiz"])
-    layout = plotly_specs(at)[0]["layout"]
-    assert layout["title"]["text"] == "Step 1: which pair is merged next?"
+    spec = plotly_specs(at)[0]
+    layout = spec["layout"]
+    assert title_text(spec) == "Step 1: which pair is merged next?"
     assert layout["title"]["font"]["size"] > 18 and layout["margin"]["l"] == 10  # the margin kept its sides

@@ -23,10 +23,37 @@ MARK_STYLES = {
     "right": "outline:2px dashed #dc2626",
     "differs": "outline:2px solid #2563eb;outline-offset:0",
 }
-# Presenter mode: larger type for every token view and the merge headline, for a projector.
+# Presenter mode: larger type for everything the class reads, for a projector: the token
+# views and the merge headline, the algorithm panel and its notes, text, captions, metrics,
+# static tables and control labels (charts are enlarged by `figures.enlarged`, and canvas
+# tables are drawn as static tables in presenter mode: CSS cannot reach their type).
 PRESENTER_CSS = """<style>
 .bpe-segments, .bpe-linked, .bpe-window { font-size: 1.45rem !important; line-height: 2.1 !important; }
 .bpe-merge { font-size: 1.7rem !important; }
+.bpe-algorithm { font-size: 1.15rem !important; }
+.bpe-algorithm .note, .bpe-algorithm .phases { font-size: 1rem !important; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li { font-size: 1.25rem !important; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"],
+[data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 2.6rem !important; }
+[data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 1.15rem !important; }
+[data-testid="stMain"] [data-testid="stTable"] td,
+[data-testid="stMain"] [data-testid="stTable"] th { font-size: 1.15rem !important; }
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.1rem !important; }
+[data-testid="stMain"] [data-testid="stAlert"] p { font-size: 1.2rem !important; }
+</style>"""
+# On every page: labels of buttons, toggles, checkboxes, boxes and metrics wrap onto a second
+# line instead of ending in "…" when their column is narrow (a projector's 1024 px).
+WHOLE_LABELS_CSS = """<style>
+[data-testid^="stBaseButton"] p, [data-testid^="stBaseButton"] [data-testid="stMarkdownContainer"],
+[data-testid="stWidgetLabel"] p, [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricLabel"] > div, label p, label [data-testid="stMarkdownContainer"] {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+  overflow-wrap: anywhere;
+}
+[data-testid^="stBaseButton"] { height: auto !important; }
 </style>"""
 MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
 
