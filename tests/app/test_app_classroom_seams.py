@@ -32,7 +32,6 @@ def buttons(at) -> list[str]:
 # ==================== Plain words and honest numbers
 
 
-@TODO
 def test_home_says_the_corpus_size_and_names_the_prefix_trained_on():
     at = new_app(HOME, settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000)
     assert not at.exception
@@ -63,7 +62,6 @@ def test_the_quiz_shows_no_empty_merge_log():
     assert "**Merge log**" not in [m.value for m in at.markdown]
 
 
-@TODO
 def test_merges_in_the_film_follow_the_run():
     at = new_app(MERGES, settings_corpus=TINY)
     assert at.session_state["teach_film_merges"] == 4
@@ -72,7 +70,6 @@ def test_merges_in_the_film_follow_the_run():
     assert at.session_state["teach_film_merges"] > 4  # the new run's default, not the old run's cap
 
 
-@TODO
 def test_compare_runs_lists_pre_tokenizers_by_their_names():
     at = new_app(COMPARE, **SMALL)
     assert not at.exception
@@ -81,7 +78,6 @@ def test_compare_runs_lists_pre_tokenizers_by_their_names():
     assert "gpt2" not in box.options and "gpt4" not in box.options
 
 
-@TODO
 def test_the_bytes_page_without_gpt2_files_shows_a_short_note_without_paths(monkeypatch, tmp_path):
     monkeypatch.setattr("bpe.gpt2.files.CACHE_DIR", tmp_path)  # GPT-2's files are nowhere
     monkeypatch.setenv("BPE_SHARED_DATA", str(tmp_path))
@@ -96,7 +92,6 @@ def test_the_bytes_page_without_gpt2_files_shows_a_short_note_without_paths(monk
     assert str(tmp_path) not in everything and "data/cache" not in everything
 
 
-@TODO
 def test_opened_from_the_tie_note_compare_runs_shows_the_merges_up_to_the_divergence():
     at = new_app("app.py", **SMALL)  # from the home page, so AppTest knows every page
     at.switch_page(MERGES).run()

@@ -39,12 +39,13 @@ PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 2.6rem !important; }
 [data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 1.15rem !important; }
 [data-testid="stMain"] [data-testid="stTable"] td,
-[data-testid="stMain"] [data-testid="stTable"] th { font-size: 1.15rem !important; }
+[data-testid="stMain"] [data-testid="stTable"] th { font-size: 1.05rem !important; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.1rem !important; }
 [data-testid="stMain"] [data-testid="stAlert"] p { font-size: 1.2rem !important; }
 </style>"""
 # On every page: labels of buttons, toggles, checkboxes, boxes and metrics wrap onto a second
-# line instead of ending in "…" when their column is narrow (a projector's 1024 px).
+# line instead of ending in "…" when their column is narrow (a projector's 1024 px), and a
+# static table's headers and cells wrap instead of pushing columns off the right edge.
 WHOLE_LABELS_CSS = """<style>
 [data-testid^="stBaseButton"] p, [data-testid^="stBaseButton"] [data-testid="stMarkdownContainer"],
 [data-testid="stWidgetLabel"] p, [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"],
@@ -54,6 +55,7 @@ WHOLE_LABELS_CSS = """<style>
   overflow-wrap: anywhere;
 }
 [data-testid^="stBaseButton"] { height: auto !important; }
+[data-testid="stTable"] th, [data-testid="stTable"] td { white-space: normal !important; overflow-wrap: anywhere; }
 </style>"""
 MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
 
