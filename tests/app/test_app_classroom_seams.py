@@ -104,7 +104,6 @@ def test_opened_from_the_tie_note_compare_runs_shows_the_merges_up_to_the_diverg
     assert compared >= 2  # step 1 is where the rules part: the comparison includes it and what follows
 
 
-@TODO
 def test_the_link_dialog_summarises_the_frame_in_words():
     at = new_app(MERGES, **SMALL, teach_algorithm=True)
     at.sidebar.button[0].click().run()

@@ -57,6 +57,14 @@ WHOLE_LABELS_CSS = """<style>
 [data-testid^="stBaseButton"] { height: auto !important; }
 [data-testid="stTable"] th, [data-testid="stTable"] td { white-space: normal !important; overflow-wrap: anywhere; }
 </style>"""
+# The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).
+COPY_BUTTON_CSS = """<style>
+[role="dialog"] [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) {
+  opacity: 1 !important; visibility: visible !important;
+}
+[role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"],
+[role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { visibility: visible !important; }
+</style>"""
 MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
 
 
