@@ -120,3 +120,30 @@ def test_presenter_mode_enlarges_everything_the_class_reads():
     layout = plotly_specs(at)[0]["layout"]
     assert layout["xaxis"]["title"]["font"]["size"] > 18
     assert json.dumps(layout).count('"size"') >= 4
+
+
+def test_the_address_bar_follows_every_setting_and_page_control():
+    at = new_app(HOME, **SMALL)  # from the home page, so AppTest knows every page
+    at.switch_page(MERGES).run()
+    at.sidebar.selectbox(key="_w_settings_tie_rule").set_value("lexicographic").run()
+    assert at.query_params["tie_rule"] == "lexicographic"
+    at.toggle(key="_w_teach_algorithm").set_value(True).run()
+    at.button(key="merges_forward").click().run()  # a phase forward, in the player's fragment
+    shown = dict(at.query_params)
+    assert shown["teach_algorithm"] == "1" and shown["teach_phase"] == "1" and shown["step"] == "1"
+    at.switch_page(HOME).run()
+    assert "step" not in at.query_params and at.query_params["tie_rule"] == "lexicographic"
+
+
+def test_a_long_context_window_is_folded_so_its_cut_shows_without_scrolling():
+    from pages._shared.render.html import WINDOW_SHOWN_CHARS, context_window_html
+
+    passage = "".join(f"w{i:04d} " for i in range(2_000))  # 12,000 characters, 6 per token
+    shown = context_window_html(passage, [6] * 2_000, 1_024)
+    assert "overflow" not in shown and "max-height" not in shown  # the box never scrolls
+    assert "✂ 1,024" in shown and "w0000" in shown and "w1023" in shown  # its start, its end, the cut
+    folded = shown.count('class="win"')
+    assert folded * 6 <= WINDOW_SHOWN_CHARS + 12 and "… " in shown and "more tokens" in shown
+    assert "w1100" not in shown  # only a few lines of the rest follow the cut
+    small = context_window_html("low lower", [3, 1, 5], 128)
+    assert "folded" not in small and "end of text" in small

@@ -51,7 +51,6 @@ def test_presenter_mode_with_every_teaching_switch_steps_without_an_error(page, 
     expect(page.locator(".bpe-algorithm")).to_be_visible()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22: presenter mode enlarges only segments and charts today")
 def test_presenter_mode_enlarges_what_the_class_reads(page, app_url):
     open_merges(page, app_url)
     switch(page, "Show the algorithm")
@@ -74,7 +73,6 @@ def test_presenter_mode_enlarges_what_the_class_reads(page, app_url):
     assert not smaller, "not enlarged: " + ", ".join(smaller)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22: BPE and GPT-4 cut marks sit far down their scroll boxes")
 def test_the_context_window_cut_is_in_view_in_every_box(page, app_url):
     page.goto(f"{app_url}/Context_window")
     expect(page.locator(".bpe-window .cut").first).to_be_attached(timeout=120_000)
@@ -90,7 +88,6 @@ def test_the_context_window_cut_is_in_view_in_every_box(page, app_url):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22: the copy button shows only on hover")
 def test_the_link_dialog_copy_button_is_visible_without_hovering(page, app_url):
     open_merges(page, app_url)
     sidebar(page).get_by_role("button", name="Copy link to this frame").click()
@@ -109,7 +106,6 @@ def test_the_link_dialog_copy_button_is_visible_without_hovering(page, app_url):
     assert opacity > 0.5
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22: the address bar carries only corpus, vocab, min_freq and step")
 def test_the_address_bar_follows_the_controls(page, app_url):
     open_merges(page, app_url)
     switch(page, "Show the algorithm")

@@ -103,7 +103,6 @@ def slug(label: str) -> str:
     return label.lower().replace(" ", "_")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22: labels, chart titles and tables are cut at 1024 px today")
 @pytest.mark.parametrize("presenter", [False, True], ids=["presenter_off", "presenter_on"])
 def test_nothing_is_cut_at_projector_widths(browser, app_url, screenshot, presenter):
     context = browser.new_context(viewport={"width": 1024, "height": 768})

@@ -10,7 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.analysis.segments import window
-from pages._shared.state.link import mirror_step
+from pages._shared.frame.navigation import current_page
+from pages._shared.state.link import mirror_controls
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import bind
 from pages._shared.views.merges.one_step import WINDOW_CHARS, Film, draw_step
@@ -142,7 +143,7 @@ def play(film: Film) -> None:
                 args=(key,),
                 disabled=ss.merges_playing,
             )
-        mirror_step(ss.merges_step)
+        mirror_controls(current_page())  # the step, phase and scan follow in the address bar
         draw_step(film, film.run.steps[ss.merges_step - 1])
 
     player()
