@@ -57,12 +57,14 @@ def test_presenter_mode_enlarges_what_the_class_reads(page, app_url):
     for _ in range(3):  # to the record phase: the panel, its notes, the table of changes
         page.locator(".st-key-merges_forward button").first.click()
         settle(page)
+    main = page.get_by_test_id("stMain")  # what the class reads; the sidebar is the teacher's
     readers = {
-        "algorithm panel": page.locator(".bpe-algorithm").first,
-        "caption": page.get_by_test_id("stCaptionContainer").first,
-        "metric": page.get_by_test_id("stMetricValue").first,
-        "metric label": page.get_by_test_id("stMetricLabel").first,
-        "paragraph": page.get_by_test_id("stMarkdownContainer").locator("p").first,
+        "algorithm panel": main.locator(".bpe-algorithm").first,
+        "algorithm note": main.locator(".bpe-algorithm .note").first,
+        "caption": main.get_by_test_id("stCaptionContainer").first,
+        "metric": main.get_by_test_id("stMetricValue").first,
+        "metric label": main.get_by_test_id("stMetricLabel").locator("p").first,
+        "paragraph": main.get_by_test_id("stMarkdownContainer").locator("p").first,
     }
     before = {name: font_px(locator) for name, locator in readers.items()}
     switch(page, "Presenter mode: larger type")
@@ -71,6 +73,8 @@ def test_presenter_mode_enlarges_what_the_class_reads(page, app_url):
         f"{name}: {before[name]:.0f} -> {after[name]:.0f} px" for name in readers if after[name] < before[name] * 1.2
     ]
     assert not smaller, "not enlarged: " + ", ".join(smaller)
+    # the tables of the merge become static tables in large type (a canvas table keeps small type)
+    assert font_px(main.get_by_test_id("stTable").locator("td").first) >= 16
 
 
 def test_the_context_window_cut_is_in_view_in_every_box(page, app_url):
