@@ -40,6 +40,7 @@ PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 1.15rem !important; }
 [data-testid="stMain"] [data-testid="stTable"] td,
 [data-testid="stMain"] [data-testid="stTable"] th { font-size: 1.05rem !important; }
+[data-testid="stMain"] [data-testid="stTable"] [data-testid="stMarkdownContainer"] p { font-size: inherit !important; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.1rem !important; }
 [data-testid="stMain"] [data-testid="stAlert"] p { font-size: 1.2rem !important; }
 </style>"""
@@ -55,7 +56,9 @@ WHOLE_LABELS_CSS = """<style>
   overflow-wrap: anywhere;
 }
 [data-testid^="stBaseButton"] { height: auto !important; }
-[data-testid="stTable"] th, [data-testid="stTable"] td { white-space: normal !important; overflow-wrap: anywhere; }
+[data-testid="stTable"] th, [data-testid="stTable"] td, [data-testid="stTable"] p {
+  white-space: normal !important; overflow-wrap: anywhere !important;
+}
 </style>"""
 # The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).
 COPY_BUTTON_CSS = """<style>
