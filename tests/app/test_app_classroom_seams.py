@@ -147,3 +147,15 @@ def test_a_long_context_window_is_folded_so_its_cut_shows_without_scrolling():
     assert "w1100" not in shown  # only a few lines of the rest follow the cut
     small = context_window_html("low lower", [3, 1, 5], 128)
     assert "folded" not in small and "end of text" in small
+
+
+def test_a_late_tick_moves_the_steps_due_so_playing_keeps_its_named_speed():
+    import time
+
+    at = new_app(MERGES, settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=20_000, merges_speed=0.25)
+    at.button(key="merges_play").click().run()
+    for _ in range(3):
+        before = at.session_state["merges_step"]
+        time.sleep(0.55)  # the browser's tick comes late, as when drawing a frame takes longer than 0.25 s
+        at.run()
+        assert 2 <= at.session_state["merges_step"] - before <= 4  # the steps due by the clock, no more than 4
