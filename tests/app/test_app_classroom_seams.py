@@ -159,3 +159,15 @@ def test_a_late_tick_moves_the_steps_due_so_playing_keeps_its_named_speed():
         time.sleep(0.55)  # the browser's tick comes late, as when drawing a frame takes longer than 0.25 s
         at.run()
         assert 2 <= at.session_state["merges_step"] - before <= 4  # the steps due by the clock, no more than 4
+
+
+def test_the_compression_charts_vocab_label_sits_above_the_curves():
+    from bpe.analysis.metrics import compression_curve
+    from bpe.run import train_run
+    from pages._shared.render.figures import compression_curve_figure
+
+    run = train_run(load_corpus(SMALL_CORPUS), target_vocab_size=20, minimum_pair_frequency=1)
+    label = compression_curve_figure(compression_curve(run), shown_vocab=15).layout.annotations[0]
+    assert (
+        label.text == "vocab 15" and label.yref in ("paper", "y domain") and label.y >= 1 and label.yanchor == "bottom"
+    )

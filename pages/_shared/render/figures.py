@@ -263,13 +263,13 @@ def compression_curve_figure(
         fig.add_vline(
             x=shown_vocab,
             line=dict(color="#64748b", dash="dot"),
-            annotation_text=f"vocab {shown_vocab:,}",
-            annotation_position="top left",
+            # above the plot, not on it: inside, the label sat on the curves it marks
+            annotation=dict(text=f"vocab {shown_vocab:,}", yref="paper", y=1, yanchor="bottom", showarrow=False),
         )
     fig.update_layout(
-        title="Compression vs vocab size",
-        height=420,
-        margin=dict(l=10, r=10, t=50, b=10),
+        title=dict(text="Compression vs vocab size", y=0.98, yanchor="top"),
+        height=440,
+        margin=dict(l=10, r=10, t=80, b=10),
         xaxis=dict(title="vocab size", tickformat=",d"),
         yaxis=dict(title="characters per token", tickformat=".1f"),
         legend=dict(orientation="h", y=-0.25),
