@@ -171,3 +171,12 @@ def test_the_compression_charts_vocab_label_sits_above_the_curves():
     assert (
         label.text == "vocab 15" and label.yref in ("paper", "y domain") and label.y >= 1 and label.yanchor == "bottom"
     )
+
+
+def test_the_model_page_says_up_front_whether_the_text_has_a_held_out_part():
+    short = new_app("pages/6_Model.py", **SMALL)  # 94 characters: never split
+    said = " ".join(captions(short))
+    assert "this text has no held-out part" in said and "scored on the end of the training text" in said
+    long = new_app("pages/6_Model.py", settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=30_000)
+    said = " ".join(captions(long))
+    assert "of its held-out part (3,034 characters)" in said and "no held-out part" not in said
