@@ -18,7 +18,8 @@ if run is None:
 merges = run.merge_count(settings.vocab_size)
 tokens = run.sequence_length(merges)
 trained_on = run.training_characters + run.heldout_characters
-c1, c2, c3, c4, c5 = st.columns(5)
+c1, c2, c3 = st.columns(3)  # two rows of three: a count of millions fits a column at 1024 px
+c4, c5, _ = st.columns(3)
 c1.metric("Corpus size (characters)", f"{corpus_length(settings):,}")
 c2.metric(
     "Trained on (the first characters)",

@@ -2,7 +2,7 @@
 
 Every page is opened at 1024x768 and at 1280x800, with presenter mode off and on, on the
 default corpus. In the page itself, each heading, control label (buttons, toggles,
-checkboxes, sliders, boxes), table and chart title is measured: a box whose content is
+checkboxes, sliders, boxes), metric, table and chart title is measured: a box whose content is
 wider than the box (``scrollWidth`` against ``clientWidth``, where the box clips or
 scrolls), a table that needs a horizontal scroll bar, or a chart title that runs past its
 chart fails the test, named with its text. Red error boxes fail it too. Each view is
@@ -49,6 +49,8 @@ CUT_JS = r"""
     'control label': '[data-testid="stWidgetLabel"], [data-testid="stWidgetLabel"] *, ' +
       '[data-testid^="stBaseButton"], [data-testid^="stBaseButton"] *, label, label *, ' +
       '[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] *',
+    'metric': '[data-testid="stMetricValue"], [data-testid="stMetricValue"] *, ' +
+      '[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] *',
     'table': '[data-testid="stTable"], [data-testid="stTable"] *, [data-testid="stDataFrame"] .dvn-scroller',
     'text block': '.bpe-segments, .bpe-linked, .bpe-window, .bpe-algorithm, .bpe-lineage, [data-testid="stHtml"] > div',
   };

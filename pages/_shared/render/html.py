@@ -36,7 +36,9 @@ PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li { font-size: 1.25rem !important; }
 [data-testid="stMain"] [data-testid="stCaptionContainer"],
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem !important; }
-[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 2.9rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 2.4rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] p { font-size: inherit !important; }
+[data-testid="stMain"] [data-testid="stMetricDelta"] p { font-size: 1.05rem !important; }
 [data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 1.15rem !important; }
 [data-testid="stMain"] [data-testid="stTable"] td,
 [data-testid="stMain"] [data-testid="stTable"] th { font-size: 1.05rem !important; }
@@ -51,7 +53,8 @@ WHOLE_LABELS_CSS = """<style>
 [data-testid^="stBaseButton"] p, [data-testid^="stBaseButton"] [data-testid="stMarkdownContainer"],
 [data-testid="stWidgetLabel"] p, [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"],
 [data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
-[data-testid="stMetricLabel"] > div, label p, label [data-testid="stMarkdownContainer"] {
+[data-testid="stMetricLabel"] > div, label p, label [data-testid="stMarkdownContainer"],
+[data-testid="stMetricDelta"] p, [data-testid="stMetricDelta"] [data-testid="stMarkdownContainer"] {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
   overflow-wrap: anywhere;
 }

@@ -17,7 +17,7 @@ from bpe.analysis.wording import tie_with_winner
 from bpe.run import TrainingRun
 from bpe.text import pair_label
 from pages._shared.data.runs import prefix_tokenizer
-from pages._shared.frame.presenter import presented
+from pages._shared.frame.presenter import presented, presenting
 from pages._shared.frame.tables import rows_table
 from pages._shared.render.algorithm_html import algorithm_html, scan_caption, scan_html
 from pages._shared.render.figures import pair_frequency_figure, question_figure, tied_with_winner
@@ -63,7 +63,8 @@ def draw_step(film: Film, step) -> None:
     quiz_box(step, settings, next_merge=next_merge, args=(last,))
     if view.shown.after:
         draw_counts(run, step)
-    chart, changes = st.columns([3, 2])
+    # side by side; in presenter mode one under the other, so the large type keeps its columns
+    chart, changes = (st.container(), st.container()) if presenting() else st.columns([3, 2])
     figure = pair_frequency_figure(step, settings.top_k, settings.tie_rule)
     chart.plotly_chart(
         presented(figure if view.shown.winner else question_figure(figure, step, asking=view.pending)),
