@@ -4,7 +4,7 @@ import streamlit as st
 
 from bpe.analysis.merge_log import why_stopped
 from bpe.analysis.metrics import compression
-from pages._shared.frame import page_links, setup_page
+from pages._shared.frame import corpus_length, page_links, setup_page
 
 settings, run = setup_page(
     "BPE Lab",
@@ -17,11 +17,18 @@ if run is None:
 
 merges = run.merge_count(settings.vocab_size)
 tokens = run.sequence_length(merges)
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Corpus size (characters)", f"{run.training_characters + run.heldout_characters:,}")
-c2.metric("Merges learned", f"{merges:,}")
-c3.metric("Training time", f"{run.training_seconds:.2f} s")
-c4.metric(
+trained_on = run.training_characters + run.heldout_characters
+c1, c2, c3 = st.columns(3)  # two rows of three: a count of millions fits a column at 1024 px
+c4, c5, _ = st.columns(3)
+c1.metric("Corpus size (characters)", f"{corpus_length(settings):,}")
+c2.metric(
+    "Trained on (the first characters)",
+    f"{trained_on:,}",
+    help="the prefix of the corpus this run uses (the sidebar's cap), training and held-out parts together",
+)
+c3.metric("Merges learned", f"{merges:,}")
+c4.metric("Training time", f"{run.training_seconds:.2f} s")
+c5.metric(
     "Characters per token",
     f"{compression(run.training_characters, tokens):.2f}",
     help="compression of the training text",

@@ -31,5 +31,5 @@ draw_undertrained(settings, run, trained.tokenizer, len(trained.tokenizer.merges
 st.subheader("Take it with you")
 draw_downloads(settings, run, trained)
 draw_exports(trained.tokenizer)
-draw_upload()
+draw_upload(settings, run)
 draw_merges_vs_ranks(settings, trained.tokenizer)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -25,6 +26,11 @@ def new_app(script: str = "app.py", *, run: bool = True, query: dict | None = No
 def plotly_specs(at: AppTest) -> list[dict]:
     """Every plotly figure on the page as JSON (AppTest has no typed accessor for charts)."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def title_text(spec: dict) -> str:
+    """A chart's title as one line of words (the app breaks long titles into lines)."""
+    return re.sub(r"\s+", " ", re.sub(r"<br>|</?sup>", " ", spec["layout"]["title"]["text"])).strip()
 
 
 def metric(at: AppTest, label: str) -> str:

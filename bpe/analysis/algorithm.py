@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bpe.analysis.wording import counted, times
 from bpe.pairs import merge_positions
 from bpe.steps import MergeStep
 from bpe.text import pair_label, printable
@@ -111,10 +112,10 @@ def line_notes(
     notes = [
         f"step {step.number:,}" + (f" — then training stopped: {stop}" if stop and at == 3 else ""),
         f"most frequent: {top}" if not asking else top,
-        f"best = {pair_label(step.pair)}, {step.frequency:,} times"
-        + (f" ({ties} other pair(s) as often: the tie rule picks it)" if ties else ""),
+        f"best = {pair_label(step.pair)}, {times(step.frequency)}"
+        + (f" ({counted(ties, 'other pair')} as often: the tie rule picks it)" if ties else ""),
         f"{step.frequency:,} ≥ {minimum:,}: go on",
-        f"{merged:,} occurrence(s) merged into {printable(step.token)!r}"
+        f"{counted(merged, 'occurrence')} merged into {printable(step.token)!r}"
         + (f" ({step.frequency:,} counted: overlapping ones merge once)" if merged < step.frequency else ""),
         f"vocabulary: {step.vocab_size:,} tokens"
         if step.new_token

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from bpe.analysis.wording import most_frequent_pairs, times
 from bpe.errors import BpeError
 from bpe.steps import MergeStep, Pair
 from bpe.text import VISIBLE_WHITESPACE, pair_label, printable
@@ -41,10 +42,10 @@ def judge(step: MergeStep, guess: Pair, *, tie_rule: str, recorded: int) -> Verd
     ("ties go to the pair whose first occurrence ... comes earliest"); ``recorded`` is how
     many pairs a step records, so a shorter ``top_pairs`` lists every pair there is."""
     counts = dict(step.top_pairs)
-    winner, best = pair_label(step.pair), f"{step.frequency:,}"
+    winner, best = pair_label(step.pair), times(step.frequency)
     tied = [pair for pair, count in step.top_pairs if count == step.frequency and pair != step.pair]
     if guess == step.pair:
-        why = f"Right: {winner} occurs {best} times before this merge"
+        why = f"Right: {winner} occurs {best} before this merge"
         if tied:
             others = ", ".join(pair_label(pair) for pair in tied)
             return Verdict(
@@ -58,7 +59,7 @@ def judge(step: MergeStep, guess: Pair, *, tie_rule: str, recorded: int) -> Verd
             "tie",
             guess,
             count,
-            f"Right by count: {label} occurs {best} times, as often as {winner}, the pair "
+            f"Right by count: {label} occurs {best}, as often as {winner}, the pair "
             f"merged. The tie rule decided between them: {tie_rule}.",
         )
     if count is not None:
@@ -66,7 +67,7 @@ def judge(step: MergeStep, guess: Pair, *, tie_rule: str, recorded: int) -> Verd
             "wrong",
             guess,
             count,
-            f"Not this one: {label} occurs {count:,} times; {winner} occurs {best} times, "
+            f"Not this one: {label} occurs {times(count)}; {winner} occurs {best}, "
             "more than any other pair, so it is merged.",
         )
     if len(step.top_pairs) < recorded:
@@ -75,16 +76,20 @@ def judge(step: MergeStep, guess: Pair, *, tie_rule: str, recorded: int) -> Verd
             guess,
             0,
             f"Not this one: {label} does not occur in the text at this step; {winner} occurs "
-            f"{best} times, more than any other pair.",
+            f"{best}, more than any other pair.",
         )
     floor = step.top_pairs[-1][1] if step.top_pairs else 0
     return Verdict(
         "wrong",
         guess,
         None,
-        f"Not this one: {label} is not among the {len(step.top_pairs)} most frequent pairs "
-        f"(it occurs at most {floor:,} times); {winner} occurs {best} times, more than any other.",
+        f"Not this one: {label} {_not_among(len(step.top_pairs))} "
+        f"(it occurs at most {times(floor)}); {winner} occurs {best}, more than any other.",
     )
+
+
+def _not_among(recorded: int) -> str:
+    return "is not the most frequent pair" if recorded == 1 else f"is not among {most_frequent_pairs(recorded)}"
 
 
 def question_order(top_pairs) -> list:

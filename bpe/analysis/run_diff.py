@@ -22,6 +22,7 @@ from bpe.alphabet import Token
 from bpe.analysis.lineage import first_creations
 from bpe.analysis.segments import Segment
 from bpe.analysis.tie_rules import tie_rule_label
+from bpe.analysis.wording import counted, times
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.steps import MergeStep
@@ -99,7 +100,7 @@ def _stopped(run_a: TrainingRun, run_b: TrainingRun, step: int) -> Divergence:
     went_on = going.steps[step - 1]
     text = (
         f"Run {name} stopped after {step - 1:,} merges ({stopped.stop_explanation}); "
-        f"run {other} went on with {_pair(went_on.pair)} ({went_on.frequency:,} times)."
+        f"run {other} went on with {_pair(went_on.pair)} ({times(went_on.frequency)})."
     )
     pair_a, pair_b = (None, went_on.pair) if name == "A" else (went_on.pair, None)
     return Divergence(step, pair_a, pair_b, STOPPED, text, ())
@@ -123,9 +124,9 @@ def _counts(run: TrainingRun, step: MergeStep):
 def _tie_explanation(run_a: TrainingRun, a: MergeStep, run_b: TrainingRun, b: MergeStep) -> str:
     rule_a, rule_b = run_a.settings.tie_rule, run_b.settings.tie_rule
     counted = (
-        f"both counted {a.frequency:,} times"
+        f"both counted {times(a.frequency)}"
         if a.frequency == b.frequency
-        else f"counted {a.frequency:,} times each in A and {b.frequency:,} times each in B"
+        else f"counted {times(a.frequency)} each in A and {times(b.frequency)} each in B"
     )
     text = f"A tie: {_pair(a.pair)} and {_pair(b.pair)} are {counted}. "
     if rule_a != rule_b:
@@ -143,8 +144,8 @@ def _counts_explanation(
     run_a: TrainingRun, a: MergeStep, b_in_a: int | None, run_b: TrainingRun, b: MergeStep, a_in_b: int | None
 ) -> str:
     text = (
-        f"Different counts: run A counts {_pair(a.pair)} {a.frequency:,} times and {_pair(b.pair)} "
-        f"{_count_text(b_in_a, a)}; run B counts {_pair(b.pair)} {b.frequency:,} times and {_pair(a.pair)} "
+        f"Different counts: run A counts {_pair(a.pair)} {times(a.frequency)} and {_pair(b.pair)} "
+        f"{_count_text(b_in_a, a)}; run B counts {_pair(b.pair)} {times(b.frequency)} and {_pair(a.pair)} "
         f"{_count_text(a_in_b, b)}."
     )
     differing = [
@@ -160,8 +161,8 @@ def _counts_explanation(
 def _count_text(count: int | None, step: MergeStep) -> str:
     if count is None:
         lowest = step.top_pairs[-1][1] if step.top_pairs else step.frequency
-        return f"at most {lowest:,} times (below the {len(step.top_pairs)} pairs recorded)"
-    return "not at all" if count == 0 else f"{count:,} times"
+        return f"at most {times(lowest)} (below the {counted(len(step.top_pairs), 'pair')} recorded)"
+    return "not at all" if count == 0 else times(count)
 
 
 def competitor_rows(

@@ -5,7 +5,8 @@ Formats are told apart by content first, name second: a JSON object with a ``mod
 Hugging Face's tokenizer.json; one with ``"type": "character_bpe"``/``"byte_bpe"`` is the
 lab's own file; text starting ``minbpe v1`` is a minbpe model; lines of
 ``base64 rank`` are a tiktoken ranks file (which needs a pattern: given, or from the
-settings file beside it).
+settings file beside it); a zip is the app's tiktoken download, ranks and settings
+together (`bpe.formats.tiktoken_bundle`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bpe.formats.fileio import MAX_TOKENS, load_json, read_limited
 from bpe.formats.huggingface import hf_from_dict
 from bpe.formats.minbpe import VERSION_LINE, load_minbpe_file, minbpe_from_bytes, refuse_sentencepiece
 from bpe.formats.pretrained import PretrainedTokenizer
+from bpe.formats.tiktoken_bundle import is_zip, tiktoken_from_zip
 from bpe.formats.tiktoken_ranks import load_tiktoken_file, tiktoken_from_bytes
 from bpe.tokenizer import BPETokenizer
 
@@ -32,6 +34,8 @@ _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ [0-9]+\r?$")
 def detect_format(raw: bytes, file_name: str = "") -> str:
     """ "lab", "hf", "tiktoken" or "minbpe" from the file's first bytes (and its name); a
     SentencePiece model (also a ``.model``) is named as such and refused."""
+    if is_zip(raw):
+        return "tiktoken"  # the ranks and their settings, zipped
     refuse_sentencepiece(raw, name=file_name or "the file")
     head = bytes(raw[:4096]).lstrip(b"\xef\xbb\xbf").lstrip()
     if head.startswith(VERSION_LINE.encode()):
@@ -72,6 +76,10 @@ def pretrained_from_bytes(
     if kind == "minbpe":
         return minbpe_from_bytes(
             raw, name=file_name or "the .model file", max_token_bytes=max_token_bytes, max_merges=merge_limit
+        )
+    if kind == "tiktoken" and is_zip(raw):
+        return tiktoken_from_zip(
+            raw, name=file_name or "the zip file", max_token_bytes=max_token_bytes, max_merges=merge_limit
         )
     if kind == "tiktoken":
         if pattern is None:

@@ -46,6 +46,7 @@ WHOLE_TEXT_PATTERN = r"[\s\S]+"  # no pre-tokenizer: the whole text is one chunk
 SETTINGS_SUFFIX = ".json"
 SETTINGS_VERSION = "bpe-lab tiktoken settings 1"
 MAX_SPECIAL_TOKENS = 10_000
+MAX_SETTINGS_BYTES = 1_000_000
 
 
 class NotByteLevelError(BpeError):
@@ -307,20 +308,28 @@ def load_tiktoken_file(
                 f"{settings_file.name!r} beside it: give the pattern (gpt2, gpt4, cl100k or a regex)"
             )
         settings = read_settings(settings_file, raw)
-        pattern = settings["pat_str"]
+        pattern = settings_pattern(settings, name=str(settings_file))
         if special_tokens is None:
             special_tokens = settings["special_tokens"]
-        regex = check_pattern(pattern, name=str(settings_file))
-        if regex == WHOLE_TEXT_PATTERN:
-            regex = None
-        pattern = regex or "none"
     return tiktoken_from_bytes(raw, pattern=pattern, special_tokens=special_tokens, name=str(path))
+
+
+def settings_pattern(settings: dict, *, name: str) -> str:
+    """The pattern to give `tiktoken_from_bytes` for checked settings: their regex, or
+    "none" for the whole-text pattern an export without a pre-tokenizer writes."""
+    regex = check_pattern(settings["pat_str"], name=name)
+    return "none" if regex == WHOLE_TEXT_PATTERN else regex
 
 
 def read_settings(path: str | os.PathLike[str], ranks_raw: bytes) -> dict:
     """The settings JSON beside a ranks file, checked (and its hash of the ranks file)."""
-    name = str(path)
-    data = load_json(read_limited(path, what="tiktoken settings file", max_bytes=1_000_000), name=name)
+    raw = read_limited(path, what="tiktoken settings file", max_bytes=MAX_SETTINGS_BYTES)
+    return settings_from_bytes(raw, ranks_raw, name=str(path))
+
+
+def settings_from_bytes(raw: bytes, ranks_raw: bytes, *, name: str) -> dict:
+    """`read_settings` for settings that arrive as bytes (from a zip)."""
+    data = load_json(raw, name=name)
     if not isinstance(data, dict):
         raise TokenizerFileError(f"{name} holds a JSON {type(data).__name__}, not an object")
     pattern = data.get("pat_str")

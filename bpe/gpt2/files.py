@@ -85,6 +85,27 @@ def missing_files_message(cache_dir: str | os.PathLike[str] | None = None) -> st
     )
 
 
+def missing_files_note() -> str:
+    """What a page says when GPT-2's files are not here: one short line, no server paths
+    (a visitor has no use for them, and they describe the server)."""
+    return (
+        "GPT-2 is left out: its two files (encoder.json and vocab.bpe, about 1.5 MB) are not on this "
+        "server. Whoever runs it can fetch them once with `python -m bpe gpt2 download`."
+    )
+
+
+def missing_files_details(base_url: str = OPENAI_BASE_URL, hashes: Mapping[str, str] = GPT2_SHA256) -> list[str]:
+    """Where the files come from, for a page's "how to get them" (no server paths): the
+    command, and each file's address and SHA-256 for a machine that is offline."""
+    return [
+        "`python -m bpe gpt2 download` fetches both from OpenAI (it needs the internet once), checks their "
+        "SHA-256 and keeps them in the project's download cache.",
+        "Offline: download them on a machine that is online, check their SHA-256, and give their paths to "
+        "the command line with --encoder and --vocab, or put them in the download cache's gpt2 folder.",
+        *(f"{name}: {base_url}/{name} (SHA-256 {hashes[name]})" for name in (ENCODER_JSON, VOCAB_BPE)),
+    ]
+
+
 def _by_hand(folder: Path, base_url: str = OPENAI_BASE_URL, hashes: Mapping[str, str] = GPT2_SHA256) -> str:
     return (
         f"download {base_url}/{ENCODER_JSON} (sha256 {hashes[ENCODER_JSON]}) and "

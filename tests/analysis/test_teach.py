@@ -132,7 +132,7 @@ def test_overlapping_occurrences_merge_once_and_the_notes_say_so():
     assert events == [ScanEvent(0, 1), ScanEvent(2, 3)]  # ...two are merged: aa aa a
     notes = line_notes(step, "record", minimum=1, merged=len(events), stop=None)
     assert len(notes) == len(PSEUDOCODE)
-    assert notes[4] == "2 occurrence(s) merged into 'aa' (4 counted: overlapping ones merge once)"
+    assert notes[4] == "2 occurrences merged into 'aa' (4 counted: overlapping ones merge once)"
     assert notes[3] == "4 ≥ 1: go on"
     early = line_notes(step, "pick", minimum=1, merged=2, stop=None)
     assert early[2].startswith("best = a + a, 4 times") and early[4] == early[5] == ""

@@ -8,7 +8,9 @@ window and Compression, and the pages exactly as before when it is missing.
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 
 import pytest
 from app_helpers import capture_downloads, new_app, plotly_specs, unescape_markdown
@@ -77,23 +79,18 @@ def test_a_byte_tokenizer_downloads_as_all_three_formats(monkeypatch):
     at = new_app(VOCABULARY, settings_corpus=SMALL, settings_alphabet="bytes")
     assert not at.exception and not at.error
     labels = [b.proto.label for b in at.get("download_button")]
-    for label in (
-        "Hugging Face (tokenizer.json)",
-        "tiktoken (.tiktoken)",
-        "minbpe (.model)",
-        "its split pattern and settings (JSON)",
-    ):
+    for label in ("Hugging Face (tokenizer.json)", "tiktoken (.tiktoken + settings, zip)", "minbpe (.model)"):
         assert label in labels
     tokenizer = BPETokenizer.train(
         load_corpus(SMALL), target_vocab_size=at.session_state["settings_vocab"], alphabet="bytes"
     )
     stem = f"bpe_{tokenizer.vocab_size}"
-    for fmt, name in (("hf", f"{stem}_tokenizer.json"), ("tiktoken", f"{stem}.tiktoken"), ("minbpe", f"{stem}.model")):
+    for fmt, name in (("hf", f"{stem}_tokenizer.json"), ("minbpe", f"{stem}.model")):
         assert files[name] == export_files(tokenizer, fmt, name=name).main_bytes, fmt
-    assert (
-        files[f"{stem}.tiktoken.json"]
-        == export_files(tokenizer, "tiktoken", name=f"{stem}.tiktoken").files[f"{stem}.tiktoken.json"]
-    )
+    with zipfile.ZipFile(io.BytesIO(files[f"{stem}.tiktoken.zip"])) as bundle:  # the ranks and their settings
+        assert {name: bundle.read(name) for name in bundle.namelist()} == export_files(
+            tokenizer, "tiktoken", name=f"{stem}.tiktoken"
+        ).files
 
 
 def test_a_character_tokenizer_says_why_tiktoken_and_minbpe_cannot_hold_it():
@@ -137,7 +134,9 @@ def test_an_uploaded_hugging_face_file_appears_on_tokenize_with_its_own_ids():
     at = new_app("app.py", settings_corpus=SMALL)  # from the home page, so AppTest knows every page
     at.switch_page(VOCABULARY).run()
     upload(at, "tokenizer.json", export_files(other, "hf").main_bytes)
-    assert not at.error and "Loaded tokenizer.json: PretrainedTokenizer" in unescape_markdown(at.success[0].value)
+    assert not at.error and "Loaded tokenizer.json: a Hugging Face tokenizers file" in unescape_markdown(
+        at.success[0].value
+    )
     at.session_state["tokenize_text"] = text
     at.switch_page(TOKENIZE).run()
     assert not at.exception

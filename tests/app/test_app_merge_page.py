@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import streamlit as st
-from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs
+from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs, title_text
 
 import pages._shared.data.runs
 
@@ -27,7 +27,7 @@ def jump_slider(at):
 def shown(at):
     """What the user sees of the current step: step metric, chart bars, segment HTML."""
     spec = plotly_specs(at)[0]
-    title = spec["layout"]["title"]["text"]
+    title = title_text(spec)
     return metric(at, "Step"), spec["data"][0]["y"], title, at.html[1].value, at.html[2].value
 
 

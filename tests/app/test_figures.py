@@ -1,6 +1,7 @@
 """bpe.figures: the pair-frequency chart (winner, ties, escaped labels)."""
 
 import plotly.graph_objects as go
+from app_helpers import title_text
 
 from bpe.run import train_run
 from pages._shared.render.figures import (
@@ -26,7 +27,7 @@ def test_winner_is_first_and_red_ties_are_flagged_and_the_rule_stated():
     assert bar.marker.color[0] == WINNER and bar.text[0] == "winner"
     tied = tied_with_winner(step)
     assert tied and all(bar.marker.color[i] == TIED and bar.text[i] == "tie" for i in range(1, len(tied) + 1))
-    assert TIE_RULE in fig.layout.title.text
+    assert TIE_RULE in title_text(fig.to_plotly_json())
     assert list(fig.layout.xaxis.ticktext[:2]) == ["l + o", "o + w"]
 
 
@@ -36,7 +37,7 @@ def test_no_tie_no_rule_in_title_and_top_k_limits_bars():
     ]  # ('a','a') 4 times, alone at the top
     fig = pair_frequency_figure(step, 2)
     assert len(fig.data[0].y) == 2 and list(fig.data[0].marker.color) == [WINNER, OTHER]
-    assert TIE_RULE not in fig.layout.title.text
+    assert TIE_RULE not in title_text(fig.to_plotly_json())
 
 
 def test_labels_are_html_escaped():

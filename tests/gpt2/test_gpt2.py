@@ -686,3 +686,14 @@ def test_the_special_token_as_plain_text_is_tiktokens_encode_ordinary(real_gpt2,
         text, allowed_special=allowed, disallowed_special=()
     )
     assert real_gpt2.encode(text, allowed_special=allowed).count(50256) == 2
+
+
+def test_the_page_note_for_missing_files_is_short_and_names_no_server_path():
+    from bpe.gpt2.files import gpt2_folders, missing_files_details, missing_files_note
+
+    note, details = missing_files_note(), " ".join(missing_files_details())
+    assert len(note) < 300 and "python -m bpe gpt2 download" in note
+    assert "sha" not in note.lower() and "http" not in note
+    assert "encoder.json" in details and GPT2_SHA256["vocab.bpe"] in details
+    for folder in gpt2_folders():
+        assert str(folder) not in note + details and str(folder.parent) not in note + details

@@ -22,9 +22,10 @@ from bpe.analysis.run_diff import (
 )
 from bpe.errors import BpeError
 from bpe.formats import FORMATS, ExportedFiles, export_files, merges_vs_ranks
+from bpe.formats.provenance import came_from, encoding_difference
 from bpe.run import TrainingRun
 from bpe.tokenizer import BPETokenizer
-from pages._shared.data.runs import corpus_texts
+from pages._shared.data.runs import corpus_texts, prefix_tokenizer
 from pages._shared.data.tokenizers import cached_gpt2
 from pages._shared.state.settings import Settings
 
@@ -98,3 +99,15 @@ def format_findings(fingerprint: str, corpus_key: tuple, _tokenizer: BPETokenize
         except BpeError as error:
             found[fmt] = str(error)
     return found
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def upload_difference(
+    fingerprint: str, training_key: tuple, merges: int, corpus_key: tuple, _settings, _run, _loaded, _text: str
+) -> str | None:
+    """How an uploaded tokenizer's tokens differ from the run's prefix of ``merges`` merges
+    on ``_text``, when the upload holds that prefix's tokens (it came from this run); else None."""
+    source = prefix_tokenizer(_settings, _run, merges)
+    if not came_from(_loaded, source):
+        return None
+    return encoding_difference(_loaded, source, _text)

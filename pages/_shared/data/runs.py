@@ -41,6 +41,17 @@ def _corpus_texts(key: tuple, _text: str | None) -> tuple[str, str]:
     return split_train_heldout(text, heldout_fraction)
 
 
+def corpus_length(settings: Settings) -> int:
+    """Characters in the whole corpus, before the prefix cap cuts it. Cached."""
+    pasted = user_texts().get(settings.corpus)
+    return _corpus_length(settings.corpus_key()[:2], _text=pasted)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _corpus_length(key: tuple, _text: str | None) -> int:
+    return len(_text if _text is not None else load_corpus(key[0]))
+
+
 def alphabet_size(settings: Settings) -> int:
     """How many base tokens training will start from (the smallest possible vocab)."""
     return _base_size(settings.alphabet, settings.corpus_key(), *corpus_texts(settings))

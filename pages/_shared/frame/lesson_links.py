@@ -29,15 +29,33 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from bpe.analysis.algorithm import PHASES
 from bpe.analysis.lesson import Lesson, LessonError, lesson_json, parse_lesson
+from bpe.analysis.tie_rules import tie_rule_label
 from bpe.corpora.corpus import list_corpora
 from bpe.errors import BpeError
+from bpe.pretokenize import pretokenizer_name
 from pages._shared.data.measures import corpus_hash
 from pages._shared.data.runs import corpus_texts
 from pages._shared.frame.navigation import current_page, known_pages, page_address
 from pages._shared.frame.sidebar import upload_limit_bytes
-from pages._shared.render.html import escape_markdown
-from pages._shared.state.controls import Control, checked, current_values, page_fields, setting_fields, to_link
+from pages._shared.render.html import COPY_BUTTON_CSS, escape_markdown
+from pages._shared.state.controls import (
+    ALGORITHM,
+    FOLLOW,
+    PHASE,
+    QUIZ,
+    SCAN,
+    SLOW,
+    STEP,
+    WINDOW,
+    Control,
+    checked,
+    current_values,
+    page_fields,
+    setting_fields,
+    to_link,
+)
 from pages._shared.state.link import EXPECT, HASH_PARAM, add_note, set_values
 from pages._shared.state.per_run import OWNERS
 from pages._shared.state.settings import CORPUS, Settings
@@ -73,11 +91,67 @@ def lesson_link(lesson: Lesson) -> str:
 
 
 def lesson_summary(lesson: Lesson) -> str:
-    """What the link holds, in one line of Markdown (user text escaped)."""
-    parts = [f"{name}={to_link(value)}" for name, value in {**lesson.settings, **lesson.controls}.items()]
-    return escape_markdown(
-        f"Page {lesson.page}; corpus {lesson.corpus!r} (text hash {lesson.text_hash}); " + ", ".join(parts) + "."
-    )
+    """What the link shows, in words (Markdown, user text escaped): "Merge by merge, step 4,
+    tie rule lexicographic, algorithm shown at 'pick', on 'low lower lowest', vocab 30"."""
+    words = [page_label(lesson.page)]
+    words += _control_words(lesson.controls)
+    words += _setting_words(lesson.settings)
+    return escape_markdown(", ".join(words) + f", on {lesson.corpus!r}.")
+
+
+def page_label(page: str) -> str:
+    """'pages/1_Merge_by_merge.py' -> 'Merge by merge' (the home page: 'Home')."""
+    stem = Path(page).stem
+    return stem.split("_", 1)[1].replace("_", " ") if "_" in stem and stem[0].isdigit() else "Home"
+
+
+# The sidebar's settings in words, by link parameter
+SETTING_WORDS = {
+    "vocab": lambda v: f"vocab {v:,}",
+    "train_to": lambda v: f"trained up to vocab {v:,}",
+    "min_freq": lambda v: f"minimum pair frequency {v:,}",
+    "tie_rule": lambda v: f"tie rule {tie_rule_label(v)}",
+    "pretok": lambda v: f"pre-tokenizer {pretokenizer_name(v)}",
+    "alphabet": lambda v: f"alphabet {v}",
+    "prefix": lambda v: f"the first {v:,} characters",
+    "heldout": lambda v: f"{v:.0%} held out",
+    "top_k": lambda v: f"{v} pairs in the chart",
+    "engine": lambda v: f"the {v} engine",
+}
+
+
+def _setting_words(settings: dict) -> list[str]:
+    """The vocab, and each sidebar setting that differs from its default, in words."""
+    defaults = {field.param: field.default for field in setting_fields()}
+    words = []
+    for param, value in settings.items():
+        if param != "vocab" and value == defaults.get(param):
+            continue
+        said = SETTING_WORDS.get(param)
+        words.append(said(value) if said else f"{param.replace('_', ' ')} {to_link(value)}")
+    return words
+
+
+def _control_words(controls: dict) -> list[str]:
+    """The page's controls in words (by link parameter); what is off or at its start is left unsaid."""
+    words = []
+    if STEP.param in controls:
+        words.append(f"step {controls[STEP.param]:,}")
+    if controls.get(QUIZ.param):
+        words.append("the class predicting the merge")
+    if controls.get(ALGORITHM.param):
+        phase = PHASES[min(int(controls.get(PHASE.param, 0)), len(PHASES) - 1)]
+        slow = ", merging occurrence by occurrence" if controls.get(SLOW.param) else ""
+        words.append(f"algorithm shown at '{phase}'{slow}")
+    if controls.get(FOLLOW.param) is False:
+        words.append(f"text window from character {controls.get(WINDOW.param, 0):,}")
+    said = {field.param for field in (STEP, QUIZ, ALGORITHM, PHASE, SLOW, SCAN, FOLLOW, WINDOW)}
+    for param, value in controls.items():
+        if param in said or value in ("", [], False):
+            continue
+        shown = "on" if value is True else to_link(value)
+        words.append(f"{param.split('_', 1)[-1].replace('_', ' ')} {shown}")
+    return words
 
 
 # ==================== Reading a link, opening a file
@@ -179,15 +253,15 @@ def _link_dialog(settings: Settings, listed: bool) -> None:
         st.error(escape_markdown(str(error)), icon="⚠️")
         return
     if listed:
+        st.html(COPY_BUTTON_CSS)  # shown without hovering: a teacher looks for it, not for a hover
         st.code(lesson_link(lesson), language=None, wrap_lines=True)
         st.caption(
-            "Copy it with the button at the box's top right. Opening it shows this frame again: "
-            + lesson_summary(lesson)
+            "Copy it with the button at the box's top right. It opens this frame again: " + lesson_summary(lesson)
         )
     else:
         st.info(
             "This text was pasted or uploaded, so a link cannot carry it: hand out the lesson file, "
-            "which holds the text too."
+            "which holds the text too. It opens this frame again: " + lesson_summary(lesson)
         )
     name = re.sub(r"\W+", "_", Path(lesson.page).stem).strip("_").lower()
     st.download_button(

@@ -6,7 +6,7 @@ import streamlit as st
 
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
-from pages._shared.data.measures import run_curve
+from pages._shared.data.measures import corpus_hash, run_curve
 from pages._shared.data.runs import trained_run
 from pages._shared.frame.lesson_links import lesson_finish, lesson_frame_ok, lesson_start
 from pages._shared.frame.navigation import current_page, draw_navigation
@@ -36,7 +36,7 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
     read_link_once(current_page())  # a session's first run: whatever its address carries
     copy_link = lesson_start()  # draws "Copy link to this frame"
     settings, listed = draw_sidebar()
-    mirror_in_url(settings, listed)
+    mirror_in_url(current_page(), corpus=settings.corpus if listed else None, text_hash=_hash_or_none(settings, listed))
     lesson_finish(settings, listed, copy_link)
     st.title(title)
     st.markdown(intro)
@@ -51,3 +51,13 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
         return settings, None
     run_curve(settings, run)  # every run trained in this session can be overlaid on Compression
     return settings, run
+
+
+def _hash_or_none(settings: Settings, listed: bool) -> str | None:
+    """The text's hash for the address bar (a listed corpus only), or None when it cannot be read."""
+    if not listed:
+        return None
+    try:
+        return corpus_hash(settings)
+    except BpeError:
+        return None  # setup_page says what is wrong with the corpus

@@ -1,10 +1,12 @@
-"""Presenter mode: larger type for the token segments and the charts, for a projector.
+"""Presenter mode: larger type for everything the class reads, for a projector.
 
 One toggle in the sidebar (`presenter_toggle`), kept in session state like every other
-setting. When it is on, a style block enlarges every token view (`.bpe-segments`,
-`.bpe-linked`, `.bpe-window`, the merge headline), and `presented` enlarges a chart's
-type and height before it is drawn. The keyboard shortcuts of Merge by merge (Space, ←, →)
-work with or without it.
+setting. When it is on, a style block (`render.html.PRESENTER_CSS`) enlarges the token
+views, the merge headline, the algorithm panel, text, captions, metrics, static tables and
+control labels; `presented` enlarges a chart's type and height before it is drawn, and
+`frame.tables.rows_table` draws a static table instead of a canvas one. On every page,
+with or without it, control labels wrap instead of being cut (`WHOLE_LABELS_CSS`). The
+keyboard shortcuts of Merge by merge (Space, ←, →) work with or without it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages._shared.render.figures import enlarged
-from pages._shared.render.html import PRESENTER_CSS
+from pages._shared.render.html import PRESENTER_CSS, WHOLE_LABELS_CSS
 from pages._shared.state.settings import bind
 
 LARGE = "presenter_large"  # plain key: larger type on every page
@@ -26,13 +28,16 @@ def presenter_toggle() -> None:
             st.toggle,
             "Presenter mode: larger type",
             LARGE,
-            help="Larger token segments and chart text, for a projector. On Merge by merge, Space plays or "
-            "pauses and ← → step.",
+            help="Larger type for everything the class reads (text, tables, charts, the algorithm), for a "
+            "projector. On Merge by merge, Space plays or pauses and ← → step.",
         )
-    if st.session_state[LARGE]:
-        st.html(PRESENTER_CSS)
+    st.html(WHOLE_LABELS_CSS + (PRESENTER_CSS if st.session_state[LARGE] else ""))
 
 
 def presented(fig):
     """``fig`` with larger type and height when presenter mode is on, else unchanged."""
     return enlarged(fig) if st.session_state.get(LARGE) else fig
+
+
+def presenting() -> bool:
+    return bool(st.session_state.get(LARGE))

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import pandas as pd
 import streamlit as st
 
+from pages._shared.frame.presenter import presenting
 from pages._shared.render.numbers import table_frame
 
 
@@ -26,3 +28,13 @@ def count_columns(*names: str) -> dict:
     """`st.dataframe` column settings showing whole numbers with thousands separators (the
     column stays numeric, so clicking its header still sorts by value)."""
     return {name: st.column_config.NumberColumn(name, format="%,d") for name in names}
+
+
+def rows_table(rows: Sequence[Mapping], *, counts: Sequence[str] = (), **dataframe_options) -> None:
+    """Rows a class reads: a sortable `st.dataframe` (``counts``: its whole-number columns),
+    or in presenter mode a static `st.table` of formatted cells, which the presenter style
+    enlarges (a dataframe is drawn on a canvas, in the theme's small type)."""
+    if presenting():
+        show_table(rows, empty="")
+        return
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=count_columns(*counts), **dataframe_options)

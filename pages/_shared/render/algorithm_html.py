@@ -13,6 +13,7 @@ import html
 from bpe.analysis.algorithm import PHASES, ScanEvent, line_notes, pseudocode
 from bpe.analysis.segments import Segment
 from bpe.analysis.tie_rules import tie_rule_label
+from bpe.analysis.wording import counted
 from bpe.steps import MergeStep
 from bpe.text import printable, readable_token
 from pages._shared.render.html import SPAN_STYLE, token_colour
@@ -51,7 +52,7 @@ def algorithm_html(
     return (
         f'<div class="bpe-algorithm" data-phase="{html.escape(phase)}" style="font-family:monospace;'
         f'font-size:0.85rem;border:1px solid #e2e8f0;border-radius:6px;padding:6px">'
-        f'<div style="color:#64748b;font-size:0.75rem;margin-bottom:4px">phase: {steps}</div>'
+        f'<div class="phases" style="color:#64748b;font-size:0.75rem;margin-bottom:4px">phase: {steps}</div>'
         f"{''.join(rows)}</div>"
     )
 
@@ -95,7 +96,7 @@ def scan_caption(events: list[ScanEvent], scan: int, pair_text: str) -> str:
     if total == 0:
         return f"{pair_text} does not occur in this window: nothing to merge here."
     if scan >= total:
-        return f"Scan done: {total} occurrence(s) of {pair_text} merged in this window, left to right."
+        return f"Scan done: {counted(total, 'occurrence')} of {pair_text} merged in this window, left to right."
     event = events[scan]
     overlap = (
         (

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
+from bpe.analysis.wording import most_frequent_pairs, tie_with_winner
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
 from bpe.text import pair_label
 
@@ -32,12 +33,13 @@ BASE_FONT, TICK_FONT, TITLE_FONT = 15, 15, 18
 
 
 PRESENTER_SCALE = 1.4  # presenter mode: type this much larger, charts a quarter taller
+SLANTS = [0, -30, -45]  # x labels that do not fit flat slant, never stand on end
 
 
 def readable(fig: go.Figure) -> go.Figure:
     """Larger type for every figure: text, ticks and titles (presenter mode scales it more)."""
     fig.update_layout(font=dict(size=BASE_FONT), title_font_size=TITLE_FONT)
-    fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT)
+    fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT, autotickangles=SLANTS)
     fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT)
     return fig
 
@@ -52,6 +54,27 @@ def enlarged(fig: go.Figure, scale: float = PRESENTER_SCALE) -> go.Figure:
     fig.update_xaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     fig.update_yaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     return fig
+
+
+# Characters per title line that fit the pair chart at 1024 px, in presenter type too.
+PAIR_TITLE_CHARS, PAIR_SUBTITLE_CHARS = 30, 46
+
+
+def wrapped(text: str, width: int) -> list[str]:
+    """``text`` broken at spaces into lines of at most ``width`` characters (a longer word
+    stands alone): plotly draws a title on one line, cut by the chart's edge."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def title_margin(lines: list[str]) -> int:
+    """Top margin for a title of these lines (``<sup>`` lines are smaller)."""
+    return 20 + sum(16 if line.startswith("<sup>") else 26 for line in lines)
 
 
 def whole_number_axis(largest: float, **axis) -> dict:
@@ -89,9 +112,13 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     notes = ["winner" if pair == step.pair else "tie" if pair in tied else "" for pair, _ in pairs]
     # Positions, not labels, on the x axis: two pairs may print alike ('·' vs ' ').
     positions = list(range(len(pairs)))
-    title = f"Step {step.number}: the {len(pairs)} most frequent pairs before the merge"
+    # The chart sits in three fifths of the page: about 330 px at 1024 px. Plotly does not
+    # wrap titles, so they are broken into lines here (the tie subtitle is smaller type).
+    lines = wrapped(f"Step {step.number}: {most_frequent_pairs(len(pairs))} before the merge", PAIR_TITLE_CHARS)
     if tied:
-        title += f"<br><sup>{len(tied)} pair(s) tie with the winner: {tie_rule_sentence(tie_rule)}</sup>"
+        sentence = f"{tie_with_winner(len(tied))}: {tie_rule_sentence(tie_rule)}"
+        lines += [f"<sup>{line}</sup>" for line in wrapped(sentence, PAIR_SUBTITLE_CHARS)]
+    title = "<br>".join(lines)
     bar = dict(
         type="bar",
         x=positions,
@@ -105,12 +132,16 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     axis_type = dict(tickfont=dict(size=TICK_FONT))
     layout = dict(
         title=dict(text=title, font=dict(size=TITLE_FONT)),
-        height=360,
+        height=310 + title_margin(lines),  # the bars keep their height under a longer title
         font=dict(size=BASE_FONT),
-        margin=dict(l=10, r=10, t=70 if tied else 50, b=10),
+        margin=dict(l=10, r=10, t=title_margin(lines), b=10),
         showlegend=False,
         xaxis=dict(
-            tickvals=positions, ticktext=labels, title=dict(text="pair", font=dict(size=BASE_FONT)), **axis_type
+            tickvals=positions,
+            ticktext=labels,
+            title=dict(text="pair", font=dict(size=BASE_FONT)),
+            autotickangles=SLANTS,
+            **axis_type,
         ),
         yaxis=dict(
             whole_number_axis(max((count for _, count in pairs), default=1)),
@@ -136,9 +167,12 @@ def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figu
         bar.y = [bar.y[i] for i in order]
         bar.customdata = [bar.customdata[i] for i in order]
         fig.update_xaxes(ticktext=[fig.layout.xaxis.ticktext[i] for i in order])
-    title = "which pair is merged next?" if asking else f"the {count} most frequent pairs, counted"
-    # a dict, as the chart was built: a plain string title would leave presenter mode no font to set
-    fig.update_layout(title=dict(text=f"Step {step.number}: {title}"), margin=dict(t=50))
+    title = "which pair is merged next?" if asking else f"{most_frequent_pairs(count)}, counted"
+    lines = wrapped(f"Step {step.number}: {title}", PAIR_TITLE_CHARS)
+    # title_text and margin_t, not title= and margin=: the chart is built unvalidated, so those
+    # would replace its title and margin objects with a bare string and a partial dict, and
+    # presenter mode (which sets the title's font) then fails on the string
+    fig.update_layout(title_text="<br>".join(lines), margin_t=title_margin(lines))
     return fig
 
 
@@ -229,13 +263,13 @@ def compression_curve_figure(
         fig.add_vline(
             x=shown_vocab,
             line=dict(color="#64748b", dash="dot"),
-            annotation_text=f"vocab {shown_vocab:,}",
-            annotation_position="top left",
+            # above the plot, not on it: inside, the label sat on the curves it marks
+            annotation=dict(text=f"vocab {shown_vocab:,}", yref="paper", y=1, yanchor="bottom", showarrow=False),
         )
     fig.update_layout(
-        title="Compression vs vocab size",
-        height=420,
-        margin=dict(l=10, r=10, t=50, b=10),
+        title=dict(text="Compression vs vocab size", y=0.98, yanchor="top"),
+        height=440,
+        margin=dict(l=10, r=10, t=80, b=10),
         xaxis=dict(title="vocab size", tickformat=",d"),
         yaxis=dict(title="characters per token", tickformat=".1f"),
         legend=dict(orientation="h", y=-0.25),

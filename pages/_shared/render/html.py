@@ -23,10 +23,53 @@ MARK_STYLES = {
     "right": "outline:2px dashed #dc2626",
     "differs": "outline:2px solid #2563eb;outline-offset:0",
 }
-# Presenter mode: larger type for every token view and the merge headline, for a projector.
+# Presenter mode: larger type for everything the class reads, for a projector: the token
+# views and the merge headline, the algorithm panel and its notes, text, captions, metrics,
+# static tables and control labels (charts are enlarged by `figures.enlarged`, and canvas
+# tables are drawn as static tables in presenter mode: CSS cannot reach their type).
 PRESENTER_CSS = """<style>
 .bpe-segments, .bpe-linked, .bpe-window { font-size: 1.45rem !important; line-height: 2.1 !important; }
 .bpe-merge { font-size: 1.7rem !important; }
+.bpe-algorithm { font-size: 1.15rem !important; }
+.bpe-algorithm .note, .bpe-algorithm .phases { font-size: 1rem !important; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li { font-size: 1.25rem !important; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"],
+[data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 2.4rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] p { font-size: inherit !important; }
+[data-testid="stMain"] [data-testid="stMetricDelta"] p { font-size: 1.05rem !important; }
+[data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 1.15rem !important; }
+[data-testid="stMain"] [data-testid="stTable"] td,
+[data-testid="stMain"] [data-testid="stTable"] th { font-size: 1.05rem !important; }
+[data-testid="stMain"] [data-testid="stTable"] [data-testid="stMarkdownContainer"] p { font-size: inherit !important; }
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.1rem !important; }
+[data-testid="stMain"] [data-testid="stAlert"] p { font-size: 1.2rem !important; }
+</style>"""
+# On every page: labels of buttons, toggles, checkboxes, boxes and metrics wrap onto a second
+# line instead of ending in "…" when their column is narrow (a projector's 1024 px), and a
+# static table's headers and cells wrap instead of pushing columns off the right edge.
+WHOLE_LABELS_CSS = """<style>
+[data-testid^="stBaseButton"] p, [data-testid^="stBaseButton"] [data-testid="stMarkdownContainer"],
+[data-testid="stWidgetLabel"] p, [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricLabel"] > div, label p, label [data-testid="stMarkdownContainer"],
+[data-testid="stMetricDelta"] p, [data-testid="stMetricDelta"] [data-testid="stMarkdownContainer"] {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+  overflow-wrap: anywhere;
+}
+[data-testid^="stBaseButton"] { height: auto !important; }
+[data-testid="stTable"] th, [data-testid="stTable"] td, [data-testid="stTable"] p {
+  white-space: normal !important; overflow-wrap: anywhere !important;
+}
+</style>"""
+# The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).
+COPY_BUTTON_CSS = """<style>
+[role="dialog"] [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) {
+  opacity: 1 !important; visibility: visible !important;
+}
+[role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"],
+[role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { visibility: visible !important; }
 </style>"""
 MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
 
@@ -162,31 +205,51 @@ def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
 # and a thin white edge between tokens for projectors that wash colours out.
 WINDOW_SHADES = ("#fde68a", "#bae6fd")
 WINDOW_TOKEN_STYLE = "box-shadow:inset -1px 0 0 #ffffff"
+WINDOW_SHOWN_CHARS = 700  # a context window longer than this is shown folded in the middle
+REST_SHOWN_CHARS = 240  # text after the cut, greyed
 MARKER_STYLE = (
     "display:inline-block;white-space:nowrap;color:#fff;border-radius:3px;padding:0 4px;"
     "margin:0 2px;font-weight:600"
 )  # never split across lines, never cut in half
 
 
-def context_window_html(passage: str, lengths: list[int], block_size: int) -> str:
+def context_window_html(
+    passage: str, lengths: list[int], block_size: int, *, shown_chars: int = WINDOW_SHOWN_CHARS
+) -> str:
     """``passage`` with its first ``block_size`` tokens highlighted (alternating colours show
     where tokens part), a cut mark where the window ends, and the rest greyed. When the
     passage has no more than ``block_size`` tokens, an end mark says the whole text fits.
 
+    The box does not scroll, so the cut is always in view: a window longer than
+    ``shown_chars`` characters shows its start and its end, the tokens between them folded
+    into one mark that says how many there are; a few lines of the rest follow the cut.
+
     ``lengths`` are the characters per token of ``passage`` (see `bpe.metrics.token_lengths`);
     a token of 0 characters (the tail of a character split across byte tokens) adds nothing.
     """
-    pieces, start, shown = [], 0, 0
+    tokens, start = [], 0
     for length in lengths[:block_size]:
-        if length == 0:
+        if length:
+            tokens.append(passage[start : start + length])
+            start += length
+    head = tail = len(tokens)
+    if start > shown_chars:  # fold the middle: about half the shown characters at each end
+        head = _tokens_within(tokens, shown_chars // 2)
+        tail = len(tokens) - _tokens_within(tokens[::-1], shown_chars // 2)
+    pieces = []
+    for i, token in enumerate(tokens):
+        if i == head and head < tail:
+            folded = tokens[head:tail]
+            pieces.append(
+                f'<span class="folded" style="{MARKER_STYLE};background:#64748b">… {len(folded):,} more '
+                f"tokens ({sum(map(len, folded)):,} characters) …</span>"
+            )
+        if head <= i < tail:
             continue
-        shade = WINDOW_SHADES[shown % 2]
-        shown += 1
         pieces.append(
-            f'<span class="win" style="background:{shade};{WINDOW_TOKEN_STYLE}">'
-            f"{html.escape(passage[start : start + length])}</span>"
+            f'<span class="win" style="background:{WINDOW_SHADES[i % 2]};{WINDOW_TOKEN_STYLE}">'
+            f"{html.escape(token)}</span>"
         )
-        start += length
     if len(lengths) <= block_size:
         marker = (
             f'<span class="end" title="the whole text is {len(lengths):,} tokens: it fits in the window" '
@@ -198,8 +261,21 @@ def context_window_html(passage: str, lengths: list[int], block_size: int) -> st
             f'<span class="cut" title="the window of {block_size:,} tokens ends here" '
             f'style="{MARKER_STYLE};background:#dc2626">✂ {block_size:,}</span>'
         )
-    rest = f'<span class="rest" style="color:#94a3b8">{html.escape(passage[start:])}</span>'
+    after = passage[start:]
+    after = after if len(after) <= REST_SHOWN_CHARS else after[:REST_SHOWN_CHARS] + "…"
+    rest = f'<span class="rest" style="color:#94a3b8">{html.escape(after)}</span>'
     return (
         f'<div class="bpe-window" style="font-family:monospace;font-size:0.95rem;white-space:pre-wrap;'
-        f'line-height:1.8;max-height:22rem;overflow-y:auto;padding:2px">{"".join(pieces)}{marker}{rest}</div>'
+        f'line-height:1.8;padding:2px">{"".join(pieces)}{marker}{rest}</div>'
     )
+
+
+def _tokens_within(tokens: list[str], chars: int) -> int:
+    """How many of the first ``tokens`` fit in ``chars`` characters (at least one)."""
+    total = count = 0
+    for token in tokens:
+        total += len(token)
+        if total > chars and count:
+            break
+        count += 1
+    return count

@@ -6,7 +6,8 @@ page's own controls (all declared in `state.controls`, checked there), and the t
 lesson link names. A value it cannot use is named and ignored; so is a value outside what
 the widget allows. Everything wrong with a link, or with a lesson file opened later, goes
 into one list of notes (`add_note`), which `frame.page.setup_page` shows under the title,
-once (`link_notes`). `mirror_in_url` and `mirror_step` write the shareable part back.
+once (`link_notes`). `mirror_in_url` writes the whole frame back on every run, as the
+lesson link carries it, and `mirror_controls` a page's controls on a fragment's rerun.
 """
 
 from __future__ import annotations
@@ -14,8 +15,18 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.corpora.corpus import list_corpora
-from pages._shared.state.controls import STEP, Control, OutOfRange, from_link, link_fields
-from pages._shared.state.settings import CORPUS, TRAIN_UP_TO, VOCAB, Settings
+from pages._shared.state.controls import (
+    PAGE_CONTROLS,
+    Control,
+    OutOfRange,
+    current_values,
+    from_link,
+    link_fields,
+    page_fields,
+    setting_fields,
+    to_link,
+)
+from pages._shared.state.settings import CORPUS, TRAIN_UP_TO, VOCAB
 
 HASH_PARAM = "text_hash"
 LINK_READ = "link_read"  # plain key: the address is read once per session, on its first run
@@ -89,25 +100,45 @@ def link_notes() -> list[str]:
     return st.session_state.pop(LINK_NOTES, [])
 
 
-def mirror_in_url(settings: Settings, listed: bool) -> None:
-    """Write corpus (when listed: uploads are private), vocab, min_freq and step to the URL."""
-    wanted = {"vocab": str(settings.vocab_size), "min_freq": str(settings.min_freq)}
-    if listed:
-        wanted["corpus"] = settings.corpus
-    step = st.session_state.get(STEP.key)
-    if step is not None:
-        wanted["step"] = str(step)
+def mirror_in_url(page: str, *, corpus: str | None, text_hash: str | None) -> None:
+    """Write the frame to the address bar, as "Copy link to this frame" writes it: every
+    sidebar setting, the page's controls, and the corpus with the hash of its text (only
+    for a listed corpus: an upload stays private). Copying the address bar then gives the
+    same frame as the link. Called on every run, so the address follows each change."""
+    wanted = {field.param: to_link(value) for field, value in current_values(setting_fields()).items()}
+    wanted.pop("corpus", None)
+    if corpus is not None:
+        wanted["corpus"] = corpus
+        if text_hash:
+            wanted[HASH_PARAM] = text_hash
+    wanted.update(_control_params(page))
+    _write(wanted, _linked_params())
+
+
+def mirror_controls(page: str) -> None:
+    """Write the page's controls to the address bar (a fragment rerun: the step, the phase)."""
+    controls = {field.param for field in page_fields(page)}
+    _write(_control_params(page), controls)
+
+
+def _control_params(page: str) -> dict[str, str]:
+    return {field.param: to_link(value) for field, value in current_values(page_fields(page)).items()}
+
+
+def _linked_params() -> set[str]:
+    """Every parameter the app writes: settings, corpus, text hash, every page's controls."""
+    owned = {field.param for field in setting_fields()} | {"corpus", HASH_PARAM}
+    for fields in PAGE_CONTROLS.values():
+        owned |= {field.param for field in fields}
+    return owned
+
+
+def _write(wanted: dict[str, str], owned: set[str]) -> None:
+    """Set ``wanted`` in the URL and drop the other ``owned`` parameters; only what changed
+    is written, which keeps the browser's history quiet."""
     params = st.query_params
-    for name in ("corpus", "step"):
-        if name not in wanted and name in params:
-            del params[name]
+    for name in [name for name in params if name in owned and name not in wanted]:
+        del params[name]
     changed = {name: value for name, value in wanted.items() if params.get(name) != value}
-    if changed:  # writing only what changed keeps the browser history quiet
+    if changed:
         params.update(changed)
-
-
-def mirror_step(step: int) -> None:
-    """Record the Merge-by-merge step in session state and in the URL (`step`)."""
-    st.session_state[STEP.key] = step
-    if st.query_params.get("step") != str(step):
-        st.query_params["step"] = str(step)

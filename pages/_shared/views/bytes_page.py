@@ -16,7 +16,7 @@ from bpe.analysis.compare import (
     with_variant,
 )
 from bpe.errors import BpeError
-from bpe.gpt2.files import find_gpt2_files, missing_files_message
+from bpe.gpt2.files import find_gpt2_files, missing_files_details, missing_files_note
 from bpe.gpt2.tiktoken_check import check_against_tiktoken
 from bpe.paths import shared_data_dir
 from pages._shared.data.comparisons import four_way_comparison, gpt2_column
@@ -51,7 +51,10 @@ def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
             "characters per token on the same text."
         )
     else:
-        st.info(missing_files_message())
+        st.info(missing_files_note(), icon=":material/info:")
+        with st.expander("How to get GPT-2's files"):
+            for line in missing_files_details():
+                st.markdown(f"- {line}")
 
 
 def draw_merge_lists(comp: Comparison, *, gpt2_spelling: bool) -> None:

@@ -19,10 +19,12 @@ from bpe.analysis.run_diff import (
     STOPPED,
     TIE,
     aligned_rows,
+    first_divergence,
 )
 from bpe.analysis.tie_rules import describe_tie_rule, tie_rule_label
+from bpe.analysis.wording import counted
 from bpe.errors import BpeError
-from bpe.pretokenize import PRETOKENIZER_CHOICES
+from bpe.pretokenize import PRETOKENIZER_CHOICES, pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import TIE_RULES
 from pages._shared.data.comparisons import RunComparison, run_comparison
@@ -35,6 +37,7 @@ from pages._shared.state.settings import Settings, bind
 COMPARE_PAGE = "pages/8_Compare_runs.py"
 RUN_A, RUN_B = "compare_a", "compare_b"  # plain keys: the Settings of the two runs compared
 FOCUS = "compare_focus"  # plain key: the Merge-by-merge step the comparison was opened from
+WIDEN = "compare_widen"  # plain key: just opened from Merge by merge, the merges compared not set yet
 MERGES = "compare_merges"  # plain key: how many merges of each run are compared
 # The comparison belongs to the current run: a new corpus or setting starts it afresh
 # (run A becomes the new current run). "What if" records the owner before it sets them.
@@ -60,6 +63,7 @@ def what_if_buttons(settings: Settings, step: int) -> None:
             keep_with(run_identity(settings), KEPT_WITH_RUN)
             state[RUN_A], state[RUN_B] = settings, replace(settings, tie_rule=rule)
             state[FOCUS] = state[MERGES] = step
+            state[WIDEN] = True  # Compare runs then shows the merges up to where the runs part
             try:
                 st.switch_page(COMPARE_PAGE)
             except StreamlitAPIException:  # a server started before the page was added has not registered it
@@ -127,6 +131,7 @@ def _variant_form(settings: Settings) -> None:
                 "Pre-tokenizer",
                 choices,
                 index=choices.index(current) if current in choices else 0,
+                format_func=pretokenizer_name,
                 key="compare_variant_pre",
             )
             alphabet = c3.selectbox(
@@ -158,6 +163,9 @@ def merges_compared(run_a: TrainingRun, run_b: TrainingRun) -> int:
     """The slider: how many merges of each run to compare (all, unless opened at a step)."""
     state = st.session_state
     top = max(len(run_a.steps), len(run_b.steps), 1)
+    if state.pop(WIDEN, False):  # opened from a tie at step FOCUS: include where the runs part
+        divergence = first_divergence(run_a, run_b)
+        state[MERGES] = max(int(state.get(MERGES) or 1), divergence.step if divergence else 0)
     state[MERGES] = min(max(int(state.get(MERGES) or top), 1), top)
     if top > 1:
         bind(st.slider, "Merges compared (the first … of each run)", MERGES, min_value=1, max_value=top)
@@ -184,8 +192,7 @@ def draw_divergence(found: RunComparison, merges: int) -> None:
     focus = st.session_state.get(FOCUS)
     if focus:
         st.caption(
-            f"Opened from step {focus:,} of Merge by merge: the comparison covers the first "
-            f"{merges:,} merge{'' if merges == 1 else 's'}."
+            f"Opened from step {focus:,} of Merge by merge: the comparison covers the first {counted(merges, 'merge')}."
         )
     if divergence is None:
         st.success("The two runs learn the same merges, step for step.")

@@ -20,16 +20,27 @@ from bpe.formats import (
     demonstrations,
     detect_format,
 )
+from bpe.formats.tiktoken_bundle import BUNDLE_SUFFIX, tiktoken_bundle
+from bpe.pretokenize import pretokenizer_name
+from bpe.run import TrainingRun
 from bpe.text import printable
 from bpe.tokenizer import BPETokenizer
-from pages._shared.data.comparisons import exported_files, format_findings
+from pages._shared.data.comparisons import exported_files, format_findings, upload_difference
 from pages._shared.data.measures import measured_text
 from pages._shared.data.tokenizers import UPLOAD_ERROR, UPLOADED, accept_upload, forget_upload
 from pages._shared.render.html import escape_markdown, segments_html
 from pages._shared.state.settings import Settings, bind
 
 HF, TIKTOKEN, MINBPE = FORMATS
-BUTTONS = {HF: "Hugging Face (tokenizer.json)", TIKTOKEN: "tiktoken (.tiktoken)", MINBPE: "minbpe (.model)"}
+BUTTONS = {
+    HF: "Hugging Face (tokenizer.json)",
+    TIKTOKEN: "tiktoken (.tiktoken + settings, zip)",
+    MINBPE: "minbpe (.model)",
+}
+HELP = {
+    TIKTOKEN: "The .tiktoken ranks file and its split pattern and special tokens (JSON), which "
+    "tiktoken.Encoding needs too. Upload the zip here as it is to get the same tokens back."
+}
 FILE_NAMES = {HF: "{stem}_tokenizer.json", TIKTOKEN: "{stem}.tiktoken", MINBPE: "{stem}.model"}
 HOLDS = {
     HF: "its merges as pairs, in order",
@@ -41,6 +52,7 @@ PATTERN = "formats_pattern"  # plain key: the split pattern given to an uploaded
 ACCEPTED = "formats_accepted"  # plain key: which file (and pattern) the last upload check read
 PATTERNS = {"gpt4": "GPT-4 (cl100k)", "gpt2": "GPT-2", "none": "none: the whole text is one chunk"}
 EXAMPLES_SHOWN = 3
+COMPARED_CHARS = 20_000  # an upload is compared with the run it came from on this much text
 
 
 # ==================== Exports
@@ -59,23 +71,19 @@ def draw_exports(tokenizer: BPETokenizer) -> None:
                 st.caption(escape_markdown(exported.split(":", 1)[0]))  # "tiktoken works on bytes, and ..."
                 refused.append(LIBRARY[fmt])
                 continue
+            if fmt == TIKTOKEN:  # a ranks file holds no split pattern: the settings go with it, zipped
+                data, name, mime = tiktoken_bundle(exported), exported.main_name + BUNDLE_SUFFIX, "application/zip"
+            else:
+                data, name = exported.main_bytes, exported.main_name
+                mime = "application/json" if fmt == HF else "text/plain"
             st.download_button(
                 BUTTONS[fmt],
-                exported.main_bytes,
-                file_name=exported.main_name,
-                mime="application/json" if fmt == HF else "text/plain",
+                data,
+                file_name=name,
+                mime=mime,
                 key=f"formats_download_{fmt}",
-                help=f"Loads in {LIBRARY[fmt]}",
+                help=HELP.get(fmt, f"Loads in {LIBRARY[fmt]}"),
             )
-            for name, data in list(exported.files.items())[1:]:  # tiktoken's pattern and settings
-                st.download_button(
-                    "its split pattern and settings (JSON)",
-                    data,
-                    file_name=name,
-                    mime="application/json",
-                    key=f"formats_download_{fmt}_settings",
-                    help="A ranks file holds no split pattern: tiktoken.Encoding needs this too",
-                )
     if refused:
         st.caption(
             f"{' and '.join(refused)} hold bytes and merges of bytes, not Unicode characters: train with the "
@@ -169,16 +177,18 @@ def _shown(token, limit: int = 60) -> str:
 # ==================== Upload
 
 
-def draw_upload() -> None:
-    """The uploader (any format the lab reads) and, for a .tiktoken file, its split pattern."""
+def draw_upload(settings: Settings, run: TrainingRun) -> None:
+    """The uploader (any format the lab reads) and, for a .tiktoken file, its split pattern;
+    a warning when the upload is an export of this run that would give other tokens."""
     state = st.session_state
     state.setdefault(PATTERN, "gpt4")
     left, right = st.columns([3, 1])
     with left:
         upload = st.file_uploader(
             "Use a tokenizer file on the Tokenize, Context window and Compression pages: a BPE Lab JSON, a "
-            "Hugging Face tokenizer.json, a .tiktoken ranks file or a minbpe .model",
-            type=["json", "tiktoken", "model"],
+            "Hugging Face tokenizer.json, a tiktoken zip (as downloaded above) or .tiktoken ranks file, or a "
+            "minbpe .model",
+            type=["json", "tiktoken", "zip", "model"],
             key=UPLOAD,
         )
     with right:
@@ -188,7 +198,8 @@ def draw_upload() -> None:
             PATTERN,
             options=list(PATTERNS),
             format_func=PATTERNS.get,
-            help="A ranks file holds no split pattern: choose the one it was made with.",
+            help="A ranks file alone holds no split pattern: choose the one it was made with. A tiktoken "
+            "zip carries its own.",
         )
     if upload is not None:
         _accept_once(upload, state[PATTERN])
@@ -196,11 +207,13 @@ def draw_upload() -> None:
         st.error(f"Refused: {escape_markdown(state[UPLOAD_ERROR])}", icon="⚠️")
     elif state.get(UPLOADED):
         name, loaded = state[UPLOADED]
-        checked = "fingerprint checked" if isinstance(loaded, BPETokenizer) else "read as its library reads it"
         st.success(
-            f"Loaded {escape_markdown(name)}: {escape_markdown(repr(loaded))}, {checked}. It now appears "
+            f"Loaded {escape_markdown(name)}: {escape_markdown(described(loaded))}. It now appears "
             "on the Tokenize, Context window and Compression pages."
         )
+        difference = _difference_from_run(settings, run, loaded)
+        if difference:
+            st.warning(escape_markdown(difference), icon="⚠️")
         for note in getattr(loaded, "notes", ()):
             st.caption(escape_markdown(f"Note: {note}."))
         st.button("Stop using it", key="vocab_forget_upload", on_click=forget_upload)
@@ -217,3 +230,30 @@ def _accept_once(upload, pattern: str) -> None:
     if st.session_state.get(ACCEPTED) != identity:
         st.session_state[ACCEPTED] = identity
         accept_upload(upload.name, raw, pattern=pattern)
+
+
+def described(loaded) -> str:
+    """An uploaded tokenizer in words: "a tiktoken file of 300 tokens, byte-level, split
+    pattern GPT-2, read as tiktoken reads it"."""
+    lab = isinstance(loaded, BPETokenizer)
+    kind = "a BPE Lab tokenizer" if lab else f"a {LIBRARY.get(loaded.source_format, loaded.source_format)} file"
+    level = "byte-level" if loaded.alphabet == "bytes" else "character-level"
+    split = f"split pattern {pretokenizer_name(loaded.pretokenizer)}" if loaded.pretokenizer else "no split pattern"
+    checked = "fingerprint checked" if lab else "read as its library reads it"
+    return f"{kind} of {loaded.vocab_size:,} tokens, {level}, {split}, {checked}"
+
+
+def _difference_from_run(settings: Settings, run: TrainingRun, loaded) -> str | None:
+    """When ``loaded`` holds this run's tokens (an export of it at some vocab size): how its
+    tokens differ from the run's on the measured text, or None."""
+    _what, text = measured_text(settings)
+    return upload_difference(
+        loaded.fingerprint(),
+        settings.training_key(),
+        run.merge_count(loaded.vocab_size),
+        settings.corpus_key(),
+        _settings=settings,
+        _run=run,
+        _loaded=loaded,
+        _text=text[:COMPARED_CHARS],
+    )

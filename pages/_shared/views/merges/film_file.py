@@ -8,8 +8,10 @@ import streamlit as st
 from bpe.analysis.film import MAX_FRAMES, film_data
 from bpe.analysis.merge_log import log_csv
 from bpe.analysis.tie_rules import tie_rule_label
+from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from pages._shared.render.film_html import film_html
+from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
 from pages._shared.views.merges.one_step import Film
 from pages._shared.views.merges.player import passage
@@ -22,6 +24,7 @@ def film_download(settings: Settings, run: TrainingRun, passage: str, last: int)
     """ "Merges in the film" and "Download this film (HTML)": the file is made on click."""
     top = min(last, MAX_FRAMES)
     state = st.session_state
+    keep_with(run_identity(settings), [FILM_MERGES])  # another run starts from its own default
     state.setdefault(FILM_MERGES, min(DEFAULT_MERGES, top))
     state[FILM_MERGES] = min(max(int(state[FILM_MERGES]), 1), top)
     count, button = st.columns([1, 2], vertical_alignment="bottom")
@@ -48,7 +51,7 @@ def film_download(settings: Settings, run: TrainingRun, passage: str, last: int)
 def film_file(settings: Settings, run: TrainingRun, passage: str, merges: int) -> str:
     title = f"BPE, merge by merge: {settings.corpus}"
     data = film_data(run, passage, merges, top_k=settings.top_k, title=title)
-    pretokenizer = settings.pretokenizer or "no"
+    pretokenizer = pretokenizer_name(settings.pretokenizer) if settings.pretokenizer else "no"
     about = (
         f"The first {data['merges']:,} merges of BPE Lab's run on {settings.corpus!r}: {settings.alphabet}, "
         f"{pretokenizer} pre-tokenizer, minimum pair frequency {settings.min_freq:,}, ties by "

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
 import streamlit as st
 
 from bpe.analysis.merge_log import count_change_rows, log_rows_around, why_stopped
 from bpe.analysis.metrics import compression
 from bpe.analysis.segments import Segment, merged_count, step_segments, window, window_around
 from bpe.analysis.tie_rules import tie_rule_sentence
+from bpe.analysis.wording import tie_with_winner
 from bpe.run import TrainingRun
 from bpe.text import pair_label
 from pages._shared.data.runs import prefix_tokenizer
-from pages._shared.frame.presenter import presented
-from pages._shared.frame.tables import count_columns
+from pages._shared.frame.presenter import presented, presenting
+from pages._shared.frame.tables import rows_table
 from pages._shared.render.algorithm_html import algorithm_html, scan_caption, scan_html
 from pages._shared.render.figures import pair_frequency_figure, question_figure, tied_with_winner
 from pages._shared.render.html import escape_markdown, merge_headline_html, segments_html
@@ -64,18 +64,16 @@ def draw_step(film: Film, step) -> None:
     quiz_box(step, settings, next_merge=next_merge, args=(last,))
     if view.shown.after:
         draw_counts(run, step)
-    chart, changes = st.columns([3, 2])
+    # side by side; in presenter mode one under the other, so the large type keeps its columns
+    chart, changes = (st.container(), st.container()) if presenting() else st.columns([3, 2])
     figure = pair_frequency_figure(step, settings.top_k, settings.tie_rule)
     chart.plotly_chart(
         presented(figure if view.shown.winner else question_figure(figure, step, asking=view.pending)),
         **chart_options(step, settings, view.pending),
     )
-    if view.shown.winner:
-        ties = len(tied_with_winner(step))
-        chart.caption(
-            (f"⚠️ {ties} pair(s) tie with the winner. " if ties else "")
-            + f"Tie rule: {tie_rule_sentence(settings.tie_rule)}."
-        )
+    ties = len(tied_with_winner(step))
+    if view.shown.winner and ties:  # the tie rule decided this step: say so, and offer the other rules
+        chart.caption(f"⚠️ {tie_with_winner(ties)}. Tie rule: {tie_rule_sentence(settings.tie_rule)}.")
         with chart:
             what_if_buttons(settings, k)
     if view.algorithm:
@@ -92,7 +90,8 @@ def draw_step(film: Film, step) -> None:
         )
     if view.shown.after:
         changes.markdown("**What the merge changed** (pair counts)")
-        changes.dataframe(pd.DataFrame(count_change_rows(step)), hide_index=True, column_config=count_columns("change"))
+        with changes:
+            rows_table(count_change_rows(step), counts=["change"])
     start = window_around(train_text, step.token, WINDOW_CHARS) if ss[FOLLOW.key] else ss[WINDOW.key]
     text = window(train_text, start, WINDOW_CHARS)
     before_tokenizer = prefix_tokenizer(settings, run, k - 1)
@@ -112,13 +111,13 @@ def draw_step(film: Film, step) -> None:
     else:
         st.markdown("**The text as it stands** — before this merge")
         st.html(segments_html([Segment(s.token, s.token_id) for s in before]))
-    st.markdown("**Merge log**")
     shown_log = k if view.shown.recorded else k - 1
-    st.dataframe(
-        pd.DataFrame(log_rows_around(run, max(shown_log, 1), shown_log)),
-        hide_index=True,
-        height="content",
-        column_config=count_columns("step", "frequency", "merges applied", "sequence length", "vocab size"),
-    )
+    if shown_log:  # nothing recorded yet (step 1 before its record phase, or awaiting a guess): no empty table
+        st.markdown("**Merge log**")
+        rows_table(
+            log_rows_around(run, shown_log, shown_log),
+            counts=["step", "frequency", "merges applied", "sequence length", "vocab size"],
+            height="content",
+        )
     if k == last and view.shown.recorded:
         st.info(why_stopped(run, last))

@@ -7,11 +7,14 @@ when the panel is on, and Play stops at a step that waits for the class's guess.
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 from bpe.analysis.segments import window
+from pages._shared.frame.navigation import current_page
 from pages._shared.state.controls import FOLLOW, STEP, WINDOW
-from pages._shared.state.link import mirror_step
+from pages._shared.state.link import mirror_controls
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import bind
 from pages._shared.views.merges.one_step import WINDOW_CHARS, Film, draw_step
@@ -27,6 +30,8 @@ from pages._shared.views.merges.teach_mode import (
 SPEEDS = [2.0, 1.0, 0.5, 0.25]  # seconds per step while playing
 PLAYING = "merges_playing"  # plain key: the film plays
 SPEED = "merges_speed"  # plain key: seconds per step while playing
+PLAY_CLOCK = "merges_play_clock"  # plain key: (when playing started, its speed, steps moved since)
+MAX_STEPS_PER_TICK = 4
 
 
 def film_state(film: Film) -> None:
@@ -43,6 +48,7 @@ def film_state(film: Film) -> None:
 def go(film: Film, delta: int) -> None:
     move_film(delta, film.last)
     st.session_state[PLAYING] = False
+    st.session_state.pop(PLAY_CLOCK, None)
 
 
 def jump(key: str) -> None:
@@ -50,8 +56,29 @@ def jump(key: str) -> None:
     start_of_step()
 
 
+def steps_due(speed: float) -> int:
+    """How many steps this tick moves so that playing keeps the speed it names.
+
+    The browser's timer asks for a tick every ``speed`` seconds, but a tick that arrives
+    while the page is still drawing the last frame is late, so one step per tick played
+    0.25 s per step at about 0.42 s. The steps are counted against the clock since Play
+    instead: a late tick moves two (never more than `MAX_STEPS_PER_TICK`: a film far behind,
+    after a pause of the browser, drops the backlog rather than jumping through it)."""
+    ss, now = st.session_state, time.monotonic()
+    started, clock_speed, moved = ss.get(PLAY_CLOCK) or (None, None, 0)
+    if started is None or clock_speed != speed:
+        started, moved = now - speed, 0  # the first tick is due at once
+    due = int((now - started) / speed) - moved
+    steps = min(max(due, 1), MAX_STEPS_PER_TICK)
+    if due > MAX_STEPS_PER_TICK:  # far behind: drop the backlog instead of racing to catch it up
+        started = now - speed * (moved + steps)
+    ss[PLAY_CLOCK] = (started, speed, moved + steps)
+    return steps
+
+
 def play_or_pause(film: Film) -> None:
     ss = st.session_state
+    ss.pop(PLAY_CLOCK, None)  # the clock starts again with the next tick
     ss[PLAYING] = not ss[PLAYING]
     if ss[PLAYING] and film_at_end(film.last):
         restart_film()  # play again from the start
@@ -110,10 +137,11 @@ def play(film: Film) -> None:
     def player() -> None:
         if playing and not ss[PLAYING]:
             st.rerun()  # a step stopped the film: a full rerun drops the timer and flips Play back
-        if ss[PLAYING]:  # one step (or phase) per tick; stop at the end or at a question
-            if not move_film(1, film.last, wait_for_guess=True) or film_at_end(film.last):
-                ss[PLAYING] = False
-                st.rerun()  # a full rerun redefines the fragment without a timer and flips the button
+        if ss[PLAYING]:  # the steps (or phases) due by now; stop at the end or at a question
+            for _ in range(steps_due(ss[SPEED])):
+                if not move_film(1, film.last, wait_for_guess=True) or film_at_end(film.last):
+                    ss[PLAYING] = False
+                    st.rerun()  # a full rerun redefines the fragment without a timer and flips the button
         back, forward, jump_to = st.columns([1.4, 1.6, 2.6], vertical_alignment="bottom")  # labels fit at 1024 px
         back.button(
             "Step back",
@@ -143,7 +171,7 @@ def play(film: Film) -> None:
                 args=(key,),
                 disabled=ss[PLAYING],
             )
-        mirror_step(ss[STEP.key])
+        mirror_controls(current_page())  # the step, phase and scan follow in the address bar
         draw_step(film, film.run.steps[ss[STEP.key] - 1])
 
     player()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.lm.job import HELDOUT_CHARS, TRAIN_CHARS
+from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared
 from pages._shared.state.controls import SECONDS, SHAPE
 from pages._shared.state.settings import Settings, bind
@@ -38,9 +39,16 @@ def draw_controls(settings: Settings, choices: dict[str, Compared]) -> None:
         )
     with c3:
         SECONDS.draw(st.number_input, "Seconds per model", step=10, disabled=running)
+    _train, heldout = corpus_texts(settings)
+    scored = (
+        f"scored on the first {HELDOUT_CHARS:,} characters of its held-out part ({len(heldout):,} characters)"
+        if heldout
+        else "scored on the end of the training text: this text has no held-out part (set one in the sidebar; "
+        "a text under 2,000 characters is never split), so the BPE tokenizer has seen what the models are scored on"
+    )
     st.caption(
-        f"Text: the first {TRAIN_CHARS:,} characters of the sidebar's training text; scored on the first "
-        f"{HELDOUT_CHARS:,} characters of its held-out part. Runs on a GPU when there is one, else on the CPU."
+        f"Text: the first {TRAIN_CHARS:,} characters of the sidebar's training text; {scored}. Runs on a GPU "
+        "when there is one, else on the CPU."
     )
     b1, b2, _ = st.columns([2, 1, 3])  # "Train models" fits at 1024 px
     blocked = start_blocked_reason(choices, state[CHOSEN], running)

@@ -23,6 +23,7 @@ from pages._shared.state.settings import Settings
 from pages._shared.views.model.training_job import current_job, start_job
 
 OWNER = "model_job_owner"  # plain key: (job, run identity, corpus name) of the last job started here
+EARLIER = "model_earlier_results"  # plain key: (job, run identity) of the last job that finished with results
 CHOSEN = MODEL_TOKENIZERS.key  # plain key: the tokenizers chosen, by label
 
 
@@ -37,11 +38,16 @@ def keep_choice(choices: dict[str, Compared]) -> list[str]:
 
 def start_here(settings: Settings, choices: dict[str, Compared]) -> None:
     """Button callback: `training_job.start_job`, remembering which run the new job belongs to."""
-    before = current_job()
+    state = st.session_state
+    before, owner = current_job(), state.get(OWNER)
     start_job(settings, choices)
     job = current_job()
     if job is not None and job is not before:
-        st.session_state[OWNER] = (job, run_identity(settings), settings.corpus)
+        if before is not None and not before.running and before.snapshot().summaries:
+            # kept, so a job that fails (a text too short for the model) leaves these results shown
+            identity = owner[1] if owner is not None and owner[0] is before else run_identity(settings)
+            state[EARLIER] = (before, identity)
+        state[OWNER] = (job, run_identity(settings), settings.corpus)
 
 
 def belongs_here(job: ExperimentJob | None, settings: Settings) -> bool:
@@ -124,6 +130,10 @@ def draw_results(job: ExperimentJob, settings: Settings) -> None:
     result = job.snapshot()
     if result.error:
         st.error(escape_markdown(result.error), icon="⚠️")
+        earlier = st.session_state.get(EARLIER)
+        if not result.summaries and earlier is not None and earlier[1] == run_identity(settings):
+            st.caption("The results of the models trained before on this text are still shown below.")
+            job, result = earlier[0], earlier[0].snapshot()
     if job.text.tokenizer_saw_heldout:
         st.warning(
             "The sidebar holds no text out, so the models are scored on the end of the training text, "

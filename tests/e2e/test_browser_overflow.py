@@ -1,0 +1,132 @@
+"""Real browser: nothing a class reads is cut at a projector's width (issue 22).
+
+Every page is opened at 1024x768 and at 1280x800, with presenter mode off and on, on the
+default corpus. In the page itself, each heading, control label (buttons, toggles,
+checkboxes, sliders, boxes), metric, table and chart title is measured: a box whose content is
+wider than the box (``scrollWidth`` against ``clientWidth``, where the box clips or
+scrolls), a table that needs a horizontal scroll bar, or a chart title that runs past its
+chart fails the test, named with its text. Red error boxes fail it too. Each view is
+saved as a screenshot for review (``$SCREENSHOT_DIR``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+PAGES = [
+    ("Home", "BPE Lab"),
+    ("Merge by merge", "Merge by merge"),
+    ("Tokenize", "Tokenize"),
+    ("Compression", "Compression"),
+    ("Context window", "Context window"),
+    ("Vocabulary", "Vocabulary"),
+    ("Model", None),
+    ("Bytes and pretokenizers", None),
+    ("Compare runs", None),
+    ("Languages", None),
+]
+SIZES = [(1024, 768), (1280, 800)]
+TRAINING_TIMEOUT_MS = 120_000  # the first page trains the default corpus on a cold server
+
+# What is cut, measured in the page. A box "clips" when its overflow is not visible or it
+# ends in an ellipsis; only then does wider content mean the reader loses part of it.
+CUT_JS = r"""
+() => {
+  const cut = [];
+  const words = el => (el.innerText || el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 70);
+  const clips = el => {
+    const style = getComputedStyle(el);
+    return style.textOverflow === 'ellipsis' || !['visible', ''].includes(style.overflowX);
+  };
+  const wider = el => el.clientWidth > 1 && el.scrollWidth > el.clientWidth + 1 && clips(el) && words(el);
+  const kinds = {
+    'heading': 'h1, h2, h3, h4, h1 *, h2 *, h3 *, h4 *',
+    'control label': '[data-testid="stWidgetLabel"], [data-testid="stWidgetLabel"] *, ' +
+      '[data-testid^="stBaseButton"], [data-testid^="stBaseButton"] *, label, label *, ' +
+      '[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] *',
+    'metric': '[data-testid="stMetricValue"], [data-testid="stMetricValue"] *, ' +
+      '[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] *',
+    'table': '[data-testid="stTable"], [data-testid="stTable"] *, [data-testid="stDataFrame"] .dvn-scroller',
+    'text block': '.bpe-segments, .bpe-linked, .bpe-window, .bpe-algorithm, .bpe-lineage, [data-testid="stHtml"] > div',
+  };
+  for (const [kind, selector] of Object.entries(kinds)) {
+    for (const el of document.querySelectorAll(selector)) {
+      // the innermost box that clips names it once (a label and its paragraph clip alike)
+      if (wider(el) && ![...el.querySelectorAll('*')].some(wider)) {
+        cut.push(`${kind} '${words(el)}': ${el.scrollWidth} px in ${el.clientWidth} px`);
+      }
+    }
+  }
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const frame = plot.getBoundingClientRect();
+    for (const title of plot.querySelectorAll('.gtitle, .g-xtitle text, .g-ytitle text')) {
+      const box = title.getBoundingClientRect();
+      if (box.width && (box.left < frame.left - 1 || box.right > frame.right + 1)) {
+        cut.push(`chart title '${words(title)}': ${Math.round(box.left - frame.left)}..` +
+                 `${Math.round(box.right - frame.left)} px in a ${Math.round(frame.width)} px chart`);
+      }
+    }
+    const ticks = [...plot.querySelectorAll('.xtick text')];
+    if (ticks.some(t => /rotate\(-?90/.test(t.getAttribute('transform') || ''))) {
+      cut.push(`chart '${words(plot.querySelector('.gtitle') || plot)}': its x labels stand on end`);
+    }
+  }
+  for (const box of document.querySelectorAll('[data-testid="stException"], [data-testid="stAlertContentError"]')) {
+    cut.push(`error box '${words(box)}'`);
+  }
+  return cut;
+}
+"""
+
+
+def sidebar(page):
+    return page.get_by_test_id("stSidebar")
+
+
+def settle(page):
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TRAINING_TIMEOUT_MS)
+    page.wait_for_timeout(700)  # charts lay themselves out after the script ends
+
+
+def open_page(page, label: str, heading: str | None):
+    sidebar(page).get_by_role("link", name=label, exact=True).click()
+    expect(page.get_by_role("heading", name=heading or re.compile(r"."), exact=bool(heading)).first).to_be_visible(
+        timeout=TRAINING_TIMEOUT_MS
+    )
+    settle(page)
+
+
+def slug(label: str) -> str:
+    return label.lower().replace(" ", "_")
+
+
+@pytest.mark.parametrize("presenter", [False, True], ids=["presenter_off", "presenter_on"])
+def test_nothing_is_cut_at_projector_widths(browser, app_url, screenshot, presenter):
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    page.set_default_timeout(TRAINING_TIMEOUT_MS)
+    cut: list[str] = []
+    try:
+        page.goto(app_url)
+        expect(page.get_by_role("heading", name="BPE Lab")).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
+        settle(page)
+        if presenter:
+            sidebar(page).get_by_text("Presenter mode: larger type").click()
+            settle(page)
+        mode = "presenter" if presenter else "plain"
+        for label, heading in PAGES:
+            open_page(page, label, heading)
+            for width, height in SIZES:
+                page.set_viewport_size({"width": width, "height": height})
+                page.wait_for_timeout(700)
+                cut += [f"{label} at {width} px, {mode}: {what}" for what in page.evaluate(CUT_JS)]
+                screenshot(page, f"{slug(label)}_{width}_{mode}", height=2400)
+            page.set_viewport_size({"width": 1024, "height": 768})
+    finally:
+        context.close()
+    assert not cut, "cut at a projector's width:\n" + "\n".join(cut)
