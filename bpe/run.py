@@ -9,15 +9,17 @@ this record without retraining.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from bpe.alphabet import default_base_tokens, symbol_count
 from bpe.errors import BpeError
 from bpe.fast import _Sequence
-from bpe.steps import MergeStep, StopReason
+from bpe.recorded import RecordedSteps
+from bpe.steps import MergeStep, StepStream, StopReason
 from bpe.tokenizer import BPETokenizer, merges_for_vocab_size
-from bpe.training import TrainingSettings, prepare_words, settings_from, train_steps
+from bpe.training import ENGINES, TrainingSettings, prepare_words, settings_from, train_steps
 
 ProgressCallback = Callable[[MergeStep, int], None]  # (latest step, target vocab size)
 
@@ -48,6 +50,8 @@ class TrainingRun:
 
     @property
     def merges(self) -> list[tuple]:
+        if isinstance(self.steps, RecordedSteps):  # without building every step
+            return list(self.steps.pairs())
         return [step.pair for step in self.steps]
 
     @property
@@ -134,6 +138,83 @@ def train_run(
         heldout_lengths=heldout.lengths,
         step_seconds=step_seconds,
     )
+
+
+def train_run_from_words(
+    words: Iterable,
+    settings: TrainingSettings,
+    /,
+    *,
+    training_characters: int,
+    heldout_text: str = "",
+    progress: ProgressCallback | None = None,
+) -> TrainingRun:
+    """Train on distinct chunks and their counts (the merge phase of a corpus too big to
+    hold, see `bpe.counts`) and record the run compactly (`RecordedSteps`).
+
+    ``words`` are ``(symbols, count)`` in order of first occurrence, as
+    `bpe.training.prepare_words` makes them from a text: then the steps are exactly those
+    of `train_run` on that text. It may be a generator (read once). ``settings`` must
+    name its base tokens (the corpus's alphabet); ``training_characters`` is the corpus's
+    length, for compression figures.
+    """
+    if settings.base_tokens is None:
+        raise BpeError("training from counts needs the base tokens: the counts file records them")
+    base = list(settings.base_tokens)
+    if settings.target_vocab_size < len(base):
+        raise BpeError(
+            f"target_vocab_size={settings.target_vocab_size} is smaller than the alphabet "
+            f"({len(base)} base tokens): choose at least {len(base)}"
+        )
+    started = time.perf_counter()
+    counted = _CountedWords(words)
+    steps = ENGINES[settings.engine](
+        counted,
+        base,
+        target_vocab_size=settings.target_vocab_size,
+        minimum_pair_frequency=settings.minimum_pair_frequency,
+        top_k=settings.top_k,
+        tie_rule=settings.tie_rule,
+    )
+    stream = StepStream(steps, base_tokens=base, settings=settings)
+    heldout = HeldOutTracker(heldout_text, base, settings.alphabet, settings.pretokenizer, settings.target_vocab_size)
+    recorded = RecordedSteps(base)
+    step_seconds = array("d")
+    try:
+        for step in stream:
+            recorded.append(step)
+            step_seconds.append(time.perf_counter() - started)
+            heldout.apply(step)
+            if progress is not None:
+                progress(step, settings.target_vocab_size)
+    finally:
+        stream.close()  # stopped early (Ctrl-C): the engine lets go of its arrays now
+    return TrainingRun(
+        settings=settings,
+        base_tokens=base,
+        steps=recorded,
+        stop_reason=stream.stop_reason,
+        stop_explanation=stream.explain_stop(),
+        training_seconds=time.perf_counter() - started,
+        training_characters=training_characters,
+        initial_length=counted.symbols,
+        heldout_characters=len(heldout_text),
+        heldout_lengths=heldout.lengths,
+        step_seconds=step_seconds,
+    )
+
+
+class _CountedWords:
+    """The words passed through once, adding up how many base symbols they stand for."""
+
+    def __init__(self, words: Iterable) -> None:
+        self.words = words
+        self.symbols = 0
+
+    def __iter__(self):
+        for symbols, count in self.words:
+            self.symbols += len(symbols) * count
+            yield symbols, count
 
 
 class HeldOutTracker:
