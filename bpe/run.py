@@ -13,11 +13,12 @@ from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from bpe.alphabet import default_base_tokens, symbol_count
+from bpe.alphabet import CHARACTERS, default_base_tokens, symbol_count, symbols_of
+from bpe.counts import ChunkCounts
 from bpe.errors import BpeError
 from bpe.fast import _Sequence
 from bpe.recorded import RecordedSteps
-from bpe.steps import MergeStep, StepStream, StopReason
+from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StepStream, StopReason
 from bpe.tokenizer import BPETokenizer, merges_for_vocab_size
 from bpe.training import ENGINES, TrainingSettings, prepare_words, settings_from, train_steps
 
@@ -140,13 +141,53 @@ def train_run(
     )
 
 
+def train_run_from_counts(
+    counts: ChunkCounts,
+    *,
+    target_vocab_size: int,
+    minimum_pair_frequency: int = 2,
+    tie_rule: str = DEFAULT_TIE_RULE,
+    top_k: int = 10,
+    engine: str = "fast",
+    progress: ProgressCallback | None = None,
+) -> TrainingRun:
+    """The merge phase: train on a counts table (`bpe.counts`), as `train_run` trains on
+    the text it was counted from, held-out part included: the same steps, merge for merge.
+
+    Base characters come from the training and held-out parts together, as `train_run`
+    takes them from the training and held-out text."""
+    base = list(counts.base_tokens)
+    if counts.alphabet == CHARACTERS:
+        base = sorted(set(base).union(*counts.heldout_chunks))
+    settings = TrainingSettings(
+        target_vocab_size=target_vocab_size,
+        minimum_pair_frequency=minimum_pair_frequency,
+        engine=engine,
+        top_k=top_k,
+        alphabet=counts.alphabet,
+        pretokenizer=counts.training_pretokenizer,
+        base_tokens=tuple(base),
+        tie_rule=tie_rule,
+    )
+    alphabet = counts.alphabet
+    return train_run_from_words(
+        ((symbols_of(chunk, alphabet), count) for chunk, count in zip(counts.chunks, counts.counts)),
+        settings,
+        training_characters=counts.characters,
+        heldout_words=((symbols_of(c, alphabet), n) for c, n in zip(counts.heldout_chunks, counts.heldout_counts)),
+        heldout_characters=counts.heldout_characters,
+        progress=progress,
+    )
+
+
 def train_run_from_words(
     words: Iterable,
     settings: TrainingSettings,
     /,
     *,
     training_characters: int,
-    heldout_text: str = "",
+    heldout_words: Iterable = (),
+    heldout_characters: int = 0,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
     """Train on distinct chunks and their counts (the merge phase of a corpus too big to
@@ -156,7 +197,8 @@ def train_run_from_words(
     `bpe.training.prepare_words` makes them from a text: then the steps are exactly those
     of `train_run` on that text. It may be a generator (read once). ``settings`` must
     name its base tokens (the corpus's alphabet); ``training_characters`` is the corpus's
-    length, for compression figures.
+    length, for compression figures. ``heldout_words`` are the held-out text's, in the same
+    form (their symbols must be base tokens), for the held-out curve.
     """
     if settings.base_tokens is None:
         raise BpeError("training from counts needs the base tokens: the counts file records them")
@@ -177,7 +219,7 @@ def train_run_from_words(
         tie_rule=settings.tie_rule,
     )
     stream = StepStream(steps, base_tokens=base, settings=settings)
-    heldout = HeldOutTracker(heldout_text, base, settings.alphabet, settings.pretokenizer, settings.target_vocab_size)
+    heldout = HeldOutTracker.of_words(heldout_words, base, settings.target_vocab_size)
     recorded = RecordedSteps(base)
     step_seconds = array("d")
     try:
@@ -198,7 +240,7 @@ def train_run_from_words(
         training_seconds=time.perf_counter() - started,
         training_characters=training_characters,
         initial_length=counted.symbols,
-        heldout_characters=len(heldout_text),
+        heldout_characters=heldout_characters,
         heldout_lengths=heldout.lengths,
         step_seconds=step_seconds,
     )
@@ -227,6 +269,14 @@ class HeldOutTracker:
             prepare_words(text, alphabet, pretokenizer), self.token_ids, max(max_tokens, len(base_tokens))
         )
         self.lengths = [self.sequence.length]
+
+    @classmethod
+    def of_words(cls, words: Iterable, base_tokens: list, max_tokens: int) -> HeldOutTracker:
+        """A tracker of held-out text given as distinct chunks and counts (a counts file's)."""
+        tracker = cls("", base_tokens, CHARACTERS, None, max_tokens)
+        tracker.sequence = _Sequence(words, tracker.token_ids, max(max_tokens, len(base_tokens)))
+        tracker.lengths = [tracker.sequence.length]
+        return tracker
 
     def apply(self, step: MergeStep) -> None:
         ids, sequence = self.token_ids, self.sequence
