@@ -33,7 +33,8 @@ FORMAT_VERSION = 1
 METADATA_KEY = b"bpe_lab.counts"
 
 
-def _counts_array(values=()) -> array:
+def counts_array(values=()) -> array:
+    """Counts as the table holds them: unsigned 64-bit, no Python object each."""
     return array("Q", values)
 
 
@@ -51,7 +52,8 @@ class ChunkCounts:
     ``pretokenizer`` is None, a named pattern ("whitespace", "gpt2", "gpt4") or "custom";
     ``pattern`` is the regex it ran (None for none). ``base_tokens`` are the characters of
     the training part, sorted, or the 256 byte tokens. ``inputs`` holds one
-    ``(name, size in bytes, sha256)`` per input file.
+    ``(name, size in bytes, sha256)`` per input file; ``training_sample`` is the start of
+    the training part, for pages that show text when nothing is held out.
     """
 
     chunks: tuple[str, ...]
@@ -64,9 +66,10 @@ class ChunkCounts:
     documents: int
     heldout_text: str = ""
     heldout_characters: int = 0
+    training_sample: str = ""  # the first HELDOUT_SAMPLE_CHARACTERS characters of the training part
     heldout_documents: int = 0
     heldout_chunks: tuple[str, ...] = ()
-    heldout_counts: array = field(default_factory=_counts_array)
+    heldout_counts: array = field(default_factory=counts_array)
     inputs: tuple[tuple[str, int, str], ...] = ()
 
     def words(self) -> list:
@@ -125,7 +128,8 @@ def chunk_settings(pretokenizer: str | None, pattern: str | None = None) -> tupl
     return CUSTOM, check_safe_pattern(pretokenizer)
 
 
-def _training_value(name: str | None, pattern: str | None) -> str | None:
+def training_value(name: str | None, pattern: str | None) -> str | None:
+    """The pre-tokenizer as `TrainingSettings` and `chunk_counts` take it: a custom one is its regex."""
     return pattern if name == CUSTOM else name
 
 
@@ -143,17 +147,18 @@ def count_text(text: str, *, alphabet: str, pretokenizer: str | None, pattern: s
     if not isinstance(text, str):
         raise BpeError(f"text must be a str, got {type(text).__name__}")
     require_unicode(text, "the text")
-    counted = chunk_counts(text, _training_value(name, pattern))
+    counted = chunk_counts(text, training_value(name, pattern))
     chunks = tuple(counted)
     return ChunkCounts(
         chunks=chunks,
-        counts=_counts_array(counted.values()),
+        counts=counts_array(counted.values()),
         alphabet=alphabet,
         pretokenizer=name,
         pattern=pattern,
         base_tokens=base_tokens_of(chunks, alphabet),
         characters=len(text),
         documents=1 if text else 0,
+        training_sample=text[:HELDOUT_SAMPLE_CHARACTERS],
     )
 
 
@@ -171,53 +176,72 @@ def merge_counts(tables) -> ChunkCounts:
     the result is the table of the parts laid end to end. All tables must share the
     alphabet and the pre-tokenizer.
     """
-    tables = list(tables)
-    if not tables:
-        raise BpeError("merge_counts needs at least one table")
-    first = tables[0]
-    for table in tables[1:]:
-        if (table.alphabet, table.pretokenizer, table.pattern) != (first.alphabet, first.pretokenizer, first.pattern):
+    total = CountsTotal()
+    for table in tables:
+        total.add(table)
+    return total.result()
+
+
+class CountsTotal:
+    """A running `merge_counts`: tables added one at a time, in order, then `result`.
+    The count phase adds each part's table as it arrives, so only the total is kept."""
+
+    def __init__(self) -> None:
+        self._first: ChunkCounts | None = None
+        self._training: dict[str, int] = {}  # dicts keep insertion order: first occurrence first
+        self._heldout: dict[str, int] = {}
+        self._characters: set = set()
+        self._sums = {"characters": 0, "documents": 0, "heldout_characters": 0, "heldout_documents": 0}
+        self._heldout_text = self._training_sample = ""
+        self._inputs: list = []
+
+    def add(self, table: ChunkCounts) -> None:
+        first = self._first
+        if first is None:
+            first = self._first = table
+        elif (table.alphabet, table.pretokenizer, table.pattern) != (first.alphabet, first.pretokenizer, first.pattern):
             raise BpeError(
                 f"cannot add counts made with different settings: alphabet {table.alphabet!r}, pre-tokenizer "
                 f"{table.pretokenizer!r} against alphabet {first.alphabet!r}, pre-tokenizer {first.pretokenizer!r}"
             )
-    training = _summed((table.chunks, table.counts) for table in tables)
-    heldout = _summed((table.heldout_chunks, table.heldout_counts) for table in tables)
-    chunks = tuple(training)
-    sample = "".join(table.heldout_text for table in tables)[:HELDOUT_SAMPLE_CHARACTERS]
-    return ChunkCounts(
-        chunks=chunks,
-        counts=_counts_array(training.values()),
-        alphabet=first.alphabet,
-        pretokenizer=first.pretokenizer,
-        pattern=first.pattern,
-        base_tokens=_merged_base_tokens(tables, first.alphabet),
-        characters=sum(table.characters for table in tables),
-        documents=sum(table.documents for table in tables),
-        heldout_text=sample,
-        heldout_characters=sum(table.heldout_characters for table in tables),
-        heldout_documents=sum(table.heldout_documents for table in tables),
-        heldout_chunks=tuple(heldout),
-        heldout_counts=_counts_array(heldout.values()),
-        inputs=tuple(entry for table in tables for entry in table.inputs),
-    )
+        _add_into(self._training, table.chunks, table.counts)
+        _add_into(self._heldout, table.heldout_chunks, table.heldout_counts)
+        if table.alphabet == CHARACTERS:
+            self._characters.update(table.base_tokens)
+        for key in self._sums:
+            self._sums[key] += getattr(table, key)
+        if len(self._heldout_text) < HELDOUT_SAMPLE_CHARACTERS:
+            self._heldout_text = (self._heldout_text + table.heldout_text)[:HELDOUT_SAMPLE_CHARACTERS]
+        if len(self._training_sample) < HELDOUT_SAMPLE_CHARACTERS:
+            self._training_sample = (self._training_sample + table.training_sample)[:HELDOUT_SAMPLE_CHARACTERS]
+        self._inputs.extend(table.inputs)
+
+    def result(self, *, inputs: tuple | None = None) -> ChunkCounts:
+        """The total so far; ``inputs`` replaces the tables' own input entries."""
+        first = self._first
+        if first is None:
+            raise BpeError("merge_counts needs at least one table")
+        base = tuple(default_base_tokens("", BYTES)) if first.alphabet == BYTES else tuple(sorted(self._characters))
+        return ChunkCounts(
+            chunks=tuple(self._training),
+            counts=counts_array(self._training.values()),
+            alphabet=first.alphabet,
+            pretokenizer=first.pretokenizer,
+            pattern=first.pattern,
+            base_tokens=base,
+            heldout_text=self._heldout_text,
+            training_sample=self._training_sample,
+            heldout_chunks=tuple(self._heldout),
+            heldout_counts=counts_array(self._heldout.values()),
+            inputs=tuple(self._inputs) if inputs is None else tuple(inputs),
+            **self._sums,
+        )
 
 
-def _summed(parts) -> dict:
-    """Chunk -> total count over ``(chunks, counts)`` parts; dicts keep insertion order,
-    so each chunk sits where it first occurred."""
-    total: dict[str, int] = {}
+def _add_into(total: dict, chunks, counts) -> None:
     get = total.get
-    for chunks, counts in parts:
-        for chunk, count in zip(chunks, counts):
-            total[chunk] = get(chunk, 0) + count
-    return total
-
-
-def _merged_base_tokens(tables, alphabet: str) -> tuple:
-    if alphabet == BYTES:
-        return tuple(default_base_tokens("", BYTES))
-    return tuple(sorted(set().union(*(table.base_tokens for table in tables))))
+    for chunk, count in zip(chunks, counts):
+        total[chunk] = get(chunk, 0) + count
 
 
 # ==================== The counts file: one Parquet table, checked on the way in
@@ -277,6 +301,7 @@ def _metadata_of(counts: ChunkCounts) -> dict:
         "heldout_text": counts.heldout_text,
         "heldout_characters": counts.heldout_characters,
         "heldout_documents": counts.heldout_documents,
+        "training_sample": counts.training_sample,
         "inputs": [list(entry) for entry in counts.inputs],
         "rows": len(counts.chunks),
         "heldout_rows": len(counts.heldout_chunks),
@@ -385,8 +410,8 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
         if len(set(part)) != len(part):
             raise BpeError(f"the counts file {name} lists a {what} chunk more than once")
     count_column = table.column("count")
-    counts = _counts_array(count_column.slice(0, rows).to_pylist())
-    heldout_counts = _counts_array(count_column.slice(rows).to_pylist())
+    counts = counts_array(count_column.slice(0, rows).to_pylist())
+    heldout_counts = counts_array(count_column.slice(rows).to_pylist())
     for part, part_counts, key in (
         (training_chunks, counts, "characters"),
         (heldout_chunks, heldout_counts, "heldout_characters"),
@@ -410,6 +435,7 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
         heldout_text=metadata["heldout_text"],
         heldout_characters=metadata["heldout_characters"],
         heldout_documents=metadata["heldout_documents"],
+        training_sample=metadata["training_sample"],
         heldout_chunks=heldout_chunks,
         heldout_counts=heldout_counts,
         inputs=tuple((entry[0], entry[1], entry[2]) for entry in metadata["inputs"]),
@@ -425,6 +451,7 @@ _METADATA_TYPES = {
     "heldout_text": str,
     "heldout_characters": int,
     "heldout_documents": int,
+    "training_sample": str,
     "inputs": list,
     "rows": int,
     "heldout_rows": int,
@@ -484,11 +511,12 @@ def _parsed_metadata(raw: bytes, name: str) -> dict:
             and isinstance(entry[2], str)
         ):
             raise BpeError(f"the counts file {name} has an input entry that is not [name, size, sha256]: {entry!r:.80}")
-    if len(metadata["heldout_text"]) > HELDOUT_SAMPLE_CHARACTERS:
-        raise BpeError(
-            f"the counts file {name} keeps {len(metadata['heldout_text']):,} characters of held-out text, "
-            f"over the {HELDOUT_SAMPLE_CHARACTERS:,} a counts file holds"
-        )
+    for key in ("heldout_text", "training_sample"):
+        if len(metadata[key]) > HELDOUT_SAMPLE_CHARACTERS:
+            raise BpeError(
+                f"the counts file {name} keeps {len(metadata[key]):,} characters of {key}, over the "
+                f"{HELDOUT_SAMPLE_CHARACTERS:,} a counts file holds"
+            )
     return metadata
 
 

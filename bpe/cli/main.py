@@ -1,6 +1,7 @@
 """`python -m bpe ...`: the tutorial's pipeline and tokenizer tools on the command line.
 
     python -m bpe build --processed-dir DIR      # train, save, check, encode every split
+    python -m bpe count CORPUS... --output COUNTS  # the count phase of a big corpus (all cores or Dask)
     python -m bpe encode --tokenizer F --text "low lower"
     python -m bpe decode --tokenizer F --ids 5 7 9
     python -m bpe inspect --tokenizer F          # first merges, longest tokens
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, CHARACTERS
 from bpe.analysis.metrics import longest_tokens
+from bpe.cli.count import add_count_command
 from bpe.cli.download import add_download_command
 from bpe.cli.errors import reporting_errors, stop_status, terminating_cleanly
 from bpe.cli.export import add_export_command
@@ -54,6 +56,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bpe", description="BPE Lab: train and use BPE tokenizers.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_build(commands)
+    add_count_command(commands)
     _add_encode(commands)
     _add_decode(commands)
     _add_inspect(commands)
