@@ -29,6 +29,7 @@ from bpe.alphabet import BYTES, from_gpt2_spelling, gpt2_spelling
 from bpe.errors import BpeError
 from bpe.files import atomic_write_bytes
 from bpe.jsonfile import load_json
+from bpe.paths import DATA_DIR
 from bpe.recorded import RecordedSteps
 from bpe.run import TrainingRun
 from bpe.steps import StopReason
@@ -131,6 +132,13 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
         "version": RUN_VERSION,
         "body_bytes": len(body_bytes),
         "body_sha256": hashlib.sha256(body_bytes).hexdigest(),
+        # what the corpus picker lists, readable without the body (`list_runs`)
+        "summary": {
+            "name": source.name[:200],
+            "inputs": body["source"]["inputs"][:3],
+            "characters": run.training_characters,
+            "merges": len(recorded),
+        },
     }
     text = json.dumps(header).encode("utf-8") + b"\n" + body_bytes + b"\n"
     compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # gzip framing, no file name or time: same run, same bytes
@@ -151,6 +159,81 @@ def _recorded(run: TrainingRun) -> RecordedSteps:
 
 def _spelled(tokens, alphabet: str) -> list[str]:
     return [gpt2_spelling(t) for t in tokens] if alphabet == BYTES else list(tokens)
+
+
+# ==================== Listing
+
+
+RUNS_DIR = DATA_DIR / "runs"  # run files the project ships
+RUNS_ENV_VAR = "BPE_RUNS"  # more folders of run files, separated by os.pathsep
+
+
+@dataclass(frozen=True)
+class RunListing:
+    """A run file as the corpus picker lists it, read from its header alone."""
+
+    path: Path
+    name: str
+    inputs: tuple[str, ...]
+    characters: int
+    merges: int
+
+    @property
+    def label(self) -> str:
+        """``run: NAME — source, characters, merges``."""
+        inputs = ", ".join(self.inputs) or "counts"
+        return f"run: {self.name} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
+
+
+def run_folders() -> list[Path]:
+    """``data/runs/`` and the folders named by ``$BPE_RUNS``."""
+    extra = [Path(part) for part in os.environ.get(RUNS_ENV_VAR, "").split(os.pathsep) if part]
+    return [RUNS_DIR, *extra]
+
+
+def list_runs(folders: list[Path] | None = None) -> list[RunListing]:
+    """Every readable run file (``*.bperun``) in the folders, sorted by name within each
+    folder; a file whose header is not a run file's is left out (opening it says why)."""
+    listed = []
+    for folder in run_folders() if folders is None else folders:
+        try:
+            paths = sorted(Path(folder).glob(f"*{RUN_SUFFIX}"))
+        except OSError:
+            continue
+        for path in paths:
+            try:
+                listed.append(read_listing(path))
+            except RunFileError:
+                continue
+    return listed
+
+
+def read_listing(path: Path) -> RunListing:
+    """What `list_runs` shows of one file: its header's summary (the body is not read)."""
+    name = path.name
+    try:
+        with open(path, "rb") as file:
+            start = file.read(MAX_HEADER_BYTES)
+    except OSError as error:
+        raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
+    try:
+        head = zlib.decompressobj(31).decompress(start, MAX_HEADER_BYTES)
+    except zlib.error:
+        raise RunFileError(f"{name} is not a BPE Lab run file (not gzip data, or damaged)") from None
+    line, newline, _ = head.partition(b"\n")
+    header = load_json(line, name=name, what="a run file header", error=RunFileError) if newline else None
+    _check_header(header, name)
+    summary = header.get("summary")
+    try:
+        inputs = tuple(str(Path(i).name)[:200] for i in summary["inputs"][:3] if isinstance(i, str))
+        listing = RunListing(
+            path, str(summary["name"])[:200], inputs, int(summary["characters"]), int(summary["merges"])
+        )
+    except (TypeError, KeyError, ValueError):
+        raise RunFileError(f"{name} has a malformed header (summary)") from None
+    if not listing.name or listing.characters < 0 or listing.merges < 0:
+        raise RunFileError(f"{name} has a malformed header (summary)")
+    return listing
 
 
 # ==================== Reading

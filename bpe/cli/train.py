@@ -3,6 +3,7 @@
     python -m bpe count corpus/ --pretokenizer gpt2 --alphabet bytes --output counts.parquet
     python -m bpe train --counts counts.parquet --vocab-size 50000 \\
         --run-output data/runs/corpus.bperun --tokenizer-output corpus.json
+    python -m bpe train corpus/ --alphabet bytes --vocab-size 50000 --run-output R   # counting first
 
 The counts file says what shapes the chunks (alphabet, pre-tokenizer) and holds the
 held-out part; ``train`` adds what decides the merges (vocab size, tie rule, minimum pair
@@ -20,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from bpe.cli.count import ProgressLine, add_corpus_options, count_from_args, given_corpus_options
 from bpe.cli.errors import stop_status
 from bpe.cli.pipeline import unchanged_message
 from bpe.counts import read_counts
@@ -41,7 +43,14 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
         description="Train BPE on the distinct chunks of a counts file, merge for merge as on the text itself; "
         "write a run file the app replays and a BPE Lab tokenizer.",
     )
-    p.add_argument("--counts", type=Path, required=True, metavar="COUNTS", help="a counts file from `bpe count`")
+    p.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="corpus files, folders or globs to count first (as `bpe count` does, with its options); or --counts",
+    )
+    p.add_argument("--counts", type=Path, metavar="COUNTS", help="a counts file from `bpe count`")
+    add_corpus_options(p.add_argument_group("counting the inputs first (as bpe count)"), suppressed=True)
     p.add_argument("--vocab-size", type=int, required=True, help="the target vocabulary size (base tokens included)")
     p.add_argument("--minimum-pair-frequency", type=int, default=2)
     p.add_argument(
@@ -61,12 +70,34 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 
 def run_train(args) -> int:
+    if args.counts is None and not args.inputs:
+        raise BpeError("nothing to train on: give a counts file (--counts COUNTS) or corpus files to count (INPUT...)")
+    if args.counts is not None and args.inputs:
+        raise BpeError("give a counts file (--counts COUNTS) or corpus files to count (INPUT...), not both")
+    if args.counts is not None and given_corpus_options(args):
+        raise BpeError(
+            f"{', '.join(given_corpus_options(args))} shape(s) the counting; a counts file was counted "
+            "already: its settings are in it (count again to change them)"
+        )
     outputs = [path for path in (args.run_output, args.tokenizer_output) if path is not None]
     for path in outputs:  # a folder or a device in the way is refused before the work, not after
         check_writable_target(path)
-    counts = read_counts(args.counts)
+    try:
+        if args.counts is not None:
+            counts, name = read_counts(args.counts), args.counts.name.split(".")[0]
+        else:
+            counting = None if args.quiet else ProgressLine()
+            try:
+                counts = count_from_args(args, counting)
+            finally:
+                if counting is not None:
+                    counting.end()
+            name = Path(counts.inputs[0][0]).name.split(".")[0] if counts.inputs else "corpus"
+    except KeyboardInterrupt as stop:
+        print(f"\ninterrupted. {unchanged_message(outputs)}", file=sys.stderr)
+        return stop_status(stop)
     print(
-        f"{args.counts.name}: {len(counts.chunks):,} distinct chunks of {counts.characters:,} characters "
+        f"{len(counts.chunks):,} distinct chunks of {counts.characters:,} characters "
         f"({counts.alphabet}, pre-tokenizer {counts.pretokenizer or 'none'})",
         file=sys.stderr,
     )
@@ -84,7 +115,7 @@ def run_train(args) -> int:
         if progress is not None:
             progress.finish()
         source = RunSource(
-            name=args.name or args.counts.name.split(".")[0],
+            name=args.name or name,
             inputs=tuple(name for name, _size, _sha in counts.inputs),
             characters=counts.characters,
             documents=counts.documents,

@@ -151,3 +151,34 @@ def test_sigterm_while_training_leaves_no_file(tmp_path):
 
 def test_progress_line_says_rate_and_time_left():
     assert progress_line(250, 1000, 2.0, width=10) == "[##........] 250/1,000 merges  125 merges/s  0:00:06 left"
+
+
+def test_training_from_inputs_counts_first_as_count_does(tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TRAIN, encoding="utf-8")
+    counts = tmp_path / "c.parquet"
+    common = ["--alphabet", "bytes", "--pretokenizer", "gpt2", "--heldout-fraction", "0.2", "--workers", "1"]
+    assert main(["count", str(corpus), "--output", str(counts), *common, "--quiet"]) == 0
+    assert (
+        main(["train", "--counts", str(counts), "--vocab-size", "600", "--run-output", str(tmp_path / "a.bperun")]) == 0
+    )
+    assert main(["train", str(corpus), *common, "--vocab-size", "600", "--run-output", str(tmp_path / "b.bperun")]) == 0
+    capsys.readouterr()
+    a, b = read_run_file(tmp_path / "a.bperun"), read_run_file(tmp_path / "b.bperun")
+    assert a.run.merges == b.run.merges and a.run.heldout_lengths == b.run.heldout_lengths
+    assert a.sample == b.sample and a.run.heldout_characters > 0
+    assert b.source.name == "corpus" and b.source.inputs == ("corpus.txt",)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--vocab-size", "300"], "nothing to train on"),
+        (["x.txt", "--counts", "c.parquet", "--vocab-size", "300"], "not both"),
+        (["--counts", "c.parquet", "--alphabet", "bytes", "--vocab-size", "300"], "--alphabet shape"),
+    ],
+)
+def test_what_to_train_on_is_checked_first(argv, message, capsys):
+    assert main(["train", *argv]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -16,11 +16,14 @@ from bpe.recorded import RecordedSteps
 from bpe.run import train_run
 from bpe.runfile import (
     MAX_MERGES,
+    RUNS_DIR,
     RunFileError,
     RunSource,
+    list_runs,
     parse_run_file,
     read_run_file,
     run_file_bytes,
+    run_folders,
     write_run_file,
 )
 
@@ -212,3 +215,25 @@ def test_compression_uses_no_file_name_or_time(raw):
     # gzip header: no name flag, mtime 0, so the file says nothing of where it was made
     assert raw[:2] == b"\x1f\x8b" and raw[3] & 0x08 == 0 and raw[4:8] == b"\0\0\0\0"
     assert zlib.decompress(raw, 31).startswith(b'{"format": "bpe-lab-run"')
+
+
+def test_runs_are_listed_from_their_headers(tmp_path, monkeypatch, run):
+    write_run_file(tmp_path / "b.bperun", run, source=SOURCE)
+    write_run_file(tmp_path / "a.bperun", run, source=RunSource(name="other", inputs=("x.txt", "y.txt")))
+    (tmp_path / "junk.bperun").write_bytes(b"not a run")
+    (tmp_path / "notes.txt").write_text("not listed")
+    monkeypatch.setenv("BPE_RUNS", str(tmp_path))
+    assert run_folders()[-1] == tmp_path
+    listed = list_runs([tmp_path])
+    assert [entry.path.name for entry in listed] == ["a.bperun", "b.bperun"]
+    assert listed[0].label == "run: other — x.txt, y.txt, 100,000 characters, 244 merges"
+    assert listed[1].label == read_run_file(tmp_path / "b.bperun").label
+
+
+def test_the_shipped_runs_load():
+    listed = list_runs([RUNS_DIR])
+    assert listed, "data/runs/ ships at least one run file"
+    for entry in listed:
+        loaded = read_run_file(entry.path)
+        assert len(loaded.run.steps) == entry.merges and loaded.label == entry.label
+        assert loaded.sample and loaded.run.heldout_lengths
