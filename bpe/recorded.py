@@ -175,6 +175,14 @@ class RecordedSteps(Sequence):
         vocab = self.vocab
         return tuple(((vocab[values[j]], vocab[values[j + 1]]), values[j + 2]) for j in range(start, end, 3))
 
+    def vocab_size_after(self, steps: int) -> int:
+        """The vocab size after the first ``steps`` steps (1 or more)."""
+        return self._vocab_sizes[steps - 1]
+
+    def vocab_sizes(self) -> list[int]:
+        """The vocab size after each step, without building the steps."""
+        return self._vocab_sizes.tolist()
+
     def pairs(self) -> list[tuple]:
         """Every merged pair, in order (the run's merges), without building the steps."""
         if self._pairs is None:

@@ -85,7 +85,25 @@ class TrainingRun:
 
     def sequence_length(self, merges: int) -> int:
         """Training sequence length after the first ``merges`` merges."""
-        return self.steps[merges - 1].sequence_length if merges > 0 else self.initial_length
+        if merges <= 0:
+            return self.initial_length
+        if isinstance(self.steps, RecordedSteps):  # one number, not a whole step built
+            return self.steps.sequence_lengths[merges - 1]
+        return self.steps[merges - 1].sequence_length
+
+    def vocab_size_after(self, merges: int) -> int:
+        """The vocab size after the first ``merges`` merges."""
+        if merges <= 0:
+            return len(self.base_tokens)
+        if isinstance(self.steps, RecordedSteps):
+            return self.steps.vocab_size_after(merges)
+        return self.steps[merges - 1].vocab_size
+
+    def vocab_sizes(self) -> list[int]:
+        """The vocab size after each merge, in order (a recorded run reads them from its arrays)."""
+        if isinstance(self.steps, RecordedSteps):
+            return self.steps.vocab_sizes()
+        return [step.vocab_size for step in self.steps]
 
     def merges_applied(self, number: int) -> int:
         """How many times step ``number`` (1-based) really merged: how much shorter the

@@ -237,3 +237,24 @@ def test_the_shipped_runs_load():
         loaded = read_run_file(entry.path)
         assert len(loaded.run.steps) == entry.merges and loaded.label == entry.label
         assert loaded.sample and loaded.run.heldout_lengths
+
+
+def test_a_loaded_run_answers_as_the_trained_one(run, raw):
+    """What the pages ask of a run, asked of a loaded one: the same answers, no retraining."""
+    from bpe.analysis.film import film_data
+    from bpe.analysis.metrics import compression_curve, token_usage
+    from bpe.analysis.run_diff import first_divergence
+    from bpe.analysis.vocab_sizes import reached_vocab_size, spread_sizes
+
+    loaded = parse_run_file(raw).run
+    assert compression_curve(loaded) == compression_curve(run)
+    assert [reached_vocab_size(loaded, size) for size in (256, 300, 499, 500, 900)] == [
+        reached_vocab_size(run, size) for size in (256, 300, 499, 500, 900)
+    ]
+    assert spread_sizes(loaded) == spread_sizes(run)
+    assert loaded.vocab_sizes() == [step.vocab_size for step in run.steps]
+    assert [loaded.sequence_length(k) for k in (0, 1, 100, 244)] == [run.sequence_length(k) for k in (0, 1, 100, 244)]
+    passage = "First Citizen:\nBefore we proceed any further, hear me speak."
+    assert film_data(loaded, passage, 40, top_k=5, title="t") == film_data(run, passage, 40, top_k=5, title="t")
+    assert token_usage(loaded, "First Citizen", 50) == token_usage(run, "First Citizen", 50)
+    assert first_divergence(loaded, run) is None
