@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
@@ -40,6 +41,9 @@ class TrainingRun:
     heldout_lengths: list[int] = field(default_factory=list)
     # seconds from the start of training to the end of each step (a prefix's training time)
     step_seconds: list[float] = field(default_factory=list)
+    # how often each base token occurs in the training text, in base-token order: a run
+    # trained from counts has no text, and token usage starts from these (None: use the text)
+    base_counts: tuple[int, ...] | None = None
 
     @property
     def alphabet(self) -> str:
@@ -259,21 +263,27 @@ def train_run_from_words(
         training_characters=training_characters,
         initial_length=counted.symbols,
         heldout_characters=heldout_characters,
+        base_counts=tuple(counted.base_counts.get(token, 0) for token in base),
         heldout_lengths=heldout.lengths,
         step_seconds=step_seconds,
     )
 
 
 class _CountedWords:
-    """The words passed through once, adding up how many base symbols they stand for."""
+    """The words passed through once, adding up how many base symbols they stand for, and
+    how often each base symbol occurs (what token usage starts from)."""
 
     def __init__(self, words: Iterable) -> None:
         self.words = words
         self.symbols = 0
+        self.base_counts: Counter = Counter()
 
     def __iter__(self):
+        base_counts = self.base_counts
         for symbols, count in self.words:
             self.symbols += len(symbols) * count
+            for symbol, times in Counter(symbols).items():
+                base_counts[symbol] += times * count
             yield symbols, count
 
 

@@ -124,6 +124,7 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
         "training_characters": run.training_characters,
         "initial_length": run.initial_length,
         "heldout_characters": run.heldout_characters,
+        "base_counts": None if run.base_counts is None else list(run.base_counts),
         "sample": sample[:MAX_SAMPLE_CHARACTERS],
     }
     body_bytes = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -357,6 +358,11 @@ def _run_file_from_body(body: dict) -> RunFile:
     sample = _field(body, "sample", str)
     if len(sample) > MAX_SAMPLE_CHARACTERS:
         raise BpeError(f"its sample is {len(sample):,} characters; at most {MAX_SAMPLE_CHARACTERS:,} are read")
+    base_counts = body.get("base_counts")
+    if base_counts is not None:
+        base_counts = _counts(body, "base_counts")
+        if len(base_counts) != len(base_tokens) or sum(base_counts) != _count(body, "initial_length"):
+            raise BpeError("base_counts must give one count per base token, adding up to initial_length")
     run = TrainingRun(
         settings=settings,
         base_tokens=base_tokens,
@@ -371,6 +377,7 @@ def _run_file_from_body(body: dict) -> RunFile:
         heldout_characters=_count(body, "heldout_characters"),
         heldout_lengths=list(heldout_lengths),
         step_seconds=[float(s) for s in step_seconds],
+        base_counts=None if base_counts is None else tuple(base_counts),
     )
     if merges and steps.sequence_lengths[0] > run.initial_length:
         raise BpeError("its first merge makes the training text longer, which no merge does")

@@ -158,3 +158,15 @@ def test_recorded_steps_behave_as_a_list():
     assert recorded.pairs() == run.merges
     with pytest.raises(IndexError):
         recorded[len(run.steps)]
+
+
+@pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", "whitespace")])
+def test_a_run_from_counts_knows_its_token_usage_without_the_text(alphabet, pretokenizer):
+    from bpe.analysis.metrics import token_usage
+
+    text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:100_000]
+    expected = train_run(text, target_vocab_size=400, alphabet=alphabet, pretokenizer=pretokenizer)
+    got = train_run_from_counts(counts_of(text, "", alphabet, pretokenizer), target_vocab_size=400)
+    assert sum(got.base_counts) == got.initial_length
+    for merges in (0, 10, len(got.steps)):
+        assert token_usage(got, None, merges) == token_usage(expected, text, merges)

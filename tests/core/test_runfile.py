@@ -236,7 +236,7 @@ def test_the_shipped_runs_load():
     for entry in listed:
         loaded = read_run_file(entry.path)
         assert len(loaded.run.steps) == entry.merges and loaded.label == entry.label
-        assert loaded.sample and loaded.run.heldout_lengths
+        assert loaded.sample and loaded.run.heldout_lengths and loaded.run.base_counts
 
 
 def test_a_loaded_run_answers_as_the_trained_one(run, raw):

@@ -85,13 +85,14 @@ def run_label(settings: Settings) -> str:
 
 
 def run_usage(settings: Settings, run: TrainingRun, merges: int):
-    """Token counts in the final encoding of the training text at ``merges`` merges. Cached."""
-    train, _ = corpus_texts(settings)
+    """Token counts in the final encoding of the training text at ``merges`` merges. Cached.
+    A replayed run has no training text: its recorded base-token counts stand in for it."""
+    train = None if settings.run_file is not None else corpus_texts(settings)[0]
     return _usage(settings.training_key(), merges, _run=run, _train=train)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _usage(training_key: tuple, merges: int, _run: TrainingRun, _train: str):
+def _usage(training_key: tuple, merges: int, _run: TrainingRun, _train: str | None):
     return token_usage(_run, _train, merges)
 
 

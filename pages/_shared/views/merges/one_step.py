@@ -25,8 +25,8 @@ from pages._shared.render.html import escape_markdown, merge_headline_html, segm
 from pages._shared.render.numbers import change_delta
 from pages._shared.state.settings import Settings
 from pages._shared.views.compare_page import what_if_buttons
-from pages._shared.views.merges.counts import draw_counts
 from pages._shared.views.merges.guess import chart_options, quiz_box
+from pages._shared.views.merges.pair_counts import draw_counts
 from pages._shared.views.merges.teach_mode import frame_view, next_merge, scan_events, shown_length, shown_vocab
 
 WINDOW_CHARS = 600
