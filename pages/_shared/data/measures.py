@@ -33,6 +33,8 @@ def measured_text(settings: Settings) -> tuple[str, str]:
     """(what, text): held-out text (its first `MEASURE_CHARS`), or the training text when
     nothing is held out, so the pages can say which they measured."""
     train, heldout = corpus_texts(settings)
+    if settings.run_file is not None:  # a replayed run's text is the sample its file keeps
+        return "the run's sample", train[:MEASURE_CHARS]
     if heldout:
         return "held-out text", heldout[:MEASURE_CHARS]
     return "training text (nothing is held out)", train[:MEASURE_CHARS]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.corpora.corpus import load_corpus, split_train_heldout
+from bpe.errors import BpeError
 from bpe.run import TrainingRun, train_run
 from bpe.runfile import RunFile, parse_run_file, read_run_file
 from bpe.tokenizer import BPETokenizer
@@ -94,6 +95,7 @@ def run_for(settings: Settings) -> TrainingRun:
         run = memo[1]
     elif settings.run_file is not None:  # replayed from its file: never retrained
         run = opened_run(settings).run
+        _require_recorded_settings(settings, run)
     else:
         train_text, heldout_text = corpus_texts(settings)
         run = _train(key, _train_text=train_text, _heldout_text=heldout_text)
@@ -146,6 +148,25 @@ def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
 
 
 # ==================== Run files
+
+
+def _require_recorded_settings(settings: Settings, run: TrainingRun) -> None:
+    """A run file holds one training: settings asking for another (a variant of it, on
+    Compare runs) would need its corpus, which is not here."""
+    recorded = run.settings
+    wanted = {
+        "alphabet": (settings.alphabet, recorded.alphabet),
+        "pre-tokenizer": (settings.pretokenizer, recorded.pretokenizer),
+        "tie rule": (settings.tie_rule, recorded.tie_rule),
+        "minimum pair frequency": (settings.min_freq, recorded.minimum_pair_frequency),
+        "vocab size": (settings.trained_vocab_size, run.final_vocab_size),
+    }
+    differ = [name for name, (asked, has) in wanted.items() if asked != has]
+    if differ:
+        raise BpeError(
+            f"this run was recorded once, from a corpus that is not here, so it cannot be trained again with "
+            f"another {', '.join(differ)}; open another run file (or train on a text) to compare with it"
+        )
 
 
 def opened_run(settings: Settings) -> RunFile:
