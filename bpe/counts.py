@@ -24,6 +24,7 @@ from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, BYTES, CHARACTERS, check_alphabet, default_base_tokens, require_unicode, symbols_of
 from bpe.errors import BpeError
+from bpe.files import atomic_writer
 from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern, chunk_counts
 
 CUSTOM = "custom"  # the pre-tokenizer name of a table counted with a pattern of its own
@@ -262,8 +263,6 @@ def write_counts(path: str | os.PathLike[str], counts: ChunkCounts) -> None:
     """Write ``counts`` to ``path`` as one Parquet file, whole or not at all."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from bpe.files import atomic_writer
 
     table = _arrow_table(counts)
     metadata = _metadata_of(counts)
@@ -529,15 +528,18 @@ def _first_line(error: BaseException) -> str:
 #
 # Character-level training with no pre-tokenizer (the tutorial's semantics) merges across
 # the whole text, so it cannot be counted in chunks: the fast engine holds every position.
-# Measured as peak RSS of `train_steps` with the fast engine (bpe.benchmarks); the
-# constants are bytes per character of text and a fixed part for the interpreter.
+# Peak resident size of `train_steps` (fast engine, top_k=10, vocab 1,000) in a fresh
+# interpreter at 1, 4 and 8 M characters of the shared English texts, from
+# `python -m bpe.benchmarks.in_memory`: characters 18.9 bytes per character (+40 MiB),
+# bytes 27.7 (+38 MiB), either with GPT-2's split 16.8 (+24 MiB: the text and its chunks,
+# before they are counted). The figures below round those up by about 10%.
 
-IN_MEMORY_FIXED_BYTES = 120 << 20
+IN_MEMORY_FIXED_BYTES = 40 << 20
 IN_MEMORY_BYTES_PER_CHARACTER = {
-    (CHARACTERS, False): 16.0,  # no pre-tokenizer: the whole text is one sequence
-    (BYTES, False): 16.0,
-    (CHARACTERS, True): 6.0,  # pre-tokenized: the text, its chunks, and the distinct ones
-    (BYTES, True): 6.0,
+    (CHARACTERS, False): 21.0,  # no pre-tokenizer: the whole text is one sequence of positions
+    (BYTES, False): 31.0,  # ... one position per UTF-8 byte, and byte tokens
+    (CHARACTERS, True): 19.0,  # pre-tokenized: the text, its chunks, then the distinct ones
+    (BYTES, True): 19.0,
 }
 
 
@@ -547,6 +549,23 @@ def in_memory_bytes(characters: int, alphabet: str = CHARACTERS, pretokenizer: s
     check_alphabet(alphabet)
     split = not (pretokenizer is None or pretokenizer == "none")
     return int(IN_MEMORY_FIXED_BYTES + IN_MEMORY_BYTES_PER_CHARACTER[alphabet, split] * max(0, characters))
+
+
+def check_fits_in_memory(characters: int, alphabet: str = CHARACTERS, pretokenizer: str | None = None) -> None:
+    """`BpeError` when training ``characters`` characters in memory needs more memory than
+    this machine has available now (nothing is refused when that cannot be read)."""
+    needed = in_memory_bytes(characters, alphabet, pretokenizer)
+    available = available_memory_bytes()
+    if available is not None and needed > available:
+        advice = (
+            "train on fewer characters"
+            if pretokenizer is None or pretokenizer == "none"
+            else "count it with python -m bpe count and train from the counts, or train on fewer characters"
+        )
+        raise BpeError(
+            f"training {characters:,} characters in memory needs about {needed / 2**30:.1f} GiB, and this "
+            f"machine has {available / 2**30:.1f} GiB available: {advice}"
+        )
 
 
 def available_memory_bytes() -> int | None:

@@ -95,3 +95,16 @@ def test_sigterm_leaves_no_counts_file(tmp_path):
     assert process.returncode == 143, err.decode()
     assert b"Traceback" not in err and b"nothing was written" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt"]
+
+
+def test_build_refuses_a_training_text_that_will_not_fit_in_memory(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: 20 << 20)
+    folder = tmp_path / "processed"
+    folder.mkdir()
+    for name in ("train", "val", "test"):
+        (folder / f"wikitext2_{name}_clean.txt").write_text("low lower lowest\n" * 20_000, encoding="utf-8")
+    argv = ["build", "--processed-dir", str(folder), "--tokenizer-output", str(tmp_path / "t.json")]
+    assert main([*argv, "--encoded-output-dir", str(tmp_path / "enc"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "in memory needs about" in err and "GiB available" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "t.json").exists()

@@ -256,3 +256,16 @@ def test_in_memory_training_needs_more_memory_for_more_text():
     small, large = in_memory_bytes(1_000_000), in_memory_bytes(100_000_000)
     assert 0 < small < large
     assert in_memory_bytes(100_000_000, "bytes", "gpt2") < in_memory_bytes(100_000_000, "bytes", None)
+
+
+def test_a_text_too_big_for_this_machine_is_refused_up_front(monkeypatch):
+    from bpe.counts import check_fits_in_memory
+
+    monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: 1 << 30)
+    check_fits_in_memory(10_000_000)  # ~250 MB: fits in 1 GiB
+    with pytest.raises(BpeError, match="training 100,000,000 characters in memory needs about 2.0 GiB, and this"):
+        check_fits_in_memory(100_000_000)
+    with pytest.raises(BpeError, match="count it with python -m bpe count"):
+        check_fits_in_memory(100_000_000, "bytes", "gpt2")
+    monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: None)
+    check_fits_in_memory(10**12)  # unknown: nothing refused
