@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -212,10 +213,13 @@ def _write_corpora(sizes: list[int], folder: Path) -> Iterator[tuple[int, str]]:
         _CHAIN = MarkovChain(prose_words(sources))
         import multiprocessing
 
-        blocks = (max(sizes) - written) // MARKOV_BLOCK_CHARACTERS + 1
+        batch = 2 * (os.cpu_count() or 1)
         with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
-            for block in pool.imap(_generated_block, range(blocks)):
-                yield from put("Markov prose", block)
+            for first in itertools.count(0, batch):  # blocks in order, a few at a time, until all are full
+                for block in pool.imap(_generated_block, range(first, first + batch)):
+                    yield from put("Markov prose", block)
+                    if not handles:
+                        break
                 if not handles:
                     break
         _CHAIN = None
