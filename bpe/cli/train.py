@@ -28,7 +28,7 @@ from bpe.counts import read_counts
 from bpe.errors import BpeError
 from bpe.files import check_writable_target, staged_files
 from bpe.run import TrainingRun, train_run_from_counts
-from bpe.runfile import RunSource, read_run_file, run_file_bytes
+from bpe.runfile import MAX_MERGES, MAX_PAIRS_PER_STEP, RunSource, read_run_file, run_file_bytes
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
@@ -59,7 +59,12 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
         default=DEFAULT_TIE_RULE,
         help="which of equally frequent pairs wins (default: the earliest first occurrence)",
     )
-    p.add_argument("--top-k", type=int, default=10, help="competing pairs the run file records per merge")
+    p.add_argument(
+        "--top-k",
+        type=_top_k,
+        default=10,
+        help=f"competing pairs the run file records per merge (0 to {MAX_PAIRS_PER_STEP}; default 10)",
+    )
     p.add_argument("--engine", choices=sorted(ENGINES), default="fast")
     p.add_argument("--run-output", type=Path, metavar="RUN", help="the run file to write (.bperun)")
     p.add_argument("--tokenizer-output", type=Path, metavar="TOKENIZER", help="the tokenizer to write (.json)")
@@ -78,6 +83,11 @@ def run_train(args) -> int:
         raise BpeError(
             f"{', '.join(given_corpus_options(args))} shape(s) the counting; a counts file was counted "
             "already: its settings are in it (count again to change them)"
+        )
+    if args.run_output is not None and args.vocab_size > MAX_MERGES:
+        raise BpeError(
+            f"--vocab-size {args.vocab_size:,} is more than a run file holds ({MAX_MERGES:,} merges); "
+            "choose a smaller vocab or write only the tokenizer"
         )
     outputs = [path for path in (args.run_output, args.tokenizer_output) if path is not None]
     for path in outputs:  # a folder or a device in the way is refused before the work, not after
@@ -141,6 +151,16 @@ def run_train(args) -> int:
     for path in outputs:
         print(f"wrote {path}")
     return 0
+
+
+def _top_k(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 0 <= number <= MAX_PAIRS_PER_STEP:
+        raise argparse.ArgumentTypeError(f"{number} is outside 0..{MAX_PAIRS_PER_STEP}")
+    return number
 
 
 def write_outputs(

@@ -176,9 +176,16 @@ def test_training_from_inputs_counts_first_as_count_does(tmp_path, capsys):
         (["--vocab-size", "300"], "nothing to train on"),
         (["x.txt", "--counts", "c.parquet", "--vocab-size", "300"], "not both"),
         (["--counts", "c.parquet", "--alphabet", "bytes", "--vocab-size", "300"], "--alphabet shape"),
+        (["--counts", "c.parquet", "--vocab-size", "300000", "--run-output", "r.bperun"], "more than a run file holds"),
     ],
 )
 def test_what_to_train_on_is_checked_first(argv, message, capsys):
     assert main(["train", *argv]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_top_k_is_bounded_by_what_a_run_file_holds(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--counts", "c.parquet", "--vocab-size", "300", "--top-k", "101"])
+    assert "outside 0..100" in capsys.readouterr().err
