@@ -209,6 +209,17 @@ def list_runs(folders: list[Path] | None = None) -> list[RunListing]:
     return listed
 
 
+def labelled_runs(folders: list[Path] | None = None) -> dict[str, RunListing]:
+    """`list_runs` by the label a picker shows (the same run in two folders says which)."""
+    found: dict[str, RunListing] = {}
+    for listing in list_runs(folders):
+        label = listing.label
+        if label in found:
+            label = f"{label} ({listing.path.parent.name})"
+        found[label] = listing
+    return found
+
+
 def read_listing(path: Path) -> RunListing:
     """What `list_runs` shows of one file: its header's summary (the body is not read)."""
     name = path.name

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
-from bpe.text import printable
+from bpe.text import pair_label
 
 WINNER = "#dc2626"
 TIED = "#f59e0b"
@@ -84,7 +84,7 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     pairs = step.top_pairs[: max(top_k, 1)]
     tied = set(tied_with_winner(step))
     # plotly decodes only &lt; &gt; &amp; (not &quot;), so quotes stay as they are
-    labels = [plotly_text(f"{printable(a)} + {printable(b)}") for (a, b), _ in pairs]
+    labels = [plotly_text(pair_label(pair)) for pair, _ in pairs]
     colours = [WINNER if pair == step.pair else TIED if pair in tied else OTHER for pair, _ in pairs]
     notes = ["winner" if pair == step.pair else "tie" if pair in tied else "" for pair, _ in pairs]
     # Positions, not labels, on the x axis: two pairs may print alike ('·' vs ' ').
@@ -137,7 +137,8 @@ def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figu
         bar.customdata = [bar.customdata[i] for i in order]
         fig.update_xaxes(ticktext=[fig.layout.xaxis.ticktext[i] for i in order])
     title = "which pair is merged next?" if asking else f"the {count} most frequent pairs, counted"
-    fig.update_layout(title=f"Step {step.number}: {title}", margin=dict(t=50))
+    # a dict, as the chart was built: a plain string title would leave presenter mode no font to set
+    fig.update_layout(title=dict(text=f"Step {step.number}: {title}"), margin=dict(t=50))
     return fig
 
 

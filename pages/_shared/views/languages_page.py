@@ -11,7 +11,7 @@ from pages._shared.data.tokenizers import GPT2_LABEL, cached_gpt2
 from pages._shared.frame.presenter import presented
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import language_cost_figure
-from pages._shared.state.settings import bind
+from pages._shared.state.controls import LANGUAGES_MERGES, LANGUAGES_MODE
 
 BASELINE = "English"
 MODE_LABELS = {"shared": "one tokenizer for all languages", "separate": "one tokenizer per language"}
@@ -41,36 +41,27 @@ def cost_rows(costs: dict[str, list[LanguageCost]]) -> list[dict]:
     return rows
 
 
-MERGES = "languages_merges"  # plain key: merges of every tokenizer
-MODE = "languages_mode"  # plain key: one tokenizer for all languages, or one each (MODE_LABELS)
-MERGE_CHOICES = [0, 50, 100, 200, 300, 500]
-
-
 def draw_controls() -> tuple[int, str]:
     """Merges and the training mode; returns both."""
     state = st.session_state
-    state.setdefault(MERGES, 200)
-    state.setdefault(MODE, "shared")
+    LANGUAGES_MERGES.setdefault()
+    LANGUAGES_MODE.setdefault()
     left, right = st.columns([3, 2])
     with left:
-        bind(
+        LANGUAGES_MERGES.draw(
             st.select_slider,
             "Merges (the same for every tokenizer)",
-            MERGES,
-            options=MERGE_CHOICES,
             help="0 merges: one token per UTF-8 byte.",
         )
     with right:
-        bind(
+        LANGUAGES_MODE.draw(
             st.radio,
             "Train",
-            MODE,
-            options=list(MODE_LABELS),
             format_func=MODE_LABELS.get,
             help="Together: as a multilingual model's tokenizer is trained. Per language: each tokenizer is "
             "trained and measured on its own paragraph, with the same vocab size.",
         )
-    return state[MERGES], state[MODE]
+    return state[LANGUAGES_MERGES.key], state[LANGUAGES_MODE.key]
 
 
 def draw_costs(merges: int, mode: str) -> None:
