@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,8 @@ class ChunkCounts:
     ``heldout_chunks`` / ``heldout_counts``, and ``heldout_text`` keeps its first
     `HELDOUT_SAMPLE_CHARACTERS` characters.
 
+    ``documents`` counts what was counted as one text each: a JSON line, a Parquet row, a
+    passage of a text file (`bpe.corpora.streams`), a text given to `count_text`.
     ``pretokenizer`` is None, a named pattern ("whitespace", "gpt2", "gpt4") or "custom";
     ``pattern`` is the regex it ran (None for none). ``base_tokens`` are the characters of
     the training part, sorted, or the 256 byte tokens. ``inputs`` holds one
@@ -349,9 +352,12 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
 
     name = str(path)
     try:
-        size = Path(path).stat().st_size
+        info = Path(path).stat()
     except OSError as error:
         raise BpeError(f"cannot read the counts file {name}: {error.strerror or error}") from None
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
+        raise BpeError(f"cannot read the counts file {name}: it is not a regular file")
+    size = info.st_size
     if size > MAX_COUNTS_FILE_BYTES:
         raise BpeError(f"the counts file {name} is {size:,} bytes, over the limit of {MAX_COUNTS_FILE_BYTES:,}")
     try:
@@ -381,6 +387,7 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
     metadata = _parsed_metadata(raw, name)
     try:
         table = parquet.read()
+        table.validate(full=True)  # chunks that are not UTF-8 are refused here, not met later
     except (pa.ArrowException, OSError, ValueError, MemoryError) as error:
         raise BpeError(f"the counts file {name} is damaged: {_first_line(error)}") from None
     if table.num_rows != metadata["rows"] + metadata["heldout_rows"]:

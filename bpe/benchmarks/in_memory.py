@@ -30,14 +30,20 @@ print(json.dumps({{"peak": peak, "before": before, "steps": steps}}))
 """
 
 
-def corpus_text(characters: int) -> str:
-    """The shared texts concatenated, repeated to ``characters`` characters."""
+def shared_text() -> str:
+    """The shared texts concatenated, once (about 5.9 M characters)."""
     folder = shared_data_dir()
     parts = [folder / "tinyshakespeare" / "input.txt", folder / "wikitext-2" / "valid.txt"]
     parts += [folder / "wikitext-2" / "test.txt", folder / "taylorswift.txt", folder / "the-verdict.txt"]
     text = "".join(path.read_text(encoding="utf-8") for path in parts if path.is_file())
     if not text:
         sys.exit(f"no shared texts under {folder}; set BPE_SHARED_DATA")
+    return text
+
+
+def corpus_text(characters: int) -> str:
+    """The shared texts concatenated, repeated to ``characters`` characters."""
+    text = shared_text()
     return (text * (characters // len(text) + 1))[:characters]
 
 

@@ -109,7 +109,7 @@ def add_corpus_options(p: argparse.ArgumentParser, *, suppressed: bool = False) 
         type=_positive,
         default=default("workers"),
         metavar="N",
-        help=f"processes on this machine (default: every core, here {available_cores()})",
+        help=f"processes on this machine (default: every core, here {available_cores()}, one per 32 MB of input at most)",
     )
     p.add_argument(
         "--dask",

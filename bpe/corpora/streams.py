@@ -31,6 +31,7 @@ import json
 import math
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -39,11 +40,11 @@ from pathlib import Path
 
 from bpe.errors import BpeError, CorpusError
 from bpe.pretokenize import GPT2_WHITESPACE
+from bpe.untrusted import UTF8_BOM
 
 TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
 SUFFIXES = {".txt": (TEXT, False), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False)}
 SUFFIXES |= {".txt.gz": (TEXT, True), ".jsonl.gz": (JSONL, True)}
-UTF8_BOM = b"\xef\xbb\xbf"
 MAX_HELDOUT_FRACTION = 0.9
 MAX_LINE_BYTES = 256 << 20  # one JSON line (one document)
 MAX_UNCUT_BYTES = 256 << 20  # a text file that cannot be cut (a custom pattern)
@@ -102,14 +103,11 @@ class ReadOptions:
 class CorpusFile:
     """One input file: where it is, what it holds, how big it is on disk."""
 
-    path: Path
+    path: Path  # absolute: a Dask worker may run in another folder
     kind: str  # TEXT, JSONL or PARQUET
     compressed: bool  # gzip
     size: int
-
-    @property
-    def name(self) -> str:
-        return str(self.path)
+    name: str  # as the user named it, for messages and the counts file
 
 
 def kind_of(path: Path) -> tuple[str, bool] | None:
@@ -166,12 +164,15 @@ def _expanded(given: str) -> list[Path]:
 def _corpus_file(path: Path) -> CorpusFile:
     kind, compressed = kind_of(path)  # type: ignore[misc]
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the first read, a device never end
+            raise CorpusError(f"cannot read {path}: it is not a regular file (a device, pipe or socket)")
+        size = info.st_size
         with path.open("rb"):
             pass
     except OSError as error:
         raise CorpusError(f"cannot read {path}: {error.strerror or error}") from None
-    return CorpusFile(path=path, kind=kind, compressed=compressed, size=size)
+    return CorpusFile(path=path.absolute(), kind=kind, compressed=compressed, size=size, name=str(path))
 
 
 def file_sha256(file: CorpusFile) -> str:
@@ -343,7 +344,9 @@ def _row_group_sizes(file: CorpusFile, column: str) -> list[int]:
         shown = ", ".join(schema.names[:20]) or "none"
         raise CorpusError(f"{file.name} has no column {column!r} (its columns: {shown}); name one with --column")
     kind = schema.field(column).type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
+    text_types = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    stored = kind.value_type if pa.types.is_dictionary(kind) else kind  # a dictionary of texts reads as texts
+    if not any(is_text(stored) for is_text in text_types):
         raise CorpusError(f"{file.name}: column {column!r} holds {kind}, not text")
     sizes = []
     for group in range(metadata.num_row_groups):
@@ -480,6 +483,12 @@ def _text_passages(partition: Partition, options: ReadOptions, rule) -> Iterator
         if rule is None:  # no safe cut: the whole file is one passage
             stop = reader.read_to_end(start, MAX_UNCUT_BYTES)
             yield Document(start, _decoded(reader, start, stop))
+            return
+        if end is not None and start >= end:  # only after a byte-order mark longer than the partition
+            cut = reader.first_cut(rule, start)  # = the first safe cut at or after end: none is inside the mark
+            stop = cut if cut is not None else reader.read_to_end(start, MAX_PASSAGE_BYTES)
+            if stop > start:
+                yield Document(start, _decoded(reader, start, stop))
             return
         while end is None or start < end:
             threshold = (start // options.passage_bytes + 1) * options.passage_bytes

@@ -108,3 +108,13 @@ def test_build_refuses_a_training_text_that_will_not_fit_in_memory(tmp_path, cap
     err = capsys.readouterr().err
     assert "in memory needs about" in err and "GiB available" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "t.json").exists()
+
+
+def test_an_unreachable_dask_scheduler_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("bpe.corpora.counting.DASK_CONNECT_SECONDS", 1)
+    folder = _corpus(tmp_path)
+    argv = ["count", str(folder), "--dask", "tcp://127.0.0.1:9", "--output", str(tmp_path / "c.parquet"), "--quiet"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'") and len(err) == 1
+    assert not (tmp_path / "c.parquet").exists()

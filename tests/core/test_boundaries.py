@@ -47,6 +47,10 @@ ROOT_FLOOR = {
     "untrusted",
     "ranks",
     "regex_syntax",
+    "counts",
+    "budget",
+    "recorded",
+    "runfile",
 }
 
 

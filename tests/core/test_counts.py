@@ -269,3 +269,24 @@ def test_a_text_too_big_for_this_machine_is_refused_up_front(monkeypatch):
         check_fits_in_memory(100_000_000, "bytes", "gpt2")
     monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: None)
     check_fits_in_memory(10**12)  # unknown: nothing refused
+
+
+def test_chunks_that_are_not_utf8_are_refused(tmp_path):
+    from bpe.counts import _checksum
+
+    def change(table, metadata):
+        chunks = pa.array([b"\xff\xfe"] * table.num_rows, pa.large_binary()).view(pa.large_string())
+        table = table.set_column(0, "chunk", chunks)
+        metadata["checksum"] = _checksum(metadata, table)
+        return table, metadata
+
+    with pytest.raises(BpeError, match="is damaged: .*Invalid UTF8 sequence"):
+        read_counts(_rewritten(tmp_path, change))
+
+
+def test_a_pipe_is_not_read_as_a_counts_file(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "c.parquet")
+    with pytest.raises(BpeError, match="not a regular file"):
+        read_counts(tmp_path / "c.parquet")

@@ -190,6 +190,13 @@ def test_parquet_row_groups_are_read_one_at_a_time(tmp_path):
     assert got.documents == 50
 
 
+def test_a_dictionary_encoded_text_column_is_text(tmp_path):
+    column = pa.array(["low lower", "low", "low lower"]).dictionary_encode()
+    pq.write_table(pa.table({"text": column}), tmp_path / "d.parquet")
+    got = count_corpus([tmp_path / "d.parquet"], alphabet="characters", pretokenizer="gpt2", workers=1)
+    assert dict(zip(got.chunks, got.counts)) == {"low": 3, " lower": 2}
+
+
 def test_parquet_problems_are_named(tmp_path):
     pq.write_table(pa.table({"body": ["a"]}), tmp_path / "a.parquet")
     with pytest.raises(CorpusError, match="has no column 'text' \\(its columns: body\\)"):
@@ -319,3 +326,29 @@ def test_no_pretokenizer_cannot_be_counted_and_bad_options_are_refused(tmp_path)
     options = ReadOptions(heldout_fraction=0.9, seed=seed)  # one document, and it is held out
     with pytest.raises(CorpusError, match="every document of the corpus was held out"):
         count_corpus([tmp_path / "a.txt"], alphabet="characters", pretokenizer="gpt2", options=options)
+
+
+@settings(max_examples=MAX_EXAMPLES // 2, deadline=None)
+@given(docs=st.lists(TEXTS, max_size=12), partition=st.integers(1, 40), fraction=st.sampled_from([0.0, 0.5]))
+def test_json_lines_split_anywhere_count_as_their_records(docs, partition, fraction):
+    """Partitions of a JSON-lines file start at the first line that starts in them, wherever they fall."""
+    assume(any(docs))
+    with tempfile.TemporaryDirectory() as folder:
+        path = _jsonl(Path(folder) / "d.jsonl", [{"text": doc} for doc in docs])
+        options = ReadOptions(passage_bytes=1, partition_bytes=partition, heldout_fraction=fraction)
+        try:
+            got = count_corpus([path], alphabet="characters", pretokenizer="gpt4", options=options, workers=1)
+        except CorpusError as error:  # a few records, every one held out: refused, as it should be
+            assert fraction and "was held out" in str(error)
+            return
+    assert got.documents + got.heldout_documents == sum(1 for doc in docs if doc)
+    if fraction == 0:
+        _same_table(got, merge_counts(count_text(doc, alphabet="characters", pretokenizer="gpt4") for doc in docs))
+
+
+def test_a_pipe_named_as_a_corpus_is_refused_without_blocking(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "pipe.txt")
+    with pytest.raises(CorpusError, match="pipe.txt: it is not a regular file"):
+        find_corpus_files([tmp_path / "pipe.txt"])
