@@ -38,7 +38,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from bpe.corpora.counting import count_corpus
 from bpe.paths import CACHE_DIR, PROJECT_ROOT, shared_data_dir
+from bpe.run import train_run_from_counts
+from bpe.runfile import RunSource, run_file_bytes
 
 DEFAULT_SIZES = "16M,64M,100M,256M,1G"
 MERGES = (32_000, 50_000)
@@ -274,9 +277,6 @@ def _lines(path: Path, block_bytes: int = 1 << 20) -> Iterator[str]:
 def _project_job(corpus: Path, merges: int) -> dict:
     """``bpe count`` on every core, then ``bpe train`` with its defaults (10 runners-up a
     step), the run file included."""
-    from bpe.corpora.counting import count_corpus
-    from bpe.run import train_run_from_counts
-    from bpe.runfile import RunSource, run_file_bytes
 
     started = time.perf_counter()
     counts = count_corpus([corpus], alphabet="bytes", pretokenizer="gpt2")
@@ -355,8 +355,6 @@ def counts_agree(corpus: Path) -> dict:
     """Count the corpus with one worker, two, and a Dask cluster of two on loopback; are
     the tables identical?"""
     import distributed
-
-    from bpe.corpora.counting import count_corpus
 
     def count(**where):
         started = time.perf_counter()

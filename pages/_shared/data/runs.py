@@ -13,7 +13,7 @@ import streamlit as st
 from bpe.corpora.corpus import load_corpus, split_train_heldout
 from bpe.errors import BpeError
 from bpe.run import TrainingRun, train_run
-from bpe.runfile import RunFile, parse_run_file, read_run_file
+from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.tokenizer import BPETokenizer
 from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings
 from pages._shared.state.stores import (
@@ -176,8 +176,6 @@ def opened_run(settings: Settings) -> RunFile:
     if name.startswith(RUN_UPLOAD_PREFIX):
         found = run_uploads().get(name)
         if found is None:
-            from bpe.runfile import RunFileError
-
             raise RunFileError(f"the uploaded run {name[len(RUN_UPLOAD_PREFIX) :]!r} is no longer in this session")
         return _parsed_run(found[0], _raw=found[1], _name=name[len(RUN_UPLOAD_PREFIX) :])
     return _read_run(name, settings.corpus_version)
