@@ -10,6 +10,7 @@
     python -m bpe download wikitext-2            # fetch the corpus into data/cache
     python -m bpe gpt2 encode --text "..."       # OpenAI's GPT-2 tokenizer (files needed)
     python -m bpe lm train --text F              # does BPE help a tiny GPT?
+    python -m bpe parity en.txt de.txt --compare # one BPE fair to several languages
 
 ``encode``, ``decode`` and ``inspect`` also read a Hugging Face tokenizer.json, a .tiktoken
 ranks file (``--pattern`` when no settings file is beside it) or a minbpe .model.
@@ -31,6 +32,7 @@ from bpe.cli.errors import reporting_errors, stop_status, terminating_cleanly
 from bpe.cli.export import add_export_command
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
+from bpe.cli.parity import add_parity_command
 from bpe.cli.pipeline import build, output_paths, print_progress, split_paths, unchanged_message
 from bpe.cli.train import add_train_command
 from bpe.corpora.textfile import read_text_file
@@ -65,6 +67,7 @@ def make_parser() -> argparse.ArgumentParser:
     add_export_command(commands)
     add_gpt2_command(commands)
     add_lm_command(commands)
+    add_parity_command(commands)
     return parser
 
 

@@ -330,8 +330,10 @@ def _pre_tokenizer(spec, name: str) -> tuple[str | None, bool, str | None, bool]
             if pattern is not None or byte_level:
                 raise TokenizerFileError(f"{name}: a {kind} after another split step is not supported")
             # Matches are kept, the whitespace between them removed: the pattern gives the
-            # whitespace runs chunks of their own, which the tokenizer drops.
-            words = from_oniguruma(WHITESPACE_PRE_TOKENIZERS[kind])
+            # whitespace runs chunks of their own, which the tokenizer drops. These two are
+            # compiled by Rust's regex crate, not Oniguruma: its \w (letters, marks, digits,
+            # connectors, U+200C/U+200D) is the `regex` module's, so the pattern is taken as it is.
+            words = WHITESPACE_PRE_TOKENIZERS[kind]
             pattern = pretokenizer_for(check_pattern(f"(?:{words})|\\s+", name=name))
             drop_whitespace = True
         elif kind == "Split":

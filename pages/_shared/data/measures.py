@@ -14,6 +14,7 @@ from bpe.analysis.metrics import CurvePoint, compression_curve, token_lengths, t
 from bpe.analysis.pretrained import PrefixPoint, full_compression, prefix_curve
 from bpe.analysis.tie_rules import tie_rule_label
 from bpe.corpora.builtin import LIGHTHOUSE
+from bpe.parity import RULES, MultilingualRun, train_multilingual
 from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
@@ -139,3 +140,10 @@ def lighthouse_texts() -> dict[str, str]:
 @st.cache_data(show_spinner="Training byte-level BPE on the paragraphs…", max_entries=16)
 def trained_costs(merges: int, mode: str, baseline: str) -> list[LanguageCost]:
     return language_costs(lighthouse_texts(), merges=merges, mode=mode, baseline=baseline)
+
+
+@st.cache_data(show_spinner="Training standard and parity-aware BPE on the paragraphs…", max_entries=4)
+def multilingual_runs(merges: int) -> dict[str, MultilingualRun]:
+    """Standard and parity-aware byte-level BPE on the paragraphs, ``merges`` merges each:
+    any smaller merge count is a prefix, so the page trains once for its largest choice."""
+    return {rule: train_multilingual(lighthouse_texts(), merges=merges, rule=rule) for rule in RULES}

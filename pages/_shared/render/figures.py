@@ -372,3 +372,37 @@ def language_cost_figure(costs_by_tokenizer: dict, baseline: str) -> go.Figure:
         legend=dict(orientation="h", y=-0.25),
     )
     return readable(fig)
+
+
+def evenness_figure(curves: dict, baseline: str, merges: int) -> go.Figure:
+    """The costliest language's tokens over ``baseline``'s as merges grow, one line per rule
+    (``{label: [bpe.analysis.languages.EvennessPoint]}``), with total tokens on hover; a
+    marker at ``merges``, the count the bars above show."""
+    fig = go.Figure()
+    for (label, points), colour in zip(curves.items(), [TRAIN_COLOUR, HELDOUT_COLOUR, *OVERLAY_COLOURS]):
+        fig.add_trace(
+            go.Scatter(
+                x=[p.merges for p in points],
+                y=[p.worst_times_baseline for p in points],
+                name=plotly_text(label),
+                mode="lines",
+                line=dict(color=colour, width=3),
+                customdata=[[p.total_tokens, p.spread] for p in points],
+                hovertemplate="%{x} merges: costliest language %{y:.2f}× "
+                + plotly_text(baseline)
+                + ", all languages %{customdata[0]:,} tokens<extra>"
+                + plotly_text(label)
+                + "</extra>",
+            )
+        )
+    fig.add_vline(x=merges, line=dict(color="#6b7280", dash="dot"))
+    fig.add_hline(y=1, line=dict(color="#111827", dash="dot"))
+    fig.update_layout(
+        title=dict(text=f"The costliest language, as a multiple of {plotly_text(baseline)}, as merges grow"),
+        height=340,
+        margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=dict(title="merges"),
+        yaxis=dict(title=f"× {plotly_text(baseline)}'s tokens", tickformat=".1f", rangemode="tozero"),
+        legend=dict(orientation="h", y=-0.3),
+    )
+    return readable(fig)

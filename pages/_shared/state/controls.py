@@ -190,6 +190,7 @@ BYTES_VARIANT = control("bytes_variant", str, envelope=True)  # one of the byte-
 
 LANGUAGES_MERGES = control("languages_merges", int, 200, options=(0, 50, 100, 200, 300, 500))
 LANGUAGES_MODE = control("languages_mode", str, "shared", options=("shared", "separate"))
+LANGUAGES_PARITY = control("languages_parity", bool, False)  # parity-aware BPE beside standard BPE
 
 PAGE_CONTROLS: dict[str, tuple[Control, ...]] = {
     "pages/1_Merge_by_merge.py": (STEP, WINDOW, FOLLOW, QUIZ, ALGORITHM, PHASE, SCAN, SLOW),
@@ -200,7 +201,7 @@ PAGE_CONTROLS: dict[str, tuple[Control, ...]] = {
     "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, SECONDS),
     "pages/7_Bytes_and_pretokenizers.py": (BYTES_MERGES, GPT2_SPELLING, BYTES_VARIANT),
     # Compare runs shows two runs of this session: a link cannot carry them, so it has no controls here.
-    "pages/9_Languages.py": (LANGUAGES_MERGES, LANGUAGES_MODE),
+    "pages/9_Languages.py": (LANGUAGES_MERGES, LANGUAGES_MODE, LANGUAGES_PARITY),
 }
 
 
