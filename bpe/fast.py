@@ -25,18 +25,20 @@ The engine leaves Python's garbage collector alone (several trainings may share 
 process). Its millions of positions live in C arrays, which the collector never
 traverses and which hold no int objects: in lists (or tuples) each position is an int
 object somewhere in memory, touched again by every collection, copy and free, and
-those cache misses made a run a third slower. The symbols list, which the collector
-does traverse, holds a few shared ints.
+those cache misses made a run a third slower. The symbols and the chunks' weights are
+arrays too (4 bytes a slot), built in one pass over the words, which may be a generator:
+the merge phase of a big corpus never holds a Python object per symbol.
 """
 
 from __future__ import annotations
 
+import operator
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from heapq import heapify, heappop, heappush
-from itertools import chain, compress, repeat
+from itertools import compress, repeat
 from operator import itemgetter, lshift, or_
 from typing import NamedTuple
 
@@ -77,22 +79,34 @@ class _Sequence:
     neighbour?" branch, and every neighbour is a position (an index from 0).
     """
 
-    def __init__(self, words: list, token_ids: dict, max_tokens: int) -> None:
+    def __init__(self, words: Iterable, token_ids: dict, max_tokens: int) -> None:
         self.shift = max(8, max_tokens.bit_length())
         self.mask = self.edge = (1 << self.shift) - 1  # ids stay below max_tokens < edge
-        symbols = [self.edge]
-        for tokens, _ in words:
-            symbols.extend(map(token_ids.__getitem__, tokens))
+        # One pass over the words, so they may come from a generator: a corpus's distinct
+        # chunks are read once, and no per-chunk list of symbols outlives this loop.
+        # An array: 4 bytes a slot instead of a list's 8-byte pointer (reading an item
+        # builds an int, which costs about 5% of a run's time; the memory matters more).
+        symbols = array("i", (self.edge,))
+        chunk_lengths, frequencies = array("I"), array("Q")
+        getitem = token_ids.__getitem__
+        for tokens, frequency in words:
+            before = len(symbols)
+            symbols.extend(map(getitem, tokens))
             symbols.append(self.edge)
-        # Without repeated chunks a pair's count is its number of positions: no weights.
-        self.unweighted = all(frequency == 1 for _, frequency in words)
-        # (the chunk's frequency at each of its positions; 0 at the edge slots)
-        self.weights = (
-            [] if self.unweighted else [0, *chain.from_iterable(chain(repeat(f, len(t)), (0,)) for t, f in words)]
-        )
+            chunk_lengths.append(len(symbols) - before - 1)
+            frequencies.append(frequency)
         self.symbols = symbols
+        # Without repeated chunks a pair's count is its number of positions: no weights.
+        self.unweighted = not frequencies or max(frequencies) == 1
+        # (the chunk's frequency at each of its positions; 0 at the edge slots)
+        self.weights = array("I" if self.unweighted or max(frequencies) < 1 << 32 else "Q")
+        if not self.unweighted:
+            self.weights.append(0)
+            for length, frequency in zip(chunk_lengths, frequencies):
+                self.weights.extend(repeat(frequency, length))
+                self.weights.append(0)
         self.lengths = [1] * len(token_ids)  # base symbols per token id
-        self.length = sum(len(tokens) * frequency for tokens, frequency in words)
+        self.length = sum(map(operator.mul, chunk_lengths, frequencies))
         self.positions = self._group_positions()
         self.counts = {key: self.weigh(found) for key, found in self.positions.items()}
 

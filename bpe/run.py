@@ -9,15 +9,19 @@ this record without retraining.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from bpe.alphabet import default_base_tokens, symbol_count
+from bpe.alphabet import CHARACTERS, default_base_tokens, symbol_count, symbols_of
+from bpe.counts import ChunkCounts
 from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
-from bpe.steps import MergeStep, StopReason
+from bpe.recorded import RecordedSteps
+from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StepStream, StopReason
 from bpe.tokenizer import BPETokenizer, merges_for_vocab_size, prefix_tokenizer
-from bpe.training import TrainingSettings, prepare_words, settings_from, train_steps
+from bpe.training import ENGINES, TrainingSettings, prepare_words, settings_from, train_steps
 
 ProgressCallback = Callable[[MergeStep, int], None]  # (latest step, target vocab size)
 
@@ -37,6 +41,9 @@ class TrainingRun:
     heldout_lengths: list[int] = field(default_factory=list)
     # seconds from the start of training to the end of each step (a prefix's training time)
     step_seconds: list[float] = field(default_factory=list)
+    # how often each base token occurs in the training text, in base-token order: a run
+    # trained from counts has no text, and token usage starts from these (None: use the text)
+    base_counts: tuple[int, ...] | None = None
 
     @property
     def alphabet(self) -> str:
@@ -48,6 +55,8 @@ class TrainingRun:
 
     @property
     def merges(self) -> list[tuple]:
+        if isinstance(self.steps, RecordedSteps):  # without building every step
+            return list(self.steps.pairs())
         return [step.pair for step in self.steps]
 
     @property
@@ -80,7 +89,25 @@ class TrainingRun:
 
     def sequence_length(self, merges: int) -> int:
         """Training sequence length after the first ``merges`` merges."""
-        return self.steps[merges - 1].sequence_length if merges > 0 else self.initial_length
+        if merges <= 0:
+            return self.initial_length
+        if isinstance(self.steps, RecordedSteps):  # one number, not a whole step built
+            return self.steps.sequence_lengths[merges - 1]
+        return self.steps[merges - 1].sequence_length
+
+    def vocab_size_after(self, merges: int) -> int:
+        """The vocab size after the first ``merges`` merges."""
+        if merges <= 0:
+            return len(self.base_tokens)
+        if isinstance(self.steps, RecordedSteps):
+            return self.steps.vocab_size_after(merges)
+        return self.steps[merges - 1].vocab_size
+
+    def vocab_sizes(self) -> list[int]:
+        """The vocab size after each merge, in order (a recorded run reads them from its arrays)."""
+        if isinstance(self.steps, RecordedSteps):
+            return self.steps.vocab_sizes()
+        return [step.vocab_size for step in self.steps]
 
     def merges_applied(self, number: int) -> int:
         """How many times step ``number`` (1-based) really merged: how much shorter the
@@ -136,3 +163,127 @@ def train_run(
         heldout_lengths=heldout.lengths,
         step_seconds=step_seconds,
     )
+
+
+def train_run_from_counts(
+    counts: ChunkCounts,
+    *,
+    target_vocab_size: int,
+    minimum_pair_frequency: int = 2,
+    tie_rule: str = DEFAULT_TIE_RULE,
+    top_k: int = 10,
+    engine: str = "fast",
+    progress: ProgressCallback | None = None,
+) -> TrainingRun:
+    """The merge phase: train on a counts table (`bpe.counts`), as `train_run` trains on
+    the text it was counted from, held-out part included: the same steps, merge for merge.
+
+    Base characters come from the training and held-out parts together, as `train_run`
+    takes them from the training and held-out text."""
+    base = list(counts.base_tokens)
+    if counts.alphabet == CHARACTERS:
+        base = sorted(set(base).union(*counts.heldout_chunks))
+    settings = TrainingSettings(
+        target_vocab_size=target_vocab_size,
+        minimum_pair_frequency=minimum_pair_frequency,
+        engine=engine,
+        top_k=top_k,
+        alphabet=counts.alphabet,
+        pretokenizer=counts.training_pretokenizer,
+        base_tokens=tuple(base),
+        tie_rule=tie_rule,
+    )
+    alphabet = counts.alphabet
+    return train_run_from_words(
+        ((symbols_of(chunk, alphabet), count) for chunk, count in zip(counts.chunks, counts.counts)),
+        settings,
+        training_characters=counts.characters,
+        heldout_words=((symbols_of(c, alphabet), n) for c, n in zip(counts.heldout_chunks, counts.heldout_counts)),
+        heldout_characters=counts.heldout_characters,
+        progress=progress,
+    )
+
+
+def train_run_from_words(
+    words: Iterable,
+    settings: TrainingSettings,
+    /,
+    *,
+    training_characters: int,
+    heldout_words: Iterable = (),
+    heldout_characters: int = 0,
+    progress: ProgressCallback | None = None,
+) -> TrainingRun:
+    """Train on distinct chunks and their counts (the merge phase of a corpus too big to
+    hold, see `bpe.counts`) and record the run compactly (`RecordedSteps`).
+
+    ``words`` are ``(symbols, count)`` in order of first occurrence, as
+    `bpe.training.prepare_words` makes them from a text: then the steps are exactly those
+    of `train_run` on that text. It may be a generator (read once). ``settings`` must
+    name its base tokens (the corpus's alphabet); ``training_characters`` is the corpus's
+    length, for compression figures. ``heldout_words`` are the held-out text's, in the same
+    form (their symbols must be base tokens), for the held-out curve.
+    """
+    if settings.base_tokens is None:
+        raise BpeError("training from counts needs the base tokens: the counts file records them")
+    base = list(settings.base_tokens)
+    if settings.target_vocab_size < len(base):
+        raise BpeError(
+            f"target_vocab_size={settings.target_vocab_size} is smaller than the alphabet "
+            f"({len(base)} base tokens): choose at least {len(base)}"
+        )
+    started = time.perf_counter()
+    counted = _CountedWords(words)
+    steps = ENGINES[settings.engine](
+        counted,
+        base,
+        target_vocab_size=settings.target_vocab_size,
+        minimum_pair_frequency=settings.minimum_pair_frequency,
+        top_k=settings.top_k,
+        tie_rule=settings.tie_rule,
+    )
+    stream = StepStream(steps, base_tokens=base, settings=settings)
+    heldout = HeldOutTracker(heldout_words, base, settings.target_vocab_size)
+    recorded = RecordedSteps(base)
+    step_seconds = array("d")
+    try:
+        for step in stream:
+            recorded.append(step)
+            step_seconds.append(time.perf_counter() - started)
+            heldout.apply(step)
+            if progress is not None:
+                progress(step, settings.target_vocab_size)
+    finally:
+        stream.close()  # stopped early (Ctrl-C): the engine lets go of its arrays now
+    return TrainingRun(
+        settings=settings,
+        base_tokens=base,
+        steps=recorded,
+        stop_reason=stream.stop_reason,
+        stop_explanation=stream.explain_stop(),
+        training_seconds=time.perf_counter() - started,
+        training_characters=training_characters,
+        initial_length=counted.symbols,
+        heldout_characters=heldout_characters,
+        base_counts=tuple(counted.base_counts.get(token, 0) for token in base),
+        heldout_lengths=heldout.lengths,
+        step_seconds=step_seconds,
+    )
+
+
+class _CountedWords:
+    """The words passed through once, adding up how many base symbols they stand for, and
+    how often each base symbol occurs (what token usage starts from)."""
+
+    def __init__(self, words: Iterable) -> None:
+        self.words = words
+        self.symbols = 0
+        self.base_counts: Counter = Counter()
+
+    def __iter__(self):
+        base_counts = self.base_counts
+        for symbols, count in self.words:
+            self.symbols += len(symbols) * count
+            for symbol, times in Counter(symbols).items():
+                base_counts[symbol] += times * count
+            yield symbols, count

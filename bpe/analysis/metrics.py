@@ -149,7 +149,7 @@ def compression_curve(run) -> list[CurvePoint]:
     that size, which is exactly the tokenizer ``run.tokenizer(vocab_size)`` returns.
     """
     by_size: dict[int, CurvePoint] = {}
-    sizes = [len(run.base_tokens)] + [step.vocab_size for step in run.steps]
+    sizes = [len(run.base_tokens), *run.vocab_sizes()]
     for merges, vocab_size in enumerate(sizes):
         heldout = None
         if run.heldout_characters and merges < len(run.heldout_lengths):
@@ -175,9 +175,10 @@ def parting_point(curve: Sequence[CurvePoint], relative_gap: float = DEFAULT_PAR
 # Token usage in the final encoding
 
 
-def token_usage(run, training_text: str, merges: int | None = None) -> Counter:
+def token_usage(run, training_text: str | None, merges: int | None = None) -> Counter:
     """How often each token occurs when the training text is encoded with the first ``merges``
-    merges (all by default), without encoding it again.
+    merges (all by default), without encoding it again. ``training_text`` None: a run
+    trained from counts (or replayed from its file), which records its base-token counts.
 
     Each application of a merge removes one left and one right token and adds one merged
     token, and the training sequence shrinks by exactly one per application, so step k
@@ -187,7 +188,12 @@ def token_usage(run, training_text: str, merges: int | None = None) -> Counter:
     count = len(run.steps) if merges is None else merges
     if not 0 <= count <= len(run.steps):
         raise BpeError(f"merges={merges} is outside 0..{len(run.steps)} (the run has {len(run.steps)} merges)")
-    usage = Counter(symbols_of(training_text, run.alphabet))
+    if training_text is None:
+        if run.base_counts is None:
+            raise BpeError("this run records no base-token counts: give its training text")
+        usage = Counter(dict(zip(run.base_tokens, run.base_counts)))
+    else:
+        usage = Counter(symbols_of(training_text, run.alphabet))
     previous = run.initial_length
     for step in run.steps[:count]:
         applied = previous - step.sequence_length

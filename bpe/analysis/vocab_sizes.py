@@ -30,7 +30,7 @@ def reached_vocab_size(run: TrainingRun, vocab_size: int) -> int:
     """The vocab size the run's tokenizer for ``vocab_size`` really has (training may stop
     short, or a merge may re-create a token)."""
     merges = run.merge_count(vocab_size)
-    return run.steps[merges - 1].vocab_size if merges else len(run.base_tokens)
+    return run.vocab_size_after(merges)
 
 
 def spread_sizes(run: TrainingRun, count: int = 4) -> list[int]:

@@ -35,39 +35,118 @@ def add_count_command(commands) -> argparse.ArgumentParser:
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="corpus files, folders or globs")
     p.add_argument("--output", "-o", type=Path, required=True, metavar="COUNTS", help="the counts file to write")
-    p.add_argument("--alphabet", choices=ALPHABETS, default=CHARACTERS)
+    add_corpus_options(p)
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=run_count)
+    return p
+
+
+# What shapes the chunks and how the corpus is read: `count`'s options, which `train`
+# shares when it counts its inputs first.
+CORPUS_DEFAULTS = {
+    "alphabet": CHARACTERS,
+    "pretokenizer": None,
+    "pattern": None,
+    "field": "text",
+    "column": "text",
+    "max_characters": None,
+    "max_document_characters": None,
+    "heldout_fraction": 0.0,
+    "seed": 0,
+    "workers": None,
+    "dask": None,
+}
+
+
+def add_corpus_options(p: argparse.ArgumentParser, *, suppressed: bool = False) -> None:
+    """Add the options that shape the chunks and read the corpus. ``suppressed``: an option
+    not given leaves no attribute (so a caller can tell it was not given; see `given_corpus_options`)."""
+
+    def default(name: str):
+        return argparse.SUPPRESS if suppressed else CORPUS_DEFAULTS[name]
+
+    p.add_argument("--alphabet", choices=ALPHABETS, default=default("alphabet"))
     p.add_argument(
         "--pretokenizer",
         choices=PRETOKENIZER_CHOICES,
+        default=default("pretokenizer"),
         help=f"how text is split into chunks (default {DEFAULT_PRETOKENIZER}); none cannot be counted in chunks",
     )
-    p.add_argument("--pattern", metavar="REGEX", help="a custom split pattern instead (checked for safety)")
-    p.add_argument("--field", default="text", help="the field of a .jsonl record that holds the text (default text)")
-    p.add_argument("--column", default="text", help="the Parquet column that holds the text (default text)")
-    p.add_argument("--max-characters", type=_positive, metavar="N", help="stop after N characters of the corpus")
     p.add_argument(
-        "--max-document-characters", type=_positive, metavar="N", help="keep the first N characters of each document"
+        "--pattern",
+        metavar="REGEX",
+        default=default("pattern"),
+        help="a custom split pattern instead (checked for safety)",
+    )
+    p.add_argument(
+        "--field", default=default("field"), help="the field of a .jsonl record that holds the text (default text)"
+    )
+    p.add_argument("--column", default=default("column"), help="the Parquet column that holds the text (default text)")
+    p.add_argument(
+        "--max-characters",
+        type=_positive,
+        default=default("max_characters"),
+        metavar="N",
+        help="stop after N characters of the corpus",
+    )
+    p.add_argument(
+        "--max-document-characters",
+        type=_positive,
+        default=default("max_document_characters"),
+        metavar="N",
+        help="keep the first N characters of each document",
     )
     p.add_argument(
         "--heldout-fraction",
         type=float,
-        default=0.0,
+        default=default("heldout_fraction"),
         metavar="F",
         help="hold out about this fraction of the documents for the held-out curve (default 0)",
     )
-    p.add_argument("--seed", type=int, default=0, help="which documents are held out (default 0)")
+    p.add_argument("--seed", type=int, default=default("seed"), help="which documents are held out (default 0)")
     p.add_argument(
         "--workers",
         type=_positive,
+        default=default("workers"),
         metavar="N",
         help=f"processes on this machine (default: every core, here {available_cores()}, one per 32 MB of input at most)",
     )
     p.add_argument(
-        "--dask", metavar="ADDRESS", help="count on the Dask cluster whose scheduler is here (tcp://HOST:8786)"
+        "--dask",
+        default=default("dask"),
+        metavar="ADDRESS",
+        help="count on the Dask cluster whose scheduler is here (tcp://HOST:8786)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress line")
-    p.set_defaults(func=run_count)
-    return p
+
+
+def given_corpus_options(args) -> list[str]:
+    """The corpus options given on the command line (of a parser made with ``suppressed``)."""
+    return ["--" + name.replace("_", "-") for name in CORPUS_DEFAULTS if hasattr(args, name)]
+
+
+def count_from_args(args, on_progress=None):
+    """Count the corpus ``args.inputs`` names with the corpus options in ``args`` (absent
+    ones take their defaults): the `ChunkCounts` of `count_corpus`."""
+    value = {name: getattr(args, name, default) for name, default in CORPUS_DEFAULTS.items()}
+    pretokenizer, pattern = chosen_pretokenizer(value["pretokenizer"], value["pattern"])
+    options = ReadOptions(
+        field=value["field"],
+        column=value["column"],
+        max_characters=value["max_characters"],
+        max_document_characters=value["max_document_characters"],
+        heldout_fraction=value["heldout_fraction"],
+        seed=value["seed"],
+    )
+    return count_corpus(
+        args.inputs,
+        alphabet=value["alphabet"],
+        pretokenizer=pretokenizer,
+        pattern=pattern,
+        options=options,
+        workers=value["workers"],
+        dask=value["dask"],
+        on_progress=on_progress,
+    )
 
 
 def _positive(value: str) -> int:
@@ -91,30 +170,13 @@ def chosen_pretokenizer(pretokenizer: str | None, pattern: str | None) -> tuple[
 
 
 def run_count(args) -> int:
-    pretokenizer, pattern = chosen_pretokenizer(args.pretokenizer, args.pattern)
-    options = ReadOptions(
-        field=args.field,
-        column=args.column,
-        max_characters=args.max_characters,
-        max_document_characters=args.max_document_characters,
-        heldout_fraction=args.heldout_fraction,
-        seed=args.seed,
-    )
+    chosen_pretokenizer(args.pretokenizer, args.pattern)  # a contradiction is refused before anything
     output = check_writable_target(args.output)  # before the work, not after it
     check_writable_folder(output.parent if str(output.parent) else Path("."))
-    progress = None if args.quiet else _ProgressLine()
+    progress = None if args.quiet else ProgressLine()
     started = time.perf_counter()
     try:
-        counts = count_corpus(
-            args.inputs,
-            alphabet=args.alphabet,
-            pretokenizer=pretokenizer,
-            pattern=pattern,
-            options=options,
-            workers=args.workers,
-            dask=args.dask,
-            on_progress=progress,
-        )
+        counts = count_from_args(args, progress)
         write_counts(output, counts)
     except KeyboardInterrupt as stop:
         kept = f"{output} is as before" if output.exists() else "nothing was written"
@@ -133,7 +195,7 @@ def run_count(args) -> int:
     return 0
 
 
-class _ProgressLine:
+class ProgressLine:
     """One line on stderr, rewritten in place: bytes read, the share done, MB/s."""
 
     def __init__(self) -> None:

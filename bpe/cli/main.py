@@ -6,6 +6,7 @@
     python -m bpe decode --tokenizer F --ids 5 7 9
     python -m bpe inspect --tokenizer F          # first merges, longest tokens
     python -m bpe export --tokenizer F --format hf|tiktoken|minbpe --output PATH   # and prove it
+    python -m bpe train --counts C --vocab-size 50000 --run-output R  # the merge phase of a corpus
     python -m bpe download wikitext-2            # fetch the corpus into data/cache
     python -m bpe gpt2 encode --text "..."       # OpenAI's GPT-2 tokenizer (files needed)
     python -m bpe lm train --text F              # does BPE help a tiny GPT?
@@ -33,6 +34,7 @@ from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
 from bpe.cli.parity import add_parity_command
 from bpe.cli.pipeline import build, output_paths, print_progress, split_paths, unchanged_message
+from bpe.cli.train import add_train_command
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
 from bpe.formats import load_any
@@ -60,6 +62,7 @@ def make_parser() -> argparse.ArgumentParser:
     _add_encode(commands)
     _add_decode(commands)
     _add_inspect(commands)
+    add_train_command(commands)
     add_download_command(commands)
     add_export_command(commands)
     add_gpt2_command(commands)

@@ -49,6 +49,8 @@ ROOT_FLOOR = {
     "regex_syntax",
     "counts",
     "budget",
+    "recorded",
+    "runfile",
 }
 
 

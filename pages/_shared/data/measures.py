@@ -33,6 +33,8 @@ def measured_text(settings: Settings) -> tuple[str, str]:
     """(what, text): held-out text (its first `MEASURE_CHARS`), or the training text when
     nothing is held out, so the pages can say which they measured."""
     train, heldout = corpus_texts(settings)
+    if settings.run_file is not None:  # a replayed run's text is the sample its file keeps
+        return "the run's sample", train[:MEASURE_CHARS]
     if heldout:
         return "held-out text", heldout[:MEASURE_CHARS]
     return "training text (nothing is held out)", train[:MEASURE_CHARS]
@@ -78,13 +80,14 @@ def run_label(settings: Settings) -> str:
 
 
 def run_usage(settings: Settings, run: TrainingRun, merges: int):
-    """Token counts in the final encoding of the training text at ``merges`` merges. Cached."""
-    train, _ = corpus_texts(settings)
+    """Token counts in the final encoding of the training text at ``merges`` merges. Cached.
+    A replayed run has no training text: its recorded base-token counts stand in for it."""
+    train = None if settings.run_file is not None else corpus_texts(settings)[0]
     return _usage(settings.training_key(), merges, _run=run, _train=train)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _usage(training_key: tuple, merges: int, _run: TrainingRun, _train: str):
+def _usage(training_key: tuple, merges: int, _run: TrainingRun, _train: str | None):
     return token_usage(_run, _train, merges)
 
 

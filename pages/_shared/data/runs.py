@@ -11,10 +11,20 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.corpora.corpus import load_corpus, split_train_heldout
+from bpe.errors import BpeError
 from bpe.run import TrainingRun, train_run
+from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.tokenizer import BPETokenizer
 from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings
-from pages._shared.state.stores import MAX_SEEN_RUNS, SEEN_RUNS, recent, remember, user_texts
+from pages._shared.state.stores import (
+    MAX_SEEN_RUNS,
+    RUN_UPLOAD_PREFIX,
+    SEEN_RUNS,
+    recent,
+    remember,
+    run_uploads,
+    user_texts,
+)
 
 RUN_MEMO = "settings_run_memo"  # (training key, run): this session's run, at hand
 PROGRESS_UPDATES = 20  # the bar moves in 5% steps: each update is a message to the browser
@@ -26,7 +36,10 @@ PROGRESS_UPDATES = 20  # the bar moves in 5% steps: each update is a message to 
 def corpus_texts(settings: Settings) -> tuple[str, str]:
     """(train_text, heldout_text) for these settings: the corpus cut to the prefix cap,
     then split. Texts under `MIN_CHARS_TO_SPLIT` characters are not split. Cached.
+    A replayed run has no corpus: its text is the held-out sample its file keeps.
     Raises `BpeError` (a `CorpusError`) when the corpus cannot be read."""
+    if settings.run_file is not None:
+        return opened_run(settings).sample, ""
     pasted = user_texts().get(settings.corpus)
     return _corpus_texts(settings.corpus_key(), _text=pasted)
 
@@ -54,6 +67,8 @@ def _corpus_length(key: tuple, _text: str | None) -> int:
 
 def alphabet_size(settings: Settings) -> int:
     """How many base tokens training will start from (the smallest possible vocab)."""
+    if settings.run_file is not None:
+        return len(opened_run(settings).run.base_tokens)
     return _base_size(settings.alphabet, settings.corpus_key(), *corpus_texts(settings))
 
 
@@ -91,6 +106,9 @@ def run_for(settings: Settings) -> TrainingRun:
     memo = st.session_state.get(RUN_MEMO)
     if memo is not None and memo[0] == key:
         run = memo[1]
+    elif settings.run_file is not None:  # replayed from its file: never retrained
+        run = opened_run(settings).run
+        _require_recorded_settings(settings, run)
     else:
         train_text, heldout_text = corpus_texts(settings)
         run = _train(key, _train_text=train_text, _heldout_text=heldout_text)
@@ -136,6 +154,52 @@ def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
         )
     finally:
         bar.empty()
+
+
+# ==================== Run files
+
+
+def _require_recorded_settings(settings: Settings, run: TrainingRun) -> None:
+    """A run file holds one training: settings asking for another (a variant of it, on
+    Compare runs) would need its corpus, which is not here."""
+    recorded = run.settings
+    wanted = {
+        "alphabet": (settings.alphabet, recorded.alphabet),
+        "pre-tokenizer": (settings.pretokenizer, recorded.pretokenizer),
+        "tie rule": (settings.tie_rule, recorded.tie_rule),
+        "minimum pair frequency": (settings.min_freq, recorded.minimum_pair_frequency),
+        "vocab size": (settings.trained_vocab_size, run.final_vocab_size),
+    }
+    differ = [name for name, (asked, has) in wanted.items() if asked != has]
+    if differ:
+        raise BpeError(
+            f"this run was recorded once, from a corpus that is not here, so it cannot be trained again with "
+            f"another {', '.join(differ)}; open another run file (or train on a text) to compare with it"
+        )
+
+
+def opened_run(settings: Settings) -> RunFile:
+    """The run file these settings replay (listed on disk, or uploaded in this session),
+    read once per process and shared (`st.cache_resource`, as trained runs are).
+    Raises `BpeError` (a `RunFileError`) when it cannot be read."""
+    name = settings.run_file
+    assert name is not None
+    if name.startswith(RUN_UPLOAD_PREFIX):
+        found = run_uploads().get(name)
+        if found is None:
+            raise RunFileError(f"the uploaded run {name[len(RUN_UPLOAD_PREFIX) :]!r} is no longer in this session")
+        return _parsed_run(found[0], _raw=found[1], _name=name[len(RUN_UPLOAD_PREFIX) :])
+    return _read_run(name, settings.corpus_version)
+
+
+@st.cache_resource(show_spinner="Opening the run file…", max_entries=8)
+def _read_run(path: str, version: str) -> RunFile:
+    return read_run_file(path)
+
+
+@st.cache_resource(show_spinner="Opening the run file…", max_entries=8)
+def _parsed_run(content_hash: str, _raw: bytes, _name: str) -> RunFile:
+    return parse_run_file(_raw, name=_name)
 
 
 # ==================== Tokenizers

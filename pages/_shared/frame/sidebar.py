@@ -6,6 +6,8 @@ training happen in `bpe` (through `data.runs`).
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
 from bpe.analysis.tie_rules import tie_rule_label, tie_rules_help
@@ -13,7 +15,8 @@ from bpe.corpora.corpus import corpus_from_upload, corpus_version, list_corpora
 from bpe.corpora.textfile import decode_text_bytes
 from bpe.errors import BpeError
 from bpe.pretokenize import pretokenizer_name
-from pages._shared.data.runs import alphabet_size, corpus_texts
+from bpe.runfile import MAX_RUN_FILE_BYTES, RunFile, RunListing, labelled_runs, parse_run_file
+from pages._shared.data.runs import alphabet_size, corpus_texts, opened_run
 from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import setting
@@ -35,13 +38,26 @@ from pages._shared.state.settings import (
     bind,
     text_version,
 )
-from pages._shared.state.stores import DROPPED_NOTE, PASTED, UPLOADED, use_user_text, user_texts
+from pages._shared.state.stores import (
+    DROPPED_NOTE,
+    MAX_RUN_UPLOADS,
+    PASTED,
+    RUN_UPLOAD_PREFIX,
+    RUN_UPLOADS,
+    UPLOADED,
+    remember,
+    run_uploads,
+    use_user_text,
+    user_texts,
+)
 
-VOCAB_MAX = 10_000
+VOCAB_MAX = 10_000  # the vocab slider's reach for live training on a short text ...
+LIVE_VOCAB_MAX = 50_000  # ... and on a text long enough for it (a tenth of its characters)
 REFERENCE_MAX_CHARS = 50_000  # the reference engine recounts every pair per merge: fine for teaching texts only
 UPLOAD_ERROR = "settings_upload_error"
 PASTE_BOX = "settings_paste_box"  # the text area's own key
 UPLOAD = "settings_upload"  # the uploader's own key
+RUN_UPLOAD = "settings_run_upload"  # the run-file uploader's own key
 
 
 def upload_limit_bytes() -> int:
@@ -53,9 +69,11 @@ def draw_sidebar() -> tuple[Settings, bool]:
     """Draw the shared sidebar; return the settings and whether the corpus is listed
     (built in or on disk, so it can go into a link)."""
     listed = {info.name: info for info in list_corpora()}
+    runs = labelled_runs()
     state = st.session_state
     own = user_texts()
-    if state[CORPUS] not in listed and state[CORPUS] not in own:
+    uploaded_runs = {_upload_label(name): name for name in run_uploads()}
+    if state[CORPUS] not in listed.keys() | own.keys() | runs.keys() | uploaded_runs.keys():
         state[CORPUS] = next(iter(listed))  # e.g. a data file that was removed
     for key in (PREFIX_CAP, MIN_FREQ, TOP_K):
         _clamp(key)  # another page (or an old session) may have set anything; links are checked already
@@ -63,6 +81,8 @@ def draw_sidebar() -> tuple[Settings, bool]:
         st.header("Corpus")
         sizes = {name: info.size_bytes for name, info in listed.items()}
         sizes.update({name: len(text.encode("utf-8")) for name, text in own.items()})
+        sizes.update({label: _file_size(listing) for label, listing in runs.items()})
+        sizes.update({label: len(run_uploads()[name][1]) for label, name in uploaded_runs.items()})
         bind(
             st.selectbox,
             "Text to train on",
@@ -71,6 +91,9 @@ def draw_sidebar() -> tuple[Settings, bool]:
             format_func=lambda name: f"{name} ({_size(sizes[name])})",
         )
         _corpus_inputs()
+        run_file = _chosen_run(runs, uploaded_runs)
+        if run_file is not None:
+            return _replay_sidebar(*run_file), state[CORPUS] in runs
         draw_download()  # WikiText-2, once, with a progress bar (the command line's downloader)
         setting(PREFIX_CAP).draw(st.number_input, "Train on the first … characters", step=50_000)
         setting(HELDOUT).draw(
@@ -90,7 +113,7 @@ def draw_sidebar() -> tuple[Settings, bool]:
         )
         settings = _settings(state[ENGINE], listed)
         minimum = _describe_corpus(settings)
-        _vocab_inputs(minimum)
+        _vocab_inputs(minimum, _live_top(settings, minimum))
         st.header("Training")
         setting(MIN_FREQ).draw(st.number_input, "Minimum pair frequency")
         setting(ENGINE).draw(
@@ -150,9 +173,20 @@ def _describe_corpus(settings: Settings) -> int:
     return size
 
 
-def _vocab_inputs(minimum: int) -> None:
+def _live_top(settings: Settings, minimum: int) -> int:
+    """How far the vocab slider reaches for live training: `VOCAB_MAX`, and up to
+    `LIVE_VOCAB_MAX` where the text is long enough (a merge per ten characters)."""
+    try:
+        characters = len(corpus_texts(settings)[0])
+    except BpeError:
+        characters = 0
+    return max(VOCAB_MAX, minimum + 1_000, min(LIVE_VOCAB_MAX, minimum + characters // 10))
+
+
+def _vocab_inputs(minimum: int, top: int, *, trained: int | None = None) -> None:
+    """The vocab slider and number box, and "train up to" (fixed at ``trained`` for a
+    replayed run: it was trained once, to there)."""
     state = st.session_state
-    top = max(VOCAB_MAX, minimum + 1_000)
     state[VOCAB] = min(max(int(state[VOCAB]), minimum), top)
     # Training goes to the larger of the two: lowering the vocab is then a prefix, never a retrain.
     state[TRAIN_UP_TO] = min(max(int(state[TRAIN_UP_TO]), state[VOCAB]), top)
@@ -160,6 +194,10 @@ def _vocab_inputs(minimum: int) -> None:
         said_if_moved(key, minimum, top)  # a link's or lesson's vocab this corpus cannot reach is said
     bind(st.slider, "Vocab size", VOCAB, min_value=minimum, max_value=top)
     bind(st.number_input, "Vocab size (exact)", VOCAB, suffix="_exact", min_value=minimum, max_value=top)
+    if trained is not None:
+        state[TRAIN_UP_TO] = trained
+        st.caption(f"Trained once to {trained:,} tokens; every smaller vocab is a prefix of its merges.")
+        return
     bind(
         st.number_input,
         "Train up to (vocab)",
@@ -190,6 +228,114 @@ def _guard_engine(settings: Settings) -> str:
     return "reference"
 
 
+# ==================== Replaying a run file
+
+
+def _file_size(listing: RunListing) -> int:
+    try:
+        return listing.path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _upload_label(name: str) -> str:
+    return f"run upload: {name[len(RUN_UPLOAD_PREFIX) :]}"
+
+
+def _chosen_run(runs: dict[str, RunListing], uploaded: dict[str, str]) -> tuple[str, str] | None:
+    """(run file key, version) when the picked corpus is a run file; else None."""
+    corpus = st.session_state[CORPUS]
+    if corpus in runs:
+        path = runs[corpus].path
+        try:
+            stat = path.stat()
+        except OSError:
+            return str(path), "missing"  # opening it says so
+        return str(path), f"{stat.st_size}-{stat.st_mtime_ns}-{stat.st_ino}"
+    if corpus in uploaded:
+        name = uploaded[corpus]
+        return name, run_uploads()[name][0]
+    return None
+
+
+def _replay_sidebar(run_file: str, version: str) -> Settings:
+    """The sidebar of a replayed run: what it was trained with, read from its file (no
+    widget can change what would need retraining), and the vocab it reaches."""
+    state = st.session_state
+    stub = Settings(
+        corpus=state[CORPUS],
+        corpus_version=version,
+        prefix_cap=int(state[PREFIX_CAP]),
+        heldout_fraction=round(float(state[HELDOUT]), 2),
+        vocab_size=int(state[VOCAB]),
+        trained_vocab_size=int(state[VOCAB]),
+        min_freq=1,
+        engine="fast",
+        alphabet="bytes",
+        pretokenizer=None,
+        top_k=int(state[TOP_K]),
+        run_file=run_file,
+    )
+    try:
+        opened = opened_run(stub)
+    except BpeError as error:
+        st.error(escape_markdown(str(error)), icon="⚠️")
+        return stub
+    run = opened.run
+    _describe_run(opened)
+    st.header("Tokens")
+    final = run.final_vocab_size
+    _vocab_inputs(len(run.base_tokens), max(final, len(run.base_tokens) + 1), trained=final)
+    st.header("Training")
+    state[TOP_K] = min(max(int(state[TOP_K]), 1), max(1, run.settings.top_k))
+    bind(st.slider, "Top pairs to show", TOP_K, min_value=1, max_value=max(1, run.settings.top_k))
+    return Settings(
+        corpus=state[CORPUS],
+        corpus_version=version,
+        prefix_cap=int(state[PREFIX_CAP]),
+        heldout_fraction=round(float(state[HELDOUT]), 2),
+        vocab_size=int(state[VOCAB]),
+        trained_vocab_size=final,
+        min_freq=run.settings.minimum_pair_frequency,
+        engine=run.settings.engine,
+        alphabet=run.alphabet,
+        pretokenizer=run.pretokenizer,
+        top_k=min(int(state[TOP_K]), max(1, run.settings.top_k)),
+        tie_rule=run.settings.tie_rule,
+        run_file=run_file,
+    )
+
+
+def _describe_run(opened: RunFile) -> None:
+    run, source = opened.run, opened.source
+    held = f"; held-out curve over {run.heldout_characters:,} characters" if run.heldout_characters else ""
+    st.caption(
+        f"Replaying a recorded run: {run.training_characters:,} characters of {escape_markdown(source.name)}, "
+        f"{run.alphabet}, pre-tokenizer {pretokenizer_name(run.pretokenizer)}, ties "
+        f"{tie_rule_label(run.settings.tie_rule)}, minimum pair frequency {run.settings.minimum_pair_frequency:,}; "
+        f"{len(run.steps):,} merges ({escape_markdown(run.stop_explanation)}){held}. Nothing is retrained; "
+        f"the pages show its steps on a {len(opened.sample):,}-character sample."
+    )
+
+
+def _use_run_upload() -> None:
+    upload = st.session_state.get(RUN_UPLOAD)
+    if upload is None:
+        return
+    state = st.session_state
+    raw = upload.getvalue()
+    limit = min(upload_limit_bytes(), MAX_RUN_FILE_BYTES)
+    try:
+        opened = parse_run_file(raw, name=upload.name, max_bytes=limit)
+    except BpeError as error:
+        state[UPLOAD_ERROR] = f"{error} The previous corpus ({state[CORPUS]!r}) stays selected."
+        return
+    state.pop(UPLOAD_ERROR, None)
+    name = f"{RUN_UPLOAD_PREFIX}{opened.source.name} ({upload.name})"
+    remember(RUN_UPLOADS, name, (hashlib.sha256(raw).hexdigest()[:20], raw), MAX_RUN_UPLOADS)
+    state[CORPUS] = _upload_label(name)
+
+
 # ==================== Pasted and uploaded text
 
 
@@ -198,6 +344,13 @@ def _corpus_inputs() -> None:
         st.text_area("Paste text", key=PASTE_BOX, height=120)
         st.button("Use pasted text", key="settings_use_paste", on_click=_use_pasted)
         st.file_uploader("Upload a UTF-8 .txt file", type=["txt"], key=UPLOAD, on_change=_use_upload)
+        st.file_uploader(
+            "Upload a run file (.bperun)",
+            type=["bperun"],
+            key=RUN_UPLOAD,
+            on_change=_use_run_upload,
+            help="A training recorded by python -m bpe train: replayed here without retraining.",
+        )
     error = st.session_state.get(UPLOAD_ERROR)
     if error:
         st.error(escape_markdown(error), icon="⚠️")

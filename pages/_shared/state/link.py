@@ -15,6 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.corpora.corpus import list_corpora
+from bpe.runfile import labelled_runs
 from pages._shared.state.controls import (
     PAGE_CONTROLS,
     Control,
@@ -44,7 +45,7 @@ def read_link_once(page: str) -> None:
     params = st.query_params
     if "corpus" in params:
         name = params["corpus"]
-        if name in {info.name for info in list_corpora()}:
+        if name in {info.name for info in list_corpora()} | labelled_runs().keys():
             state[CORPUS] = name
         else:
             add_note(f"The link's corpus {name!r} is not available here; showing the default instead.")

@@ -76,9 +76,14 @@ class Settings:
     pretokenizer: str | None  # None | "whitespace" | "gpt2" | "gpt4"
     top_k: int
     tie_rule: str = DEFAULT_TIE_RULE  # which of equally frequent pairs wins (bpe.steps.TIE_RULES)
+    # A run file replayed instead of training: its path (listed) or `RUN_UPLOAD_PREFIX` + name;
+    # then the training fields above are the run's own, and nothing trains.
+    run_file: str | None = None
 
     def corpus_key(self) -> tuple:
         """What the (train, held-out) texts depend on."""
+        if self.run_file is not None:  # a run's text is its sample: no prefix, no split
+            return (self.corpus, self.corpus_version, self.run_file)
         return (self.corpus, self.corpus_version, self.prefix_cap, self.heldout_fraction)
 
     def training_key(self) -> tuple:

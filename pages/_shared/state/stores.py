@@ -23,6 +23,9 @@ MAX_USER_TEXTS = 3
 DROPPED_NOTE = "settings_dropped_note"  # which of this session's texts the last one given let go
 SEEN_RUNS = "settings_seen_runs"  # {training key: Settings}: runs this session trained or opened
 MAX_SEEN_RUNS = 8  # settings only: the runs themselves stay in the process cache
+RUN_UPLOADS = "settings_run_uploads"  # {name: (content hash, raw bytes)}: this session's uploaded run files
+RUN_UPLOAD_PREFIX = "upload:"  # an uploaded run file's key: "upload:NAME (file.bperun)"
+MAX_RUN_UPLOADS = 2  # a run file is up to 64 MB: a session keeps its last two
 SEEN_CURVES = "analysis_curves"  # {run label: [CurvePoint]}: curves of runs seen, for overlays
 MAX_SEEN_CURVES = 8
 
@@ -42,6 +45,11 @@ def remember(store: str, name: Hashable, value, limit: int) -> list:
 def recent(store: str) -> dict:
     """The entries of ``store``, most recent first."""
     return dict(reversed(st.session_state.get(store, {}).items()))
+
+
+def run_uploads() -> dict[str, tuple[str, bytes]]:
+    """This session's uploaded run files by name. Only in session state: never shared."""
+    return st.session_state.setdefault(RUN_UPLOADS, {})
 
 
 def user_texts() -> dict[str, str]:

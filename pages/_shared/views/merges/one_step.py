@@ -50,7 +50,10 @@ def draw_step(film: Film, step) -> None:
     k = step.number
     view = frame_view(step)
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Step", f"{k:,} of {last:,}")
+    if last < 1_000:
+        m1.metric("Step", f"{k:,} of {last:,}")
+    else:  # "1,744 of 1,744" does not fit a quarter of the page: the total goes in the label
+        m1.metric(f"Step (of {last:,})", f"{k:,}")
     m2.metric("Vocab size", f"{shown_vocab(view, step):,}")
     length = shown_length(view, step, run)
     m3.metric("Sequence length", f"{length:,}", **change_delta(length - run.sequence_length(k - 1), ""))

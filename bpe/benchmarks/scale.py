@@ -1,0 +1,500 @@
+"""`python -m bpe.benchmarks scale`: BPE at corpus scale against Hugging Face and rustbpe.
+
+For each corpus size (``--sizes 16M,64M,100M,256M,1G`` by default) it builds a corpus of
+that many characters from distinct real text found offline, in this order: the shared
+reference data (WikiText-2's splits, Tiny Shakespeare, ...), Python's own documentation
+(pydoc's topics) and its library's sources (every distinct ``.py`` and ``.txt`` file of
+the standard library, site-packages left out); past what exists, a seeded word-level
+Markov chain over that prose (each word drawn from the words that follow the previous
+one in the prose: prose-like statistics, no passage repeated). Each row says what its
+corpus is made of. Corpora are cached under ``data/cache/scale/``.
+
+Then, side by side in one run, each in a child process of its own: the project (count on
+every core, then the merge phase, as ``bpe count`` + ``bpe train`` do, run file
+included), Hugging Face ``tokenizers``' BpeTrainer and rustbpe, all byte-level with the
+GPT-2 split, to 32,000 and 50,000 merges: wall time, CPU time (the child and its
+workers), peak resident memory (of the whole process tree, sampled), and the ratios.
+Last, the targets with their measured values: 100 M characters -> 32,000 merges in 30 s
+or less; 1 G characters -> 50,000 merges at or below rustbpe's wall time; at most 4 MB
+per million characters; counts from 1 and 2 workers and from a Dask cluster identical.
+
+The machine's other work shares its cores: timings are of this machine as it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import sysconfig
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bpe.corpora.counting import count_corpus
+from bpe.paths import CACHE_DIR, PROJECT_ROOT, shared_data_dir
+from bpe.run import train_run_from_counts
+from bpe.runfile import RunSource, run_file_bytes
+
+DEFAULT_SIZES = "16M,64M,100M,256M,1G"
+MERGES = (32_000, 50_000)
+TOOLS = ("project", "huggingface", "rustbpe")
+SEED = 2024
+MARKOV_BLOCK_CHARACTERS = 4_000_000  # one document of generated prose, seeded by its index
+SHARED_TEXTS = (
+    "wikitext-2/valid.txt",
+    "wikitext-2/test.txt",
+    "tinyshakespeare/input.txt",
+    "taylorswift.txt",
+    "the-verdict.txt",
+)
+# GPT-2's split as its release spells it (no possessive quantifiers), for rustbpe's regex engine
+GPT2_RELEASE_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+TARGET_SECONDS_100M = 30.0
+TARGET_MB_PER_MILLION = 4.0
+
+
+def parse_size(text: str) -> int:
+    """``"16M"`` -> 16,000,000; ``"1G"`` -> 1,000,000,000; plain digits as they are."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG]?)", text.strip().upper())
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 16M or 1G")
+    return int(float(match.group(1)) * {"": 1, "K": 10**3, "M": 10**6, "G": 10**9}[match.group(2)])
+
+
+def size_name(characters: int) -> str:
+    for unit, scale in (("G", 10**9), ("M", 10**6), ("K", 10**3)):
+        if characters >= scale and characters % scale == 0:
+            return f"{characters // scale}{unit}"
+    return f"{characters:,}"
+
+
+# ==================== Corpora
+
+
+def real_sources() -> list[tuple[str, str, str]]:
+    """``(kind, name, text)`` of every distinct real text found offline, in a fixed order."""
+    found = []
+    shared = shared_data_dir()
+    for relative in SHARED_TEXTS:
+        path = shared / relative
+        if path.is_file():
+            found.append(("shared data", relative, path.read_text(encoding="utf-8")))
+    import pydoc_data.topics
+
+    for topic, text in sorted(pydoc_data.topics.topics.items()):
+        found.append(("Python docs", topic, text))
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    seen: set[bytes] = set()
+    for path in sorted(stdlib.rglob("*")):
+        if path.suffix not in (".py", ".txt") or "site-packages" in path.parts or not path.is_file():
+            continue
+        raw = path.read_bytes()
+        digest = hashlib.sha256(raw).digest()
+        if digest in seen:
+            continue
+        seen.add(digest)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # a few test files are other encodings on purpose
+        found.append(("Python sources", str(path.relative_to(stdlib)), text))
+    return found
+
+
+def prose_words(sources: list[tuple[str, str, str]]) -> list[str]:
+    """The words (and line breaks) of the prose among the sources: what the chain learns."""
+    prose = "\n".join(text for kind, _, text in sources if kind != "Python sources")
+    return re.findall(r"\S+|\n", prose)
+
+
+class MarkovChain:
+    """Word-level, order one: each next word is drawn from the words that follow the
+    current one somewhere in the prose, as often as they do."""
+
+    def __init__(self, words: list[str]) -> None:
+        ids: dict[str, int] = {}
+        sequence = [ids.setdefault(word, len(ids)) for word in words]
+        followers: list[list[int]] = [[] for _ in ids]
+        for current, following in zip(sequence, sequence[1:]):
+            followers[current].append(following)
+        for options in followers:
+            if not options:  # the last word: start again from the first
+                options.append(sequence[0])
+        self.followers = [tuple(options) for options in followers]
+        self.words = list(ids)
+
+    def block(self, index: int, characters: int) -> str:
+        """About ``characters`` characters of prose, the same for the same index every time."""
+        rng = random.Random(f"{SEED}-{index}")
+        draw, followers = rng.random, self.followers
+        state = rng.randrange(len(followers))
+        out: list[int] = []
+        append = out.append
+        for _ in range(characters // 5 + 1):  # about 5.5 characters a word with its space
+            options = followers[state]
+            state = options[int(draw() * len(options))]
+            append(state)
+        text = " ".join(map(self.words.__getitem__, out)).replace(" \n ", "\n")
+        return text[:characters].rstrip() + "\n\n"
+
+
+_CHAIN: MarkovChain | None = None  # the chain, shared with forked workers
+
+
+def _generated_block(index: int) -> str:
+    assert _CHAIN is not None
+    return _CHAIN.block(index, MARKOV_BLOCK_CHARACTERS)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    path: Path
+    characters: int
+    made_of: str  # "4.9M shared data + 0.5M Python docs + 31.5M Python sources + 27.7M Markov prose"
+
+
+def build_corpora(sizes: list[int], folder: Path = CACHE_DIR / "scale", say=print) -> dict[int, Corpus]:
+    """One text file per size, each a prefix of the same stream (real text, then prose);
+    built once and cached with a note of what each is made of."""
+    folder.mkdir(parents=True, exist_ok=True)
+    corpora = {}
+    missing = []
+    for size in sizes:
+        path, note = folder / f"corpus-{size_name(size)}.txt", folder / f"corpus-{size_name(size)}.json"
+        if path.is_file() and note.is_file():
+            made_of = json.loads(note.read_text(encoding="utf-8"))["made_of"]
+            corpora[size] = Corpus(path, size, made_of)
+        else:
+            missing.append(size)
+    if missing:
+        started = time.perf_counter()
+        say(f"[scale] building corpora of {', '.join(size_name(s) for s in missing)} characters in {folder.name}/ ...")
+        for size, made_of in _write_corpora(sorted(missing), folder):
+            path = folder / f"corpus-{size_name(size)}.txt"
+            (folder / f"corpus-{size_name(size)}.json").write_text(json.dumps({"made_of": made_of}), encoding="utf-8")
+            corpora[size] = Corpus(path, size, made_of)
+        say(f"[scale] corpora built in {time.perf_counter() - started:.0f} s")
+    return {size: corpora[size] for size in sizes}
+
+
+def _write_corpora(sizes: list[int], folder: Path) -> Iterator[tuple[int, str]]:
+    """Stream the real text, then generated prose, into every file at once, each file
+    closed when it holds its number of characters."""
+    global _CHAIN
+    sources = real_sources()
+    handles = {size: open(folder / f"corpus-{size_name(size)}.txt.part", "w", encoding="utf-8") for size in sizes}
+    written = 0
+    parts: dict[str, int] = {}
+
+    def put(kind: str, text: str) -> Iterator[tuple[int, str]]:
+        nonlocal written
+        for size, handle in list(handles.items()):
+            room = size - written
+            if room > 0:
+                handle.write(text[:room])
+        taken = min(len(text), max(sizes) - written)
+        parts[kind] = parts.get(kind, 0) + taken
+        written += taken
+        for size in [s for s in handles if written >= s]:
+            handles.pop(size).close()
+            os.replace(folder / f"corpus-{size_name(size)}.txt.part", folder / f"corpus-{size_name(size)}.txt")
+            yield size, _made_of(parts, size)
+
+    for kind, _, text in sources:
+        if not handles:
+            break
+        yield from put(kind, text if text.endswith("\n") else text + "\n")
+    if handles:
+        _CHAIN = MarkovChain(prose_words(sources))
+        import multiprocessing
+
+        batch = 2 * (os.cpu_count() or 1)
+        with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
+            for first in itertools.count(0, batch):  # blocks in order, a few at a time, until all are full
+                for block in pool.imap(_generated_block, range(first, first + batch)):
+                    yield from put("Markov prose", block)
+                    if not handles:
+                        break
+                if not handles:
+                    break
+        _CHAIN = None
+
+
+def _made_of(parts: dict[str, int], size: int) -> str:
+    left, shown = size, []
+    for kind, count in parts.items():
+        count = min(count, left)
+        left -= count
+        if count:
+            shown.append(f"{count / 1e6:.1f}M {kind}")
+    return " + ".join(shown)
+
+
+# ==================== Jobs, each in a child process
+
+
+def run_job(kind: str, corpus: str, merges: int) -> dict:
+    """The job itself (in the child): train to ``merges`` merges, byte-level, GPT-2 split."""
+    if kind == "project":
+        return _project_job(Path(corpus), merges)
+    if kind == "huggingface":
+        from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+        tokenizer = Tokenizer(models.BPE())
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        trainer = trainers.BpeTrainer(
+            vocab_size=256 + merges,
+            min_frequency=2,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        tokenizer.train([corpus], trainer=trainer)
+        return {"merges": tokenizer.get_vocab_size() - 256}
+    if kind == "rustbpe":
+        import rustbpe
+
+        tokenizer = rustbpe.Tokenizer()
+        tokenizer.train_from_iterator(_lines(Path(corpus)), 256 + merges, pattern=GPT2_RELEASE_PATTERN)
+        return {"merges": tokenizer.vocab_size - 256}
+    raise ValueError(f"unknown job {kind!r}")
+
+
+def _lines(path: Path, block_bytes: int = 1 << 20) -> Iterator[str]:
+    """The file in pieces of about a megabyte that end at a line break (rustbpe's documents)."""
+    with path.open(encoding="utf-8", newline="") as file:  # the text exactly, \r\n kept
+        while piece := file.read(block_bytes):
+            yield piece + file.readline()
+
+
+def _project_job(corpus: Path, merges: int) -> dict:
+    """``bpe count`` on every core, then ``bpe train`` with its defaults (10 runners-up a
+    step), the run file included."""
+
+    started = time.perf_counter()
+    counts = count_corpus([corpus], alphabet="bytes", pretokenizer="gpt2")
+    counted = time.perf_counter() - started
+    run = train_run_from_counts(counts, target_vocab_size=256 + merges, top_k=10)
+    run_file = run_file_bytes(run, source=RunSource(name=corpus.stem), sample=counts.heldout_text)
+    return {
+        "merges": len(run.steps),
+        "count_s": counted,
+        "merge_s": run.training_seconds,
+        "chunks": len(counts.chunks),
+        "run_file_bytes": len(run_file),
+    }
+
+
+@dataclass(frozen=True)
+class Measured:
+    wall_s: float
+    cpu_s: float
+    peak_mb: float  # resident memory of the whole process tree, at its largest
+    result: dict
+
+
+def measure(kind: str, corpus: Path, merges: int) -> Measured:
+    """Run one job in a fresh interpreter; its wall time, CPU time and peak memory."""
+    command = [sys.executable, "-m", "bpe.benchmarks.scale", "--job", kind, str(corpus), str(merges)]
+    started = time.perf_counter()
+    child = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, text=True)
+    peak = 0
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, _tree_rss_bytes(child.pid))
+        time.sleep(0.05)
+    wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    output = child.stdout.read()
+    child.stdout.close()
+    if child.returncode != 0:
+        raise RuntimeError(f"the {kind} job on {corpus.name} failed (exit status {child.returncode})")
+    # wait4 counts the child and the workers it waited for; ru_maxrss is the largest one alone
+    peak = max(peak, usage.ru_maxrss * 1024)
+    return Measured(wall, usage.ru_utime + usage.ru_stime, peak / 2**20, json.loads(output.strip().splitlines()[-1]))
+
+
+def _tree_rss_bytes(root: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc (Linux)."""
+    parents: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+                parents[int(entry.name)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    total = 0
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as statm:
+                total += int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def counts_agree(corpus: Path) -> dict:
+    """Count the corpus with one worker, two, and a Dask cluster of two on loopback; are
+    the tables identical?"""
+    import distributed
+
+    def count(**where):
+        started = time.perf_counter()
+        table = count_corpus([corpus], alphabet="bytes", pretokenizer="gpt2", **where)
+        return table, time.perf_counter() - started
+
+    one, one_s = count(workers=1)
+    two, two_s = count(workers=2)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        on_dask, dask_s = count(dask=cluster.scheduler_address)
+    return {
+        "identical": one == two == on_dask,
+        "chunks": len(one.chunks),
+        "seconds": {"1 worker": one_s, "2 workers": two_s, "Dask, 2 workers": dask_s},
+    }
+
+
+# ==================== The table and the targets
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bpe.benchmarks scale", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"corpus sizes in characters (default {DEFAULT_SIZES})")
+    parser.add_argument("--merges", default=",".join(map(str, MERGES)), help="merge counts (default 32000,50000)")
+    parser.add_argument("--tools", default=",".join(TOOLS), help=f"which to run (default {','.join(TOOLS)})")
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--skip-agreement", action="store_true", help="skip counting with 1, 2 and Dask workers (smallest size)"
+    )
+    parser.add_argument("--job", nargs=3, metavar=("KIND", "CORPUS", "MERGES"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.job:  # in the child process
+        kind, corpus, merges = args.job
+        print(json.dumps(run_job(kind, corpus, int(merges))))
+        return 0
+    sizes = [parse_size(size) for size in args.sizes.split(",")]
+    merge_counts = [int(m) for m in args.merges.split(",")]
+    tools = [tool for tool in args.tools.split(",") if tool]
+    unknown = sorted(set(tools) - set(TOOLS))
+    if unknown:
+        parser.error(f"unknown tool(s) {', '.join(unknown)}: choose from {', '.join(TOOLS)}")
+    tools = [tool for tool in tools if _available(tool)]
+    print(f"[scale] {os.cpu_count()} cores, shared with whatever else runs on this machine; tools: {', '.join(tools)}")
+    corpora = build_corpora(sizes)
+    rows = []
+    for size in sizes:
+        corpus = corpora[size]
+        print(f"\n[scale] {size_name(size)} characters: {corpus.made_of}")
+        for merges in merge_counts:
+            measured = {}
+            for tool in tools:
+                measured[tool] = measure(tool, corpus.path, merges)
+                rows.append({"size": size, "merges": merges, "tool": tool, **measured[tool].__dict__})
+            _print_rows(size, merges, measured)
+    agreement = None
+    if "project" in tools and not args.skip_agreement:
+        smallest = corpora[min(sizes)]
+        agreement = counts_agree(smallest.path)
+        timings = ", ".join(f"{where} {seconds:.1f} s" for where, seconds in agreement["seconds"].items())
+        print(f"\n[scale] counts of {size_name(min(sizes))} characters: {timings}")
+    _print_targets(rows, agreement, min(sizes))
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "counts_agree": agreement}, indent=2), encoding="utf-8")
+    return 0
+
+
+def _available(tool: str) -> bool:
+    module = {"huggingface": "tokenizers", "rustbpe": "rustbpe"}.get(tool)
+    if module is None:
+        return True
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        print(f"[scale] {tool}: not installed (pip install {module}); its rows are missing")
+        return False
+    return True
+
+
+def _print_rows(size: int, merges: int, measured: dict[str, Measured]) -> None:
+    project = measured.get("project")
+    print(
+        f"  {'merges':>7} {'tool':<12} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'MB/M chars':>10} "
+        f"{'wall vs project':>15} {'RSS vs project':>14}"
+    )
+    for tool, m in measured.items():
+        wall_ratio = f"{m.wall_s / project.wall_s:.2f}x" if project else "-"
+        rss_ratio = f"{m.peak_mb / project.peak_mb:.2f}x" if project else "-"
+        print(
+            f"  {merges:>7,} {tool:<12} {m.wall_s:>8.1f} {m.cpu_s:>8.1f} {m.peak_mb:>8.0f} "
+            f"{m.peak_mb / (size / 1e6):>10.2f} {wall_ratio:>15} {rss_ratio:>14}"
+            + (
+                f"   (count {m.result['count_s']:.1f} s, merge {m.result['merge_s']:.1f} s, {m.result['chunks']:,} chunks, "
+                f"{m.result['merges']:,} merges)"
+                if tool == "project"
+                else f"   ({m.result['merges']:,} merges)"
+            )
+        )
+
+
+def _print_targets(rows: list[dict], agreement: dict | None, smallest: int) -> None:
+    print("\n[scale] targets")
+
+    def row(size: int, merges: int, tool: str) -> dict | None:
+        return next((r for r in rows if (r["size"], r["merges"], r["tool"]) == (size, merges, tool)), None)
+
+    fast = row(100_000_000, 32_000, "project")
+    if fast:
+        verdict = "met" if fast["wall_s"] <= TARGET_SECONDS_100M else "not met"
+        print(
+            f"  100M characters -> 32,000 merges in <= {TARGET_SECONDS_100M:.0f} s: {fast['wall_s']:.1f} s, {verdict}"
+        )
+    else:
+        print("  100M characters -> 32,000 merges in <= 30 s: not measured (add 100M to --sizes)")
+    ours, theirs = row(1_000_000_000, 50_000, "project"), row(1_000_000_000, 50_000, "rustbpe")
+    if ours and theirs:
+        verdict = "met" if ours["wall_s"] <= theirs["wall_s"] else "not met"
+        print(
+            f"  1G characters -> 50,000 merges at <= rustbpe's wall time: {ours['wall_s']:.1f} s against "
+            f"{theirs['wall_s']:.1f} s ({ours['wall_s'] / theirs['wall_s']:.2f}x), {verdict}"
+        )
+    else:
+        print("  1G characters -> 50,000 merges at <= rustbpe's wall time: not measured (add 1G to --sizes)")
+    ours_rows = [r for r in rows if r["tool"] == "project"]
+    for size in sorted({r["size"] for r in ours_rows}):
+        peak = max(r["peak_mb"] for r in ours_rows if r["size"] == size)
+        per_million = peak / (size / 1e6)
+        verdict = "met" if per_million <= TARGET_MB_PER_MILLION else "not met"
+        print(
+            f"  <= {TARGET_MB_PER_MILLION:.0f} MB per million characters (peak RSS, whole process tree), "
+            f"{size_name(size)}: {per_million:.2f} ({peak:.0f} MB), {verdict}"
+        )
+    if agreement is not None:
+        verdict = "met" if agreement["identical"] else "NOT met"
+        print(
+            f"  counts from 1 and 2 workers and a Dask cluster identical ({size_name(smallest)} characters, "
+            f"{agreement['chunks']:,} chunks): {'identical' if agreement['identical'] else 'DIFFERENT'}, {verdict}"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

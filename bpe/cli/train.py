@@ -1,0 +1,237 @@
+"""`python -m bpe train`: the merge phase of a big corpus, from a counts file, to a run file.
+
+    python -m bpe count corpus/ --pretokenizer gpt2 --alphabet bytes --output counts.parquet
+    python -m bpe train --counts counts.parquet --vocab-size 50000 \\
+        --run-output data/runs/corpus.bperun --tokenizer-output corpus.json
+    python -m bpe train corpus/ --alphabet bytes --vocab-size 50000 --run-output R   # counting first
+
+The counts file says what shapes the chunks (alphabet, pre-tokenizer) and holds the
+held-out part; ``train`` adds what decides the merges (vocab size, tie rule, minimum pair
+frequency). It gives the same merges as training the text in memory. A progress bar on
+stderr shows merges per second and the time left. The run file (for the app: every step,
+the held-out curve, a held-out sample) and the tokenizer (BPE Lab's JSON, as ``build``
+writes it; ``export`` turns it into other libraries' files) are written together at the
+end, or not at all: Ctrl-C or SIGTERM while training leaves every output as it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from bpe.cli.count import ProgressLine, add_corpus_options, count_from_args, given_corpus_options
+from bpe.cli.errors import stop_status
+from bpe.cli.pipeline import unchanged_message
+from bpe.counts import read_counts
+from bpe.errors import BpeError
+from bpe.files import check_writable_target, staged_files
+from bpe.run import TrainingRun, train_run_from_counts
+from bpe.runfile import MAX_MERGES, MAX_PAIRS_PER_STEP, RunSource, read_run_file, run_file_bytes
+from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep
+from bpe.storage import to_json_text
+from bpe.tokenizer import BPETokenizer
+from bpe.training import ENGINES
+
+
+def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``train`` to a parser's subcommands; its ``func`` is `run_train`."""
+    p = subparsers.add_parser(
+        "train",
+        help="the merge phase: train from a counts file (python -m bpe count) to a run file and a tokenizer",
+        description="Train BPE on the distinct chunks of a counts file, merge for merge as on the text itself; "
+        "write a run file the app replays and a BPE Lab tokenizer.",
+    )
+    p.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="corpus files, folders or globs to count first (as `bpe count` does, with its options); or --counts",
+    )
+    p.add_argument("--counts", type=Path, metavar="COUNTS", help="a counts file from `bpe count`")
+    add_corpus_options(p.add_argument_group("counting the inputs first (as bpe count)"), suppressed=True)
+    p.add_argument("--vocab-size", type=int, required=True, help="the target vocabulary size (base tokens included)")
+    p.add_argument("--minimum-pair-frequency", type=int, default=2)
+    p.add_argument(
+        "--tie-rule",
+        choices=TIE_RULES,
+        default=DEFAULT_TIE_RULE,
+        help="which of equally frequent pairs wins (default: the earliest first occurrence)",
+    )
+    p.add_argument(
+        "--top-k",
+        type=_top_k,
+        default=10,
+        help=f"competing pairs the run file records per merge (0 to {MAX_PAIRS_PER_STEP}; default 10)",
+    )
+    p.add_argument("--engine", choices=sorted(ENGINES), default="fast")
+    p.add_argument("--run-output", type=Path, metavar="RUN", help="the run file to write (.bperun)")
+    p.add_argument("--tokenizer-output", type=Path, metavar="TOKENIZER", help="the tokenizer to write (.json)")
+    p.add_argument("--name", help="what the run is called in the app (default: the counts file's name)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_train)
+    return p
+
+
+def run_train(args) -> int:
+    if args.counts is None and not args.inputs:
+        raise BpeError("nothing to train on: give a counts file (--counts COUNTS) or corpus files to count (INPUT...)")
+    if args.counts is not None and args.inputs:
+        raise BpeError("give a counts file (--counts COUNTS) or corpus files to count (INPUT...), not both")
+    if args.counts is not None and given_corpus_options(args):
+        raise BpeError(
+            f"{', '.join(given_corpus_options(args))} shape(s) the counting; a counts file was counted "
+            "already: its settings are in it (count again to change them)"
+        )
+    if args.run_output is not None and args.vocab_size > MAX_MERGES:
+        raise BpeError(
+            f"--vocab-size {args.vocab_size:,} is more than a run file holds ({MAX_MERGES:,} merges); "
+            "choose a smaller vocab or write only the tokenizer"
+        )
+    outputs = [path for path in (args.run_output, args.tokenizer_output) if path is not None]
+    for path in outputs:  # a folder or a device in the way is refused before the work, not after
+        check_writable_target(path)
+    try:
+        if args.counts is not None:
+            counts, name = read_counts(args.counts), args.counts.name.split(".")[0]
+        else:
+            counting = None if args.quiet else ProgressLine()
+            try:
+                counts = count_from_args(args, counting)
+            finally:
+                if counting is not None:
+                    counting.end()
+            name = Path(counts.inputs[0][0]).name.split(".")[0] if counts.inputs else "corpus"
+    except KeyboardInterrupt as stop:
+        print(f"\ninterrupted. {unchanged_message(outputs)}", file=sys.stderr)
+        return stop_status(stop)
+    print(
+        f"{len(counts.chunks):,} distinct chunks of {counts.characters:,} characters "
+        f"({counts.alphabet}, pre-tokenizer {counts.pretokenizer or 'none'})",
+        file=sys.stderr,
+    )
+    progress = None if args.quiet else MergeProgress(sys.stderr)
+    try:
+        run = train_run_from_counts(
+            counts,
+            target_vocab_size=args.vocab_size,
+            minimum_pair_frequency=args.minimum_pair_frequency,
+            tie_rule=args.tie_rule,
+            top_k=args.top_k,
+            engine=args.engine,
+            progress=progress,
+        )
+        if progress is not None:
+            progress.finish()
+        source = RunSource(
+            name=args.name or name,
+            inputs=tuple(name for name, _size, _sha in counts.inputs),
+            characters=counts.characters,
+            documents=counts.documents,
+        )
+        write_outputs(
+            run, source, counts.heldout_text, run_output=args.run_output, tokenizer_output=args.tokenizer_output
+        )
+    except KeyboardInterrupt as stop:
+        print(f"\ninterrupted. {unchanged_message(outputs)}", file=sys.stderr)
+        return stop_status(stop)
+    print(
+        f"{len(run.steps):,} merges in {run.training_seconds:.1f} s "
+        f"({len(run.steps) / max(run.training_seconds, 1e-9):,.0f} merges/s); {run.stop_explanation}"
+    )
+    print(
+        f"training tokens {run.initial_length:,} -> {run.sequence_length(len(run.steps)):,}"
+        + (
+            f"; held-out tokens {run.heldout_lengths[0]:,} -> {run.heldout_lengths[-1]:,}"
+            if run.heldout_characters
+            else ""
+        )
+    )
+    for path in outputs:
+        print(f"wrote {path}")
+    return 0
+
+
+def _top_k(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 0 <= number <= MAX_PAIRS_PER_STEP:
+        raise argparse.ArgumentTypeError(f"{number} is outside 0..{MAX_PAIRS_PER_STEP}")
+    return number
+
+
+def write_outputs(
+    run: TrainingRun, source: RunSource, sample: str, *, run_output: Path | None, tokenizer_output: Path | None
+) -> None:
+    """Stage the run file and the tokenizer, reload both and check them, then move them into
+    place together (or leave both as they were)."""
+    tokenizer = run.tokenizer()
+    try:
+        with staged_files() as stage:
+            if run_output is not None:
+                staged = stage.write(run_output, run_file_bytes(run, source=source, sample=sample))
+                if read_run_file(staged).run.merges != run.merges:
+                    raise BpeError(f"{run_output} does not reload to the run just trained")
+            if tokenizer_output is not None:
+                staged = stage.write(tokenizer_output, to_json_text(tokenizer.data()).encode("utf-8"))
+                if BPETokenizer.from_file(staged) != tokenizer:  # the load checks the fingerprint
+                    raise BpeError(f"{tokenizer_output} does not reload to the tokenizer just trained")
+    except BpeError as error:
+        outputs = [path for path in (run_output, tokenizer_output) if path is not None]
+        raise BpeError(f"{error}. {unchanged_message(outputs)}") from None
+
+
+class MergeProgress:
+    """A progress bar on a terminal (a line every tenth of the way otherwise): merges done,
+    merges per second, time left. Called with each step, as `train_run`'s progress is."""
+
+    def __init__(self, stream, *, interval: float = 0.2) -> None:
+        self.stream = stream
+        self.interval = interval
+        self.terminal = hasattr(stream, "isatty") and stream.isatty()
+        self.started = time.perf_counter()
+        self.shown = 0.0
+        self.tenth = 0
+        self.line = ""
+
+    def __call__(self, step: MergeStep, target_vocab_size: int) -> None:
+        now = time.perf_counter()
+        wanted = target_vocab_size - (step.vocab_size - step.number)  # merges to the target, if all add a token
+        done = step.number
+        if self.terminal:
+            if now - self.shown < self.interval:
+                return
+        else:
+            tenth = 10 * done // max(wanted, 1)
+            if tenth <= self.tenth:
+                return
+            self.tenth = tenth
+        self.shown = now
+        self.line = progress_line(done, wanted, now - self.started)
+        self.stream.write(f"\r{self.line}" if self.terminal else f"{self.line}\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.terminal and self.line:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def progress_line(done: int, wanted: int, seconds: float, width: int = 30) -> str:
+    """``[#########.....]  1,234/5,000 merges  812 merges/s  0:00:04 left``."""
+    fraction = min(done / max(wanted, 1), 1.0)
+    filled = int(fraction * width)
+    rate = done / seconds if seconds > 0 else 0.0
+    left = (wanted - done) / rate if rate else 0.0
+    return (
+        f"[{'#' * filled}{'.' * (width - filled)}] {done:,}/{wanted:,} merges  {rate:,.0f} merges/s  "
+        f"{_clock(left)} left"
+    )
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"

@@ -1,0 +1,455 @@
+"""Run files: a training recorded once, replayed by the app without retraining.
+
+A run file holds what the pages need and never the corpus: the settings, the base
+tokens, every merge with its count, the competing pairs at each step, the training and
+held-out token counts after each merge, and a held-out text sample (a few thousand
+characters) for the film. It is gzip-compressed text in two lines::
+
+    {"format": "bpe-lab-run", "version": 1, "body_bytes": N, "body_sha256": "..."}
+    {"settings": {...}, "source": {...}, "base_tokens": [...], "lefts": [...], ...}
+
+The first line says what the file is and checksums the second, so a damaged or edited
+file is refused before anything is built from it. Tokens in the steps are ids (a base
+token's index, then each new token in the order it was made), so a run of 100,000
+merges is a few megabytes. Reading treats the file as a stranger's: its size, the
+decompressed size, the number of merges and of pairs per step are bounded before the
+work, and every fault is one `RunFileError` line naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bpe.alphabet import BYTES, from_gpt2_spelling, gpt2_spelling
+from bpe.errors import BpeError
+from bpe.files import atomic_write_bytes
+from bpe.jsonfile import load_json
+from bpe.paths import DATA_DIR
+from bpe.recorded import RecordedSteps
+from bpe.run import TrainingRun
+from bpe.steps import StopReason
+from bpe.training import TrainingSettings
+
+RUN_FORMAT = "bpe-lab-run"
+RUN_VERSION = 1
+RUN_SUFFIX = ".bperun"
+SAMPLE_CHARACTERS = 4_000  # the held-out sample the film plays its steps on
+# What a run file may hold, checked before it is built (a visitor may upload one):
+MAX_RUN_FILE_BYTES = 64 << 20  # compressed; a run of 100,000 merges with 10 runners-up is ~15 MB
+MAX_BODY_BYTES = 512 << 20  # decompressed
+MAX_MERGES = 200_000
+MAX_PAIRS_PER_STEP = 100
+MAX_SAMPLE_CHARACTERS = 100_000
+MAX_HEADER_BYTES = 4_096
+MAX_INPUTS_LISTED = 1_000
+
+
+class RunFileError(BpeError):
+    """A run file is malformed, of another version, damaged, or bigger than allowed."""
+
+
+@dataclass(frozen=True)
+class RunSource:
+    """Where a run's text came from, as the corpus picker shows it."""
+
+    name: str  # what the run is called: "tinyshakespeare"
+    inputs: tuple[str, ...] = ()  # the input files' names (never a path)
+    characters: int = 0
+    documents: int = 0
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """A run file's content: the run, where it came from, its held-out sample."""
+
+    run: TrainingRun
+    source: RunSource
+    sample: str = ""  # held-out text for the film (a few thousand characters)
+    fields: dict = field(default_factory=dict, compare=False)  # unknown body keys, kept for a later version
+
+    @property
+    def label(self) -> str:
+        """The corpus picker's line: ``run: NAME — source, characters, merges``."""
+        source = self.source
+        inputs = ", ".join(source.inputs[:3]) + (" ..." if len(source.inputs) > 3 else "")
+        return (
+            f"run: {source.name} — {inputs or 'counts'}, {self.run.training_characters:,} characters, "
+            f"{len(self.run.steps):,} merges"
+        )
+
+
+# ==================== Writing
+
+
+def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> bytes:
+    """The bytes of a run file for ``run`` (to write with `write_run_file` or stage)."""
+    recorded = run.steps if isinstance(run.steps, RecordedSteps) else _recorded(run)
+    if len(recorded) > MAX_MERGES:
+        raise BpeError(f"a run file holds at most {MAX_MERGES:,} merges; this run has {len(recorded):,}")
+    settings = run.settings
+    body = {
+        "settings": {
+            "target_vocab_size": settings.target_vocab_size,
+            "minimum_pair_frequency": settings.minimum_pair_frequency,
+            "engine": settings.engine,
+            "top_k": settings.top_k,
+            "alphabet": settings.alphabet,
+            "pretokenizer": settings.pretokenizer,
+            "tie_rule": settings.tie_rule,
+        },
+        "source": {
+            "name": source.name,
+            "inputs": [Path(name).name for name in source.inputs[:MAX_INPUTS_LISTED]],
+            "characters": source.characters,
+            "documents": source.documents,
+        },
+        "base_tokens": _spelled(run.base_tokens, settings.alphabet),
+        "lefts": list(recorded.lefts),
+        "rights": list(recorded.rights),
+        "frequencies": list(recorded.frequencies),
+        "sequence_lengths": list(recorded.sequence_lengths),
+        "top_sizes": list(recorded.top_sizes),
+        "top_values": list(recorded.top_values),
+        "change_sizes": list(recorded.change_sizes),
+        "change_values": list(recorded.change_values),
+        "heldout_lengths": list(run.heldout_lengths),
+        "step_seconds": [round(seconds, 4) for seconds in run.step_seconds],
+        "stop_reason": run.stop_reason.value,
+        "training_seconds": round(run.training_seconds, 4),
+        "training_characters": run.training_characters,
+        "initial_length": run.initial_length,
+        "heldout_characters": run.heldout_characters,
+        "base_counts": None if run.base_counts is None else list(run.base_counts),
+        "sample": sample[:MAX_SAMPLE_CHARACTERS],
+    }
+    body_bytes = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    header = {
+        "format": RUN_FORMAT,
+        "version": RUN_VERSION,
+        "body_bytes": len(body_bytes),
+        "body_sha256": hashlib.sha256(body_bytes).hexdigest(),
+        # what the corpus picker lists, readable without the body (`list_runs`)
+        "summary": {
+            "name": source.name[:200],
+            "inputs": body["source"]["inputs"][:3],
+            "characters": run.training_characters,
+            "merges": len(recorded),
+        },
+    }
+    text = json.dumps(header).encode("utf-8") + b"\n" + body_bytes + b"\n"
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # gzip framing, no file name or time: same run, same bytes
+    return compressor.compress(text) + compressor.flush()
+
+
+def write_run_file(path: str | os.PathLike[str], run: TrainingRun, *, source: RunSource, sample: str = "") -> None:
+    """Write the run file whole through a temporary name, or leave the old file as it was."""
+    atomic_write_bytes(path, run_file_bytes(run, source=source, sample=sample))
+
+
+def _recorded(run: TrainingRun) -> RecordedSteps:
+    recorded = RecordedSteps(run.base_tokens)
+    for step in run.steps:
+        recorded.append(step)
+    return recorded
+
+
+def _spelled(tokens, alphabet: str) -> list[str]:
+    return [gpt2_spelling(t) for t in tokens] if alphabet == BYTES else list(tokens)
+
+
+# ==================== Listing
+
+
+RUNS_DIR = DATA_DIR / "runs"  # run files the project ships
+RUNS_ENV_VAR = "BPE_RUNS"  # more folders of run files, separated by os.pathsep
+
+
+@dataclass(frozen=True)
+class RunListing:
+    """A run file as the corpus picker lists it, read from its header alone."""
+
+    path: Path
+    name: str
+    inputs: tuple[str, ...]
+    characters: int
+    merges: int
+
+    @property
+    def label(self) -> str:
+        """``run: NAME — source, characters, merges``."""
+        inputs = ", ".join(self.inputs) or "counts"
+        return f"run: {self.name} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
+
+
+def run_folders() -> list[Path]:
+    """``data/runs/`` and the folders named by ``$BPE_RUNS``."""
+    extra = [Path(part) for part in os.environ.get(RUNS_ENV_VAR, "").split(os.pathsep) if part]
+    return [RUNS_DIR, *extra]
+
+
+def list_runs(folders: list[Path] | None = None) -> list[RunListing]:
+    """Every readable run file (``*.bperun``) in the folders, sorted by name within each
+    folder; a file whose header is not a run file's is left out (opening it says why)."""
+    listed = []
+    for folder in run_folders() if folders is None else folders:
+        try:
+            paths = sorted(Path(folder).glob(f"*{RUN_SUFFIX}"))
+        except OSError:
+            continue
+        for path in paths:
+            try:
+                listed.append(read_listing(path))
+            except RunFileError:
+                continue
+    return listed
+
+
+def labelled_runs(folders: list[Path] | None = None) -> dict[str, RunListing]:
+    """`list_runs` by the label a picker shows (the same run in two folders says which)."""
+    found: dict[str, RunListing] = {}
+    for listing in list_runs(folders):
+        label = listing.label
+        if label in found:
+            label = f"{label} ({listing.path.parent.name})"
+        found[label] = listing
+    return found
+
+
+def read_listing(path: Path) -> RunListing:
+    """What `list_runs` shows of one file: its header's summary (the body is not read)."""
+    name = path.name
+    try:
+        with open(path, "rb") as file:
+            start = file.read(MAX_HEADER_BYTES)
+    except OSError as error:
+        raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
+    try:
+        head = zlib.decompressobj(31).decompress(start, MAX_HEADER_BYTES)
+    except zlib.error:
+        raise RunFileError(f"{name} is not a BPE Lab run file (not gzip data, or damaged)") from None
+    line, newline, _ = head.partition(b"\n")
+    header = load_json(line, name=name, what="a run file header", error=RunFileError) if newline else None
+    _check_header(header, name)
+    summary = header.get("summary")
+    try:
+        inputs = tuple(str(Path(i).name)[:200] for i in summary["inputs"][:3] if isinstance(i, str))
+        listing = RunListing(
+            path, str(summary["name"])[:200], inputs, int(summary["characters"]), int(summary["merges"])
+        )
+    except (TypeError, KeyError, ValueError):
+        raise RunFileError(f"{name} has a malformed header (summary)") from None
+    if not listing.name or listing.characters < 0 or listing.merges < 0:
+        raise RunFileError(f"{name} has a malformed header (summary)")
+    return listing
+
+
+# ==================== Reading
+
+
+def read_run_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_RUN_FILE_BYTES) -> RunFile:
+    """Read and check a run file; `RunFileError` in one line on any fault."""
+    name = Path(path).name
+    try:
+        size = os.stat(path).st_size
+        if size > max_bytes:
+            raise RunFileError(f"{name} is {size:,} bytes; a run file may be at most {max_bytes:,}")
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
+    return parse_run_file(raw, name=name, max_bytes=max_bytes)
+
+
+def parse_run_file(raw: bytes, *, name: str = "run file", max_bytes: int = MAX_RUN_FILE_BYTES) -> RunFile:
+    """A run file's bytes (an upload's, say) checked and turned into a `RunFile`."""
+    if len(raw) > max_bytes:
+        raise RunFileError(f"{name} is {len(raw):,} bytes; a run file may be at most {max_bytes:,}")
+    header, body_raw = _decompressed(raw, name)
+    body = load_json(body_raw, name=name, what="a run file", error=RunFileError)
+    if not isinstance(body, dict):
+        raise RunFileError(f"{name}: the run is a JSON {type(body).__name__}, not an object")
+    try:
+        return _run_file_from_body(body)
+    except RunFileError:
+        raise
+    except BpeError as error:
+        raise RunFileError(f"{name}: {error}") from None
+
+
+def _decompressed(raw: bytes, name: str) -> tuple[dict, bytes]:
+    """The checked header and the body's bytes, decompressing no more than the header allows."""
+    inflater = zlib.decompressobj(31)
+    try:
+        head = inflater.decompress(raw, MAX_HEADER_BYTES)
+        line, newline, rest = head.partition(b"\n")
+        if not newline:
+            if len(head) < MAX_HEADER_BYTES and not inflater.eof:
+                raise RunFileError(f"{name} is cut short: it ends inside its header")
+            raise RunFileError(f"{name} is not a BPE Lab run file (no header line)")
+        header = load_json(line, name=name, what="a run file header", error=RunFileError)
+        _check_header(header, name)
+        wanted = header["body_bytes"] + 1  # the body and its newline
+        body = rest
+        if len(body) <= wanted:  # one byte more than wanted, to see whether the run ends there
+            body += inflater.decompress(inflater.unconsumed_tail, wanted + 1 - len(body))
+        if len(body) == wanted and not inflater.eof:
+            body += inflater.decompress(inflater.unconsumed_tail, 1)
+    except zlib.error:
+        raise RunFileError(f"{name} is not a BPE Lab run file (not gzip data, or damaged)") from None
+    if len(body) > wanted or inflater.unused_data:
+        raise RunFileError(f"{name} holds more than its header says: edited or damaged")
+    if len(body) < wanted or not inflater.eof:
+        raise RunFileError(f"{name} is cut short: {len(body):,} of {wanted:,} bytes of its run")
+    body = body[: wanted - 1]
+    if len(body) != header["body_bytes"] or hashlib.sha256(body).hexdigest() != header["body_sha256"]:
+        raise RunFileError(f"{name} fails its checksum: the file was edited or damaged")
+    return header, body
+
+
+def _check_header(header, name: str) -> None:
+    if not isinstance(header, dict) or header.get("format") != RUN_FORMAT:
+        raise RunFileError(f"{name} is not a BPE Lab run file (its header names no {RUN_FORMAT!r} format)")
+    version = header.get("version")
+    if version != RUN_VERSION:
+        raise RunFileError(
+            f"{name} is a run file of version {str(version)[:20]}; this BPE Lab reads version {RUN_VERSION}"
+        )
+    size, digest = header.get("body_bytes"), header.get("body_sha256")
+    if not _is_count(size) or not isinstance(digest, str):
+        raise RunFileError(f"{name} has a malformed header (body_bytes, body_sha256)")
+    if size > MAX_BODY_BYTES:
+        raise RunFileError(f"{name} says its run is {size:,} bytes; a run file may hold at most {MAX_BODY_BYTES:,}")
+
+
+def _run_file_from_body(body: dict) -> RunFile:
+    settings_fields = _field(body, "settings", dict)
+    alphabet = settings_fields.get("alphabet")
+    base_tokens = _unspelled(_field(body, "base_tokens", list), alphabet)
+    try:
+        settings = TrainingSettings(
+            target_vocab_size=settings_fields.get("target_vocab_size"),
+            minimum_pair_frequency=settings_fields.get("minimum_pair_frequency"),
+            engine=settings_fields.get("engine", "fast"),
+            top_k=settings_fields.get("top_k"),
+            alphabet=alphabet,
+            pretokenizer=settings_fields.get("pretokenizer"),  # a custom pattern is checked as safe here
+            base_tokens=tuple(base_tokens),
+            tie_rule=settings_fields.get("tie_rule"),
+        )
+    except TypeError:  # an unhashable JSON value where a name belongs
+        raise BpeError("its settings hold a value of the wrong kind") from None
+    columns = {
+        key: _counts(body, key)
+        for key in ("lefts", "rights", "frequencies", "sequence_lengths", "top_sizes", "change_sizes")
+    }
+    merges = len(columns["lefts"])
+    if merges > MAX_MERGES:
+        raise BpeError(f"it holds {merges:,} merges; a run file may hold at most {MAX_MERGES:,}")
+    for key in ("top_sizes", "change_sizes"):
+        if any(size > MAX_PAIRS_PER_STEP for size in columns[key]):
+            raise BpeError(f"{key} lists more than {MAX_PAIRS_PER_STEP} pairs for one step")
+    top_values, change_values = _ints(body, "top_values"), _ints(body, "change_values")
+    steps = RecordedSteps.from_columns(base_tokens, top_values=top_values, change_values=change_values, **columns)
+    if any(value < 1 for value in top_values[2::3]):
+        raise BpeError("a runner-up pair has a count below 1")
+    heldout_lengths = _counts(body, "heldout_lengths")
+    if heldout_lengths and len(heldout_lengths) != merges + 1:
+        raise BpeError(f"heldout_lengths has {len(heldout_lengths):,} entries for {merges:,} merges (want one more)")
+    step_seconds = _field(body, "step_seconds", list)
+    if len(step_seconds) != merges or not all(isinstance(s, int | float) and s >= 0 for s in step_seconds):
+        raise BpeError("step_seconds must be one time of at least 0 per merge")
+    try:
+        stop_reason = StopReason(_field(body, "stop_reason", str))
+    except ValueError:
+        raise BpeError(f"stop_reason {str(body['stop_reason'])[:40]!r} is not one BPE Lab knows") from None
+    sample = _field(body, "sample", str)
+    if len(sample) > MAX_SAMPLE_CHARACTERS:
+        raise BpeError(f"its sample is {len(sample):,} characters; at most {MAX_SAMPLE_CHARACTERS:,} are read")
+    base_counts = body.get("base_counts")
+    if base_counts is not None:
+        base_counts = _counts(body, "base_counts")
+        if len(base_counts) != len(base_tokens) or sum(base_counts) != _count(body, "initial_length"):
+            raise BpeError("base_counts must give one count per base token, adding up to initial_length")
+    run = TrainingRun(
+        settings=settings,
+        base_tokens=base_tokens,
+        steps=steps,
+        stop_reason=stop_reason,
+        stop_explanation=stop_reason.explain(
+            target_vocab_size=settings.target_vocab_size, minimum_pair_frequency=settings.minimum_pair_frequency
+        ),
+        training_seconds=_number(body, "training_seconds"),
+        training_characters=_count(body, "training_characters"),
+        initial_length=_count(body, "initial_length"),
+        heldout_characters=_count(body, "heldout_characters"),
+        heldout_lengths=list(heldout_lengths),
+        step_seconds=[float(s) for s in step_seconds],
+        base_counts=None if base_counts is None else tuple(base_counts),
+    )
+    if merges and steps.sequence_lengths[0] > run.initial_length:
+        raise BpeError("its first merge makes the training text longer, which no merge does")
+    return RunFile(run=run, source=_source(_field(body, "source", dict)), sample=sample)
+
+
+def _source(fields: dict) -> RunSource:
+    name = fields.get("name")
+    inputs = fields.get("inputs", [])
+    if not isinstance(name, str) or not name or len(name) > 200:
+        raise BpeError("its source has no name (1 to 200 characters)")
+    if not isinstance(inputs, list) or len(inputs) > MAX_INPUTS_LISTED or not all(isinstance(i, str) for i in inputs):
+        raise BpeError(f"its source inputs must be a list of at most {MAX_INPUTS_LISTED} file names")
+    return RunSource(
+        name=name,
+        inputs=tuple(Path(i).name[:200] for i in inputs),  # names only: a path from a file is never shown
+        characters=_count(fields, "characters"),
+        documents=_count(fields, "documents"),
+    )
+
+
+def _unspelled(tokens: list, alphabet) -> list:
+    if not all(isinstance(t, str) for t in tokens):
+        raise BpeError("base_tokens must be a list of strings")
+    return [from_gpt2_spelling(t) for t in tokens] if alphabet == BYTES else tokens
+
+
+def _field(body: dict, key: str, kind: type):
+    value = body.get(key)
+    if not isinstance(value, kind):
+        raise BpeError(f"{key} is missing or not a {kind.__name__}")
+    return value
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _count(body: dict, key: str) -> int:
+    value = body.get(key)
+    if not _is_count(value) or value >= 1 << 63:
+        raise BpeError(f"{key} must be a whole number of at least 0, got {str(value)[:20]}")
+    return value
+
+
+def _number(body: dict, key: str) -> float:
+    value = body.get(key)
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < 1e12:
+        raise BpeError(f"{key} must be a number of at least 0, got {str(value)[:20]}")
+    return float(value)
+
+
+def _ints(body: dict, key: str) -> list[int]:
+    values = _field(body, key, list)
+    if not all(type(v) is int and -(1 << 62) < v < 1 << 62 for v in values):
+        raise BpeError(f"{key} must hold whole numbers only")
+    return values
+
+
+def _counts(body: dict, key: str) -> list[int]:
+    values = _ints(body, key)
+    if any(v < 0 for v in values):
+        raise BpeError(f"{key} must hold whole numbers of at least 0")
+    return values

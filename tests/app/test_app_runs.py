@@ -1,0 +1,124 @@
+"""AppTest: run files in the corpus picker, replayed without retraining on every page:
+the film plays to the last merge, the vocab slider reaches it, Compression draws the
+held-out curve to the end, Vocabulary counts uses from the recorded base counts, Compare
+runs compares two run files, and a bad run (a variant it cannot be, a damaged upload) is
+one line."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import new_app, plotly_specs
+
+from bpe.cli.main import main
+from bpe.paths import DATA_DIR
+from bpe.runfile import RUNS_DIR, list_runs, read_run_file
+
+PAGES = [
+    "app.py",
+    "pages/1_Merge_by_merge.py",
+    "pages/2_Tokenize.py",
+    "pages/3_Compression.py",
+    "pages/4_Context_window.py",
+    "pages/5_Vocabulary.py",
+    "pages/8_Compare_runs.py",
+]
+SHIPPED = list_runs([RUNS_DIR])[0]
+
+
+@pytest.fixture(scope="module")
+def other_runs(tmp_path_factory):
+    """A folder for BPE_RUNS with a second run of the same text: ties by lexicographic order."""
+    folder = tmp_path_factory.mktemp("runs")
+    argv = ["train", str(DATA_DIR / "tinyshakespeare.txt"), "--alphabet", "bytes", "--pretokenizer", "gpt2"]
+    argv += ["--heldout-fraction", "0.1", "--vocab-size", "2000", "--tie-rule", "lexicographic"]
+    argv += ["--name", "shakespeare-lexicographic", "--run-output", str(folder / "lexicographic.bperun"), "--quiet"]
+    assert main(argv) == 0
+    return folder
+
+
+def test_the_picker_lists_the_shipped_run():
+    at = new_app("app.py")
+    picker = at.selectbox(key="_w_settings_corpus")
+    assert SHIPPED.label in picker.options[-1] or any(SHIPPED.label in option for option in picker.options)
+    assert SHIPPED.label == "run: tinyshakespeare — tinyshakespeare.txt, 918,799 characters, 1,744 merges"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_opening_a_run_never_trains(page, monkeypatch):
+    import pages._shared.data.runs as runs
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a replayed run was trained again")
+
+    monkeypatch.setattr(runs, "train_run", no_training)
+    at = new_app(page, settings_corpus=SHIPPED.label)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_merge_by_merge_plays_the_run_to_its_last_merge():
+    at = new_app("pages/1_Merge_by_merge.py", settings_corpus=SHIPPED.label, settings_vocab=2000)
+    assert at.slider(key="_w_settings_vocab").max == 2000  # the run's final vocab, not the live limit
+    step = next(s for s in at.slider if s.label == "Jump to step")
+    assert step.max == 1744
+    step.set_value(1744).run()
+    assert not at.exception
+    assert any("Play" in b.label for b in at.button)
+    assert any("Replaying a recorded run" in c.value for c in at.sidebar.caption)
+
+
+def test_compression_draws_the_held_out_curve_to_the_last_merge():
+    at = new_app("pages/3_Compression.py", settings_corpus=SHIPPED.label, settings_vocab=2000)
+    traces = {trace.get("name"): trace for spec in plotly_specs(at) for trace in spec["data"]}
+    heldout = traces["held-out text"]
+    run = read_run_file(SHIPPED.path).run
+    assert heldout["x"][-1] == 2000 and len(heldout["x"]) == len(run.steps) + 1
+    assert heldout["y"][-1] == pytest.approx(run.heldout_characters / run.heldout_lengths[-1])
+
+
+def test_vocabulary_counts_uses_from_the_recorded_counts():
+    at = new_app("pages/5_Vocabulary.py", settings_corpus=SHIPPED.label, settings_vocab=1000)
+    table = next(d.value for d in at.dataframe if "uses" in d.value.columns)
+    assert len(table) == 1000 - 256 and table["uses"].sum() > 0
+
+
+def test_compare_runs_compares_two_run_files(other_runs, monkeypatch):
+    monkeypatch.setenv("BPE_RUNS", str(other_runs))
+    other = list_runs([other_runs])[0].label
+    at = new_app("app.py", settings_corpus=SHIPPED.label)
+    at.session_state["settings_corpus"] = other
+    at.run()
+    at.switch_page("pages/8_Compare_runs.py").run()
+    assert not at.exception
+    assert "Where they part ways" in [s.value for s in at.subheader]
+    assert any("A tie rule decided" in m.value for m in at.markdown)
+
+
+def test_a_variant_of_a_run_file_is_refused_in_one_line():
+    at = new_app("pages/8_Compare_runs.py", settings_corpus=SHIPPED.label)
+    at.selectbox(key="compare_variant_rule").set_value("huggingface")
+    next(b for b in at.button if b.label == "Train and compare as run B").click().run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any("recorded once, from a corpus that is not here" in e and "tie rule" in e for e in errors), errors
+
+
+def test_an_uploaded_run_is_replayed_and_a_damaged_one_named(monkeypatch):
+    raw = SHIPPED.path.read_bytes()
+    name = "upload:shakespeare (mine.bperun)"
+    at = new_app(
+        "pages/1_Merge_by_merge.py",
+        settings_run_uploads={name: ("feedbeef", raw)},
+        settings_corpus="run upload: shakespeare (mine.bperun)",
+        settings_vocab=2000,
+    )
+    assert not at.exception and not at.error
+    assert next(s for s in at.slider if s.label == "Jump to step").max == 1744
+    damaged = raw[: len(raw) // 2]
+    at = new_app(
+        "pages/1_Merge_by_merge.py",
+        settings_run_uploads={name: ("deadbeef", damaged)},
+        settings_corpus="run upload: shakespeare (mine.bperun)",
+    )
+    assert not at.exception
+    assert any("(mine.bperun) is cut short" in e.value for e in at.error), [e.value for e in at.error]

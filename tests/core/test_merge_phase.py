@@ -1,0 +1,172 @@
+"""The merge phase: training from a counts table (and through its file) gives the same run,
+merge for merge, as training the text in memory: every tie rule, both alphabets, every
+pre-tokenizer, held-out curve included."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from helpers import MAX_EXAMPLES, shared_file
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe.counts import count_text, read_counts, write_counts
+from bpe.errors import BpeError
+from bpe.paths import DATA_DIR
+from bpe.recorded import RecordedSteps
+from bpe.run import train_run, train_run_from_counts, train_run_from_words
+from bpe.steps import TIE_RULES
+from bpe.training import TrainingSettings, prepare_words
+
+PRETOKENIZERS = (None, "whitespace", "gpt2", "gpt4", r"\s*\w+|\s+|[^\s\w]+")
+
+
+def counts_of(text: str, heldout: str, alphabet: str, pretokenizer):
+    """The table `bpe count` would write for a training part and a held-out part."""
+    table = count_text(text, alphabet=alphabet, pretokenizer=pretokenizer)
+    if not heldout:
+        return table
+    held = count_text(heldout, alphabet=alphabet, pretokenizer=pretokenizer)
+    return dataclasses.replace(
+        table,
+        heldout_chunks=held.chunks,
+        heldout_counts=held.counts,
+        heldout_characters=held.characters,
+        heldout_documents=1,
+        heldout_text=heldout[:4000],
+    )
+
+
+def assert_same_run(text, heldout, *, alphabet, pretokenizer, tie_rule, vocab, min_freq=2, top_k=5):
+    expected = train_run(
+        text,
+        target_vocab_size=vocab,
+        minimum_pair_frequency=min_freq,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        tie_rule=tie_rule,
+        top_k=top_k,
+        heldout_text=heldout,
+    )
+    got = train_run_from_counts(
+        counts_of(text, heldout, alphabet, pretokenizer),
+        target_vocab_size=vocab,
+        minimum_pair_frequency=min_freq,
+        tie_rule=tie_rule,
+        top_k=top_k,
+    )
+    assert isinstance(got.steps, RecordedSteps)
+    for want, have in zip(expected.steps, got.steps):
+        assert want == have, f"first difference at merge {want.number}"
+    assert len(got.steps) == len(expected.steps)
+    assert got.merges == expected.merges
+    assert got.stop_reason == expected.stop_reason
+    assert got.settings == expected.settings
+    assert got.initial_length == expected.initial_length
+    assert got.heldout_lengths == expected.heldout_lengths
+    assert (got.training_characters, got.heldout_characters) == (len(text), len(heldout))
+    return got
+
+
+texts = st.text(alphabet=st.sampled_from("ab c\né'1"), min_size=1, max_size=80)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    text=texts,
+    heldout=st.text(alphabet=st.sampled_from("abcd \n"), max_size=30),
+    alphabet=st.sampled_from(["characters", "bytes"]),
+    pretokenizer=st.sampled_from(PRETOKENIZERS),
+    tie_rule=st.sampled_from(TIE_RULES),
+    extra=st.integers(0, 30),
+    min_freq=st.integers(1, 3),
+)
+def test_counts_train_as_the_text_does(text, heldout, alphabet, pretokenizer, tie_rule, extra, min_freq):
+    base = 256 if alphabet == "bytes" else len(set(text + heldout))
+    assert_same_run(
+        text,
+        heldout,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        tie_rule=tie_rule,
+        vocab=base + extra,
+        min_freq=min_freq,
+    )
+
+
+@pytest.mark.parametrize("tie_rule", TIE_RULES)
+@pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", "gpt4"), ("bytes", None)])
+def test_a_real_text_through_the_counts_file(tmp_path, tie_rule, alphabet, pretokenizer):
+    """Tiny Shakespeare (shipped), counted, written, read back, trained: the in-memory run."""
+    text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")
+    train, heldout = (text[:60_000], text[-8_000:]) if pretokenizer is None else (text[:400_000], text[-20_000:])
+    path = tmp_path / "counts.parquet"
+    write_counts(path, counts_of(train, heldout, alphabet, pretokenizer))
+    expected = train_run(
+        train,
+        target_vocab_size=600,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        tie_rule=tie_rule,
+        heldout_text=heldout,
+    )
+    got = train_run_from_counts(read_counts(path), target_vocab_size=600, tie_rule=tie_rule)
+    assert got.merges == expected.merges
+    assert list(got.steps) == expected.steps
+    assert got.heldout_lengths == expected.heldout_lengths
+
+
+def test_wikitext_gpt2_bytes_to_2000():
+    """Real text nobody here wrote (the shared WikiText-2 splits), GPT-2 split, bytes."""
+    text = shared_file("wikitext-2/valid.txt").read_text(encoding="utf-8")
+    run = assert_same_run(
+        text, "", alphabet="bytes", pretokenizer="gpt2", tie_rule="first_occurrence", vocab=2_000, top_k=10
+    )
+    assert len(run.steps) == 2_000 - 256
+
+
+def test_words_may_come_from_a_generator():
+    text = "low lower lowest " * 20
+    settings_ = TrainingSettings(target_vocab_size=40, pretokenizer="whitespace", base_tokens=tuple(sorted(set(text))))
+    words = prepare_words(text, "characters", "whitespace")
+    from_list = train_run_from_words(words, settings_, training_characters=len(text))
+    from_generator = train_run_from_words(iter(words), settings_, training_characters=len(text))
+    assert from_list.steps == from_generator.steps
+    assert from_list.initial_length == len(text)
+
+
+def test_training_from_words_needs_base_tokens_and_room_for_them():
+    words = prepare_words("abab", "characters", None)
+    with pytest.raises(BpeError, match="needs the base tokens"):
+        train_run_from_words(words, TrainingSettings(target_vocab_size=5), training_characters=4)
+    with pytest.raises(BpeError, match="smaller than the alphabet"):
+        train_run_from_words(
+            words, TrainingSettings(target_vocab_size=1, base_tokens=("a", "b")), training_characters=4
+        )
+
+
+def test_recorded_steps_behave_as_a_list():
+    run = train_run("the cat in the hat sat on the mat " * 5, target_vocab_size=30, top_k=3)
+    recorded = RecordedSteps(run.base_tokens)
+    for step in run.steps:
+        recorded.append(step)
+    assert len(recorded) == len(run.steps)
+    assert recorded[0] == run.steps[0] and recorded[-1] == run.steps[-1]
+    assert recorded[2:5] == run.steps[2:5]
+    assert recorded == run.steps
+    assert recorded.pairs() == run.merges
+    with pytest.raises(IndexError):
+        recorded[len(run.steps)]
+
+
+@pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", "whitespace")])
+def test_a_run_from_counts_knows_its_token_usage_without_the_text(alphabet, pretokenizer):
+    from bpe.analysis.metrics import token_usage
+
+    text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:100_000]
+    expected = train_run(text, target_vocab_size=400, alphabet=alphabet, pretokenizer=pretokenizer)
+    got = train_run_from_counts(counts_of(text, "", alphabet, pretokenizer), target_vocab_size=400)
+    assert sum(got.base_counts) == got.initial_length
+    for merges in (0, 10, len(got.steps)):
+        assert token_usage(got, None, merges) == token_usage(expected, text, merges)

@@ -1,0 +1,260 @@
+"""Run files: a run written and read back is the same run (steps, held-out curve, tokenizer
+at any size); a file that is tampered with, cut short, too big, of another version or not
+a run file at all is one `RunFileError` line, never a traceback."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import zlib
+
+import pytest
+
+from bpe.paths import DATA_DIR
+from bpe.recorded import RecordedSteps
+from bpe.run import train_run
+from bpe.runfile import (
+    MAX_MERGES,
+    RUNS_DIR,
+    RunFileError,
+    RunSource,
+    list_runs,
+    parse_run_file,
+    read_run_file,
+    run_file_bytes,
+    run_folders,
+    write_run_file,
+)
+
+SOURCE = RunSource(name="shakespeare", inputs=("tinyshakespeare.txt",), characters=100_000, documents=1)
+
+
+@pytest.fixture(scope="module")
+def run():
+    text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")
+    return train_run(
+        text[:100_000], target_vocab_size=500, alphabet="bytes", pretokenizer="gpt2", heldout_text=text[-10_000:]
+    )
+
+
+@pytest.fixture(scope="module")
+def raw(run):
+    return run_file_bytes(run, source=SOURCE, sample="First Citizen:\nBefore we proceed")
+
+
+def parts(raw: bytes) -> tuple[dict, dict]:
+    header, body = gzip.decompress(raw).split(b"\n", 1)
+    return json.loads(header), json.loads(body)
+
+
+def rebuilt(header: dict, body, *, fix_checksum: bool = True) -> bytes:
+    """A run file with this header and body; the checksum recomputed, as anyone can."""
+    body_bytes = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode("utf-8")
+    if fix_checksum:
+        header = {**header, "body_bytes": len(body_bytes), "body_sha256": hashlib.sha256(body_bytes).hexdigest()}
+    return gzip.compress(json.dumps(header).encode("utf-8") + b"\n" + body_bytes + b"\n")
+
+
+def edited(raw: bytes, **changes) -> bytes:
+    header, body = parts(raw)
+    if "settings" in changes:  # settings are changed one field at a time
+        changes["settings"] = {**body["settings"], **changes["settings"]}
+    return rebuilt(header, {**body, **changes})
+
+
+def test_a_run_survives_its_file(tmp_path, run):
+    path = tmp_path / "shakespeare.bperun"
+    write_run_file(path, run, source=SOURCE, sample="First Citizen:")
+    loaded = read_run_file(path)
+    assert isinstance(loaded.run.steps, RecordedSteps)
+    assert list(loaded.run.steps) == run.steps
+    assert loaded.run.merges == run.merges
+    assert loaded.run.heldout_lengths == run.heldout_lengths
+    assert loaded.run.settings == run.settings
+    assert (loaded.run.initial_length, loaded.run.training_characters) == (run.initial_length, run.training_characters)
+    assert loaded.run.stop_explanation == run.stop_explanation
+    assert loaded.source == SOURCE and loaded.sample == "First Citizen:"
+    for size in (256, 300, 500):
+        assert loaded.run.tokenizer(size) == run.tokenizer(size)
+    assert loaded.label == "run: shakespeare — tinyshakespeare.txt, 100,000 characters, 244 merges"
+
+
+def test_the_same_run_writes_the_same_bytes(run, raw):
+    assert run_file_bytes(run, source=SOURCE, sample="First Citizen:\nBefore we proceed") == raw
+
+
+def test_paths_are_kept_as_names_only(run):
+    source = RunSource(name="x", inputs=("/home/someone/corpus/part-1.txt",))
+    loaded = parse_run_file(run_file_bytes(run, source=source))
+    assert loaded.source.inputs == ("part-1.txt",)
+
+
+def test_a_tampered_body_fails_its_checksum(raw):
+    header, body = gzip.decompress(raw).split(b"\n", 1)
+    tampered = body.replace(b'"sample":"First', b'"sample":"Worst')  # same length, other content
+    assert tampered != body
+    with pytest.raises(RunFileError, match="fails its checksum"):
+        parse_run_file(gzip.compress(header + b"\n" + tampered), name="edited.bperun")
+
+
+def test_flipped_bytes_on_disk_are_refused(raw):
+    damaged = bytearray(raw)
+    damaged[len(raw) // 2] ^= 0xFF
+    with pytest.raises(RunFileError, match="damaged"):
+        parse_run_file(bytes(damaged))
+
+
+@pytest.mark.parametrize("keep", [0, 5, 40, 0.5, -9, -1])
+def test_a_file_cut_short_is_refused(raw, keep):
+    cut = raw[: int(len(raw) * keep) if isinstance(keep, float) else keep if keep >= 0 else len(raw) + keep]
+    with pytest.raises(RunFileError, match="cut short|not a BPE Lab run file|damaged"):
+        parse_run_file(cut, name="cut.bperun")
+
+
+def test_data_after_the_end_is_refused(raw):
+    with pytest.raises(RunFileError, match="more than its header says"):
+        parse_run_file(raw + gzip.compress(b"more"))
+
+
+def test_another_version_or_format_is_named(raw):
+    header, body = parts(raw)
+    with pytest.raises(RunFileError, match="version 2; this BPE Lab reads version 1"):
+        parse_run_file(rebuilt({**header, "version": 2}, body))
+    with pytest.raises(RunFileError, match="not a BPE Lab run file"):
+        parse_run_file(rebuilt({**header, "format": "something"}, body))
+    with pytest.raises(RunFileError, match="not a BPE Lab run file"):
+        parse_run_file(b"plain text, not gzip", name="notes.txt")
+    with pytest.raises(RunFileError, match="not a BPE Lab run file"):
+        parse_run_file(gzip.compress(b"[1, 2, 3]\n"))
+
+
+def test_sizes_are_bounded_before_the_work(tmp_path, raw):
+    with pytest.raises(RunFileError, match="at most 1,000"):
+        parse_run_file(raw, max_bytes=1_000)
+    path = tmp_path / "big.bperun"
+    path.write_bytes(raw)
+    with pytest.raises(RunFileError, match="at most 1,000"):
+        read_run_file(path, max_bytes=1_000)
+    # a header claiming a huge body is refused before it is inflated (a gzip bomb)
+    header, body = parts(raw)
+    bomb = gzip.compress(json.dumps({**header, "body_bytes": 10**12}).encode() + b"\n" + b"0" * 1_000_000)
+    with pytest.raises(RunFileError, match="may hold at most"):
+        parse_run_file(bomb)
+    too_many = gzip.compress(json.dumps({**header, "body_bytes": 5}).encode() + b"\n" + b"0" * 100_000)
+    with pytest.raises(RunFileError, match="more than its header says"):
+        parse_run_file(too_many)
+
+
+def test_too_many_merges_are_refused_before_building(raw):
+    header, body = parts(raw)
+    n = MAX_MERGES + 1
+    huge = {**body, **{key: [1] * n for key in ("lefts", "rights", "frequencies", "sequence_lengths")}}
+    huge.update(top_sizes=[0] * n, change_sizes=[0] * n, top_values=[], change_values=[])
+    with pytest.raises(RunFileError, match="at most 200,000"):
+        parse_run_file(rebuilt(header, huge))
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"lefts": None}, "lefts is missing"),
+        ({"lefts": [10**6]}, "entries for|names token ids"),
+        ({"top_sizes": [101] * 244}, "more than 100 pairs"),
+        ({"top_values": [1, 2]}, "top_values has 2 numbers"),
+        ({"frequencies": [0] * 244}, "count below 1"),
+        ({"heldout_lengths": [1, 2]}, "heldout_lengths has 2 entries"),
+        ({"stop_reason": "tired"}, "stop_reason 'tired'"),
+        ({"settings": {"target_vocab_size": -1}}, "target_vocab_size=-1"),
+        ({"settings": {"tie_rule": ["x"]}}, "wrong kind|unknown tie_rule"),
+        ({"settings": {"alphabet": "klingon"}}, "unknown alphabet"),
+        ({"base_tokens": ["a", "b"]}, "all 256|names token ids|not one of"),
+        ({"source": {"name": ""}}, "no name"),
+        ({"sample": "x" * 100_001}, "at most 100,000"),
+        ({"training_characters": True}, "training_characters must be"),
+        ({"step_seconds": ["soon"] * 244}, "step_seconds"),
+        ({"lefts": ["1"] * 244}, "whole numbers only"),
+    ],
+)
+def test_malformed_runs_are_named_in_one_line(raw, changes, message):
+    with pytest.raises(RunFileError, match=message) as error:
+        parse_run_file(edited(raw, **changes), name="bad.bperun")
+    assert "\n" not in str(error.value)
+    assert str(error.value).startswith("bad.bperun")
+
+
+def test_token_ids_must_exist_at_their_step(raw):
+    _, body = parts(raw)
+    lefts = list(body["lefts"])
+    lefts[0] = 256 + 5  # a token made only by a later merge
+    with pytest.raises(RunFileError, match="merge 1 names token ids"):
+        parse_run_file(edited(raw, lefts=lefts))
+
+
+def test_a_hostile_pattern_in_a_run_file_is_refused(raw):
+    with pytest.raises(RunFileError, match="too slow|backtracking"):
+        parse_run_file(edited(raw, settings={"pretokenizer": r"(?:a|aa)+$|[\s\S]"}))
+
+
+def test_json_that_is_not_a_run(raw):
+    header, _ = parts(raw)
+    with pytest.raises(RunFileError, match="not an object"):
+        parse_run_file(rebuilt(header, b"[1]"))
+    with pytest.raises(RunFileError, match="not valid JSON"):
+        parse_run_file(rebuilt(header, b"{oops"))
+    with pytest.raises(RunFileError, match="nested too deeply"):
+        parse_run_file(rebuilt(header, b"[" * 100_000))
+
+
+def test_unreadable_paths_are_one_line(tmp_path):
+    with pytest.raises(RunFileError, match="cannot read run file 'missing.bperun'"):
+        read_run_file(tmp_path / "missing.bperun")
+
+
+def test_compression_uses_no_file_name_or_time(raw):
+    # gzip header: no name flag, mtime 0, so the file says nothing of where it was made
+    assert raw[:2] == b"\x1f\x8b" and raw[3] & 0x08 == 0 and raw[4:8] == b"\0\0\0\0"
+    assert zlib.decompress(raw, 31).startswith(b'{"format": "bpe-lab-run"')
+
+
+def test_runs_are_listed_from_their_headers(tmp_path, monkeypatch, run):
+    write_run_file(tmp_path / "b.bperun", run, source=SOURCE)
+    write_run_file(tmp_path / "a.bperun", run, source=RunSource(name="other", inputs=("x.txt", "y.txt")))
+    (tmp_path / "junk.bperun").write_bytes(b"not a run")
+    (tmp_path / "notes.txt").write_text("not listed")
+    monkeypatch.setenv("BPE_RUNS", str(tmp_path))
+    assert run_folders()[-1] == tmp_path
+    listed = list_runs([tmp_path])
+    assert [entry.path.name for entry in listed] == ["a.bperun", "b.bperun"]
+    assert listed[0].label == "run: other — x.txt, y.txt, 100,000 characters, 244 merges"
+    assert listed[1].label == read_run_file(tmp_path / "b.bperun").label
+
+
+def test_the_shipped_runs_load():
+    listed = list_runs([RUNS_DIR])
+    assert listed, "data/runs/ ships at least one run file"
+    for entry in listed:
+        loaded = read_run_file(entry.path)
+        assert len(loaded.run.steps) == entry.merges and loaded.label == entry.label
+        assert loaded.sample and loaded.run.heldout_lengths and loaded.run.base_counts
+
+
+def test_a_loaded_run_answers_as_the_trained_one(run, raw):
+    """What the pages ask of a run, asked of a loaded one: the same answers, no retraining."""
+    from bpe.analysis.film import film_data
+    from bpe.analysis.metrics import compression_curve, token_usage
+    from bpe.analysis.run_diff import first_divergence
+    from bpe.analysis.vocab_sizes import reached_vocab_size, spread_sizes
+
+    loaded = parse_run_file(raw).run
+    assert compression_curve(loaded) == compression_curve(run)
+    assert [reached_vocab_size(loaded, size) for size in (256, 300, 499, 500, 900)] == [
+        reached_vocab_size(run, size) for size in (256, 300, 499, 500, 900)
+    ]
+    assert spread_sizes(loaded) == spread_sizes(run)
+    assert loaded.vocab_sizes() == [step.vocab_size for step in run.steps]
+    assert [loaded.sequence_length(k) for k in (0, 1, 100, 244)] == [run.sequence_length(k) for k in (0, 1, 100, 244)]
+    passage = "First Citizen:\nBefore we proceed any further, hear me speak."
+    assert film_data(loaded, passage, 40, top_k=5, title="t") == film_data(run, passage, 40, top_k=5, title="t")
+    assert token_usage(loaded, "First Citizen", 50) == token_usage(run, "First Citizen", 50)
+    assert first_divergence(loaded, run) is None

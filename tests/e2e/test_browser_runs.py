@@ -1,0 +1,87 @@
+"""Real browser: open the shipped run file, play its film to the last merge, move the vocab
+slider to its last merge, then compare it with a run of other settings (a second run file
+in BPE_RUNS), in chromium; screenshots at 1280x800 and 1024x768, presenter mode too."""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import quote
+
+import pytest
+from conftest import running_app
+from playwright.sync_api import expect
+
+from bpe.cli.main import main
+from bpe.paths import DATA_DIR
+from bpe.runfile import RUNS_DIR, list_runs
+
+pytestmark = pytest.mark.e2e
+SHIPPED = list_runs([RUNS_DIR])[0].label
+
+
+@pytest.fixture(scope="module")
+def runs_app(tmp_path_factory, browser):
+    """A server that also lists a second run of Tiny Shakespeare (ties by lexicographic order)."""
+    folder = tmp_path_factory.mktemp("runs")
+    argv = ["train", str(DATA_DIR / "tinyshakespeare.txt"), "--alphabet", "bytes", "--pretokenizer", "gpt2"]
+    argv += ["--heldout-fraction", "0.1", "--vocab-size", "2000", "--tie-rule", "lexicographic", "--quiet"]
+    assert main([*argv, "--name", "shakespeare-lexicographic", "--run-output", str(folder / "lex.bperun")]) == 0
+    other = list_runs([folder])[0].label
+    env = {**os.environ, "BPE_RUNS": str(folder)}
+    with running_app(tmp_path_factory.mktemp("streamlit") / "server.log", env=env) as url:
+        yield url, other
+
+
+def sidebar(pg):
+    return pg.get_by_test_id("stSidebar")
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1024, 768)])
+def test_open_play_slide_and_compare_a_run_file(browser, runs_app, width, height, screenshot):
+    url, other = runs_app
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    own = (url, url.replace("http", "ws", 1), "data:", "blob:")
+    off_origin: list[str] = []
+    page.on("request", lambda request: request.url.startswith(own) or off_origin.append(request.url))
+    try:
+        page.goto(f"{url}/Merge_by_merge?corpus={quote(SHIPPED)}&vocab=1000&step=740")
+        expect(page.get_by_role("heading", name="Merge by merge")).to_be_visible()
+        expect(sidebar(page).get_by_text("Replaying a recorded run")).to_be_visible(timeout=60_000)
+        step = page.get_by_test_id("stMetricValue").first
+        expect(step).to_have_text("740 of 744")
+        # the vocab slider to the run's last merge: End on the focused slider thumb
+        thumb = sidebar(page).get_by_role("slider").first
+        thumb.focus()
+        thumb.press("End")
+        expect(thumb).to_have_attribute("aria-valuetext", "2000")
+        expect(page.get_by_test_id("stMetricLabel").first).to_have_text("Step (of 1,744)")
+        screenshot(page, f"run_before_play_{width}x{height}", height=height)
+        page.get_by_role("button", name="Play").click()
+        expect(step).not_to_have_text("740", timeout=30_000)  # the film moves
+        page.get_by_role("button", name="Pause").click()
+        expect(page.get_by_role("button", name="Play")).to_be_visible()
+        # the last merge, looked at
+        page.goto(f"{url}/Merge_by_merge?corpus={quote(SHIPPED)}&vocab=2000&step=1744")
+        expect(page.get_by_test_id("stMetricValue").first).to_have_text("1,744", timeout=60_000)
+        expect(page.locator(".bpe-segments .tok").first).to_be_visible()
+        screenshot(page, f"run_merge_by_merge_{width}x{height}", height=height)
+        sidebar(page).get_by_text("Presenter mode: larger type").click()
+        expect(page.locator(".bpe-segments").first).to_be_visible()
+        screenshot(page, f"run_merge_by_merge_presenter_{width}x{height}", height=height)
+        sidebar(page).get_by_text("Presenter mode: larger type").click()
+        # the other run, picked in the sidebar, then Compare runs in the same session
+        picker = sidebar(page).get_by_test_id("stSelectbox").first
+        picker.click()
+        page.get_by_role("option", name=other).click()
+        expect(sidebar(page).get_by_text("shakespeare-lexicographic")).to_be_visible(timeout=60_000)
+        sidebar(page).get_by_role("link", name="Compare runs").click()
+        expect(page.get_by_role("heading", name="Compare runs")).to_be_visible()
+        expect(page.get_by_text("A tie rule decided")).to_be_visible(timeout=60_000)
+        screenshot(page, f"run_compare_{width}x{height}", height=height)
+        page.get_by_role("link", name="Compression").first.click()
+        expect(page.locator(".js-plotly-plot .scatterlayer .trace").first).to_be_visible(timeout=60_000)
+        screenshot(page, f"run_compression_{width}x{height}", height=height)
+        assert off_origin == []
+    finally:
+        context.close()
