@@ -16,6 +16,9 @@ Why it is built this way (after tiktoken's `load.py`):
 - A second call finds the clean files (written last) and makes no request at all. An
   archive already in the cache (put there by hand on an offline machine) is verified and
   unpacked without any network.
+- Several server processes may share one cache (`python -m bpe serve`): they take turns
+  on the machine's lock for the cache folder (`bpe.locks.folder_lock`), so whichever gets
+  there first downloads and unpacks, and the others wait for it and then find the files.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from bpe.corpora.textfile import DEFAULT_MAX_BYTES
 from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, RAW_MEMBERS, clean_files, clean_text, has_clean_files
 from bpe.errors import BpeError, CorpusError, DownloadError
 from bpe.files import atomic_write_bytes, atomic_writer, check_writable_target, verified_cached_file
+from bpe.locks import folder_lock
 
 WIKITEXT2_MIRRORS = (
     "https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-2-raw-v1.zip",
@@ -89,15 +93,18 @@ def download_wikitext2(
     expected = _check_sha256(WIKITEXT2_SHA256 if sha256 is None else sha256)
     urls = _check_mirrors(WIKITEXT2_MIRRORS if mirrors is None else mirrors)
     archive = cache_dir / ARCHIVE_NAME
-    if not verified_cached_file(
-        archive,
-        expected,
-        error=DownloadError,
-        advice="Delete it to download again, or pass --sha256 with its hash if you trust this file.",
-    ):
-        _mkdir(cache_dir)
-        fetch_verified(urls, archive, expected, progress=progress, timeout=timeout, deadline=deadline)
-    _unpack(archive, folder)
+    with folder_lock(cache_dir, "download"):
+        if has_clean_files(folder):  # another process finished it while this one waited
+            return folder
+        if not verified_cached_file(
+            archive,
+            expected,
+            error=DownloadError,
+            advice="Delete it to download again, or pass --sha256 with its hash if you trust this file.",
+        ):
+            _mkdir(cache_dir)
+            fetch_verified(urls, archive, expected, progress=progress, timeout=timeout, deadline=deadline)
+        _unpack(archive, folder)
     return folder
 
 
