@@ -18,6 +18,7 @@ new browsers only to healthy ones; and each response carries ``X-Bpe-Server``, t
 process that served it (the classroom script reports per process from it).
 
 This module only starts programs (``streamlit run app.py``, haproxy); it imports neither.
+An app process that exits is started again on its port (up to 3 times in two minutes).
 Ctrl-C or SIGTERM stops the proxy first, then every app process (each in a process group
 of its own, so nothing they started survives), and waits for them; a process that
 outlives ``--stop-seconds`` is killed. Should this command itself be killed, the kernel
@@ -60,6 +61,7 @@ HAPROXY_HINT = "install it with `sudo apt-get install haproxy` (Debian, Ubuntu) 
 ALERT_PREFIX = re.compile(r"^\[ALERT\]\s*\(\d+\)\s*:\s*(config\s*:\s*)?(\[[^\]]*\]\s*:\s*)?")
 STREAMLIT_BANNER = ("You can now view your Streamlit app", "URL: http", "Local URL:", "Network URL:")
 START_SECONDS = 120.0  # how long app processes may take to answer their health check
+RESTARTS_PER_WINDOW, RESTART_WINDOW_SECONDS = 3, 120.0  # an app process that keeps exiting is given up
 STOP_SECONDS = 40.0  # an app process stopping waits up to 30 s for model jobs to end their step
 # Run first in each child: ask the kernel to kill it should this command die (Linux's
 # PR_SET_PDEATHSIG, which survives the exec), then become the program itself (same pid).
@@ -213,6 +215,7 @@ def app_command(backend: Backend) -> list[str]:
 @dataclass
 class Child:
     name: str
+    command: list[str]
     process: subprocess.Popen
     forwarder: threading.Thread
 
@@ -241,7 +244,7 @@ def start_child(name: str, command: list[str], *, env: dict, say: Callable[[str]
 
     forwarder = threading.Thread(target=forward, name=f"output of {name}", daemon=True)
     forwarder.start()
-    return Child(name, process, forwarder)
+    return Child(name, command, process, forwarder)
 
 
 def stop_children(children: list[Child], seconds: float) -> None:
@@ -385,19 +388,37 @@ def run_serve(args, *, say: Callable[[str], None] | None = None) -> int:
                     say(
                         f"note: {backend.address} does not answer {HEALTH_PATH} yet; browsers go elsewhere until it does"
                     )
-            while True:
-                for child in children:
-                    if child.process.poll() is not None:
-                        raise BpeError(
-                            f"{child.name} exited with status {child.process.returncode} (its output is above); "
-                            "stopped the others"
-                        )
-                time.sleep(0.5)
+            watch(children, env=env, say=say)
         finally:
             with signals_held():
                 stop_children(children, args.stop_seconds)
                 if children:
                     say("stopped the proxy" + ("" if remote else f" and {len(children) - 1} app process(es)"))
+
+
+def watch(children: list[Child], *, env: dict, say: Callable[[str], None]) -> None:
+    """Until stopped: an app process that exits is started again on its port (the proxy
+    sends no browser there until its health check passes; its students' pages start
+    afresh), unless it keeps exiting; the proxy exiting ends the command."""
+    starts: dict[str, list[float]] = {}
+    while True:
+        for index, child in enumerate(children):
+            status = child.process.poll()
+            if status is None:
+                continue
+            if child.name == "haproxy":
+                raise BpeError(f"haproxy exited with status {status} (its output is above); stopped the app processes")
+            recent = [t for t in starts.get(child.name, []) if time.monotonic() - t < RESTART_WINDOW_SECONDS]
+            if len(recent) >= RESTARTS_PER_WINDOW:
+                raise BpeError(
+                    f"app process {child.name} exited {len(recent) + 1} times within {RESTART_WINDOW_SECONDS:g} s "
+                    f"(last status {status}; its output is above); stopped the others"
+                )
+            say(f"app process {child.name} exited with status {status}; starting it again")
+            child.forwarder.join(timeout=2)
+            starts[child.name] = [*recent, time.monotonic()]
+            children[index] = start_child(child.name, child.command, env=env, say=say)
+        time.sleep(0.5)
 
 
 def _serving_line(address: str, port: int, backends: list[Backend], remote: bool) -> str:

@@ -11,13 +11,14 @@ import os
 import signal
 import socket
 import subprocess
+import time
 
 import pytest
 from helpers import children_of, free_ports, gone, nobody_listens, start_serve
 
 from bpe.cli import serve
 from bpe.cli.main import main
-from bpe.cli.serve import Backend, haproxy_config, local_backends, parse_backend
+from bpe.cli.serve import Backend, haproxy_config, healthy, local_backends, parse_backend
 
 HAPROXY = next((p for p in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy") if os.access(p, os.X_OK)), None)
 needs_haproxy = pytest.mark.skipif(
@@ -121,11 +122,20 @@ def test_a_backend_haproxy_cannot_resolve_is_one_line(capsys):
 
 
 @needs_haproxy
-def test_ctrl_c_stops_the_proxy_and_every_app_process(tmp_path):
+def test_an_app_process_that_dies_is_started_again_and_ctrl_c_stops_everything():
     port = free_ports(2)
     process, _ = start_serve("--processes", "1", "--port", str(port), "--address", "127.0.0.1")
+    first = children_of(process.pid)
+    assert len(first) == 2  # one app process, haproxy
+    app = next(pid for pid in first if "streamlit" in open(f"/proc/{pid}/cmdline").read())
+    os.kill(app, signal.SIGKILL)
+    assert "exited with status -9; starting it again" in process.stdout.readline()
+    deadline = time.monotonic() + 60
+    while not healthy(f"http://127.0.0.1:{port}") and time.monotonic() < deadline:  # through the proxy
+        time.sleep(0.2)
+    assert healthy(f"http://127.0.0.1:{port}")
     children = children_of(process.pid)
-    assert len(children) == 2  # one app process, haproxy
+    assert len(children) == 2 and app not in children
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C at the terminal sends (children have groups of their own)
     out, _ = process.communicate(timeout=60)
     assert process.returncode == 130
