@@ -4,7 +4,7 @@ import streamlit as st
 
 from bpe.analysis.merge_log import why_stopped
 from bpe.analysis.metrics import compression
-from pages._shared import page_links, setup_page
+from pages._shared.frame import page_links, setup_page
 
 settings, run = setup_page(
     "BPE Lab",

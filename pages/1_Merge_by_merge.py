@@ -2,11 +2,9 @@
 
 import streamlit as st
 
-from bpe.analysis.merge_log import log_csv, why_stopped
-from pages._shared import corpus_texts, setup_page
-from pages._shared.film import film_download
-from pages._shared.merge_view import Film, film_controls, film_state, passage, play
-from pages._shared.teach import teach_controls
+from bpe.analysis.merge_log import why_stopped
+from pages._shared.frame import corpus_texts, setup_page
+from pages._shared.views.merges import Film, draw_downloads, film_controls, film_state, play, teach_controls
 
 settings, run = setup_page(
     "Merge by merge",
@@ -25,13 +23,4 @@ film_state(film)
 film_controls(film)
 teach_controls()
 play(film)
-log, film_file = st.columns([1, 2], vertical_alignment="bottom")
-log.download_button(
-    "Download the merge log (CSV)",
-    lambda: log_csv(run, last),
-    file_name="merge_log.csv",
-    mime="text/csv",
-    key="merges_csv",
-)
-with film_file:
-    film_download(settings, run, passage(film), last)
+draw_downloads(film)  # the merge log (CSV) and the film (HTML)

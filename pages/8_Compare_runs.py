@@ -2,16 +2,8 @@
 
 import streamlit as st
 
-from pages._shared import setup_page
-from pages._shared.run_compare import (
-    chosen_runs,
-    comparison,
-    draw_differences,
-    draw_divergence,
-    draw_samples,
-    draw_vocabularies,
-    merges_compared,
-)
+from pages._shared.frame import setup_page
+from pages._shared.views.compare_page import chosen_runs, draw_comparison
 
 settings, run = setup_page(
     "Compare runs",
@@ -29,14 +21,4 @@ if runs is None:
         "the sidebar: every run you train is kept for comparison."
     )
     st.stop()
-merges = merges_compared(runs[0][1], runs[1][1])
-found = comparison(runs[0], runs[1], merges)
-
-st.subheader("What differs")
-draw_differences(found)
-st.subheader("Where they part ways")
-draw_divergence(found, merges)
-st.subheader("Vocabularies")
-draw_vocabularies(found)
-st.subheader("Text cut differently")
-draw_samples(found)
+draw_comparison(runs)

@@ -1,44 +1,24 @@
-"""Streamlit glue every page uses (not a page: Streamlit ignores folders inside pages/).
+"""BPE Lab's UI package (not a page: Streamlit ignores folders inside pages/), arranged by
+kind. Imports run one way, each room using only the rooms above it in this list:
 
-The API, in the order a page uses it::
+1. `render/` — pure builders of HTML and plotly figures from core results; no streamlit.
+   All plotly and all HTML strings live here, and all escaping happens here.
+2. `state/`  — session state: `Settings` and `bind`, the link (URL) reader and writer,
+   state that belongs to one run, the browser session watch.
+3. `data/`   — the cached computations (`st.cache_data` / `st.cache_resource`): corpus
+   texts and runs, tokenizers, measurements, comparisons, the model-job line.
+4. `frame/`  — what every page shares: `setup_page`, the sidebar, navigation, presenter
+   mode, lesson links and files, the WikiText-2 download, tables.
+5. `views/`  — one module (or folder: `merges/`, `model/`) per page: its blocks.
 
-    from pages._shared import setup_page, corpus_texts, current_tokenizer
+A page (``app.py``, ``pages/*.py``) imports from `frame` and its own view, and only
+arranges::
+
+    from pages._shared.frame import setup_page
+    from pages._shared.views.tokenize_page import draw_lineage, text_box
 
     settings, run = setup_page("Tokenize", "One paragraph saying what this page shows.")
     if run is None: st.stop()
-    train_text, heldout_text = corpus_texts(settings)      # cached
-    tokenizer = current_tokenizer(settings, run)             # cached, vocab = settings.vocab_size
 
-- `setup_page(title, intro) -> (Settings, TrainingRun | None)`: page config (wide), the
-  shared sidebar, title and intro, the cached run (progress bar while training, `BpeError`
-  shown with `st.error`, then run is None).
-- `Settings` (frozen, hashable): corpus, corpus_version, prefix_cap, heldout_fraction,
-  vocab_size (shown), trained_vocab_size (the run's maximum, >= vocab_size), min_freq,
-  engine, alphabet ("characters" | "bytes"), pretokenizer (None | "whitespace" | "gpt2" |
-  "gpt4"), top_k; `training_key()` for your own cache keys.
-- `corpus_texts(settings) -> (train_text, heldout_text)`, cached.
-- `current_tokenizer(settings, run) -> BPETokenizer` for the shown vocab, cached.
-- `prefix_tokenizer(settings, run, merges) -> BPETokenizer` after the first `merges` merges.
-- `bind(widget, label, key, **kwargs)`: draw a widget showing plain state `key` (set a
-  default first with `st.session_state.setdefault`); survives page switches.
-- `mirror_step(step)`: the Merge-by-merge step into session state and the URL.
-
-State lives in plain session_state keys prefixed `settings_` (see `settings.py`); give a
-page's own keys the page's prefix (`merges_step`, `tokenize_text`, ...).
+tests/app/test_ui_layers.py holds the package to this order.
 """
-
-from .cache import corpus_texts, current_tokenizer, prefix_tokenizer
-from .page import page_links, setup_page
-from .settings import RECORDED_TOP_K, Settings, bind, mirror_step
-
-__all__ = [
-    "RECORDED_TOP_K",
-    "Settings",
-    "bind",
-    "corpus_texts",
-    "current_tokenizer",
-    "mirror_step",
-    "page_links",
-    "prefix_tokenizer",
-    "setup_page",
-]

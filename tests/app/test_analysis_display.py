@@ -5,8 +5,8 @@ from __future__ import annotations
 from bpe import train_run
 from bpe.analysis.metrics import compression_curve, context_coverage, parting_point
 from bpe.analysis.segments import Segment
-from pages._shared.figures import compression_curve_figure, coverage_figure
-from pages._shared.html import context_window_html, linked_tokens_html
+from pages._shared.render.figures import compression_curve_figure, coverage_figure
+from pages._shared.render.html import context_window_html, linked_tokens_html
 
 
 def test_linked_tokens_escape_text_and_pair_each_token_with_its_id():

@@ -17,7 +17,7 @@ from bpe import BPETokenizer
 from bpe.analysis.pretrained import full_compression
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
 from bpe.formats import CL100K_NAME, Cl100kUnavailable, cl100k_available, export_files, load_cl100k
-from pages._shared import analysis
+from pages._shared.data import tokenizers as analysis
 
 TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
     "pages/2_Tokenize.py",

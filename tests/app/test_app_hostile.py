@@ -134,7 +134,7 @@ def test_a_listed_corpus_that_cannot_be_read_is_named_not_its_path(tmp_path, mon
 
 @pytest.fixture
 def one_slot(monkeypatch):
-    import pages._shared.model as model
+    import pages._shared.data.jobs as model
 
     monkeypatch.setattr(model, "training_slots", lambda: 1)
     model.server_slots.clear()

@@ -9,7 +9,7 @@ import pytest
 from app_helpers import SMALL_CORPUS, capture_downloads, metric, new_app, plotly_specs, unescape_markdown
 
 from bpe.analysis.lesson import Lesson, lesson_json, text_hash
-from pages._shared.lesson import HASH_PARAM, setting_fields
+from pages._shared.state.link import HASH_PARAM, setting_fields
 
 PAGE = "pages/1_Merge_by_merge.py"
 SMALL = dict(settings_corpus=SMALL_CORPUS)
@@ -230,7 +230,7 @@ def test_a_wikitext_link_reopens_the_same_frame(monkeypatch):
 def test_every_settings_field_travels_except_the_version_the_hash_replaces():
     import dataclasses
 
-    from pages._shared.settings import DEFAULTS, Settings
+    from pages._shared.state.settings import DEFAULTS, Settings
 
     travelling = {field.key for field in setting_fields()}
     assert len(travelling) == len(dataclasses.fields(Settings)) - 1  # all but corpus_version
@@ -240,13 +240,14 @@ def test_every_settings_field_travels_except_the_version_the_hash_replaces():
 def test_each_page_control_names_a_page_and_a_key_the_app_uses():
     from app_helpers import ROOT
 
-    from pages._shared.lesson import PAGE_CONTROLS, known_pages
+    from pages._shared.frame.navigation import known_pages
+    from pages._shared.state.link import PAGE_CONTROLS
 
     sources = "\n".join(
         path.read_text(encoding="utf-8")
         for folder in ("pages", "pages/_shared")
-        for path in (ROOT / folder).glob("*.py")
-        if path.name != "lesson.py"
+        for path in (ROOT / folder).rglob("*.py")
+        if path.name != "link.py"
     )
     for page, fields in PAGE_CONTROLS.items():
         assert page in known_pages(), page
@@ -274,7 +275,7 @@ def test_a_link_on_the_default_corpus_reopens_the_frame_with_the_quiz_waiting():
     ],
 )
 def test_every_page_copies_a_link_that_reopens_its_controls(page):
-    from pages._shared.lesson import page_fields
+    from pages._shared.state.link import page_fields
 
     teacher = new_app(page, **SMALL)
     params = query(copy_link(teacher))

@@ -6,7 +6,7 @@ import pytest
 import streamlit as st
 from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs
 
-import pages._shared.cache
+import pages._shared.data.runs
 
 PAGE = "pages/1_Merge_by_merge.py"
 SMALL = dict(settings_corpus=SMALL_CORPUS)  # 17 merges at minimum frequency 2
@@ -91,13 +91,13 @@ def test_play_advances_one_step_per_tick_and_stops_at_the_end():
 def trainings(monkeypatch):
     """Every real training the app starts (cache misses), recorded by wrapping `train_run`."""
     calls = []
-    real = pages._shared.cache.train_run
+    real = pages._shared.data.runs.train_run
 
     def counting(*args, **kwargs):
         calls.append(kwargs.get("target_vocab_size"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(pages._shared.cache, "train_run", counting)
+    monkeypatch.setattr(pages._shared.data.runs, "train_run", counting)
     return calls
 
 

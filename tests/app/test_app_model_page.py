@@ -17,7 +17,7 @@ from app_helpers import SMALL_CORPUS, new_app, plotly_specs, unescape_markdown
 from bpe.lm.experiment import split_text
 from bpe.lm.job import experiment_text
 from bpe.lm.report import model_summary_rows, verdict
-from pages._shared.figures import bits_per_char_curves
+from pages._shared.render.figures import bits_per_char_curves
 
 torch.set_num_threads(1)  # tiny models: extra threads only add contention
 

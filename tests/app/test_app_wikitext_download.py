@@ -16,7 +16,7 @@ from app_helpers import SMALL_CORPUS, metric, new_app
 from helpers import loopback_server
 
 import bpe.corpora.corpus
-import pages._shared.wikitext_download as wikitext_download
+import pages._shared.frame.wikitext_download as wikitext_download
 from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, RAW_MEMBERS
 
 TRAIN = " \n = Valkyria Chronicles III = \n \n Senjō no Valkyria 3 is a tactical role @-@ playing game .\n" * 40

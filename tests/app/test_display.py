@@ -8,7 +8,7 @@ import pytest
 from bpe.analysis.segments import Segment
 from bpe.run import train_run
 from bpe.text import pair_label, printable, readable_token
-from pages._shared.html import escape_markdown, merge_headline_html, segments_html, token_colour
+from pages._shared.render.html import escape_markdown, merge_headline_html, segments_html, token_colour
 
 
 @pytest.mark.parametrize(

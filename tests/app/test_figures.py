@@ -3,7 +3,7 @@
 import plotly.graph_objects as go
 
 from bpe.run import train_run
-from pages._shared.figures import (
+from pages._shared.render.figures import (
     BASE_FONT,
     OTHER,
     TICK_FONT,

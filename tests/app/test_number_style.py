@@ -6,8 +6,8 @@ from bpe.analysis.compare import Variant
 from bpe.analysis.metrics import context_coverage
 from bpe.pretokenize import pretokenizer_name
 from bpe.steps import MergeStep, StopReason
-from pages._shared.figures import TICK_FONT, coverage_figure, pair_frequency_figure
-from pages._shared.numbers import cell, change_delta, table_frame
+from pages._shared.render.figures import TICK_FONT, coverage_figure, pair_frequency_figure
+from pages._shared.render.numbers import cell, change_delta, table_frame
 
 
 def test_cells_have_separators_fixed_decimals_and_no_none():

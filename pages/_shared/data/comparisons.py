@@ -1,0 +1,100 @@
+"""Cached comparisons: the corpus trained four ways (Bytes and pre-tokenizers, with GPT-2's
+column), two runs of this session side by side (Compare runs), and a tokenizer in other
+libraries' formats (Vocabulary: the exported files and where each library encodes
+differently). Computation stays in `bpe.analysis` and `bpe.formats`; this only caches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from bpe.analysis.compare import Comparison, compare_tokenizers, gpt2_variant
+from bpe.analysis.run_diff import (
+    Divergence,
+    SampleDiff,
+    VocabularyComparison,
+    compare_vocabularies,
+    differing_samples,
+    first_divergence,
+    setting_differences,
+)
+from bpe.errors import BpeError
+from bpe.formats import FORMATS, ExportedFiles, export_files, merges_vs_ranks
+from bpe.run import TrainingRun
+from bpe.tokenizer import BPETokenizer
+from pages._shared.data.runs import corpus_texts
+from pages._shared.data.tokenizers import cached_gpt2
+from pages._shared.state.settings import Settings
+
+# ==================== The same corpus trained four ways
+
+
+@st.cache_data(show_spinner="Training the same text four ways…", max_entries=8)
+def four_way_comparison(key: tuple, merges: int, _train: str, _heldout: str) -> Comparison:
+    return compare_tokenizers(_train, merges=merges, heldout_text=_heldout)
+
+
+@st.cache_data(show_spinner="Measuring GPT-2 on the same text…", max_entries=8)
+def gpt2_column(key: tuple, merges: int, _train: str, _heldout: str):
+    evaluated, gpt2 = _heldout or _train, cached_gpt2()
+    full = len(evaluated) / max(len(gpt2.encode(evaluated)), 1)
+    return gpt2_variant(gpt2, _train, merges=merges, heldout_text=_heldout), full
+
+
+# ==================== Two runs of this session (the Compare runs page)
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    differences: list[tuple[str, str, str]]
+    divergence: Divergence | None
+    vocabularies: VocabularyComparison
+    samples: list[SampleDiff]
+
+
+def run_comparison(a: tuple[Settings, TrainingRun], b: tuple[Settings, TrainingRun], merges: int) -> RunComparison:
+    (settings_a, run_a), (settings_b, run_b) = a, b
+    text, _ = corpus_texts(settings_a)
+    return _comparison(
+        settings_a.training_key(), settings_b.training_key(), merges, _run_a=run_a, _run_b=run_b, _text=text
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _comparison(
+    key_a: tuple, key_b: tuple, merges: int, _run_a: TrainingRun, _run_b: TrainingRun, _text: str
+) -> RunComparison:
+    count_a, count_b = min(merges, len(_run_a.steps)), min(merges, len(_run_b.steps))
+    samples = differing_samples(_run_a.tokenizer(merges=count_a), _run_b.tokenizer(merges=count_b), _text)
+    return RunComparison(
+        setting_differences(_run_a, _run_b),
+        first_divergence(_run_a, _run_b),
+        compare_vocabularies(_run_a, count_a, _run_b, count_b),
+        samples,
+    )
+
+
+# ==================== Other libraries' files
+
+
+@st.cache_data(show_spinner=False, max_entries=12)
+def exported_files(fingerprint: str, fmt: str, name: str, _tokenizer: BPETokenizer) -> ExportedFiles | str:
+    """The files, or why this format cannot hold the tokenizer (tiktoken and minbpe work on bytes)."""
+    try:
+        return export_files(_tokenizer, fmt, name=name)
+    except BpeError as error:
+        return str(error)
+
+
+@st.cache_data(show_spinner="Looking for texts that another library encodes differently…", max_entries=8)
+def format_findings(fingerprint: str, corpus_key: tuple, _tokenizer: BPETokenizer, _sample: str) -> dict:
+    """Per format: `MergesVsRanks`, or why the format cannot hold the tokenizer."""
+    found: dict = {}
+    for fmt in FORMATS:
+        try:
+            found[fmt] = merges_vs_ranks(_tokenizer, fmt, sample_text=_sample)
+        except BpeError as error:
+            found[fmt] = str(error)
+    return found

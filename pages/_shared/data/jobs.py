@@ -1,0 +1,30 @@
+"""The server's one line of model jobs (the Model page): made once per server process.
+
+At most `training_slots()` jobs train at once and the rest wait their turn; torch's
+thread count, a process-wide setting, is set once to `training_threads()`; and when the
+server stops, every job is asked to stop and waited for (a thread killed inside torch
+aborts the process).
+"""
+
+from __future__ import annotations
+
+import atexit
+
+import streamlit as st
+
+from bpe.lm.job import training_slots, training_threads
+from bpe.lm.slots import JobSlots
+
+SHUTDOWN_SECONDS = 30  # how long a stopping server waits for jobs to finish their step
+
+
+@st.cache_resource(show_spinner=False)
+def server_slots() -> JobSlots:
+    """The server's one line of model jobs, made when the first job starts; with it, once
+    per server process, the thread policy and the clean shutdown (see the module doc)."""
+    import torch  # only once a model is to be trained: torch takes seconds to load
+
+    torch.set_num_threads(training_threads())
+    slots = JobSlots(training_slots())
+    atexit.register(slots.stop_all, SHUTDOWN_SECONDS)
+    return slots

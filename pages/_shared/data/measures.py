@@ -1,0 +1,146 @@
+"""Cached measurements, keyed by what they depend on: token lengths, compression curves
+(and this session's earlier curves, for overlays), token usage, the training ids, the
+text hash of lessons, pretrained tokenizers' prefix curves, the languages' costs.
+Computation stays in `bpe.analysis`; this only caches and remembers.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe.analysis.languages import LanguageCost, language_costs
+from bpe.analysis.lesson import text_hash
+from bpe.analysis.metrics import CurvePoint, compression_curve, token_lengths, token_usage
+from bpe.analysis.pretrained import PrefixPoint, full_compression, prefix_curve
+from bpe.analysis.tie_rules import tie_rule_label
+from bpe.corpora.builtin import LIGHTHOUSE
+from bpe.pretokenize import pretokenizer_name
+from bpe.run import TrainingRun
+from bpe.steps import DEFAULT_TIE_RULE
+from pages._shared.data.runs import corpus_texts
+from pages._shared.data.tokenizers import Compared
+from pages._shared.state.settings import DEFAULTS, Settings
+
+SEEN_CURVES = "analysis_curves"  # plain key: {run label: [CurvePoint]} of runs seen this session
+MAX_SEEN_CURVES = 8
+MEASURE_CHARS = 200_000  # coverage is measured on at most this much held-out text: enough, and quick
+
+
+# ==================== Cached measurements
+
+
+def measured_text(settings: Settings) -> tuple[str, str]:
+    """(what, text): held-out text (its first `MEASURE_CHARS`), or the training text when
+    nothing is held out, so the pages can say which they measured."""
+    train, heldout = corpus_texts(settings)
+    if heldout:
+        return "held-out text", heldout[:MEASURE_CHARS]
+    return "training text (nothing is held out)", train[:MEASURE_CHARS]
+
+
+def measured_lengths(settings: Settings, compared: Compared) -> list[int]:
+    """Characters per token of the `measured_text`, encoded by ``compared``. Cached."""
+    _what, text = measured_text(settings)
+    return _lengths(compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=text)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _lengths(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) -> list[int]:
+    return token_lengths(_tokenizer.encode_tokens(_text))
+
+
+def run_curve(settings: Settings, run: TrainingRun) -> list[CurvePoint]:
+    """The run's compression curve (cached), remembered for overlays on later runs."""
+    curve = _curve(settings.training_key(), _run=run)
+    seen = st.session_state.setdefault(SEEN_CURVES, {})
+    seen.pop(run_label(settings), None)
+    seen[run_label(settings)] = curve  # most recent last
+    while len(seen) > MAX_SEEN_CURVES:
+        seen.pop(next(iter(seen)))
+    return curve
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _curve(training_key: tuple, _run: TrainingRun) -> list[CurvePoint]:
+    return compression_curve(_run)
+
+
+def seen_curves(settings: Settings) -> dict[str, list[CurvePoint]]:
+    """Curves of the other runs seen in this session, most recent first."""
+    seen = st.session_state.get(SEEN_CURVES, {})
+    return {label: curve for label, curve in reversed(seen.items()) if label != run_label(settings)}
+
+
+def run_label(settings: Settings) -> str:
+    """A short name for a run that tells it apart from the others in a legend."""
+    pre = f", pre-tokenizer {pretokenizer_name(settings.pretokenizer)}" if settings.pretokenizer else ""
+    ties = f", ties {tie_rule_label(settings.tie_rule)}" if settings.tie_rule != DEFAULT_TIE_RULE else ""
+    cut = (
+        f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS["settings_prefix_cap"] else ""
+    )
+    return (
+        f"{settings.corpus} ({settings.alphabet}, min freq {settings.min_freq}{pre}{ties}{cut}, "
+        f"to {settings.trained_vocab_size:,})"
+    )
+
+
+def run_usage(settings: Settings, run: TrainingRun, merges: int):
+    """Token counts in the final encoding of the training text at ``merges`` merges. Cached."""
+    train, _ = corpus_texts(settings)
+    return _usage(settings.training_key(), merges, _run=run, _train=train)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _usage(training_key: tuple, merges: int, _run: TrainingRun, _train: str):
+    return token_usage(_run, _train, merges)
+
+
+def encoded_training_ids(settings: Settings, compared: Compared) -> list[int]:
+    """The training text's ids (for the `.pt` download: asked for on click, then cached)."""
+    train, _ = corpus_texts(settings)
+    return _ids(compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=train)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _ids(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) -> list[int]:
+    return _tokenizer.encode(_text)
+
+
+def corpus_hash(settings: Settings) -> str:
+    """`text_hash` of the text trained on: the corpus cut to the prefix (training and
+    held-out part together). Raises `BpeError` when the corpus cannot be read."""
+    train, heldout = corpus_texts(settings)
+    return _hash(settings.corpus_key(), _text=train + heldout)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _hash(key: tuple, _text: str) -> str:
+    return text_hash(_text)
+
+
+# ==================== Pretrained tokenizers cut to a run's vocab sizes
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def pretrained_prefix_curve(
+    tokenizer_key: tuple, corpus_key: tuple, sizes: tuple, _tokenizer, _text: str
+) -> list[PrefixPoint]:
+    return prefix_curve(_tokenizer, _text, sizes)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def pretrained_compression(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) -> float:
+    return full_compression(_tokenizer, _text)
+
+
+# ==================== The same paragraph in several languages
+
+
+def lighthouse_texts() -> dict[str, str]:
+    """{language name: the lighthouse paragraph}, English first (the original)."""
+    return {name: text for name, text in LIGHTHOUSE.values()}
+
+
+@st.cache_data(show_spinner="Training byte-level BPE on the paragraphs…", max_entries=16)
+def trained_costs(merges: int, mode: str, baseline: str) -> list[LanguageCost]:
+    return language_costs(lighthouse_texts(), merges=merges, mode=mode, baseline=baseline)

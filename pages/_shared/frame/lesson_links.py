@@ -1,0 +1,261 @@
+"""Lesson links and lesson files: hand out the exact frame on screen, and open it again.
+
+A lesson link is the page's address plus one query parameter per field of `Settings`
+(the sidebar: corpus, prefix, held-out part, vocab, train-up-to, minimum frequency,
+engine, alphabet, pre-tokenizer, top-k, tie rule, and any field added later whose state
+key is ``settings_<field>``), the short hash of the text trained on (``text_hash``), and
+the page's own controls that change what is drawn (`state.link.PAGE_CONTROLS`: the step, the text
+window, ...). A lesson file holds the same, plus the text when it was pasted or
+uploaded (a link cannot carry it). The file format and its checks are
+`bpe.analysis.lesson`; the fields and their checks are `state.link`; this module
+applies them to session state and draws the sidebar's "Copy link to this frame" and "Open a
+lesson file".
+
+`setup_page` calls, in order: `lesson_start` (before the sidebar: read the link once,
+draw the button), `lesson_finish` (after it: the dialog, the file, a page switch) and
+`lesson_frame_ok` (under the title: the link's notes, and a text that differs from the
+lesson's stops the page instead of showing other merges).
+
+Reading the link here leaves ``corpus``, ``vocab``, ``min_freq`` and ``step`` to
+`state.link.read_url_once`, which has always read them (`READ_BY_SETTINGS`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlencode
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from bpe.analysis.lesson import Lesson, LessonError, lesson_json, parse_lesson
+from bpe.corpora.corpus import list_corpora
+from bpe.errors import BpeError
+from pages._shared.data.measures import corpus_hash
+from pages._shared.data.runs import corpus_texts
+from pages._shared.frame.navigation import current_page, known_pages, page_address
+from pages._shared.frame.sidebar import _add_user_corpus as add_user_corpus  # the one home of the session's texts
+from pages._shared.frame.sidebar import upload_limit_bytes
+from pages._shared.render.html import escape_markdown
+from pages._shared.state.link import (
+    HASH_PARAM,
+    READ_BY_SETTINGS,
+    Field,
+    checked,
+    current_values,
+    from_link,
+    page_fields,
+    setting_fields,
+    to_link,
+)
+from pages._shared.state.per_run import OWNERS
+from pages._shared.state.settings import Settings
+
+LINK_READ = "lesson_link_read"  # the link is read once per session, on its first run
+LINK_NOTES = "lesson_notes"  # what was wrong with the link or file, shown once under the title
+EXPECT = "lesson_expect"  # {"corpus", "hash", "shown"}: the text the lesson was made on
+GOTO = "lesson_goto"  # the page an opened lesson file shows
+FILE_ERROR = "lesson_file_error"
+
+# ==================== The frame on screen, as a lesson and as a link
+
+
+def current_lesson(settings: Settings, listed: bool, page: str) -> Lesson:
+    """This frame: the page, the corpus and its hash, the sidebar's settings, the page's
+    controls, and the text itself when it was pasted or uploaded."""
+    train, heldout = corpus_texts(settings)
+    values = current_values(setting_fields())
+    return Lesson(
+        page=page,
+        corpus=settings.corpus,
+        text_hash=corpus_hash(settings),
+        settings={field.param: value for field, value in values.items() if field.param != "corpus"},
+        controls={field.param: value for field, value in current_values(page_fields(page)).items()},
+        text=None if listed else train + heldout,
+    )
+
+
+def lesson_link(lesson: Lesson) -> str:
+    """The lesson as a link: the page's address and every field as a query parameter."""
+    params = {"corpus": lesson.corpus, HASH_PARAM: lesson.text_hash}
+    params.update({name: to_link(value) for name, value in {**lesson.settings, **lesson.controls}.items()})
+    return f"{page_address(lesson.page)}?{urlencode(params)}"
+
+
+def lesson_summary(lesson: Lesson) -> str:
+    """What the link holds, in one line of Markdown (user text escaped)."""
+    parts = [f"{name}={to_link(value)}" for name, value in {**lesson.settings, **lesson.controls}.items()]
+    return escape_markdown(
+        f"Page {lesson.page}; corpus {lesson.corpus!r} (text hash {lesson.text_hash}); " + ", ".join(parts) + "."
+    )
+
+
+# ==================== Reading a link, opening a file
+
+
+def lesson_start() -> bool:
+    """Before the sidebar: read the link once (what `read_url_once` does not), then draw
+    "Copy link to this frame" at the top of the sidebar. Returns whether it was clicked."""
+    state = st.session_state
+    if not state.get(LINK_READ):
+        state[LINK_READ] = True
+        _read_link(st.query_params)
+    return st.sidebar.button(
+        "Copy link to this frame",
+        key="lesson_copy",
+        icon=":material/link:",
+        help="A link (and a lesson file) that reopens exactly what is on screen.",
+    )
+
+
+def _read_link(params) -> None:
+    state = st.session_state
+    notes = []
+    for field in setting_fields() + list(page_fields(current_page())):
+        if field.param in READ_BY_SETTINGS or field.param not in params:
+            continue
+        try:
+            state[field.key] = from_link(field, params[field.param])
+        except ValueError as error:
+            notes.append(f"The link's {error}; ignored.")
+    if HASH_PARAM in params and "corpus" in params:
+        state[EXPECT] = {"corpus": params["corpus"], "hash": params[HASH_PARAM], "shown": None}
+    state[LINK_NOTES] = notes
+
+
+def lesson_values(lesson: Lesson) -> dict[Field, object]:
+    """Every value of a lesson file, checked; `LessonError` on the first that is not allowed."""
+    if lesson.page not in known_pages():
+        raise LessonError(f"The lesson's page {lesson.page!r} is not a page of this BPE Lab.")
+    values = {}
+    for part, fields in (("settings", setting_fields()), ("controls", page_fields(lesson.page))):
+        given = dict(getattr(lesson, part))
+        for field in fields:
+            if field.param in given:
+                try:
+                    values[field] = checked(field, given.pop(field.param))
+                except ValueError as error:
+                    raise LessonError(f"The lesson's {error}.") from None
+        unknown = sorted(set(given) - {"corpus"})
+        if unknown:
+            raise LessonError(f"The lesson's {part} {unknown} are not known to this BPE Lab.")
+    return values
+
+
+def _open_file() -> None:
+    """The uploader's callback: check the whole file first; on any error change nothing."""
+    state = st.session_state
+    upload = state.get("lesson_upload")
+    if upload is None:
+        return
+    try:
+        lesson = parse_lesson(upload.getvalue(), name=upload.name, max_bytes=upload_limit_bytes())
+        values = lesson_values(lesson)
+    except BpeError as error:
+        state[FILE_ERROR] = str(error)
+        return
+    state.pop(FILE_ERROR, None)
+    if lesson.text is not None:  # kept like any pasted text: the session's last few, the oldest let go
+        add_user_corpus(lesson.corpus, lambda: lesson.text)
+    elif lesson.corpus in {info.name for info in list_corpora()}:
+        state["settings_corpus"] = lesson.corpus
+    for field, value in values.items():
+        state[field.key] = value
+    state.pop(OWNERS, None)  # like a link on a first visit: the pages keep what the lesson set
+    state[EXPECT] = {"corpus": lesson.corpus, "hash": lesson.text_hash, "shown": None}
+    state[GOTO] = lesson.page
+    state[LINK_NOTES] = [f"Opened the lesson file {upload.name}."]
+
+
+def lesson_finish(settings: Settings, listed: bool, copy_clicked: bool) -> None:
+    """After the sidebar: "Open a lesson file", the link dialog when asked, and the page an
+    opened file names."""
+    state = st.session_state
+    with st.sidebar:
+        st.file_uploader(
+            "Open a lesson file",
+            type=["json"],
+            key="lesson_upload",
+            on_change=_open_file,
+            help="A file saved with “Copy link to this frame”: it reopens that frame, text included.",
+        )
+        if state.get(FILE_ERROR):
+            st.error(escape_markdown(f"{state[FILE_ERROR]} Nothing was changed."), icon="⚠️")
+    goto = state.pop(GOTO, None)
+    if goto is not None and goto != current_page():
+        try:
+            st.switch_page(goto)
+        except StreamlitAPIException:  # a page this server has not registered (added after it started)
+            state.setdefault(LINK_NOTES, []).append(f"The lesson is on the page {goto!r}: open it in the page list.")
+    if copy_clicked:
+        _link_dialog(settings, listed)
+
+
+@st.dialog("Link to this frame", width="large")
+def _link_dialog(settings: Settings, listed: bool) -> None:
+    try:
+        lesson = current_lesson(settings, listed, current_page())
+    except BpeError as error:
+        st.error(escape_markdown(str(error)), icon="⚠️")
+        return
+    if listed:
+        st.code(lesson_link(lesson), language=None, wrap_lines=True)
+        st.caption(
+            "Copy it with the button at the box's top right. Opening it shows this frame again: "
+            + lesson_summary(lesson)
+        )
+    else:
+        st.info(
+            "This text was pasted or uploaded, so a link cannot carry it: hand out the lesson file, "
+            "which holds the text too."
+        )
+    name = re.sub(r"\W+", "_", Path(lesson.page).stem).strip("_").lower()
+    st.download_button(
+        "Download the lesson file (JSON)",
+        lesson_json(lesson),
+        file_name=f"lesson_{name}.json",
+        mime="application/json",
+        key="lesson_download",
+    )
+
+
+# ==================== The text the lesson was made on
+
+
+def lesson_frame_ok(settings: Settings) -> bool:
+    """Under the title: the link's notes, then whether the text here is the lesson's. When
+    it is not, say so and return False (the page then stops) until the visitor picks
+    another text or chooses to see this one anyway."""
+    state = st.session_state
+    for note in state.pop(LINK_NOTES, []):
+        st.warning(escape_markdown(note))
+    expect = state.get(EXPECT)
+    if not expect:
+        return True
+    here = (settings.corpus, settings.corpus_version)
+    if expect["shown"] is not None and expect["shown"] != here:
+        state.pop(EXPECT)  # the visitor picked another text: the lesson's check is done
+        return True
+    try:
+        same = settings.corpus == expect["corpus"] and corpus_hash(settings) == expect["hash"]
+    except BpeError:
+        return True  # the page says why the corpus cannot be read
+    if same:
+        state.pop(EXPECT)
+        return True
+    expect["shown"] = here
+    lesson_text = f"{expect['corpus']!r} (text hash {expect['hash']})"
+    if settings.corpus != expect["corpus"]:
+        problem = (
+            f"This lesson was made on {lesson_text}, which is not available here, so its merges "
+            f"cannot be shown. The sidebar holds {settings.corpus!r} instead."
+        )
+    else:
+        problem = (
+            f"This lesson was made on a different text called {lesson_text}: the text here hashes to "
+            f"{corpus_hash(settings)}. Its merges would not be the lesson's, so they are not shown."
+        )
+    st.error(escape_markdown(problem), icon="⚠️")
+    st.button(f"Show {settings.corpus!r} anyway", key="lesson_show_anyway", on_click=lambda: state.pop(EXPECT, None))
+    return False

@@ -1,0 +1,52 @@
+"""`setup_page`: what every page does first, in one call."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe.errors import BpeError
+from bpe.run import TrainingRun
+from pages._shared.data.measures import run_curve
+from pages._shared.data.runs import trained_run
+from pages._shared.frame.lesson_links import lesson_finish, lesson_frame_ok, lesson_start
+from pages._shared.frame.navigation import draw_navigation
+from pages._shared.frame.presenter import presenter_toggle
+from pages._shared.frame.sidebar import draw_sidebar
+from pages._shared.render.html import escape_markdown
+from pages._shared.state.link import mirror_in_url, url_notes
+from pages._shared.state.settings import Settings, init_state
+
+
+def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
+    """Configure the page (wide), draw the shared sidebar, title and intro (Markdown,
+    written by the page, not user text), and get the cached run, training it with a
+    progress bar on a cache miss.
+
+    Returns ``(settings, run)``; ``run`` is None when the corpus cannot be read or the
+    settings cannot be trained, after an ``st.error`` naming the problem. Every page
+    continues with the same guard line::
+
+        settings, run = setup_page("Tokenize", "How a text is cut into tokens.")
+        if run is None: st.stop()
+    """
+    st.set_page_config(page_title=f"{title} · BPE Lab", page_icon="🧩", layout="wide")
+    init_state()
+    draw_navigation()  # "Home", not "app"
+    presenter_toggle()
+    copy_link = lesson_start()  # reads a lesson link once; draws "Copy link to this frame"
+    settings, listed = draw_sidebar()
+    mirror_in_url(settings, listed)
+    lesson_finish(settings, listed, copy_link)
+    st.title(title)
+    st.markdown(intro)
+    for note in url_notes():
+        st.warning(escape_markdown(note))
+    if not lesson_frame_ok(settings):  # the lesson's text differs from the one here: say so, stop
+        return settings, None
+    try:
+        run = trained_run(settings)
+    except BpeError as error:
+        st.error(escape_markdown(str(error)), icon="⚠️")
+        return settings, None
+    run_curve(settings, run)  # every run trained in this session can be overlaid on Compression
+    return settings, run

@@ -1,0 +1,373 @@
+"""Plotly figures drawn from training runs: one function per figure, never streamlit.
+
+Token text in labels and hover text is HTML-escaped: plotly renders a subset of HTML
+(``<b>``, ``<a href>``) in text, and token text is user text.
+"""
+
+from __future__ import annotations
+
+import html
+
+import plotly.graph_objects as go
+
+from bpe.analysis.quiz import question_order
+from bpe.analysis.tie_rules import tie_rule_sentence
+from bpe.steps import DEFAULT_TIE_RULE, MergeStep
+from bpe.text import printable
+
+WINNER = "#dc2626"
+TIED = "#f59e0b"
+OTHER = "#94a3b8"
+TIE_RULE = tie_rule_sentence(DEFAULT_TIE_RULE)  # the default rule's sentence (the tutorial's)
+
+
+def plotly_text(text: str) -> str:
+    """User text for plotly labels: plotly renders a little HTML, so <, > and & are escaped;
+    quotes are left alone, since plotly would show '&quot;' literally."""
+    return html.escape(text, quote=False)
+
+
+# Type a class can read from the back of a room (plotly's default ticks are 12 px).
+BASE_FONT, TICK_FONT, TITLE_FONT = 15, 15, 18
+
+
+PRESENTER_SCALE = 1.4  # presenter mode: type this much larger, charts a quarter taller
+
+
+def readable(fig: go.Figure) -> go.Figure:
+    """Larger type for every figure: text, ticks and titles (presenter mode scales it more)."""
+    fig.update_layout(font=dict(size=BASE_FONT), title_font_size=TITLE_FONT)
+    fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT)
+    fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT)
+    return fig
+
+
+def enlarged(fig: go.Figure, scale: float = PRESENTER_SCALE) -> go.Figure:
+    """``fig`` with type ``scale`` times larger and a quarter taller (presenter mode)."""
+    fig.update_layout(
+        font_size=round(BASE_FONT * scale),
+        title_font_size=round(TITLE_FONT * 1.15),  # titles are long
+        height=round((fig.layout.height or 400) * 1.25),
+    )
+    fig.update_xaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
+    fig.update_yaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
+    return fig
+
+
+def whole_number_axis(largest: float, **axis) -> dict:
+    """An axis of counts: thousands separators, and ticks only on whole numbers."""
+    axis = dict(tickformat=",d", rangemode="tozero", **axis)
+    if largest <= 10:
+        axis["dtick"] = 1  # else plotly puts ticks at 0.5, printed as "0", "1", "1"...
+    return axis
+
+
+def tied_with_winner(step: MergeStep) -> list[tuple]:
+    """The pairs (other than the winner) counted as often as the winner, before the merge."""
+    return [pair for pair, count in step.top_pairs if count == step.frequency and pair != step.pair]
+
+
+# ==================== Merge by merge
+
+
+def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_TIE_RULE) -> go.Figure:
+    """Bar chart of the ``top_k`` most frequent pairs *before* ``step``'s merge.
+
+    The winner is red; pairs tied with it are amber and labelled "tie"; the title states
+    run's ``tie_rule`` when there is a tie. Bars keep the recorded order (most frequent first,
+    ties in the rule's order), so the winner is the leftmost bar.
+
+    Drawn on every step of every student in a class, so it is written as a plain spec (with
+    `readable`'s type sizes) and built without plotly's per-property validation: 0.4 ms
+    instead of 11 (tests/app/test_figures.py checks the spec validates).
+    """
+    pairs = step.top_pairs[: max(top_k, 1)]
+    tied = set(tied_with_winner(step))
+    # plotly decodes only &lt; &gt; &amp; (not &quot;), so quotes stay as they are
+    labels = [plotly_text(f"{printable(a)} + {printable(b)}") for (a, b), _ in pairs]
+    colours = [WINNER if pair == step.pair else TIED if pair in tied else OTHER for pair, _ in pairs]
+    notes = ["winner" if pair == step.pair else "tie" if pair in tied else "" for pair, _ in pairs]
+    # Positions, not labels, on the x axis: two pairs may print alike ('·' vs ' ').
+    positions = list(range(len(pairs)))
+    title = f"Step {step.number}: the {len(pairs)} most frequent pairs before the merge"
+    if tied:
+        title += f"<br><sup>{len(tied)} pair(s) tie with the winner: {tie_rule_sentence(tie_rule)}</sup>"
+    bar = dict(
+        type="bar",
+        x=positions,
+        y=[count for _, count in pairs],
+        marker=dict(color=colours),
+        text=notes,
+        textposition="outside",
+        customdata=labels,
+        hovertemplate="%{customdata}<br>count %{y:,}<extra></extra>",
+    )
+    axis_type = dict(tickfont=dict(size=TICK_FONT))
+    layout = dict(
+        title=dict(text=title, font=dict(size=TITLE_FONT)),
+        height=360,
+        font=dict(size=BASE_FONT),
+        margin=dict(l=10, r=10, t=70 if tied else 50, b=10),
+        showlegend=False,
+        xaxis=dict(
+            tickvals=positions, ticktext=labels, title=dict(text="pair", font=dict(size=BASE_FONT)), **axis_type
+        ),
+        yaxis=dict(
+            whole_number_axis(max((count for _, count in pairs), default=1)),
+            title=dict(text="count before the merge", font=dict(size=BASE_FONT)),
+            **axis_type,
+        ),
+    )
+    return go.Figure(dict(data=[bar], layout=layout), _validate=False)
+
+
+def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figure:
+    """The pair chart with nothing that gives the winner away (the quiz): every bar alike,
+    no labels; ``asking`` (a guess is awaited): the bars in the order of their labels
+    (`bpe.analysis.quiz.question_order`), not by count, and a title that asks."""
+    bar = fig.data[0]
+    count = len(bar.y)
+    bar.marker.color = [OTHER] * count
+    bar.text = [""] * count
+    if asking:
+        asked = question_order(step.top_pairs[:count])
+        recorded = [pair for pair, _count in step.top_pairs[:count]]
+        order = [recorded.index(pair) for pair, _count in asked]
+        bar.y = [bar.y[i] for i in order]
+        bar.customdata = [bar.customdata[i] for i in order]
+        fig.update_xaxes(ticktext=[fig.layout.xaxis.ticktext[i] for i in order])
+    title = "which pair is merged next?" if asking else f"the {count} most frequent pairs, counted"
+    fig.update_layout(title=f"Step {step.number}: {title}", margin=dict(t=50))
+    return fig
+
+
+# ==================== What BPE buys: compression and context coverage
+
+TRAIN_COLOUR = "#2563eb"
+HELDOUT_COLOUR = "#dc2626"
+OVERLAY_COLOURS = ["#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#65a30d", "#78716c", "#ca8a04"]
+COVERAGE_COLOURS = ["#64748b", TRAIN_COLOUR, "#16a34a", "#9333ea", HELDOUT_COLOUR, "#ea580c"]
+PRETRAINED_COLOURS = ["#111827", "#0d9488", "#a16207", "#7c3aed"]  # GPT-2, GPT-4, an upload: dotted
+
+
+def compression_curve_figure(
+    curve,
+    *,
+    parting=None,
+    shown_vocab: int | None = None,
+    overlays: dict | None = None,
+    pretrained: dict | None = None,
+    pretrained_text: str = "held-out text",
+) -> go.Figure:
+    """Characters per token against vocab size: training text (blue) and held-out text (red)
+    from one run's `bpe.metrics.CurvePoint` list; a marker where the curves part; a dotted
+    line at the vocab size shown. ``overlays`` ({label: curve}) adds other runs' curves,
+    held-out when they have it (that is the comparable one), thin and dashed. ``pretrained``
+    ({label: [`bpe.analysis.pretrained.PrefixPoint`]}) adds pretrained tokenizers cut to
+    their first merges, measured on ``pretrained_text``, dotted with markers."""
+    fig = go.Figure()
+    sizes = [p.vocab_size for p in curve]
+    fig.add_trace(
+        go.Scatter(
+            x=sizes,
+            y=[p.train_compression for p in curve],
+            mode="lines",
+            name="training text",
+            line=dict(color=TRAIN_COLOUR, width=2.5),
+            hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra>training</extra>",
+        )
+    )
+    if any(p.heldout_compression is not None for p in curve):
+        fig.add_trace(
+            go.Scatter(
+                x=sizes,
+                y=[p.heldout_compression for p in curve],
+                mode="lines",
+                name="held-out text",
+                line=dict(color=HELDOUT_COLOUR, width=2.5),
+                hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra>held-out</extra>",
+            )
+        )
+    for (label, other), colour in zip((overlays or {}).items(), OVERLAY_COLOURS):
+        heldout = all(p.heldout_compression is not None for p in other)
+        fig.add_trace(
+            go.Scatter(
+                x=[p.vocab_size for p in other],
+                y=[p.heldout_compression if heldout else p.train_compression for p in other],
+                mode="lines",
+                name=plotly_text(f"{label} ({'held-out' if heldout else 'training'})"),
+                line=dict(color=colour, width=1.5, dash="dash"),
+                hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra></extra>",
+            )
+        )
+    for (label, points), colour in zip((pretrained or {}).items(), PRETRAINED_COLOURS):
+        fig.add_trace(
+            go.Scatter(
+                x=[p.vocab_size for p in points],
+                y=[p.compression for p in points],
+                mode="lines+markers",
+                name=plotly_text(f"{label}, first merges ({pretrained_text})"),
+                line=dict(color=colour, width=1.5, dash="dot"),
+                marker=dict(size=6, color=colour),
+                hovertemplate=f"{plotly_text(label)}: vocab %{{x:,}}<br>%{{y:.3f}} characters/token<extra></extra>",
+            )
+        )
+    if parting is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=[parting.vocab_size, parting.vocab_size],
+                y=[parting.train_compression, parting.heldout_compression],
+                mode="markers+lines",
+                name=f"curves part (vocab {parting.vocab_size:,})",
+                line=dict(color="#111827", width=1),
+                marker=dict(size=9, symbol="diamond", color="#111827"),
+                hovertemplate="the curves part at vocab %{x:,}<extra></extra>",
+            )
+        )
+    if shown_vocab is not None:
+        fig.add_vline(
+            x=shown_vocab,
+            line=dict(color="#64748b", dash="dot"),
+            annotation_text=f"vocab {shown_vocab:,}",
+            annotation_position="top left",
+        )
+    fig.update_layout(
+        title="Compression vs vocab size",
+        height=420,
+        margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=dict(title="vocab size", tickformat=",d"),
+        yaxis=dict(title="characters per token", tickformat=".1f"),
+        legend=dict(orientation="h", y=-0.25),
+    )
+    return readable(fig)
+
+
+def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
+    """Characters covered by ``block_size`` tokens, against vocab size (log axis): one marker
+    per tokenizer (named in the legend, so close points never print over each other), the
+    10th-90th percentile over windows as its error bar. ``rows`` are
+    (label, vocab_size, `bpe.metrics.Coverage`). The y axis leaves room above the highest bar."""
+    fig = go.Figure()
+    for (label, size, c), colour in zip(rows, COVERAGE_COLOURS * 3):
+        fig.add_trace(
+            go.Scatter(
+                x=[size],
+                y=[c.mean],
+                mode="markers",
+                name=plotly_text(label),
+                cliponaxis=False,
+                marker=dict(size=14, color=colour, line=dict(color="#111827", width=1)),
+                error_y=dict(
+                    type="data",
+                    symmetric=False,
+                    array=[c.p90 - c.mean],
+                    arrayminus=[c.mean - c.p10],
+                    color=colour,
+                    thickness=2.5,
+                    width=8,
+                ),
+                customdata=[[c.p10, c.p90, c.windows]],
+                hovertemplate=(
+                    f"{plotly_text(label)}: vocab %{{x:,}}<br>mean %{{y:,.1f}} characters<br>"
+                    "10th-90th percentile %{customdata[0]:,.0f}-%{customdata[1]:,.0f} "
+                    "(%{customdata[2]:,} windows)<extra></extra>"
+                ),
+            )
+        )
+    top = max((c.p90 for _, _, c in rows), default=1.0)
+    sizes = sorted({size for _, size, _ in rows})
+    fig.update_layout(
+        title=f"Characters of {plotly_text(what)} covered by {block_size:,} tokens",
+        height=420,
+        margin=dict(l=10, r=10, t=50, b=10),
+        showlegend=True,
+        legend=dict(orientation="h", y=-0.3, title_text=""),
+        xaxis=dict(
+            type="log", title="vocab size (log scale)", tickvals=sizes, ticktext=[f"{size:,}" for size in sizes]
+        ),
+        yaxis=dict(title="characters per window", range=[0, top * 1.15], tickformat=",d"),
+    )
+    return readable(fig)
+
+
+# ==================== Does BPE help the model?
+
+MODEL_COLOURS = ["#64748b", TRAIN_COLOUR, HELDOUT_COLOUR, *OVERLAY_COLOURS]
+_CURVE_AXES = {"seconds": ("training seconds", "%{x:.1f} s"), "chars": ("characters processed", "%{x:,} characters")}
+
+
+def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
+    """Held-out bits per character, one line per tokenizer, against training seconds
+    (``x="seconds"``) or characters of training text processed (``x="chars"``).
+
+    ``records`` are `bpe.lm.ExperimentProgress` records that carry an evaluation, in order.
+    """
+    if x not in _CURVE_AXES:
+        raise ValueError(f"x={x!r} must be 'seconds' or 'chars'")
+    title, hover_x = _CURVE_AXES[x]
+    by_name: dict[str, list] = {}
+    for record in records:
+        by_name.setdefault(record.tokenizer, []).append(record.progress)
+    fig = go.Figure()
+    for (name, points), colour in zip(by_name.items(), MODEL_COLOURS * 2):
+        fig.add_trace(
+            go.Scatter(
+                x=[p.seconds if x == "seconds" else p.chars_seen for p in points],
+                y=[p.evaluation.bits_per_char for p in points],
+                mode="lines+markers",
+                name=plotly_text(name),
+                line=dict(color=colour, width=2.5),
+                marker=dict(size=5),
+                customdata=[p.step for p in points],
+                hovertemplate=(
+                    f"{hover_x}<br>step %{{customdata:,}}<br>%{{y:.3f}} bits/char<extra>{plotly_text(name)}</extra>"
+                ),
+            )
+        )
+    fig.update_layout(
+        title=f"Against {title}",
+        height=400,  # the y axis names the quantity; fits half a page
+        margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=dict(title=title, tickformat=",d" if x == "chars" else ",.0f"),
+        yaxis=dict(title="held-out bits per character", tickformat=".2f"),
+        legend=dict(orientation="h", y=-0.25),
+    )
+    return readable(fig)
+
+
+# ==================== The same content in several languages
+
+
+def language_cost_figure(costs_by_tokenizer: dict, baseline: str) -> go.Figure:
+    """Tokens per language as a multiple of ``baseline``'s, one bar group per language and
+    one bar per tokenizer (``{label: [bpe.analysis.languages.LanguageCost]}``); a line at 1."""
+    fig = go.Figure()
+    for (label, costs), colour in zip(costs_by_tokenizer.items(), [TRAIN_COLOUR, HELDOUT_COLOUR, *OVERLAY_COLOURS]):
+        fig.add_trace(
+            go.Bar(
+                x=[plotly_text(c.language) for c in costs],
+                y=[c.times_baseline for c in costs],
+                name=plotly_text(label),
+                marker_color=colour,
+                text=[f"{c.times_baseline:.1f}×" for c in costs],
+                textposition="outside",
+                cliponaxis=False,
+                customdata=[[c.tokens, c.baseline_tokens] for c in costs],
+                hovertemplate="%{x}: %{customdata[0]:,} tokens, %{y:.2f}× "
+                + plotly_text(baseline)
+                + " (%{customdata[1]:,})<extra>"
+                + plotly_text(label)
+                + "</extra>",
+            )
+        )
+    top = max((c.times_baseline for costs in costs_by_tokenizer.values() for c in costs), default=1.0)
+    fig.add_hline(y=1, line=dict(color="#111827", dash="dot"))
+    fig.update_layout(
+        title=f"Tokens for the same paragraph, as a multiple of {plotly_text(baseline)}",
+        barmode="group",
+        height=440,
+        margin=dict(l=10, r=10, t=50, b=10),
+        yaxis=dict(title=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.15], tickformat=".1f"),
+        legend=dict(orientation="h", y=-0.25),
+    )
+    return readable(fig)

@@ -1,0 +1,205 @@
+"""Tokens as HTML: a colour per token, escaped spans, the context-window passage.
+
+Token text is user text. Everything that reaches HTML passes through `html.escape` here,
+so a corpus holding ``<script>`` or ``<img onerror=...>`` shows those characters as
+text. The core spells tokens as plain text (`bpe.text`); this module turns that text
+into the HTML that pages hand to ``st.html``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+from bpe.analysis.segments import Segment
+from bpe.text import printable, readable_token
+
+MARKDOWN_SPECIALS = set("\\`*_{}[]<>#|~$:")
+GOLDEN_ANGLE = 137.508  # degrees: consecutive ids get hues far apart
+SPAN_STYLE = "border-radius:3px;padding:0 2px"
+MARK_STYLES = {
+    "merged": "outline:2px solid #dc2626;outline-offset:0;font-weight:600",
+    "left": "outline:2px dashed #dc2626",
+    "right": "outline:2px dashed #dc2626",
+    "differs": "outline:2px solid #2563eb;outline-offset:0",
+}
+# Presenter mode: larger type for every token view and the merge headline, for a projector.
+PRESENTER_CSS = """<style>
+.bpe-segments, .bpe-linked, .bpe-window { font-size: 1.45rem !important; line-height: 2.1 !important; }
+.bpe-merge { font-size: 1.7rem !important; }
+</style>"""
+MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape what Markdown (and Streamlit's ``:red[...]``, ``$math$``, ``:emoji:``)
+    would act on, for user text inside ``st.error`` and friends: it then shows as written."""
+    return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)
+
+
+# ==================== Colour
+
+
+def token_colour(token_id: int) -> str:
+    """A light background colour, always the same for the same token id."""
+    hue = (token_id * GOLDEN_ANGLE) % 360
+    return f"hsl({hue:.0f},70%,85%)"
+
+
+# ==================== HTML
+
+
+def segments_html(segments: Iterable[Segment], *, css_class: str = "bpe-segments") -> str:
+    """Coloured token spans in a ``<div class="bpe-segments">``.
+
+    Each span has ``class="tok"`` (plus ``merged``/``pair-left``/``pair-right`` when the
+    current merge touched it) and ``title="id N: 'text'"`` for hover. The halves of a
+    consumed pair sit in one ``<span class="pair">``. Spans are separated by spaces, the
+    only places a line may wrap; a newline token also ends the line, as in the text.
+    """
+    units: list[str] = []  # what may wrap between: single tokens, or a pair kept whole
+    pair_open: str | None = None
+    for seg in segments:
+        text = printable(seg.token)
+        tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
+        kind = MARK_CLASSES[seg.mark]
+        style = f"background:{token_colour(seg.token_id)};{SPAN_STYLE}"
+        if seg.mark is not None:
+            style += ";" + MARK_STYLES[seg.mark]
+        span = f'<span class="tok{kind}" style="{style}" title="{tip}">{html.escape(text)}</span>'
+        if readable_token(seg.token).endswith("\n"):
+            span += "<br>"
+        if seg.mark == "left":
+            pair_open = '<span class="pair" style="white-space:nowrap">' + span
+        elif seg.mark == "right" and pair_open is not None:
+            units.append(pair_open + span + "</span>")
+            pair_open = None
+        else:
+            units.append(span)
+    if pair_open is not None:
+        units.append(pair_open + "</span>")
+    body = " ".join(units)  # the spaces are where lines may wrap
+    return (
+        f'<div class="{html.escape(css_class, quote=True)}" style="font-family:monospace;'
+        f'line-height:2;font-size:0.95rem">{body}</div>'
+    )
+
+
+def merge_headline_html(step) -> str:
+    """``Merge 3: t + h → th, 1,234 times`` with the token text escaped; a re-created token is said so."""
+    again = "" if step.new_token else " (already in the vocabulary: no new token)"
+    return (
+        f'<p class="bpe-merge" style="font-size:1.15rem;margin:0">Merge {step.number:,}: '
+        f"<code>{html.escape(printable(step.pair[0]))}</code> + <code>{html.escape(printable(step.pair[1]))}</code>"
+        f' → <code class="bpe-new-token">{html.escape(printable(step.token))}</code>, '
+        f"{step.frequency:,} times{again}</p>"
+    )
+
+
+def two_merges_html(step: int, pair_a: tuple | None, pair_b: tuple | None) -> str:
+    """``Step 7: run A merges e + s → es; run B merges s + t → st``, token text escaped;
+    a run that had stopped is said so."""
+
+    def merge(pair) -> str:
+        if pair is None:
+            return "had stopped"
+        left, right = (html.escape(printable(part)) for part in pair)
+        token = html.escape(printable(pair[0] + pair[1]))
+        return f'merges <code>{left}</code> + <code>{right}</code> → <code class="bpe-new-token">{token}</code>'
+
+    return (
+        f'<p class="bpe-divergence" style="font-size:1.15rem;margin:0">Step {step:,}: '
+        f"run A {merge(pair_a)}; run B {merge(pair_b)}</p>"
+    )
+
+
+# ==================== Analysis pages: linked tokens and ids, the context window
+
+MAX_LINKED = 1_000  # tokens whose segment and id light up together; past that, plain hover titles
+HOVER_OUTLINE = "outline:2px solid #dc2626;outline-offset:1px"
+UNKNOWN_STYLE = f"background:#ffffff;color:#b91c1c;border:2px dashed #b91c1c;{SPAN_STYLE}"
+
+
+def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
+    """Coloured token spans, then the list of their ids; hovering either lights up both.
+
+    Token ``i`` and id ``i`` share the class ``t{i}``; CSS ``:has()`` outlines every
+    element of that class while one of them is hovered (st.html runs no scripts, so
+    the link is made in CSS). ``scope`` names the block so several on a page stay apart.
+    """
+    scope_class = "bpe-linked-" + "".join(ch if ch.isalnum() else "-" for ch in scope)
+    spans, ids = [], []
+    for i, seg in enumerate(segments):
+        text = printable(seg.token)
+        if seg.mark == "unknown":  # outside the alphabet: no id, marked, never dropped
+            tip = html.escape(f"'{text}' is not in this tokenizer's alphabet: it has no token", quote=True)
+            span = f'<span class="tok unknown t{i}" style="{UNKNOWN_STYLE}" title="{tip}">{html.escape(text)}</span>'
+            spans.append(span)
+            ids.append(f'<span class="tid unknown t{i}" style="{UNKNOWN_STYLE}" title="{tip}">?</span>')
+            continue
+        tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
+        colour = token_colour(seg.token_id)
+        span = (
+            f'<span class="tok t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{html.escape(text)}</span>'
+        )
+        spans.append(span + ("<br>" if readable_token(seg.token).endswith("\n") else ""))
+        ids.append(
+            f'<span class="tid t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{seg.token_id}</span>'
+        )
+    rules = "".join(
+        f".{scope_class}:has(.t{i}:hover) .t{i}{{{HOVER_OUTLINE}}}" for i in range(min(len(segments), MAX_LINKED))
+    )
+    return (
+        f"<style>{rules}</style>"
+        f'<div class="bpe-linked {scope_class}" style="font-family:monospace;font-size:0.95rem">'
+        f'<div class="bpe-segments" style="line-height:2">{" ".join(spans)}</div>'
+        f'<div class="bpe-ids" style="line-height:1.9;margin-top:0.5rem;color:#334155">'
+        f"{' '.join(ids)}</div></div>"
+    )
+
+
+# Two clearly different backgrounds, so every token boundary shows (two yellows did not),
+# and a thin white edge between tokens for projectors that wash colours out.
+WINDOW_SHADES = ("#fde68a", "#bae6fd")
+WINDOW_TOKEN_STYLE = "box-shadow:inset -1px 0 0 #ffffff"
+MARKER_STYLE = (
+    "display:inline-block;white-space:nowrap;color:#fff;border-radius:3px;padding:0 4px;"
+    "margin:0 2px;font-weight:600"
+)  # never split across lines, never cut in half
+
+
+def context_window_html(passage: str, lengths: list[int], block_size: int) -> str:
+    """``passage`` with its first ``block_size`` tokens highlighted (alternating colours show
+    where tokens part), a cut mark where the window ends, and the rest greyed. When the
+    passage has no more than ``block_size`` tokens, an end mark says the whole text fits.
+
+    ``lengths`` are the characters per token of ``passage`` (see `bpe.metrics.token_lengths`);
+    a token of 0 characters (the tail of a character split across byte tokens) adds nothing.
+    """
+    pieces, start, shown = [], 0, 0
+    for length in lengths[:block_size]:
+        if length == 0:
+            continue
+        shade = WINDOW_SHADES[shown % 2]
+        shown += 1
+        pieces.append(
+            f'<span class="win" style="background:{shade};{WINDOW_TOKEN_STYLE}">'
+            f"{html.escape(passage[start : start + length])}</span>"
+        )
+        start += length
+    if len(lengths) <= block_size:
+        marker = (
+            f'<span class="end" title="the whole text is {len(lengths):,} tokens: it fits in the window" '
+            f'style="{MARKER_STYLE};background:#475569">■ end of text: {len(lengths):,} of {block_size:,} '
+            f"tokens used</span>"
+        )
+    else:
+        marker = (
+            f'<span class="cut" title="the window of {block_size:,} tokens ends here" '
+            f'style="{MARKER_STYLE};background:#dc2626">✂ {block_size:,}</span>'
+        )
+    rest = f'<span class="rest" style="color:#94a3b8">{html.escape(passage[start:])}</span>'
+    return (
+        f'<div class="bpe-window" style="font-family:monospace;font-size:0.95rem;white-space:pre-wrap;'
+        f'line-height:1.8;max-height:22rem;overflow-y:auto;padding:2px">{"".join(pieces)}{marker}{rest}</div>'
+    )

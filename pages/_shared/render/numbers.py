@@ -1,0 +1,61 @@
+"""One number style for every page: thousands separators, a fixed number of decimals per
+quantity, a word or "—" where there is no value, and changes said in words.
+
+Tables that a class reads from the back of the room go through `frame.tables.show_table`:
+numbers are formatted here (so every page agrees), missing values become "—", and token
+text in cells (user text; `st.table` renders Markdown) is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from pages._shared.render.html import escape_markdown
+
+MISSING = "—"
+DEFAULT_DECIMALS = 2
+
+
+def count(value: int) -> str:
+    """A whole number with thousands separators: 12,345."""
+    return f"{value:,}"
+
+
+def cell(value, decimals: int = DEFAULT_DECIMALS) -> str:
+    """One table cell as text: None -> "—", 1234 -> "1,234", 3.14159 -> "3.14" (``decimals``),
+    True/False -> "yes"/"no", text escaped for Markdown."""
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if value != value:  # NaN: no value
+            return MISSING
+        return f"{value:,.{decimals}f}"
+    return escape_markdown(str(value)) if str(value) else MISSING
+
+
+def table_frame(rows: Sequence[Mapping], decimals: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """Rows of plain values as a frame of display text (see `cell`), columns in row order."""
+    decimals = decimals or {}
+    columns = list(rows[0]) if rows else []
+    return pd.DataFrame(
+        [{column: cell(row.get(column), decimals.get(column, DEFAULT_DECIMALS)) for column in columns} for row in rows],
+        columns=columns,
+    )
+
+
+def change_delta(change: int, unit: str, *, than: str = "") -> dict:
+    """`st.metric` keyword arguments that say a change in words, one arrow and no minus
+    sign: -10509 -> "10,509 fewer tokens" with a green down arrow (shorter is better). An
+    empty ``unit`` leaves it to the metric's label: "10,509 fewer"."""
+    tail = (f" {unit}" if unit else "") + (f" {than}" if than else "")
+    if change < 0:
+        return dict(delta=f"{-change:,} fewer{tail}", delta_arrow="down", delta_color="green")
+    if change > 0:
+        return dict(delta=f"{change:,} more{tail}", delta_arrow="up", delta_color="red")
+    return dict(delta=0, delta_description=f"no change{tail}")

@@ -1,0 +1,139 @@
+"""The Bytes and pre-tokenizers page's blocks: the four-way training (cached), its tables,
+and GPT-2 checked id for id against tiktoken. The page only arranges them."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from bpe.analysis.compare import (
+    CLASS_RULE,
+    Comparison,
+    incomplete_rows,
+    merge_rows,
+    multibyte_rows,
+    summary_rows,
+    with_variant,
+)
+from bpe.errors import BpeError
+from bpe.gpt2.files import find_gpt2_files, missing_files_message
+from bpe.gpt2.tiktoken_check import check_against_tiktoken
+from bpe.paths import shared_data_dir
+from pages._shared.data.comparisons import four_way_comparison, gpt2_column
+from pages._shared.data.tokenizers import cached_gpt2
+from pages._shared.frame.tables import show_table
+from pages._shared.render.html import escape_markdown
+from pages._shared.render.numbers import table_frame
+from pages._shared.state.settings import Settings, bind
+
+CROSSING_STYLE = "background-color: #fde2e1"
+WIKITEXT_TEST = "WikiText-2 test.txt"
+
+
+def four_ways(settings: Settings, merges: int, train_text: str, heldout_text: str) -> tuple[Comparison, float | None]:
+    """The corpus trained four ways (characters/bytes × no split/GPT-2's), plus GPT-2's own
+    first ``merges`` merges when its files are here; and GPT-2's full compression (or None)."""
+    comp = four_way_comparison(settings.corpus_key(), merges, train_text, heldout_text)
+    if cached_gpt2() is None:
+        return comp, None
+    column, full = gpt2_column(settings.corpus_key(), merges, train_text, heldout_text)
+    return with_variant(comp, column), full
+
+
+def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
+    show_table(summary_rows(comp), decimals={"characters per token": 2, "bytes per token": 2, "seconds": 2})
+    st.caption(f"Compression is measured on the {comp.evaluated_on}. {CLASS_RULE}")
+    if full_gpt2 is not None:
+        st.caption(
+            f"GPT-2's full vocabulary (50,257 tokens, learned on WebText) reaches {full_gpt2:.2f} "
+            "characters per token on the same text."
+        )
+    else:
+        st.info(missing_files_message())
+
+
+def draw_merge_lists(comp: Comparison, *, gpt2_spelling: bool) -> None:
+    st.markdown("▶ marks where each list first differs from the first column; shaded merges cross classes.")
+    labels = [variant.label for variant in comp.variants]
+    table = pd.DataFrame(merge_rows(comp, gpt2_spelling=gpt2_spelling, mark_first_divergence=True)).set_index("merge")
+    styled = table[labels].style.apply(
+        lambda col: [CROSSING_STYLE if flag else "" for flag in table[f"{col.name} crosses"]]
+    )
+    st.dataframe(styled, height=420)
+
+
+def draw_multibyte(comp: Comparison, train_text: str) -> None:
+    """Which learned byte tokens are partial characters, and when each character is held whole."""
+    labels = [variant.label for variant in comp.variants]
+    byte_labels = [variant.label for variant in comp.variants if variant.alphabet == "bytes"]
+    if st.session_state.get("bytes_variant") not in byte_labels:
+        st.session_state.bytes_variant = byte_labels[0]
+    bind(st.radio, "Byte-level tokenizer", "bytes_variant", options=byte_labels, horizontal=True)
+    variant = comp.variants[labels.index(st.session_state.bytes_variant)]
+    partial = incomplete_rows(variant.merges)
+    st.markdown(
+        f"**{len(partial)}** of its {len(variant.merges)} learned tokens are not whole UTF-8 characters "
+        "(part of a character, shown as `<0xE2>`)."
+    )
+    if partial:
+        st.dataframe(table_frame(partial), hide_index=True)
+    chars = multibyte_rows(train_text, variant.merges)
+    if not chars:
+        st.info("This training text has no character beyond ASCII: every character is one byte.")
+        return
+    st.dataframe(table_frame(chars), hide_index=True)
+    st.caption(
+        "Held whole: the first merge whose token holds all the character's bytes (perhaps with more). "
+        "Own token: the first merge that makes exactly that character. —: not within these merges."
+    )
+
+
+def draw_gpt2_parity(train_text: str) -> None:
+    """On request, encode a text with our pure-Python GPT-2 and with tiktoken; say whether the ids agree."""
+    wikitext = shared_data_dir() / "wikitext-2" / "test.txt"
+    sources = ([WIKITEXT_TEST] if wikitext.is_file() else []) + ["this corpus's training text"]
+    st.session_state.setdefault("bytes_parity_source", sources[0])
+    bind(st.radio, "Text", "bytes_parity_source", options=sources, horizontal=True)
+    if not st.button("Encode it with our pure-Python GPT-2 and with tiktoken", key="bytes_parity_run"):
+        return
+    text = wikitext.read_text(encoding="utf-8") if st.session_state.bytes_parity_source == WIKITEXT_TEST else train_text
+    try:
+        parity = check_against_tiktoken(cached_gpt2(), text, *find_gpt2_files())
+    except BpeError as error:
+        st.warning(f"Not compared: {escape_markdown(str(error))}")
+        return
+    if parity.equal:
+        st.success(
+            f"Identical ids: {parity.tokens:,} tokens. Ours (pure Python): {parity.mb_per_s:.2f} MB/s; "
+            f"tiktoken (Rust): {parity.tiktoken_mb_per_s:.2f} MB/s."
+        )
+    else:
+        st.error(
+            f"The ids differ from position {parity.first_difference:,} ({parity.tokens:,} vs "
+            f"{parity.tiktoken_tokens:,} tokens)."
+        )
+
+
+MERGES = "bytes_merges"  # plain key: merges per tokenizer
+GPT2_SPELLING = "bytes_gpt2_spelling"  # plain key: spell bytes as GPT-2's files do
+MERGE_CHOICES = [50, 100, 200, 300, 500, 1000]
+
+
+def draw_controls() -> tuple[int, bool]:
+    """Merges per tokenizer and the byte spelling; returns both."""
+    state = st.session_state
+    state.setdefault(MERGES, 300)
+    state.setdefault(GPT2_SPELLING, False)
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    with c1:
+        bind(st.select_slider, "Merges per tokenizer", MERGES, options=MERGE_CHOICES)
+    with c2:
+        bind(st.toggle, "Spell bytes as GPT-2's files do (Ġ is a space)", GPT2_SPELLING)
+    return state[MERGES], state[GPT2_SPELLING]
+
+
+def draw_gpt2_section(train_text: str) -> None:
+    """GPT-2 checked id for id against tiktoken, when its files are here."""
+    if cached_gpt2() is not None:
+        st.subheader("GPT-2, id for id like tiktoken")
+        draw_gpt2_parity(train_text)

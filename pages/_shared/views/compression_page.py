@@ -1,0 +1,262 @@
+"""The Compression page's blocks: the curve, the embedding cost, vocab sizes side by side,
+and pretrained tokenizers beside the run.
+
+The sizes on offer come from the run (`bpe.analysis.vocab_sizes.spread_sizes`), so rows
+never repeat because training stopped early; the chosen sizes belong to the run and are
+chosen again when it changes (`state.per_run.keep_with`). The table fits a projector's
+1024 px: the numbers a class compares, then the long tokens in a table of their own, wrapped.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe.analysis.metrics import CurvePoint, embedding_parameters, parting_point, size_summary
+from bpe.analysis.pretrained import PrefixPoint, curve_sizes
+from bpe.analysis.vocab_sizes import spread_sizes
+from bpe.errors import BpeError
+from bpe.run import TrainingRun
+from bpe.text import printable
+from pages._shared.data.measures import (
+    measured_text,
+    pretrained_compression,
+    pretrained_prefix_curve,
+    run_curve,
+    seen_curves,
+)
+from pages._shared.data.tokenizers import Compared, extra_tokenizers
+from pages._shared.frame.presenter import presented
+from pages._shared.frame.tables import show_table
+from pages._shared.render.figures import compression_curve_figure
+from pages._shared.render.html import escape_markdown
+from pages._shared.render.numbers import change_delta
+from pages._shared.state.per_run import keep_with, run_identity
+from pages._shared.state.settings import Settings, bind
+
+SIZES = "compression_sizes"
+GAP = "compression_gap"  # plain key: the gap (%) at which the curves part
+OVERLAYS = "compression_overlays"  # plain key: labels of other runs drawn over this one
+WIDTH = "compression_d"  # plain key: the embedding width d
+
+
+def size_rows(run: TrainingRun, sizes, d: int) -> list[dict]:
+    """One row per vocab size, read from the one run (a prefix of its merges each)."""
+    rows = []
+    for size in sizes:
+        row = size_summary(run, size, d)
+        reached = "" if row.vocab_size == size else f" (training stopped at {row.vocab_size:,})"
+        rows.append(
+            {
+                "vocab size": f"{size:,}{reached}",
+                "characters per token": row.compression,
+                "held-out characters per token": row.heldout_compression,
+                "tokens in the training text": row.sequence_length,
+                "fewer tokens than characters": f"{row.reduction:.1%}",
+                f"embedding parameters (d = {d:,})": row.embedding_parameters,
+                "seconds to train": row.training_seconds,
+            }
+        )
+    return rows
+
+
+def longest_rows(run: TrainingRun, sizes) -> list[dict]:
+    """The 10 longest tokens per vocab size: a table of its own, where long tokens wrap."""
+    return [
+        {
+            "vocab size": f"{size:,}",
+            "10 longest tokens": "  ".join(repr(printable(t)) for t in size_summary(run, size).longest_tokens),
+        }
+        for size in sizes
+    ]
+
+
+def draw_size_table(settings: Settings, run: TrainingRun, d: int) -> None:
+    """The size picker (sizes the run reaches; others may be typed) and the table."""
+    state = st.session_state
+    offered = spread_sizes(run)
+    keep_with((run_identity(settings), tuple(offered)), [SIZES])
+    state.setdefault(SIZES, offered)
+    bind(
+        st.multiselect,
+        "Vocab sizes",
+        SIZES,
+        accept_new_options=True,
+        options=sorted(set(offered) | set(state[SIZES])),
+        format_func=lambda s: f"{int(s):,}" if str(s).isdigit() else str(s),
+        help=f"Offered: sizes this run reaches, up to where training stopped ({run.final_vocab_size:,}). "
+        "Type another size to add it.",
+    )
+    chosen = []
+    for size in sorted({int(s) for s in state[SIZES] if str(s).isdigit()}):
+        if size < len(run.base_tokens):
+            st.warning(f"Vocab {size:,} is below the alphabet ({len(run.base_tokens):,} base tokens); skipped.")
+        else:
+            chosen.append(size)
+    show_table(
+        size_rows(run, chosen, d),
+        decimals={"characters per token": 2, "held-out characters per token": 2, "seconds to train": 2},
+        empty="Choose at least one vocab size.",
+    )
+    show_table(longest_rows(run, chosen), empty="")
+    if not run.heldout_characters:
+        st.caption("Nothing is held out for this corpus, so the held-out column is empty (—).")
+
+
+# ==================== Pretrained tokenizers beside the run
+#
+# GPT-2, GPT-4 (cl100k) and an uploaded tokenizer (`data.tokenizers.extra_tokenizers`) each
+# have one vocabulary, but their first merges are what a shorter training run would have
+# kept: cut to vocab sizes in the run's range (`bpe.analysis.pretrained.prefix_curve`) they
+# draw a curve on the same axes, measured on the same text as the run's held-out curve.
+# Their whole vocabulary lies far to the right of most runs, so it goes in a table. When
+# none of them is here, nothing is drawn. Cached per tokenizer, corpus and sizes.
+
+
+def pretrained_curves(settings: Settings, run: TrainingRun) -> dict:
+    """`figures.compression_curve_figure`'s ``pretrained`` ({label: points}, for each
+    pretrained tokenizer that can encode the measured text and has merges inside the run's
+    range of vocab sizes) and ``pretrained_text`` (which text they were measured on)."""
+    curves = {}
+    for compared in extra_tokenizers():
+        sizes = tuple(curve_sizes(len(compared.tokenizer.base_tokens), run.final_vocab_size))
+        points = _points(settings, compared, sizes)
+        if points:
+            curves[compared.label] = points
+    what, _text = measured_text(settings)
+    return {"pretrained": curves, "pretrained_text": what}
+
+
+def draw_pretrained_table(settings: Settings, vocab_size: int) -> None:
+    """Each pretrained tokenizer's characters per token with its whole vocabulary, and cut
+    to ``vocab_size`` (the run's vocab shown above)."""
+    what, text = measured_text(settings)
+    rows, left_out = [], []
+    for compared in extra_tokenizers():
+        try:
+            whole = pretrained_compression(
+                compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=text
+            )
+        except BpeError as error:  # an uploaded character tokenizer lacking characters of this text
+            left_out.append(f"{compared.label} is left out: {error}")
+            continue
+        cut = _points(settings, compared, (vocab_size,))
+        rows.append(
+            {
+                "tokenizer": compared.label,
+                "vocab size": compared.vocab_size,
+                "characters per token": whole,
+                f"with its first merges, at vocab {vocab_size:,}": cut[0].compression if cut else None,
+            }
+        )
+    if not rows and not left_out:
+        return
+    st.subheader("Pretrained tokenizers on the same text")
+    show_table(rows, decimals={"characters per token": 2, f"with its first merges, at vocab {vocab_size:,}": 2})
+    st.caption(
+        escape_markdown(
+            f"Measured on {len(text):,} characters of {what}. Their merges were learned on other text (WebText for "
+            "GPT-2): where the run's curve rises above theirs, the run has learned pieces of this text in particular. "
+            "— means the size is at or under that tokenizer's alphabet."
+        )
+    )
+    for note in left_out:
+        st.caption(escape_markdown(note))
+
+
+def _points(settings: Settings, compared: Compared, sizes: tuple) -> list[PrefixPoint]:
+    _what, text = measured_text(settings)
+    try:
+        return pretrained_prefix_curve(
+            compared.key, settings.corpus_key(), sizes, _tokenizer=compared.tokenizer, _text=text
+        )
+    except BpeError:
+        return []
+
+
+# ==================== The curve and what the vocabulary costs
+
+
+def shown_point(settings: Settings, run: TrainingRun) -> tuple[list[CurvePoint], CurvePoint]:
+    """The run's curve, and its point at the vocab size shown."""
+    curve = run_curve(settings, run)
+    merges = run.merge_count(settings.vocab_size)
+    return curve, next(p for p in reversed(curve) if p.merges <= merges)
+
+
+def draw_curve(settings: Settings, run: TrainingRun, curve: list[CurvePoint], shown: CurvePoint) -> None:
+    """The parting threshold, the overlays of other runs, the chart and what it shows."""
+    state = st.session_state
+    state.setdefault(GAP, 5)
+    state.setdefault(OVERLAYS, [])
+    others = seen_curves(settings)
+    state[OVERLAYS] = [label for label in state[OVERLAYS] if label in others]
+    bind(
+        st.slider,
+        "Curves part when held-out compression is lower by more than (%)",
+        GAP,
+        min_value=1,
+        max_value=30,
+    )
+    gap = state[GAP]
+    parting = parting_point(curve, gap / 100)
+    bind(
+        st.multiselect,
+        "Overlay other runs from this session",
+        OVERLAYS,
+        options=list(others),
+        help="Train on another corpus, minimum frequency or alphabet in the sidebar, then come back.",
+    )
+    st.plotly_chart(
+        presented(
+            compression_curve_figure(
+                curve,
+                parting=parting,
+                shown_vocab=shown.vocab_size,
+                overlays={k: others[k] for k in state[OVERLAYS]},
+                **pretrained_curves(settings, run),
+            )
+        ),
+        key="compression_chart",
+    )
+    if shown.heldout_compression is None:
+        st.caption("Nothing is held out for this corpus, so there is no held-out curve.")
+    elif parting is None:
+        st.caption(
+            f"The curves stay within {gap}% of each other up to vocab "
+            f"{curve[-1].vocab_size:,}: what was learned carries over to unseen text."
+        )
+    else:
+        st.caption(
+            f"From vocab {parting.vocab_size:,} on, held-out text compresses more than "
+            f"{gap}% worse than training text ({parting.heldout_compression:.2f} vs "
+            f"{parting.train_compression:.2f} characters/token): new merges start to fit this text's quirks."
+        )
+
+
+def draw_cost(run: TrainingRun, shown: CurvePoint) -> int:
+    """Compression at the vocab shown, the training text's length, and the embedding's
+    parameters for a width the visitor picks; returns that width."""
+    state = st.session_state
+    state.setdefault(WIDTH, 128)
+    st.metric(
+        "Characters per token",
+        f"{shown.train_compression:.2f}",  # short labels: they fit at 1024 px
+        help=f"At vocab {shown.vocab_size:,}: the training text's characters divided by its tokens.",
+    )
+    if shown.heldout_compression is not None:
+        st.metric("Held-out characters per token", f"{shown.heldout_compression:.2f}")
+    length = run.sequence_length(shown.merges)
+    st.metric(
+        "Tokens in the training text",
+        f"{length:,}",
+        **change_delta(length - run.initial_length, ""),
+        help=f"{run.initial_length:,} with no merges (one per character or byte).",
+    )
+    bind(st.number_input, "Embedding width d", WIDTH, min_value=1, max_value=16_384, step=64)
+    width = state[WIDTH]
+    st.metric("Embedding parameters (vocab × d)", f"{embedding_parameters(shown.vocab_size, width):,}")
+    st.caption(
+        f"With the output head tied to the embedding, that is all the vocabulary costs; an untied "
+        f"head adds as much again: {embedding_parameters(shown.vocab_size, width, tied=False):,}."
+    )
+    return width

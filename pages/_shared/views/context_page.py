@@ -1,0 +1,177 @@
+"""The Context window page's blocks: the block size and the vocab sizes compared, the
+coverage chart and table, the highlighted passage, and what attention costs.
+
+The offered sizes are sizes the run really reaches (`reached_vocab_size`), so the chip
+a teacher picks reads the same as the row it adds ("BPE 12", never a chip "995" beside a
+row "BPE 12" on a corpus where training stopped at 12). The choice belongs to the run:
+a new corpus offers its own sizes and starts from its own default
+(`state.per_run.keep_with`), so a size missing from one small corpus is back on the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from bpe.analysis.metrics import Coverage, context_coverage, relative_attention_cost, token_lengths
+from bpe.analysis.vocab_sizes import reached_vocab_size
+from bpe.errors import BpeError
+from bpe.run import TrainingRun
+from pages._shared.data.measures import measured_lengths, measured_text
+from pages._shared.data.tokenizers import Compared, base_level, bpe_at, extra_tokenizers
+from pages._shared.frame.presenter import presented
+from pages._shared.frame.tables import show_table
+from pages._shared.render.figures import coverage_figure
+from pages._shared.render.html import context_window_html, escape_markdown
+from pages._shared.state.per_run import keep_with, run_identity
+from pages._shared.state.settings import Settings, bind
+
+LADDER = [300, 500, 1_000, 2_000, 5_000, 10_000]
+DEFAULT_COMPARED = 500  # the tutorial's vocab, beside the one the sidebar shows
+SIZES = "context_sizes"
+MAX_COMPARED = 3
+
+
+def size_choices(settings: Settings, run: TrainingRun) -> list[int]:
+    """The vocab sizes on offer: the ladder, the sidebar's vocab and the run's final vocab,
+    each as the size the run really reaches, once."""
+    wanted = [size for size in LADDER if size > len(run.base_tokens)] + [settings.vocab_size, run.final_vocab_size]
+    return sorted({reached_vocab_size(run, size) for size in wanted})
+
+
+def chosen_sizes(settings: Settings, run: TrainingRun, choices: list[int]) -> list[int]:
+    """The sizes compared (session state, reset when the run or its choices change)."""
+    state = st.session_state
+    keep_with((run_identity(settings), tuple(choices)), [SIZES])
+    shown = reached_vocab_size(run, settings.vocab_size)
+    state.setdefault(SIZES, sorted({reached_vocab_size(run, DEFAULT_COMPARED), shown}))
+    state[SIZES] = [size for size in state[SIZES] if size in choices][:MAX_COMPARED] or [shown]
+    return state[SIZES]
+
+
+# ==================== The page's blocks
+
+BLOCK = "context_block"  # plain key: the block size T
+PASSAGE = "context_passage"  # plain key: characters of the attention-cost passage
+BLOCK_SIZES = [2**k for k in range(5, 12)]
+MAX_PASSAGE = 12_000  # characters drawn per tokenizer in the highlighted passage
+
+
+def draw_controls(settings: Settings, run: TrainingRun) -> int:
+    """The block size and the vocab sizes compared; returns the block size."""
+    state = st.session_state
+    choices = size_choices(settings, run)  # sizes the run reaches: a chip reads like its row
+    chosen_sizes(settings, run, choices)
+    state.setdefault(BLOCK, 128)
+    state.setdefault(PASSAGE, 1_000)
+    left, right = st.columns(2)
+    with left:
+        bind(st.select_slider, "Block size T (tokens)", BLOCK, options=BLOCK_SIZES)
+    with right:
+        bind(
+            st.multiselect,
+            "BPE vocab sizes to compare (up to three)",
+            SIZES,
+            options=choices,
+            max_selections=MAX_COMPARED,
+            format_func=lambda s: f"{s:,}",
+        )
+    return state[BLOCK]
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the page measured: on which text, with which tokenizers, their coverage."""
+
+    what: str
+    text: str
+    compared: list[Compared]
+    coverages: dict[str, Coverage]
+
+
+def measure(settings: Settings, run: TrainingRun, block: int) -> Measured:
+    """Coverage of ``block`` tokens for characters, the chosen BPE sizes and the pretrained
+    tokenizers; one that cannot encode the text is left out with a warning."""
+    what, text = measured_text(settings)
+    compared, lengths = [], {}
+    candidates = [base_level(settings, run)] + [bpe_at(settings, run, s) for s in sorted(st.session_state[SIZES])]
+    for c in candidates + extra_tokenizers():
+        try:
+            lengths[c.label] = measured_lengths(settings, c)
+            compared.append(c)
+        except BpeError as error:  # an uploaded tokenizer whose alphabet lacks characters of this text
+            st.warning(f"{escape_markdown(c.label)} is left out: {escape_markdown(str(error))}", icon="⚠️")
+    return Measured(what, text, compared, {c.label: context_coverage(lengths[c.label], block) for c in compared})
+
+
+def draw_coverage(found: Measured, block: int) -> None:
+    """The chart and the table of characters per window."""
+    compared, coverages = found.compared, found.coverages
+    st.plotly_chart(
+        presented(coverage_figure([(c.label, c.vocab_size, coverages[c.label]) for c in compared], block, found.what)),
+        key="context_chart",
+    )
+    show_table(
+        [
+            {
+                "tokenizer": c.label,
+                "vocab size": c.vocab_size,
+                "mean characters": coverages[c.label].mean,
+                f"× {compared[0].label}": coverages[c.label].mean / coverages[compared[0].label].mean,
+                "10th percentile": coverages[c.label].p10,
+                "90th percentile": coverages[c.label].p90,
+                "windows": coverages[c.label].windows,
+            }
+            for c in compared
+        ],
+        decimals={"mean characters": 1, "10th percentile": 1, "90th percentile": 1},
+    )
+    st.caption(
+        f"Measured on {len(found.text):,} characters of {found.what}, cut into non-overlapping windows of "
+        f"{block:,} tokens (a text shorter than one window counts as one window)."
+    )
+
+
+def draw_passages(found: Measured, block: int) -> None:
+    """The same passage per tokenizer, its first ``block`` tokens highlighted."""
+    passage = found.text[: min(MAX_PASSAGE, max(6 * block, 600))]
+    for c in found.compared:
+        cut = c.tokenizer.encode_tokens(passage)
+        passage_lengths = token_lengths(cut)
+        st.markdown(
+            f"**{escape_markdown(c.label)}**: {sum(passage_lengths[:block]):,} characters in "
+            f"{min(block, len(cut)):,} tokens"
+        )
+        st.html(context_window_html(passage, passage_lengths, block))
+
+
+def draw_attention_cost(found: Measured) -> None:
+    """Tokens for a passage of the visitor's length, and attention's cost relative to the first."""
+    state = st.session_state
+    compared = found.compared
+    bind(st.number_input, "Passage length (characters)", PASSAGE, min_value=10, max_value=100_000, step=500)
+    fixed = found.text[: state[PASSAGE]]
+    needed = {c.label: len(c.tokenizer.encode(fixed)) for c in compared}
+    base_tokens = needed[compared[0].label]
+    show_table(
+        [
+            {
+                "tokenizer": c.label,
+                "tokens for the passage": needed[c.label],
+                "attention cost vs "
+                + compared[0].label: f"{relative_attention_cost(needed[c.label], base_tokens):.1%}",
+            }
+            for c in compared
+        ]
+    )
+    best = min(compared, key=lambda c: needed[c.label])
+    st.info(
+        escape_markdown(
+            "Attention compares every token with every other, so its cost grows with the square of the tokens. "
+            f"These {len(fixed):,} characters take {base_tokens:,} tokens as {compared[0].label} and "
+            f"{needed[best.label]:,} with {best.label}: attention over them costs "
+            f"{relative_attention_cost(needed[best.label], base_tokens):.1%} as much "
+            f"({needed[best.label]:,}² vs {base_tokens:,}²)."
+        )
+    )

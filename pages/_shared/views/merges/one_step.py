@@ -1,0 +1,123 @@
+"""Merge by merge: the frame of one step. The numbers, the headline, the quiz, the pair
+chart (with "what if" another tie rule), the algorithm panel, the text before and after
+the merge (or the slow scan), and the merge log, as far as the frame's phase reveals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from bpe.analysis.merge_log import count_change_rows, log_rows_around, why_stopped
+from bpe.analysis.metrics import compression
+from bpe.analysis.segments import Segment, merged_count, step_segments, window, window_around
+from bpe.analysis.tie_rules import tie_rule_sentence
+from bpe.run import TrainingRun
+from bpe.text import pair_label
+from pages._shared.data.runs import prefix_tokenizer
+from pages._shared.frame.presenter import presented
+from pages._shared.frame.tables import count_columns
+from pages._shared.render.algorithm_html import algorithm_html, scan_caption, scan_html
+from pages._shared.render.figures import pair_frequency_figure, question_figure, tied_with_winner
+from pages._shared.render.html import escape_markdown, merge_headline_html, segments_html
+from pages._shared.render.numbers import change_delta
+from pages._shared.state.settings import Settings
+from pages._shared.views.compare_page import what_if_buttons
+from pages._shared.views.merges.counts import draw_counts
+from pages._shared.views.merges.guess import chart_options, quiz_box
+from pages._shared.views.merges.teach_mode import frame_view, next_merge, scan_events, shown_length, shown_vocab
+
+WINDOW_CHARS = 600
+
+
+@dataclass(frozen=True)
+class Film:
+    """What every block of the page draws from: the settings, the run, its training text,
+    and ``last``, the number of merges of the vocab size shown."""
+
+    settings: Settings
+    run: TrainingRun
+    train_text: str
+    last: int
+
+
+def draw_step(film: Film, step) -> None:
+    settings, run, last, train_text = film.settings, film.run, film.last, film.train_text
+    ss = st.session_state
+    k = step.number
+    view = frame_view(step)
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Step", f"{k:,} of {last:,}")
+    m2.metric("Vocab size", f"{shown_vocab(view, step):,}")
+    length = shown_length(view, step, run)
+    m3.metric("Sequence length", f"{length:,}", **change_delta(length - run.sequence_length(k - 1), ""))
+    m4.metric(
+        "Chars per token",
+        f"{compression(run.training_characters, length):.2f}",
+        help="compression so far: characters per token of the training text after this merge",
+    )
+    if view.shown.winner:
+        st.html(merge_headline_html(step))
+    quiz_box(step, settings, next_merge=next_merge, args=(last,))
+    if view.shown.after:
+        draw_counts(run, step)
+    chart, changes = st.columns([3, 2])
+    figure = pair_frequency_figure(step, settings.top_k, settings.tie_rule)
+    chart.plotly_chart(
+        presented(figure if view.shown.winner else question_figure(figure, step, asking=view.pending)),
+        **chart_options(step, settings, view.pending),
+    )
+    if view.shown.winner:
+        ties = len(tied_with_winner(step))
+        chart.caption(
+            (f"⚠️ {ties} pair(s) tie with the winner. " if ties else "")
+            + f"Tie rule: {tie_rule_sentence(settings.tie_rule)}."
+        )
+        with chart:
+            what_if_buttons(settings, k)
+    if view.algorithm:
+        changes.html(
+            algorithm_html(
+                step,
+                view.phase,
+                minimum=settings.min_freq,
+                merged=run.merges_applied(k),
+                tie_rule=settings.tie_rule,
+                stop=run.stop_explanation if k == last else None,
+                asking=view.pending,
+            )
+        )
+    if view.shown.after:
+        changes.markdown("**What the merge changed** (pair counts)")
+        changes.dataframe(pd.DataFrame(count_change_rows(step)), hide_index=True, column_config=count_columns("change"))
+    start = window_around(train_text, step.token, WINDOW_CHARS) if ss.merges_follow else ss.merges_window
+    text = window(train_text, start, WINDOW_CHARS)
+    before_tokenizer = prefix_tokenizer(settings, run, k - 1)
+    before, after = step_segments(before_tokenizer, text, step)
+    if view.algorithm and ss.get("teach_slow"):
+        events = scan_events(before_tokenizer, text, step)
+    if view.slow:
+        scan = min(view.scan, len(events))
+        st.markdown("**The merge, occurrence by occurrence** — left to right, each token used once")
+        st.html(scan_html(before, events, scan, step.token, step.token_id))
+        st.caption(escape_markdown(scan_caption(events, scan, pair_label(step.pair))))
+    elif view.shown.outlines:
+        st.markdown("**Before the merge** — the pairs it merges are outlined")
+        st.html(segments_html(before))
+        st.markdown(f"**After the merge** — {merged_count(after):,} new tokens in this window, outlined")
+        st.html(segments_html(after))
+    else:
+        st.markdown("**The text as it stands** — before this merge")
+        st.html(segments_html([Segment(s.token, s.token_id) for s in before]))
+    st.markdown("**Merge log**")
+    shown_log = k if view.shown.recorded else k - 1
+    st.dataframe(
+        pd.DataFrame(log_rows_around(run, max(shown_log, 1), shown_log)),
+        hide_index=True,
+        height="content",
+        column_config=count_columns("step", "frequency", "merges applied", "sequence length", "vocab size"),
+    )
+    if k == last and view.shown.recorded:
+        st.info(why_stopped(run, last))

@@ -1,0 +1,148 @@
+"""Merge by merge: the film's state and controls, and the player that draws one frame
+(`one_step.draw_step`) per step.
+
+Stepping goes through `teach_mode.move_film`, so Step, Play and the keyboard also walk the algorithm's phases
+when the panel is on, and Play stops at a step that waits for the class's guess.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe.analysis.segments import window
+from pages._shared.state.link import mirror_step
+from pages._shared.state.per_run import keep_with, run_identity
+from pages._shared.state.settings import bind
+from pages._shared.views.merges.one_step import WINDOW_CHARS, Film, draw_step
+from pages._shared.views.merges.teach_mode import (
+    film_at_end,
+    film_at_start,
+    move_film,
+    restart_film,
+    start_of_step,
+    teach_state,
+)
+
+SPEEDS = [2.0, 1.0, 0.5, 0.25]  # seconds per step while playing
+
+
+def film_state(film: Film) -> None:
+    ss = st.session_state
+    keep_with(
+        run_identity(film.settings), ["merges_step", "merges_playing", "merges_window"]
+    )  # a new corpus starts at 1
+    for key, default in dict(
+        merges_step=1, merges_playing=False, merges_speed=0.5, merges_window=0, merges_follow=True
+    ).items():
+        ss.setdefault(key, default)  # plain keys: they survive a visit to another page
+    ss.merges_step = min(max(int(ss.merges_step), 1), film.last)
+    teach_state(film.settings)
+
+
+def go(film: Film, delta: int) -> None:
+    move_film(delta, film.last)
+    st.session_state.merges_playing = False
+
+
+def jump(key: str) -> None:
+    st.session_state.merges_step = st.session_state[key]
+    start_of_step()
+
+
+def play_or_pause(film: Film) -> None:
+    ss = st.session_state
+    ss.merges_playing = not ss.merges_playing
+    if ss.merges_playing and film_at_end(film.last):
+        restart_film()  # play again from the start
+
+
+def film_controls(film: Film) -> None:
+    """Play/Pause (also space), the speed, and the text window. Step back and Step forward
+    are in the player (`play`), so that a step reruns only the player."""
+    ss, train_text = st.session_state, film.train_text
+    # Play gets the wider column: its label and key hint ("Pause Space") must fit at 1024 px
+    play_column, speed, _ = st.columns([1.3, 1, 1.2], vertical_alignment="bottom")
+    play_column.button(
+        "Pause" if ss.merges_playing else "Play",
+        key="merges_play",
+        on_click=play_or_pause,
+        args=(film,),
+        type="primary",
+        shortcut="Space",
+    )
+    with speed:
+        bind(st.select_slider, "Speed", "merges_speed", options=SPEEDS, format_func=lambda s: f"{s:g} s per step")
+    if len(train_text) > WINDOW_CHARS:
+        ss.merges_window = min(ss.merges_window, len(train_text) - WINDOW_CHARS)  # the corpus may have shrunk
+        w1, w2 = st.columns([2, 3], vertical_alignment="bottom")
+        with w1:
+            bind(st.toggle, "Follow the merge", "merges_follow", help="Move the window to where the merge happens.")
+        with w2:
+            bind(
+                st.slider,
+                "Text window: first character",
+                "merges_window",
+                min_value=0,
+                max_value=len(train_text) - WINDOW_CHARS,
+                step=50,
+                disabled=ss.merges_follow,
+            )
+
+
+def passage(film: Film) -> str:
+    """The fixed passage the downloadable film shows: the text window, or the text's start."""
+    ss = st.session_state
+    return window(film.train_text, 0 if ss.merges_follow else ss.merges_window, WINDOW_CHARS)
+
+
+def play(film: Film) -> None:
+    """The player: a fragment that redraws one frame per tick while playing (the timer only
+    exists while playing), with Step back, Step forward (also ←, →) and the step slider.
+
+    A step reruns only this fragment, not the sidebar and the page around it: a third of
+    the work, and what decides how many students one server keeps stepping without delay
+    (tests/load/classroom.py)."""
+    ss = st.session_state
+    playing = ss.merges_playing  # when the fragment was defined (with or without its timer)
+
+    @st.fragment(run_every=ss.merges_speed if ss.merges_playing else None)
+    def player() -> None:
+        if playing and not ss.merges_playing:
+            st.rerun()  # a step stopped the film: a full rerun drops the timer and flips Play back
+        if ss.merges_playing:  # one step (or phase) per tick; stop at the end or at a question
+            if not move_film(1, film.last, wait_for_guess=True) or film_at_end(film.last):
+                ss.merges_playing = False
+                st.rerun()  # a full rerun redefines the fragment without a timer and flips the button
+        back, forward, jump_to = st.columns([1.4, 1.6, 2.6], vertical_alignment="bottom")  # labels fit at 1024 px
+        back.button(
+            "Step back",
+            key="merges_back",
+            on_click=go,
+            args=(film, -1),
+            shortcut="Left",
+            disabled=film_at_start() and not ss.merges_playing,
+        )
+        forward.button(
+            "Step forward",
+            key="merges_forward",
+            on_click=go,
+            args=(film, 1),
+            disabled=film_at_end(film.last),
+            shortcut="Right",
+        )
+        if film.last > 1:  # keyed by the step shown: a late tick carrying an older position then
+            key = f"merges_jump_{ss.merges_step}"  # names a widget that is gone, and cannot move the step back
+            jump_to.slider(
+                "Jump to step",
+                1,
+                film.last,
+                value=ss.merges_step,
+                key=key,
+                on_change=jump,
+                args=(key,),
+                disabled=ss.merges_playing,
+            )
+        mirror_step(ss.merges_step)
+        draw_step(film, film.run.steps[ss.merges_step - 1])
+
+    player()

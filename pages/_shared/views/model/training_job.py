@@ -1,0 +1,117 @@
+"""The Model page's training job: the tokenizers on offer, this session's job.
+
+The job (`bpe.lm.job.ExperimentJob`) trains on its own thread and lives in this session's
+state under `JOB`, never in a module global: each visitor has their own, and a rerun, a
+timer tick or a visit to another page finds it again. The training itself is in `bpe.lm`.
+
+A classroom shares one server: every job joins the server's one line of jobs
+(`data.jobs.server_slots`), where the page says how many are ahead, and each job is tied
+to its browser session (`state.sessions.session_watch`): a closed tab stops its training.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe.lm.config import Budget
+from bpe.lm.job import MODEL_SHAPES, ExperimentJob, experiment_text, train_settings
+from bpe.run import TrainingRun
+from pages._shared.data.jobs import server_slots
+from pages._shared.data.runs import corpus_texts
+from pages._shared.data.tokenizers import Compared, base_level, bpe_at
+from pages._shared.state.sessions import session_watch
+from pages._shared.state.settings import Settings
+
+JOB = "model_job"  # plain key: this session's ExperimentJob (running or finished)
+
+CAVEATS = """\
+- **Equal compute.** Every model trains for the same number of seconds on the same machine, one
+  after another (evaluation is not counted). Seconds are only fair if the machine is equally busy
+  throughout: other work on it slows whichever model is training at the time. The second curve
+  shows the same runs against characters of text processed.
+- **Bits per character, never loss per token.** A BPE token stands for several characters, so
+  its loss per token is naturally higher. Each model's total held-out loss is divided by the
+  characters of the **same held-out text**, which neither the tokenizer nor the models trained on.
+- **Same shape, except the embedding.** The models differ only in their vocab × width embedding
+  table (shared with the output layer), which grows with the vocabulary. The table counts it apart.
+- **The context is counted in tokens**, so a BPE model sees more text per window. That is part
+  of what BPE buys, not a flaw in the test.
+- **Tiny models, short runs, one seed.** Differences of a few hundredths of a bit are noise.
+"""
+
+
+def tokenizer_choices(settings: Settings, run: TrainingRun) -> dict[str, Compared]:
+    """Characters (the run's alphabet, no merges), and the run's BPE at the vocab shown, at
+    half of it, and at the trained maximum, by label. Sizes that coincide are offered once."""
+    base = base_level(settings, run)
+    found = {base.label: base}
+    for size in (settings.vocab_size, settings.vocab_size // 2, settings.trained_vocab_size):
+        if size > base.vocab_size:
+            compared = bpe_at(settings, run, size)
+            if compared.vocab_size > base.vocab_size:  # training may have stopped short
+                found.setdefault(compared.label, compared)
+    return found
+
+
+def current_job() -> ExperimentJob | None:
+    return st.session_state.get(JOB)
+
+
+def start_job(settings: Settings, choices: dict[str, Compared]) -> None:
+    """Button callback: start training the chosen tokenizers' models, unless a job runs."""
+    state = st.session_state
+    running = current_job()
+    if running is not None and running.running:
+        return
+    train, heldout = corpus_texts(settings)
+    text = experiment_text(train, heldout)
+    config = MODEL_SHAPES[state.model_shape]
+    chosen = [(label, choices[label].tokenizer) for label in state.model_tokenizers if label in choices]
+    state[JOB] = ExperimentJob(
+        chosen,
+        config,
+        Budget(seconds=float(state.model_seconds)),
+        text=text,
+        settings=train_settings(config, text.heldout_chars),
+        slots=server_slots(),
+        owner_alive=session_watch(),
+    ).start()
+
+
+def stop_job() -> None:
+    """Button callback: ask the running job to stop after its current step."""
+    job = current_job()
+    if job is not None:
+        job.stop()
+
+
+def progress_text(job: ExperimentJob) -> tuple[float, str]:
+    """(fraction done, one line) for the progress bar while the job runs."""
+    shared = job.snapshot()
+    budget = job.budget.seconds
+    done = len(shared.summaries)
+    if shared.place is not None:
+        place = shared.place
+        ahead = f", {place.ahead} waiting ahead of you" if place.ahead else ""
+        return 0.0, (
+            f"The server is busy: {place.training} model job(s) training{ahead}. Yours starts as soon "
+            "as a slot is free; keep this tab open (closing it gives up the place)."
+        )
+    where = (
+        "starting"
+        if shared.device is None
+        else f"on {shared.device}" + (f", {shared.threads} CPU thread(s)" if shared.device == "cpu" else "")
+    )
+    if done >= len(job.names):
+        return 1.0, f"Sampling and summarising… ({where})"
+    name = job.names[done]
+    latest = shared.latest.get(name)
+    if latest is None:
+        return done / len(job.names), f"Encoding the text for {name} and building its model… ({where})"
+    evaluated = [r.progress for r in shared.evaluated if r.tokenizer == name]
+    score = f", held-out {evaluated[-1].evaluation.bits_per_char:.3f} bits/char" if evaluated else ""
+    fraction = (done + min(latest.seconds / budget, 1.0)) / len(job.names)
+    return fraction, (
+        f"Model {done + 1} of {len(job.names)}: **{name}**, {latest.seconds:.0f} of {budget:g} s, "
+        f"step {latest.step:,}{score} ({where})"
+    )

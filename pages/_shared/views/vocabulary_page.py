@@ -1,0 +1,173 @@
+"""The Vocabulary page's blocks: the learned tokens' table and its filters, the first and
+the longest tokens, and the files to take away. The filters belong to the run.
+
+The length filter is a range of token lengths in one run's vocabulary; kept as it was
+for another run, it hides most of the new one ("732 of 887 shown" on a corpus whose
+longest token is 16 while the filter still says 2-5). So the filters are kept with the
+run and its length range (`state.per_run.keep_with`) and start over when either changes.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from bpe.analysis.exports import ids_tensor_bytes, tokenizer_json
+from bpe.analysis.merge_log import log_csv
+from bpe.analysis.vocabulary import first_merges, learned_tokens
+from bpe.run import TrainingRun
+from bpe.text import pair_label, printable
+from pages._shared.data.measures import encoded_training_ids, run_usage
+from pages._shared.data.tokenizers import Compared, bpe_at
+from pages._shared.frame.tables import count_columns
+from pages._shared.state.per_run import keep_with, run_identity
+from pages._shared.state.settings import Settings, bind
+from pages._shared.views.other_libraries import draw_exports, draw_merges_vs_ranks, draw_upload
+
+__all__ = [
+    "draw_downloads",
+    "draw_exports",
+    "draw_filters",
+    "draw_first_and_longest",
+    "draw_merges_vs_ranks",
+    "draw_summary",
+    "draw_token_table",
+    "draw_upload",
+    "learned_table",
+]  # what the page arranges; the files for other libraries are `other_libraries`
+
+COLUMNS = ["id", "token", "length", "step", "pair count at creation", "uses", "absorbed"]
+
+
+def token_table(rows) -> pd.DataFrame:
+    """`bpe.analysis.vocabulary.learned_tokens` rows as the page's table."""
+    return pd.DataFrame(
+        [
+            {
+                "id": r.id,
+                "token": printable(r.token),
+                "length": r.length,
+                "step": r.step,
+                "pair count at creation": r.frequency,
+                "uses": r.uses,
+                "absorbed": r.absorbed,
+            }
+            for r in rows
+        ],
+        columns=COLUMNS,
+    )
+
+
+def draw_filters(settings: Settings, table: pd.DataFrame) -> pd.DataFrame:
+    """Search, token length and "only unused"; return the rows they keep."""
+    state = st.session_state
+    shortest, longest = (int(table["length"].min()), int(table["length"].max())) if len(table) else (0, 0)
+    keep_with((run_identity(settings), shortest, longest), ["vocab_lengths"])  # another run: the whole range again
+    state.setdefault("vocab_search", "")
+    state.setdefault("vocab_lengths", (shortest, longest))
+    state.setdefault("vocab_unused", False)
+    state.vocab_lengths = tuple(min(max(int(end), shortest), longest) for end in state.vocab_lengths)
+    f1, f2, f3 = st.columns([5, 5, 3], vertical_alignment="bottom")
+    with f1:
+        bind(st.text_input, "Search tokens (· for a space)", "vocab_search")
+    with f2:
+        if longest > shortest:
+            bind(st.slider, "Token length (characters)", "vocab_lengths", min_value=shortest, max_value=longest)
+    with f3:
+        bind(st.checkbox, "Only unused tokens", "vocab_unused")
+    shown = table[table["length"].between(*state.vocab_lengths)]
+    if state.vocab_search:
+        shown = shown[shown["token"].str.contains(state.vocab_search.replace(" ", "·"), regex=False)]
+    if state.vocab_unused:
+        shown = shown[shown["uses"] == 0]
+    return shown
+
+
+def draw_token_table(shown: pd.DataFrame, total: int) -> None:
+    st.dataframe(
+        shown,
+        hide_index=True,
+        key="vocab_table",
+        column_config={
+            **count_columns("id", "step", "pair count at creation", "uses"),
+            "absorbed": st.column_config.ProgressColumn(
+                "absorbed",
+                help="share of its count at creation no longer used",
+                format="percent",
+                min_value=0.0,
+                max_value=1.0,
+            ),
+        },
+    )
+    st.caption(f"{len(shown):,} of {total:,} learned tokens shown. Click a column header to sort.")
+
+
+def draw_summary(rows, table: pd.DataFrame) -> None:
+    """Three numbers: learned tokens, how many the final encoding never uses, the longest."""
+    a, b, c = st.columns(3)
+    a.metric("Learned tokens", f"{len(rows):,}")
+    b.metric("Unused in the final encoding", f"{sum(1 for r in rows if r.uses == 0):,}")
+    c.metric("Longest token (characters)", f"{int(table['length'].max()) if len(table) else 0:,}")
+
+
+def draw_first_and_longest(run: TrainingRun, merges: int, table: pd.DataFrame) -> None:
+    """The first 50 merges beside the 50 longest tokens."""
+    first, tall = st.columns(2)
+    first.markdown("**The first 50 merges**")
+    first.dataframe(
+        pd.DataFrame(
+            [
+                {"step": n, "pair": pair_label(p), "token": printable(t), "pair count": f}
+                for n, p, t, f in first_merges(run, min(50, merges))
+            ]
+        ),
+        hide_index=True,
+        key="vocab_first",
+        column_config=count_columns("step", "pair count"),
+    )
+    tall.markdown("**The 50 longest tokens**")
+    tall.dataframe(
+        table.sort_values(["length", "id"], ascending=[False, True]).head(50)[["id", "token", "length", "step"]],
+        hide_index=True,
+        key="vocab_longest",
+        column_config=count_columns("id", "step"),
+    )
+
+
+def draw_downloads(settings: Settings, run: TrainingRun, trained: Compared) -> None:
+    """The tokenizer, its merges and the encoded training text, as files; its fingerprint."""
+    tokenizer = trained.tokenizer
+    merges = len(tokenizer.merges)
+    d1, d2, d3 = st.columns(3)
+    d1.download_button(
+        "Tokenizer (JSON)",
+        tokenizer_json(tokenizer),
+        file_name=f"bpe_{tokenizer.vocab_size}.json",
+        mime="application/json",
+        key="vocab_download_json",
+    )
+    d2.download_button(
+        "Merges (CSV)",
+        log_csv(run, merges),
+        file_name=f"bpe_{tokenizer.vocab_size}_merges.csv",
+        mime="text/csv",
+        key="vocab_download_csv",
+    )
+    d3.download_button(
+        "Encoded training text (torch .pt)",
+        lambda: ids_tensor_bytes(encoded_training_ids(settings, trained)),  # made on click
+        file_name=f"train_ids_{tokenizer.vocab_size}.pt",
+        mime="application/octet-stream",
+        key="vocab_download_pt",
+        help="A torch long tensor of the training text's ids.",
+    )
+    st.caption(f"Fingerprint {tokenizer.fingerprint()}: a loaded file must hash to the same.")
+
+
+def learned_table(settings: Settings, run: TrainingRun) -> tuple[Compared, list, pd.DataFrame]:
+    """The run's tokenizer at the vocab shown, its learned tokens (with their uses in the
+    final encoding of the training text) and the page's table of them."""
+    trained = bpe_at(settings, run, settings.vocab_size)
+    merges = len(trained.tokenizer.merges)
+    rows = learned_tokens(run, merges, run_usage(settings, run, merges))
+    return trained, rows, token_table(rows)
