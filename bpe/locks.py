@@ -143,7 +143,7 @@ class TicketLine:
 
 def _open(path: Path) -> int:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # this user's locks only
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as error:
         raise BpeError(f"cannot open the lock file {str(path)!r}: {error.strerror or error}") from None

@@ -112,8 +112,6 @@ class MachineJobSlots(JobSlots):
 
     def wait_turn(self, job, give_up: Callable[[], bool]) -> bool:
         ticket, ticket_fd = self._line.join()
-        with self._changed:
-            self._waiting.append(job)
         try:
             while True:
                 ahead = self._line.ahead(ticket)
@@ -124,13 +122,16 @@ class MachineJobSlots(JobSlots):
                         self._held[id(job)] = slot
                         return True
                     self._places[id(job)] = Place(self.training_now(), ahead)
+                    if job not in self._waiting:  # listed once its place is known
+                        self._waiting.append(job)
                 if give_up():
                     return False
                 time.sleep(POLL_SECONDS)
         finally:
             self._line.leave(ticket, ticket_fd)
             with self._changed:
-                self._waiting.remove(job)
+                if job in self._waiting:
+                    self._waiting.remove(job)
                 self._places.pop(id(job), None)
 
     def leave(self, job) -> None:
@@ -141,9 +142,7 @@ class MachineJobSlots(JobSlots):
 
     def place(self, job) -> Place | None:
         with self._changed:
-            if job not in self._waiting:
-                return None
-            return self._places.get(id(job), Place(0, 0))
+            return self._places.get(id(job)) if job in self._waiting else None
 
     def training_now(self) -> int:
         """How many slots are taken on the machine now (by any process)."""
