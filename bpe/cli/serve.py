@@ -56,9 +56,10 @@ SERVED_BY_HEADER = "X-Bpe-Server"  # on every response: the app process that ans
 HEALTH_PATH = "/_stcore/health"
 HAPROXY_PLACES = ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy")  # where Debian puts it: not on a user's PATH
 HAPROXY_HINT = "install it with `sudo apt-get install haproxy` (Debian, Ubuntu) or give its path with --haproxy"
+# haproxy's own prefix on a complaint: "[ALERT]    (123) : config : [/tmp/.../haproxy.cfg:36] : "
+ALERT_PREFIX = re.compile(r"^\[ALERT\]\s*\(\d+\)\s*:\s*(config\s*:\s*)?(\[[^\]]*\]\s*:\s*)?")
 # Streamlit's start-up lines name the app process's own loopback URL, which browsers must
 # not use (it bypasses the proxy): the command prints the proxy's URL instead.
-ALERT_PREFIX = re.compile(r"^\[ALERT\]\s*\(\d+\)\s*:\s*(config\s*:\s*)?(\[[^\]]*\]\s*:\s*)?")
 STREAMLIT_BANNER = ("You can now view your Streamlit app", "URL: http", "Local URL:", "Network URL:")
 START_SECONDS = 120.0  # how long app processes may take to answer their health check
 RESTARTS_PER_WINDOW, RESTART_WINDOW_SECONDS = 3, 120.0  # an app process that keeps exiting is given up
