@@ -125,6 +125,15 @@ def test_a_backend_haproxy_cannot_resolve_is_one_line(capsys):
 def test_an_app_process_that_dies_is_started_again_and_ctrl_c_stops_everything():
     port = free_ports(2)
     process, _ = start_serve("--processes", "1", "--port", str(port), "--address", "127.0.0.1")
+    try:
+        stop_cleanly_after_a_restart(process, port)
+    finally:
+        if process.poll() is None:  # a failed check above: leave nothing running
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=60)
+
+
+def stop_cleanly_after_a_restart(process, port: int) -> None:
     first = children_of(process.pid)
     assert len(first) == 2  # one app process, haproxy
     app = next(pid for pid in first if "streamlit" in open(f"/proc/{pid}/cmdline").read())
@@ -148,9 +157,11 @@ def test_the_proxy_dies_with_a_killed_serve_command():
     # Proxy only (the app process it points at is not running): no app to wait for.
     port, nobody = free_ports(), free_ports()
     process, _ = start_serve("--backend", f"127.0.0.1:{nobody}", "--port", str(port), "--address", "127.0.0.1")
-    assert "does not answer /_stcore/health yet" in process.stdout.readline()
-    children = children_of(process.pid)
-    assert len(children) == 1
-    process.kill()  # no clean-up code runs: the kernel must end the child (PR_SET_PDEATHSIG)
-    process.wait()
+    try:
+        assert "does not answer /_stcore/health yet" in process.stdout.readline()
+        children = children_of(process.pid)
+        assert len(children) == 1
+    finally:
+        process.kill()  # no clean-up code runs: the kernel must end the child (PR_SET_PDEATHSIG)
+        process.wait()
     assert gone(children) and nobody_listens(port)
