@@ -18,6 +18,9 @@ once and then touches only the neighbours of each merged occurrence:
 Pre-tokenized text is many short chunks laid end to end, with an edge slot between
 them; each position carries the frequency of its chunk as a weight.
 
+`HeldOutTracker` applies each learned merge to held-out text on a sequence of its own, so
+the run (`bpe.run`) gets the held-out curve without reaching into the engine's internals.
+
 The engine leaves Python's garbage collector alone (several trainings may share a
 process). Its millions of positions live in C arrays, which the collector never
 traverses and which hold no int objects: in lists (or tuples) each position is an int
@@ -275,6 +278,31 @@ def fast_steps(
             new=is_new,
         )
     return StopReason.TARGET_REACHED
+
+
+class HeldOutTracker:
+    """Applies each training merge to held-out text as it is learned: the held-out curve
+    costs one incremental merge per step on the engine's own sequence, never a
+    re-encoding per point. ``words`` are the held-out text's distinct chunks as base-token
+    sequences with their frequencies (`bpe.training.prepare_words`); ``lengths[k]`` is its
+    length in tokens after ``k`` merges."""
+
+    def __init__(self, words: list, base_tokens: list, max_tokens: int) -> None:
+        self.token_ids = {token: i for i, token in enumerate(base_tokens)}
+        self.sequence = _Sequence(words, self.token_ids, max(max_tokens, len(base_tokens)))
+        self.lengths = [self.sequence.length]
+
+    def apply(self, step: MergeStep) -> None:
+        ids, sequence = self.token_ids, self.sequence
+        if step.token not in ids:
+            ids[step.token] = step.token_id
+        a, b = ids[step.pair[0]], ids[step.pair[1]]
+        key = a << sequence.shift | b
+        if key in sequence.positions:
+            sequence.merge(key, step.token_id)  # counts change too; nothing is chosen from held-out text
+        elif step.token_id == len(sequence.lengths):  # a new token this text never forms still takes its id
+            sequence.lengths.append(sequence.lengths[a] + sequence.lengths[b])
+        self.lengths.append(sequence.length)
 
 
 class _Ranking(NamedTuple):

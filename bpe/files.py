@@ -1,16 +1,25 @@
 """Files written whole or not at all, and files checked by their SHA-256.
 
 One home for the two habits every writer and downloader in the package shares, after
-tiktoken's ``load.py``: write to ``<path>.<uuid>.tmp`` beside the target and move it into
+tiktoken's ``load.py``: write to a temporary name beside the target and move it into
 place with `os.replace` (a crash or Ctrl-C leaves the old file as it was), and trust a
 file on disk only when its hash is the one expected.
+
+A temporary name says whose it is: ``<name>.bpe-<host>-<pid>-<random>.tmp`` (``.old`` for
+the backups a group commit keeps). A process killed with SIGKILL cannot clean up, so the
+next write to the same target removes the temporaries of that target whose process, on
+this host, is gone; never another's, nor one of a live process. Any failure, clean-up
+included (a read-only file system refuses even the removal of a temporary file that
+was never made), is one `BpeError` naming the file, and the old file stays as it was.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
+import socket
 import stat
 import uuid
 from collections.abc import Iterator
@@ -21,6 +30,58 @@ from typing import BinaryIO
 from bpe.errors import BpeError
 
 CHUNK_BYTES = 1 << 20
+_HOST = re.sub(r"[^A-Za-z0-9]", "", socket.gethostname())[:32] or "host"
+_OWNED = re.compile(r"\.bpe-(?P<host>[A-Za-z0-9]*)-(?P<pid>[0-9]+)-[0-9a-f]{32}\.(?:tmp|old)")
+
+
+def temporary_path(target: Path, suffix: str = ".tmp") -> Path:
+    """A fresh temporary name beside ``target`` that names this host and process, after
+    removing the ones of ``target`` left by processes of this host that are gone."""
+    remove_stale_temporaries(target)
+    return target.with_name(f"{target.name}.bpe-{_HOST}-{os.getpid()}-{uuid.uuid4().hex}{suffix}")
+
+
+def remove_stale_temporaries(target: Path) -> list[Path]:
+    """Remove the temporary files of ``target`` whose writer (this host, a pid that is no
+    longer running) was killed before it could; return them. Others' are left alone."""
+    removed = []
+    try:
+        names = os.listdir(target.parent)
+    except OSError:  # no folder yet, or one that cannot be listed: nothing of ours there
+        return removed
+    prefix = target.name
+    for name in names:
+        if not name.startswith(prefix):
+            continue
+        owned = _OWNED.fullmatch(name, len(prefix))
+        if owned is None or owned["host"] != _HOST or _running(int(owned["pid"])):
+            continue
+        stale = target.with_name(name)
+        if _remove_quietly(stale):
+            removed.append(stale)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process (or no such pid number)
+        return True
+    return True
+
+
+def _remove_quietly(path: Path) -> bool:
+    """Remove ``path`` if it is there; True if it was removed. Never raises: clean-up must
+    not hide the error that made it necessary (EROFS refuses even a missing file)."""
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def check_writable_target(path: str | os.PathLike[str]) -> Path:
@@ -74,7 +135,7 @@ def atomic_writer(path: str | os.PathLike[str], *, suffix: str = ".tmp") -> Iter
     untouched. OS errors become `BpeError` naming the file.
     """
     target = check_writable_target(path)
-    temp = target.with_name(f"{target.name}.{uuid.uuid4().hex}{suffix}")
+    temp = temporary_path(target, suffix)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(temp, "wb") as handle:
@@ -85,7 +146,7 @@ def atomic_writer(path: str | os.PathLike[str], *, suffix: str = ".tmp") -> Iter
     except OSError as error:
         raise BpeError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
     finally:
-        temp.unlink(missing_ok=True)  # already gone after os.replace; otherwise a partial file
+        _remove_quietly(temp)  # already gone after os.replace; otherwise a partial file
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
@@ -111,14 +172,10 @@ class StagedFiles:
     def targets(self) -> list[Path]:
         return list(self._staged)
 
-    def staged_path(self, path: str | os.PathLike[str]) -> Path:
-        """Where ``path``'s new bytes wait until `commit` (for checks such as a reload)."""
-        return self._staged[Path(path)]
-
     def write(self, path: str | os.PathLike[str], data: bytes) -> Path:
         """Stage ``data`` for ``path``; return the temporary file it is in."""
         target = check_writable_target(path)
-        temp = target.with_name(f"{target.name}.{uuid.uuid4().hex}.tmp")
+        temp = temporary_path(target)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             with open(temp, "wb") as handle:
@@ -139,24 +196,25 @@ class StagedFiles:
                 backups[target] = _hard_link_backup(target)
                 os.replace(temp, target)
         except BaseException as error:
+            failed = target
             for target, backup in backups.items():
                 if backup is not None:
                     os.replace(backup, target)
                 elif not self._staged[target].exists():  # replaced, and there was no old file
-                    target.unlink(missing_ok=True)
+                    _remove_quietly(target)
             if isinstance(error, OSError):
-                raise BpeError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
+                raise BpeError(f"cannot write {str(failed)!r}: {error.strerror or error}") from None
             raise
         finally:
             for backup in backups.values():
                 if backup is not None:
-                    backup.unlink(missing_ok=True)
+                    _remove_quietly(backup)
         self._staged.clear()
 
     def discard(self) -> None:
         """Remove the temporary files not committed."""
         for temp in self._staged.values():
-            temp.unlink(missing_ok=True)
+            _remove_quietly(temp)
         self._staged.clear()
 
 
@@ -165,7 +223,7 @@ def _hard_link_backup(target: Path) -> Path | None:
     be put back after ``target`` is replaced."""
     if not target.exists():
         return None
-    backup = target.with_name(f"{target.name}.{uuid.uuid4().hex}.old")
+    backup = temporary_path(target, ".old")
     try:
         os.link(target, backup)
     except OSError:  # a file system without hard links: copy instead

@@ -3,24 +3,19 @@
 `json.loads` fails in several ways besides bad syntax, each a traceback if not caught:
 bytes that are not UTF-8, nesting deep enough to exhaust the recursion limit (``[`` x
 100,000), an integer with thousands of digits (``ValueError``). And it silently keeps the
-last of two equal keys in one object, which in a vocabulary means two ids for one token.
-`load_json` turns every one of them into a one-line error naming the file.
+last of two equal keys in one object, which in a vocabulary means two ids for one token,
+and parses an escaped lone surrogate (``"\\ud800"``) into text nothing can encode.
+`load_json` turns every one of them into a one-line error naming the file; the bytes are
+read as every stranger's bytes are (`bpe.untrusted`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 from bpe.errors import BpeError, TokenizerFileError
-
-
-def decode_utf8(raw: bytes, *, name: str, error: type[BpeError] = TokenizerFileError) -> str:
-    """UTF-8 text (a leading byte-order mark is dropped), or ``error`` naming the bad byte."""
-    try:
-        text = bytes(raw).decode("utf-8")
-    except UnicodeDecodeError as bad:
-        raise error(f"{name} is not UTF-8 text (bad byte at offset {bad.start:,})") from None
-    return text[1:] if text.startswith("\ufeff") else text
+from bpe.untrusted import decode_utf8
 
 
 def load_json(raw: bytes, *, name: str, what: str = "a tokenizer file", error: type[BpeError] = TokenizerFileError):
@@ -28,7 +23,7 @@ def load_json(raw: bytes, *, name: str, what: str = "a tokenizer file", error: t
     what it should have been (for the message on nesting)."""
     text = decode_utf8(raw, name=name, error=error)
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        value = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except _DuplicateKey as duplicate:
         shown = repr(duplicate.args[0][:60])  # a key may be long or hold anything: shown escaped, cut
         raise error(f"{name}: the key {shown} appears twice in one object") from None
@@ -38,6 +33,32 @@ def load_json(raw: bytes, *, name: str, what: str = "a tokenizer file", error: t
         raise error(f"{name} is JSON nested too deeply to be {what}") from None
     except ValueError as bad:  # e.g. an integer with thousands of digits
         raise error(f"{name} is not valid JSON: {bad}") from None
+    if _ESCAPED_SURROGATE.search(text):
+        _refuse_lone_surrogates(value, name=name, error=error)
+    return value
+
+
+# UTF-8 bytes cannot hold a surrogate, but JSON can spell one: "\ud800" parses to a str
+# that no file, no byte-level tokenizer and no page can encode (UnicodeEncodeError later,
+# far from here). A pair (\ud83d\ude00) parses to one character and is fine.
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_lone_surrogates(value, *, name: str, error: type[BpeError]) -> None:
+    pending = [value]
+    while pending:  # by hand, not recursively: the nesting is the file's choice
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, str) and (found := _LONE_SURROGATE.search(item)):
+            raise error(
+                f"{name} holds the text {item[:40]!r}, whose {found.group()!r} at character {found.start():,} "
+                "is a lone surrogate, not a Unicode character (it has no UTF-8 form)"
+            )
 
 
 class _DuplicateKey(Exception):

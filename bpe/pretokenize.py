@@ -14,6 +14,7 @@ from collections import Counter
 from functools import lru_cache
 
 from bpe.errors import PatternError
+from bpe.regex_syntax import CLASS, CLOSE, ESCAPE, FLAGS, INTERVAL, LITERAL, OPEN, OTHER, pieces
 
 # The published split patterns, exactly as tiktoken runs them: r50k (GPT-2) and cl100k
 # (GPT-4). GPT-2's original release spells its pattern
@@ -69,8 +70,6 @@ MAX_PATTERN_COST = 10_000
 PROBE_SECONDS = 0.1  # each probe string; a linear pattern needs microseconds
 PATTERN_SECONDS = 1.0  # the time limit of one run of a custom pattern: this much ...
 PATTERN_SECONDS_PER_MILLION_CHARS = 5.0  # ... plus this per million characters of text
-_QUANTIFIER = re.compile(r"\{(\d*)(,?)(\d*)\}")
-_GROUP_PREFIX = re.compile(r"\?(?:P?<\w+>|P=\w+|<=|<!|[=!>|]|[a-zA-Z^-]*:?)")
 
 
 def check_safe_pattern(pattern) -> str:
@@ -78,9 +77,9 @@ def check_safe_pattern(pattern) -> str:
 
     Safe by construction means: text of at most `MAX_PATTERN_CHARS`, groups nested at most
     `MAX_PATTERN_NESTING` deep, a compile cost (`pattern_cost`) of at most
-    `MAX_PATTERN_COST`, all checked *before* compiling; then it compiles, has no capturing
-    group, never matches empty text, covers every character of the probe strings, and
-    runs on each in under `PROBE_SECONDS` (runs of 40 of one character catch exponential
+    `MAX_PATTERN_COST`, inline flags only from `SAFE_FLAGS` (no reverse matching), all
+    checked *before* compiling; then it compiles, has no capturing group, never matches
+    empty text, gives chunks that join to each probe string, and runs on each in under `PROBE_SECONDS` (runs of 40 of one character catch exponential
     backtracking: `(?:a|aa)+$` needs minutes there). No finite check proves a regex fast
     on every text, so `split` also runs custom patterns under a time limit.
     """
@@ -105,7 +104,51 @@ def _checked_text(pattern) -> str:
             f"fixed repeat counts multiply to {cost:,} (the limit is {MAX_PATTERN_COST:,}); "
             "use open repeats such as + or * instead of large {n}"
         )
+    _check_constructs(pattern)
     return pattern
+
+
+# Inline flags that keep what a chunk is made of and the order chunks come in. Every other
+# flag of `regex` changes one or the other: (?r) matches from the end, so the chunks of
+# "hello world" come out as "world", " ", "hello" and decoding gives "world hello".
+SAFE_FLAGS = ("i", "m", "s")
+_FLAG_MEANINGS = {
+    "a": "ASCII-only classes",
+    "b": "best fuzzy match",
+    "e": "enhanced fuzzy match",
+    "f": "full case folding",
+    "L": "classes by locale",
+    "p": "POSIX leftmost-longest matching",
+    "r": "reverse: matches from the end, so the chunks come out in reverse order",
+    "u": "Unicode classes",
+    "w": "Unicode word boundaries",
+    "V0": "regex version 0 syntax",
+    "V1": "regex version 1 syntax: nested sets, other case folding",
+}
+
+
+def _check_constructs(pattern: str) -> None:
+    """Refuse inline flags other than `SAFE_FLAGS`, flags set in the middle (where `regex`
+    and Oniguruma scope them differently), and recursion, references and conditions."""
+    for index, piece in enumerate(pieces(pattern)):
+        if piece.kind in (OPEN, FLAGS):
+            for flag in re.findall(r"V[01]|.", piece.flags_on + piece.flags_off):
+                if flag != "x" and flag not in SAFE_FLAGS:  # x (verbose) is refused by pattern_cost
+                    raise PatternError(
+                        f"the pre-tokenizer pattern {_shown(pattern)} sets the inline flag {flag} "
+                        f"({_FLAG_MEANINGS[flag]}) in {piece.text!r}; BPE Lab runs only the flags "
+                        f"{', '.join(SAFE_FLAGS)}, which keep what a chunk holds and the order of chunks"
+                    )
+        if piece.kind == FLAGS and index:
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} sets flags with {piece.text!r} after its "
+                f"start; put them first, or write ({piece.text[1:-1]}:...) around the part they are for"
+            )
+        if piece.kind == OTHER:
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} uses {piece.text!r} (recursion, a "
+                "reference or a condition), which BPE Lab does not run"
+            )
 
 
 def pattern_cost(pattern: str) -> int:
@@ -113,95 +156,37 @@ def pattern_cost(pattern: str) -> int:
     its atoms of the product of the repeat counts on the atom and on each group around it
     (``{n}`` and ``{m,n}`` count n, ``{m,}`` counts m; ``*``, ``+``, ``?`` count 1).
     ``(?:x{300}){300}`` costs 90,000. Raises `PatternError` for groups nested deeper than
-    `MAX_PATTERN_NESTING` or left open."""
+    `MAX_PATTERN_NESTING` or left open. The pattern is read by `bpe.regex_syntax`, as the
+    export to other libraries reads it."""
     # One list of costs per open group; a group closes into one atom of its summed cost.
     stack: list[list[int]] = [[]]
-    i, n = 0, len(pattern)
-    while i < n:
-        char = pattern[i]
-        if char == "\\":
-            i = _escape_end(pattern, i)
-            stack[-1].append(1)
-            continue
-        if char == "[":
-            i = _class_end(pattern, i)
-            stack[-1].append(1)
-            continue
-        if char == "(":
-            if pattern.startswith("(?#", i):  # a comment: up to the next ")"
-                end = pattern.find(")", i)
-                i = n if end < 0 else end + 1
-                continue
+    for piece in pieces(pattern):
+        if piece.kind in (OPEN, FLAGS) and "x" in piece.flags_on:
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} turns on verbose mode (x), where "
+                "spaces inside a repeat count hide its size; write the pattern without it"
+            )
+        if piece.kind == OPEN:
             stack.append([])
-            prefix = _GROUP_PREFIX.match(pattern, i + 1)  # (?: (?P<name> (?= (?i: ... are no atoms
-            if prefix and "x" in prefix.group().lower() and not prefix.group().startswith(("?P", "?<")):
-                raise PatternError(
-                    f"the pre-tokenizer pattern {_shown(pattern)} turns on verbose mode (x), where "
-                    "spaces inside a repeat count hide its size; write the pattern without it"
-                )
-            i = prefix.end() - 1 if prefix else i
             if len(stack) > MAX_PATTERN_NESTING + 1:
                 raise PatternError(
                     f"the pre-tokenizer pattern {_shown(pattern)} nests groups more than {MAX_PATTERN_NESTING} deep"
                 )
-            i += 1
-            continue
-        if char == ")":
+        elif piece.kind == CLOSE:
             if len(stack) > 1:
                 inner = stack.pop()
                 stack[-1].append(max(1, sum(inner)))
-            i += 1
-            continue
-        if char == "{":
-            found = _QUANTIFIER.match(pattern, i)
-            if found and (found.group(1) or found.group(3)) and stack[-1]:
-                low, comma, high = found.groups()
-                count = int(high) if high else int(low or 0) if comma else int(low)
-                stack[-1][-1] *= max(1, min(count, 10**12))
-                i = found.end()
-                continue
-        if char not in "|*+?^$":  # a literal character or "." (anchors, alternation, open repeats cost nothing)
+        elif piece.kind == INTERVAL and stack[-1]:  # (after a stray ")" there is no atom)
+            count = piece.high if piece.high is not None else piece.low
+            stack[-1][-1] *= max(1, min(count, 10**12))
+        elif piece.kind in (ESCAPE, CLASS, LITERAL, OTHER):
             stack[-1].append(1)
-        i += 1
+        # anchors, alternation, open repeats, comments and flags cost nothing
     if len(stack) > 1:
         raise PatternError(
             f"pre-tokenizer pattern {_shown(pattern)} does not compile: a group is left open (missing ')')"
         )
     return sum(stack[0])
-
-
-def _escape_end(pattern: str, i: int) -> int:
-    """The index after the escape starting at ``pattern[i] == '\\'``: one character, or
-    a braced argument as in ``\\p{L}``, ``\\N{SPACE}``, ``\\x{41}``."""
-    if i + 1 < len(pattern) and pattern[i + 1] in "pPNxugk" and pattern.startswith("{", i + 2):
-        end = pattern.find("}", i + 2)
-        return len(pattern) if end < 0 else end + 1
-    return i + 2
-
-
-def _class_end(pattern: str, i: int) -> int:
-    """The index after the character class starting at ``pattern[i] == '['`` (escapes,
-    a leading ``]`` or ``^]``, POSIX ``[:alpha:]`` and nested sets are skipped over)."""
-    depth, j, n = 1, i + 1, len(pattern)
-    if pattern.startswith("^", j):
-        j += 1
-    if pattern.startswith("]", j):
-        j += 1
-    while j < n and depth:
-        char = pattern[j]
-        if char == "\\":
-            j = _escape_end(pattern, j)
-            continue
-        if char == "[":
-            close = pattern.find(":]", j) if pattern.startswith("[:", j) else -1
-            if close >= 0:
-                j = close + 2
-                continue
-            depth += 1
-        elif char == "]":
-            depth -= 1
-        j += 1
-    return j
 
 
 def _probes() -> list[str]:
@@ -248,6 +233,11 @@ def _compiled_custom(pattern: str):
                 f"the pre-tokenizer pattern {_shown(pattern)} does not cover the whole text (it skips "
                 f"characters of {_shown(probe[:12])}...); add an alternative such as |\\s+|. "
                 "that matches the rest"
+            )
+        if "".join(chunks) != probe:
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} gives chunks that, joined, are not the "
+                f"text {_shown(probe[:12])}... (it reorders them); BPE Lab needs chunks in text order"
             )
     return compiled
 

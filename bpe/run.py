@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 
 from bpe.alphabet import default_base_tokens, symbol_count
 from bpe.errors import BpeError
-from bpe.fast import _Sequence
+from bpe.fast import HeldOutTracker
 from bpe.steps import MergeStep, StopReason
-from bpe.tokenizer import BPETokenizer, merges_for_vocab_size
+from bpe.tokenizer import BPETokenizer, merges_for_vocab_size, prefix_tokenizer
 from bpe.training import TrainingSettings, prepare_words, settings_from, train_steps
 
 ProgressCallback = Callable[[MergeStep, int], None]  # (latest step, target vocab size)
@@ -68,14 +68,14 @@ class TrainingRun:
             merges = self.merge_count(vocab_size)
         elif vocab_size is not None:
             raise BpeError("give vocab_size or merges, not both")
-        elif not isinstance(merges, int) or not 0 <= merges <= len(self.steps):
-            raise BpeError(f"merges={merges!r} is out of range: the run has {len(self.steps)} merges")
-        return BPETokenizer(
+        return prefix_tokenizer(
             self.base_tokens,
-            self.merges[:merges],
+            self.merges,
+            merges,
             alphabet=self.alphabet,
             pretokenizer=self.pretokenizer,
             tie_rule=self.settings.tie_rule,
+            name="merges",
         )
 
     def sequence_length(self, merges: int) -> int:
@@ -91,7 +91,7 @@ class TrainingRun:
 
 def train_run(
     text: str,
-    settings: TrainingSettings | None = None,
+    settings: TrainingSettings | int | None = None,
     /,
     *,
     heldout_text: str = "",
@@ -100,8 +100,8 @@ def train_run(
 ) -> TrainingRun:
     """Train and record every step; track the held-out text's length after each merge.
 
-    Settings as for `bpe.training.train_steps`: a `TrainingSettings` or its fields by
-    keyword. Base characters come from the training and held-out text together (as the
+    Settings as for `bpe.training.train_steps`: a `TrainingSettings`, its fields by
+    keyword, or the target vocab size first. Base characters come from the training and held-out text together (as the
     tutorial takes them from all splits), so held-out text never holds an unknown character.
     """
     settings = settings_from(settings, fields)
@@ -110,7 +110,9 @@ def train_run(
     started = time.perf_counter()
     stream = train_steps(text, settings)
     heldout = HeldOutTracker(
-        heldout_text, stream.base_tokens, settings.alphabet, settings.pretokenizer, settings.target_vocab_size
+        prepare_words(heldout_text, settings.alphabet, settings.pretokenizer),
+        stream.base_tokens,
+        settings.target_vocab_size,
     )
     steps = []
     step_seconds = []
@@ -134,27 +136,3 @@ def train_run(
         heldout_lengths=heldout.lengths,
         step_seconds=step_seconds,
     )
-
-
-class HeldOutTracker:
-    """Applies each training merge to held-out text as it is learned: the held-out curve
-    costs one incremental merge per step, never a re-encoding per point."""
-
-    def __init__(self, text: str, base_tokens: list, alphabet: str, pretokenizer: str | None, max_tokens: int) -> None:
-        self.token_ids = {token: i for i, token in enumerate(base_tokens)}
-        self.sequence = _Sequence(
-            prepare_words(text, alphabet, pretokenizer), self.token_ids, max(max_tokens, len(base_tokens))
-        )
-        self.lengths = [self.sequence.length]
-
-    def apply(self, step: MergeStep) -> None:
-        ids, sequence = self.token_ids, self.sequence
-        if step.token not in ids:
-            ids[step.token] = step.token_id
-        a, b = ids[step.pair[0]], ids[step.pair[1]]
-        key = a << sequence.shift | b  # the engine's packed pair key
-        if key in sequence.positions:
-            sequence.merge(key, step.token_id)  # counts change too; nothing is chosen from held-out text
-        elif step.token_id == len(sequence.lengths):  # a new token this text never forms still takes its id
-            sequence.lengths.append(sequence.lengths[a] + sequence.lengths[b])
-        self.lengths.append(sequence.length)

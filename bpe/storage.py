@@ -22,14 +22,15 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from bpe.alphabet import BYTES, CHARACTERS, from_gpt2_spelling, gpt2_spelling
+from bpe.budget import MAX_TOTAL_TOKEN_BYTES, check_json_values, check_token_lengths
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.files import atomic_write_bytes
 from bpe.jsonfile import load_json
 from bpe.pretokenize import check_pretokenizer
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
+from bpe.untrusted import read_file_bytes
 
 FILE_TYPES = {CHARACTERS: "character_bpe", BYTES: "byte_bpe"}
 ALPHABET_OF_TYPE = {kind: alphabet for alphabet, kind in FILE_TYPES.items()}
@@ -115,10 +116,7 @@ def write_tokenizer_file(path: str | os.PathLike[str], data: TokenizerData) -> N
 
 
 def read_tokenizer_file(path: str | os.PathLike[str]) -> TokenizerData:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise TokenizerFileError(f"cannot read tokenizer file {str(path)!r}: {error.strerror or error}") from None
+    raw = read_file_bytes(path, what="tokenizer file", name=repr(str(path)), error=TokenizerFileError)
     return parse_tokenizer_json(raw, name=str(path))
 
 
@@ -135,22 +133,32 @@ def parse_tokenizer_json(
     """Parse and validate a tokenizer file's bytes; the fingerprint must match the content.
 
     ``max_bytes`` and ``max_merges`` bound what a file may hold (an upload: see
-    `UPLOAD_MAX_BYTES`, `UPLOAD_MAX_MERGES`); both are checked before anything is built.
+    `UPLOAD_MAX_BYTES`, `UPLOAD_MAX_MERGES`); both are checked before anything is built,
+    as are the JSON's values and its tokens' total length (`bpe.budget`; the tokens of an
+    upload may hold at most ``max_bytes`` characters in all).
     """
     if max_bytes is not None and len(raw) > max_bytes:
         raise TokenizerFileError(
             f"{name} is {len(raw):,} bytes; the most this server accepts is {max_bytes:,} "
             "bytes (a tokenizer of about 60,000 merges)"
         )
+    check_json_values(raw, name=name)
     data = load_json(raw, name=name)
     merges = data.get("merges") if isinstance(data, dict) else None
     if max_merges is not None and isinstance(merges, list) and len(merges) > max_merges:
         raise TokenizerFileError(f"{name} has {len(merges):,} merges; the most this server accepts is {max_merges:,}")
-    return tokenizer_data_from_dict(data, name=name)
+    max_token_bytes = MAX_TOTAL_TOKEN_BYTES if max_bytes is None else max_bytes
+    return tokenizer_data_from_dict(data, name=name, max_token_bytes=max_token_bytes)
 
 
-def tokenizer_data_from_dict(data, *, name: str = "tokenizer file") -> TokenizerData:
-    """Check a parsed file's shape, types and fingerprint; return its `TokenizerData`."""
+def tokenizer_data_from_dict(
+    data, *, name: str = "tokenizer file", max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES
+) -> TokenizerData:
+    """Check a parsed file's shape, types and fingerprint; return its `TokenizerData`.
+
+    The merges spell every token out, so their total length (at most ``max_token_bytes``
+    characters, `bpe.budget`) is what the tokenizer will hold; no single token is bounded
+    on its own, since training on repetitive text may learn long ones."""
     if not isinstance(data, dict):
         raise TokenizerFileError(
             f"{name} holds a JSON {type(data).__name__}, not an object with the keys {', '.join(REQUIRED_KEYS)}"
@@ -175,6 +183,14 @@ def tokenizer_data_from_dict(data, *, name: str = "tokenizer file") -> Tokenizer
         )
         where = f" (merge {bad} is {str(merges[bad - 1])[:60]})" if bad else ""
         raise TokenizerFileError(f"{name}: merges must be a list of [left, right] string pairs{where}")
+    check_token_lengths(
+        (len(left) + len(right) for left, right in merges),
+        name=name,
+        max_total=max_token_bytes,
+        max_length=None,
+        where=lambda index: f"merge {index + 1:,}",
+        unit="characters",
+    )
     pretokenizer = data.get("pretokenizer")
     if pretokenizer is not None and not isinstance(pretokenizer, str):
         raise TokenizerFileError(f"{name}: pretokenizer must be a string, got {str(pretokenizer)[:60]}")

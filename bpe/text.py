@@ -10,6 +10,7 @@ is shown as text.
     readable_token(b'\\xe2\\x80')               -> '<0xE2><0x80>'   (2 of the 3 bytes of '—')
     readable_token(b' the', gpt2_spelling=True) -> 'Ġthe'          (how OpenAI's files spell it)
     printable(" the\\n")                        -> '·the↵'          (whitespace made visible)
+    printable("\\u202eyap")                     -> '⟨RLO⟩yap'       (bidi controls as marks)
 """
 
 from __future__ import annotations
@@ -56,11 +57,31 @@ def hex_bytes(token: bytes | str) -> str:
 
 
 VISIBLE_WHITESPACE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
-_VISIBLE = str.maketrans(VISIBLE_WHITESPACE)
+# The Unicode Bidi_Control characters, by their standard abbreviations. Each reorders the
+# text around it where it is shown ("\u202eecila ot 999 yap" reads "pay 999 to alice"),
+# and the reordering leaks across the spans a page puts tokens in: shown as marks, they
+# stay in their token and change nothing else.
+VISIBLE_BIDI = {
+    "\u061c": "⟨ALM⟩",
+    "\u200e": "⟨LRM⟩",
+    "\u200f": "⟨RLM⟩",
+    "\u202a": "⟨LRE⟩",
+    "\u202b": "⟨RLE⟩",
+    "\u202c": "⟨PDF⟩",
+    "\u202d": "⟨LRO⟩",
+    "\u202e": "⟨RLO⟩",
+    "\u2066": "⟨LRI⟩",
+    "\u2067": "⟨RLI⟩",
+    "\u2068": "⟨FSI⟩",
+    "\u2069": "⟨PDI⟩",
+}
+_VISIBLE = str.maketrans({**VISIBLE_WHITESPACE, **VISIBLE_BIDI})
 
 
 def printable(token: str | bytes) -> str:
-    """A token's text with whitespace made visible: space ·, newline ↵, tab →, CR ␍."""
+    """A token's text with whitespace made visible (space ·, newline ↵, tab →, CR ␍) and
+    bidirectional controls shown as marks (U+202E as ⟨RLO⟩), so no token reorders what
+    is shown around it."""
     return readable_token(token).translate(_VISIBLE)
 
 

@@ -139,13 +139,10 @@ class BPETokenizer:
         """The tokenizer after its first ``count`` merges: what a shorter training run would
         have produced (token ids agree: base tokens first, then merge results in order).
         `merges_for_vocab_size` says which count a vocab size allows."""
-        if not isinstance(count, int) or not 0 <= count <= len(self.merges):
-            raise BpeError(
-                f"count={count!r} must be a whole number from 0 to {len(self.merges)} (the merges there are)"
-            )
-        return BPETokenizer(
+        return prefix_tokenizer(
             self.base_tokens,
-            self.merges[:count],
+            self.merges,
+            count,
             alphabet=self.alphabet,
             pretokenizer=self.pretokenizer,
             tie_rule=self.tie_rule,
@@ -262,6 +259,26 @@ class BPETokenizer:
         )
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def prefix_tokenizer(
+    base_tokens: Sequence,
+    merges: Sequence[tuple],
+    count: int,
+    *,
+    alphabet: str,
+    pretokenizer: str | None,
+    tie_rule: str,
+    name: str = "count",
+) -> BPETokenizer:
+    """The tokenizer of the first ``count`` of ``merges`` (0: base tokens only): the one
+    place a prefix becomes a tokenizer (`BPETokenizer.with_merges`,
+    `bpe.run.TrainingRun.tokenizer`). ``name`` is what the caller calls the count."""
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= len(merges):
+        raise BpeError(
+            f"{name}={count!r} is out of range: there are {len(merges)} merges (give a whole number from 0 to {len(merges)})"
+        )
+    return BPETokenizer(base_tokens, merges[:count], alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule)
 
 
 def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_size: int) -> int:

@@ -64,11 +64,12 @@ class TrainingSettings:
             object.__setattr__(self, "base_tokens", tuple(check_base_tokens(self.base_tokens, self.alphabet)))
 
 
-def train_steps(text: str, settings: TrainingSettings | None = None, /, **fields) -> StepStream:
+def train_steps(text: str, settings: TrainingSettings | int | None = None, /, **fields) -> StepStream:
     """Train BPE on ``text`` one merge at a time.
 
-    Pass a `TrainingSettings`, or its fields by keyword:
-    ``train_steps(text, target_vocab_size=300, engine="reference")``.
+    Pass a `TrainingSettings`, or its fields by keyword, or the target vocab size first as
+    the tutorial does: ``train_steps(text, 300)`` is
+    ``train_steps(text, target_vocab_size=300)``; ``train_steps(text, 300, engine="reference")``.
     Returns a `StepStream`: iterate it for `MergeStep` records; afterwards its
     ``stop_reason`` says why training stopped. Raises `BpeError` on bad settings before
     any work is done.
@@ -97,14 +98,29 @@ def train_steps(text: str, settings: TrainingSettings | None = None, /, **fields
     return StepStream(steps, base_tokens=base, settings=settings)
 
 
-def settings_from(settings: TrainingSettings | None, fields: dict) -> TrainingSettings:
-    """The settings given, or built from keyword fields; not both."""
+def settings_from(settings: TrainingSettings | int | None, fields: dict) -> TrainingSettings:
+    """The settings given: a `TrainingSettings`, keyword fields, or the target vocab size
+    (a whole number) with other fields by keyword."""
     if settings is None:
         return TrainingSettings(**fields)
-    if fields:
-        raise BpeError(f"give a TrainingSettings or its fields by keyword, not both (got {sorted(fields)})")
+    if isinstance(settings, int) and not isinstance(settings, bool):
+        if "target_vocab_size" in fields:
+            raise BpeError(
+                f"the target vocab size is given twice: {settings!r} and "
+                f"target_vocab_size={fields['target_vocab_size']!r}; give one"
+            )
+        return TrainingSettings(target_vocab_size=settings, **fields)
     if not isinstance(settings, TrainingSettings):
-        raise BpeError(f"settings must be a TrainingSettings, got {type(settings).__name__}")
+        raise BpeError(
+            f"after the text comes a TrainingSettings or the target vocab size, got "
+            f"{type(settings).__name__} {settings!r:.60}; write for example target_vocab_size=300"
+        )
+    if fields:
+        named = ", ".join(f"{key}={value!r:.40}" for key, value in sorted(fields.items()))
+        raise BpeError(
+            f"give a TrainingSettings or its fields by keyword, not both (got the settings and {named}); "
+            f"write dataclasses.replace(settings, {named}) to change a field"
+        )
     return settings
 
 

@@ -102,3 +102,46 @@ def encoded_costs(texts: Mapping[str, str], tokenizer, *, baseline: str | None =
         )
         for language, text in texts.items()
     ]
+
+
+def run_costs(run, merges: int, *, texts: Mapping[str, str], baseline: str | None = None) -> list[LanguageCost]:
+    """The rows of a `bpe.parity.MultilingualRun` after its first ``merges`` merges:
+    one shared tokenizer, so every language has the same vocab size."""
+    tokens = dict(zip(run.languages, run.tokens_after(merges)))
+    baseline = run.languages[0] if baseline is None else baseline
+    vocab_size = len(run.base_tokens) + len({step.token for step in run.steps[:merges]} - set(run.base_tokens))
+    return [
+        LanguageCost(language, len(text), len(text.encode("utf-8")), tokens[language], vocab_size, tokens[baseline])
+        for language, text in texts.items()
+    ]
+
+
+@dataclass(frozen=True)
+class EvennessPoint:
+    """How even a run's languages are after ``merges`` merges."""
+
+    merges: int
+    worst_times_baseline: float  # the costliest language's tokens over the baseline's
+    spread: float  # the costliest language's tokens over the cheapest's
+    total_tokens: int
+
+
+def evenness_curve(run, *, baseline_index: int = 0) -> list[EvennessPoint]:
+    """One point per merge count, 0 to the run's last merge: what a parity chart draws."""
+    points = []
+    for merges in range(len(run.steps) + 1):
+        tokens = run.tokens_after(merges)
+        points.append(
+            EvennessPoint(
+                merges, max(tokens) / max(tokens[baseline_index], 1), max(tokens) / max(min(tokens), 1), sum(tokens)
+            )
+        )
+    return points
+
+
+def served_counts(run, merges: int) -> dict[str, int]:
+    """How many of the first ``merges`` merges each language's counts chose."""
+    served = dict.fromkeys(run.languages, 0)
+    for step in run.steps[:merges]:
+        served[step.language] += 1
+    return served

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
 from bpe.jsonfile import load_json
+from bpe.untrusted import check_size
 
 FORMAT = "bpe-lab-lesson"
 VERSION = 1
@@ -85,8 +86,7 @@ def parse_lesson(data: bytes, *, name: str = "The lesson file", max_bytes: int) 
     against its hash, and that every value is a plain value. It does not judge whether a
     setting makes sense here: the app does (see ``pages/_shared/lesson.py``).
     """
-    if len(data) > max_bytes:
-        raise LessonError(f"{name} is {len(data):,} bytes, over the limit of {max_bytes:,} bytes.")
+    check_size(len(data), name=name, max_bytes=max_bytes, error=LessonError)
     body = load_json(data, name=name, what="a lesson file", error=LessonError)
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise LessonError(f'{name} is not a BPE Lab lesson file (no "format": {FORMAT!r}).')

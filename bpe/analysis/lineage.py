@@ -6,7 +6,7 @@ is a set, the same string can be produced again by a later merge of a different 
 ('ab'+'c' at step 5, 'a'+'bc' at step 9); the lineage follows the step that *first*
 created it, the one that gave the token its id.
 
-Unlike `bpe.metrics` (numbers about a whole text), this module explains single tokens.
+Unlike `bpe.analysis.metrics` (numbers about a whole text), this module explains single tokens.
 """
 
 from __future__ import annotations

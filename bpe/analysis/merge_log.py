@@ -85,11 +85,6 @@ def overlap_note(step: MergeStep, merges_applied: int) -> str | None:
     )
 
 
-def overlap_steps(run: TrainingRun, last: int | None = None) -> list[int]:
-    """The steps (1-based) among the first ``last`` whose pair count and merges applied differ."""
-    return [s.number for s in run.steps[:last] if run.merges_applied(s.number) != s.frequency]
-
-
 def count_change_rows(step: MergeStep) -> list[dict]:
     """What the merge did to pair counts: the merged pair, the neighbour pairs it consumed
     (negative) and the new neighbour pairs it created (positive), largest change first."""

@@ -1,6 +1,6 @@
 """What a run learned, token by token: the rows of the Vocabulary page's table.
 
-Unlike `bpe.lineage` (how one token was built), this lists every learned token once, with
+Unlike `bpe.analysis.lineage` (how one token was built), this lists every learned token once, with
 when it was learned and how much of it survives in the final encoding: a token created
 often and used rarely was absorbed by longer tokens learned later.
 """
@@ -32,7 +32,7 @@ class LearnedToken:
 def learned_tokens(run, merges: int, usage: Counter) -> list[LearnedToken]:
     """The tokens the first ``merges`` merges of ``run`` added, in id order.
 
-    ``usage`` is `bpe.metrics.token_usage` for the same prefix.
+    ``usage`` is `bpe.analysis.metrics.token_usage` for the same prefix.
     """
     steps = run.steps[:merges]
     created = first_creations([s.pair for s in steps])

@@ -92,7 +92,7 @@ def bench_pretokenized_training(text: str, vocab_size: int = 5_000, pretokenizer
         count_gpt2_chunks(text)
         figures["piece_counting_s"] = time.perf_counter() - started
         _say(
-            f"  (counting the same chunks by space-led pieces, bpe.gpt2.count_gpt2_chunks: "
+            f"  (counting the same chunks by space-led pieces, bpe.pretokenize.count_gpt2_chunks: "
             f"{figures['piece_counting_s']:.2f} s)"
         )
     hf = _hf_training_seconds(text, vocab_size)

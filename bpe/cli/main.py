@@ -1,6 +1,7 @@
 """`python -m bpe ...`: the tutorial's pipeline and tokenizer tools on the command line.
 
     python -m bpe build --processed-dir DIR      # train, save, check, encode every split
+    python -m bpe count CORPUS... --output COUNTS  # the count phase of a big corpus (all cores or Dask)
     python -m bpe encode --tokenizer F --text "low lower"
     python -m bpe decode --tokenizer F --ids 5 7 9
     python -m bpe inspect --tokenizer F          # first merges, longest tokens
@@ -8,6 +9,7 @@
     python -m bpe download wikitext-2            # fetch the corpus into data/cache
     python -m bpe gpt2 encode --text "..."       # OpenAI's GPT-2 tokenizer (files needed)
     python -m bpe lm train --text F              # does BPE help a tiny GPT?
+    python -m bpe parity en.txt de.txt --compare # one BPE fair to several languages
     python -m bpe serve --processes 2 --port 8501   # a lecture hall: app processes behind haproxy
 
 ``encode``, ``decode`` and ``inspect`` also read a Hugging Face tokenizer.json, a .tiktoken
@@ -24,11 +26,13 @@ from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, CHARACTERS
 from bpe.analysis.metrics import longest_tokens
+from bpe.cli.count import add_count_command
 from bpe.cli.download import add_download_command
 from bpe.cli.errors import reporting_errors, stop_status, terminating_cleanly
 from bpe.cli.export import add_export_command
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
+from bpe.cli.parity import add_parity_command
 from bpe.cli.pipeline import build, output_paths, print_progress, split_paths, unchanged_message
 from bpe.cli.serve import add_serve_command
 from bpe.corpora.textfile import read_text_file
@@ -54,6 +58,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bpe", description="BPE Lab: train and use BPE tokenizers.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_build(commands)
+    add_count_command(commands)
     _add_encode(commands)
     _add_decode(commands)
     _add_inspect(commands)
@@ -61,6 +66,7 @@ def make_parser() -> argparse.ArgumentParser:
     add_export_command(commands)
     add_gpt2_command(commands)
     add_lm_command(commands)
+    add_parity_command(commands)
     add_serve_command(commands)
     return parser
 

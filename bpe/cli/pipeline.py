@@ -20,6 +20,7 @@ from bpe.alphabet import CHARACTERS, default_base_tokens
 from bpe.analysis.exports import ids_tensor_bytes
 from bpe.analysis.metrics import compression, context_coverage, token_count_reduction, token_lengths
 from bpe.corpora.textfile import read_text_file
+from bpe.counts import check_fits_in_memory
 from bpe.errors import BpeError
 from bpe.files import check_writable_target, staged_files
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep, log_line, should_log
@@ -109,6 +110,7 @@ def build(
     for path in outputs:  # a device, a folder or a pipe in the way is refused before training, not after
         check_writable_target(path)
     training_text = texts["train"][:training_characters]
+    check_fits_in_memory(len(training_text), alphabet, pretokenizer)  # refuse now rather than swap or die
     base_tokens = default_base_tokens("".join(texts.values()), alphabet)
     say(
         f"Training on {len(training_text):,} characters of {paths['train']} "

@@ -4,7 +4,7 @@ A corpus is found by name, and the name goes into links (`?corpus=...`), so name
 unique and stay the same as long as the files and `BPE_CORPORA` do. Sources, in the
 order they are listed:
 
-- `builtin`: the teaching texts in `bpe.builtin_texts`.
+- `builtin`: the teaching texts in `bpe.corpora.builtin`.
 - `python-docs`: the Python language reference that ships with every Python
   (`pydoc_data.topics`, about 465,000 characters of English prose and code).
 - `wikitext-2-cache`: WikiText-2's three splits, once `python -m bpe download wikitext-2`

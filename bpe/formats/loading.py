@@ -15,10 +15,11 @@ import os
 import re
 from pathlib import Path
 
+from bpe.budget import JSON_VALUES_PER_MERGE, MAX_TOTAL_TOKEN_BYTES, check_json_values
 from bpe.errors import TokenizerFileError
-from bpe.formats.fileio import load_json, read_limited
+from bpe.formats.fileio import MAX_TOKENS, load_json, read_limited
 from bpe.formats.huggingface import hf_from_dict
-from bpe.formats.minbpe import VERSION_LINE, load_minbpe_file, minbpe_from_bytes
+from bpe.formats.minbpe import VERSION_LINE, load_minbpe_file, minbpe_from_bytes, refuse_sentencepiece
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.tiktoken_ranks import load_tiktoken_file, tiktoken_from_bytes
 from bpe.tokenizer import BPETokenizer
@@ -29,7 +30,9 @@ _RANK_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ [0-9]+\r?$")
 
 
 def detect_format(raw: bytes, file_name: str = "") -> str:
-    """ "lab", "hf", "tiktoken" or "minbpe" from the file's first bytes (and its name)."""
+    """ "lab", "hf", "tiktoken" or "minbpe" from the file's first bytes (and its name); a
+    SentencePiece model (also a ``.model``) is named as such and refused."""
+    refuse_sentencepiece(raw, name=file_name or "the file")
     head = bytes(raw[:4096]).lstrip(b"\xef\xbb\xbf").lstrip()
     if head.startswith(VERSION_LINE.encode()):
         return "minbpe"
@@ -51,14 +54,25 @@ def detect_format(raw: bytes, file_name: str = "") -> str:
 
 
 def pretrained_from_bytes(
-    raw: bytes, file_name: str, *, pattern: str | None = None, special_tokens: dict[str, int] | None = None
+    raw: bytes,
+    file_name: str,
+    *,
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+    max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES,
+    max_merges: int | None = None,
 ) -> PretrainedTokenizer:
     """An uploaded tokenizer.json, .tiktoken (``pattern`` required: gpt2, gpt4, cl100k,
     none or a regex) or minbpe .model. A lab file is refused with a pointer to the lab's
-    own loader (`bpe.tokenizer.BPETokenizer`)."""
+    own loader (`bpe.tokenizer.BPETokenizer`). ``max_token_bytes``: the most its tokens
+    may hold in all (`bpe.budget`); ``max_merges``: the most merges (a server's bound);
+    both checked before anything is built."""
     kind = detect_format(raw, file_name)
+    merge_limit = MAX_TOKENS if max_merges is None else max_merges
     if kind == "minbpe":
-        return minbpe_from_bytes(raw, name=file_name or "the .model file")
+        return minbpe_from_bytes(
+            raw, name=file_name or "the .model file", max_token_bytes=max_token_bytes, max_merges=merge_limit
+        )
     if kind == "tiktoken":
         if pattern is None:
             raise TokenizerFileError(
@@ -66,7 +80,12 @@ def pretrained_from_bytes(
                 "split pattern: choose one (gpt2, gpt4/cl100k, none or a regex)"
             )
         return tiktoken_from_bytes(
-            raw, pattern=pattern, special_tokens=special_tokens, name=file_name or "the .tiktoken file"
+            raw,
+            pattern=pattern,
+            special_tokens=special_tokens,
+            name=file_name or "the .tiktoken file",
+            max_token_bytes=max_token_bytes,
+            max_merges=max_merges,
         )
     data = load_json(raw, name=file_name or "tokenizer.json")
     if kind == LAB or (isinstance(data, dict) and data.get("type") in LAB_TYPES):
@@ -74,7 +93,11 @@ def pretrained_from_bytes(
             f"{file_name or 'the file'} is a BPE Lab tokenizer: load it with BPETokenizer.from_file"
         )
     return hf_from_dict(
-        data, name=file_name or "tokenizer.json", fingerprint=hashlib.sha256(b"hf\0" + bytes(raw)).hexdigest()
+        data,
+        name=file_name or "tokenizer.json",
+        fingerprint=hashlib.sha256(b"hf\0" + bytes(raw)).hexdigest(),
+        max_token_bytes=max_token_bytes,
+        max_merges=merge_limit,
     )
 
 
@@ -103,12 +126,19 @@ def load_upload(
     `BPETokenizer`, checked by `BPETokenizer.from_json_bytes`), or a Hugging Face, tiktoken
     (``pattern`` needed) or minbpe file (a `PretrainedTokenizer`). ``max_bytes`` and
     ``max_merges`` are what a server accepts (`bpe.storage.UPLOAD_MAX_BYTES`,
-    `UPLOAD_MAX_MERGES`), for every kind alike."""
+    `UPLOAD_MAX_MERGES`), for every kind alike; the tokens a file describes may then hold
+    no more than ``max_bytes`` bytes in all (`bpe.budget`), checked before they are built."""
     if max_bytes is not None and len(raw) > max_bytes:  # before anything is read, whatever the kind
         raise TokenizerFileError(f"{name} is {len(raw):,} bytes; the most this server accepts is {max_bytes:,} bytes")
-    if detect_format(raw, name) == LAB:
-        return BPETokenizer.from_json_bytes(raw, name=name, max_merges=max_merges)
-    tokenizer = pretrained_from_bytes(raw, name, pattern=pattern)
+    kind = detect_format(raw, name)
+    if max_merges is not None and kind in (LAB, "hf"):  # 5 MB of {} would be 1.7 million dicts
+        check_json_values(raw, name=name, max_values=JSON_VALUES_PER_MERGE * max_merges)
+    if kind == LAB:
+        return BPETokenizer.from_json_bytes(raw, name=name, max_bytes=max_bytes, max_merges=max_merges)
+    max_token_bytes = MAX_TOTAL_TOKEN_BYTES if max_bytes is None else max_bytes
+    tokenizer = pretrained_from_bytes(
+        raw, name, pattern=pattern, max_token_bytes=max_token_bytes, max_merges=max_merges
+    )
     merges = len(tokenizer.itos) - len(tokenizer.base_tokens) - len(tokenizer.special_tokens)
     if max_merges is not None and merges > max_merges:
         raise TokenizerFileError(f"{name} has {merges:,} merged tokens; the most this server accepts is {max_merges:,}")

@@ -89,10 +89,6 @@ class MergesVsRanks:
     occurrences_checked: int
     exact: bool  # proven: the library encodes every text as the lab does
 
-    @property
-    def differences_found(self) -> bool:
-        return bool(self.examples)
-
     def summary(self) -> str:
         if self.exact:
             return f"{self.library}: exact. No merge re-creates a token, so its rule gives the lab's ids on every text."
@@ -341,11 +337,6 @@ def demonstrations() -> list[Demonstration]:
         ),
     )
     return [split_case, recreation_case]
-
-
-def demonstration() -> Demonstration:
-    """The re-creation case of `demonstrations` (the one where all four differ most)."""
-    return demonstrations()[1]
 
 
 def _demonstrate(title: str, merges: tuple, texts: tuple[str, ...], explanation: tuple[str, ...]) -> Demonstration:

@@ -29,6 +29,7 @@ import os
 from pathlib import Path
 
 from bpe.alphabet import BYTES
+from bpe.budget import MAX_TOTAL_TOKEN_BYTES, check_line_count, check_token_lengths, merged_lengths
 from bpe.encoder import RankEncoder
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.formats.fileio import MAX_TOKENS, decode_text, quoted, read_limited
@@ -71,10 +72,21 @@ def export_minbpe(tokenizer) -> tuple[str, list[int]]:
     return "\n".join(lines) + "\n", left_out
 
 
-def parse_minbpe(raw: bytes, *, name: str = "the .model file") -> tuple[str, dict[str, int], list[tuple[int, int]]]:
+def parse_minbpe(
+    raw: bytes,
+    *,
+    name: str = "the .model file",
+    max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES,
+    max_merges: int = MAX_TOKENS,
+) -> tuple[str, dict[str, int], list[tuple[int, int]]]:
     """(pattern, special tokens, merges as id pairs), checked line by line as minbpe's
     ``load`` reads them, plus what minbpe does not check: ids that do not exist yet,
-    pairs given twice, special ids that collide."""
+    pairs given twice, special ids that collide, and what the merges would build
+    (`bpe.budget`: a line names its halves by id, so each may double a token's length):
+    at most `bpe.budget.MAX_TOKEN_LENGTH` bytes a token, ``max_token_bytes`` in all, and
+    at most ``max_merges`` merges."""
+    refuse_sentencepiece(raw, name=name)
+    check_line_count(raw, name=name, max_lines=3 + MAX_SPECIAL_TOKENS + max_merges + 1, what="merge")
     text = decode_text(raw, name=name)
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -126,8 +138,15 @@ def parse_minbpe(raw: bytes, *, name: str = "the .model file") -> tuple[str, dic
             )
         seen[pair] = number
         merges.append(pair)
-        if len(merges) > MAX_TOKENS:
-            raise TokenizerFileError(f"{name} holds more than {MAX_TOKENS:,} merges")
+        if len(merges) > max_merges:
+            raise TokenizerFileError(f"{name} has more than {max_merges:,} merges; the most accepted is {max_merges:,}")
+    first_merge_line = 4 + count
+    check_token_lengths(
+        merged_lengths([1] * 256, merges),
+        name=name,
+        max_total=max_token_bytes,
+        where=lambda index: f"line {first_merge_line + index:,} (id {256 + index:,})",
+    )
     top = 256 + len(merges)
     ids_seen: dict[int, str] = {}
     for special, special_id in specials.items():
@@ -144,9 +163,62 @@ def parse_minbpe(raw: bytes, *, name: str = "the .model file") -> tuple[str, dic
     return pattern, specials, merges
 
 
-def minbpe_from_bytes(raw: bytes, *, name: str = "the .model file") -> PretrainedTokenizer:
-    """A minbpe model from its bytes (an upload); ids are minbpe's."""
-    pattern, specials, merges = parse_minbpe(raw, name=name)
+def refuse_sentencepiece(raw: bytes, *, name: str) -> None:
+    """SentencePiece models are ``.model`` files too: name one as such, and refuse it
+    (rather than call it a minbpe file that is not UTF-8)."""
+    if _is_sentencepiece(raw):
+        raise TokenizerFileError(
+            f"{name} is a SentencePiece model (a protobuf file, not text), which BPE Lab does not read: "
+            "it reads minbpe .model files, Hugging Face tokenizer.json, .tiktoken ranks and its own files"
+        )
+
+
+def _is_sentencepiece(raw: bytes) -> bool:
+    """Does ``raw`` open as SentencePiece's ``ModelProto``? Its first field is its first
+    piece (field 1, length-delimited: byte 0x0A and a length), a ``SentencePiece`` message
+    that opens with the piece's text (0x0A, a length, UTF-8) followed by its score (field
+    2, a float: 0x15) or type (field 3: 0x18). Text files do not open with a line feed
+    followed by a length and a second line feed."""
+    head = bytes(raw[:64])
+    if not head.startswith(b"\n"):
+        return False
+    outer, at = _varint(head, 1)
+    if outer is None or at >= len(head) or head[at] != 0x0A:
+        return False
+    length, at = _varint(head, at + 1)
+    if length is None or length > outer or at + length >= len(head):
+        return False
+    try:
+        head[at : at + length].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return head[at + length] in (0x15, 0x18)
+
+
+def _varint(data: bytes, at: int) -> tuple[int | None, int]:
+    """A protobuf varint at ``at`` (at most 4 bytes), and where it ends."""
+    value = 0
+    for shift in range(0, 28, 7):
+        if at >= len(data):
+            return None, at
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at += 1
+        if byte < 0x80:
+            return value, at
+    return None, at
+
+
+def minbpe_from_bytes(
+    raw: bytes,
+    *,
+    name: str = "the .model file",
+    max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES,
+    max_merges: int = MAX_TOKENS,
+) -> PretrainedTokenizer:
+    """A minbpe model from its bytes (an upload); ids are minbpe's. ``max_token_bytes``
+    and ``max_merges`` bound what it may build (see `parse_minbpe`)."""
+    pattern, specials, merges = parse_minbpe(raw, name=name, max_token_bytes=max_token_bytes, max_merges=max_merges)
     regex = check_pattern(pattern, name=name) if pattern else None
     digest = hashlib.sha256(b"minbpe\0" + bytes(raw)).hexdigest()
     return _tokenizer(regex, specials, merges, name=_display_name(name), fingerprint=digest)

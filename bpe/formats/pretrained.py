@@ -21,13 +21,15 @@ from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Literal
 
+import regex
+
 from bpe.alphabet import BYTES, CHARACTERS
 from bpe.errors import BpeError
 from bpe.formats.fileio import quoted
 from bpe.gpt2.tokenizer import encode_around_special
 from bpe.pretokenize import split
-from bpe.tokenizer import BPETokenizer
 
+_WHITESPACE = regex.compile(r"\s")  # the White_Space property, as Rust's char::is_whitespace
 CACHE_LIMIT = 200_000  # distinct chunks remembered per tokenizer
 CUT_FROM = 64  # chunks at least this long are cut into independent pieces first
 
@@ -50,6 +52,7 @@ class PretrainedTokenizer:
         fingerprint: str,
         normalize: Callable[[str], str] | None = None,
         prefix_space: str | None = None,
+        drop_whitespace: bool = False,
         cut: bool = True,
         notes: Sequence[str] = (),
         with_merges: Callable[[int], PretrainedTokenizer] | None = None,
@@ -59,7 +62,9 @@ class PretrainedTokenizer:
         ``whole``: token -> id, when the library looks a chunk up whole before merging.
         ``merges``: token pairs in rank order, or a function that recovers them on demand.
         ``prefix_space``: "text" or "chunk" when a space is put in front (Hugging Face's
-        ``add_prefix_space``) of the whole text or of each chunk. ``with_merges``: builds
+        ``add_prefix_space``) of the whole text or of each chunk. ``drop_whitespace``: the
+        chunks of whitespace are removed, not encoded (Hugging Face's ``Whitespace`` and
+        ``WhitespaceSplit`` pre-tokenizers), so decoding loses it. ``with_merges``: builds
         the tokenizer cut to its first merges (see `with_merges`)."""
         if alphabet not in (BYTES, CHARACTERS):
             raise BpeError(f"unknown alphabet {alphabet!r}")
@@ -74,6 +79,7 @@ class PretrainedTokenizer:
         self._whole = whole
         self._normalize = normalize
         self._prefix_space = prefix_space
+        self._drop_whitespace = drop_whitespace
         self._ordinary_itos = dict(itos)
         self.itos: dict = dict(itos)
         for special, token_id in self.special_tokens.items():
@@ -148,6 +154,8 @@ class PretrainedTokenizer:
         if self._prefix_space == "text" and text and not text.startswith(" "):
             text = " " + text
         chunks = split(text, self.pretokenizer)
+        if self._drop_whitespace:  # the pattern gives whitespace chunks of their own: \s as Rust's is_whitespace
+            chunks = [chunk for chunk in chunks if not _WHITESPACE.match(chunk)]
         if self._prefix_space == "chunk":
             chunks = [chunk if chunk.startswith(" ") else " " + chunk for chunk in chunks]
         return chunks
@@ -232,12 +240,6 @@ class PretrainedTokenizer:
         if self._with_merges is None:
             raise BpeError(f"{self.name} cannot be cut to its first merges")
         return self._with_merges(count)
-
-    def to_bpe_tokenizer(self):
-        """The same base tokens and merges as a lab `BPETokenizer`. It replays merges as
-        pairs with its own numbering, so ids (and, where the library's rule differs, the
-        tokens) may differ from this tokenizer's: see `bpe.formats.merges_vs_ranks`."""
-        return BPETokenizer(self.base_tokens, self.merges, alphabet=self.alphabet, pretokenizer=self.pretokenizer)
 
     def __repr__(self) -> str:
         pre = f", pretokenizer={self.pretokenizer!r}" if self.pretokenizer else ""

@@ -12,7 +12,7 @@ Three libraries, three rules; on the same vocabulary they can disagree (see
   lowest merge index is merged everywhere, left to right, until no pair is a merge.
   On a file minbpe can load (every merge makes a new id, ids only refer backwards), this
   is the same as replaying merges in order, which RankEncoder does.
-- **tiktoken** (`rank_merge`): no merge list at all. A chunk whose bytes are a token is
+- **tiktoken** (`bpe.ranks.rank_merge`): no merge list at all. A chunk whose bytes are a token is
   that token; otherwise, from single bytes, the adjacent pair whose *concatenation* has
   the lowest rank is merged (leftmost on ties) until no concatenation is a token.
 
@@ -23,8 +23,6 @@ rank has passed only merges at a later rank of the same pair.
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
-
-from bpe.gpt2.tokenizer import LONG_CHUNK, merge_by_rank, merge_by_rank_heap
 
 # ====================
 # Hugging Face
@@ -85,43 +83,3 @@ def hf_merge_map(merges_as_ids: list[tuple[int, int, int]]) -> dict[tuple[int, i
     """The table `hf_merge` reads, built as ``tokenizers`` builds it: a later copy of a pair
     overwrites an earlier one."""
     return {(left, right): (rank, new) for rank, (left, right, new) in enumerate(merges_as_ids)}
-
-
-# ====================
-# tiktoken
-
-
-def rank_merge(piece: bytes, ranks: dict[bytes, int], *, whole: bool = True) -> list[int]:
-    """tiktoken's ``byte_pair_encode``: ``piece`` to ranks (every single byte must have one).
-
-    ``whole``: a piece that is a token is that token (tiktoken's first step); False runs
-    the merging alone (for part of a chunk). The merging is GPT-2's (`bpe.gpt2.tokenizer`),
-    which is tiktoken's rule."""
-    if whole:
-        found = ranks.get(piece)
-        if found is not None:
-            return [found]
-    if len(piece) > LONG_CHUNK:
-        return merge_by_rank_heap(piece, ranks)
-    return merge_by_rank(piece, ranks)
-
-
-def recover_merge(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:
-    """The pair tiktoken's rule merges last when it builds ``token`` from its bytes using only
-    lower ranks (minbpe's ``recover_merges``); None when the lower ranks do not build two parts."""
-    limit = ranks[token]
-    get = ranks.get
-    parts = [token[i : i + 1] for i in range(len(token))]
-    while len(parts) > 2:
-        best = None
-        best_rank = limit
-        for i in range(len(parts) - 1):
-            rank = get(parts[i] + parts[i + 1])
-            if rank is not None and rank < best_rank:
-                best, best_rank = i, rank
-        if best is None:
-            return None
-        parts[best : best + 2] = [parts[best] + parts[best + 1]]
-    if len(parts) != 2:
-        return None
-    return parts[0], parts[1]

@@ -28,16 +28,18 @@ import binascii
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bpe.alphabet import BYTES
+from bpe.budget import MAX_TOTAL_TOKEN_BYTES, TokenTally, check_line_count
 from bpe.errors import BpeError, TokenizerFileError
-from bpe.formats.fileio import MAX_TOKEN_LENGTH, MAX_TOKENS, decode_text, load_json, quoted, read_limited
+from bpe.formats.fileio import MAX_TOKENS, decode_text, load_json, quoted, read_limited
 from bpe.formats.patterns import check_pattern, pretokenizer_for, resolve_pattern
 from bpe.formats.pretrained import PretrainedTokenizer
-from bpe.formats.rules import rank_merge, recover_merge
 from bpe.pretokenize import pattern_for
+from bpe.ranks import rank_merge, recover_merge
 
 FORMAT = "tiktoken"
 WHOLE_TEXT_PATTERN = r"[\s\S]+"  # no pre-tokenizer: the whole text is one chunk
@@ -110,13 +112,24 @@ def settings_path(ranks_path: str | os.PathLike[str]) -> Path:
 # Import
 
 
-def parse_ranks(raw: bytes, *, name: str = "the ranks file") -> dict[bytes, int]:
+def parse_ranks(
+    raw: bytes,
+    *,
+    name: str = "the ranks file",
+    max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES,
+    max_tokens: int = MAX_TOKENS,
+) -> dict[bytes, int]:
     """A ``.tiktoken`` file's bytes to {token bytes: rank}, strictly: every line two fields,
-    valid base64, a whole-number rank; no token or rank twice; all 256 single bytes."""
+    valid base64, a whole-number rank; no token or rank twice; all 256 single bytes; at
+    most `bpe.budget.MAX_TOKEN_LENGTH` bytes a token and ``max_token_bytes`` in all, and
+    at most ``max_tokens`` tokens."""
+    # Blank lines are skipped (as tiktoken does), so they are bounded before the split.
+    check_line_count(raw, name=name, max_lines=2 * max_tokens, what="token")
     text = decode_text(raw, name=name)
     ranks: dict[bytes, int] = {}
     seen_ranks: dict[int, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    tally = TokenTally(name=name, max_total=max_token_bytes)
+    for number, line in enumerate(_lines(text), start=1):
         if not line:
             continue
         fields = line.split()
@@ -134,10 +147,7 @@ def parse_ranks(raw: bytes, *, name: str = "the ranks file") -> dict[bytes, int]
         rank = int(rank_text)
         if not token:
             raise TokenizerFileError(f"{name}, line {number}: an empty token")
-        if len(token) > MAX_TOKEN_LENGTH:
-            raise TokenizerFileError(
-                f"{name}, line {number}: a token of {len(token):,} bytes (the most is {MAX_TOKEN_LENGTH:,})"
-            )
+        tally.add(len(token), f"line {number:,}")
         if token in ranks:
             raise TokenizerFileError(
                 f"{name}, line {number}: the token {quoted(token)} is listed twice (ranks {ranks[token]} and {rank})"
@@ -148,8 +158,8 @@ def parse_ranks(raw: bytes, *, name: str = "the ranks file") -> dict[bytes, int]
             )
         ranks[token] = rank
         seen_ranks[rank] = number
-        if len(ranks) > MAX_TOKENS:
-            raise TokenizerFileError(f"{name} holds more than {MAX_TOKENS:,} tokens")
+        if len(ranks) > max_tokens:
+            raise TokenizerFileError(f"{name} has more than {max_tokens:,} tokens; the most accepted is {max_tokens:,}")
     if not ranks:
         raise TokenizerFileError(f"{name} holds no tokens")
     missing = [value for value in range(256) if bytes([value]) not in ranks]
@@ -159,6 +169,17 @@ def parse_ranks(raw: bytes, *, name: str = "the ranks file") -> dict[bytes, int]
             "tiktoken needs every byte as a token"
         )
     return ranks
+
+
+# The line breaks of bytes.splitlines (tiktoken reads the file as bytes): \r\n, \r, \n.
+_LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n|\Z)")
+
+
+def _lines(text: str):
+    """The file's lines one at a time, never as a list: a file of blank lines costs no
+    list of millions of empty strings (a last empty line may come out; it is skipped)."""
+    for match in _LINE.finditer(text):
+        yield match.group(1)
 
 
 def check_special_tokens(special_tokens, ranks_or_ids, *, name: str) -> dict[str, int]:
@@ -242,11 +263,20 @@ def tokenizer_from_ranks(
 
 
 def tiktoken_from_bytes(
-    raw: bytes, *, pattern: str | None, special_tokens: dict[str, int] | None = None, name: str = "the .tiktoken file"
+    raw: bytes,
+    *,
+    pattern: str | None,
+    special_tokens: dict[str, int] | None = None,
+    name: str = "the .tiktoken file",
+    max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES,
+    max_merges: int | None = None,
 ) -> PretrainedTokenizer:
     """An uploaded ranks file with the pattern the visitor chose (a name such as gpt2, gpt4,
-    cl100k, or a regex, which is checked; None or "none" for no split)."""
-    ranks = parse_ranks(raw, name=name)
+    cl100k, or a regex, which is checked; None or "none" for no split); its tokens hold
+    at most ``max_token_bytes`` bytes in all, and at most ``max_merges`` tokens beyond the
+    256 single bytes."""
+    max_tokens = MAX_TOKENS if max_merges is None else min(MAX_TOKENS, max_merges + 256)
+    ranks = parse_ranks(raw, name=name, max_token_bytes=max_token_bytes, max_tokens=max_tokens)
     regex = resolve_pattern(pattern, name=name)
     specials = check_special_tokens(special_tokens, ranks.values(), name=name)
     digest = hashlib.sha256(

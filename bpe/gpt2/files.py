@@ -26,12 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe.alphabet import bytes_to_unicode, unicode_to_bytes
-from bpe.corpora.download import DEFAULT_DEADLINE, Progress, fetch_verified
+from bpe.budget import MAX_JSON_VALUES, check_json_values, check_line_count, check_token_lengths
 from bpe.errors import BpeError, DownloadError
+from bpe.fetch import DEFAULT_DEADLINE, Progress, fetch_verified
 from bpe.files import verified_cached_file
-from bpe.jsonfile import decode_utf8, load_json
+from bpe.jsonfile import load_json
 from bpe.locks import folder_lock
 from bpe.paths import CACHE_DIR, shared_data_dir
+from bpe.untrusted import decode_utf8, read_file_bytes
 
 OPENAI_BASE_URL = "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main"
 ENCODER_JSON = "encoder.json"
@@ -44,6 +46,9 @@ GPT2_SHA256 = {
 GPT2_FOLDER = "gpt2"
 SPECIAL_TOKEN = re.compile(r"<\|[^|]+\|>")
 N_BYTES = 256
+# The most entries read from encoder.json (and merge lines from vocab.bpe): GPT-2 has
+# 50,257; the bound keeps what a stranger's pair of files can cost (`bpe.budget`).
+MAX_ENTRIES = MAX_JSON_VALUES // 2
 
 
 @dataclass(frozen=True)
@@ -170,20 +175,17 @@ def parse_gpt2_files(
 
 
 def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        raise BpeError(f"cannot read {path}: {error.strerror or error}") from None
-
-
-def _read_text(path: Path) -> str:
-    return decode_utf8(_read_bytes(path), name=str(path), error=BpeError)
+    return read_file_bytes(path, what="GPT-2 file", error=BpeError)
 
 
 def _read_encoder(path: Path) -> dict[str, int]:
-    data = load_json(_read_bytes(path), name=str(path), what="encoder.json", error=BpeError)
+    raw = _read_bytes(path)
+    check_json_values(raw, name=str(path))
+    data = load_json(raw, name=str(path), what="encoder.json", error=BpeError)
     if not isinstance(data, dict):
         raise BpeError(f"{path} holds a JSON {type(data).__name__}; encoder.json is an object of token -> id")
+    # Each entry spells its token (one character a byte): bounded before any is built.
+    check_token_lengths((len(token) for token in data), name=str(path), where=lambda index: f"entry {index + 1:,}")
     for token, token_id in data.items():
         if type(token_id) is not int or token_id < 0:
             raise BpeError(f"{path}: token {token!r} has id {token_id!r}; ids are whole numbers from 0")
@@ -192,7 +194,9 @@ def _read_encoder(path: Path) -> dict[str, int]:
 
 def _read_merge_lines(path: Path) -> list[tuple[int, str, str]]:
     """(line number, left, right) per merge; the ``#version`` header and a final newline are skipped."""
-    lines = _read_text(path).split("\n")
+    raw = _read_bytes(path)
+    check_line_count(raw, name=str(path), max_lines=MAX_ENTRIES, what="merge")
+    lines = decode_utf8(raw, name=str(path), error=BpeError).split("\n")
     start = 1 if lines and lines[0].startswith("#version") else 0
     if lines and lines[-1] == "":
         lines.pop()

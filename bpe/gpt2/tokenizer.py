@@ -8,9 +8,10 @@ this encoder merges the way tiktoken does, so that ids equal
    cross a chunk;
 2. a chunk whose bytes are already a token is that token (no merging at all);
 3. otherwise, starting from single bytes, the adjacent pair whose *concatenation* has
-   the lowest rank is merged (leftmost first on ties), until no concatenation is a token.
+   the lowest rank is merged (leftmost first on ties), until no concatenation is a token
+   (tiktoken's rank rule, `bpe.ranks`, which `bpe.formats` uses for .tiktoken files too).
 
-Rank and id are the same number in GPT-2's files (checked by `bpe.gpt2_files`), so the
+Rank and id are the same number in GPT-2's files (checked by `bpe.gpt2.files`), so the
 ids come out directly. Text repeats itself, so each distinct chunk is encoded once and
 remembered (a per-tokenizer cache), and the text is cut into space-led pieces with C
 string methods so that the regex only runs on pieces not seen before: that is what makes
@@ -33,7 +34,6 @@ import os
 import re
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
-from heapq import heapify, heappop, heappush
 from itertools import chain, compress, filterfalse, islice, repeat
 from operator import is_not, not_
 from typing import Literal
@@ -52,14 +52,12 @@ from bpe.gpt2.files import (
     parse_gpt2_files,
 )
 from bpe.pretokenize import GPT2_PATTERN, gpt2_segments, segment_text
+from bpe.ranks import merge_by_rank, rank_merge
 from bpe.storage import TokenizerData, fingerprint_of
 
 __all__ = ["GPT2Tokenizer", "download_gpt2_files", "find_gpt2_files", "load_default_gpt2", "load_gpt2"]
 
 CACHE_LIMIT = 500_000  # distinct pieces remembered per tokenizer; bounds memory on endless input
-LONG_CHUNK = 256  # bytes; longer chunks merge with a heap instead of rescanning a list
-_NO_RANK = 1 << 62
-_SINGLE_BYTES = [bytes([value]) for value in range(256)]
 
 
 class GPT2Tokenizer:
@@ -208,13 +206,7 @@ class GPT2Tokenizer:
         return allowed
 
     def _encode_chunk(self, chunk: str) -> list[int]:
-        piece = chunk.encode("utf-8")
-        token = self._ranks.get(piece)
-        if token is not None:
-            return [token]
-        if len(piece) > LONG_CHUNK:
-            return merge_by_rank_heap(piece, self._ranks)
-        return merge_by_rank(piece, self._ranks)
+        return rank_merge(chunk.encode("utf-8"), self._ranks)
 
     # ====================
     # Decoding
@@ -276,74 +268,6 @@ def encode_around_special(
         start = found.end()
     ids += encode_ordinary(text[start:])
     return ids
-
-
-# ====================
-# Merging one chunk (tiktoken's rule)
-
-
-def merge_by_rank(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
-    """Merge the pair whose concatenation has the lowest rank, leftmost first, until none is a token.
-
-    Example (GPT-2): b'hello' -> [b'h', b'ello'] -> [31373]. Quadratic in the chunk's length,
-    with the scans done by C (`min`, `list.index`): the fastest way for short chunks.
-    """
-    get = ranks.get
-    parts = list(map(_SINGLE_BYTES.__getitem__, piece))
-    pair_ranks = list(map(get, map(bytes.__add__, parts, parts[1:]), repeat(_NO_RANK)))
-    while pair_ranks:
-        best = min(pair_ranks)
-        if best == _NO_RANK:
-            break
-        i = pair_ranks.index(best)  # the leftmost of equal ranks
-        parts[i] += parts.pop(i + 1)
-        del pair_ranks[i]
-        if i > 0:
-            pair_ranks[i - 1] = get(parts[i - 1] + parts[i], _NO_RANK)
-        if i < len(pair_ranks):
-            pair_ranks[i] = get(parts[i] + parts[i + 1], _NO_RANK)
-    return [ranks[part] for part in parts]
-
-
-def merge_by_rank_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
-    """`merge_by_rank` for long chunks (a run of 10,000 spaces): a linked list and a heap
-    keyed by (rank, position), so each merge costs a logarithm, not a scan."""
-    get = ranks.get
-    n = len(piece)
-    parts = [piece[i : i + 1] for i in range(n)]
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    prev = list(range(-1, n - 1))
-    live = [-1] * n  # the heap key of the pair starting at each position; others are stale
-    heap = []
-    for p in range(n - 1):
-        rank = get(parts[p] + parts[p + 1])
-        if rank is not None:
-            live[p] = rank << 32 | p
-            heap.append(live[p])
-    heapify(heap)
-    while heap:
-        key = heappop(heap)
-        p = key & 0xFFFFFFFF
-        if live[p] != key:
-            continue
-        q = nxt[p]
-        parts[p] += parts[q]
-        parts[q] = b""
-        live[q] = -1
-        nxt[p] = right = nxt[q]
-        if right >= 0:
-            prev[right] = p
-        for left in (prev[p], p):  # the two pairs that now contain the merged part
-            if left < 0 or nxt[left] < 0:
-                if left >= 0:
-                    live[left] = -1
-                continue
-            rank = get(parts[left] + parts[nxt[left]])
-            live[left] = -1 if rank is None else rank << 32 | left
-            if rank is not None:
-                heappush(heap, live[left])
-    return [ranks[part] for part in parts if part]
 
 
 # ====================

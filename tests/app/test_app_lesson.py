@@ -9,7 +9,8 @@ import pytest
 from app_helpers import SMALL_CORPUS, capture_downloads, metric, new_app, plotly_specs, unescape_markdown
 
 from bpe.analysis.lesson import Lesson, lesson_json, text_hash
-from pages._shared.state.link import HASH_PARAM, setting_fields
+from pages._shared.state.controls import setting_fields
+from pages._shared.state.link import HASH_PARAM
 
 PAGE = "pages/1_Merge_by_merge.py"
 SMALL = dict(settings_corpus=SMALL_CORPUS)
@@ -237,24 +238,6 @@ def test_every_settings_field_travels_except_the_version_the_hash_replaces():
     assert travelling <= set(DEFAULTS)
 
 
-def test_each_page_control_names_a_page_and_a_key_the_app_uses():
-    from app_helpers import ROOT
-
-    from pages._shared.frame.navigation import known_pages
-    from pages._shared.state.link import PAGE_CONTROLS
-
-    sources = "\n".join(
-        path.read_text(encoding="utf-8")
-        for folder in ("pages", "pages/_shared")
-        for path in (ROOT / folder).rglob("*.py")
-        if path.name != "link.py"
-    )
-    for page, fields in PAGE_CONTROLS.items():
-        assert page in known_pages(), page
-        for field in fields:
-            assert f'"{field.key}"' in sources or f"'{field.key}'" in sources, field.key
-
-
 def test_a_link_on_the_default_corpus_reopens_the_frame_with_the_quiz_waiting():
     teacher = new_app(PAGE, query={"step": "40", "teach_quiz": "1"})  # Tiny Shakespeare, vocab 1,000
     params = query(copy_link(teacher))
@@ -275,7 +258,7 @@ def test_a_link_on_the_default_corpus_reopens_the_frame_with_the_quiz_waiting():
     ],
 )
 def test_every_page_copies_a_link_that_reopens_its_controls(page):
-    from pages._shared.state.link import page_fields
+    from pages._shared.state.controls import page_fields
 
     teacher = new_app(page, **SMALL)
     params = query(copy_link(teacher))

@@ -56,3 +56,13 @@ def test_the_pair_chart_spec_is_valid_plotly_with_readable_type():
         assert (layout.font.size, layout.title.font.size) == (BASE_FONT, TITLE_FONT)
         assert layout.xaxis.tickfont.size == layout.yaxis.tickfont.size == TICK_FONT
         assert layout.xaxis.title.font.size == layout.yaxis.title.font.size == BASE_FONT
+
+
+def test_the_quiz_chart_takes_presenter_mode_type():
+    from pages._shared.render.figures import PRESENTER_SCALE, enlarged, question_figure
+
+    step = train_run("low lower newest widest " * 3, target_vocab_size=40, minimum_pair_frequency=2).steps[2]
+    for asking in (True, False):
+        fig = enlarged(question_figure(pair_frequency_figure(step, 10), step, asking=asking))
+        assert fig.layout.title.text.startswith(f"Step {step.number}: ")
+        assert fig.layout.font.size == round(BASE_FONT * PRESENTER_SCALE)

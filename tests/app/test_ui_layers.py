@@ -102,3 +102,11 @@ def test_a_page_imports_from_the_frame_and_its_own_view_only(page):
     views = {place for place in places if place.startswith("pages._shared.views.")}
     assert places - views <= {"pages._shared.frame"}, f"{page.name} imports {sorted(places)}"
     assert len(places) <= 2, f"{page.name} imports from {sorted(places)}: one view and the frame"
+
+
+def test_a_pair_is_spelled_by_bpe_text_pair_label_not_rebuilt():
+    import re
+
+    rebuilt = re.compile(r"\{printable\([^)]*\)\} \+ \{printable\(")
+    found = [path.relative_to(ROOT).as_posix() for path in MODULES + PAGES if rebuilt.search(path.read_text("utf-8"))]
+    assert found == [], f"use bpe.text.pair_label in {found}"

@@ -1,8 +1,9 @@
 """The house plan, guarded: what each part of `bpe` may import, and that imports go one way.
 
 - No module under `bpe/` loads streamlit, plotly or pandas; torch only `bpe.lm` and the
-  tensor writer do. Each module is imported alone in a fresh interpreter, so a heavy
-  import hidden behind another module is caught too.
+  tensor writer do. Each module is imported alone in the state a fresh interpreter
+  imports it in (see `FORK_TREE`), so a heavy import hidden behind another module is
+  caught too.
 - The import graph inside `bpe/` (read with `ast`, every import statement, wherever it
   sits) has no cycle, and no import points from the algorithm at `bpe/`'s root up into a
   sub-package.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +43,12 @@ ROOT_FLOOR = {
     "run",
     "text",
     "jsonfile",
+    "fetch",
+    "untrusted",
+    "ranks",
+    "regex_syntax",
+    "counts",
+    "budget",
 }
 
 
@@ -91,26 +99,101 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
+# A fresh interpreter per module, without starting one per module. Python imports a
+# module's packages first (``import bpe.formats.minbpe`` runs ``bpe/__init__.py``, then
+# ``bpe/formats/__init__.py``), so the state a fresh interpreter reaches after importing
+# a package is where the import of each module inside it continues. One interpreter (the
+# standard library modules `bpe` uses imported, nothing else) forks a child that imports
+# ``bpe`` and reports what is loaded; that child forks one per module or sub-package under
+# it, and so on down: each module is imported, and reported, in exactly the state a fresh
+# interpreter would import it in, and each package's import runs once instead of once per
+# module. The modules allowed torch are visited from a second tree whose root imported
+# torch first (seconds, once): they are checked for the UI libraries only.
+FORK_TREE = """
+import importlib, json, os, sys, traceback
+checked, torch_allowed, standard, ui = (json.loads(arg) for arg in sys.argv[1:])
+for name in standard:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass
+modules = set(checked) | set(torch_allowed)
+
+
+def loaded_packages():
+    return sorted({m.split('.')[0] for m in sys.modules})
+
+
+def under(name):
+    prefix = name + '.' if name else ''
+    return sorted(m for m in modules if m.startswith(prefix) and '.' not in m[len(prefix):])
+
+
+def visit(name, wanted):
+    results = {}
+    if name:
+        try:
+            importlib.import_module(name)
+        except BaseException:
+            return {name: 'FAILED: ' + traceback.format_exc()[-300:]}
+        if name in wanted:
+            results[name] = loaded_packages()
+    for child in under(name):
+        if any(m == child or m.startswith(child + '.') for m in wanted):
+            results.update(forked(child, wanted))
+    return results
+
+
+def forked(name, wanted):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            report = json.dumps(visit(name, wanted))
+        except BaseException:
+            report = json.dumps({name: 'FAILED: ' + traceback.format_exc()[-300:]})
+        with os.fdopen(write, 'w') as pipe:
+            pipe.write(report)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        found = json.loads(pipe.read())
+    os.waitpid(pid, 0)
+    return found
+
+
+assert not set(loaded_packages()) & set(ui + ['torch'])  # the roots stay clean of what is checked
+out = visit('', set(checked))
+import torch
+assert not set(loaded_packages()) & set(ui)
+out.update(visit('', set(torch_allowed)))
+print(json.dumps(out))
+"""
+
+
+def standard_library_imports() -> list[str]:
+    """The standard library modules that `bpe` imports anywhere (read with `ast`)."""
+    names = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module)
+    return sorted(name for name in names if name.split(".")[0] in sys.stdlib_module_names)
+
+
 def test_every_module_loads_no_ui_library_and_torch_only_where_allowed():
-    code = (
-        "import importlib, json, sys; importlib.import_module(sys.argv[1]); "
-        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    torch_allowed = [name for name in MODULES if name.startswith(TORCH_ALLOWED)]
+    checked = [name for name in MODULES if name not in torch_allowed]
+    argv = [json.dumps(value) for value in (checked, torch_allowed, standard_library_imports(), list(UI_LIBRARIES))]
+    result = subprocess.run(
+        [sys.executable, "-c", FORK_TREE, *argv], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
-    # one interpreter per module: a module must not rely on another having loaded first
-    script = "\n".join(
-        [
-            "import json, subprocess, sys",
-            f"modules = {MODULES!r}",
-            "out = {}",
-            "for name in modules:",
-            f"    r = subprocess.run([sys.executable, '-c', {code!r}, name], capture_output=True, text=True)",
-            "    out[name] = json.loads(r.stdout) if r.returncode == 0 else 'FAILED: ' + r.stderr[-300:]",
-            "print(json.dumps(out))",
-        ]
-    )
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout)
+    assert sorted(loaded) == MODULES
     failures = {name: value for name, value in loaded.items() if isinstance(value, str)}
     assert failures == {}
     ui = {name: sorted(set(mods) & set(UI_LIBRARIES)) for name, mods in loaded.items() if set(mods) & set(UI_LIBRARIES)}
@@ -179,3 +262,38 @@ def test_no_relative_imports_and_no_bpe_import_inside_a_function_except_torch_us
             elif inside and resolve(module) not in torch_users:
                 offenders.append(f"{path.relative_to(ROOT)}: imports {module} inside a function")
     assert offenders == []
+
+
+def top_level_names(path: Path) -> set[str]:
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+def test_the_bpe_names_in_docstrings_and_comments_exist():
+    # Renamed modules leave their old names behind in prose (bpe.metrics was named six
+    # times after it moved to bpe.analysis.metrics): every bpe.x.y in the package must be
+    # a module, or a name defined at the top of one.
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for found in re.finditer(r"(?<![\w/])bpe(?:\.[A-Za-z_]\w*)+", text):
+            parts = found.group().split(".")
+            for k in range(len(parts), 0, -1):
+                module = ".".join(parts[:k])
+                if module in MODULES:
+                    break
+            rest = parts[k:]
+            base = ROOT.joinpath(*module.split("."))
+            file = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+            if module not in MODULES or (rest and rest[0] not in top_level_names(file)):
+                line = text.count("\n", 0, found.start()) + 1
+                missing.append(f"{path.relative_to(ROOT)}:{line}: {found.group()}")
+    assert missing == []

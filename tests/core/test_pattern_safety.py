@@ -110,3 +110,77 @@ def test_the_command_line_refuses_them_in_one_line(tmp_path, capsys, pattern, re
         assert main(argv) == 1
         err = capsys.readouterr().err
         assert err.startswith("error: ") and reason in err and "Traceback" not in err
+
+
+# ==================== Inline flags that change what or in which order text is matched
+
+REVERSED = r"(?r)\w+|\s+|[\s\S]"  # passes every other check; chunks come out last first
+
+
+@pytest.mark.parametrize(
+    "pattern, reason",
+    [
+        (REVERSED, r"inline flag r \(reverse"),
+        (r"\w+|(?r:\s+)|[\s\S]", "inline flag r"),
+        (r"(?i-r:\w+)|[\s\S]", "inline flag r"),
+        (r"(?V1)\w+|[\s\S]", "inline flag V1"),
+        (r"(?p)\w+|[\s\S]", "inline flag p"),
+        (r"(?a:\w+)|[\s\S]", "inline flag a"),
+        (r"(?w)\b\w+|[\s\S]", "inline flag w"),
+        (r"(?f)ss|[\s\S]", "inline flag f"),
+        (r"\w+|(?i)\s+|[\s\S]", "after its start; put them first, or write \\(\\?i:...\\)"),
+        (r"(?R)|[\s\S]", "recursion, a reference or a condition"),
+        (r"(?:(?P<x>a)(?P=x))|[\s\S]", "recursion, a reference or a condition"),
+    ],
+)
+def test_flags_that_change_the_chunks_or_their_order_are_refused(pattern, reason):
+    with pytest.raises(PatternError, match=reason):
+        check_safe_pattern(pattern)
+
+
+def test_case_line_and_dot_flags_stay_allowed():
+    for pattern in (r"(?i)\w+|[\s\S]", r"(?i:'s)|(?s:.)|(?m:^\w+)|[\s\S]", r"(?-i:a)|[\s\S]"):
+        assert check_safe_pattern(pattern) == pattern
+
+
+def test_the_probe_refuses_chunks_that_do_not_join_back_to_the_text(monkeypatch):
+    # With the flag check out of the way, the round-trip probe alone catches (?r).
+    monkeypatch.setattr(pretokenize, "SAFE_FLAGS", (*pretokenize.SAFE_FLAGS, "r"))
+    pretokenize._compiled_custom.cache_clear()
+    try:
+        with pytest.raises(PatternError, match=r"joined, are not the text .*reorders them"):
+            check_safe_pattern(REVERSED)
+    finally:
+        pretokenize._compiled_custom.cache_clear()
+
+
+def test_every_door_refuses_the_reversing_flag(tmp_path):
+    from bpe.formats import hf_from_bytes, minbpe_from_bytes
+    from bpe.formats.patterns import resolve_pattern
+
+    with pytest.raises(PatternError, match="inline flag r"):  # the API
+        BPETokenizer.train("hello world " * 5, 20, pretokenizer=REVERSED)
+    with pytest.raises(TokenizerFileError, match="inline flag r"):  # the lab's own file
+        BPETokenizer.from_json_bytes(tokenizer_file(REVERSED), name="reversed.json")
+    with pytest.raises(TokenizerFileError, match="inline flag r"):  # --pattern of a ranks file
+        resolve_pattern(REVERSED, name="--pattern")
+    model = "\n".join(["minbpe v1", REVERSED, "0", "104 101"]).encode()
+    with pytest.raises(TokenizerFileError, match="inline flag r"):  # a minbpe pattern line
+        minbpe_from_bytes(model, name="reversed.model")
+    vocab = {chr(c): i for i, c in enumerate(range(32, 127))}
+    hf = {
+        "version": "1.0",
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {
+            "type": "Split",
+            "pattern": {"Regex": r"(?r)\w+|\s+"},
+            "behavior": "Isolated",
+            "invert": False,
+        },
+        "post_processor": None,
+        "decoder": None,
+        "model": {"type": "BPE", "vocab": vocab, "merges": [], "dropout": None, "unk_token": None},
+    }
+    with pytest.raises(TokenizerFileError, match="inline flag r"):  # a Hugging Face Split
+        hf_from_bytes(__import__("json").dumps(hf).encode(), name="reversed.json")

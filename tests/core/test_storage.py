@@ -103,7 +103,9 @@ def test_malformed_json_and_non_utf8(tmp_path):
     with pytest.raises(TokenizerFileError, match=r"is not valid JSON: .* line 1"):
         BPETokenizer.from_file(tmp_path / "a.json")
     (tmp_path / "b.json").write_bytes(b'{"type": "\xff"}')
-    with pytest.raises(TokenizerFileError, match=r"is not UTF-8 text \(bad byte at offset 10\)"):
+    with pytest.raises(
+        TokenizerFileError, match=r"is not valid UTF-8: byte 0xFF at byte offset 10 \(line 1, byte 11 of that line\)"
+    ):
         BPETokenizer.from_file(tmp_path / "b.json")
     (tmp_path / "c.json").write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(TokenizerFileError, match="holds a JSON list"):

@@ -5,7 +5,7 @@ from helpers import MAX_EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe import BpeError, BPETokenizer, UnknownSymbolsError, train_steps
+from bpe import BpeError, BPETokenizer, TrainingSettings, UnknownSymbolsError, train_run, train_steps
 from bpe.tokenizer import merges_for_vocab_size
 
 CORPUS = "the quick brown fox jumps over the lazy dog; the dog naps.\nThe end.\r\n"
@@ -133,3 +133,32 @@ def test_the_trained_tokenizer_and_gpt2_satisfy_the_tokenizer_protocol():
         assert isinstance(tokenizer, Tokenizer)
         assert tokenizer.decode(tokenizer.encode("low")) == "low"
     assert not isinstance("not a tokenizer", Tokenizer)
+
+
+# ==================== Settings given as the tutorial gives them
+
+
+def test_the_target_vocab_size_may_come_first_as_in_the_tutorial():
+    text = "low lower lowest " * 5
+    by_keyword = [step.pair for step in train_steps(text, target_vocab_size=12)]
+    assert [step.pair for step in train_steps(text, 12)] == by_keyword
+    assert [step.pair for step in train_steps(text, 12, engine="reference")] == by_keyword
+    assert train_run(text, 12).merges == train_run(text, TrainingSettings(target_vocab_size=12)).merges
+
+
+@pytest.mark.parametrize(
+    "settings, fields, message",
+    [
+        (12, {"target_vocab_size": 20}, "given twice: 12 and target_vocab_size=20"),
+        ("300", {}, "got str '300'; write for example target_vocab_size=300"),
+        (3.5, {}, "got float 3.5"),
+        (
+            TrainingSettings(target_vocab_size=9),
+            {"top_k": 0},
+            r"not both \(got the settings and top_k=0\); write dataclasses.replace\(settings, top_k=0\)",
+        ),
+    ],
+)
+def test_settings_given_wrongly_say_what_was_given_and_what_to_write(settings, fields, message):
+    with pytest.raises(BpeError, match=message):
+        train_steps("low lower lowest", settings, **fields)

@@ -16,9 +16,10 @@ from helpers import ROOT, loopback_server
 from test_download import ARCHIVE, ARCHIVE_SHA256, files_under, server, sha256, wikitext_zip  # noqa: F401
 
 from bpe.corpora import download
-from bpe.corpora.download import download_wikitext2, fetch_verified
+from bpe.corpora.download import download_wikitext2
 from bpe.corpora.wikitext import ARCHIVE_NAME, RAW_MEMBERS
 from bpe.errors import BpeError, DownloadError
+from bpe.fetch import fetch_verified
 
 
 class Trickle(BaseHTTPRequestHandler):

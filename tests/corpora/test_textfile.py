@@ -108,7 +108,9 @@ def test_invalid_byte_before_nul_is_reported_as_not_utf8():
 def test_over_limit_names_size_and_limit(tmp_path):
     path = tmp_path / "huge.txt"
     path.write_bytes(b"a" * 1001)
-    with pytest.raises(CorpusError, match=r"huge\.txt is 1,001 bytes .* over the limit of 1,000 bytes"):
+    with pytest.raises(
+        CorpusError, match=r"huge\.txt is 1,001 bytes, over the limit of 1,000 bytes\. Use a smaller file"
+    ):
         read_text_file(path, max_bytes=1000)
     assert read_text_file(path, max_bytes=1001) == "a" * 1001
     assert read_text_file(path, max_bytes=None) == "a" * 1001
@@ -128,7 +130,7 @@ def test_upload_over_limit():
 
 
 def test_missing_file_names_path(tmp_path):
-    with pytest.raises(CorpusError, match=r"cannot read .*nope\.txt: No such file"):
+    with pytest.raises(CorpusError, match=r"cannot read the text file .*nope\.txt: it does not exist"):
         read_text_file(tmp_path / "nope.txt")
 
 

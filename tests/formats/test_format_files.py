@@ -47,6 +47,80 @@ def test_named_patterns_chunk_the_same_in_oniguruma(name):
         assert ours == theirs, (name, label)
 
 
+# \w and \b differ between the engines on these: ZWNJ/ZWJ inside Persian and Hindi words
+# are word characters to `regex` only; superscripts and fractions to Oniguruma only.
+WORD_EDGE_TEXTS = (
+    "İstanbul ıI ß SS ſ \u212a KB",
+    "T² x³ ½ ¼ ¹",
+    "می\u200cخواهم خانه\u200cها",
+    "क्\u200dष a\u200db",
+    "it's_9 é-e [a&&b]\nx. y",
+)
+CUSTOM_PATTERNS = (
+    r"\w+|\W",
+    r"\b\w+\b|\B.|[\s\S]",
+    r" ?[\w']+|[^\w\s]+|\s+",
+    r"\w+(?=\W)|[\W\d]+|[\s\S]",
+    r"(?i:[a-h]+)|(?s:.)",
+    r"(?m:^\w+$)|[[&]+|[\s\S]",
+    r"\w{1,3}+|\s++|.|\n",
+    r"(?i:[b-h]+|k|'s|'ll)|\x41+|[\s\S]",
+)
+
+
+@pytest.mark.parametrize("pattern", CUSTOM_PATTERNS)
+def test_custom_patterns_chunk_the_same_in_oniguruma_on_word_edges(pattern):
+    tokenizers = pytest.importorskip("tokenizers")
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(to_oniguruma(pattern)), behavior="isolated")
+    for text in WORD_EDGE_TEXTS + tuple(text for _, text in HOSTILE_TEXTS):
+        ours = regex.findall(pattern, text)
+        theirs = [piece for piece, _ in split.pre_tokenize_str(text)]
+        assert ours == theirs, (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", [r"\w+|\W", r"\b\w+|\B\W|[\s\S]", r"[\w']+|[^\w]+"])
+def test_oniguruma_patterns_read_as_oniguruma_matches_them(pattern):
+    tokenizers = pytest.importorskip("tokenizers")
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="isolated")
+    ours = regex.compile(from_oniguruma(pattern))
+    for text in WORD_EDGE_TEXTS:
+        assert ours.findall(text) == [piece for piece, _ in split.pre_tokenize_str(text)], (pattern, text)
+
+
+@pytest.mark.parametrize(
+    "pattern, what",
+    [
+        (r"\X|\s", "X' means something else"),
+        (r"\N{LATIN SMALL LETTER A}|[\s\S]", "means something else"),
+        (r"[[:alpha:]]+|[\s\S]", "the POSIX class"),
+        (r"\h+|[\s\S]", "means something else"),
+    ],
+)
+def test_patterns_without_an_exact_oniguruma_spelling_are_not_exported(pattern, what):
+    tokenizer = BPETokenizer.train("ab ab ab", 5, pretokenizer=pattern)
+    refused(export_files, tokenizer, "hf", match=f"cannot be spelled for Oniguruma .*{what}")
+
+
+@pytest.mark.parametrize(
+    "pattern, what",
+    [
+        (r"(?i:[a-z]+)|[\s\S]", "the range a-z"),  # regex: İ matches i
+        (r"(?i:i)|[\s\S]", "'i'"),
+        (r"(?i:ß)|[\s\S]", "'ß'"),  # Oniguruma: matches "ss"
+        (r"(?i:\p{Lu})|[\s\S]", "p{Lu}"),  # regex: folds the class, matches lower case
+        (r"(?i)\w+|[\s\S]", "w'"),
+    ],
+)
+def test_case_insensitive_parts_the_engines_fold_differently_are_refused_both_ways(pattern, what):
+    refused(to_oniguruma, pattern, match=f"case-insensitive .* of .*{what}")
+    refused(from_oniguruma, pattern, match="case-insensitive")
+
+
+def test_oniguruma_classes_python_reads_otherwise_are_refused_on_import():
+    for pattern, what in ((r"[a[b]]", "nested class"), (r"[a&&b]", "intersection"), (r"[\W\d]", "\\\\W inside")):
+        refused(from_oniguruma, pattern, match=f"cannot be read from Oniguruma .*{what}")
+
+
 def test_translation_rewrites_only_what_differs():
     assert to_oniguruma(r"\p{N}{1,3}+") == r"(?>\p{N}{1,3})"
     assert from_oniguruma(r"\p{N}{1,3}+") == r"(?:\p{N}{1,3})+"
@@ -118,7 +192,9 @@ def test_imported_tokenizers_answer_like_the_gpt2_tokenizer(trained):
     assert b"".join(imported.encode_tokens("hello wörld")) == "hello wörld".encode()
     assert sum(imported.encode_with_chunks("hello wörld"), []) == ids
     assert imported.tokens[:3] == [b"\x00", b"\x01", b"\x02"] and len(imported.fingerprint()) == 64
-    lab = imported.to_bpe_tokenizer()
+    lab = BPETokenizer(
+        imported.base_tokens, imported.merges, alphabet=imported.alphabet, pretokenizer=imported.pretokenizer
+    )
     assert lab == trained("bytes", "gpt2")
     with pytest.raises(BpeError, match="encode takes a str"):
         imported.encode(b"bytes")
@@ -249,11 +325,15 @@ def test_imported_tokenizers_cut_to_their_first_merges_like_the_lab(trained, fmt
     refused(imported.with_merges, -1, match="must be a whole number")
 
 
-def test_the_app_can_prove_an_export_without_a_path(trained, tmp_path, monkeypatch):
-    from bpe.formats import prove_export
+def test_an_export_written_from_its_files_is_proved_by_each_library(trained, tmp_path, monkeypatch):
+    from bpe.formats import export_files, prove_file
 
     pytest.importorskip("tiktoken")
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    tokenizer = trained("bytes", "whitespace")
     for fmt in ("hf", "tiktoken", "minbpe"):
-        proof = prove_export(trained("bytes", "whitespace"), fmt, MULTILINGUAL_HELD_OUT)
+        exported = export_files(tokenizer, fmt)
+        for name, data in exported.files.items():
+            (tmp_path / name).write_bytes(data)
+        proof = prove_file(tokenizer, fmt, tmp_path / exported.main_name, MULTILINGUAL_HELD_OUT)
         assert proof.identical and proof.line.startswith("identical ids on "), proof.line

@@ -225,7 +225,7 @@ def test_a_valid_minimal_file_loads():
 
 BAD_FILES = {
     "not json": (b"{not json", "is not valid JSON"),
-    "not utf-8": (b"\xff\xfe{}", "is not UTF-8"),
+    "not utf-8": (b"\xff\xfe{}", "is not valid UTF-8"),
     "nested": (b"[" * 200_000 + b"]" * 200_000, "nested too deeply"),
     "a list": (b"[1, 2]", "holds a JSON list"),
     "no model": (b'{"version": "1.0"}', "has no 'model' object"),
@@ -314,7 +314,12 @@ def test_files_too_large_or_not_files_are_refused_before_reading(tmp_path):
     huge = tmp_path / "huge.json"
     with open(huge, "wb") as handle:
         handle.truncate(65 * 1024 * 1024)  # sparse: nothing is written
-    refused(load_hf_file, huge, match="is 68,157,440 bytes; the most BPE Lab reads", error=TokenizerFileError)
+    refused(
+        load_hf_file,
+        huge,
+        match=r"is 68,157,440 bytes \(68.2 MB\), over the limit of 67,108,864 bytes",
+        error=TokenizerFileError,
+    )
     refused(load_hf_file, tmp_path, match="is a folder", error=TokenizerFileError)
     refused(load_hf_file, tmp_path / "missing.json", match="does not exist", error=TokenizerFileError)
 

@@ -143,7 +143,7 @@ BAD_RANKS = {
     "duplicate rank": (_ranks_with(b"YWI= 5"), "rank 5 is given twice"),
     "missing byte": (_ranks_with(drop=65), "lacks 1 of the 256 single bytes \\(first: 0x41\\)"),
     "empty": (b"\n\n", "holds no tokens"),
-    "binary": (b"\x80\x81", "is not UTF-8"),
+    "binary": (b"\x80\x81", "is not valid UTF-8"),
 }
 
 
@@ -182,3 +182,17 @@ def test_decode_rejects_unknown_ids():
     tokenizer = tiktoken_from_bytes(_ranks_with(), pattern="gpt2")
     with pytest.raises(BpeError, match="unknown token id 999"):
         tokenizer.decode([999])
+
+
+def test_a_pattern_tiktoken_cannot_compile_is_refused_before_anything_is_written(tmp_path):
+    pytest.importorskip("tiktoken")
+    from bpe import BPETokenizer
+    from bpe.formats import export_files
+    from bpe.formats.roundtrip import export_and_prove
+
+    tokenizer = BPETokenizer.train("ab ab ab", 260, alphabet="bytes", pretokenizer=r"\X")
+    with pytest.raises(BpeError, match=r"tiktoken cannot run the split pattern '\\\\X' .*Invalid escape"):
+        export_files(tokenizer, "tiktoken")
+    with pytest.raises(BpeError, match="no tiktoken file is made"):
+        export_and_prove(tokenizer, "tiktoken", tmp_path / "graphemes.tiktoken")
+    assert list(tmp_path.iterdir()) == []

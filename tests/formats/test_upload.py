@@ -33,7 +33,7 @@ def test_bounds_apply_to_every_kind(trained):
         load_upload(raw, "x.json", max_bytes=100)
     with pytest.raises(
         TokenizerFileError,
-        match=f"x.json has {learned:,} merged tokens; the most this server accepts is {learned - 1:,}",
+        match=f"x.json has {learned:,} merges; the most accepted is {learned - 1:,}",
     ):
         load_upload(raw, "x.json", max_merges=learned - 1)
     assert load_upload(raw, "x.json", max_bytes=len(raw), max_merges=learned).vocab_size == tokenizer.vocab_size

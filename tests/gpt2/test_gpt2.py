@@ -28,8 +28,9 @@ from bpe.errors import BpeError, DownloadError
 from bpe.gpt2 import files as gpt2_files
 from bpe.gpt2.files import GPT2_SHA256, download_gpt2_files, find_gpt2_files, missing_files_message
 from bpe.gpt2.tiktoken_check import tiktoken_gpt2 as build_tiktoken_gpt2
-from bpe.gpt2.tokenizer import load_default_gpt2, load_gpt2, merge_by_rank, merge_by_rank_heap
+from bpe.gpt2.tokenizer import load_default_gpt2, load_gpt2
 from bpe.pretokenize import GPT2_PATTERN, GPT2_WHITESPACE, chunk_counts, count_gpt2_chunks
+from bpe.ranks import merge_by_rank, merge_by_rank_heap
 from bpe.tokenizer import BPETokenizer
 
 # ==================== A tiny GPT-2-format vocabulary
@@ -259,7 +260,7 @@ BAD_FILES = [
     ),
     pytest.param(
         dict(vocab_bytes=b"#version: 0.2\n\xff\xfe\n"),
-        r"vocab.bpe is not UTF-8 text \(bad byte at offset 14\)",
+        r"vocab.bpe is not valid UTF-8: byte 0x.. at byte offset 14 ",
         id="not-utf8",
     ),
 ]
@@ -668,3 +669,20 @@ def test_download_of_openai_files_over_loopback(server, tmp_path):
         server.serve(f"/gpt-2/{name}", shared_file(f"gpt2/{name}").read_bytes())
     encoder, vocab = download_gpt2_files(tmp_path, base_url=server.url("/gpt-2"))  # the published hashes
     assert sha256(encoder) == GPT2_SHA256["encoder.json"] and sha256(vocab) == GPT2_SHA256["vocab.bpe"]
+
+
+@pytest.mark.shared_data
+def test_the_special_token_as_plain_text_is_tiktokens_encode_ordinary(real_gpt2, tiktoken_gpt2):
+    """What the README says, call for call: plain `encode` here is tiktoken's `encode_ordinary`
+    (and `encode(..., disallowed_special=())`); tiktoken's own plain `encode` raises."""
+    text = "a<|endoftext|>b <|endoftext|>"
+    plain = real_gpt2.encode(text)
+    assert plain == tiktoken_gpt2.encode_ordinary(text) == tiktoken_gpt2.encode(text, disallowed_special=())
+    assert len(plain) > 2 and 50256 not in plain
+    with pytest.raises(ValueError, match="disallowed special token"):
+        tiktoken_gpt2.encode(text)
+    allowed = {"<|endoftext|>"}
+    assert real_gpt2.encode(text, allowed_special=allowed) == tiktoken_gpt2.encode(
+        text, allowed_special=allowed, disallowed_special=()
+    )
+    assert real_gpt2.encode(text, allowed_special=allowed).count(50256) == 2

@@ -14,15 +14,15 @@ from bpe.analysis.metrics import CurvePoint, compression_curve, token_lengths, t
 from bpe.analysis.pretrained import PrefixPoint, full_compression, prefix_curve
 from bpe.analysis.tie_rules import tie_rule_label
 from bpe.corpora.builtin import LIGHTHOUSE
+from bpe.parity import RULES, MultilingualRun, train_multilingual
 from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared
-from pages._shared.state.settings import DEFAULTS, Settings
+from pages._shared.state.settings import DEFAULTS, PREFIX_CAP, Settings
+from pages._shared.state.stores import MAX_SEEN_CURVES, SEEN_CURVES, recent, remember
 
-SEEN_CURVES = "analysis_curves"  # plain key: {run label: [CurvePoint]} of runs seen this session
-MAX_SEEN_CURVES = 8
 MEASURE_CHARS = 200_000  # coverage is measured on at most this much held-out text: enough, and quick
 
 
@@ -52,11 +52,7 @@ def _lengths(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) ->
 def run_curve(settings: Settings, run: TrainingRun) -> list[CurvePoint]:
     """The run's compression curve (cached), remembered for overlays on later runs."""
     curve = _curve(settings.training_key(), _run=run)
-    seen = st.session_state.setdefault(SEEN_CURVES, {})
-    seen.pop(run_label(settings), None)
-    seen[run_label(settings)] = curve  # most recent last
-    while len(seen) > MAX_SEEN_CURVES:
-        seen.pop(next(iter(seen)))
+    remember(SEEN_CURVES, run_label(settings), curve, MAX_SEEN_CURVES)
     return curve
 
 
@@ -67,17 +63,14 @@ def _curve(training_key: tuple, _run: TrainingRun) -> list[CurvePoint]:
 
 def seen_curves(settings: Settings) -> dict[str, list[CurvePoint]]:
     """Curves of the other runs seen in this session, most recent first."""
-    seen = st.session_state.get(SEEN_CURVES, {})
-    return {label: curve for label, curve in reversed(seen.items()) if label != run_label(settings)}
+    return {label: curve for label, curve in recent(SEEN_CURVES).items() if label != run_label(settings)}
 
 
 def run_label(settings: Settings) -> str:
     """A short name for a run that tells it apart from the others in a legend."""
     pre = f", pre-tokenizer {pretokenizer_name(settings.pretokenizer)}" if settings.pretokenizer else ""
     ties = f", ties {tie_rule_label(settings.tie_rule)}" if settings.tie_rule != DEFAULT_TIE_RULE else ""
-    cut = (
-        f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS["settings_prefix_cap"] else ""
-    )
+    cut = f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS[PREFIX_CAP] else ""
     return (
         f"{settings.corpus} ({settings.alphabet}, min freq {settings.min_freq}{pre}{ties}{cut}, "
         f"to {settings.trained_vocab_size:,})"
@@ -144,3 +137,10 @@ def lighthouse_texts() -> dict[str, str]:
 @st.cache_data(show_spinner="Training byte-level BPE on the paragraphs…", max_entries=16)
 def trained_costs(merges: int, mode: str, baseline: str) -> list[LanguageCost]:
     return language_costs(lighthouse_texts(), merges=merges, mode=mode, baseline=baseline)
+
+
+@st.cache_data(show_spinner="Training standard and parity-aware BPE on the paragraphs…", max_entries=4)
+def multilingual_runs(merges: int) -> dict[str, MultilingualRun]:
+    """Standard and parity-aware byte-level BPE on the paragraphs, ``merges`` merges each:
+    any smaller merge count is a prefix, so the page trains once for its largest choice."""
+    return {rule: train_multilingual(lighthouse_texts(), merges=merges, rule=rule) for rule in RULES}

@@ -13,11 +13,10 @@ import streamlit as st
 from bpe.corpora.corpus import load_corpus, split_train_heldout
 from bpe.run import TrainingRun, train_run
 from bpe.tokenizer import BPETokenizer
-from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings, user_corpora
+from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings
+from pages._shared.state.stores import MAX_SEEN_RUNS, SEEN_RUNS, recent, remember, user_texts
 
 RUN_MEMO = "settings_run_memo"  # (training key, run): this session's run, at hand
-SEEN_RUNS = "settings_seen_runs"  # {training key: Settings}: runs this session trained or opened
-MAX_SEEN_RUNS = 8
 PROGRESS_UPDATES = 20  # the bar moves in 5% steps: each update is a message to the browser
 
 
@@ -28,7 +27,7 @@ def corpus_texts(settings: Settings) -> tuple[str, str]:
     """(train_text, heldout_text) for these settings: the corpus cut to the prefix cap,
     then split. Texts under `MIN_CHARS_TO_SPLIT` characters are not split. Cached.
     Raises `BpeError` (a `CorpusError`) when the corpus cannot be read."""
-    pasted = user_corpora().get(settings.corpus)
+    pasted = user_texts().get(settings.corpus)
     return _corpus_texts(settings.corpus_key(), _text=pasted)
 
 
@@ -44,9 +43,11 @@ def _corpus_texts(key: tuple, _text: str | None) -> tuple[str, str]:
 
 def alphabet_size(settings: Settings) -> int:
     """How many base tokens training will start from (the smallest possible vocab)."""
-    if settings.alphabet == "bytes":
-        return 256
-    return _distinct_characters(settings.corpus_key(), *corpus_texts(settings))
+    return _base_size(settings.alphabet, settings.corpus_key(), *corpus_texts(settings))
+
+
+def _base_size(alphabet: str, corpus_key: tuple, train: str, heldout: str) -> int:
+    return 256 if alphabet == "bytes" else _distinct_characters(corpus_key, train, heldout)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -82,17 +83,13 @@ def run_for(settings: Settings) -> TrainingRun:
     else:
         train_text, heldout_text = corpus_texts(settings)
         run = _train(key, _train_text=train_text, _heldout_text=heldout_text)
-    seen = st.session_state.setdefault(SEEN_RUNS, {})
-    seen.pop(key, None)
-    seen[key] = settings  # most recent last; settings only: the runs stay in the process cache
-    while len(seen) > MAX_SEEN_RUNS:
-        seen.pop(next(iter(seen)))
+    remember(SEEN_RUNS, key, settings, MAX_SEEN_RUNS)
     return run
 
 
 def seen_runs() -> list[Settings]:
     """The settings of every run this session trained or opened, most recent first (bounded)."""
-    return list(reversed(st.session_state.get(SEEN_RUNS, {}).values()))
+    return list(recent(SEEN_RUNS).values())
 
 
 # One run object for every session (cache_resource, not cache_data): a copy per session
@@ -104,7 +101,7 @@ def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
     # elements on a hit, and a bar made outside would not exist to replay onto.
     *_corpus, target, min_freq, engine, alphabet, pretokenizer, tie_rule = key
     bar = st.progress(0.0, text=f"Training to {target:,} tokens…")
-    base = 256 if alphabet == "bytes" else len(set(_train_text) | set(_heldout_text))
+    base = _base_size(alphabet, tuple(_corpus), _train_text, _heldout_text)
     shown = [0]
 
     def progress(step, target_vocab_size):

@@ -4,20 +4,20 @@ A lesson link is the page's address plus one query parameter per field of `Setti
 (the sidebar: corpus, prefix, held-out part, vocab, train-up-to, minimum frequency,
 engine, alphabet, pre-tokenizer, top-k, tie rule, and any field added later whose state
 key is ``settings_<field>``), the short hash of the text trained on (``text_hash``), and
-the page's own controls that change what is drawn (`state.link.PAGE_CONTROLS`: the step, the text
+the page's own controls that change what is drawn (`state.controls.PAGE_CONTROLS`: the step, the text
 window, ...). A lesson file holds the same, plus the text when it was pasted or
 uploaded (a link cannot carry it). The file format and its checks are
-`bpe.analysis.lesson`; the fields and their checks are `state.link`; this module
+`bpe.analysis.lesson`; the fields and their checks are `state.controls`; this module
 applies them to session state and draws the sidebar's "Copy link to this frame" and "Open a
 lesson file".
 
-`setup_page` calls, in order: `lesson_start` (before the sidebar: read the link once,
-draw the button), `lesson_finish` (after it: the dialog, the file, a page switch) and
-`lesson_frame_ok` (under the title: the link's notes, and a text that differs from the
-lesson's stops the page instead of showing other merges).
+`setup_page` calls, in order: `lesson_start` (before the sidebar: the button),
+`lesson_finish` (after it: the dialog, the file, a page switch) and `lesson_frame_ok`
+(under the title: a text that differs from the lesson's stops the page instead of
+showing other merges).
 
-Reading the link here leaves ``corpus``, ``vocab``, ``min_freq`` and ``step`` to
-`state.link.read_url_once`, which has always read them (`READ_BY_SETTINGS`).
+A link is read by `state.link.read_link_once`, like every link; what was wrong with a
+link or a file goes into its one list of notes.
 """
 
 from __future__ import annotations
@@ -35,28 +35,17 @@ from bpe.errors import BpeError
 from pages._shared.data.measures import corpus_hash
 from pages._shared.data.runs import corpus_texts
 from pages._shared.frame.navigation import current_page, known_pages, page_address
-from pages._shared.frame.sidebar import _add_user_corpus as add_user_corpus  # the one home of the session's texts
 from pages._shared.frame.sidebar import upload_limit_bytes
 from pages._shared.render.html import escape_markdown
-from pages._shared.state.link import (
-    HASH_PARAM,
-    READ_BY_SETTINGS,
-    Field,
-    checked,
-    current_values,
-    from_link,
-    page_fields,
-    setting_fields,
-    to_link,
-)
+from pages._shared.state.controls import Control, checked, current_values, page_fields, setting_fields, to_link
+from pages._shared.state.link import EXPECT, HASH_PARAM, add_note, set_values
 from pages._shared.state.per_run import OWNERS
-from pages._shared.state.settings import Settings
+from pages._shared.state.settings import CORPUS, Settings
+from pages._shared.state.stores import LESSON_TEXT, PASTED, UPLOADED, use_user_text
 
-LINK_READ = "lesson_link_read"  # the link is read once per session, on its first run
-LINK_NOTES = "lesson_notes"  # what was wrong with the link or file, shown once under the title
-EXPECT = "lesson_expect"  # {"corpus", "hash", "shown"}: the text the lesson was made on
 GOTO = "lesson_goto"  # the page an opened lesson file shows
 FILE_ERROR = "lesson_file_error"
+UPLOAD = "lesson_upload"  # the uploader's own key
 
 # ==================== The frame on screen, as a lesson and as a link
 
@@ -95,12 +84,7 @@ def lesson_summary(lesson: Lesson) -> str:
 
 
 def lesson_start() -> bool:
-    """Before the sidebar: read the link once (what `read_url_once` does not), then draw
-    "Copy link to this frame" at the top of the sidebar. Returns whether it was clicked."""
-    state = st.session_state
-    if not state.get(LINK_READ):
-        state[LINK_READ] = True
-        _read_link(st.query_params)
+    """Before the sidebar: "Copy link to this frame" at its top. Returns whether it was clicked."""
     return st.sidebar.button(
         "Copy link to this frame",
         key="lesson_copy",
@@ -109,22 +93,7 @@ def lesson_start() -> bool:
     )
 
 
-def _read_link(params) -> None:
-    state = st.session_state
-    notes = []
-    for field in setting_fields() + list(page_fields(current_page())):
-        if field.param in READ_BY_SETTINGS or field.param not in params:
-            continue
-        try:
-            state[field.key] = from_link(field, params[field.param])
-        except ValueError as error:
-            notes.append(f"The link's {error}; ignored.")
-    if HASH_PARAM in params and "corpus" in params:
-        state[EXPECT] = {"corpus": params["corpus"], "hash": params[HASH_PARAM], "shown": None}
-    state[LINK_NOTES] = notes
-
-
-def lesson_values(lesson: Lesson) -> dict[Field, object]:
+def lesson_values(lesson: Lesson) -> dict[Control, object]:
     """Every value of a lesson file, checked; `LessonError` on the first that is not allowed."""
     if lesson.page not in known_pages():
         raise LessonError(f"The lesson's page {lesson.page!r} is not a page of this BPE Lab.")
@@ -146,7 +115,7 @@ def lesson_values(lesson: Lesson) -> dict[Field, object]:
 def _open_file() -> None:
     """The uploader's callback: check the whole file first; on any error change nothing."""
     state = st.session_state
-    upload = state.get("lesson_upload")
+    upload = state.get(UPLOAD)
     if upload is None:
         return
     try:
@@ -156,16 +125,26 @@ def _open_file() -> None:
         state[FILE_ERROR] = str(error)
         return
     state.pop(FILE_ERROR, None)
+    corpus = lesson.corpus
     if lesson.text is not None:  # kept like any pasted text: the session's last few, the oldest let go
-        add_user_corpus(lesson.corpus, lambda: lesson.text)
-    elif lesson.corpus in {info.name for info in list_corpora()}:
-        state["settings_corpus"] = lesson.corpus
-    for field, value in values.items():
-        state[field.key] = value
+        corpus = lesson_text_name(corpus)
+        use_user_text(corpus, lesson.text)
+    elif corpus in {info.name for info in list_corpora()}:
+        state[CORPUS] = corpus
+    set_values(values, "lesson")
     state.pop(OWNERS, None)  # like a link on a first visit: the pages keep what the lesson set
-    state[EXPECT] = {"corpus": lesson.corpus, "hash": lesson.text_hash, "shown": None}
+    state[EXPECT] = {"corpus": corpus, "hash": lesson.text_hash, "shown": None}
     state[GOTO] = lesson.page
-    state[LINK_NOTES] = [f"Opened the lesson file {upload.name}."]
+    add_note(f"Opened the lesson file {upload.name}.")
+
+
+def lesson_text_name(name: str) -> str:
+    """The name a lesson's own text is kept under: its own when it is a text of a session
+    (``pasted text``, ``upload: notes.txt``), else marked, so it never shows as a corpus listed
+    here ("Tiny Shakespeare") over text that is not that corpus."""
+    if name == PASTED or name.startswith(UPLOADED):
+        return name
+    return name if name.startswith(LESSON_TEXT) else LESSON_TEXT + name
 
 
 def lesson_finish(settings: Settings, listed: bool, copy_clicked: bool) -> None:
@@ -176,7 +155,7 @@ def lesson_finish(settings: Settings, listed: bool, copy_clicked: bool) -> None:
         st.file_uploader(
             "Open a lesson file",
             type=["json"],
-            key="lesson_upload",
+            key=UPLOAD,
             on_change=_open_file,
             help="A file saved with “Copy link to this frame”: it reopens that frame, text included.",
         )
@@ -187,7 +166,7 @@ def lesson_finish(settings: Settings, listed: bool, copy_clicked: bool) -> None:
         try:
             st.switch_page(goto)
         except StreamlitAPIException:  # a page this server has not registered (added after it started)
-            state.setdefault(LINK_NOTES, []).append(f"The lesson is on the page {goto!r}: open it in the page list.")
+            add_note(f"The lesson is on the page {goto!r}: open it in the page list.")
     if copy_clicked:
         _link_dialog(settings, listed)
 
@@ -224,12 +203,10 @@ def _link_dialog(settings: Settings, listed: bool) -> None:
 
 
 def lesson_frame_ok(settings: Settings) -> bool:
-    """Under the title: the link's notes, then whether the text here is the lesson's. When
-    it is not, say so and return False (the page then stops) until the visitor picks
-    another text or chooses to see this one anyway."""
+    """Under the title: whether the text here is the lesson's. When it is not, say so and
+    return False (the page then stops) until the visitor picks another text or chooses to
+    see this one anyway."""
     state = st.session_state
-    for note in state.pop(LINK_NOTES, []):
-        st.warning(escape_markdown(note))
     expect = state.get(EXPECT)
     if not expect:
         return True

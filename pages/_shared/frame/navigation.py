@@ -11,6 +11,7 @@ the folder's discovery, which the layout relies on.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -19,34 +20,53 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGES_DIR = ROOT / "pages"
-HOME = ("app.py", "Home", ":material/home:")  # a bundled icon font: no emoji font needed
+HOME = "app.py"
+HOME_ICON = ":material/home:"  # a bundled icon font: no emoji font needed
 
 
-def page_entries() -> list[tuple[str, str, str | None]]:
-    """(script path, label, icon) of every page, home first, numbered pages in order."""
+@dataclass(frozen=True)
+class AppPage:
+    """One page of the app: its script (relative to the repository, as Streamlit and lesson
+    files name it) and the label the page lists show."""
+
+    path: str
+    label: str
+    icon: str | None = None
+
+
+def app_pages() -> list[AppPage]:
+    """Every page, in the one order the app shows them: home first, then the numbered
+    pages by number (``pages/10_…`` after ``pages/9_…``). The home page's list, the
+    sidebar and lesson files all read it."""
     numbered = sorted(PAGES_DIR.glob("[0-9]*_*.py"), key=lambda p: int(p.name.split("_", 1)[0]))
-    return [HOME] + [(f"pages/{p.name}", p.stem.split("_", 1)[1].replace("_", " "), None) for p in numbered]
+    return [AppPage(HOME, "Home", HOME_ICON)] + [
+        AppPage(f"pages/{p.name}", p.stem.split("_", 1)[1].replace("_", " ")) for p in numbered
+    ]
+
+
+def known_pages() -> list[str]:
+    return [page.path for page in app_pages()]
+
+
+def _link(page: AppPage) -> None:
+    try:
+        st.page_link(page.path, label=page.label, icon=page.icon)
+    except StreamlitAPIException:
+        pass  # a page file added after the server started, or a page run alone (AppTest)
 
 
 def draw_navigation() -> None:
     """The page list at the top of the sidebar; the current page is highlighted by Streamlit."""
     with st.sidebar:
-        for path, label, icon in page_entries():
-            try:
-                st.page_link(path, label=label, icon=icon)
-            except StreamlitAPIException:
-                pass  # a page file added after the server started, or a page run alone (AppTest)
+        for page in app_pages():
+            _link(page)
         st.divider()
 
 
 def page_links() -> None:
-    """A link to each numbered page in `pages/`, for the home page."""
-    for path in sorted(PAGES_DIR.glob("[0-9]*_*.py")):
-        label = path.stem.split("_", 1)[1].replace("_", " ")
-        try:
-            st.page_link(f"pages/{path.name}", label=label)
-        except StreamlitAPIException:
-            pass  # a page file added after the server started: Streamlit has not registered it
+    """A link to each page but home, for the home page."""
+    for page in app_pages()[1:]:
+        _link(AppPage(page.path, page.label))
 
 
 # ==================== Which page is running, and its address
@@ -63,10 +83,6 @@ def current_page() -> str:
         return path.relative_to(ROOT).as_posix()
     except ValueError:
         return path.name
-
-
-def known_pages() -> list[str]:
-    return ["app.py"] + sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*_*.py"))
 
 
 def page_address(page: str) -> str:

@@ -9,11 +9,11 @@ from bpe.run import TrainingRun
 from pages._shared.data.measures import run_curve
 from pages._shared.data.runs import trained_run
 from pages._shared.frame.lesson_links import lesson_finish, lesson_frame_ok, lesson_start
-from pages._shared.frame.navigation import draw_navigation
+from pages._shared.frame.navigation import current_page, draw_navigation
 from pages._shared.frame.presenter import presenter_toggle
 from pages._shared.frame.sidebar import draw_sidebar
 from pages._shared.render.html import escape_markdown
-from pages._shared.state.link import mirror_in_url, url_notes
+from pages._shared.state.link import link_notes, mirror_in_url, read_link_once
 from pages._shared.state.settings import Settings, init_state
 
 
@@ -33,13 +33,14 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
     init_state()
     draw_navigation()  # "Home", not "app"
     presenter_toggle()
-    copy_link = lesson_start()  # reads a lesson link once; draws "Copy link to this frame"
+    read_link_once(current_page())  # a session's first run: whatever its address carries
+    copy_link = lesson_start()  # draws "Copy link to this frame"
     settings, listed = draw_sidebar()
     mirror_in_url(settings, listed)
     lesson_finish(settings, listed, copy_link)
     st.title(title)
     st.markdown(intro)
-    for note in url_notes():
+    for note in link_notes():  # what was wrong with the link or a lesson file: here, once
         st.warning(escape_markdown(note))
     if not lesson_frame_ok(settings):  # the lesson's text differs from the one here: say so, stop
         return settings, None

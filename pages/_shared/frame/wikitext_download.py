@@ -18,6 +18,7 @@ from bpe.corpora.download import WIKITEXT2_MIRRORS, WIKITEXT2_SHA256, download_w
 from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, has_clean_files
 from bpe.errors import BpeError
 from bpe.paths import CACHE_DIR
+from pages._shared.state.settings import CORPUS
 
 DOWNLOAD_DIR = CACHE_DIR  # the command line's default --cache-dir
 ARCHIVE_SIZE = "about 4.5 MB"
@@ -39,7 +40,7 @@ def draw_download() -> None:
         if st.button("Download WikiText-2", key="wikitext_download"):
             state.pop(ERROR, None)
             if _download():
-                state.settings_corpus = WIKITEXT_NAMES["train"]
+                state[CORPUS] = WIKITEXT_NAMES["train"]
                 st.rerun()  # the picker lists the new splits; the train split is selected
         if state.get(ERROR):
             st.error(state[ERROR], icon="⚠️")

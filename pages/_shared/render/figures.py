@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
-from bpe.text import printable
+from bpe.text import pair_label
 
 WINNER = "#dc2626"
 TIED = "#f59e0b"
@@ -84,7 +84,7 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     pairs = step.top_pairs[: max(top_k, 1)]
     tied = set(tied_with_winner(step))
     # plotly decodes only &lt; &gt; &amp; (not &quot;), so quotes stay as they are
-    labels = [plotly_text(f"{printable(a)} + {printable(b)}") for (a, b), _ in pairs]
+    labels = [plotly_text(pair_label(pair)) for pair, _ in pairs]
     colours = [WINNER if pair == step.pair else TIED if pair in tied else OTHER for pair, _ in pairs]
     notes = ["winner" if pair == step.pair else "tie" if pair in tied else "" for pair, _ in pairs]
     # Positions, not labels, on the x axis: two pairs may print alike ('·' vs ' ').
@@ -137,7 +137,8 @@ def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figu
         bar.customdata = [bar.customdata[i] for i in order]
         fig.update_xaxes(ticktext=[fig.layout.xaxis.ticktext[i] for i in order])
     title = "which pair is merged next?" if asking else f"the {count} most frequent pairs, counted"
-    fig.update_layout(title=f"Step {step.number}: {title}", margin=dict(t=50))
+    # a dict, as the chart was built: a plain string title would leave presenter mode no font to set
+    fig.update_layout(title=dict(text=f"Step {step.number}: {title}"), margin=dict(t=50))
     return fig
 
 
@@ -369,5 +370,39 @@ def language_cost_figure(costs_by_tokenizer: dict, baseline: str) -> go.Figure:
         margin=dict(l=10, r=10, t=50, b=10),
         yaxis=dict(title=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.15], tickformat=".1f"),
         legend=dict(orientation="h", y=-0.25),
+    )
+    return readable(fig)
+
+
+def evenness_figure(curves: dict, baseline: str, merges: int) -> go.Figure:
+    """The costliest language's tokens over ``baseline``'s as merges grow, one line per rule
+    (``{label: [bpe.analysis.languages.EvennessPoint]}``), with total tokens on hover; a
+    marker at ``merges``, the count the bars above show."""
+    fig = go.Figure()
+    for (label, points), colour in zip(curves.items(), [TRAIN_COLOUR, HELDOUT_COLOUR, *OVERLAY_COLOURS]):
+        fig.add_trace(
+            go.Scatter(
+                x=[p.merges for p in points],
+                y=[p.worst_times_baseline for p in points],
+                name=plotly_text(label),
+                mode="lines",
+                line=dict(color=colour, width=3),
+                customdata=[[p.total_tokens, p.spread] for p in points],
+                hovertemplate="%{x} merges: costliest language %{y:.2f}× "
+                + plotly_text(baseline)
+                + ", all languages %{customdata[0]:,} tokens<extra>"
+                + plotly_text(label)
+                + "</extra>",
+            )
+        )
+    fig.add_vline(x=merges, line=dict(color="#6b7280", dash="dot"))
+    fig.add_hline(y=1, line=dict(color="#111827", dash="dot"))
+    fig.update_layout(
+        title=dict(text=f"The costliest language, as a multiple of {plotly_text(baseline)}, as merges grow"),
+        height=340,
+        margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=dict(title="merges"),
+        yaxis=dict(title=f"× {plotly_text(baseline)}'s tokens", tickformat=".1f", rangemode="tozero"),
+        legend=dict(orientation="h", y=-0.3),
     )
     return readable(fig)

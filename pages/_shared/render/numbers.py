@@ -18,11 +18,6 @@ MISSING = "—"
 DEFAULT_DECIMALS = 2
 
 
-def count(value: int) -> str:
-    """A whole number with thousands separators: 12,345."""
-    return f"{value:,}"
-
-
 def cell(value, decimals: int = DEFAULT_DECIMALS) -> str:
     """One table cell as text: None -> "—", 1234 -> "1,234", 3.14159 -> "3.14" (``decimals``),
     True/False -> "yes"/"no", text escaped for Markdown."""

@@ -1,262 +1,92 @@
 """The link: what a page's address carries, read once and written back.
 
-Two readers share this module today: `read_url_once` (corpus, vocab, min_freq and the
-Merge-by-merge step, which links have always carried) and the lesson link's fields
-(`setting_fields`, `page_fields`: one parameter per field of `Settings` and per page
-control, each with its kind and allowed values, checked by `checked` in links and lesson
-files alike). `mirror_in_url` and `mirror_step` write the shareable part back.
+One reader (`read_link_once`), on a session's first run, takes from the address every
+value it can carry: the corpus (when it is listed here), each sidebar setting and the
+page's own controls (all declared in `state.controls`, checked there), and the text hash a
+lesson link names. A value it cannot use is named and ignored; so is a value outside what
+the widget allows. Everything wrong with a link, or with a lesson file opened later, goes
+into one list of notes (`add_note`), which `frame.page.setup_page` shows under the title,
+once (`link_notes`). `mirror_in_url` and `mirror_step` write the shareable part back.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from dataclasses import dataclass
-
 import streamlit as st
 
-from bpe.lm.job import MODEL_SHAPES
-from bpe.pretokenize import PRETOKENIZER_CHOICES
-from bpe.steps import TIE_RULES
-from pages._shared.state.settings import DEFAULTS, RECORDED_TOP_K, Settings
+from bpe.corpora.corpus import list_corpora
+from pages._shared.state.controls import STEP, Control, OutOfRange, from_link, link_fields
+from pages._shared.state.settings import CORPUS, TRAIN_UP_TO, VOCAB, Settings
 
-STEP = "merges_step"  # the Merge-by-merge page's step, mirrored in the URL as `step`
-URL_READ = "settings_url_read"  # the URL is read once per session, on its first run
-URL_NOTES = "settings_url_notes"  # what was wrong with the link, shown on that first page
 HASH_PARAM = "text_hash"
-READ_BY_SETTINGS = ("corpus", "vocab", "min_freq", "step")  # read by `read_url_once`, not the lesson reader
-MAX_TEXT_VALUE = 20_000  # characters of a text control (the Tokenize box) a link may set
+LINK_READ = "link_read"  # plain key: the address is read once per session, on its first run
+LINK_NOTES = "link_notes"  # plain key: what was wrong with the link or a lesson file, shown once
+LINKED = "link_set"  # plain key: {key: (whose, value)} this run's link or lesson file set, for `said_if_moved`
+EXPECT = "lesson_expect"  # plain key: {"corpus", "hash", "shown"}: the text a lesson was made on
 
 
-@dataclass(frozen=True)
-class Field:
-    """One value a lesson carries: its plain session-state key, its link parameter, its
-    kind (bool, int, float, str or list) and what values are allowed."""
-
-    key: str
-    param: str
-    kind: type
-    low: float | None = None
-    high: float | None = None
-    options: tuple | None = None
-    item: type = int  # the kind of a list's items
-
-
-def control(key: str, kind: type, *, param: str | None = None, **limits) -> Field:
-    return Field(key, param or key, kind, **limits)
-
-
-# ==================== What a lesson carries
-
-# Settings fields whose link parameter or state key is not simply the field's name
-SETTING_PARAMS = {
-    "vocab_size": "vocab",
-    "trained_vocab_size": "train_to",
-    "prefix_cap": "prefix",
-    "heldout_fraction": "heldout",
-    "pretokenizer": "pretok",
-}
-SETTING_KEYS = {
-    "vocab_size": "settings_vocab",
-    "trained_vocab_size": "settings_train_up_to",
-    "heldout_fraction": "settings_heldout",
-}
-SETTING_LIMITS = {  # as the sidebar's widgets allow; the sidebar clamps the numbers it sees anyway
-    "settings_heldout": dict(low=0.0, high=0.5),
-    "settings_top_k": dict(low=1, high=RECORDED_TOP_K),
-    "settings_engine": dict(options=("fast", "reference")),
-    "settings_alphabet": dict(options=("characters", "bytes")),
-    "settings_pretokenizer": dict(options=tuple(PRETOKENIZER_CHOICES)),
-    "settings_tie_rule": dict(options=TIE_RULES),
-}
-# Each page's own controls that change what is drawn (what only starts or times something,
-# like Play or the film's speed, is left out). Bounds mirror the pages' widgets.
-PAGE_CONTROLS: dict[str, tuple[Field, ...]] = {
-    "pages/1_Merge_by_merge.py": (
-        control(STEP, int, param="step", low=1),
-        control("merges_window", int, low=0),
-        control("merges_follow", bool),
-        control("teach_quiz", bool),
-        control("teach_algorithm", bool),
-        control("teach_phase", int, low=0, high=3),
-        control("teach_scan", int, low=0),
-        control("teach_slow", bool),
-    ),
-    "pages/2_Tokenize.py": (
-        control("tokenize_text", str),
-        control("tokenize_lineage", str),
-        control("tokenize_special_text", str),
-    ),
-    "pages/3_Compression.py": (
-        control("compression_gap", int, low=1, high=30),
-        control("compression_d", int, low=1, high=16_384),
-        control("compression_sizes", list),
-    ),
-    "pages/4_Context_window.py": (
-        control("context_block", int, options=tuple(2**k for k in range(5, 12))),
-        control("context_sizes", list),
-        control("context_passage", int, low=10, high=100_000),
-    ),
-    "pages/5_Vocabulary.py": (
-        control("vocab_search", str),
-        control("vocab_lengths", list),
-        control("vocab_unused", bool),
-    ),
-    "pages/6_Model.py": (
-        control("model_tokenizers", list, item=str),
-        control("model_shape", str, options=tuple(MODEL_SHAPES)),
-        control("model_seconds", int, low=1, high=900),
-    ),
-    "pages/7_Bytes_and_pretokenizers.py": (
-        control("bytes_merges", int, options=(50, 100, 200, 300, 500, 1000)),
-        control("bytes_gpt2_spelling", bool),
-        control("bytes_variant", str),
-    ),
-    # Compare runs shows two runs of this session: a link cannot carry them, so it has no controls here.
-    "pages/9_Languages.py": (
-        control("languages_merges", int, options=(0, 50, 100, 200, 300, 500)),
-        control("languages_mode", str, options=("shared", "separate")),
-    ),
-}
-
-
-def setting_fields() -> list[Field]:
-    """One `Field` per field of `Settings` that the sidebar keeps in state, in the order of
-    `Settings`: a field added to `Settings` and `DEFAULTS` travels in links by itself.
-    (``corpus_version`` has no state: the text hash stands in for it.)"""
-    fields = []
-    for field in dataclasses.fields(Settings):
-        key = SETTING_KEYS.get(field.name, f"settings_{field.name}")
-        if key not in DEFAULTS:
-            continue
-        default = DEFAULTS[key]
-        limits = SETTING_LIMITS.get(key, dict(low=1) if type(default) is int else {})
-        fields.append(Field(key, SETTING_PARAMS.get(field.name, field.name), type(default), **limits))
-    return fields
-
-
-def page_fields(page: str) -> tuple[Field, ...]:
-    return PAGE_CONTROLS.get(page, ())
-
-
-# ==================== Values: checked one by one, in links and files alike
-
-
-def checked(field: Field, value):
-    """``value`` if ``field`` allows it (an int where a float is asked is taken), else
-    ValueError saying what is allowed."""
-    if field.kind is float and type(value) is int:
-        value = float(value)
-    if field.kind is list and isinstance(value, tuple):
-        value = list(value)
-    ok = type(value) is field.kind and (field.kind is not str or len(value) <= MAX_TEXT_VALUE)
-    if ok and field.kind is list:
-        ok = all(type(item) is field.item for item in value)
-    if ok and field.options is not None:
-        ok = value in field.options
-    if ok and field.low is not None:
-        ok = value >= field.low
-    if ok and field.high is not None:
-        ok = value <= field.high
-    if not ok:
-        raise ValueError(f"{field.param}={value!r} is not {expected(field)}")
-    return value
-
-
-def expected(field: Field) -> str:
-    if field.options is not None:
-        return "one of " + ", ".join(repr(option) for option in field.options)
-    words = {
-        bool: "true or false (1 or 0)",
-        int: "a whole number",
-        float: "a number",
-        str: f"a text of at most {MAX_TEXT_VALUE:,} characters",
-        list: "a list of " + ("whole numbers" if field.item is int else "texts"),
-    }[field.kind]
-    if field.low is not None and field.high is not None:
-        return f"{words} from {field.low:g} to {field.high:g}"
-    return f"{words} of at least {field.low:g}" if field.low is not None else words
-
-
-def from_link(field: Field, raw: str):
-    """A link parameter's text as the field's value (checked)."""
-    try:
-        if field.kind is bool:
-            value = {"1": True, "true": True, "0": False, "false": False}[raw.lower()]
-        elif field.kind is list:
-            value = json.loads(raw)
-        else:
-            value = field.kind(raw)
-    except (KeyError, ValueError):
-        raise ValueError(f"{field.param}={raw!r} is not {expected(field)}") from None
-    return checked(field, value)
-
-
-def to_link(value) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (list, tuple)):
-        return json.dumps(list(value), ensure_ascii=False, separators=(",", ":"))
-    return str(value)
-
-
-def current_values(fields) -> dict[Field, object]:
-    """The fields' values now, leaving out what is unset or not a plain value (a byte token)."""
-    state, values = st.session_state, {}
-    for field in fields:
-        try:
-            values[field] = checked(field, state[field.key])
-        except (KeyError, ValueError):
-            continue
-    return values
-
-
-# ==================== URL
-
-
-def read_url_once(listed_names: set[str]) -> None:
-    """On a session's first run, take corpus, vocab, min_freq and step from the link.
-
-    A value that cannot be used is skipped with a note (shown once by `url_notes`).
-    """
+def read_link_once(page: str) -> None:
+    """On a session's first run, take every value the address carries for ``page``."""
     state = st.session_state
-    if state.get(URL_READ):
+    if state.get(LINK_READ):
         return
-    state[URL_READ] = True
+    state[LINK_READ] = True
     params = st.query_params
-    notes = []
     if "corpus" in params:
         name = params["corpus"]
-        if name in listed_names:
-            state["settings_corpus"] = name
+        if name in {info.name for info in list_corpora()}:
+            state[CORPUS] = name
         else:
-            notes.append(f"The link's corpus {name!r} is not available here; showing the default instead.")
-    for param, key, minimum in (
-        ("vocab", "settings_vocab", 1),
-        ("min_freq", "settings_min_freq", 1),
-        ("step", STEP, 0),
-    ):
-        if param not in params:
+            add_note(f"The link's corpus {name!r} is not available here; showing the default instead.")
+    values = {}
+    for field in link_fields(page):
+        if field.param == "corpus" or field.param not in params:
             continue
-        raw = params[param]
         try:
-            value = int(raw)
-        except ValueError:
-            value = None
-        if value is None or value < minimum:
-            notes.append(f"The link's {param}={raw!r} is not a whole number of at least {minimum}; ignored.")
-            continue
-        state[key] = value
-        if key == "settings_vocab":
-            state["settings_train_up_to"] = max(state.get("settings_train_up_to", 0), value)
-    state[URL_NOTES] = notes
+            values[field] = from_link(field, params[field.param])
+        except OutOfRange as out:  # as a widget would: the nearest value allowed, and said so
+            values[field] = out.nearest
+            add_note(f"The link's {out}; showing {out.nearest:,}.")
+        except ValueError as error:
+            add_note(f"The link's {error}; ignored.")
+    set_values(values, "link")
+    if VOCAB in state.get(LINKED, {}):  # training goes at least as far as the vocab shown
+        state[TRAIN_UP_TO] = max(int(state.get(TRAIN_UP_TO, 0)), state[VOCAB])
+    if HASH_PARAM in params and "corpus" in params:
+        state[EXPECT] = {"corpus": params["corpus"], "hash": params[HASH_PARAM], "shown": None}
 
 
-def url_notes() -> list[str]:
-    """What was wrong with the link, once."""
-    return st.session_state.pop(URL_NOTES, [])
+def set_values(values: dict[Control, object], whose: str) -> None:
+    """Put checked values into session state, remembering for this run who set them (a
+    "link" or a "lesson"), so a value the sidebar must move is said (`said_if_moved`)."""
+    state = st.session_state
+    linked = state.setdefault(LINKED, {})
+    for field, value in values.items():
+        state[field.key] = value
+        linked[field.key] = (whose, field.param, value)
+
+
+def said_if_moved(key: str, low: int, high: int) -> None:
+    """When this run's link or lesson set ``key`` outside ``low``..``high`` (what the sidebar
+    allows for this corpus: a vocab below its alphabet, or above its top), say in a note
+    that it is shown within them."""
+    whose, param, asked = st.session_state.get(LINKED, {}).pop(key, (None, None, None))
+    if whose is not None and not low <= asked <= high:
+        shown = min(max(asked, low), high)
+        add_note(
+            f"The {whose}'s {param}={asked:,} is outside what this corpus allows ({low:,} to {high:,}); showing {shown:,}."
+        )
+
+
+def add_note(note: str) -> None:
+    """One line on what was wrong with the link or a lesson file (plain text)."""
+    st.session_state.setdefault(LINK_NOTES, []).append(note)
+
+
+def link_notes() -> list[str]:
+    """What was wrong with the link or the lesson file, once; this run's record of what they
+    set is done with too."""
+    st.session_state.pop(LINKED, None)
+    return st.session_state.pop(LINK_NOTES, [])
 
 
 def mirror_in_url(settings: Settings, listed: bool) -> None:
@@ -264,7 +94,7 @@ def mirror_in_url(settings: Settings, listed: bool) -> None:
     wanted = {"vocab": str(settings.vocab_size), "min_freq": str(settings.min_freq)}
     if listed:
         wanted["corpus"] = settings.corpus
-    step = st.session_state.get(STEP)
+    step = st.session_state.get(STEP.key)
     if step is not None:
         wanted["step"] = str(step)
     params = st.query_params
@@ -278,6 +108,6 @@ def mirror_in_url(settings: Settings, listed: bool) -> None:
 
 def mirror_step(step: int) -> None:
     """Record the Merge-by-merge step in session state and in the URL (`step`)."""
-    st.session_state[STEP] = step
+    st.session_state[STEP.key] = step
     if st.query_params.get("step") != str(step):
         st.query_params["step"] = str(step)

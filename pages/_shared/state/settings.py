@@ -18,23 +18,32 @@ import streamlit as st
 from bpe.corpora.shipped import TINY_SHAKESPEARE
 from bpe.steps import DEFAULT_TIE_RULE
 
+# The sidebar's plain keys, each named once here
+CORPUS = "settings_corpus"
+PREFIX_CAP = "settings_prefix_cap"
+HELDOUT = "settings_heldout"
+VOCAB = "settings_vocab"
+TRAIN_UP_TO = "settings_train_up_to"
+MIN_FREQ = "settings_min_freq"
+ENGINE = "settings_engine"
+ALPHABET = "settings_alphabet"
+PRETOKENIZER = "settings_pretokenizer"
+TOP_K = "settings_top_k"
+TIE_RULE = "settings_tie_rule"
+
 DEFAULTS = {
-    "settings_corpus": TINY_SHAKESPEARE,  # real English prose (data/tinyshakespeare.txt)
-    "settings_prefix_cap": 500_000,  # characters, as in the tutorial
-    "settings_heldout": 0.1,
-    "settings_vocab": 1_000,
-    "settings_train_up_to": 1_000,
-    "settings_min_freq": 2,
-    "settings_engine": "fast",
-    "settings_alphabet": "characters",
-    "settings_pretokenizer": "none",
-    "settings_top_k": 10,
-    "settings_tie_rule": DEFAULT_TIE_RULE,
+    CORPUS: TINY_SHAKESPEARE,  # real English prose (data/tinyshakespeare.txt)
+    PREFIX_CAP: 500_000,  # characters, as in the tutorial
+    HELDOUT: 0.1,
+    VOCAB: 1_000,
+    TRAIN_UP_TO: 1_000,
+    MIN_FREQ: 2,
+    ENGINE: "fast",
+    ALPHABET: "characters",
+    PRETOKENIZER: "none",
+    TOP_K: 10,
+    TIE_RULE: DEFAULT_TIE_RULE,
 }
-USER_CORPORA = "settings_user_corpora"  # {name: text}: this session's uploads and pasted text
-# A session keeps only its last few texts (each up to the upload limit): thirty visitors
-# uploading a dozen files each would otherwise hold gigabytes. The sidebar says so.
-MAX_USER_CORPORA = 3
 
 # How many competing pairs each step records; the top-k slider shows up to this many
 # without retraining.
@@ -90,12 +99,6 @@ def init_state() -> None:
     state = st.session_state
     for key, value in DEFAULTS.items():
         state.setdefault(key, value)
-    state.setdefault(USER_CORPORA, {})
-
-
-def user_corpora() -> dict[str, str]:
-    """This session's pasted and uploaded texts by name. Only in session_state: never shared."""
-    return st.session_state.setdefault(USER_CORPORA, {})
 
 
 def text_version(text: str) -> str:

@@ -24,10 +24,12 @@ from pages._shared.data.tokenizers import cached_gpt2
 from pages._shared.frame.tables import show_table
 from pages._shared.render.html import escape_markdown
 from pages._shared.render.numbers import table_frame
+from pages._shared.state.controls import BYTES_MERGES, BYTES_VARIANT, GPT2_SPELLING
 from pages._shared.state.settings import Settings, bind
 
 CROSSING_STYLE = "background-color: #fde2e1"
 WIKITEXT_TEST = "WikiText-2 test.txt"
+PARITY_SOURCE = "bytes_parity_source"  # plain key: which text GPT-2 and tiktoken encode
 
 
 def four_ways(settings: Settings, merges: int, train_text: str, heldout_text: str) -> tuple[Comparison, float | None]:
@@ -66,10 +68,10 @@ def draw_multibyte(comp: Comparison, train_text: str) -> None:
     """Which learned byte tokens are partial characters, and when each character is held whole."""
     labels = [variant.label for variant in comp.variants]
     byte_labels = [variant.label for variant in comp.variants if variant.alphabet == "bytes"]
-    if st.session_state.get("bytes_variant") not in byte_labels:
-        st.session_state.bytes_variant = byte_labels[0]
-    bind(st.radio, "Byte-level tokenizer", "bytes_variant", options=byte_labels, horizontal=True)
-    variant = comp.variants[labels.index(st.session_state.bytes_variant)]
+    if st.session_state.get(BYTES_VARIANT.key) not in byte_labels:
+        st.session_state[BYTES_VARIANT.key] = byte_labels[0]
+    bind(st.radio, "Byte-level tokenizer", BYTES_VARIANT.key, options=byte_labels, horizontal=True)
+    variant = comp.variants[labels.index(st.session_state[BYTES_VARIANT.key])]
     partial = incomplete_rows(variant.merges)
     st.markdown(
         f"**{len(partial)}** of its {len(variant.merges)} learned tokens are not whole UTF-8 characters "
@@ -92,11 +94,11 @@ def draw_gpt2_parity(train_text: str) -> None:
     """On request, encode a text with our pure-Python GPT-2 and with tiktoken; say whether the ids agree."""
     wikitext = shared_data_dir() / "wikitext-2" / "test.txt"
     sources = ([WIKITEXT_TEST] if wikitext.is_file() else []) + ["this corpus's training text"]
-    st.session_state.setdefault("bytes_parity_source", sources[0])
-    bind(st.radio, "Text", "bytes_parity_source", options=sources, horizontal=True)
+    st.session_state.setdefault(PARITY_SOURCE, sources[0])
+    bind(st.radio, "Text", PARITY_SOURCE, options=sources, horizontal=True)
     if not st.button("Encode it with our pure-Python GPT-2 and with tiktoken", key="bytes_parity_run"):
         return
-    text = wikitext.read_text(encoding="utf-8") if st.session_state.bytes_parity_source == WIKITEXT_TEST else train_text
+    text = wikitext.read_text(encoding="utf-8") if st.session_state[PARITY_SOURCE] == WIKITEXT_TEST else train_text
     try:
         parity = check_against_tiktoken(cached_gpt2(), text, *find_gpt2_files())
     except BpeError as error:
@@ -114,22 +116,17 @@ def draw_gpt2_parity(train_text: str) -> None:
         )
 
 
-MERGES = "bytes_merges"  # plain key: merges per tokenizer
-GPT2_SPELLING = "bytes_gpt2_spelling"  # plain key: spell bytes as GPT-2's files do
-MERGE_CHOICES = [50, 100, 200, 300, 500, 1000]
-
-
 def draw_controls() -> tuple[int, bool]:
     """Merges per tokenizer and the byte spelling; returns both."""
     state = st.session_state
-    state.setdefault(MERGES, 300)
-    state.setdefault(GPT2_SPELLING, False)
+    BYTES_MERGES.setdefault()
+    GPT2_SPELLING.setdefault()
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     with c1:
-        bind(st.select_slider, "Merges per tokenizer", MERGES, options=MERGE_CHOICES)
+        BYTES_MERGES.draw(st.select_slider, "Merges per tokenizer")
     with c2:
-        bind(st.toggle, "Spell bytes as GPT-2's files do (Ġ is a space)", GPT2_SPELLING)
-    return state[MERGES], state[GPT2_SPELLING]
+        GPT2_SPELLING.draw(st.toggle, "Spell bytes as GPT-2's files do (Ġ is a space)")
+    return state[BYTES_MERGES.key], state[GPT2_SPELLING.key]
 
 
 def draw_gpt2_section(train_text: str) -> None:

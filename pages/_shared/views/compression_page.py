@@ -30,13 +30,12 @@ from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import compression_curve_figure
 from pages._shared.render.html import escape_markdown
 from pages._shared.render.numbers import change_delta
+from pages._shared.state.controls import COMPRESSION_SIZES, GAP, WIDTH
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
 
-SIZES = "compression_sizes"
-GAP = "compression_gap"  # plain key: the gap (%) at which the curves part
+SIZES = COMPRESSION_SIZES.key  # plain key: the vocab sizes in the table
 OVERLAYS = "compression_overlays"  # plain key: labels of other runs drawn over this one
-WIDTH = "compression_d"  # plain key: the embedding width d
 
 
 def size_rows(run: TrainingRun, sizes, d: int) -> list[dict]:
@@ -186,18 +185,12 @@ def shown_point(settings: Settings, run: TrainingRun) -> tuple[list[CurvePoint],
 def draw_curve(settings: Settings, run: TrainingRun, curve: list[CurvePoint], shown: CurvePoint) -> None:
     """The parting threshold, the overlays of other runs, the chart and what it shows."""
     state = st.session_state
-    state.setdefault(GAP, 5)
+    GAP.setdefault()
     state.setdefault(OVERLAYS, [])
     others = seen_curves(settings)
     state[OVERLAYS] = [label for label in state[OVERLAYS] if label in others]
-    bind(
-        st.slider,
-        "Curves part when held-out compression is lower by more than (%)",
-        GAP,
-        min_value=1,
-        max_value=30,
-    )
-    gap = state[GAP]
+    GAP.draw(st.slider, "Curves part when held-out compression is lower by more than (%)")
+    gap = state[GAP.key]
     parting = parting_point(curve, gap / 100)
     bind(
         st.multiselect,
@@ -237,7 +230,7 @@ def draw_cost(run: TrainingRun, shown: CurvePoint) -> int:
     """Compression at the vocab shown, the training text's length, and the embedding's
     parameters for a width the visitor picks; returns that width."""
     state = st.session_state
-    state.setdefault(WIDTH, 128)
+    WIDTH.setdefault()
     st.metric(
         "Characters per token",
         f"{shown.train_compression:.2f}",  # short labels: they fit at 1024 px
@@ -252,8 +245,8 @@ def draw_cost(run: TrainingRun, shown: CurvePoint) -> int:
         **change_delta(length - run.initial_length, ""),
         help=f"{run.initial_length:,} with no merges (one per character or byte).",
     )
-    bind(st.number_input, "Embedding width d", WIDTH, min_value=1, max_value=16_384, step=64)
-    width = state[WIDTH]
+    WIDTH.draw(st.number_input, "Embedding width d", step=64)
+    width = state[WIDTH.key]
     st.metric("Embedding parameters (vocab × d)", f"{embedding_parameters(shown.vocab_size, width):,}")
     st.caption(
         f"With the output head tied to the embedding, that is all the vocabulary costs; an untied "

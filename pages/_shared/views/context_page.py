@@ -24,13 +24,14 @@ from pages._shared.frame.presenter import presented
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import coverage_figure
 from pages._shared.render.html import context_window_html, escape_markdown
+from pages._shared.state.controls import BLOCK, CONTEXT_SIZES, PASSAGE
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
 
 LADDER = [300, 500, 1_000, 2_000, 5_000, 10_000]
 DEFAULT_COMPARED = 500  # the tutorial's vocab, beside the one the sidebar shows
-SIZES = "context_sizes"
-MAX_COMPARED = 3
+SIZES = CONTEXT_SIZES.key  # plain key: the BPE vocab sizes compared
+MAX_COMPARED = CONTEXT_SIZES.length[1]
 
 
 def size_choices(settings: Settings, run: TrainingRun) -> list[int]:
@@ -52,9 +53,6 @@ def chosen_sizes(settings: Settings, run: TrainingRun, choices: list[int]) -> li
 
 # ==================== The page's blocks
 
-BLOCK = "context_block"  # plain key: the block size T
-PASSAGE = "context_passage"  # plain key: characters of the attention-cost passage
-BLOCK_SIZES = [2**k for k in range(5, 12)]
 MAX_PASSAGE = 12_000  # characters drawn per tokenizer in the highlighted passage
 
 
@@ -63,11 +61,11 @@ def draw_controls(settings: Settings, run: TrainingRun) -> int:
     state = st.session_state
     choices = size_choices(settings, run)  # sizes the run reaches: a chip reads like its row
     chosen_sizes(settings, run, choices)
-    state.setdefault(BLOCK, 128)
-    state.setdefault(PASSAGE, 1_000)
+    BLOCK.setdefault()
+    PASSAGE.setdefault()
     left, right = st.columns(2)
     with left:
-        bind(st.select_slider, "Block size T (tokens)", BLOCK, options=BLOCK_SIZES)
+        BLOCK.draw(st.select_slider, "Block size T (tokens)")
     with right:
         bind(
             st.multiselect,
@@ -77,7 +75,7 @@ def draw_controls(settings: Settings, run: TrainingRun) -> int:
             max_selections=MAX_COMPARED,
             format_func=lambda s: f"{s:,}",
         )
-    return state[BLOCK]
+    return state[BLOCK.key]
 
 
 @dataclass(frozen=True)
@@ -150,8 +148,8 @@ def draw_attention_cost(found: Measured) -> None:
     """Tokens for a passage of the visitor's length, and attention's cost relative to the first."""
     state = st.session_state
     compared = found.compared
-    bind(st.number_input, "Passage length (characters)", PASSAGE, min_value=10, max_value=100_000, step=500)
-    fixed = found.text[: state[PASSAGE]]
+    PASSAGE.draw(st.number_input, "Passage length (characters)", step=500)
+    fixed = found.text[: state[PASSAGE.key]]
     needed = {c.label: len(c.tokenizer.encode(fixed)) for c in compared}
     base_tokens = needed[compared[0].label]
     show_table(

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe.analysis.languages import LanguageCost, encoded_costs
-from pages._shared.data.measures import lighthouse_texts, trained_costs
+from bpe.analysis.languages import LanguageCost, encoded_costs, evenness_curve, run_costs, served_counts
+from bpe.parity import PARITY, STANDARD
+from pages._shared.data.measures import lighthouse_texts, multilingual_runs, trained_costs
 from pages._shared.data.tokenizers import GPT2_LABEL, cached_gpt2
 from pages._shared.frame.presenter import presented
 from pages._shared.frame.tables import show_table
-from pages._shared.render.figures import language_cost_figure
-from pages._shared.state.settings import bind
+from pages._shared.render.figures import evenness_figure, language_cost_figure
+from pages._shared.state.controls import LANGUAGES_MERGES, LANGUAGES_MODE, LANGUAGES_PARITY
 
 BASELINE = "English"
 MODE_LABELS = {"shared": "one tokenizer for all languages", "separate": "one tokenizer per language"}
@@ -41,40 +42,83 @@ def cost_rows(costs: dict[str, list[LanguageCost]]) -> list[dict]:
     return rows
 
 
-MERGES = "languages_merges"  # plain key: merges of every tokenizer
-MODE = "languages_mode"  # plain key: one tokenizer for all languages, or one each (MODE_LABELS)
-MERGE_CHOICES = [0, 50, 100, 200, 300, 500]
+RULE_LABELS = {
+    STANDARD: "standard BPE (most frequent pair overall)",
+    PARITY: "parity-aware BPE (worst language's pair)",
+}
 
 
-def draw_controls() -> tuple[int, str]:
-    """Merges and the training mode; returns both."""
+def draw_controls() -> tuple[int, str, bool]:
+    """Merges, the training mode and the parity switch; returns all three."""
     state = st.session_state
-    state.setdefault(MERGES, 200)
-    state.setdefault(MODE, "shared")
+    for control in (LANGUAGES_MERGES, LANGUAGES_MODE, LANGUAGES_PARITY):
+        control.setdefault()
+    LANGUAGES_PARITY.draw(
+        st.toggle,
+        "Parity-aware BPE beside standard BPE",
+        help="Each merge takes the most frequent pair of the language whose paragraph now costs the most tokens "
+        "(Foroutan et al., 2025), and merges it in every language: one shared vocabulary.",
+    )
     left, right = st.columns([3, 2])
     with left:
-        bind(
+        LANGUAGES_MERGES.draw(
             st.select_slider,
             "Merges (the same for every tokenizer)",
-            MERGES,
-            options=MERGE_CHOICES,
             help="0 merges: one token per UTF-8 byte.",
         )
     with right:
-        bind(
+        LANGUAGES_MODE.draw(
             st.radio,
             "Train",
-            MODE,
-            options=list(MODE_LABELS),
             format_func=MODE_LABELS.get,
             help="Together: as a multilingual model's tokenizer is trained. Per language: each tokenizer is "
             "trained and measured on its own paragraph, with the same vocab size.",
+            disabled=state[LANGUAGES_PARITY.key],
         )
-    return state[MERGES], state[MODE]
+    return state[LANGUAGES_MERGES.key], state[LANGUAGES_MODE.key], state[LANGUAGES_PARITY.key]
 
 
-def draw_costs(merges: int, mode: str) -> None:
+def parity_costs(merges: int) -> dict[str, list[LanguageCost]]:
+    """Standard and parity-aware BPE's costs after ``merges`` merges (one training to the
+    largest choice; smaller counts are its prefixes)."""
+    runs = multilingual_runs(max(LANGUAGES_MERGES.options))
+    texts = lighthouse_texts()
+    return {
+        f"{RULE_LABELS[rule]}, {min(merges, len(run.steps)):,} merges": run_costs(
+            run, merges, texts=texts, baseline=BASELINE
+        )
+        for rule, run in runs.items()
+    }
+
+
+def draw_parity(merges: int) -> None:
+    """Both rules side by side: the bars, the totals, the curve as merges grow, who was served."""
+    runs = multilingual_runs(max(LANGUAGES_MERGES.options))
+    costs = parity_costs(merges)
+    st.plotly_chart(presented(language_cost_figure(costs, BASELINE)), key="languages_parity_chart")
+    columns = st.columns(len(runs))
+    for column, (rule, found) in zip(columns, zip(runs, costs.values())):
+        worst = max(found, key=lambda c: c.times_baseline)
+        column.metric(f"All languages, {RULE_LABELS[rule].split(' (')[0]}", f"{sum(c.tokens for c in found):,} tokens")
+        column.caption(f"Costliest: {worst.language}, {worst.times_baseline:.2f}× {BASELINE}")
+    curves = {RULE_LABELS[rule].split(" (")[0]: evenness_curve(run) for rule, run in runs.items()}
+    st.plotly_chart(presented(evenness_figure(curves, BASELINE, merges)), key="languages_parity_curve")
+    served = served_counts(runs[PARITY], merges)
+    show_table(
+        [{"language": language, "merges chosen from its counts": count} for language, count in served.items()],
+        empty="",
+    )
+    st.caption(
+        "Standard BPE serves the pairs most languages share; parity-aware BPE serves the costliest language each "
+        "step, so the bars even out while the total barely moves. The texts must say the same thing, as these do."
+    )
+
+
+def draw_costs(merges: int, mode: str, parity: bool = False) -> None:
     """The chart and the table of tokens per language, and how to read them."""
+    if parity:
+        draw_parity(merges)
+        return
     costs = costs_by_tokenizer(merges, mode)
     st.plotly_chart(presented(language_cost_figure(costs, BASELINE)), key="languages_chart")
     show_table(cost_rows(costs), decimals={"BPE characters per token": 2, "GPT-2 characters per token": 2})

@@ -24,7 +24,7 @@ from bpe.analysis.lineage import lineage_lines, lineage_of
 from bpe.analysis.metrics import compression
 from bpe.analysis.samples import corpus_samples
 from bpe.analysis.segments import Segment
-from bpe.analysis.special_tokens import ENDOFTEXT, SAMPLE, special_token_comparison
+from bpe.analysis.special_tokens import ENDOFTEXT, special_token_comparison
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
@@ -33,12 +33,12 @@ from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, cached_gpt2, extra_tokenizers
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown, linked_tokens_html
+from pages._shared.state import controls
 from pages._shared.state.per_run import corpus_identity, keep_with
 from pages._shared.state.settings import Settings, bind
 
-TEXT = "tokenize_text"
-LINEAGE = "tokenize_lineage"  # plain key: the token traced
-SPECIAL_TEXT = "tokenize_special_text"  # plain key: the text of the special-token comparison
+# The plain keys (declared in `state.controls`): the text, the token traced, the special-token text
+TEXT, LINEAGE, SPECIAL_TEXT = controls.TOKENIZE_TEXT.key, controls.LINEAGE.key, controls.SPECIAL_TEXT.key
 PER_ROW = 3  # tokenizer columns a row: each keeps room for "Characters/token" and its value at 1024 px
 
 
@@ -108,7 +108,7 @@ def draw_special_tokens() -> None:
     if gpt2 is None:
         return
     st.subheader(f"Special tokens: GPT-2's `{ENDOFTEXT}`")
-    st.session_state.setdefault(SPECIAL_TEXT, SAMPLE)
+    controls.SPECIAL_TEXT.setdefault()
     bind(st.text_input, f"A text with `{ENDOFTEXT}`", SPECIAL_TEXT)
     try:
         found = special_token_comparison(gpt2, st.session_state[SPECIAL_TEXT])

@@ -20,6 +20,7 @@ from bpe.text import pair_label, printable
 from pages._shared.data.measures import encoded_training_ids, run_usage
 from pages._shared.data.tokenizers import Compared, bpe_at
 from pages._shared.frame.tables import count_columns
+from pages._shared.state.controls import LENGTHS, SEARCH, UNUSED
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
 from pages._shared.views.other_libraries import draw_exports, draw_merges_vs_ranks, draw_upload
@@ -62,23 +63,23 @@ def draw_filters(settings: Settings, table: pd.DataFrame) -> pd.DataFrame:
     """Search, token length and "only unused"; return the rows they keep."""
     state = st.session_state
     shortest, longest = (int(table["length"].min()), int(table["length"].max())) if len(table) else (0, 0)
-    keep_with((run_identity(settings), shortest, longest), ["vocab_lengths"])  # another run: the whole range again
-    state.setdefault("vocab_search", "")
-    state.setdefault("vocab_lengths", (shortest, longest))
-    state.setdefault("vocab_unused", False)
-    state.vocab_lengths = tuple(min(max(int(end), shortest), longest) for end in state.vocab_lengths)
+    keep_with((run_identity(settings), shortest, longest), [LENGTHS.key])  # another run: the whole range again
+    SEARCH.setdefault()
+    state.setdefault(LENGTHS.key, (shortest, longest))
+    UNUSED.setdefault()
+    state[LENGTHS.key] = tuple(min(max(int(end), shortest), longest) for end in state[LENGTHS.key])
     f1, f2, f3 = st.columns([5, 5, 3], vertical_alignment="bottom")
     with f1:
-        bind(st.text_input, "Search tokens (· for a space)", "vocab_search")
+        SEARCH.draw(st.text_input, "Search tokens (· for a space)")
     with f2:
         if longest > shortest:
-            bind(st.slider, "Token length (characters)", "vocab_lengths", min_value=shortest, max_value=longest)
+            bind(st.slider, "Token length (characters)", LENGTHS.key, min_value=shortest, max_value=longest)
     with f3:
-        bind(st.checkbox, "Only unused tokens", "vocab_unused")
-    shown = table[table["length"].between(*state.vocab_lengths)]
-    if state.vocab_search:
-        shown = shown[shown["token"].str.contains(state.vocab_search.replace(" ", "·"), regex=False)]
-    if state.vocab_unused:
+        UNUSED.draw(st.checkbox, "Only unused tokens")
+    shown = table[table["length"].between(*state[LENGTHS.key])]
+    if state[SEARCH.key]:
+        shown = shown[shown["token"].str.contains(state[SEARCH.key].replace(" ", "·"), regex=False)]
+    if state[UNUSED.key]:
         shown = shown[shown["uses"] == 0]
     return shown
 

@@ -19,9 +19,10 @@ from bpe.errors import BpeError
 from bpe.steps import MergeStep
 from bpe.text import pair_label
 from pages._shared.render.html import escape_markdown
+from pages._shared.state import controls
 from pages._shared.state.settings import RECORDED_TOP_K, Settings
 
-QUIZ = "teach_quiz"  # plain key: the quiz is on
+QUIZ = controls.QUIZ.key  # plain key: the quiz is on
 ANSWERS = "teach_answers"  # plain key: {step number: Verdict} in this run (forgotten with the run)
 TYPED_ERROR = "teach_typed_error"
 JUST_ANSWERED = "teach_just_answered"  # the step answered in this rerun: a film in phases goes on from "pick"

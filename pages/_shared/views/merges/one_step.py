@@ -23,11 +23,12 @@ from pages._shared.render.algorithm_html import algorithm_html, scan_caption, sc
 from pages._shared.render.figures import pair_frequency_figure, question_figure, tied_with_winner
 from pages._shared.render.html import escape_markdown, merge_headline_html, segments_html
 from pages._shared.render.numbers import change_delta
+from pages._shared.state.controls import FOLLOW, WINDOW
 from pages._shared.state.settings import Settings
 from pages._shared.views.compare_page import what_if_buttons
-from pages._shared.views.merges.counts import draw_counts
 from pages._shared.views.merges.guess import chart_options, quiz_box
-from pages._shared.views.merges.teach_mode import frame_view, next_merge, scan_events, shown_length, shown_vocab
+from pages._shared.views.merges.pair_counts import draw_counts
+from pages._shared.views.merges.teach_mode import SLOW, frame_view, next_merge, scan_events, shown_length, shown_vocab
 
 WINDOW_CHARS = 600
 
@@ -92,11 +93,11 @@ def draw_step(film: Film, step) -> None:
     if view.shown.after:
         changes.markdown("**What the merge changed** (pair counts)")
         changes.dataframe(pd.DataFrame(count_change_rows(step)), hide_index=True, column_config=count_columns("change"))
-    start = window_around(train_text, step.token, WINDOW_CHARS) if ss.merges_follow else ss.merges_window
+    start = window_around(train_text, step.token, WINDOW_CHARS) if ss[FOLLOW.key] else ss[WINDOW.key]
     text = window(train_text, start, WINDOW_CHARS)
     before_tokenizer = prefix_tokenizer(settings, run, k - 1)
     before, after = step_segments(before_tokenizer, text, step)
-    if view.algorithm and ss.get("teach_slow"):
+    if view.algorithm and ss.get(SLOW):
         events = scan_events(before_tokenizer, text, step)
     if view.slow:
         scan = min(view.scan, len(events))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.analysis.segments import window
+from pages._shared.state.controls import FOLLOW, STEP, WINDOW
 from pages._shared.state.link import mirror_step
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import bind
@@ -24,35 +25,35 @@ from pages._shared.views.merges.teach_mode import (
 )
 
 SPEEDS = [2.0, 1.0, 0.5, 0.25]  # seconds per step while playing
+PLAYING = "merges_playing"  # plain key: the film plays
+SPEED = "merges_speed"  # plain key: seconds per step while playing
 
 
 def film_state(film: Film) -> None:
     ss = st.session_state
-    keep_with(
-        run_identity(film.settings), ["merges_step", "merges_playing", "merges_window"]
-    )  # a new corpus starts at 1
-    for key, default in dict(
-        merges_step=1, merges_playing=False, merges_speed=0.5, merges_window=0, merges_follow=True
-    ).items():
-        ss.setdefault(key, default)  # plain keys: they survive a visit to another page
-    ss.merges_step = min(max(int(ss.merges_step), 1), film.last)
+    keep_with(run_identity(film.settings), [STEP.key, PLAYING, WINDOW.key])  # a new corpus starts at 1
+    for linked in (STEP, WINDOW, FOLLOW):
+        linked.setdefault()  # plain keys: they survive a visit to another page
+    ss.setdefault(PLAYING, False)
+    ss.setdefault(SPEED, 0.5)
+    ss[STEP.key] = min(max(int(ss[STEP.key]), 1), film.last)
     teach_state(film.settings)
 
 
 def go(film: Film, delta: int) -> None:
     move_film(delta, film.last)
-    st.session_state.merges_playing = False
+    st.session_state[PLAYING] = False
 
 
 def jump(key: str) -> None:
-    st.session_state.merges_step = st.session_state[key]
+    st.session_state[STEP.key] = st.session_state[key]
     start_of_step()
 
 
 def play_or_pause(film: Film) -> None:
     ss = st.session_state
-    ss.merges_playing = not ss.merges_playing
-    if ss.merges_playing and film_at_end(film.last):
+    ss[PLAYING] = not ss[PLAYING]
+    if ss[PLAYING] and film_at_end(film.last):
         restart_film()  # play again from the start
 
 
@@ -63,7 +64,7 @@ def film_controls(film: Film) -> None:
     # Play gets the wider column: its label and key hint ("Pause Space") must fit at 1024 px
     play_column, speed, _ = st.columns([1.3, 1, 1.2], vertical_alignment="bottom")
     play_column.button(
-        "Pause" if ss.merges_playing else "Play",
+        "Pause" if ss[PLAYING] else "Play",
         key="merges_play",
         on_click=play_or_pause,
         args=(film,),
@@ -71,28 +72,28 @@ def film_controls(film: Film) -> None:
         shortcut="Space",
     )
     with speed:
-        bind(st.select_slider, "Speed", "merges_speed", options=SPEEDS, format_func=lambda s: f"{s:g} s per step")
+        bind(st.select_slider, "Speed", SPEED, options=SPEEDS, format_func=lambda s: f"{s:g} s per step")
     if len(train_text) > WINDOW_CHARS:
-        ss.merges_window = min(ss.merges_window, len(train_text) - WINDOW_CHARS)  # the corpus may have shrunk
+        ss[WINDOW.key] = min(ss[WINDOW.key], len(train_text) - WINDOW_CHARS)  # the corpus may have shrunk
         w1, w2 = st.columns([2, 3], vertical_alignment="bottom")
         with w1:
-            bind(st.toggle, "Follow the merge", "merges_follow", help="Move the window to where the merge happens.")
+            FOLLOW.draw(st.toggle, "Follow the merge", help="Move the window to where the merge happens.")
         with w2:
             bind(
                 st.slider,
                 "Text window: first character",
-                "merges_window",
-                min_value=0,
+                WINDOW.key,
+                min_value=WINDOW.low,
                 max_value=len(train_text) - WINDOW_CHARS,
                 step=50,
-                disabled=ss.merges_follow,
+                disabled=ss[FOLLOW.key],
             )
 
 
 def passage(film: Film) -> str:
     """The fixed passage the downloadable film shows: the text window, or the text's start."""
     ss = st.session_state
-    return window(film.train_text, 0 if ss.merges_follow else ss.merges_window, WINDOW_CHARS)
+    return window(film.train_text, 0 if ss[FOLLOW.key] else ss[WINDOW.key], WINDOW_CHARS)
 
 
 def play(film: Film) -> None:
@@ -103,15 +104,15 @@ def play(film: Film) -> None:
     the work, and what decides how many students one server keeps stepping without delay
     (tests/load/classroom.py)."""
     ss = st.session_state
-    playing = ss.merges_playing  # when the fragment was defined (with or without its timer)
+    playing = ss[PLAYING]  # when the fragment was defined (with or without its timer)
 
-    @st.fragment(run_every=ss.merges_speed if ss.merges_playing else None)
+    @st.fragment(run_every=ss[SPEED] if ss[PLAYING] else None)
     def player() -> None:
-        if playing and not ss.merges_playing:
+        if playing and not ss[PLAYING]:
             st.rerun()  # a step stopped the film: a full rerun drops the timer and flips Play back
-        if ss.merges_playing:  # one step (or phase) per tick; stop at the end or at a question
+        if ss[PLAYING]:  # one step (or phase) per tick; stop at the end or at a question
             if not move_film(1, film.last, wait_for_guess=True) or film_at_end(film.last):
-                ss.merges_playing = False
+                ss[PLAYING] = False
                 st.rerun()  # a full rerun redefines the fragment without a timer and flips the button
         back, forward, jump_to = st.columns([1.4, 1.6, 2.6], vertical_alignment="bottom")  # labels fit at 1024 px
         back.button(
@@ -120,7 +121,7 @@ def play(film: Film) -> None:
             on_click=go,
             args=(film, -1),
             shortcut="Left",
-            disabled=film_at_start() and not ss.merges_playing,
+            disabled=film_at_start() and not ss[PLAYING],
         )
         forward.button(
             "Step forward",
@@ -131,18 +132,18 @@ def play(film: Film) -> None:
             shortcut="Right",
         )
         if film.last > 1:  # keyed by the step shown: a late tick carrying an older position then
-            key = f"merges_jump_{ss.merges_step}"  # names a widget that is gone, and cannot move the step back
+            key = f"merges_jump_{ss[STEP.key]}"  # names a widget that is gone, and cannot move the step back
             jump_to.slider(
                 "Jump to step",
                 1,
                 film.last,
-                value=ss.merges_step,
+                value=ss[STEP.key],
                 key=key,
                 on_change=jump,
                 args=(key,),
-                disabled=ss.merges_playing,
+                disabled=ss[PLAYING],
             )
-        mirror_step(ss.merges_step)
-        draw_step(film, film.run.steps[ss.merges_step - 1])
+        mirror_step(ss[STEP.key])
+        draw_step(film, film.run.steps[ss[STEP.key] - 1])
 
     player()

@@ -6,7 +6,7 @@ and with "slow" the merge phase goes occurrence by occurrence; Step, Play and th
 keyboard move through them. With the quiz on, a step that waits for its guess shows only
 what counting shows, and Play stops there until the class has answered. All of it is
 plain session state under ``teach_`` keys, forgotten when the run changes, and carried
-by lesson links (`state.link.PAGE_CONTROLS`).
+by lesson links (`state.controls.PAGE_CONTROLS`).
 """
 
 from __future__ import annotations
@@ -19,50 +19,50 @@ from bpe.analysis.algorithm import PHASES, Cursor, ScanEvent, Shown, advance, sc
 from bpe.run import TrainingRun
 from bpe.steps import MergeStep
 from bpe.tokenizer import BPETokenizer
-from pages._shared.state.link import STEP
+from pages._shared.state import controls
 from pages._shared.state.per_run import keep_with, run_identity
-from pages._shared.state.settings import Settings, bind
-from pages._shared.views.merges.guess import ANSWERS, JUST_ANSWERED, QUIZ, answers, quiz_pending
+from pages._shared.state.settings import Settings
+from pages._shared.views.merges.guess import ANSWERS, JUST_ANSWERED, answers, quiz_pending
 
-ALGORITHM = "teach_algorithm"  # plain key: the panel is shown and merges play in phases
-PHASE = "teach_phase"  # index into PHASES
-SCAN = "teach_scan"  # occurrences merged so far, in the slow merge phase
-SLOW = "teach_slow"  # the merge phase goes occurrence by occurrence
+# The plain keys, declared (with their defaults and bounds) in `state.controls`: the step;
+# the quiz is on; the panel is shown and merges play in phases; the phase (an index into
+# PHASES); occurrences merged so far in the slow merge phase; the merge phase goes
+# occurrence by occurrence.
+STEP, QUIZ, ALGORITHM, PHASE, SCAN, SLOW = (
+    c.key for c in (controls.STEP, controls.QUIZ, controls.ALGORITHM, controls.PHASE, controls.SCAN, controls.SLOW)
+)
 SCAN_LENGTH = "teach_scan_length"  # occurrences in the frame drawn last: how far the scan can go
-DEFAULTS = {QUIZ: False, ALGORITHM: False, PHASE: 0, SCAN: 0, SLOW: False}
+TEACH_CONTROLS = (controls.QUIZ, controls.ALGORITHM, controls.PHASE, controls.SCAN, controls.SLOW)
 
 
 def teach_state(settings: Settings) -> None:
     """Defaults, and a clean slate (answers, phase) when the run changes."""
     keep_with(run_identity(settings), [ANSWERS, PHASE, SCAN, SCAN_LENGTH])
-    for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, value)
+    for linked in TEACH_CONTROLS:  # their defaults are declared with them
+        linked.setdefault()
 
 
 def teach_controls() -> None:
     """The three switches, in one row."""
     quiz, algorithm, slow = st.columns(3)
     with quiz:
-        bind(
+        controls.QUIZ.draw(
             st.toggle,
             "Predict the merge",
-            QUIZ,
             help="Predict the next merge: the winner stays hidden until the class has guessed (click a bar, "
             "pick or type a pair); the answer is explained and the score kept over the steps.",
         )
     with algorithm:
-        bind(
+        controls.ALGORITHM.draw(
             st.toggle,
             "Show the algorithm",
-            ALGORITHM,
             help="The training loop beside the film: each merge plays in phases (count → pick → merge → "
             "record), the line being executed lit.",
         )
     with slow:
-        bind(
+        controls.SLOW.draw(
             st.toggle,
             "Slow merge",
-            SLOW,
             disabled=not st.session_state[ALGORITHM],
             help="With the algorithm shown: the merge phase scans the text window left to right, one "
             "occurrence at a time, so 'aaaaa' visibly becomes 'aa aa a', not three 'aa'.",

@@ -5,23 +5,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe.lm.job import DEFAULT_SHAPE, HELDOUT_CHARS, MODEL_SHAPES, TRAIN_CHARS
+from bpe.lm.job import HELDOUT_CHARS, TRAIN_CHARS
 from pages._shared.data.tokenizers import Compared
+from pages._shared.state.controls import SECONDS, SHAPE
 from pages._shared.state.settings import Settings, bind
 from pages._shared.views.model.live import shape_label
 from pages._shared.views.model.owner import CHOSEN, keep_choice, other_results_note, start_blocked_reason, start_here
 from pages._shared.views.model.training_job import CAVEATS, current_job, stop_job
-
-SHAPE = "model_shape"  # plain key: the model shape's name (bpe.lm.job.MODEL_SHAPES)
-SECONDS = "model_seconds"  # plain key: training seconds per model
 
 
 def draw_controls(settings: Settings, choices: dict[str, Compared]) -> None:
     """The three choices in a row (fixed while a job trains), the buttons, and the caveats."""
     state = st.session_state
     keep_choice(choices)  # chosen again from the offer when it changes (another corpus, another vocab)
-    state.setdefault(SHAPE, DEFAULT_SHAPE)
-    state.setdefault(SECONDS, 60)
+    SHAPE.setdefault()
+    SECONDS.setdefault()
     job = current_job()
     running = job is not None and job.running
     c1, c2, c3 = st.columns([3, 3, 1])
@@ -35,16 +33,11 @@ def draw_controls(settings: Settings, choices: dict[str, Compared]) -> None:
             help="Characters is the run's alphabet with no merges; BPE sizes are prefixes of the sidebar's run.",
         )
     with c2:
-        bind(
-            st.selectbox,
-            "Model shape (the same for every tokenizer)",
-            SHAPE,
-            options=list(MODEL_SHAPES),
-            format_func=shape_label,
-            disabled=running,
+        SHAPE.draw(
+            st.selectbox, "Model shape (the same for every tokenizer)", format_func=shape_label, disabled=running
         )
     with c3:
-        bind(st.number_input, "Seconds per model", SECONDS, min_value=1, max_value=900, step=10, disabled=running)
+        SECONDS.draw(st.number_input, "Seconds per model", step=10, disabled=running)
     st.caption(
         f"Text: the first {TRAIN_CHARS:,} characters of the sidebar's training text; scored on the first "
         f"{HELDOUT_CHARS:,} characters of its held-out part. Runs on a GPU when there is one, else on the CPU."

@@ -17,12 +17,13 @@ from bpe.lm.report import model_summary_rows, verdict
 from pages._shared.data.tokenizers import Compared
 from pages._shared.frame.tables import show_table
 from pages._shared.render.html import escape_markdown
+from pages._shared.state.controls import MODEL_TOKENIZERS
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings
 from pages._shared.views.model.training_job import current_job, start_job
 
 OWNER = "model_job_owner"  # plain key: (job, run identity, corpus name) of the last job started here
-CHOSEN = "model_tokenizers"
+CHOSEN = MODEL_TOKENIZERS.key  # plain key: the tokenizers chosen, by label
 
 
 def keep_choice(choices: dict[str, Compared]) -> list[str]:

@@ -19,6 +19,7 @@ from bpe.run import TrainingRun
 from pages._shared.data.jobs import server_slots
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at
+from pages._shared.state.controls import MODEL_TOKENIZERS, SECONDS, SHAPE
 from pages._shared.state.sessions import session_watch
 from pages._shared.state.settings import Settings
 
@@ -65,12 +66,12 @@ def start_job(settings: Settings, choices: dict[str, Compared]) -> None:
         return
     train, heldout = corpus_texts(settings)
     text = experiment_text(train, heldout)
-    config = MODEL_SHAPES[state.model_shape]
-    chosen = [(label, choices[label].tokenizer) for label in state.model_tokenizers if label in choices]
+    config = MODEL_SHAPES[state[SHAPE.key]]
+    chosen = [(label, choices[label].tokenizer) for label in state[MODEL_TOKENIZERS.key] if label in choices]
     state[JOB] = ExperimentJob(
         chosen,
         config,
-        Budget(seconds=float(state.model_seconds)),
+        Budget(seconds=float(state[SECONDS.key])),
         text=text,
         settings=train_settings(config, text.heldout_chars),
         slots=server_slots(),

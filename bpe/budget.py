@@ -1,0 +1,133 @@
+"""What a tokenizer file from a stranger may cost, checked before anything is built.
+
+A file *describes* its tokens, and a description can be far smaller than what it
+describes. minbpe's ``.model`` names each merge by the ids of its two halves, so the line
+``256 256`` joins the newest token with itself: 40 such lines (about 400 bytes) describe
+a token of 2**40 bytes, and 50,000 lines ``k 97``, each adding one byte to the last
+token, describe 1.25 GB (the cost grows with the square of the lines). JSON is a
+description too: 60 MB of ``[{},{},...]`` become 20 million dictionaries (1.5 GB).
+
+So every reader of tokenizer files (BPE Lab's own, Hugging Face, tiktoken, minbpe,
+GPT-2's encoder.json + vocab.bpe) first checks, from lengths and counts alone (integers,
+one pass, stopping at the first excess), that what the file describes fits these bounds,
+and refuses it in one line that names the bound:
+
+- one token: at most `MAX_TOKEN_LENGTH` bytes (characters, for a character alphabet);
+  real tokenizers stay under a few hundred. A BPE Lab file spells every token out in
+  full, so its size already bounds its tokens; training on repetitive text may learn
+  long ones, so the lab's own files are not held to this bound;
+- all tokens together: at most as many bytes as the file itself may hold
+  (`MAX_TOTAL_TOKEN_BYTES` from disk, the server's upload limit from a visitor);
+- JSON: at most `MAX_JSON_VALUES` values, counted from the punctuation before parsing;
+- files of lines: at most `line_limit` lines, counted before they are split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from bpe.errors import TokenizerFileError
+
+# Longest token accepted from another library's file, in bytes (or characters).
+MAX_TOKEN_LENGTH = 4096
+# All tokens together, in bytes: as much as the largest tokenizer file BPE Lab reads
+# (`bpe.formats.fileio.MAX_FILE_BYTES`), so a file costs at most what it could spell out.
+MAX_TOTAL_TOKEN_BYTES = 64 * 1024 * 1024
+# Values in a tokenizer's JSON: a file of a million merges as [left, right] lists and a
+# million-token vocabulary counts about 5 million. Each value costs at most ~70 bytes
+# of memory once parsed, so the parse stays within a few hundred MB.
+MAX_JSON_VALUES = 6_000_000
+# A server's bound on merges bounds its JSON too: a merge costs about 5 values (its
+# [left, right] list and its vocabulary entry); 10 a merge leaves room for the rest.
+JSON_VALUES_PER_MERGE = 10
+
+
+class TokenTally:
+    """Adds up the tokens a file describes, in order, and raises `TokenizerFileError` at
+    the first one longer than ``max_length`` or the first that takes the total past
+    ``max_total``. For readers that go line by line; `check_token_lengths` for the rest."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        max_total: int = MAX_TOTAL_TOKEN_BYTES,
+        max_length: int | None = MAX_TOKEN_LENGTH,
+        unit: str = "bytes",
+    ) -> None:
+        self.name = name
+        self.max_total = max_total
+        self.max_length = max_length
+        self.unit = unit
+        self.total = 0
+
+    def add(self, length: int, where: str) -> None:
+        """Count one token of ``length``; ``where`` says where it is ("line 12")."""
+        unit = self.unit
+        if self.max_length is not None and length > self.max_length:
+            raise TokenizerFileError(
+                f"{self.name}: {where} makes a token of {length:,} {unit}; the longest BPE Lab "
+                f"accepts is {self.max_length:,} {unit}"
+            )
+        self.total += length
+        if self.total > self.max_total:
+            raise TokenizerFileError(
+                f"{self.name}: by {where} its tokens hold {self.total:,} {unit} in all; the most BPE Lab "
+                f"accepts is {self.max_total:,} {unit} of tokens"
+            )
+
+
+def check_token_lengths(
+    lengths: Iterable[int],
+    *,
+    name: str,
+    max_total: int = MAX_TOTAL_TOKEN_BYTES,
+    max_length: int | None = MAX_TOKEN_LENGTH,
+    where: Callable[[int], str] = lambda index: f"token {index + 1:,}",
+    unit: str = "bytes",
+) -> int:
+    """The total of ``lengths`` (the tokens a file describes, in order), checked by a
+    `TokenTally`; ``where(index)`` says where a token is, for the message."""
+    tally = TokenTally(name=name, max_total=max_total, max_length=max_length, unit=unit)
+    for index, length in enumerate(lengths):
+        if (max_length is not None and length > max_length) or tally.total + length > max_total:
+            tally.add(length, where(index))  # raises, saying which bound
+        tally.total += length
+    return tally.total
+
+
+def merged_lengths(base_lengths: Sequence[int], merges: Iterable[tuple[int, int]]) -> Iterator[int]:
+    """The length of each token ``merges`` make, when a merge names its halves by id (the
+    base tokens are ids 0..n-1; merge k makes id n + k, as in minbpe). Lazy: with
+    `check_token_lengths` it stops at the first excess, before any length grows large."""
+    lengths = list(base_lengths)
+    for left, right in merges:
+        length = lengths[left] + lengths[right]
+        lengths.append(length)
+        yield length
+
+
+def check_json_values(raw: bytes, *, name: str, max_values: int = MAX_JSON_VALUES) -> None:
+    """`TokenizerFileError` when ``raw`` could hold more than ``max_values`` JSON values.
+
+    Every value after the first in a list or an object is preceded by a comma, every
+    object member has a colon, every container an opening bracket: their count bounds
+    the number of values, and it is counted in C without parsing anything (commas inside
+    strings count too, which only overestimates)."""
+    counted = raw.count(b",") + raw.count(b":") + raw.count(b"[") + raw.count(b"{")
+    if counted > max_values:
+        raise TokenizerFileError(
+            f"{name} holds about {counted:,} JSON values; a tokenizer file holds at most "
+            f"{max_values:,}, so it is refused before it is parsed"
+        )
+
+
+def check_line_count(raw: bytes, *, name: str, max_lines: int, what: str) -> None:
+    """`TokenizerFileError` when ``raw`` has more than ``max_lines`` line breaks (``\\n``, or
+    ``\\r`` alone), counted before the text is split. ``what`` says what a line holds."""
+    breaks = max(raw.count(b"\n"), raw.count(b"\r"))
+    if breaks > max_lines:
+        raise TokenizerFileError(
+            f"{name} has {breaks:,} lines; it holds one {what} per line and at most {max_lines:,} lines "
+            "are read, so it is refused before it is split"
+        )

@@ -1,0 +1,317 @@
+"""The count phase over a corpus: partitions counted on every core or on a Dask cluster,
+their tables summed in input order.
+
+This is a map-reduce, as in every serious trainer: each worker reads its partitions
+(`bpe.corpora.streams`) and counts their documents' chunks (`bpe.pretokenize.chunk_counts`,
+as in-memory training does); the main process adds the tables in input order
+(`bpe.counts.CountsTotal`), so each chunk keeps the place of its first occurrence and the
+result is the same table whatever the number of workers. At most a few partitions are in
+flight at a time, so memory is the total table plus a window of partition tables, however
+big the corpus.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from bpe.alphabet import check_alphabet
+from bpe.corpora.streams import (
+    TEXT,
+    CorpusFile,
+    Partition,
+    ReadOptions,
+    documents,
+    file_sha256,
+    find_corpus_files,
+    is_heldout,
+    partitions,
+)
+from bpe.counts import (
+    HELDOUT_SAMPLE_CHARACTERS,
+    ChunkCounts,
+    CountsTotal,
+    base_tokens_of,
+    chunk_settings,
+    counts_array,
+    training_value,
+)
+from bpe.errors import BpeError, CorpusError
+from bpe.pretokenize import chunk_counts
+
+BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
+BATCH_CHARACTERS = 4_000_000  # consecutive passages of a text file counted as one text, up to about this
+DASK_CONNECT_SECONDS = 20  # how long to wait for a scheduler before saying it cannot be reached
+NO_PRETOKENIZER = (
+    "training with no pre-tokenizer merges across the whole text, so it cannot be counted in chunks: "
+    "train it in memory (python -m bpe build), or count with a pre-tokenizer (--pretokenizer gpt2)"
+)
+
+
+@dataclass(frozen=True)
+class CountProgress:
+    """How far counting is: bytes of input done of the total, characters counted, time spent."""
+
+    bytes_done: int
+    bytes_total: int
+    characters: int
+    seconds: float
+
+    @property
+    def megabytes_per_second(self) -> float:
+        return self.bytes_done / 1e6 / self.seconds if self.seconds > 0 else 0.0
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def count_corpus(
+    inputs: Sequence[str | os.PathLike[str]],
+    *,
+    alphabet: str,
+    pretokenizer: str | None,
+    pattern: str | None = None,
+    options: ReadOptions | None = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    on_progress: Callable[[CountProgress], None] | None = None,
+) -> ChunkCounts:
+    """Count the chunks of the corpus ``inputs`` name (files, folders, globs).
+
+    ``workers``: processes on this machine (default: every core); ``dask``: the address
+    of a Dask scheduler (``tcp://host:8786``) whose workers count instead; they must see
+    the input files at the same paths. The table is the same either way.
+    """
+    check_alphabet(alphabet)
+    name, pattern = chunk_settings(pretokenizer, pattern)
+    if name is None:
+        raise BpeError(NO_PRETOKENIZER)
+    options = options or ReadOptions()
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise BpeError(f"workers={workers!r} must be a whole number of at least 1")
+    files = find_corpus_files(inputs)
+    parts = partitions(files, options, name)
+    job = _Job(parts, options, alphabet, name, pattern)
+    started = time.perf_counter()
+    with ThreadPoolExecutor(1) as hasher:  # the inputs' SHA-256, read beside the counting
+        hashes = [hasher.submit(file_sha256, file) for file in files]
+        if dask is not None:
+            total = _on_dask(job, dask, on_progress, started)
+        else:
+            total = _on_cores(job, _pool_size(workers, job), on_progress, started)
+        entries = tuple((file.name, file.size, digest.result()) for file, digest in zip(files, hashes))
+    counts = total.result(inputs=entries) if job.read else None
+    if counts is None or counts.characters + counts.heldout_characters == 0:
+        shown = ", ".join(file.name for file in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        raise CorpusError(f"the corpus is empty: {shown} hold no text to count")
+    if counts.characters == 0:
+        raise CorpusError(
+            f"every document of the corpus was held out ({counts.heldout_documents:,} of them): "
+            "lower the held-out fraction"
+        )
+    return counts
+
+
+def _pool_size(workers: int | None, job: _Job) -> int:
+    """The processes to start: as asked, or by default every core, but no more than there
+    are partitions, nor one per less than `BYTES_PER_WORKER` (starting a process costs
+    about as much as counting that much, so small corpora are counted right here)."""
+    if workers is None:
+        workers = min(available_cores(), max(1, -(-job.bytes_total // BYTES_PER_WORKER)))
+    return min(workers, max(len(job.parts), 1))
+
+
+class _Job:
+    """The partitions to count, what to count them with, and the running total in order."""
+
+    def __init__(self, parts: list[Partition], options: ReadOptions, alphabet: str, name: str, pattern) -> None:
+        self.parts, self.options, self.alphabet, self.name, self.pattern = parts, options, alphabet, name, pattern
+        self.total = CountsTotal()
+        self.read = 0  # characters counted so far (training and held out)
+        self.bytes_done = 0
+        self.bytes_total = sum(part.size for part in parts)
+
+    def arguments(self, part: Partition, limit: int | None) -> tuple:
+        return (part, self.options, self.alphabet, self.name, self.pattern, limit)
+
+    @property
+    def limit(self) -> int | None:
+        return self.options.max_characters
+
+    def run(self, submit, window: int, on_progress, started: float) -> CountsTotal:
+        """Count every partition with ``submit(function, *arguments) -> future``, at most
+        ``window`` in flight, adding the tables in input order; stop at the character limit."""
+        pending: deque = deque()
+        queue = iter(self.parts)
+
+        def top_up() -> None:
+            while len(pending) < window:
+                part = next(queue, None)
+                if part is None:
+                    return
+                # What is left of the limit now bounds what this partition may need: exact when
+                # counting one at a time, an upper bound (checked below) when several run ahead.
+                left = None if self.limit is None else self.limit - self.read
+                pending.append((part, submit(count_partition, *self.arguments(part, left))))
+
+        top_up()
+        try:
+            while pending:
+                part, future = pending.popleft()
+                table = future.result()
+                got = table.characters + table.heldout_characters
+                if self.limit is not None and self.read + got > self.limit:
+                    # It read past the limit (it did not know what came before): again, only what is left.
+                    table = submit(count_partition, *self.arguments(part, self.limit - self.read)).result()
+                    got = table.characters + table.heldout_characters
+                self.total.add(table)
+                self.read += got
+                self.bytes_done += part.size
+                if on_progress is not None:
+                    seconds = time.perf_counter() - started
+                    on_progress(CountProgress(self.bytes_done, self.bytes_total, self.read, seconds))
+                if self.limit is not None and self.read >= self.limit:
+                    break
+                top_up()
+        finally:
+            for _, future in pending:
+                future.cancel()
+        return self.total
+
+
+def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTotal:
+    if workers <= 1:
+        return job.run(_run_here, 1, on_progress, started)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawn: a worker starts clean, without the threads and state of the caller (a server)
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        try:
+            return job.run(pool.submit, 2 * workers, on_progress, started)
+        except BrokenProcessPool:
+            raise BpeError("a counting worker process died (out of memory, or killed); try fewer --workers") from None
+        except BaseException:
+            # Ctrl-C, SIGTERM or an error: stop the workers now rather than wait for the
+            # partitions they are counting (the executor has no public way to, before 3.14).
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _run_here(function, *arguments) -> Future:
+    future: Future = Future()
+    try:
+        future.set_result(function(*arguments))
+    except Exception as error:
+        future.set_exception(error)
+    return future
+
+
+def _on_dask(job: _Job, address: str, on_progress, started: float) -> CountsTotal:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise BpeError("--dask needs the distributed package: pip install -r requirements.txt") from None
+    try:
+        client = Client(address, timeout=f"{DASK_CONNECT_SECONDS}s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
+    try:
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        submit = lambda function, *arguments: client.submit(function, *arguments, pure=False)
+        return job.run(submit, 2 * workers, on_progress, started)
+    finally:
+        client.close()
+
+
+# ==================== One partition (runs in a worker)
+
+
+def count_partition(
+    partition: Partition,
+    options: ReadOptions,
+    alphabet: str,
+    pretokenizer: str,
+    pattern: str | None,
+    limit: int | None = None,
+) -> ChunkCounts:
+    """The table of one partition: its documents' chunks, the held-out ones apart, up to
+    ``limit`` characters in all (the rest of the corpus's ``max_characters``)."""
+    file: CorpusFile = partition.file
+    splitting = training_value(pretokenizer, pattern)
+    training: dict[str, int] = {}
+    heldout: dict[str, int] = {}
+    sums = {"characters": 0, "documents": 0, "heldout_characters": 0, "heldout_documents": 0}
+    samples = {"training": "", "heldout": ""}
+    cap = options.max_document_characters
+    file_left = cap if file.kind == TEXT and cap is not None else None  # a text file is one document for the cap
+    read = 0
+    # Passages of a text file that follow each other and go to the same side are counted
+    # as one text: they meet at safe cuts, so the counts are the same, and counting a few
+    # MB at once is about twice as fast as 64 KB at a time. Records are counted alone.
+    batch: list[str] = []
+    batch_held = False
+    batch_characters = 0
+
+    def flush() -> None:
+        nonlocal batch_characters
+        if batch:
+            table = heldout if batch_held else training
+            get = table.get
+            for chunk, count in chunk_counts("".join(batch), splitting).items():
+                table[chunk] = get(chunk, 0) + count
+            batch.clear()
+            batch_characters = 0
+
+    for document in documents(partition, options, pretokenizer):
+        text = document.text
+        if file_left is not None:
+            text = text[:file_left]
+            file_left -= len(text)
+        elif cap is not None:
+            text = text[:cap]
+        if limit is not None:
+            text = text[: limit - read]
+        if text:
+            read += len(text)
+            held = is_heldout(options, partition.input_index, document.key)
+            if held != batch_held or file.kind != TEXT or batch_characters >= BATCH_CHARACTERS:
+                flush()
+            batch.append(text)
+            batch_held = held
+            batch_characters += len(text)
+            key, part = ("heldout_", "heldout") if held else ("", "training")
+            sums[key + "characters"] += len(text)
+            sums[key + "documents"] += 1
+            if len(samples[part]) < HELDOUT_SAMPLE_CHARACTERS:
+                samples[part] = (samples[part] + text)[:HELDOUT_SAMPLE_CHARACTERS]
+        if (limit is not None and read >= limit) or file_left == 0:
+            break
+    flush()
+    chunks = tuple(training)
+    return ChunkCounts(
+        chunks=chunks,
+        counts=counts_array(training.values()),
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        pattern=pattern,
+        base_tokens=base_tokens_of(chunks, alphabet),
+        heldout_text=samples["heldout"],
+        training_sample=samples["training"],
+        heldout_chunks=tuple(heldout),
+        heldout_counts=counts_array(heldout.values()),
+        **sums,
+    )

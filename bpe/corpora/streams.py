@@ -1,0 +1,642 @@
+"""Corpora as people keep them, read in bounded pieces: text, JSON lines, Parquet, gzip.
+
+A corpus is a list of files (folders and globs expanded, in sorted order): ``.txt``,
+``.jsonl`` (one JSON object per line, the text in a field, ``text`` by default),
+``.parquet`` (the text in a column, ``text`` by default, read one row group at a time),
+and ``.txt.gz`` / ``.jsonl.gz``. Each file is read as *documents*: a line of JSON, a row
+of Parquet, and for a text file a *passage* of about `ReadOptions.passage_bytes`.
+
+Memory stays the same however big the corpus: a text file is read in blocks and cut into
+passages, and a passage ends only where the pre-tokenizer cuts too, so counting passage
+by passage gives exactly the counts of the whole text. Where a pattern must cut is read
+from the pattern (see `CUT_RULES`); a custom pattern has no such rule, so its text files
+are read whole, up to `MAX_UNCUT_BYTES`.
+
+The work is split into `Partition`s (byte ranges of a plain file, a row group of Parquet,
+a whole gzip file) that workers read on their own. Passage boundaries sit where the first
+safe cut at or after each multiple of ``passage_bytes`` falls, counted from the start of
+the file, so they are the same however the file is split into partitions, and held-out
+documents are chosen by a hash of where they start: what is counted never depends on the
+number of workers.
+
+Bad input raises `CorpusError` naming the file and the problem (and the byte or line).
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import hashlib
+import json
+import math
+import os
+import re
+import stat
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from bpe.errors import BpeError, CorpusError
+from bpe.pretokenize import GPT2_WHITESPACE
+from bpe.untrusted import UTF8_BOM
+
+TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
+SUFFIXES = {".txt": (TEXT, False), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False)}
+SUFFIXES |= {".txt.gz": (TEXT, True), ".jsonl.gz": (JSONL, True)}
+MAX_HELDOUT_FRACTION = 0.9
+MAX_LINE_BYTES = 256 << 20  # one JSON line (one document)
+MAX_UNCUT_BYTES = 256 << 20  # a text file that cannot be cut (a custom pattern)
+MAX_PASSAGE_BYTES = 64 << 20  # the longest stretch of text without a safe cut
+MAX_ROW_GROUP_BYTES = 2 << 30  # one Parquet row group, decompressed
+CONTEXT_BYTES = 16  # what a cut rule looks at before a cut: two characters of up to 4 bytes, and more
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadOptions:
+    """How a corpus is read: which field or column holds the text, how much to read, what
+    to hold out. The sizes are the unit of work and of memory; tests make them tiny."""
+
+    field: str = "text"  # the key of a .jsonl record that holds its text
+    column: str = "text"  # the Parquet column that holds the text
+    max_characters: int | None = None  # stop after this many characters of the corpus
+    max_document_characters: int | None = None  # keep the first this many characters of each document
+    heldout_fraction: float = 0.0  # documents set aside for the held-out curve (chosen by a seeded hash)
+    seed: int = 0
+    block_bytes: int = 1 << 20  # read this much at a time
+    passage_bytes: int = 64 << 10  # a text file's documents are about this long
+    partition_bytes: int = 16 << 20  # one worker's share of a plain file (a multiple of passage_bytes)
+
+    def __post_init__(self) -> None:
+        for name in ("max_characters", "max_document_characters"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise BpeError(f"{name}={value!r} must be a whole number of at least 1 (or None for no limit)")
+        fraction = self.heldout_fraction
+        if (
+            not isinstance(fraction, int | float)
+            or isinstance(fraction, bool)
+            or not (math.isfinite(fraction) and 0 <= fraction <= MAX_HELDOUT_FRACTION)
+        ):
+            raise BpeError(
+                f"heldout_fraction={fraction!r} is out of range; use a number from 0 (nothing held out) "
+                f"to {MAX_HELDOUT_FRACTION}"
+            )
+        for name in ("block_bytes", "passage_bytes", "partition_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise BpeError(f"{name}={value!r} must be a whole number of at least 1")
+        if self.partition_bytes % self.passage_bytes:
+            raise BpeError(
+                f"partition_bytes={self.partition_bytes} must be a multiple of passage_bytes={self.passage_bytes}"
+            )
+        for name in ("field", "column"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise BpeError(f"{name}={getattr(self, name)!r} must be the name of a {name}")
+
+
+# ==================== Finding the files
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    """One input file: where it is, what it holds, how big it is on disk."""
+
+    path: Path  # absolute: a Dask worker may run in another folder
+    kind: str  # TEXT, JSONL or PARQUET
+    compressed: bool  # gzip
+    size: int
+    name: str  # as the user named it, for messages and the counts file
+
+
+def kind_of(path: Path) -> tuple[str, bool] | None:
+    """(kind, gzip?) from a file's name, or None when BPE Lab does not read it."""
+    name = path.name.lower()
+    for suffix, kind in SUFFIXES.items():
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return kind
+    return None
+
+
+def find_corpus_files(inputs: Sequence[str | os.PathLike[str]]) -> list[CorpusFile]:
+    """The files a list of inputs names: files as given, folders searched (recursively,
+    hidden entries skipped), globs expanded, each in sorted order; a file named twice is
+    read once. Raises `CorpusError` for an input that names nothing readable."""
+    if isinstance(inputs, str | os.PathLike):
+        inputs = [inputs]
+    if not inputs:
+        raise CorpusError("no input given: name the corpus files, folders or globs to read")
+    found: list[CorpusFile] = []
+    seen: set[Path] = set()
+    for given in inputs:
+        for path in _expanded(str(given)):
+            resolved = path.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                found.append(_corpus_file(path))
+    return found
+
+
+def _expanded(given: str) -> list[Path]:
+    path = Path(given)
+    if path.is_dir():
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if kind_of(p) and p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+        if not files:
+            raise CorpusError(f"the folder {given} holds no corpus files ({', '.join(SUFFIXES)})")
+        return files
+    if path.exists() or path.is_symlink():
+        if kind_of(path) is None:
+            raise CorpusError(f"{given} is not a corpus file BPE Lab reads: name it {', '.join(SUFFIXES)}")
+        return [path]
+    if glob.has_magic(given):
+        files = sorted(Path(p) for p in glob.glob(given, recursive=True) if kind_of(Path(p)) and Path(p).is_file())
+        if not files:
+            raise CorpusError(f"the pattern {given} matches no corpus files ({', '.join(SUFFIXES)})")
+        return files
+    raise CorpusError(f"cannot read {given}: no such file or folder")
+
+
+def _corpus_file(path: Path) -> CorpusFile:
+    kind, compressed = kind_of(path)  # type: ignore[misc]
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the first read, a device never end
+            raise CorpusError(f"cannot read {path}: it is not a regular file (a device, pipe or socket)")
+        size = info.st_size
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise CorpusError(f"cannot read {path}: {error.strerror or error}") from None
+    return CorpusFile(path=path.absolute(), kind=kind, compressed=compressed, size=size, name=str(path))
+
+
+def file_sha256(file: CorpusFile) -> str:
+    digest = hashlib.sha256()
+    try:
+        with file.path.open("rb") as handle:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+    except OSError as error:
+        raise CorpusError(f"cannot read {file.name}: {error.strerror or error}") from None
+    return digest.hexdigest()
+
+
+# ==================== Where a pattern certainly cuts
+#
+# A cut between two characters is *safe* for a pattern when the pattern's chunks of the
+# whole text are the chunks of the text before the cut followed by the chunks of the text
+# after it. The named patterns read at most one character past a chunk and nothing
+# before it, so a few positions are safe by construction (each rule below says why);
+# tests check every rule with hypothesis against counting the whole text.
+#
+# "S" below is a character that is certainly not whitespace: not in GPT2_WHITESPACE and
+# not str.isspace() (the regex module's \s is a subset of both together).
+
+
+@lru_cache(maxsize=1)
+def _whitespace() -> frozenset[str]:
+    return frozenset(GPT2_WHITESPACE) | frozenset(c for c in map(chr, range(0x3001)) if c.isspace())
+
+
+def _char_after(buffer: bytes, at: int) -> str | None:
+    """The character whose UTF-8 starts at ``buffer[at]``; None if none, incomplete or invalid."""
+    if at >= len(buffer):
+        return None
+    lead = buffer[at]
+    width = 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if lead < 0xF8 else 0
+    try:
+        return buffer[at : at + width].decode("utf-8") if width and at + width <= len(buffer) else None
+    except UnicodeDecodeError:
+        return None
+
+
+def _char_before(buffer: bytes, at: int) -> str | None:
+    """The character whose UTF-8 ends just before ``buffer[at]``; None if none or invalid."""
+    start = at - 1
+    while start >= 0 and at - start < 4 and 0x80 <= buffer[start] < 0xC0:
+        start -= 1
+    if start < 0:
+        return None
+    try:
+        return buffer[start:at].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _solid(char: str | None) -> bool:
+    """Certainly not whitespace (and a character at all)."""
+    return char is not None and char not in _whitespace()
+
+
+def _whitespace_cuts(buffer: bytes, start: int, stop: int) -> Iterator[int]:
+    """`\\s*\\S+|\\s+`: before a space, tab or newline that follows an S. The chunk holding
+    that S ends there (\\S+ stops at whitespace) and the next one starts there."""
+    for found in _WHITESPACE_ANCHOR.finditer(buffer, start, stop):
+        if _solid(_char_before(buffer, found.start())):
+            yield found.start()
+
+
+def _gpt2_cuts(buffer: bytes, start: int, stop: int) -> Iterator[int]:
+    """GPT-2: (a) before a space followed by an S: ` ?\\p{L}++`, ` ?\\p{N}++` or
+    ` ?[^\\s\\p{L}\\p{N}]++` starts a chunk there, and a whitespace run before it ends one
+    character early (\\s+(?!\\S)) in the whole text and at the cut (\\s++$) in the piece:
+    the same chunk (see `bpe.pretokenize.gpt2_segments`). (b) after S + newline, before an
+    S: the newline is a chunk of its own either way (\\s, or \\s++$ at the piece's end)."""
+    for found in _GPT2_ANCHOR.finditer(buffer, max(start - 1, 0), stop):
+        at = found.start()
+        if buffer[at] == 0x20:
+            if at >= start and _solid(_char_after(buffer, at + 1)):
+                yield at
+        elif _solid(_char_before(buffer, at)) and _solid(_char_after(buffer, at + 1)) and at + 1 >= start:
+            yield at + 1
+
+
+def _gpt4_cuts(buffer: bytes, start: int, stop: int) -> Iterator[int]:
+    """GPT-4 (cl100k): (a) after a newline, before an S. No chunk reaches across: letters
+    may take one leading character but never \\r or \\n, and the whitespace before ends at
+    its last newline (\\s*[\\r\\n]) in the whole text and at the cut (\\s++$) in the piece.
+    (b) before a space that follows an S: the chunk holding the S stops at the space either
+    way (no alternative takes a space after an S, and \\s++$ cannot reach back past an S),
+    and the chunks from the space on are the same, the regex reading nothing to its left."""
+    for found in _GPT2_ANCHOR.finditer(buffer, max(start - 1, 0), stop):
+        at = found.start()
+        if buffer[at] == 0x20:
+            if at >= start and _solid(_char_before(buffer, at)):
+                yield at
+        elif at + 1 >= start and _solid(_char_after(buffer, at + 1)):
+            yield at + 1
+
+
+_WHITESPACE_ANCHOR = re.compile(rb"[ \t\n\r]")
+_GPT2_ANCHOR = re.compile(rb"[ \n]")
+CUT_RULES = {"whitespace": _whitespace_cuts, "gpt2": _gpt2_cuts, "gpt4": _gpt4_cuts}
+
+
+def first_cut(rule, buffer: bytes | bytearray, start: int, *, final: bool) -> int | None:
+    """The first safe cut at or after ``buffer[start]``, or None when there is none in
+    ``buffer``. Unless ``final`` (the buffer ends the file), the last bytes are left alone:
+    a rule looks a character or two past a cut."""
+    stop = len(buffer) if final else len(buffer) - CONTEXT_BYTES
+    if stop <= start:
+        return None
+    return next(rule(buffer, start, stop), None)
+
+
+# ==================== Work: partitions of the input
+
+
+@dataclass(frozen=True)
+class Partition:
+    """One worker's share: bytes ``[start, end)`` of a plain text or JSON-lines file
+    (``end`` None: to the end), or row groups ``[start, end)`` of a Parquet file. Text
+    starts at the first safe cut at or after ``start`` (a line start for JSON lines)."""
+
+    file: CorpusFile
+    input_index: int
+    start: int
+    end: int | None
+    size: int  # bytes it stands for, for progress
+
+    @property
+    def first(self) -> bool:
+        return self.start == 0
+
+
+def partitions(files: Sequence[CorpusFile], options: ReadOptions, pretokenizer: str | None) -> list[Partition]:
+    """The work for ``files``, in input order. A plain file is split every
+    ``partition_bytes`` when its pattern has a cut rule (JSON lines always), a gzip file
+    is one partition, a Parquet file one per row group. A text file read with a cap per
+    document (``max_document_characters``) is one partition: only its start is read."""
+    parts: list[Partition] = []
+    for index, file in enumerate(files):
+        if file.kind == PARQUET:
+            for group, size in enumerate(_row_group_sizes(file, options.column)):
+                parts.append(Partition(file, index, group, group + 1, size))
+            continue
+        splittable = not file.compressed and (
+            file.kind == JSONL or (pretokenizer in CUT_RULES and options.max_document_characters is None)
+        )
+        if not splittable or file.size <= options.partition_bytes:
+            parts.append(Partition(file, index, 0, None, file.size))
+            continue
+        for start in range(0, file.size, options.partition_bytes):
+            end = start + options.partition_bytes
+            parts.append(Partition(file, index, start, end if end < file.size else None, min(end, file.size) - start))
+    return parts
+
+
+def _row_group_sizes(file: CorpusFile, column: str) -> list[int]:
+    """Each row group's size on disk, once the file is known to hold a text column."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        metadata = pq.ParquetFile(file.path).metadata
+        schema = metadata.schema.to_arrow_schema()
+    except (pa.ArrowException, OSError, ValueError) as error:
+        raise CorpusError(f"{file.name} is not a readable Parquet file: {_first_line(error)}") from None
+    if column not in schema.names:
+        shown = ", ".join(schema.names[:20]) or "none"
+        raise CorpusError(f"{file.name} has no column {column!r} (its columns: {shown}); name one with --column")
+    kind = schema.field(column).type
+    text_types = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    stored = kind.value_type if pa.types.is_dictionary(kind) else kind  # a dictionary of texts reads as texts
+    if not any(is_text(stored) for is_text in text_types):
+        raise CorpusError(f"{file.name}: column {column!r} holds {kind}, not text")
+    sizes = []
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        if row_group.total_byte_size > MAX_ROW_GROUP_BYTES:
+            raise CorpusError(
+                f"{file.name}: row group {group} is {row_group.total_byte_size:,} bytes decompressed, over the "
+                f"limit of {MAX_ROW_GROUP_BYTES:,}; write the file with smaller row groups"
+            )
+        sizes.append(sum(row_group.column(i).total_compressed_size for i in range(row_group.num_columns)))
+    return sizes
+
+
+# ==================== Reading: documents of a partition
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document and where it starts (a byte offset, or a Parquet row number): the key
+    that decides, with the seed, whether it is held out."""
+
+    key: int
+    text: str
+
+
+def documents(partition: Partition, options: ReadOptions, pretokenizer: str | None) -> Iterator[Document]:
+    """The documents of one partition, in order."""
+    file = partition.file
+    if file.kind == PARQUET:
+        yield from _parquet_documents(partition, options)
+    elif file.kind == JSONL:
+        yield from _jsonl_documents(partition, options)
+    else:
+        yield from _text_passages(partition, options, CUT_RULES.get(pretokenizer))
+
+
+def is_heldout(options: ReadOptions, input_index: int, key: int) -> bool:
+    """Whether a document is held out: a hash of the seed and where it is, below the fraction."""
+    if options.heldout_fraction <= 0:
+        return False
+    digest = hashlib.blake2b(f"{options.seed}:{input_index}:{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") < options.heldout_fraction * 2**64
+
+
+def _open(file: CorpusFile):
+    try:
+        return gzip.open(file.path, "rb") if file.compressed else file.path.open("rb")
+    except OSError as error:
+        raise CorpusError(f"cannot read {file.name}: {error.strerror or error}") from None
+
+
+class _Reader:
+    """Bytes of a file read in blocks into one buffer, with the byte offset of its start,
+    and every read error turned into one `CorpusError` line naming the file."""
+
+    def __init__(self, file: CorpusFile, handle, origin: int, block_bytes: int) -> None:
+        self.file, self.handle, self.origin, self.block_bytes = file, handle, origin, block_bytes
+        self.buffer = bytearray()  # grows by blocks; the passages before are deleted from its front
+        self.at_end = False
+
+    def more(self) -> bool:
+        """Read one more block; False at the end of the file."""
+        if self.at_end:
+            return False
+        try:
+            block = self.handle.read(self.block_bytes)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+            raise _gzip_error(self.file, error) from None
+        except OSError as error:
+            raise CorpusError(f"cannot read {self.file.name}: {error.strerror or error}") from None
+        if not block:
+            self.at_end = True
+            return False
+        self.buffer += block
+        return True
+
+    def drop_before(self, offset: int) -> None:
+        """Forget what comes before byte ``offset`` of the file, keeping a little context."""
+        keep = offset - CONTEXT_BYTES - self.origin
+        if keep > 0:
+            del self.buffer[:keep]
+            self.origin += keep
+
+    def first_cut(self, rule, offset: int) -> int | None:
+        """The first safe cut at or after byte ``offset`` of the file (reading on as
+        needed, up to `MAX_PASSAGE_BYTES`), or None at the end of the file."""
+        start = offset - self.origin
+        while True:
+            found = first_cut(rule, self.buffer, start, final=self.at_end)
+            if found is not None:
+                return self.origin + found
+            if self.at_end:
+                return None
+            start = max(start, len(self.buffer) - CONTEXT_BYTES)  # what is before was searched
+            self.more()
+            if self.origin + len(self.buffer) - offset > MAX_PASSAGE_BYTES:
+                raise CorpusError(
+                    f"{self.file.name}: found no place from byte {offset:,} on, within {MAX_PASSAGE_BYTES:,} bytes, "
+                    "where the pre-tokenizer certainly cuts (a space or newline between words); split the text "
+                    "into documents (.jsonl or .parquet) to read it"
+                )
+
+    def read_to_end(self, offset: int, limit: int) -> int:
+        """Read the whole rest of the file, refusing more than ``limit`` bytes from ``offset``."""
+        while self.more():
+            if self.origin + len(self.buffer) - offset > limit:
+                raise CorpusError(
+                    f"{self.file.name} is over {limit:,} bytes: a custom pattern has no place where it "
+                    "certainly cuts, so a text file is read whole, up to that size; split it into documents "
+                    "(.jsonl or .parquet) or use a named pre-tokenizer"
+                )
+        return self.origin + len(self.buffer)
+
+
+def _text_passages(partition: Partition, options: ReadOptions, rule) -> Iterator[Document]:
+    """A text file's passages within a partition: each ends at the first safe cut at or
+    after the next multiple of ``passage_bytes`` (of the file), the last at the
+    partition's end, which is the first safe cut at or after ``end``."""
+    file = partition.file
+    with _open(file) as handle:
+        origin = max(partition.start - CONTEXT_BYTES, 0)
+        if origin:
+            handle.seek(origin)
+        reader = _Reader(file, handle, origin, options.block_bytes)
+        if partition.first:
+            while len(reader.buffer) < len(UTF8_BOM) and reader.more():
+                pass
+            start = len(UTF8_BOM) if reader.buffer.startswith(UTF8_BOM) else 0
+        else:
+            start = reader.first_cut(rule, partition.start)
+            if start is None:
+                return
+        end = partition.end
+        if rule is None:  # no safe cut: the whole file is one passage
+            stop = reader.read_to_end(start, MAX_UNCUT_BYTES)
+            yield Document(start, _decoded(reader, start, stop))
+            return
+        if end is not None and start >= end:  # only after a byte-order mark longer than the partition
+            cut = reader.first_cut(rule, start)  # = the first safe cut at or after end: none is inside the mark
+            stop = cut if cut is not None else reader.read_to_end(start, MAX_PASSAGE_BYTES)
+            if stop > start:
+                yield Document(start, _decoded(reader, start, stop))
+            return
+        while end is None or start < end:
+            threshold = (start // options.passage_bytes + 1) * options.passage_bytes
+            cut = reader.first_cut(rule, threshold)
+            stop = cut if cut is not None else reader.origin + len(reader.buffer)
+            if stop > start:
+                yield Document(start, _decoded(reader, start, stop))
+            if cut is None:
+                return
+            reader.drop_before(cut)
+            start = cut
+
+
+def _decoded(reader: _Reader, start: int, stop: int) -> str:
+    """Bytes ``[start, stop)`` of the file as text, or why not (bad UTF-8, a NUL byte)."""
+    data = reader.buffer[start - reader.origin : stop - reader.origin]
+    nul = data.find(b"\x00")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = start + error.start
+        if nul == -1 or start + nul > bad:
+            raise CorpusError(
+                f"{reader.file.name} is not valid UTF-8: byte 0x{data[error.start]:02X} at byte offset {bad:,} "
+                f"({_line_at(reader.file, bad)}) cannot be decoded; save the file as UTF-8"
+            ) from None
+    if nul != -1:
+        raise CorpusError(
+            f"{reader.file.name} looks binary, not text: it holds a NUL byte at byte offset {start + nul:,} "
+            f"({_line_at(reader.file, start + nul)})"
+        )
+    return text
+
+
+def _jsonl_documents(partition: Partition, options: ReadOptions) -> Iterator[Document]:
+    """The records of the lines that start in ``[start, end)``, each the text of its field."""
+    file = partition.file
+    with _open(file) as handle:
+        position = 0
+        try:
+            if partition.start:  # the line holding byte start - 1 belongs to the partition before
+                handle.seek(partition.start - 1)
+                position = partition.start - 1 + len(handle.readline(MAX_LINE_BYTES + 1))
+            while partition.end is None or position < partition.end:
+                line = handle.readline(MAX_LINE_BYTES + 1)
+                if not line:
+                    return
+                if len(line) > MAX_LINE_BYTES:
+                    raise CorpusError(
+                        f"{file.name}: {_line_at(file, position)} is over {MAX_LINE_BYTES:,} bytes; a JSON line is "
+                        "one document, and documents that long are refused"
+                    )
+                offset, position = position, position + len(line)
+                if offset == 0 and line.startswith(UTF8_BOM):
+                    line = line[len(UTF8_BOM) :]
+                text = _record_text(file, line, offset, options.field)
+                if text is not None:
+                    yield Document(offset, text)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+            raise _gzip_error(file, error) from None
+        except OSError as error:
+            raise CorpusError(f"cannot read {file.name}: {error.strerror or error}") from None
+
+
+def _record_text(file: CorpusFile, line: bytes, offset: int, field: str) -> str | None:
+    """The text of one JSON line's field; None for a blank line."""
+    try:
+        decoded = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = offset + error.start
+        raise CorpusError(
+            f"{file.name} is not valid UTF-8: byte 0x{line[error.start]:02X} at byte offset {bad:,} "
+            f"({_line_at(file, bad)}) cannot be decoded"
+        ) from None
+    if not decoded.strip():
+        return None
+    try:
+        record = json.loads(decoded)
+    except (ValueError, RecursionError) as error:
+        reason = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
+        raise CorpusError(f"{file.name}: {_line_at(file, offset)} is not valid JSON ({reason})") from None
+    if not isinstance(record, dict):
+        raise CorpusError(f"{file.name}: {_line_at(file, offset)} is not a JSON object, so it has no field {field!r}")
+    if field not in record:
+        shown = ", ".join(list(record)[:10]) or "none"
+        raise CorpusError(
+            f"{file.name}: {_line_at(file, offset)} has no field {field!r} (its fields: {shown}); name one with --field"
+        )
+    text = record[field]
+    if not isinstance(text, str):
+        raise CorpusError(
+            f"{file.name}: {_line_at(file, offset)}: field {field!r} holds {type(text).__name__}, not text"
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CorpusError(
+            f"{file.name}: {_line_at(file, offset)}: field {field!r} holds a lone surrogate (\\ud800-\\udfff), "
+            "not a Unicode character"
+        ) from None
+    return text
+
+
+def _parquet_documents(partition: Partition, options: ReadOptions) -> Iterator[Document]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    file = partition.file
+    try:
+        parquet = pq.ParquetFile(file.path)
+        first_row = sum(parquet.metadata.row_group(g).num_rows for g in range(partition.start))
+        for group in range(partition.start, partition.end):
+            column = parquet.read_row_group(group, columns=[options.column]).column(0)
+            if column.null_count:
+                nulls = column.is_null().to_pylist().index(True)
+                raise CorpusError(
+                    f"{file.name}: row {first_row + nulls:,} of column {options.column!r} is empty (null), not text"
+                )
+            for row, text in enumerate(column.to_pylist(), start=first_row):
+                yield Document(row, text)
+            first_row += len(column)
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as error:
+        raise CorpusError(f"{file.name}: cannot read row group {partition.start}: {_first_line(error)}") from None
+
+
+def _gzip_error(file: CorpusFile, error: BaseException) -> CorpusError:
+    if isinstance(error, EOFError):
+        return CorpusError(f"{file.name} is a truncated gzip file: the compressed stream ends early")
+    return CorpusError(f"{file.name} is not a valid gzip file ({_first_line(error)})")
+
+
+def _line_at(file: CorpusFile, offset: int) -> str:
+    """'line N' of a byte offset (counted from 1), read again from the file: errors only."""
+    newlines = 0
+    try:
+        with _open(file) as handle:
+            remaining = offset
+            while remaining > 0:
+                block = handle.read(min(remaining, 1 << 20))
+                if not block:
+                    break
+                newlines += block.count(b"\n")
+                remaining -= len(block)
+    except (OSError, EOFError, zlib.error):
+        return f"byte {offset:,}"
+    return f"line {newlines + 1:,}"
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__

@@ -1,0 +1,120 @@
+"""`python -m bpe count`: one counts file, whole or not at all, and one line for what is wrong."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bpe.cli.main import main
+from bpe.corpora.counting import count_corpus
+from bpe.corpora.streams import ReadOptions
+from bpe.counts import read_counts
+from tests.helpers import ROOT
+
+
+def _corpus(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("low lower lowest\n" * 200)
+    (tmp_path / "in" / "b.jsonl").write_text('{"body": "newest widest"}\n' * 50)
+    return tmp_path / "in"
+
+
+def test_count_writes_the_table_the_library_counts(tmp_path, capsys):
+    folder = _corpus(tmp_path)
+    argv = ["count", str(folder), "--alphabet", "bytes", "--field", "body", "--output", str(tmp_path / "c.parquet")]
+    assert main([*argv, "--heldout-fraction", "0.2", "--seed", "4", "--workers", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "distinct chunks" in out and "MB/s" in out
+    assert "counting:" in err and "MB/s" in err
+    expected = count_corpus(
+        [folder],
+        alphabet="bytes",
+        pretokenizer="gpt2",
+        options=ReadOptions(field="body", heldout_fraction=0.2, seed=4),
+        workers=1,
+    )
+    assert read_counts(tmp_path / "c.parquet") == expected
+
+
+def test_a_custom_pattern_and_the_limits(tmp_path, capsys):
+    folder = _corpus(tmp_path)
+    argv = ["count", str(folder / "a.txt"), "--pattern", r"\w+|\s+|[^\w\s]+", "--max-characters", "100", "--quiet"]
+    assert main([*argv, "--output", str(tmp_path / "c.parquet")]) == 0
+    counts = read_counts(tmp_path / "c.parquet")
+    assert counts.pretokenizer == "custom" and counts.pattern == r"\w+|\s+|[^\w\s]+" and counts.characters == 100
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--pretokenizer", "none"], "cannot be counted in chunks"),
+        (["--pretokenizer", "gpt4", "--pattern", r"\w+|\W"], "not both"),
+        (["--pattern", r"(a)|[\s\S]"], "capturing group"),
+        (["--heldout-fraction", "2"], "heldout_fraction=2.0 is out of range"),
+    ],
+)
+def test_refusals_are_one_line_and_write_nothing(tmp_path, capsys, extra, message):
+    folder = _corpus(tmp_path)
+    assert main(["count", str(folder), "--output", str(tmp_path / "c.parquet"), *extra]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert message in err[-1] and err[-1].startswith("error: ")
+    assert not (tmp_path / "c.parquet").exists()
+
+
+def test_bad_input_leaves_the_old_counts_file(tmp_path, capsys):
+    folder = _corpus(tmp_path)
+    target = tmp_path / "c.parquet"
+    assert main(["count", str(folder), "--field", "body", "--output", str(target), "--quiet"]) == 0
+    before = target.read_bytes()
+    (folder / "z.txt").write_bytes(b"bad \xff byte")
+    assert main(["count", str(folder), "--field", "body", "--output", str(target), "--quiet"]) == 1
+    assert "z.txt is not valid UTF-8: byte 0xFF at byte offset 4" in capsys.readouterr().err
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.parquet", "in"]
+
+
+def test_sigterm_leaves_no_counts_file(tmp_path):
+    corpus = tmp_path / "big.txt"
+    corpus.write_text("".join(f"Line {i} of a long text, with {i % 97} words in it.\n" for i in range(600_000)))
+    target = tmp_path / "c.parquet"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "bpe", "count", str(corpus), "--output", str(target), "--workers", "2"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.5)
+        assert process.poll() is None, "counting ended before it could be stopped"
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 143, err.decode()
+    assert b"Traceback" not in err and b"nothing was written" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt"]
+
+
+def test_build_refuses_a_training_text_that_will_not_fit_in_memory(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: 20 << 20)
+    folder = tmp_path / "processed"
+    folder.mkdir()
+    for name in ("train", "val", "test"):
+        (folder / f"wikitext2_{name}_clean.txt").write_text("low lower lowest\n" * 20_000, encoding="utf-8")
+    argv = ["build", "--processed-dir", str(folder), "--tokenizer-output", str(tmp_path / "t.json")]
+    assert main([*argv, "--encoded-output-dir", str(tmp_path / "enc"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "in memory needs about" in err and "GiB available" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_an_unreachable_dask_scheduler_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("bpe.corpora.counting.DASK_CONNECT_SECONDS", 1)
+    folder = _corpus(tmp_path)
+    argv = ["count", str(folder), "--dask", "tcp://127.0.0.1:9", "--output", str(tmp_path / "c.parquet"), "--quiet"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'") and len(err) == 1
+    assert not (tmp_path / "c.parquet").exists()

@@ -1,0 +1,91 @@
+"""The count phase gives one table whatever does the counting: one process, a pool of
+two, or a real Dask cluster of two worker processes on loopback."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from bpe.corpora.counting import count_corpus
+from bpe.corpora.streams import ReadOptions
+from bpe.counts import count_text, merge_counts
+from bpe.errors import BpeError
+from tests.helpers import shared_file
+
+# Small partitions, so that even this small corpus is many partitions of every kind.
+OPTIONS = ReadOptions(block_bytes=4096, passage_bytes=2048, partition_bytes=8192, heldout_fraction=0.1, seed=3)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """A text file, a gzip'd one, JSON lines and Parquet, with the texts they hold."""
+    folder = tmp_path_factory.mktemp("corpus")
+    prose = "".join(f"Line {i}: the quick brown fox, it's {i * 7 % 13} jumps.\n" for i in range(1500))
+    (folder / "a.txt").write_text(prose)
+    (folder / "b.txt.gz").write_bytes(gzip.compress(prose[::-1].encode()))
+    records = [f"record {i} says {'low ' * (i % 4)}lowest, naïve café" for i in range(600)]
+    (folder / "c.jsonl").write_text("".join(json.dumps({"text": r}) + "\n" for r in records))
+    pq.write_table(pa.table({"text": records[::-1]}), folder / "d.parquet", row_group_size=100)
+    return folder, [folder / name for name in ("a.txt", "b.txt.gz", "c.jsonl", "d.parquet")]
+
+
+def test_one_worker_and_two_give_the_same_table(corpus):
+    _, inputs = corpus
+    one = count_corpus(inputs, alphabet="bytes", pretokenizer="gpt2", options=OPTIONS, workers=1)
+    two = count_corpus(inputs, alphabet="bytes", pretokenizer="gpt2", options=OPTIONS, workers=2)
+    assert one == two
+    assert one.heldout_documents > 0 and one.documents > 0 and len(one.inputs) == 4
+
+
+def test_counted_without_holding_out_it_is_the_inputs_counted_in_memory(corpus):
+    folder, inputs = corpus
+    options = ReadOptions(block_bytes=4096, passage_bytes=2048, partition_bytes=8192)
+    got = count_corpus(inputs, alphabet="characters", pretokenizer="gpt4", options=options, workers=2)
+    texts = [
+        (folder / "a.txt").read_text(),
+        gzip.decompress((folder / "b.txt.gz").read_bytes()).decode(),
+        *(json.loads(line)["text"] for line in (folder / "c.jsonl").read_text().splitlines()),
+        *pq.read_table(folder / "d.parquet").column("text").to_pylist(),
+    ]
+    expected = merge_counts(count_text(text, alphabet="characters", pretokenizer="gpt4") for text in texts)
+    assert got.words() == expected.words() and got.base_tokens == expected.base_tokens
+
+
+def test_a_character_limit_is_the_same_prefix_on_two_workers(corpus):
+    _, inputs = corpus
+    options = ReadOptions(block_bytes=4096, passage_bytes=2048, partition_bytes=8192, max_characters=100_000)
+    one = count_corpus(inputs, alphabet="characters", pretokenizer="gpt2", options=options, workers=1)
+    two = count_corpus(inputs, alphabet="characters", pretokenizer="gpt2", options=options, workers=2)
+    assert one == two and one.characters == 100_000
+
+
+def test_a_real_dask_cluster_gives_the_same_table(corpus):
+    distributed = pytest.importorskip("distributed")
+    _, inputs = corpus
+    here = count_corpus(inputs, alphabet="bytes", pretokenizer="gpt2", options=OPTIONS, workers=1)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        on_cluster = count_corpus(
+            inputs, alphabet="bytes", pretokenizer="gpt2", options=OPTIONS, dask=cluster.scheduler_address
+        )
+    assert on_cluster == here
+
+
+def test_an_unreachable_scheduler_is_one_line(corpus, monkeypatch):
+    monkeypatch.setattr("bpe.corpora.counting.DASK_CONNECT_SECONDS", 1)
+    _, inputs = corpus
+    with pytest.raises(BpeError, match="cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
+        count_corpus(inputs[:1], alphabet="bytes", pretokenizer="gpt2", dask="tcp://127.0.0.1:9")
+
+
+@pytest.mark.shared_data
+def test_the_shared_texts_count_as_they_train(tmp_path):
+    path = shared_file("tinyshakespeare/input.txt")
+    text = path.read_text(encoding="utf-8")
+    got = count_corpus([path], alphabet="bytes", pretokenizer="gpt2", workers=2)
+    assert got.words() == count_text(text, alphabet="bytes", pretokenizer="gpt2").words()
