@@ -6,7 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
+import subprocess
+import sys
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -135,3 +139,92 @@ def loopback_server(monkeypatch, handler: type[BaseHTTPRequestHandler] = RoutesH
         yield server
     finally:
         server.close()
+
+
+# ==================== `python -m bpe serve`: ports and processes
+
+
+def free_ports(span: int = 1) -> int:
+    """A loopback port with the ``span - 1`` ports after it free as well (the proxy's port
+    and its app processes')."""
+    for _ in range(50):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port + span < 65535 and all(port_free(port + n) for n in range(span)):
+            return port
+    raise RuntimeError("no free run of loopback ports")
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def nobody_listens(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
+def start_serve(*arguments: str, env: dict | None = None, seconds: float = 120) -> tuple[subprocess.Popen, list[str]]:
+    """`python -m bpe serve ...` in a session of its own (as a terminal runs it), once it says
+    it is serving; with its output lines so far (the rest: ``process.stdout``)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bpe", "serve", *arguments],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    lines = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if line.startswith("BPE Lab: open"):
+            return process, lines
+    process.kill()
+    raise AssertionError("serve did not start:\n" + "".join(lines))
+
+
+def children_of(pid: int) -> list[int]:
+    """The pids whose parent is ``pid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def gone(pids: list[int], seconds: float = 10) -> bool:
+    """True once none of ``pids`` runs (a zombie counts as gone), within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(_running(pid) for pid in pids):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

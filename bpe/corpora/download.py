@@ -8,6 +8,9 @@ SHA-256 checked before the archive gets its name). Here:
 - a second call finds the clean files (written last) and makes no request at all. An
   archive already in the cache (put there by hand on an offline machine) is verified and
   unpacked without any network.
+- Several server processes may share one cache (`python -m bpe serve`): they take turns
+  on the machine's lock for the cache folder (`bpe.locks.folder_lock`), so whichever gets
+  there first downloads and unpacks, and the others wait for it and then find the files.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, RAW_MEMBERS, clean_
 from bpe.errors import BpeError, CorpusError, DownloadError
 from bpe.fetch import CHUNK_BYTES, DEFAULT_DEADLINE, Progress, check_mirrors, check_sha256_digest, fetch_verified
 from bpe.files import atomic_write_bytes, atomic_writer, verified_cached_file
+from bpe.locks import folder_lock
 
 WIKITEXT2_MIRRORS = (
     "https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-2-raw-v1.zip",
@@ -65,24 +69,27 @@ def download_wikitext2(
     expected = check_sha256_digest(WIKITEXT2_SHA256 if sha256 is None else sha256)
     urls = check_mirrors(WIKITEXT2_MIRRORS if mirrors is None else mirrors, what=ARCHIVE_NAME)
     archive = cache_dir / ARCHIVE_NAME
-    if not verified_cached_file(
-        archive,
-        expected,
-        error=DownloadError,
-        advice="Delete it to download again, or pass --sha256 with its hash if you trust this file.",
-    ):
-        _mkdir(cache_dir)
-        fetch_verified(
-            urls,
+    with folder_lock(cache_dir, "download"):
+        if has_clean_files(folder):  # another process finished it while this one waited
+            return folder
+        if not verified_cached_file(
             archive,
             expected,
-            progress=progress,
-            timeout=timeout,
-            deadline=deadline,
-            max_bytes=MAX_ARCHIVE_BYTES,
-            advice="It is then unpacked too. Another source can be given with --mirror URL.",
-        )
-    _unpack(archive, folder)
+            error=DownloadError,
+            advice="Delete it to download again, or pass --sha256 with its hash if you trust this file.",
+        ):
+            _mkdir(cache_dir)
+            fetch_verified(
+                urls,
+                archive,
+                expected,
+                progress=progress,
+                timeout=timeout,
+                deadline=deadline,
+                max_bytes=MAX_ARCHIVE_BYTES,
+                advice="It is then unpacked too. Another source can be given with --mirror URL.",
+            )
+        _unpack(archive, folder)
     return folder
 
 

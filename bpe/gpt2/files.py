@@ -31,6 +31,7 @@ from bpe.errors import BpeError, DownloadError
 from bpe.fetch import DEFAULT_DEADLINE, Progress, fetch_verified
 from bpe.files import verified_cached_file
 from bpe.jsonfile import load_json
+from bpe.locks import folder_lock
 from bpe.paths import CACHE_DIR, shared_data_dir
 from bpe.untrusted import decode_utf8, read_file_bytes
 
@@ -131,7 +132,8 @@ def download_gpt2_files(
     A file already there with the right SHA-256 is kept (no request); a file with another
     hash is an error (delete it to fetch again). Each download streams into a temporary
     file that only becomes ``encoder.json`` / ``vocab.bpe`` once its hash is right, so a
-    broken transfer leaves nothing behind. `progress(done, total)` is called per file;
+    broken transfer leaves nothing behind. Processes sharing the cache take turns (the first
+    downloads, the others then find the files). `progress(done, total)` is called per file;
     ``timeout`` bounds each connect and read, ``deadline`` each file's whole transfer.
     ``sha256`` replaces the published hashes (``{"encoder.json": ..., "vocab.bpe": ...}``),
     for another release or a test server.
@@ -143,27 +145,30 @@ def download_gpt2_files(
             f"sha256 names {sorted(hashes.keys() - GPT2_SHA256.keys())!r}; "
             f"GPT-2's files are {ENCODER_JSON} and {VOCAB_BPE}"
         )
-    for name, expected in hashes.items():
-        target = folder / name
-        if verified_cached_file(
-            target,
-            expected,
-            error=DownloadError,
-            advice="It is not OpenAI's file. Delete it and run this again to download it.",
-        ):
-            continue
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise DownloadError(f"cannot create {folder}: {error.strerror}. Choose a writable --cache-dir.") from None
-        url = f"{base_url.rstrip('/')}/{name}"
-        try:
-            fetch_verified([url], target, expected, progress=progress, timeout=timeout, deadline=deadline)
-        except DownloadError as error:
-            raise DownloadError(
-                f"could not download GPT-2's {name} from {url}: {_reasons(error)}\n"
-                f"If this machine is offline, {_by_hand(folder, base_url.rstrip('/'), hashes)}"
-            ) from None
+    with folder_lock(folder, "download"):  # server processes sharing the cache take turns
+        for name, expected in hashes.items():
+            target = folder / name
+            if verified_cached_file(
+                target,
+                expected,
+                error=DownloadError,
+                advice="It is not OpenAI's file. Delete it and run this again to download it.",
+            ):
+                continue
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise DownloadError(
+                    f"cannot create {folder}: {error.strerror}. Choose a writable --cache-dir."
+                ) from None
+            url = f"{base_url.rstrip('/')}/{name}"
+            try:
+                fetch_verified([url], target, expected, progress=progress, timeout=timeout, deadline=deadline)
+            except DownloadError as error:
+                raise DownloadError(
+                    f"could not download GPT-2's {name} from {url}: {_reasons(error)}\n"
+                    f"If this machine is offline, {_by_hand(folder, base_url.rstrip('/'), hashes)}"
+                ) from None
     return folder / ENCODER_JSON, folder / VOCAB_BPE
 
 

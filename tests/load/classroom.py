@@ -2,9 +2,11 @@
 
     .venv/bin/python tests/load/classroom.py                 # 30 sessions, the whole lesson
     .venv/bin/python tests/load/classroom.py --sessions 5 --merges 10 --model-seconds 5
+    .venv/bin/python tests/load/classroom.py --url http://127.0.0.1:8501 --sessions 100   # a lecture hall
 
-Starts the real server (`streamlit run app.py`) on a free loopback port and drives N
-browser sessions through Streamlit's own websocket protocol (a real browser per student
+Starts the real server (`streamlit run app.py`) on a free loopback port, or with ``--url``
+uses one already running (the proxy of `python -m bpe serve`, with several app processes
+behind it), and drives N browser sessions through Streamlit's own websocket protocol (a real browser per student
 would measure the browsers: see the shared folder's streamlit-recipe.md, "Load-testing a
 classroom"). Each session, like a student given the teacher's link:
 
@@ -22,6 +24,12 @@ sending the request to Streamlit's ``script_finished``), the server's memory ove
 every error (exceptions, error boxes, timeouts), and whether any session ever received
 another session's data (each upload carries a marker unique to its session; every byte
 a session receives is searched for the other sessions' markers). ``--json`` writes it all.
+
+Through a proxy each session is a browser of its own: it keeps the proxy's cookie, and
+every response says which app process answered (``X-Bpe-Server``, set by `bpe serve`).
+So the figures come per process as well as in total, with the memory of each process
+that runs on this machine (found by the loopback port it listens on), and a session that
+is ever answered by two processes (not stuck to its own) is an error.
 """
 
 from __future__ import annotations
@@ -55,6 +63,8 @@ from websockets.asyncio.client import connect
 ROOT = Path(__file__).resolve().parents[2]
 MERGE_PAGE, MODEL_PAGE = "Merge by merge", "Model"
 REQUEST_TIMEOUT = 300.0  # seconds one request may take before it counts as an error
+SERVED_BY_HEADER = "X-Bpe-Server"  # which app process answered (bpe.cli.serve sets it)
+FIRST_VISITS = "first page visits (all pages)"
 VERBOSE = False
 
 
@@ -154,12 +164,68 @@ class MemorySampler:
         self._thread.join()
 
 
+def listening_pid(port: int) -> int | None:
+    """The pid of this machine's process listening on TCP ``port`` (one of this user's), or None."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
+                    return int(entry.name)
+            except OSError:
+                continue
+    return None
+
+
+class Samplers:
+    """A `MemorySampler` per app process (by the name the sessions know it by), marked together.
+    ``known`` maps names to pids; any other name of the form ``127.0.0.1:PORT`` is looked up
+    by its port; a process on another machine has no sampler (its latency is still reported)."""
+
+    def __init__(self, known: dict[str, int] | None = None) -> None:
+        self.known = dict(known or {})
+        self.samplers: dict[str, MemorySampler] = {}
+
+    def start(self, names) -> None:
+        for name in sorted(names):
+            host, _, port = name.rpartition(":")
+            pid = self.known.get(name)
+            if pid is None and host in ("127.0.0.1", "localhost", "[::1]") and port.isdigit():
+                pid = listening_pid(int(port))
+            if pid is not None and name not in self.samplers:
+                self.samplers[name] = MemorySampler(pid).start()
+
+    def of(self, name: str) -> MemorySampler | None:
+        return self.samplers.get(name)
+
+    def mark(self, name: str) -> None:
+        for sampler in self.samplers.values():
+            try:
+                sampler.mark(name)
+            except OSError:  # the process has gone
+                pass
+
+    def stop(self) -> None:
+        for sampler in self.samplers.values():
+            sampler.stop()
+
+
 # ==================== One browser session, spoken in Streamlit's protocol
 
 
 @dataclass
 class Report:
     latencies: dict[str, list[float]] = field(default_factory=dict)
+    by_process: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # app process -> latencies
     errors: list[str] = field(default_factory=list)
     leaks: list[str] = field(default_factory=list)
 
@@ -168,16 +234,26 @@ class Report:
     def key(self, kind: str) -> str:
         return kind if self.round == 1 else f"{kind} (round {self.round})"
 
-    def add(self, kind: str, seconds: float) -> None:
+    def add(self, kind: str, seconds: float, process: str = "") -> None:
         self.latencies.setdefault(self.key(kind), []).append(seconds)
+        if process:
+            self.by_process.setdefault(process, {}).setdefault(self.key(kind), []).append(seconds)
+
+    def replace_last(self, kind: str, seconds: float, process: str = "") -> None:
+        self.latencies[self.key(kind)][-1] = seconds
+        if process:
+            self.by_process[process][self.key(kind)][-1] = seconds
 
 
 class Session:
-    """One student's browser tab: a websocket, the widgets it has seen, what it received."""
+    """One student's browser tab: a websocket, the widgets it has seen, what it received.
+    ``server`` is a loopback port or a base URL (``http://host:port``, e.g. a proxy's)."""
 
-    def __init__(self, number: int, port: int, cookie: str, xsrf: str, report: Report, markers: dict) -> None:
-        self.number, self.port, self.cookie, self.xsrf = number, port, cookie, xsrf
+    def __init__(self, number: int, server: int | str, cookie: str, xsrf: str, report: Report, markers: dict) -> None:
+        self.base = server.rstrip("/") if isinstance(server, str) else f"http://127.0.0.1:{server}"
+        self.number, self.cookie, self.xsrf = number, cookie, xsrf
         self.report, self.markers = report, markers  # markers: session number -> its secret bytes
+        self.served_by: list[str] = []  # the app process of each HTTP answer (proxy header), in order
         self.pages: dict[str, str] = {}  # page name -> page_script_hash
         self.page = ""  # the hash of the page shown
         self.widgets: dict[str, str] = {}  # widget key -> widget id
@@ -189,16 +265,25 @@ class Session:
         self.texts: list[str] = []  # progress-bar and markdown texts of the last run (for the job)
         self.last_status = ""  # how the last script run finished (FINISHED_FRAGMENT_RUN_SUCCESSFULLY, ...)
 
+    @property
+    def process(self) -> str:
+        """The app process this session belongs to: the first that answered it."""
+        return self.served_by[0] if self.served_by else ""
+
+    def answered_by(self, headers) -> None:
+        self.served_by.append(headers.get(SERVED_BY_HEADER) or urllib.parse.urlsplit(self.base).netloc)
+
     async def open(self, query: str) -> None:
         self.ws = await connect(
-            f"ws://127.0.0.1:{self.port}/_stcore/stream",
+            self.base.replace("http", "ws", 1) + "/_stcore/stream",
             subprotocols=["streamlit"],
-            origin=f"http://127.0.0.1:{self.port}",
+            origin=self.base,
             additional_headers={"Cookie": self.cookie},
             max_size=None,
             compression=None,
             ping_interval=None,
         )
+        self.answered_by(self.ws.response.headers)
         self._reader = asyncio.create_task(self._read())
         self.query = query
 
@@ -277,7 +362,7 @@ class Session:
             self.report.errors.append(f"session {self.number}: {kind} took over {REQUEST_TIMEOUT:.0f} s")
             return REQUEST_TIMEOUT
         seconds = time.perf_counter() - started
-        self.report.add(kind, seconds)
+        self.report.add(kind, seconds, self.process)
         return seconds
 
     def widget(self, key: str) -> str:
@@ -316,7 +401,7 @@ class Session:
         )
         await self.rerun(kind, widgets=[WidgetState(id=self.widget(key), file_uploader_state_value=state)])
         seconds = time.perf_counter() - started
-        self.report.latencies[self.report.key(kind)][-1] = seconds  # the whole upload, not only its rerun
+        self.report.replace_last(kind, seconds, self.process)  # the whole upload, not only its rerun
         return seconds
 
     def _put(self, url: str, name: str, data: bytes) -> None:
@@ -329,7 +414,7 @@ class Session:
             + data
             + f"\r\n--{boundary}--\r\n".encode()
         )
-        full = url if url.startswith("http") else f"http://127.0.0.1:{self.port}{url}"
+        full = url if url.startswith("http") else f"{self.base}{url}"
         request = urllib.request.Request(
             full,
             data=body,
@@ -338,11 +423,12 @@ class Session:
                 "Content-Type": f"multipart/form-data; boundary={boundary}",
                 "Cookie": self.cookie,
                 "X-Xsrftoken": self.xsrf,
-                "Origin": f"http://127.0.0.1:{self.port}",
+                "Origin": self.base,
             },
         )
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as reply:
             reply.read()
+            self.answered_by(reply.headers)
 
 
 # ==================== The lesson
@@ -400,23 +486,30 @@ async def model_job(session: Session, args, jobs: list) -> None:
     )
 
 
-def xsrf_cookie(port: int) -> tuple[str, str]:
-    """(Cookie header, XSRF token): what a browser holds before it may upload a file."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=30) as reply:
-        cookies = reply.headers.get_all("Set-Cookie") or []
-    xsrf = next(
-        (c.split(";", 1)[0].split("=", 1)[1].strip('"') for c in cookies if c.startswith("_streamlit_xsrf=")), ""
-    )
-    return (f"_streamlit_xsrf={xsrf}" if xsrf else ""), xsrf
+def xsrf_cookie(server: int | str) -> tuple[str, str, str]:
+    """(Cookie header, XSRF token, the app process that answered): what a browser holds
+    after its first request, before it may upload a file. Through a proxy the cookies
+    include the proxy's, which keeps this browser on the same app process."""
+    base = server.rstrip("/") if isinstance(server, str) else f"http://127.0.0.1:{server}"
+    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=30) as reply:
+        cookies = [c.split(";", 1)[0] for c in reply.headers.get_all("Set-Cookie") or []]
+        served_by = reply.headers.get(SERVED_BY_HEADER) or urllib.parse.urlsplit(base).netloc
+    xsrf = next((c.split("=", 1)[1].strip('"') for c in cookies if c.startswith("_streamlit_xsrf=")), "")
+    return "; ".join(cookies), xsrf, served_by
 
 
-async def classroom(args, port: int, sampler: MemorySampler) -> tuple[Report, list, dict]:
-    cookie, xsrf = xsrf_cookie(port)
+async def classroom(args, server: int | str, samplers: Samplers) -> tuple[Report, list, dict]:
     report, jobs, phases = Report(), [], {}
     markers = {n: f"SECRET{n:03d}{uuid.uuid4().hex[:8]}".encode() for n in range(args.sessions)}
     query = urllib.parse.urlencode({"corpus": args.corpus, "vocab": args.vocab})
-    sessions = [Session(n, port, cookie, xsrf, report, markers) for n in range(args.sessions)]
+    sessions = []
+    for n in range(args.sessions):  # each its own browser: its own cookies, so the proxy places each
+        cookie, xsrf, served_by = await asyncio.to_thread(xsrf_cookie, server)
+        sessions.append(Session(n, server, cookie, xsrf, report, markers))
+        sessions[-1].served_by.append(served_by)
     await asyncio.gather(*(s.open(query) for s in sessions))
+    samplers.start({s.process for s in sessions})
+    samplers.mark("idle")
     for round_ in (1, 2):
         report.round = round_
         started = time.monotonic()
@@ -425,24 +518,33 @@ async def classroom(args, port: int, sampler: MemorySampler) -> tuple[Report, li
             if isinstance(result, BaseException):
                 report.errors.append(f"session {number}: the lesson broke off: {type(result).__name__}: {result}")
         phases[f"round {round_}"] = round(time.monotonic() - started, 1)
-        sampler.mark(f"after round {round_}")
+        samplers.mark(f"after round {round_}")
     report.round = 1
-    phases["alone"] = await alone(sessions[0], args, sampler)
+    phases["alone"] = await alone(sessions[0], args, samplers.of(sessions[0].process))
     await asyncio.gather(*(s.close() for s in sessions))
+    for session in sessions:
+        if len(set(session.served_by)) > 1:
+            report.errors.append(
+                f"session {session.number} was answered by more than one app process: {sorted(set(session.served_by))}"
+            )
+    phases["sessions_by_process"] = {
+        process: [s.number for s in sessions if s.process == process]
+        for process in sorted({s.process for s in sessions})
+    }
     return report, jobs, phases
 
 
-async def alone(session: Session, args, sampler: MemorySampler, steps: int = 20) -> dict:
+async def alone(session: Session, args, sampler: MemorySampler | None, steps: int = 20) -> dict:
     """One student stepping with nobody else on the server: the latency floor, and what one
     step costs the server in CPU seconds, which a busy machine hardly changes (the server
     runs every session's script under one GIL, so 1 / cost is its ceiling in steps/s)."""
     await session.rerun("alone: page", page=session.pages[MERGE_PAGE])
-    cpu, started = sampler.cpu(), time.perf_counter()
+    cpu, started = sampler.cpu() if sampler else 0.0, time.perf_counter()
     latencies = [await session.click("alone: merge step", "merges_forward") for _ in range(steps)]
     return {
         "steps": steps,
         "median_s": round(statistics.median(latencies), 3),
-        "server_cpu_per_step_s": round((sampler.cpu() - cpu) / steps, 3),
+        "server_cpu_per_step_s": round((sampler.cpu() - cpu) / steps, 3) if sampler else None,
         "wall_per_step_s": round((time.perf_counter() - started) / steps, 3),
     }
 
@@ -455,18 +557,51 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def summary(report: Report, jobs: list, phases: dict, sampler: MemorySampler, args, cores: int) -> dict:
-    rows = {
+def latency_rows(latencies: dict[str, list[float]]) -> dict:
+    """Median, 95th percentile and maximum of each kind of request, and of every page's
+    first visit together (round 1's page requests: a student opening each page)."""
+    first_visits = [t for kind, v in latencies.items() if kind.startswith("page: ") and "(round" not in kind for t in v]
+    kinds = {**dict(sorted(latencies.items())), **({FIRST_VISITS: first_visits} if first_visits else {})}
+    return {
         kind: {
             "n": len(v),
             "median_s": round(statistics.median(v), 3),
             "p95_s": round(percentile(v, 0.95), 3),
             "max_s": round(max(v), 3),
         }
-        for kind, v in sorted(report.latencies.items())
+        for kind, v in kinds.items()
     }
+
+
+def memory(sampler: MemorySampler) -> dict:
     rss = [mb for _, mb, _ in sampler.samples]
     return {
+        "start": round(rss[0]) if rss else None,
+        "peak": round(max(rss)) if rss else None,
+        **{name: round(mb) for name, mb in sampler.marks.items()},
+    }
+
+
+def summary(report: Report, jobs: list, phases: dict, samplers: Samplers, args, cores: int) -> dict:
+    by_process = phases.pop("sessions_by_process", {})
+    per_process = {
+        name: {
+            "sessions": len(numbers),
+            "latency": latency_rows(report.by_process.get(name, {})),
+            "memory_mb": memory(samplers.of(name)) if samplers.of(name) else None,
+            "memory_timeline": [(round(t, 1), round(mb)) for t, mb, _ in samplers.of(name).samples[::10]]
+            if samplers.of(name)
+            else None,
+            "cpu_s": round(samplers.of(name).samples[-1][2], 1)
+            if samplers.of(name) and samplers.of(name).samples
+            else None,
+        }
+        for name, numbers in by_process.items()
+    }
+    measured = [row["memory_mb"] for row in per_process.values() if row["memory_mb"]]
+    total_memory = {key: sum(m[key] or 0 for m in measured) for key in (measured[0] if measured else {})}
+    return {
+        "url": args.url,
         "sessions": args.sessions,
         "merges": args.merges,
         "think_s": args.think,
@@ -474,18 +609,15 @@ def summary(report: Report, jobs: list, phases: dict, sampler: MemorySampler, ar
         "corpus": args.corpus,
         "vocab": args.vocab,
         "model_seconds": args.model_seconds,
-        "latency": rows,
+        "latency": latency_rows(report.latencies),
         "errors": report.errors,
         "leaks": sorted(set(report.leaks)),
         "jobs": jobs,
         "rounds_s": phases,
-        "memory_mb": {
-            "start": round(rss[0]) if rss else None,
-            "peak": round(max(rss)) if rss else None,
-            **{name: round(mb) for name, mb in sampler.marks.items()},
-        },
-        "memory_timeline": [(round(t, 1), round(mb)) for t, mb, _ in sampler.samples[::10]],
-        "server_cpu_s": round(sampler.samples[-1][2], 1) if sampler.samples else None,
+        "processes": len(per_process),
+        "per_process": per_process,
+        "memory_mb": total_memory,  # summed over the app processes of this machine ("peak": of each one's peak)
+        "server_cpu_s": round(sum(row["cpu_s"] or 0 for row in per_process.values()), 1),
         "load_average": os.getloadavg(),  # other work on the machine slows every request
     }
 
@@ -493,13 +625,21 @@ def summary(report: Report, jobs: list, phases: dict, sampler: MemorySampler, ar
 def print_summary(found: dict) -> None:
     print(
         f"\n{found['sessions']} sessions, {found['merges']} merges each, think time {found['think_s']} s, "
-        f"{found['cores']} cores; rounds took {found['rounds_s']}"
+        f"{found['cores']} cores, {found['processes']} app process(es); rounds took {found['rounds_s']}"
     )
     print(f"{'request':<36} {'n':>5} {'median':>8} {'p95':>8} {'max':>8}")
     for kind, row in found["latency"].items():
         print(f"{kind:<36} {row['n']:>5} {row['median_s']:>7.3f}s {row['p95_s']:>7.3f}s {row['max_s']:>7.3f}s")
+    if found["processes"] > 1:
+        print(f"\n{'app process':<22} {'sessions':>8} {'step p50':>9} {'step p95':>9} {'visit p95':>10}  memory (MB)")
+        for name, row in found["per_process"].items():
+            step, visit = row["latency"].get("merge step", {}), row["latency"].get(FIRST_VISITS, {})
+            print(
+                f"{name:<22} {row['sessions']:>8} {step.get('median_s', float('nan')):>8.3f}s "
+                f"{step.get('p95_s', float('nan')):>8.3f}s {visit.get('p95_s', float('nan')):>9.3f}s  {row['memory_mb']}"
+            )
     print(
-        f"server memory (MB): {found['memory_mb']}; server CPU {found['server_cpu_s']} s; "
+        f"memory (MB, all app processes here): {found['memory_mb']}; server CPU {found['server_cpu_s']} s; "
         f"machine load average {found['load_average']}"
     )
     print(f"model jobs: {found['jobs']}")
@@ -517,12 +657,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", default="Python language reference")
     parser.add_argument("--vocab", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--url",
+        help="drive the class through this running server (e.g. `python -m bpe serve`'s proxy, "
+        "http://127.0.0.1:8501) instead of starting one",
+    )
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--verbose", action="store_true", help="log each session's steps to stderr")
     args = parser.parse_args(argv)
     random.seed(args.seed)
     global VERBOSE
     VERBOSE = args.verbose
+    if args.url:
+        samplers = Samplers()
+        try:
+            report, jobs, phases = asyncio.run(classroom(args, args.url, samplers))
+            time.sleep(2)
+            samplers.mark("end")
+        finally:
+            samplers.stop()
+        found = summary(report, jobs, phases, samplers, args, os.cpu_count() or 1)
+    else:
+        found = one_server(args)
+    print_summary(found)
+    if args.json:
+        args.json.write_text(json.dumps(found, indent=2))
+    return 0 if not found["errors"] and not found["leaks"] else 1
+
+
+def one_server(args) -> dict:
+    """The class on a server of its own, started here and stopped after (its log checked)."""
     port = free_port()
     env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}  # a student who leaves gives up the job
     # So the server is stopped on the way out; only the main thread may set a handler (a
@@ -530,26 +694,22 @@ def main(argv: list[str] | None = None) -> int:
     on_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143)) if on_main else None
     server = start_server(port, env)
-    sampler = MemorySampler(server.pid).start()
+    samplers = Samplers({f"127.0.0.1:{port}": server.pid})
     try:
-        sampler.mark("idle")
-        report, jobs, phases = asyncio.run(classroom(args, port, sampler))
+        report, jobs, phases = asyncio.run(classroom(args, port, samplers))
         time.sleep(2)
-        sampler.mark("end")
+        samplers.mark("end")
     finally:
-        sampler.stop()
+        samplers.stop()
         output = stop_server(server)
         if on_main:
             signal.signal(signal.SIGTERM, previous)
-    found = summary(report, jobs, phases, sampler, args, os.cpu_count() or 1)
+    found = summary(report, jobs, phases, samplers, args, os.cpu_count() or 1)
     found["server_exit"] = server.returncode
     found["server_log_tail"] = output[-3000:]
     if "Traceback" in output or "terminate called" in output:
         found["errors"].append("the server log holds a traceback or an abort (see server_log_tail)")
-    print_summary(found)
-    if args.json:
-        args.json.write_text(json.dumps(found, indent=2))
-    return 0 if not found["errors"] and not found["leaks"] else 1
+    return found
 
 
 if __name__ == "__main__":

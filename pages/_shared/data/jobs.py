@@ -1,9 +1,11 @@
-"""The server's one line of model jobs (the Model page): made once per server process.
+"""The machine's one line of model jobs (the Model page): joined once per server process.
 
-At most `training_slots()` jobs train at once and the rest wait their turn; torch's
-thread count, a process-wide setting, is set once to `training_threads()`; and when the
-server stops, every job is asked to stop and waited for (a thread killed inside torch
-aborts the process).
+At most `training_slots()` jobs train at once on this machine, however many server
+processes it runs (a lecture hall: `python -m bpe serve`), and the rest wait their turn:
+the slots and the line are locked files in `bpe.paths.machine_dir()`, shared by every
+process there. torch's thread count, a process-wide setting, is set once to
+`training_threads()`; and when the server stops, every job is asked to stop and waited
+for (a thread killed inside torch aborts the process).
 """
 
 from __future__ import annotations
@@ -13,18 +15,19 @@ import atexit
 import streamlit as st
 
 from bpe.lm.job import training_slots, training_threads
-from bpe.lm.slots import JobSlots
+from bpe.lm.slots import JobSlots, MachineJobSlots
+from bpe.paths import machine_dir
 
 SHUTDOWN_SECONDS = 30  # how long a stopping server waits for jobs to finish their step
 
 
 @st.cache_resource(show_spinner=False)
 def server_slots() -> JobSlots:
-    """The server's one line of model jobs, made when the first job starts; with it, once
+    """The machine's line of model jobs, joined when the first job starts; with it, once
     per server process, the thread policy and the clean shutdown (see the module doc)."""
     import torch  # only once a model is to be trained: torch takes seconds to load
 
     torch.set_num_threads(training_threads())
-    slots = JobSlots(training_slots())
+    slots = MachineJobSlots(training_slots(), machine_dir() / "model-slots")
     atexit.register(slots.stop_all, SHUTDOWN_SECONDS)
     return slots

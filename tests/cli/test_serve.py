@@ -1,0 +1,167 @@
+"""`python -m bpe serve` (issue 25): the proxy's configuration, checked by haproxy itself;
+one-line errors for a missing haproxy, a taken port or a bad --backend; and stopping
+leaves nothing behind, whether by Ctrl-C or with the command itself killed.
+
+The whole lecture hall (two app processes, a class through the proxy) is run by
+tests/e2e/test_server_lecture_hall.py."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+from helpers import children_of, free_ports, gone, nobody_listens, start_serve
+
+from bpe.cli import serve
+from bpe.cli.main import main
+from bpe.cli.serve import Backend, haproxy_config, healthy, local_backends, parse_backend
+
+HAPROXY = next((p for p in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy") if os.access(p, os.X_OK)), None)
+needs_haproxy = pytest.mark.skipif(
+    HAPROXY is None and os.environ.get("REQUIRE_BROWSER") != "1", reason="haproxy is not installed"
+)
+
+
+# ==================== The configuration
+
+
+def test_local_app_processes_take_the_ports_after_the_proxys():
+    assert local_backends(8501, 3) == [
+        Backend("127.0.0.1", 8502),
+        Backend("127.0.0.1", 8503),
+        Backend("127.0.0.1", 8504),
+    ]
+
+
+def test_the_config_sticks_browsers_by_cookie_passes_websockets_and_checks_health():
+    config = haproxy_config("0.0.0.0", 8501, local_backends(8501, 2))
+    lines = [line.strip() for line in config.splitlines()]
+    assert "bind 0.0.0.0:8501" in lines
+    assert "cookie bpe_server insert indirect nocache httponly" in lines
+    assert "option httpchk GET /_stcore/health" in lines and "http-check expect status 200" in lines
+    assert "timeout tunnel 1h" in lines  # an upgraded websocket may sit idle between a student's clicks
+    assert "http-response set-header X-Bpe-Server %[srv_name]" in lines
+    assert [line for line in lines if line.startswith("server ")] == [
+        "server 127.0.0.1:8502 127.0.0.1:8502 cookie app1",
+        "server 127.0.0.1:8503 127.0.0.1:8503 cookie app2",
+    ]
+
+
+@needs_haproxy
+def test_haproxy_accepts_the_config_for_one_many_and_ipv6_backends(tmp_path):
+    for backends in (
+        local_backends(8501, 1),
+        local_backends(8501, 16),
+        [Backend("::1", 8502), Backend("localhost", 8503)],
+    ):
+        path = tmp_path / "haproxy.cfg"
+        path.write_text(haproxy_config("127.0.0.1", 8501, backends))
+        done = subprocess.run([HAPROXY, "-c", "-f", str(path)], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("10.0.0.5:8501", Backend("10.0.0.5", 8501)),
+        ("host-b:9000", Backend("host-b", 9000)),
+        ("[::1]:8502", Backend("::1", 8502)),
+    ],
+)
+def test_a_backend_is_host_colon_port(text, expected):
+    assert parse_backend(text) == expected
+
+
+@pytest.mark.parametrize("text", ["10.0.0.5", "host:", ":8501", "host:0", "host:70000", "host:85x1", "a b:1"])
+def test_a_bad_backend_is_one_line(text, capsys):
+    with pytest.raises(SystemExit):
+        main(["serve", "--backend", text])
+    assert f"{text!r} is not HOST:PORT" in capsys.readouterr().err
+
+
+# ==================== One-line errors before anything starts
+
+
+def test_a_missing_haproxy_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.setattr(serve.shutil, "which", lambda name: None)
+    monkeypatch.setattr(serve, "HAPROXY_PLACES", ())
+    assert main(["serve", "--processes", "1", "--port", str(free_ports(2))]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "haproxy is not installed" in err and "apt-get install haproxy" in err
+
+
+def test_a_haproxy_path_that_is_not_a_program_is_refused(tmp_path, capsys):
+    assert main(["serve", "--haproxy", str(tmp_path / "nowhere")]) == 1
+    assert "is not an executable program" in capsys.readouterr().err
+
+
+@needs_haproxy
+@pytest.mark.parametrize("taken", [0, 2])  # the proxy's port, the second app process's
+def test_a_taken_port_is_named(capsys, taken):
+    port = free_ports(3)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", port + taken))
+        sock.listen()
+        assert main(["serve", "--processes", "2", "--port", str(port), "--address", "127.0.0.1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"port {port + taken} " in err and "is taken" in err
+
+
+@needs_haproxy
+def test_a_backend_haproxy_cannot_resolve_is_one_line(capsys):
+    assert main(["serve", "--backend", "nohost.invalid:8502", "--port", str(free_ports())]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "could not resolve address 'nohost.invalid'" in err and "haproxy.cfg" not in err
+
+
+# ==================== Stopping leaves nothing behind
+
+
+@needs_haproxy
+def test_an_app_process_that_dies_is_started_again_and_ctrl_c_stops_everything():
+    port = free_ports(2)
+    process, _ = start_serve("--processes", "1", "--port", str(port), "--address", "127.0.0.1")
+    try:
+        stop_cleanly_after_a_restart(process, port)
+    finally:
+        if process.poll() is None:  # a failed check above: leave nothing running
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=60)
+
+
+def stop_cleanly_after_a_restart(process, port: int) -> None:
+    first = children_of(process.pid)
+    assert len(first) == 2  # one app process, haproxy
+    app = next(pid for pid in first if "streamlit" in open(f"/proc/{pid}/cmdline").read())
+    os.kill(app, signal.SIGKILL)
+    assert "exited with status -9; starting it again" in process.stdout.readline()
+    deadline = time.monotonic() + 60
+    while not healthy(f"http://127.0.0.1:{port}") and time.monotonic() < deadline:  # through the proxy
+        time.sleep(0.2)
+    assert healthy(f"http://127.0.0.1:{port}")
+    children = children_of(process.pid)
+    assert len(children) == 2 and app not in children
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C at the terminal sends (children have groups of their own)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "stopped the proxy and 1 app process(es)" in out and "Traceback" not in out
+    assert gone(children) and nobody_listens(port) and nobody_listens(port + 1)
+
+
+@needs_haproxy
+def test_the_proxy_dies_with_a_killed_serve_command():
+    # Proxy only (the app process it points at is not running): no app to wait for.
+    port, nobody = free_ports(), free_ports()
+    process, _ = start_serve("--backend", f"127.0.0.1:{nobody}", "--port", str(port), "--address", "127.0.0.1")
+    try:
+        assert "does not answer /_stcore/health yet" in process.stdout.readline()
+        children = children_of(process.pid)
+        assert len(children) == 1
+    finally:
+        process.kill()  # no clean-up code runs: the kernel must end the child (PR_SET_PDEATHSIG)
+        process.wait()
+    assert gone(children) and nobody_listens(port)

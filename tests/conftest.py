@@ -1,0 +1,21 @@
+"""Settings for the whole test run."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def machine_dir_of_this_run(tmp_path_factory):
+    """Model-job slots and download locks are shared by every process of a machine
+    (`bpe.paths.machine_dir`): the test run gets a folder of its own, so a test's model job
+    never waits behind another run's on the same machine. Servers the tests start inherit it."""
+    previous = os.environ.get("BPE_MACHINE_DIR")
+    os.environ["BPE_MACHINE_DIR"] = str(tmp_path_factory.mktemp("machine"))
+    yield
+    if previous is None:
+        os.environ.pop("BPE_MACHINE_DIR", None)
+    else:
+        os.environ["BPE_MACHINE_DIR"] = previous

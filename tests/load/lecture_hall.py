@@ -1,0 +1,137 @@
+"""A lecture hall measured (not a test): the classroom script through `python -m bpe serve`,
+one class per line of one table.
+
+    .venv/bin/python tests/load/lecture_hall.py                  # 30 and 60 on one process, 100 on two
+    .venv/bin/python tests/load/lecture_hall.py --runs 2x20 --merges 10 --jobs-per 1000   # a quick look
+
+Each run ``PxN`` starts `python -m bpe serve --processes P` on free loopback ports, drives
+N students through it with tests/load/classroom.py (``--url``, every other option passed
+on unchanged: the same lesson as the one-server figures), stops it with SIGTERM, and
+checks that it stopped cleanly with no traceback in its output. Then it prints one
+Markdown table (the README's), and ``--json`` keeps every run's figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # load.classroom
+
+from load.classroom import FIRST_VISITS  # noqa: E402
+from load.classroom import main as classroom  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_RUNS = ["1x30", "1x60", "2x100"]
+
+
+def free_ports(span: int) -> int:
+    """A loopback port with the ``span - 1`` ports after it free too."""
+    for _ in range(100):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port + span < 65535 and all(_free(port + n) for n in range(1, span)):
+            return port
+    raise SystemExit("no free run of loopback ports")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def one_run(processes: int, students: int, passed: list[str], folder: Path) -> dict:
+    port = free_ports(processes + 1)
+    log = folder / f"serve-{processes}x{students}.log"
+    env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}  # as the one-server script sets it
+    with open(log, "w") as out:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "bpe", "serve", "--processes", str(processes), "--port", str(port)]
+            + ["--address", "127.0.0.1"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 180
+        while "BPE Lab: open" not in log.read_text():
+            if serve.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"serve did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        figures = folder / f"class-{processes}x{students}.json"
+        status = classroom(
+            ["--url", f"http://127.0.0.1:{port}", "--sessions", str(students), "--json", str(figures), *passed]
+        )
+    finally:
+        os.killpg(serve.pid, signal.SIGTERM)
+        serve.wait(timeout=120)
+    found = json.loads(figures.read_text())
+    output = log.read_text()
+    found["status"], found["serve_exit"] = status, serve.returncode
+    if "Traceback" in output or serve.returncode != 143:
+        found["errors"].append(f"serve's output holds a traceback or it exited with {serve.returncode} ({log})")
+    return found
+
+
+def row(found: dict) -> str:
+    lat = found["latency"]
+
+    def p(kind: str, key: str) -> str:
+        return f"{lat[kind][key]:.2f}" if kind in lat else "–"
+
+    memory = "; ".join(
+        f"{(m := r['memory_mb'] or {}).get('after round 1', '?')} → {m.get('after round 2', '?')}"
+        for r in found["per_process"].values()
+    )
+    waits = [job["waited_in_line_s"] for job in found["jobs"]]
+    return (
+        f"| {found['processes']} | {found['sessions']} | {p('merge step', 'median_s')} / {p('merge step', 'p95_s')} "
+        f"| {p('merge step (round 2)', 'p95_s')} | {p(FIRST_VISITS, 'median_s')} / {p(FIRST_VISITS, 'p95_s')} "
+        f"| {len(found['errors'])} | {len(found['leaks'])} | {memory} | {max(waits, default=0):.0f} "
+        f"| {' '.join(f'{x:.1f}' for x in found['load_average'])} |"
+    )
+
+
+HEADER = (
+    "| app processes | students | merge step p50 / p95 (s) | step p95, round 2 (s) | first page visits p50 / p95 (s) "
+    "| errors | leaks | memory per process, after round 1 → 2 (MB) | longest wait for a model slot (s) | load average |\n"
+    "|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", nargs="+", default=DEFAULT_RUNS, help="PxN: P app processes, N students")
+    parser.add_argument("--json", type=Path, help="write every run's figures here")
+    args, passed = parser.parse_known_args(argv)  # the rest goes to the classroom script
+    folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"bpe-lecture-hall-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    results = []
+    for spec in args.runs:
+        processes, students = (int(part) for part in spec.lower().split("x"))
+        print(f"\n=== {processes} app process(es), {students} students", flush=True)
+        results.append(one_run(processes, students, passed, folder))
+    print("\n" + HEADER)
+    for found in results:
+        print(row(found))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0 if all(not f["errors"] and not f["leaks"] for f in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
