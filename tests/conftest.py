@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -19,3 +20,14 @@ def machine_dir_of_this_run(tmp_path_factory):
         os.environ.pop("BPE_MACHINE_DIR", None)
     else:
         os.environ["BPE_MACHINE_DIR"] = previous
+
+
+@pytest.fixture(autouse=True)
+def main_module_kept():
+    """AppTest runs each page as ``__main__`` and leaves that module in `sys.modules`. A
+    worker started with spawn (the count phase's pool, a Dask nanny) re-runs ``__main__`` by
+    its path, which is then a page's temporary script: put pytest's own back after each test."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main

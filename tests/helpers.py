@@ -165,12 +165,18 @@ def port_free(port: int) -> bool:
         return True
 
 
-def nobody_listens(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-    except ConnectionRefusedError:
-        return True
-    return False
+def nobody_listens(port: int, seconds: float = 10) -> bool:
+    """True once a connection to ``port`` is refused, within ``seconds`` (a process that was
+    just stopped may take a moment to close its listening socket, as `gone` allows too)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except ConnectionRefusedError:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
 
 
 def start_serve(*arguments: str, env: dict | None = None, seconds: float = 120) -> tuple[subprocess.Popen, list[str]]:

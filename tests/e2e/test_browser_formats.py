@@ -33,7 +33,9 @@ def test_an_uploaded_tokenizer_json_gets_a_column_on_tokenize(page, app_url, scr
     expect(page.get_by_role("heading", name="Tokenize")).to_be_visible()
     expect(page.get_by_text("uploaded: tokenizer.json")).to_be_visible(timeout=60_000)
     if cl100k_path() is not None:
-        expect(page.get_by_text(CL100K_NAME)).to_be_visible()
+        expect(
+            page.get_by_text(CL100K_NAME, exact=True)
+        ).to_be_visible()  # the column title, not the span diff's legend
     block = page.locator(".bpe-linked-tokenize-uploaded--tokenizer-json")
     expect(block.locator(".bpe-segments .tok").first).to_be_visible()
     screenshot(page, "tokenize_uploaded")

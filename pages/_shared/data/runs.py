@@ -55,7 +55,11 @@ def _corpus_texts(key: tuple, _text: str | None) -> tuple[str, str]:
 
 
 def corpus_length(settings: Settings) -> int:
-    """Characters in the whole corpus, before the prefix cap cuts it. Cached."""
+    """Characters in the whole corpus, before the prefix cap cuts it. Cached. A replayed
+    run's corpus is not here: its size is what the run file records it trained on."""
+    if settings.run_file is not None:
+        run = opened_run(settings).run
+        return run.training_characters + run.heldout_characters
     pasted = user_texts().get(settings.corpus)
     return _corpus_length(settings.corpus_key()[:2], _text=pasted)
 

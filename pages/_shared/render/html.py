@@ -36,7 +36,7 @@ PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li { font-size: 1.25rem !important; }
 [data-testid="stMain"] [data-testid="stCaptionContainer"],
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem !important; }
-[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 2.4rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 2.75rem !important; }
 [data-testid="stMain"] [data-testid="stMetricValue"] p { font-size: inherit !important; }
 [data-testid="stMain"] [data-testid="stMetricDelta"] p { font-size: 1.05rem !important; }
 [data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 1.15rem !important; }

@@ -49,7 +49,11 @@ def draw_step(film: Film, step) -> None:
     ss = st.session_state
     k = step.number
     view = frame_view(step)
-    m1, m2, m3, m4 = st.columns(4)
+    if presenting():  # large type: two numbers a row, so each keeps the width it needs at 1024 px
+        m1, m2 = st.columns(2)
+        m3, m4 = st.columns(2)
+    else:
+        m1, m2, m3, m4 = st.columns(4)
     if last < 1_000:
         m1.metric("Step", f"{k:,} of {last:,}")
     else:  # "1,744 of 1,744" does not fit a quarter of the page: the total goes in the label
