@@ -17,39 +17,19 @@ import argparse
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # load.classroom
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: load.classroom and helpers
 
+from helpers import free_ports  # noqa: E402  (the tests' own: a port with the ports after it free)
 from load.classroom import FIRST_VISITS  # noqa: E402
 from load.classroom import main as classroom  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RUNS = ["1x30", "1x60", "2x100"]
-
-
-def free_ports(span: int) -> int:
-    """A loopback port with the ``span - 1`` ports after it free too."""
-    for _ in range(100):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        if port + span < 65535 and all(_free(port + n) for n in range(1, span)):
-            return port
-    raise SystemExit("no free run of loopback ports")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
 
 
 def one_run(processes: int, students: int, passed: list[str], folder: Path) -> dict:
