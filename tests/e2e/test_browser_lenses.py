@@ -31,7 +31,11 @@ def test_encode_film_steps_with_the_arrow_keys_and_plays_to_the_end(page, app_ur
     box.fill("the king and the queen")  # a short text: a film of a few frames
     box.press("Control+Enter")
     headline = page.locator(".bpe-merge", has_text="Frame ")
+    # The new text's film, not the default text's: its 22 characters are the base tokens. A click
+    # made while that rerun still runs can be dropped, so the page settles first.
     expect(headline).to_contain_text("Frame 0 of")
+    expect(headline).to_contain_text("22 of them")
+    settle(page)
     page.locator(".st-key-tokenize_film_forward button").click()
     expect(headline).to_contain_text("Frame 1 of")
     expect(headline).to_contain_text("learned at training step")
