@@ -108,6 +108,10 @@ def run_for(settings: Settings) -> TrainingRun:
     Every run asked for is remembered for `seen_runs`."""
     key = settings.training_key()
     memo = st.session_state.get(RUN_MEMO)
+    # The training bar's place, held on every path (trained, cached, remembered, replayed):
+    # an emptied bar on the first run and no element on the next would move every element
+    # below it, and the browser then draws them all anew, dropping the keyboard's focus.
+    bar_slot = st.empty()
     if memo is not None and memo[0] == key:
         run = memo[1]
     elif settings.run_file is not None:  # replayed from its file: never retrained
@@ -115,7 +119,8 @@ def run_for(settings: Settings) -> TrainingRun:
         _require_recorded_settings(settings, run)
     else:
         train_text, heldout_text = corpus_texts(settings)
-        run = _train(key, _train_text=train_text, _heldout_text=heldout_text)
+        with bar_slot.container():
+            run = _train(key, _train_text=train_text, _heldout_text=heldout_text)
     remember(SEEN_RUNS, key, settings, MAX_SEEN_RUNS)
     return run
 
