@@ -4,7 +4,8 @@ Every page is opened at 1024x768 and at 1280x800, with presenter mode off and on
 default corpus. In the page itself, each heading, control label (buttons, toggles,
 checkboxes, sliders, boxes), metric, table and chart title is measured: a box whose content is
 wider than the box (``scrollWidth`` against ``clientWidth``, where the box clips or
-scrolls), a table that needs a horizontal scroll bar, or a chart title that runs past its
+scrolls), a table that needs a horizontal scroll bar, a table header or cell whose word is
+broken over two lines (its letters' boxes on two lines), or a chart title that runs past its
 chart fails the test, named with its text. Red error boxes fail it too. Each view is
 saved as a screenshot for review (``$SCREENSHOT_DIR``).
 """
@@ -74,6 +75,21 @@ CUT_JS = r"""
     const ticks = [...plot.querySelectorAll('.xtick text')];
     if (ticks.some(t => /rotate\(-?90/.test(t.getAttribute('transform') || ''))) {
       cut.push(`chart '${words(plot.querySelector('.gtitle') || plot)}': its x labels stand on end`);
+    }
+  }
+  // a table's header or cell whose word runs onto a second line: a column too narrow for its words
+  for (const cell of document.querySelectorAll('[data-testid="stTable"] th, [data-testid="stTable"] td')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (lines.size > 1) {
+          cut.push(`table ${cell.tagName === 'TH' ? 'header' : 'cell'} '${words(cell)}': '${word[0]}' broken over ${lines.size} lines`);
+        }
+      }
     }
   }
   for (const box of document.querySelectorAll('[data-testid="stException"], [data-testid="stAlertContentError"]')) {

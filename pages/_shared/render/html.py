@@ -60,7 +60,7 @@ WHOLE_LABELS_CSS = """<style>
 }
 [data-testid^="stBaseButton"] { height: auto !important; }
 [data-testid="stTable"] th, [data-testid="stTable"] td, [data-testid="stTable"] p {
-  white-space: normal !important; overflow-wrap: anywhere !important;
+  white-space: normal !important; overflow-wrap: break-word !important; word-break: normal !important;
 }
 </style>"""
 # The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).
