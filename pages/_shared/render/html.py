@@ -48,7 +48,8 @@ PRESENTER_CSS = """<style>
 </style>"""
 # On every page: labels of buttons, toggles, checkboxes, boxes and metrics wrap onto a second
 # line instead of ending in "…" when their column is narrow (a projector's 1024 px), and a
-# static table's headers and cells wrap instead of pushing columns off the right edge.
+# static table's headers and cells wrap between words (never inside one: "charac|ters",
+# "118,3|04"), so a table must have few enough columns to fit (the overflow test measures it).
 WHOLE_LABELS_CSS = """<style>
 [data-testid^="stBaseButton"] p, [data-testid^="stBaseButton"] [data-testid="stMarkdownContainer"],
 [data-testid="stWidgetLabel"] p, [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"],
