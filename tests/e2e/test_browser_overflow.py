@@ -13,6 +13,7 @@ saved as a screenshot for review (``$SCREENSHOT_DIR``).
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
@@ -72,6 +73,13 @@ CUT_JS = r"""
                  `${Math.round(box.right - frame.left)} px in a ${Math.round(frame.width)} px chart`);
       }
     }
+    const area = plot.querySelector('.nsewdrag');  // the plot area, where the bars and lines are
+    const heading = plot.querySelector('.gtitle');
+    if (area && heading && heading.getBoundingClientRect().height &&
+        heading.getBoundingClientRect().bottom > area.getBoundingClientRect().top + 1) {
+      cut.push(`chart title '${words(heading)}': its last line runs ` +
+               `${Math.round(heading.getBoundingClientRect().bottom - area.getBoundingClientRect().top)} px into the plot`);
+    }
     const ticks = [...plot.querySelectorAll('.xtick text')];
     if (ticks.some(t => /rotate\(-?90/.test(t.getAttribute('transform') || ''))) {
       cut.push(`chart '${words(plot.querySelector('.gtitle') || plot)}': its x labels stand on end`);
@@ -119,6 +127,28 @@ def open_page(page, label: str, heading: str | None):
 
 def slug(label: str) -> str:
     return label.lower().replace(" ", "_")
+
+
+@pytest.mark.parametrize("presenter", [False, True], ids=["presenter_off", "presenter_on"])
+def test_the_pair_charts_title_and_tie_note_clear_the_bars(browser, app_url, presenter):
+    """Step 1 of this corpus is a tie: the chart's title takes two lines and its tie note three
+    at 1024 px, all above the plot (with the teaching switches on, as in a lesson)."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    page.set_default_timeout(TRAINING_TIMEOUT_MS)
+    try:
+        page.goto(
+            f"{app_url}/Merge_by_merge?corpus={quote('low lower newest widest')}&teach_algorithm=1&teach_phase=2&teach_slow=1"
+        )
+        expect(page.get_by_test_id("stMetric").first).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
+        settle(page)
+        if presenter:
+            sidebar(page).get_by_text("Presenter mode: larger type").click()
+            settle(page)
+        expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text("ties with the winner")
+        assert page.evaluate(CUT_JS) == []
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("presenter", [False, True], ids=["presenter_off", "presenter_on"])

@@ -46,11 +46,12 @@ def readable(fig: go.Figure) -> go.Figure:
 
 def enlarged(fig: go.Figure, scale: float = PRESENTER_SCALE) -> go.Figure:
     """``fig`` with type ``scale`` times larger and a quarter taller (presenter mode)."""
-    fig.update_layout(
-        font_size=round(BASE_FONT * scale),
-        title_font_size=round(TITLE_FONT * 1.15),  # titles are long
-        height=round((fig.layout.height or 400) * 1.25),
-    )
+    title_size = round(TITLE_FONT * 1.15)  # titles are long
+    fig.update_layout(font_size=round(BASE_FONT * scale), title_font_size=title_size)
+    fig.update_layout(height=round((fig.layout.height or 400) * 1.25))
+    title = fig.layout.title
+    if title.yanchor == "top" and title.text:  # a hung title's margin grows with its type
+        fig.update_layout(margin_t=title_margin(title.text.count("<br>") + 1, title_size))
     fig.update_xaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     fig.update_yaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     return fig
@@ -72,9 +73,30 @@ def wrapped(text: str, width: int) -> list[str]:
     return lines
 
 
-def title_margin(lines: list[str]) -> int:
-    """Top margin for a title of these lines (``<sup>`` lines are smaller)."""
-    return 20 + sum(16 if line.startswith("<sup>") else 26 for line in lines)
+# Plotly spaces every line of a title 1.3 times the title's font size apart, a smaller
+# ``<sup>`` line too, and centres a title in the top margin by its first line only: a wrapped
+# title is hung from the chart's top edge instead, in a margin as tall as its lines.
+TITLE_LINE_SPACING, TITLE_PAD = 1.3, 10
+
+
+def title_margin(lines: int, font_size: int = TITLE_FONT) -> int:
+    """Top margin for a title of ``lines`` lines hung from the top (`hung_title`)."""
+    return 2 * TITLE_PAD + round(lines * TITLE_LINE_SPACING * font_size)
+
+
+def hung_title(lines: list[str]) -> dict:
+    """Layout for a title of these lines hung from the chart's top edge, and its margin."""
+    return dict(
+        title=dict(
+            text="<br>".join(lines),
+            font=dict(size=TITLE_FONT),
+            y=1,
+            yref="container",
+            yanchor="top",
+            pad=dict(t=TITLE_PAD),
+        ),
+        margin_t=title_margin(len(lines)),
+    )
 
 
 def whole_number_axis(largest: float, **axis) -> dict:
@@ -118,7 +140,6 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     if tied:
         sentence = f"{tie_with_winner(len(tied))}: {tie_rule_sentence(tie_rule)}"
         lines += [f"<sup>{line}</sup>" for line in wrapped(sentence, PAIR_SUBTITLE_CHARS)]
-    title = "<br>".join(lines)
     bar = dict(
         type="bar",
         x=positions,
@@ -130,11 +151,12 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
         hovertemplate="%{customdata}<br>count %{y:,}<extra></extra>",
     )
     axis_type = dict(tickfont=dict(size=TICK_FONT))
+    hung = hung_title(lines)
     layout = dict(
-        title=dict(text=title, font=dict(size=TITLE_FONT)),
-        height=310 + title_margin(lines),  # the bars keep their height under a longer title
+        title=hung["title"],
+        height=310 + hung["margin_t"],  # the bars keep their height under a longer title
         font=dict(size=BASE_FONT),
-        margin=dict(l=10, r=10, t=title_margin(lines), b=10),
+        margin=dict(l=10, r=10, t=hung["margin_t"], b=10),
         showlegend=False,
         xaxis=dict(
             tickvals=positions,
@@ -172,7 +194,7 @@ def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figu
     # title_text and margin_t, not title= and margin=: the chart is built unvalidated, so those
     # would replace its title and margin objects with a bare string and a partial dict, and
     # presenter mode (which sets the title's font) then fails on the string
-    fig.update_layout(title_text="<br>".join(lines), margin_t=title_margin(lines))
+    fig.update_layout(title_text="<br>".join(lines), margin_t=hung_title(lines)["margin_t"])
     return fig
 
 
