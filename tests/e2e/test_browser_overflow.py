@@ -73,12 +73,13 @@ CUT_JS = r"""
                  `${Math.round(box.right - frame.left)} px in a ${Math.round(frame.width)} px chart`);
       }
     }
-    const area = plot.querySelector('.nsewdrag');  // the plot area, where the bars and lines are
-    const heading = plot.querySelector('.gtitle');
-    if (area && heading && heading.getBoundingClientRect().height &&
-        heading.getBoundingClientRect().bottom > area.getBoundingClientRect().top + 1) {
-      cut.push(`chart title '${words(heading)}': its last line runs ` +
-               `${Math.round(heading.getBoundingClientRect().bottom - area.getBoundingClientRect().top)} px into the plot`);
+    // a title's lines stay between the chart's top edge and its plot area (the bars, the lines)
+    const area = plot.querySelector('.nsewdrag'), heading = plot.querySelector('.gtitle');
+    const lines = heading && heading.getBoundingClientRect();
+    if (area && lines && lines.height) {
+      const below = lines.bottom - area.getBoundingClientRect().top, above = frame.top - lines.top;
+      if (below > 1) cut.push(`chart title '${words(heading)}': its last line runs ${Math.round(below)} px into the plot`);
+      if (above > 1) cut.push(`chart title '${words(heading)}': its first line is cut ${Math.round(above)} px at the top`);
     }
     const ticks = [...plot.querySelectorAll('.xtick text')];
     if (ticks.some(t => /rotate\(-?90/.test(t.getAttribute('transform') || ''))) {

@@ -50,8 +50,9 @@ def enlarged(fig: go.Figure, scale: float = PRESENTER_SCALE) -> go.Figure:
     fig.update_layout(font_size=round(BASE_FONT * scale), title_font_size=title_size)
     fig.update_layout(height=round((fig.layout.height or 400) * 1.25))
     title = fig.layout.title
-    if title.yanchor == "top" and title.text:  # a hung title's margin grows with its type
-        fig.update_layout(margin_t=title_margin(title.text.count("<br>") + 1, title_size))
+    if title.pad.t and title.yanchor == "top" and title.text:  # a hung title: its pad and margin grow with its type
+        lines = title.text.count("<br>") + 1
+        fig.update_layout(title_pad_t=title_pad(title_size), margin_t=title_margin(lines, title_size))
     fig.update_xaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     fig.update_yaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     return fig
@@ -73,10 +74,17 @@ def wrapped(text: str, width: int) -> list[str]:
     return lines
 
 
-# Plotly spaces every line of a title 1.3 times the title's font size apart, a smaller
-# ``<sup>`` line too, and centres a title in the top margin by its first line only: a wrapped
-# title is hung from the chart's top edge instead, in a margin as tall as its lines.
+# Plotly places a title by its first line only (the others run on below it, into the bars
+# when the margin is short) and spaces every line 1.3 times the title's font size apart, a
+# smaller ``<sup>`` line too. So a wrapped title is hung from the chart's top edge, in a margin
+# as tall as its lines: with ``yanchor="top"`` the first line's top sits one font size above
+# the padding, so the padding adds that back.
 TITLE_LINE_SPACING, TITLE_PAD = 1.3, 10
+
+
+def title_pad(font_size: int) -> int:
+    """The top padding that puts a hung title's first line `TITLE_PAD` below the chart's edge."""
+    return TITLE_PAD + font_size
 
 
 def title_margin(lines: int, font_size: int = TITLE_FONT) -> int:
@@ -93,7 +101,7 @@ def hung_title(lines: list[str]) -> dict:
             y=1,
             yref="container",
             yanchor="top",
-            pad=dict(t=TITLE_PAD),
+            pad=dict(t=title_pad(TITLE_FONT)),
         ),
         margin_t=title_margin(len(lines)),
     )
