@@ -86,8 +86,10 @@ CUT_JS = r"""
       cut.push(`chart '${words(plot.querySelector('.gtitle') || plot)}': its x labels stand on end`);
     }
   }
-  // a table's header or cell whose word runs onto a second line: a column too narrow for its words
-  for (const cell of document.querySelectorAll('[data-testid="stTable"] th, [data-testid="stTable"] td')) {
+  // a table's header or cell, or a metric's label, whose word runs onto a second line: a column
+  // too narrow for its words
+  const broken = '[data-testid="stTable"] th, [data-testid="stTable"] td, [data-testid="stMetricLabel"] p';
+  for (const cell of document.querySelectorAll(broken)) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const word of node.data.matchAll(/\S+/g)) {
@@ -96,7 +98,8 @@ CUT_JS = r"""
         range.setEnd(node, word.index + word[0].length);
         const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
         if (lines.size > 1) {
-          cut.push(`table ${cell.tagName === 'TH' ? 'header' : 'cell'} '${words(cell)}': '${word[0]}' broken over ${lines.size} lines`);
+          const kind = {TH: 'table header', TD: 'table cell'}[cell.tagName] || 'metric label';
+          cut.push(`${kind} '${words(cell)}': '${word[0]}' broken over ${lines.size} lines`);
         }
       }
     }

@@ -95,18 +95,18 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
     held = heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout) if heldout else None
     rows = run_token_health(run, merges, run_usage(settings, run, merges), held, rare_below=rare_below)
     counts = flag_counts(rows)
-    m = st.columns(5, vertical_alignment="bottom")
+    m = st.columns(4)  # four, so "Unreachable" keeps its column whole in presenter type at 1024 px
     m[0].metric("Absorbed", f"{counts[ABSORBED]:,}", help="made by a merge, unused in the final training encoding")
     m[1].metric("Rare", f"{counts[RARE]:,}", help=f"used fewer than {rare_below} times")
     m[2].metric("Unreachable", f"{counts[UNREACHABLE]:,}", help="its own text encodes to other tokens")
     m[3].metric("Partial", f"{counts[PARTIAL]:,}", help="a byte token inside a character: no text of its own")
-    with m[4]:
-        RARE_BELOW.draw(st.number_input, "Rare: fewer uses than", step=1)
-    left, right = st.columns(2)
+    left, right, rare = st.columns(3, vertical_alignment="bottom")
     with left:
         bind(st.selectbox, "Show", HEALTH_SHOW.key, options=list(SHOW))
     with right:
         bind(st.selectbox, "Sorted by", HEALTH_SORT.key, options=list(SORTS))
+    with rare:
+        RARE_BELOW.draw(st.number_input, "Rare: fewer uses than", step=1)
     wanted = SHOW[ss[HEALTH_SHOW.key]]
     shown = [r for r in rows if (r.flags if wanted is None else wanted == "all" or wanted in r.flags)]
     column, ascending = SORTS[ss[HEALTH_SORT.key]]
