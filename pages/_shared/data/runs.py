@@ -1,8 +1,9 @@
 """Cached calls into `bpe`: corpus texts, the training run, tokenizers.
 
-The caches are process-wide (shared by every browser session), so every key names the
-text's *content* (`Settings.corpus_version`), never just a name two sessions could both
-use: an upload is only ever found again by a session holding the very same text. The
+What is computed on a shipped corpus or a run file on disk is shared by every browser
+session; what is computed on a session's own text (pasted, uploaded, a lesson file's, an
+uploaded run file) is that session's alone (`data.owned`). Every key names the text's
+*content* (`Settings.corpus_version`), never just a name two sessions could both use. The
 texts themselves come from this session's state and are passed unhashed (`_text`).
 """
 
@@ -15,11 +16,13 @@ from bpe.errors import BpeError
 from bpe.run import TrainingRun, train_run
 from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.tokenizer import BPETokenizer
+from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings
 from pages._shared.state.stores import (
     MAX_SEEN_RUNS,
     RUN_UPLOAD_PREFIX,
     SEEN_RUNS,
+    is_own_text,
     recent,
     remember,
     run_uploads,
@@ -41,10 +44,10 @@ def corpus_texts(settings: Settings) -> tuple[str, str]:
     if settings.run_file is not None:
         return opened_run(settings).sample, ""
     pasted = user_texts().get(settings.corpus)
-    return _corpus_texts(settings.corpus_key(), _text=pasted)
+    return _corpus_texts(settings.corpus_key(), _text=pasted, own=pasted is not None)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def _corpus_texts(key: tuple, _text: str | None) -> tuple[str, str]:
     name, _version, prefix_cap, heldout_fraction = key
     text = _text if _text is not None else load_corpus(name)
@@ -61,10 +64,10 @@ def corpus_length(settings: Settings) -> int:
         run = opened_run(settings).run
         return run.training_characters + run.heldout_characters
     pasted = user_texts().get(settings.corpus)
-    return _corpus_length(settings.corpus_key()[:2], _text=pasted)
+    return _corpus_length(settings.corpus_key()[:2], _text=pasted, own=pasted is not None)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def _corpus_length(key: tuple, _text: str | None) -> int:
     return len(_text if _text is not None else load_corpus(key[0]))
 
@@ -73,14 +76,14 @@ def alphabet_size(settings: Settings) -> int:
     """How many base tokens training will start from (the smallest possible vocab)."""
     if settings.run_file is not None:
         return len(opened_run(settings).run.base_tokens)
-    return _base_size(settings.alphabet, settings.corpus_key(), *corpus_texts(settings))
+    return _base_size(settings.alphabet, settings.corpus_key(), *corpus_texts(settings), own=is_own_text(settings))
 
 
-def _base_size(alphabet: str, corpus_key: tuple, train: str, heldout: str) -> int:
-    return 256 if alphabet == "bytes" else _distinct_characters(corpus_key, train, heldout)
+def _base_size(alphabet: str, corpus_key: tuple, train: str, heldout: str, own: bool) -> int:
+    return 256 if alphabet == "bytes" else _distinct_characters(corpus_key, train, heldout, own=own)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def _distinct_characters(key: tuple, _train: str, _heldout: str) -> int:
     # train_run takes its base characters from both parts, so count both
     return len(set(_train) | set(_heldout))
@@ -115,7 +118,9 @@ def run_for(settings: Settings) -> TrainingRun:
         _require_recorded_settings(settings, run)
     else:
         train_text, heldout_text = corpus_texts(settings)
-        run = _train(key, _train_text=train_text, _heldout_text=heldout_text)
+        own = is_own_text(settings)
+        base = _base_size(settings.alphabet, settings.corpus_key(), train_text, heldout_text, own=own)
+        run = _train(key, _train_text=train_text, _heldout_text=heldout_text, _base=base, own=own)
     remember(SEEN_RUNS, key, settings, MAX_SEEN_RUNS)
     return run
 
@@ -128,17 +133,18 @@ def seen_runs() -> list[Settings]:
 # One run object for every session (cache_resource, not cache_data): a copy per session
 # cost a class ~6 MB of memory per student and an unpickling per visit, and a bigger heap
 # for the garbage collector to walk. A TrainingRun is frozen and nothing mutates it.
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
+# A run on a session's own text is cached for that session only (`data.owned`).
+@cache_resource_by_owner(show_spinner=False, max_entries=8)
+def _train(key: tuple, _train_text: str, _heldout_text: str, _base: int) -> TrainingRun:
     # The bar is created in here on purpose: Streamlit replays a cached function's
     # elements on a hit, and a bar made outside would not exist to replay onto.
+    # ``_base`` (the alphabet's size, for the bar) follows from the key: it is not hashed
     *_corpus, target, min_freq, engine, alphabet, pretokenizer, tie_rule = key
     bar = st.progress(0.0, text=f"Training to {target:,} tokens…")
-    base = _base_size(alphabet, tuple(_corpus), _train_text, _heldout_text)
     shown = [0]
 
     def progress(step, target_vocab_size):
-        done = min((step.vocab_size - base) / max(target_vocab_size - base, 1), 1.0)
+        done = min((step.vocab_size - _base) / max(target_vocab_size - _base, 1), 1.0)
         if int(done * PROGRESS_UPDATES) > shown[0]:
             shown[0] = int(done * PROGRESS_UPDATES)
             bar.progress(done, text=f"Training: merge {step.number:,}, vocab {step.vocab_size:,} of {target:,}")
@@ -183,8 +189,9 @@ def _require_recorded_settings(settings: Settings, run: TrainingRun) -> None:
 
 
 def opened_run(settings: Settings) -> RunFile:
-    """The run file these settings replay (listed on disk, or uploaded in this session),
-    read once per process and shared (`st.cache_resource`, as trained runs are).
+    """The run file these settings replay: one listed on disk is read once per process and
+    shared (`st.cache_resource`, as trained runs are); one uploaded in this session is
+    parsed once for this session (up to 64 MB each: nobody else holds its bytes).
     Raises `BpeError` (a `RunFileError`) when it cannot be read."""
     name = settings.run_file
     assert name is not None
@@ -201,7 +208,7 @@ def _read_run(path: str, version: str) -> RunFile:
     return read_run_file(path)
 
 
-@st.cache_resource(show_spinner="Opening the run file…", max_entries=8)
+@st.cache_resource(show_spinner="Opening the run file…", max_entries=8, scope="session")
 def _parsed_run(content_hash: str, _raw: bytes, _name: str) -> RunFile:
     return parse_run_file(_raw, name=_name)
 
@@ -211,11 +218,11 @@ def _parsed_run(content_hash: str, _raw: bytes, _name: str) -> RunFile:
 
 def prefix_tokenizer(settings: Settings, run: TrainingRun, merges: int) -> BPETokenizer:
     """The tokenizer after the run's first ``merges`` merges (0 = base tokens only). Cached."""
-    return _merges_tokenizer(settings.training_key(), merges, _run=run)
+    return _merges_tokenizer(settings.training_key(), merges, _run=run, own=is_own_text(settings))
 
 
 # Tokenizers are models, not data: cache_resource shares one object instead of
 # unpickling a copy on every rerun. Nothing mutates them but their bounded chunk cache.
-@st.cache_resource(show_spinner=False, max_entries=64)
+@cache_resource_by_owner(show_spinner=False, max_entries=64)
 def _merges_tokenizer(key: tuple, merges: int, _run: TrainingRun) -> BPETokenizer:
     return _run.tokenizer(merges=merges)

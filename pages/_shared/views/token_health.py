@@ -21,7 +21,7 @@ from bpe.text import printable
 from pages._shared.data.lenses import heldout_uses, pretrained_health
 from pages._shared.data.measures import MEASURE_CHARS, run_usage
 from pages._shared.data.runs import corpus_texts
-from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers
+from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers, session_owns
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
@@ -92,7 +92,12 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
     rare_below = ss[RARE_BELOW.key]
     st.markdown(escape_markdown(WHY).replace("\\`", "`"))
     train, heldout = corpus_texts(settings)
-    held = heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout) if heldout else None
+    own = session_owns(settings)
+    held = (
+        heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout, own=own)
+        if heldout
+        else None
+    )
     rows = run_token_health(run, merges, run_usage(settings, run, merges), held, rare_below=rare_below)
     counts = flag_counts(rows)
     m = st.columns(5, vertical_alignment="bottom")
@@ -137,7 +142,12 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
     bind(st.selectbox, "Tokenizer", HEALTH_OTHER.key, options=labels)
     chosen = others[labels.index(ss[HEALTH_OTHER.key])]
     rows = pretrained_health(
-        chosen.key, settings.corpus_key(), _tokenizer=chosen.tokenizer, _train=train, _heldout=heldout
+        chosen.key,
+        settings.corpus_key(),
+        _tokenizer=chosen.tokenizer,
+        _train=train,
+        _heldout=heldout,
+        own=session_owns(settings, chosen),
     )
     counts = flag_counts(rows)
     unused = sum(1 for r in rows if not r.train_uses and not r.heldout_uses)

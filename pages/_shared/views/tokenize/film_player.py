@@ -15,12 +15,14 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from bpe.analysis.encode_film import MAX_FILM_CHARACTERS, EncodeFilm, frame_segments, rule_sentence
+from bpe.analysis.samples import corpus_samples
 from bpe.analysis.segments import Segment
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import printable
 from pages._shared.data.lenses import film_of
-from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers
+from pages._shared.data.runs import corpus_texts
+from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers, session_owns
 from pages._shared.render.encode_film_html import frame_headline_html
 from pages._shared.render.html import escape_markdown, segments_html
 from pages._shared.state.controls import FILM_FRAME, FILM_OF, STEP
@@ -60,8 +62,12 @@ def draw_encode_film(settings: Settings, run: TrainingRun, text: str) -> None:
     if len(text) > MAX_FILM_CHARACTERS:
         st.caption(f"The film plays the first {MAX_FILM_CHARACTERS:,} characters of the text.")
     is_run = chosen.key[0] == "run"
+    # A text typed here is this session's own, as is a film by its own tokenizer: a preset
+    # sentence of a shipped corpus is filmed once for the whole class.
+    presets = {sample[:MAX_FILM_CHARACTERS] for sample in corpus_samples(*corpus_texts(settings)).values()}
+    own = shown not in presets or session_owns(settings, chosen)
     try:
-        film = film_of(chosen.key, shown, _tokenizer=chosen.tokenizer, _steps=run.steps if is_run else None)
+        film = film_of(chosen.key, shown, _tokenizer=chosen.tokenizer, _steps=run.steps if is_run else None, own=own)
     except BpeError as error:
         st.info(escape_markdown(f"{chosen.label} cannot film this text: {error}"))
         return
