@@ -9,6 +9,7 @@ sample."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -199,3 +200,11 @@ def test_a_run_file_without_text_says_so_on_every_lens(textless_run, page, monke
         assert "the run file keeps no held-out text" in said
     else:
         assert "keeps no text to measure" in said
+
+
+def test_report_card_chart_names_stand_upright_in_presenter_mode():
+    # sixteen text names in large type overlap at a slant on a 1024 px screen
+    for large, angle in ((False, -35), (True, -90)):
+        at = new_app(COMPRESSION, presenter_large=large, **OPEN)
+        figure = next(f for f in at.get("plotly_chart") if f.proto.id.endswith("compression_card_chart"))
+        assert json.loads(figure.proto.spec)["layout"]["xaxis"]["tickangle"] == angle

@@ -80,7 +80,8 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
             "— : it covers too little of the text to grade (hover for how much). "
             "Hover a text's name for its source."
         )
-    st.plotly_chart(presented(report_card_figure(rows, ss[UNIT])), key="compression_card_chart")
+    figure = report_card_figure(rows, ss[UNIT], large=bool(ss.get(LARGE)))
+    st.plotly_chart(presented(figure), key="compression_card_chart")
     st.download_button(
         "Report card (CSV)",
         card_csv(rows, ours.label, references),

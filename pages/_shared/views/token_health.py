@@ -22,6 +22,7 @@ from pages._shared.data.lenses import heldout_uses, pretrained_health
 from pages._shared.data.measures import MEASURE_CHARS, run_usage
 from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers
+from pages._shared.frame.presenter import presenting
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
@@ -95,7 +96,10 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
     held = heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout) if heldout else None
     rows = run_token_health(run, merges, run_usage(settings, run, merges), held, rare_below=rare_below)
     counts = flag_counts(rows)
-    m = st.columns(5, vertical_alignment="bottom")
+    if presenting():  # large type: three numbers a row, or "Unreachable" breaks inside the word at 1024 px
+        m = [*st.columns(3, vertical_alignment="bottom"), *st.columns(3, vertical_alignment="bottom")[:2]]
+    else:
+        m = st.columns(5, vertical_alignment="bottom")
     m[0].metric("Absorbed", f"{counts[ABSORBED]:,}", help="made by a merge, unused in the final training encoding")
     m[1].metric("Rare", f"{counts[RARE]:,}", help=f"used fewer than {rare_below} times")
     m[2].metric("Unreachable", f"{counts[UNREACHABLE]:,}", help="its own text encodes to other tokens")
