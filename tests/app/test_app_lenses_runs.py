@@ -154,6 +154,7 @@ def test_other_tokenizers_on_a_run_file_are_measured_on_its_sample_only():
     assert metric(at, "Unused on the run's sample")
     glitches = next(d.value for d in at.dataframe if "uses (held-out)" in d.value.columns and "flags" not in d.value)
     assert glitches["uses (training)"].isna().all()  # its training text is not in the file: not measured, not 0
+    assert any("Uses (training): not measured, the run file keeps no training text." in c.value for c in at.caption)
 
 
 def test_switching_to_a_run_file_shows_only_that_runs_health():

@@ -197,3 +197,11 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
             key="vocab_glitches",
             column_config=count_columns("id", "uses (training)", "uses (held-out)"),
         )
+        notes = []  # None in a column is "not measured", never "used 0 times"
+        if not train:
+            notes.append("Uses (training): not measured, the run file keeps no training text.")
+        if not heldout:
+            kept = "the run file keeps no held-out text" if settings.run_file is not None else "nothing is held out"
+            notes.append(f"Uses (held-out): not measured, {kept}.")
+        if notes:
+            st.caption(" ".join(notes))
