@@ -6,8 +6,10 @@
 Starts the real server (`streamlit run app.py`) inside a small wrapper that samples,
 every second, from within the server process: its resident memory (RSS), the bytes
 Python's objects hold (tracemalloc's traced total: what is alive, whatever the allocator
-keeps), the sessions Streamlit still holds (connected and disconnected), and the entries
-of the app's caches. Then N sessions each open the app, upload a text of ``--megabytes``
+keeps), the sessions Streamlit still holds (connected and disconnected, and the expired
+ones its storage has not let go of yet), and the entries of the app's caches (shared, or
+the sessions' own). At the end it asks glibc to hand back its free pages (`malloc_trim`):
+what RSS falls by was the allocator's, not data. Then N sessions each open the app, upload a text of ``--megabytes``
 MB (through the same HTTP upload a browser uses) and close their websocket. The report
 says what was alive after the sessions closed, after Streamlit dropped them
 (``server.disconnectedSessionTTL``, ``--ttl``) and at the end: if the traced total falls
