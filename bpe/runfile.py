@@ -34,6 +34,7 @@ from bpe.recorded import RecordedSteps
 from bpe.run import TrainingRun
 from bpe.steps import StopReason
 from bpe.training import TrainingSettings
+from bpe.untrusted import open_regular_file, read_file_bytes
 
 RUN_FORMAT = "bpe-lab-run"
 RUN_VERSION = 1
@@ -223,11 +224,13 @@ def labelled_runs(folders: list[Path] | None = None) -> dict[str, RunListing]:
 def read_listing(path: Path) -> RunListing:
     """What `list_runs` shows of one file: its header's summary (the body is not read)."""
     name = path.name
-    try:
-        with open(path, "rb") as file:
+    # Only the head is read, but the file is opened as a stranger's: a FIFO or a device
+    # named *.bperun in a runs folder would block the sidebar's listing for good.
+    with open_regular_file(path, what="run file", name=repr(name), max_bytes=None, error=RunFileError) as file:
+        try:
             start = file.read(MAX_HEADER_BYTES)
-    except OSError as error:
-        raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
+        except OSError as error:
+            raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
     try:
         head = zlib.decompressobj(31).decompress(start, MAX_HEADER_BYTES)
     except zlib.error:
@@ -254,13 +257,7 @@ def read_listing(path: Path) -> RunListing:
 def read_run_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_RUN_FILE_BYTES) -> RunFile:
     """Read and check a run file; `RunFileError` in one line on any fault."""
     name = Path(path).name
-    try:
-        size = os.stat(path).st_size
-        if size > max_bytes:
-            raise RunFileError(f"{name} is {size:,} bytes; a run file may be at most {max_bytes:,}")
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
+    raw = read_file_bytes(path, what="run file", name=repr(name), max_bytes=max_bytes, error=RunFileError)
     return parse_run_file(raw, name=name, max_bytes=max_bytes)
 
 
