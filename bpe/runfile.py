@@ -33,6 +33,7 @@ from bpe.paths import DATA_DIR
 from bpe.recorded import RecordedSteps
 from bpe.run import TrainingRun
 from bpe.steps import StopReason
+from bpe.text import shown_name
 from bpe.training import TrainingSettings
 from bpe.untrusted import open_regular_file, read_file_bytes
 
@@ -183,8 +184,8 @@ class RunListing:
     @property
     def label(self) -> str:
         """``run: NAME — source, characters, merges``."""
-        inputs = ", ".join(self.inputs) or "counts"
-        return f"run: {self.name} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
+        inputs = ", ".join(map(shown_name, self.inputs)) or "counts"  # the file's words: never raw on a page
+        return f"run: {shown_name(self.name)} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
 
 
 def run_folders() -> list[Path]:

@@ -14,7 +14,7 @@ from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
 from bpe.analysis.wording import most_frequent_pairs, tie_with_winner
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
-from bpe.text import pair_label
+from bpe.text import bidi_marked, pair_label
 
 WINNER = "#dc2626"
 TIED = "#f59e0b"
@@ -24,8 +24,9 @@ TIE_RULE = tie_rule_sentence(DEFAULT_TIE_RULE)  # the default rule's sentence (t
 
 def plotly_text(text: str) -> str:
     """User text for plotly labels: plotly renders a little HTML, so <, > and & are escaped;
-    quotes are left alone, since plotly would show '&quot;' literally."""
-    return html.escape(text, quote=False)
+    quotes are left alone, since plotly would show '&quot;' literally; bidirectional
+    controls are shown as marks (`bpe.text.bidi_marked`), so a label cannot reorder the chart's text."""
+    return html.escape(bidi_marked(text), quote=False)
 
 
 # Type a class can read from the back of a room (plotly's default ticks are 12 px).
