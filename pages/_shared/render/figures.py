@@ -196,7 +196,7 @@ def compression_curve_figure(
     pretrained_text: str = "held-out text",
 ) -> go.Figure:
     """Characters per token against vocab size: training text (blue) and held-out text (red)
-    from one run's `bpe.metrics.CurvePoint` list; a marker where the curves part; a dotted
+    from one run's `bpe.analysis.metrics.CurvePoint` list; a marker where the curves part; a dotted
     line at the vocab size shown. ``overlays`` ({label: curve}) adds other runs' curves,
     held-out when they have it (that is the comparable one), thin and dashed. ``pretrained``
     ({label: [`bpe.analysis.pretrained.PrefixPoint`]}) adds pretrained tokenizers cut to
@@ -282,7 +282,7 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
     """Characters covered by ``block_size`` tokens, against vocab size (log axis): one marker
     per tokenizer (named in the legend, so close points never print over each other), the
     10th-90th percentile over windows as its error bar. ``rows`` are
-    (label, vocab_size, `bpe.metrics.Coverage`). The y axis leaves room above the highest bar."""
+    (label, vocab_size, `bpe.analysis.metrics.Coverage`). The y axis leaves room above the highest bar."""
     fig = go.Figure()
     for (label, size, c), colour in zip(rows, COVERAGE_COLOURS * 3):
         fig.add_trace(
@@ -336,7 +336,7 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
     """Held-out bits per character, one line per tokenizer, against training seconds
     (``x="seconds"``) or characters of training text processed (``x="chars"``).
 
-    ``records`` are `bpe.lm.ExperimentProgress` records that carry an evaluation, in order.
+    ``records`` are `bpe.lm.experiment.ExperimentProgress` records that carry an evaluation, in order.
     """
     if x not in _CURVE_AXES:
         raise ValueError(f"x={x!r} must be 'seconds' or 'chars'")
