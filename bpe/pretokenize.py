@@ -145,10 +145,11 @@ def _check_constructs(pattern: str) -> None:
                 f"the pre-tokenizer pattern {_shown(pattern)} sets flags with {piece.text!r} after its "
                 f"start; put them first, or write ({piece.text[1:-1]}:...) around the part they are for"
             )
-        if piece.kind == FUZZY:  # a file from Hugging Face or minbpe means those braces as text
+        if piece.kind == FUZZY:  # tokenizers (Oniguruma) and tiktoken (Rust) read those braces as text
             raise PatternError(
                 f"the pre-tokenizer pattern {_shown(pattern)} uses the fuzzy-match constraint {piece.text!r}, "
-                "which only Python's regex module has (other libraries read it as text); BPE Lab does not run it"
+                "which only Python's regex module has (Hugging Face's and tiktoken's engines read it as text); "
+                "BPE Lab does not run it"
             )
         if piece.kind == OTHER:
             raise PatternError(
