@@ -79,6 +79,7 @@ VISIBLE_BIDI = {
 }
 _VISIBLE = str.maketrans({**VISIBLE_WHITESPACE, **VISIBLE_BIDI})
 _BIDI_MARKED = str.maketrans(VISIBLE_BIDI)
+MAX_SHOWN_NAME = 200  # characters of a name someone else chose that a page shows
 
 
 def printable(token: str | bytes) -> str:
@@ -99,12 +100,14 @@ def shown_name(name: str) -> str:
     show it: bidirectional controls as marks, and any other character that does not print
     (a newline, U+200B ZERO WIDTH SPACE) as its escape, so a name can neither reorder the
     text around it nor pass for another ("Tiny\\u200bShakespeare" for "Tiny Shakespeare"):
-    ``"notes\\u202etxt.exe"`` is shown ``notes⟨RLO⟩txt.exe``, a newline as ``\\n``.
+    ``"notes\\u202etxt.exe"`` is shown ``notes⟨RLO⟩txt.exe``, a newline as ``\\n``. A name
+    longer than `MAX_SHOWN_NAME` characters is cut, ending in "…" (a lesson may name its
+    text with a megabyte).
     """
     marked = bidi_marked(name)
-    if marked.isprintable():
-        return marked
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in marked)
+    if not marked.isprintable():
+        marked = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in marked)
+    return marked if len(marked) <= MAX_SHOWN_NAME else marked[: MAX_SHOWN_NAME - 1] + "…"
 
 
 def pair_label(pair: tuple) -> str:

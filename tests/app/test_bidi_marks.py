@@ -114,6 +114,8 @@ def test_a_name_from_a_stranger_is_shown_marked_and_escaped():
     assert shown_name("two\nlines\t.txt") == "two\\nlines\\t.txt"
     assert shown_name("notes café 日本.txt") == "notes café 日本.txt"  # names that print are left alone
     assert shown_name(shown_name("x\u202e\n")) == shown_name("x\u202e\n")
+    # found by probing: a lesson may name its text with a megabyte, and the sidebar showed it all
+    assert shown_name("x" * 1_000_000) == "x" * 199 + "…" and len(shown_name("\n" * 300)) == 200
 
 
 HOSTILE_NAME = "report\u202etxt.exe\u200b.txt"  # shows as "reportexe.txt.txt" in a browser, reversed
