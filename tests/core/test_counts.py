@@ -222,6 +222,20 @@ def test_a_tampered_file_with_a_recomputed_checksum_is_still_checked(tmp_path):
         read_counts(_rewritten(tmp_path, change))
 
 
+@pytest.mark.parametrize("key", ["training_sample", "heldout_text", "pattern"])
+def test_metadata_that_spells_a_lone_surrogate_is_refused_at_the_door(tmp_path, key):
+    """JSON can spell "\\ud800", which no UTF-8 can hold: the checksum's own encoding of the
+    metadata raised UnicodeEncodeError (a traceback) before; now it is refused in one line."""
+
+    def change(table, metadata):
+        metadata[key] = "ab\ud800"
+        return table, metadata
+
+    with pytest.raises(BpeError, match="lone surrogate") as caught:
+        read_counts(_rewritten(tmp_path, change))
+    assert "\n" not in str(caught.value)
+
+
 def test_files_that_are_not_counts_files_are_refused(tmp_path):
     (tmp_path / "text.parquet").write_text("not parquet at all")
     with pytest.raises(BpeError, match="not readable as Parquet"):

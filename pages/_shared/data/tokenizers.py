@@ -15,6 +15,7 @@ from bpe.errors import BpeError
 from bpe.formats import CL100K_NAME, load_cl100k, load_upload
 from bpe.run import TrainingRun
 from bpe.storage import UPLOAD_MAX_BYTES, UPLOAD_MAX_MERGES
+from bpe.text import shown_name
 from pages._shared.data.runs import prefix_tokenizer
 from pages._shared.state.settings import Settings
 from pages._shared.state.stores import is_own_text
@@ -128,7 +129,7 @@ def accept_upload(name: str, raw: bytes, pattern: str | None = None) -> None:
         state[UPLOAD_ERROR] = str(error)
         return
     state.pop(UPLOAD_ERROR, None)
-    state[UPLOADED] = (name, tokenizer)
+    state[UPLOADED] = (shown_name(name), tokenizer)  # the file's name labels charts and tables: never raw
 
 
 def forget_upload() -> None:

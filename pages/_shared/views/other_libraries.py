@@ -258,6 +258,8 @@ def described(loaded) -> str:
 def _difference_from_run(settings: Settings, run: TrainingRun, loaded) -> str | None:
     """When ``loaded`` holds this run's tokens (an export of it at some vocab size): how its
     tokens differ from the run's on the measured text, or None."""
+    if loaded.vocab_size < len(run.base_tokens):  # fewer tokens than the run's alphabet: no export of it
+        return None
     _what, text = measured_text(settings)
     return upload_difference(
         loaded.fingerprint(),
