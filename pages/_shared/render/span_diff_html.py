@@ -19,6 +19,7 @@ import hashlib
 import html
 
 from bpe.analysis.span_diff import SpanDiff, TokenSpan, display_lines
+from bpe.analysis.wording import counted
 from bpe.text import VISIBLE_BIDI, VISIBLE_WHITESPACE, readable_token
 from pages._shared.render.html import text_html
 
@@ -67,7 +68,8 @@ def span_diff_html(diff: SpanDiff, *, scope: str, large: bool = False) -> str:
         f".{scope_class}:has(.c{j}:hover) .c{j}{{{HOVER}}}" for j in range(min(len(diff.text), MAX_HOVER_CHARACTERS))
     )
     legend = " · ".join(
-        f"<b>{row_letter(i)}</b> {text_html(row.label)} ({row.count:,} tokens)" for i, row in enumerate(diff.rows)
+        f"<b>{row_letter(i)}</b> {text_html(row.label)} ({counted(row.count, 'token')})"
+        for i, row in enumerate(diff.rows)
     )
     return (
         f"<style>{rules}</style>"

@@ -25,6 +25,7 @@ from bpe.analysis.metrics import compression
 from bpe.analysis.samples import corpus_samples
 from bpe.analysis.segments import Segment
 from bpe.analysis.special_tokens import ENDOFTEXT, special_token_comparison
+from bpe.analysis.wording import counted
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
@@ -116,9 +117,11 @@ def draw_special_tokens() -> None:
         st.error(escape_markdown(str(error)), icon="⚠️")
         return
     left, right = st.columns(2)
-    left.markdown(f"**As plain text** (`allowed_special` empty) · {len(found.as_text):,} tokens")
+    left.markdown(f"**As plain text** (`allowed_special` empty) · {counted(len(found.as_text), 'token')}")
     left.html(linked_tokens_html(list(found.as_text), scope="special-as-text"))
-    right.markdown(f"**As the special token** (`allowed_special={{'{ENDOFTEXT}'}}`) · {len(found.as_special):,} tokens")
+    right.markdown(
+        f"**As the special token** (`allowed_special={{'{ENDOFTEXT}'}}`) · {counted(len(found.as_special), 'token')}"
+    )
     right.html(linked_tokens_html(list(found.as_special), scope="special-as-special"))
     st.markdown(escape_markdown(found.explanation))
 

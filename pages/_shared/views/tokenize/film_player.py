@@ -17,6 +17,7 @@ from streamlit.errors import StreamlitAPIException
 from bpe.analysis.encode_film import MAX_FILM_CHARACTERS, EncodeFilm, frame_segments, rule_sentence
 from bpe.analysis.samples import corpus_samples
 from bpe.analysis.segments import Segment
+from bpe.analysis.wording import counted
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import printable
@@ -152,7 +153,7 @@ def _draw_frame(film: EncodeFilm, number: int, label: str, is_run: bool) -> None
     if number == 0:
         st.html(frame_headline_html(film, 0))
         start = [Segment(film.itos[i], i) for i in film.ids_at(0)]
-        st.markdown(f"**The text as base tokens** — {len(start):,} tokens, before any merge")
+        st.markdown(f"**The text as base tokens** — {counted(len(start), 'token')}, before any merge")
         st.html(segments_html(start))
         if last == 0:
             st.info(f"No merge of {label} applies to this text: every token is a base token.")
@@ -175,7 +176,8 @@ def _draw_frame(film: EncodeFilm, number: int, label: str, is_run: bool) -> None
     st.markdown("**Before this frame** — the pairs it merges are outlined")
     st.html(segments_html(before))
     st.markdown(
-        f"**After** — {len(after):,} tokens" + (" (the end: exactly what encode() gives)" if number == last else "")
+        f"**After** — {counted(len(after), 'token')}"
+        + (" (the end: exactly what encode() gives)" if number == last else "")
     )
     st.html(segments_html(after))
 
