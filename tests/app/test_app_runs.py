@@ -50,7 +50,7 @@ def test_opening_a_run_never_trains(page, monkeypatch):
     def no_training(*args, **kwargs):
         raise AssertionError("a replayed run was trained again")
 
-    monkeypatch.setattr(runs, "train_run", no_training)
+    monkeypatch.setattr(runs, "LiveTraining", no_training)
     at = new_app(page, settings_corpus=SHIPPED.label)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
