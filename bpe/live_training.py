@@ -38,10 +38,11 @@ class Progress:
     target_merges: int
     seconds: float  # since the training started (its text's preparation included)
     preparing: bool  # the text is still being cut into chunks: no merge yet
+    merging_seconds: float = 0.0  # since the first merge: the pace leaves the preparation out
 
     @property
     def merges_per_second(self) -> float:
-        return self.merges / self.seconds if self.seconds > 0 else 0.0
+        return (self.merges - 1) / self.merging_seconds if self.merges > 1 and self.merging_seconds > 0 else 0.0
 
     @property
     def seconds_left(self) -> float | None:
@@ -74,6 +75,7 @@ class LiveTraining:
         self._result: TrainingRun | None = None
         self._error: str | None = None
         self._started = time.monotonic()
+        self._first_merge: float | None = None  # when the first merge was learned
         self._done = threading.Event()
         self._on_end: Callable[[LiveTraining], None] | None = None
         self._thread = threading.Thread(target=self._work, name="bpe-live-training", daemon=True)
@@ -137,7 +139,9 @@ class LiveTraining:
         settings = training.settings if training is not None else self.settings  # it knows the base tokens
         target = max(settings.target_vocab_size - len(settings.base_tokens or ()), 0)
         merges = training.merges if training is not None else 0
-        return Progress(merges, target, time.monotonic() - self._started, training is None)
+        now, first = time.monotonic(), self._first_merge
+        merging = now - first if first is not None else 0.0
+        return Progress(merges, target, now - self._started, training is None, merging)
 
     def run_so_far(self) -> TrainingRun | None:
         """The run of the merges learned until now (the finished run once done); None
@@ -156,6 +160,8 @@ class LiveTraining:
             checked = time.monotonic()
             for _ in training:
                 now = time.monotonic()
+                if self._first_merge is None:
+                    self._first_merge = now
                 if now - checked >= CHECK_SECONDS:
                     checked = now
                     if not self._still_wanted():

@@ -99,3 +99,13 @@ def test_a_bad_setting_is_the_trainings_one_line_error():
     training = LiveTraining(TEXT, _settings(3)).start()  # fewer than the alphabet
     assert training.wait(10)
     assert training.result is None and "smaller than the alphabet" in training.error
+
+
+def test_the_pace_leaves_the_preparation_out():
+    from bpe.live_training import Progress
+
+    # 10 s preparing the text, then 1,000 merges in 2 s: 500 merges a second, not 83
+    progress = Progress(merges=1_001, target_merges=5_001, seconds=12.0, preparing=False, merging_seconds=2.0)
+    assert progress.merges_per_second == 500.0
+    assert progress.seconds_left == 8.0 and progress.fraction == pytest.approx(0.2, abs=0.001)
+    assert Progress(0, 100, 3.0, True).seconds_left is None  # no merge yet: no guess
