@@ -44,20 +44,23 @@ def test_stop_keeps_the_merges_so_far_for_this_session_only():
     assert any(text.startswith("Training: merge") and "merges/s" in text for text in progress_texts(at)) or any(
         text.startswith("Preparing the text") for text in progress_texts(at)
     ), progress_texts(at)
-    key, training = at.session_state[LIVE]
+    asked, training = at.session_state[LIVE]
     while training.progress().merges < 20:
         assert not training.wait(0.05), "trained to the end before the test could press Stop"
     stop(at).click().run()
     assert not at.exception, at.exception
-    kept = at.session_state[STOPPED_RUN][1]
+    kept_key, kept = at.session_state[STOPPED_RUN]
     merges, target = len(kept.steps), 50_000 - len(kept.base_tokens)
     assert 20 <= merges < target
     notes = [info.value for info in at.info]
     assert any(f"Training stopped at {merges:,} of {target:,} merges" in note for note in notes), notes
     assert next(s for s in at.slider if s.label == "Jump to step").max == merges  # the pages show what it learned
     assert at.sidebar.slider(key="_w_settings_vocab").value == kept.final_vocab_size
+    # kept as the run to the vocab it reached (the same merges), never as the run to 50,000
+    assert at.sidebar.number_input(key="_w_settings_train_up_to").value == kept.final_vocab_size
+    assert kept_key != asked.training_key()
     assert training.wait(10) and training.result is None  # nobody else waited: it stopped
-    assert shared_trainings().finished(key) is None  # never the run of these settings for others
+    assert shared_trainings().finished(asked.training_key()) is None  # never the run of these settings for others
     other = new_app(PAGE, **LONG)  # another session: trains afresh, is not handed the stopped run
     assert not any("Training stopped at" in info.value for info in other.info)
     assert other.session_state[LIVE][1] is not training
@@ -65,6 +68,7 @@ def test_stop_keeps_the_merges_so_far_for_this_session_only():
     # "Train again" drops the stopped run: the full run trains
     at.button(key="live_training_again").click().run()
     assert STOPPED_RUN not in at.session_state and stop(at) is not None
+    assert at.sidebar.number_input(key="_w_settings_train_up_to").value == 50_000
     stop(at).click().run()
 
 
@@ -81,6 +85,35 @@ def test_one_sessions_stop_leaves_another_sessions_training_of_the_same_settings
     assert second.session_state[LIVE][1] is training
     stop(second).click().run()
     assert training.wait(10) and training.result is None
+
+
+def test_stop_before_the_first_merge_says_so_and_trains_again_on_request(monkeypatch):
+    import threading
+
+    import bpe.live_training
+
+    prepared = threading.Event()  # the text's preparation, held until the test lets it go
+    real = bpe.live_training.start_run
+
+    def slow_start(*args, **kwargs):
+        prepared.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bpe.live_training, "start_run", slow_start)
+    at = new_app(PAGE, **LONG)
+    assert any(text.startswith("Preparing the text") for text in progress_texts(at)), progress_texts(at)
+    training = at.session_state[LIVE][1]
+    stop(at).click().run()
+    prepared.set()
+    assert not at.exception, at.exception
+    assert any("Training stopped before its first merge" in info.value for info in at.info)
+    assert not at.get("progress") and not any(s.label == "Jump to step" for s in at.slider)
+    assert training.wait(10) and training.result is None
+    at.run()  # a rerun does not train again behind the user's back
+    assert not at.get("progress")
+    at.button(key="live_training_again").click().run()
+    assert stop(at) is not None  # trains again, as asked
+    stop(at).click().run()
 
 
 def test_a_text_that_will_not_fit_in_memory_is_refused_in_one_line(monkeypatch):

@@ -9,6 +9,7 @@ texts themselves come from this session's state and are passed unhashed (`_text`
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 import streamlit as st
 
@@ -18,10 +19,11 @@ from bpe.errors import BpeError
 from bpe.live_training import LiveTraining, SharedTrainings
 from bpe.run import TrainingRun
 from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
+from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training import TrainingSettings
 from pages._shared.state.sessions import session_watch
-from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, VOCAB, Settings
+from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, TRAIN_UP_TO, VOCAB, Settings
 from pages._shared.state.stores import (
     MAX_SEEN_RUNS,
     RUN_UPLOAD_PREFIX,
@@ -33,8 +35,8 @@ from pages._shared.state.stores import (
 )
 
 RUN_MEMO = "settings_run_memo"  # (training key, run): this session's run, at hand
-LIVE = "settings_live_training"  # (training key, LiveTraining): the training this session waits for
-STOPPED_RUN = "settings_stopped_run"  # (training key, run): the merges kept when this session pressed Stop
+LIVE = "settings_live_training"  # (settings, LiveTraining): the training this session waits for
+STOPPED_RUN = "settings_stopped_run"  # (training key, run or None): what this session kept when it pressed Stop
 WATCHER = "settings_watcher"  # this session's name among a shared training's watchers
 MAX_FINISHED_RUNS = 8  # finished runs the server keeps for every session
 PROGRESS_SECONDS = 0.25  # how often a progress bar is redrawn: each update is a message to the browser
@@ -113,6 +115,14 @@ class TrainingUnderway(Exception):
         self.training = training
 
 
+class StoppedBeforeFirstMerge(Exception):
+    """This session pressed Stop while its text was still being prepared: no merge to show."""
+
+    def __init__(self, target_vocab_size: int) -> None:
+        super().__init__(f"training to {target_vocab_size:,} was stopped before its first merge")
+        self.target_vocab_size = target_vocab_size
+
+
 def trained_run(settings: Settings) -> TrainingRun:
     """The run for these settings, trained to ``settings.trained_vocab_size`` at most once
     per process (one object shared by every session), or the merges this session kept
@@ -127,9 +137,9 @@ def trained_run(settings: Settings) -> TrainingRun:
     run = _at_hand(settings)
     if run is None:
         live = state.get(LIVE)
-        if live is None or live[0] != key or not live[1].watched_by(_watcher()):
+        if live is None or live[0].training_key() != key or not live[1].watched_by(_watcher()):
             _stop_waiting()  # the session now wants another run: its last one goes on only for others
-            state[LIVE] = (key, _join(settings))
+            state[LIVE] = (settings, _join(settings))
         training = state[LIVE][1]
         if not training.done:
             raise TrainingUnderway(training)
@@ -174,25 +184,43 @@ def live_training() -> LiveTraining | None:
 
 def stop_training() -> None:
     """Stop button callback: leave the session's training with the merges learned so far,
-    kept for this session as its run of these settings ("stopped at N of M merges"). The
-    training goes on for other sessions waiting for it, and stops if there is none."""
+    kept for this session only ("stopped at N of M merges"). The training goes on for other
+    sessions waiting for it, and stops if there is none.
+
+    The merges kept are exactly those of a training to the vocab they reach, so the sidebar
+    is set to train up to that vocab: every cache keyed by the settings then holds what the
+    full run of those settings would give, and the run of the settings asked for is never
+    confused with the stopped one. Stopped before the first merge, nothing is kept but the
+    fact (the page says so and offers to train again)."""
     state = st.session_state
     live = state.get(LIVE)
     if live is None:
         return
-    key, training = live
+    settings, training = live
     run = training.run_so_far()
     _stop_waiting()
-    if run is not None and training.error is None:
-        state[STOPPED_RUN] = (key, run)
-        state.pop(RUN_MEMO, None)
-        state[VOCAB] = min(int(state[VOCAB]), run.final_vocab_size)  # the pages open on its last merge
+    if training.error is not None:
+        return  # the page says what went wrong
+    state.pop(RUN_MEMO, None)
+    if run is None or not run.steps:
+        state[STOPPED_RUN] = (settings.training_key(), None)
+        return
+    if run.stop_reason is not StopReason.STOPPED:  # it had ended: the full run, shared as any other
+        return
+    reached = run.final_vocab_size
+    state[TRAIN_UP_TO] = reached
+    state[VOCAB] = min(int(state[VOCAB]), reached)  # the pages open on its last merge
+    state[STOPPED_RUN] = (replace(settings, trained_vocab_size=reached).training_key(), run)
 
 
 def train_again() -> None:
-    """Button callback: drop the run this session stopped, so the next run trains it in full."""
-    st.session_state.pop(STOPPED_RUN, None)
-    st.session_state.pop(RUN_MEMO, None)
+    """Button callback: drop the run this session stopped and train up to the vocab it was
+    to reach, in full."""
+    state = st.session_state
+    stopped = state.pop(STOPPED_RUN, None)
+    state.pop(RUN_MEMO, None)
+    if stopped is not None and stopped[1] is not None:
+        state[TRAIN_UP_TO] = stopped[1].settings.target_vocab_size
 
 
 def progress_line(training: LiveTraining) -> tuple[float, str]:
@@ -230,6 +258,8 @@ def _at_hand(settings: Settings) -> TrainingRun | None:
         return run
     stopped = state.get(STOPPED_RUN)
     if stopped is not None and stopped[0] == key:
+        if stopped[1] is None:
+            raise StoppedBeforeFirstMerge(settings.trained_vocab_size)
         return stopped[1]
     return shared_trainings().finished(key)
 

@@ -8,12 +8,12 @@ from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.steps import StopReason
 from pages._shared.data.measures import corpus_hash, run_curve
-from pages._shared.data.runs import TrainingUnderway, trained_run
+from pages._shared.data.runs import StoppedBeforeFirstMerge, TrainingUnderway, trained_run
 from pages._shared.frame.lesson_links import lesson_finish, lesson_frame_ok, lesson_start
 from pages._shared.frame.navigation import current_page, draw_navigation
 from pages._shared.frame.presenter import presenter_toggle
 from pages._shared.frame.sidebar import draw_sidebar
-from pages._shared.frame.training_progress import stopped_note, wait_for_training
+from pages._shared.frame.training_progress import stopped_before_first_merge, stopped_note, wait_for_training
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.link import link_notes, mirror_in_url, read_link_once
 from pages._shared.state.settings import Settings, init_state
@@ -50,6 +50,9 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
         run = _run_shown(settings)
     except BpeError as error:
         st.error(escape_markdown(str(error)), icon="⚠️")
+        return settings, None
+    except StoppedBeforeFirstMerge as stopped:
+        stopped_before_first_merge(stopped.target_vocab_size)
         return settings, None
     if run is None:  # still training: the progress and Stop are drawn, the page comes back
         return settings, None

@@ -72,8 +72,17 @@ def stopped_note(run: TrainingRun) -> None:
         f"the merges learned so far, up to a vocab of {run.final_vocab_size:,}; each is exactly a merge of the "
         "full run."
     )
-    st.button(
-        f"Train to {run.settings.target_vocab_size:,} again",
-        key="live_training_again",
-        on_click=train_again,
+    _train_again(run.settings.target_vocab_size)
+
+
+def stopped_before_first_merge(target_vocab_size: int) -> None:
+    """Stop was pressed while the text was still being prepared: nothing to show."""
+    st.info(
+        "Training stopped before its first merge (you pressed Stop while the text was being prepared): "
+        "there is nothing to show. Change the settings in the sidebar, or train again."
     )
+    _train_again(target_vocab_size)
+
+
+def _train_again(target_vocab_size: int) -> None:
+    st.button(f"Train to {target_vocab_size:,} again", key="live_training_again", on_click=train_again)
