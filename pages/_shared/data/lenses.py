@@ -35,7 +35,10 @@ def heldout_uses(training_key: tuple, merges: int, _tokenizer, _heldout: str):
 
 @st.cache_resource(show_spinner="Checking every token…", max_entries=4)
 def pretrained_health(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _train: str, _heldout: str):
-    """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s), once per corpus."""
+    """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s), once per corpus.
+    A part that is not here (nothing held out; a run file's training text) is not measured: None, not 0."""
     return tokenizer_token_health(
-        _tokenizer, train_usage=uses(_tokenizer, _train), heldout_usage=uses(_tokenizer, _heldout)
+        _tokenizer,
+        train_usage=uses(_tokenizer, _train) if _train else None,
+        heldout_usage=uses(_tokenizer, _heldout) if _heldout else None,
     )
