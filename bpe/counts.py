@@ -565,9 +565,14 @@ def check_fits_in_memory(characters: int, alphabet: str = CHARACTERS, pretokeniz
             else "count it with python -m bpe count and train from the counts, or train on fewer characters"
         )
         raise BpeError(
-            f"training {characters:,} characters in memory needs about {needed / 2**30:.1f} GiB, and this "
-            f"machine has {available / 2**30:.1f} GiB available: {advice}"
+            f"training {characters:,} characters in memory needs about {_memory(needed)}, and this "
+            f"machine has {_memory(available)} available: {advice}"
         )
+
+
+def _memory(size_bytes: int) -> str:
+    """2.0 GiB, or 300 MiB below a GiB (where a tenth of a GiB says too little)."""
+    return f"{size_bytes / 2**30:.1f} GiB" if size_bytes >= 2**30 else f"{size_bytes / 2**20:,.0f} MiB"
 
 
 def available_memory_bytes() -> int | None:

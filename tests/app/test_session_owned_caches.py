@@ -77,9 +77,9 @@ def test_a_run_replayed_from_an_uploaded_file_goes_when_its_session_ends():
 
 def test_a_run_on_a_shipped_corpus_is_trained_once_and_outlives_its_session(monkeypatch):
     trained = []
-    train_run = runs.train_run
-    monkeypatch.setattr(runs, "train_run", lambda *a, **k: trained.append(1) or train_run(*a, **k))
-    runs._train.shared.clear()  # a run an earlier test left here would hide the training
+    live_training = runs.LiveTraining
+    monkeypatch.setattr(runs, "LiveTraining", lambda *a, **k: trained.append(1) or live_training(*a, **k))
+    runs.shared_trainings().clear()  # a run an earlier test left here would hide the training
     first = new_app(settings_corpus=SMALL_CORPUS)
     run = held_run(first)
     del first

@@ -281,6 +281,9 @@ def test_a_text_too_big_for_this_machine_is_refused_up_front(monkeypatch):
         check_fits_in_memory(100_000_000)
     with pytest.raises(BpeError, match="count it with python -m bpe count"):
         check_fits_in_memory(100_000_000, "bytes", "gpt2")
+    monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: 30 << 20)
+    with pytest.raises(BpeError, match="needs about 50 MiB, and this machine has 30 MiB available"):
+        check_fits_in_memory(500_000)  # below a GiB, in MiB: "0.0 GiB" would say nothing
     monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: None)
     check_fits_in_memory(10**12)  # unknown: nothing refused
 
