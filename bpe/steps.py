@@ -44,6 +44,7 @@ class StopReason(str, Enum):
     TARGET_REACHED = "target_reached"
     NO_PAIRS_LEFT = "no_pairs_left"
     BELOW_MINIMUM_FREQUENCY = "below_minimum_frequency"
+    STOPPED = "stopped"  # asked to stop before any of the above (a Stop button): a prefix of the full run
 
     def explain(self, *, target_vocab_size: int, minimum_pair_frequency: int) -> str:
         # plain words, shown to a class: no parameter names, thousands separators
@@ -51,6 +52,8 @@ class StopReason(str, Enum):
             return f"reached the target vocabulary of {target_vocab_size:,} tokens"
         if self is StopReason.NO_PAIRS_LEFT:
             return "no adjacent pair is left to merge (every chunk is a single token)"
+        if self is StopReason.STOPPED:
+            return f"it was stopped before reaching the target vocabulary of {target_vocab_size:,} tokens"
         return f"the most frequent pair occurs fewer than {minimum_pair_frequency:,} times (the minimum pair frequency)"
 
 

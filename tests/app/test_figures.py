@@ -1,4 +1,4 @@
-"""bpe.figures: the pair-frequency chart (winner, ties, escaped labels)."""
+"""pages._shared.render.figures: the pair-frequency chart (winner, ties, escaped labels)."""
 
 import plotly.graph_objects as go
 from app_helpers import title_text

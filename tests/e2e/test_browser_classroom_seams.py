@@ -127,14 +127,15 @@ def test_a_slider_moved_by_keys_keeps_the_focus_after_a_training(browser, page, 
     """The first change after a training (or after a cached run's replay in a new session)
     must not draw the page's widgets anew: the keys a teacher presses keep moving the slider
     they started on, and do not fall to the page (where ← steps the film back)."""
-    trained_here = f"corpus={quote('lighthouse (Greek)')}&min_freq=3"  # a run no other test trains
+    # a run no other test trains, long enough to show its progress bar (over 0.3 s)
+    trained_here = f"corpus={quote('Tiny Shakespeare')}&min_freq=3&vocab=300&train_to=300"
 
     def speed_keys_keep_focus(pg) -> None:
         pg.goto(f"{app_url}/Merge_by_merge?{trained_here}")
-        expect(pg.get_by_test_id("stMetric").first).to_be_visible(timeout=60_000)
+        expect(pg.get_by_test_id("stMetric").first).to_be_visible(timeout=120_000)
         settle(pg)
         params = parse_qs(urlparse(pg.url).query)
-        assert params["corpus"] == ["lighthouse (Greek)"] and params["min_freq"] == ["3"], pg.url
+        assert params["corpus"] == ["Tiny Shakespeare"] and params["min_freq"] == ["3"], pg.url
         speed = pg.get_by_test_id("stSlider").filter(has_text="Speed").get_by_role("slider")
         speed.focus()
         for shown in ("1 s per step", "2 s per step"):  # from 0.5: two presses, each a rerun

@@ -14,7 +14,7 @@ from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
 from bpe.analysis.wording import most_frequent_pairs, tie_with_winner
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
-from bpe.text import pair_label
+from bpe.text import bidi_marked, pair_label
 
 WINNER = "#dc2626"
 TIED = "#f59e0b"
@@ -24,8 +24,9 @@ TIE_RULE = tie_rule_sentence(DEFAULT_TIE_RULE)  # the default rule's sentence (t
 
 def plotly_text(text: str) -> str:
     """User text for plotly labels: plotly renders a little HTML, so <, > and & are escaped;
-    quotes are left alone, since plotly would show '&quot;' literally."""
-    return html.escape(text, quote=False)
+    quotes are left alone, since plotly would show '&quot;' literally; bidirectional
+    controls are shown as marks (`bpe.text.bidi_marked`), so a label cannot reorder the chart's text."""
+    return html.escape(bidi_marked(text), quote=False)
 
 
 # Type a class can read from the back of a room (plotly's default ticks are 12 px).
@@ -225,7 +226,7 @@ def compression_curve_figure(
     pretrained_text: str = "held-out text",
 ) -> go.Figure:
     """Characters per token against vocab size: training text (blue) and held-out text (red)
-    from one run's `bpe.metrics.CurvePoint` list; a marker where the curves part; a dotted
+    from one run's `bpe.analysis.metrics.CurvePoint` list; a marker where the curves part; a dotted
     line at the vocab size shown. ``overlays`` ({label: curve}) adds other runs' curves,
     held-out when they have it (that is the comparable one), thin and dashed. ``pretrained``
     ({label: [`bpe.analysis.pretrained.PrefixPoint`]}) adds pretrained tokenizers cut to
@@ -311,7 +312,7 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
     """Characters covered by ``block_size`` tokens, against vocab size (log axis): one marker
     per tokenizer (named in the legend, so close points never print over each other), the
     10th-90th percentile over windows as its error bar. ``rows`` are
-    (label, vocab_size, `bpe.metrics.Coverage`). The y axis leaves room above the highest bar."""
+    (label, vocab_size, `bpe.analysis.metrics.Coverage`). The y axis leaves room above the highest bar."""
     fig = go.Figure()
     for (label, size, c), colour in zip(rows, COVERAGE_COLOURS * 3):
         fig.add_trace(
@@ -365,7 +366,7 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
     """Held-out bits per character, one line per tokenizer, against training seconds
     (``x="seconds"``) or characters of training text processed (``x="chars"``).
 
-    ``records`` are `bpe.lm.ExperimentProgress` records that carry an evaluation, in order.
+    ``records`` are `bpe.lm.experiment.ExperimentProgress` records that carry an evaluation, in order.
     """
     if x not in _CURVE_AXES:
         raise ValueError(f"x={x!r} must be 'seconds' or 'chars'")

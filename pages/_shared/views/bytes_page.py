@@ -20,7 +20,7 @@ from bpe.gpt2.files import find_gpt2_files, missing_files_details, missing_files
 from bpe.gpt2.tiktoken_check import check_against_tiktoken
 from bpe.paths import shared_data_dir
 from pages._shared.data.comparisons import four_way_comparison, gpt2_column
-from pages._shared.data.tokenizers import cached_gpt2
+from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.frame.tables import show_table
 from pages._shared.render.html import escape_markdown
 from pages._shared.render.numbers import table_frame
@@ -35,10 +35,11 @@ PARITY_SOURCE = "bytes_parity_source"  # plain key: which text GPT-2 and tiktoke
 def four_ways(settings: Settings, merges: int, train_text: str, heldout_text: str) -> tuple[Comparison, float | None]:
     """The corpus trained four ways (characters/bytes × no split/GPT-2's), plus GPT-2's own
     first ``merges`` merges when its files are here; and GPT-2's full compression (or None)."""
-    comp = four_way_comparison(settings.corpus_key(), merges, train_text, heldout_text)
+    own = session_owns(settings)
+    comp = four_way_comparison(settings.corpus_key(), merges, train_text, heldout_text, own=own)
     if cached_gpt2() is None:
         return comp, None
-    column, full = gpt2_column(settings.corpus_key(), merges, train_text, heldout_text)
+    column, full = gpt2_column(settings.corpus_key(), merges, train_text, heldout_text, own=own)
     return with_variant(comp, column), full
 
 

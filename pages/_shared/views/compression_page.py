@@ -24,7 +24,7 @@ from pages._shared.data.measures import (
     run_curve,
     seen_curves,
 )
-from pages._shared.data.tokenizers import Compared, extra_tokenizers
+from pages._shared.data.tokenizers import Compared, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presented
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import compression_curve_figure
@@ -134,7 +134,11 @@ def draw_pretrained_table(settings: Settings, vocab_size: int) -> None:
     for compared in extra_tokenizers():
         try:
             whole = pretrained_compression(
-                compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=text
+                compared.key,
+                settings.corpus_key(),
+                _tokenizer=compared.tokenizer,
+                _text=text,
+                own=session_owns(settings, compared),
             )
         except BpeError as error:  # an uploaded character tokenizer lacking characters of this text
             left_out.append(f"{compared.label} is left out: {error}")
@@ -167,7 +171,12 @@ def _points(settings: Settings, compared: Compared, sizes: tuple) -> list[Prefix
     _what, text = measured_text(settings)
     try:
         return pretrained_prefix_curve(
-            compared.key, settings.corpus_key(), sizes, _tokenizer=compared.tokenizer, _text=text
+            compared.key,
+            settings.corpus_key(),
+            sizes,
+            _tokenizer=compared.tokenizer,
+            _text=text,
+            own=session_owns(settings, compared),
         )
     except BpeError:
         return []

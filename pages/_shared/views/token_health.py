@@ -20,8 +20,9 @@ from bpe.run import TrainingRun
 from bpe.text import printable
 from pages._shared.data.lenses import heldout_uses, pretrained_health
 from pages._shared.data.measures import MEASURE_CHARS, run_usage
-from pages._shared.data.runs import corpus_texts
-from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers
+from pages._shared.data.runs import corpus_parts
+from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers, session_owns
+from pages._shared.frame.presenter import presenting
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
@@ -91,22 +92,30 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
         ss[HEALTH_SORT.key] = next(iter(SORTS))
     rare_below = ss[RARE_BELOW.key]
     st.markdown(escape_markdown(WHY).replace("\\`", "`"))
-    train, heldout = corpus_texts(settings)
-    held = heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout) if heldout else None
+    train, heldout = corpus_parts(settings)  # a replayed run: no training text, its held-out sample
+    own = session_owns(settings)
+    held = (
+        heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout, own=own)
+        if heldout
+        else None
+    )
     rows = run_token_health(run, merges, run_usage(settings, run, merges), held, rare_below=rare_below)
     counts = flag_counts(rows)
-    m = st.columns(4)  # four, so "Unreachable" keeps its column whole in presenter type at 1024 px
+    if presenting():  # large type: three numbers a row, or "Unreachable" breaks inside the word at 1024 px
+        m = [*st.columns(3, vertical_alignment="bottom"), *st.columns(3, vertical_alignment="bottom")[:2]]
+    else:
+        m = st.columns(5, vertical_alignment="bottom")
     m[0].metric("Absorbed", f"{counts[ABSORBED]:,}", help="made by a merge, unused in the final training encoding")
     m[1].metric("Rare", f"{counts[RARE]:,}", help=f"used fewer than {rare_below} times")
     m[2].metric("Unreachable", f"{counts[UNREACHABLE]:,}", help="its own text encodes to other tokens")
     m[3].metric("Partial", f"{counts[PARTIAL]:,}", help="a byte token inside a character: no text of its own")
-    left, right, rare = st.columns(3, vertical_alignment="bottom")
+    with m[4]:
+        RARE_BELOW.draw(st.number_input, "Rare: fewer uses than", step=1)
+    left, right = st.columns(2)
     with left:
         bind(st.selectbox, "Show", HEALTH_SHOW.key, options=list(SHOW))
     with right:
         bind(st.selectbox, "Sorted by", HEALTH_SORT.key, options=list(SORTS))
-    with rare:
-        RARE_BELOW.draw(st.number_input, "Rare: fewer uses than", step=1)
     wanted = SHOW[ss[HEALTH_SHOW.key]]
     shown = [r for r in rows if (r.flags if wanted is None else wanted == "all" or wanted in r.flags)]
     column, ascending = SORTS[ss[HEALTH_SORT.key]]
@@ -119,9 +128,28 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
         key="vocab_health",
         column_config=count_columns("id", "step", "count at creation", "uses (training)", "uses (held-out)"),
     )
-    measured = "training text" + (" and held-out text" if heldout else " (nothing is held out)")
-    st.caption(f"{len(shown):,} of {len(rows):,} learned tokens shown. Uses: the final encoding of the {measured}.")
+    st.caption(f"{len(shown):,} of {len(rows):,} learned tokens shown. {uses_measured(settings, run, heldout)}")
     draw_other_tokenizers(settings, train[:MEASURE_CHARS], heldout[:MEASURE_CHARS])
+
+
+def uses_measured(settings: Settings, run: TrainingRun, heldout: str) -> str:
+    """Which texts the uses columns count: a replayed run's training uses come from the
+    counts its file records (the whole training text), its held-out uses from the sample
+    it keeps, which is all of the held-out text that is here."""
+    if settings.run_file is None:
+        return "Uses: the final encoding of the training text" + (
+            " and held-out text." if heldout else " (nothing is held out)."
+        )
+    training = (
+        f"Uses (training): the final encoding of the whole training text ({run.training_characters:,} "
+        "characters), from the counts the run file records"
+    )
+    if not heldout:
+        return f"{training}; uses (held-out): not measured, the run file keeps no held-out text."
+    return (
+        f"{training}; uses (held-out): its held-out sample of {len(heldout):,} characters (of "
+        f"{run.heldout_characters:,} held out; the rest is not in the file)."
+    )
 
 
 def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
@@ -137,14 +165,20 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
     bind(st.selectbox, "Tokenizer", HEALTH_OTHER.key, options=labels)
     chosen = others[labels.index(ss[HEALTH_OTHER.key])]
     rows = pretrained_health(
-        chosen.key, settings.corpus_key(), _tokenizer=chosen.tokenizer, _train=train, _heldout=heldout
+        chosen.key,
+        settings.corpus_key(),
+        _tokenizer=chosen.tokenizer,
+        _train=train,
+        _heldout=heldout,
+        own=session_owns(settings, chosen),
     )
     counts = flag_counts(rows)
     unused = sum(1 for r in rows if not r.train_uses and not r.heldout_uses)
+    where = "the run's sample" if settings.run_file is not None else "this corpus"  # a run file: its sample only
     a, b, c = st.columns(3)
     a.metric("Their unreachable", f"{counts[UNREACHABLE]:,}", help="tokens whose own text encodes to other tokens")
     b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
-    c.metric("Unused on this corpus", f"{unused:,}", help=f"of {len(rows):,} tokens longer than one symbol")
+    c.metric(f"Unused on {where}", f"{unused:,}", help=f"of {len(rows):,} tokens longer than one symbol")
     unreachable = [r for r in rows if UNREACHABLE in r.flags]
     if unreachable:
         st.dataframe(health_table(unreachable)[["id", "token", "its own text encodes as"]], hide_index=True)
@@ -173,3 +207,11 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
             key="vocab_glitches",
             column_config=count_columns("id", "uses (training)", "uses (held-out)"),
         )
+        notes = []  # None in a column is "not measured", never "used 0 times"
+        if not train:
+            notes.append("Uses (training): not measured, the run file keeps no training text.")
+        if not heldout:
+            kept = "the run file keeps no held-out text" if settings.run_file is not None else "nothing is held out"
+            notes.append(f"Uses (held-out): not measured, {kept}.")
+        if notes:
+            st.caption(" ".join(notes))

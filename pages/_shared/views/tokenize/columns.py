@@ -25,11 +25,12 @@ from bpe.analysis.metrics import compression
 from bpe.analysis.samples import corpus_samples
 from bpe.analysis.segments import Segment
 from bpe.analysis.special_tokens import ENDOFTEXT, special_token_comparison
+from bpe.analysis.wording import counted
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
 from bpe.tokenizer import BPETokenizer
-from pages._shared.data.runs import corpus_texts
+from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, cached_gpt2, extra_tokenizers
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown, linked_tokens_html
@@ -47,7 +48,7 @@ def text_box(settings: Settings) -> str:
     return the text. The text and the traced token reset when the corpus changes."""
     state = st.session_state
     keep_with(corpus_identity(settings), [TEXT, LINEAGE])
-    samples = corpus_samples(*corpus_texts(settings))
+    samples = corpus_samples(*corpus_parts(settings))  # a run file's sample is held-out text
     state.setdefault(TEXT, next(iter(samples.values())))
     bind(st.text_area, "Text to tokenize", TEXT, height=100)
     for column, (label, sample) in zip(st.columns(len(samples)), samples.items()):
@@ -116,9 +117,11 @@ def draw_special_tokens() -> None:
         st.error(escape_markdown(str(error)), icon="⚠️")
         return
     left, right = st.columns(2)
-    left.markdown(f"**As plain text** (`allowed_special` empty) · {len(found.as_text):,} tokens")
+    left.markdown(f"**As plain text** (`allowed_special` empty) · {counted(len(found.as_text), 'token')}")
     left.html(linked_tokens_html(list(found.as_text), scope="special-as-text"))
-    right.markdown(f"**As the special token** (`allowed_special={{'{ENDOFTEXT}'}}`) · {len(found.as_special):,} tokens")
+    right.markdown(
+        f"**As the special token** (`allowed_special={{'{ENDOFTEXT}'}}`) · {counted(len(found.as_special), 'token')}"
+    )
     right.html(linked_tokens_html(list(found.as_special), scope="special-as-special"))
     st.markdown(escape_markdown(found.explanation))
 
