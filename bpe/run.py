@@ -226,6 +226,7 @@ class RunInTraining:
             stop_explanation=reason.explain(
                 target_vocab_size=settings.target_vocab_size,
                 minimum_pair_frequency=settings.minimum_pair_frequency,
+                max_vocab_characters=settings.max_vocab_characters,
             ),
             training_seconds=seconds,
             training_characters=characters,
@@ -244,6 +245,7 @@ def train_run_from_counts(
     tie_rule: str = DEFAULT_TIE_RULE,
     top_k: int = 10,
     engine: str = "fast",
+    max_vocab_characters: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
     """The merge phase: train on a counts table (`bpe.counts`), as `train_run` trains on
@@ -263,6 +265,7 @@ def train_run_from_counts(
         pretokenizer=counts.training_pretokenizer,
         base_tokens=tuple(base),
         tie_rule=tie_rule,
+        max_vocab_characters=max_vocab_characters,
     )
     alphabet = counts.alphabet
     return train_run_from_words(
@@ -312,6 +315,7 @@ def train_run_from_words(
         minimum_pair_frequency=settings.minimum_pair_frequency,
         top_k=settings.top_k,
         tie_rule=settings.tie_rule,
+        max_vocab_characters=settings.max_vocab_characters,
     )
     stream = StepStream(steps, base_tokens=base, settings=settings)
     heldout = HeldOutTracker(heldout_words, base, settings.target_vocab_size)
