@@ -86,6 +86,9 @@ class TrainingRun:
             pretokenizer=self.pretokenizer,
             tie_rule=self.settings.tie_rule,
             name="merges",
+            # a run's tokens can be long (up to `TrainingSettings.max_vocab_characters` in
+            # all): each prefix's tokenizer holds the run's strings, not a copy of them
+            merged=None if isinstance(self.steps, RecordedSteps) else [step.token for step in self.steps[:merges]],
         )
 
     def sequence_length(self, merges: int) -> int:
