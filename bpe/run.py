@@ -86,6 +86,9 @@ class TrainingRun:
             pretokenizer=self.pretokenizer,
             tie_rule=self.settings.tie_rule,
             name="merges",
+            # a run's tokens can be long (up to `TrainingSettings.max_vocab_characters` in
+            # all): each prefix's tokenizer holds the run's strings, not a copy of them
+            merged=None if isinstance(self.steps, RecordedSteps) else [step.token for step in self.steps[:merges]],
         )
 
     def sequence_length(self, merges: int) -> int:
@@ -226,6 +229,7 @@ class RunInTraining:
             stop_explanation=reason.explain(
                 target_vocab_size=settings.target_vocab_size,
                 minimum_pair_frequency=settings.minimum_pair_frequency,
+                max_vocab_characters=settings.max_vocab_characters,
             ),
             training_seconds=seconds,
             training_characters=characters,
@@ -244,6 +248,7 @@ def train_run_from_counts(
     tie_rule: str = DEFAULT_TIE_RULE,
     top_k: int = 10,
     engine: str = "fast",
+    max_vocab_characters: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
     """The merge phase: train on a counts table (`bpe.counts`), as `train_run` trains on
@@ -263,6 +268,7 @@ def train_run_from_counts(
         pretokenizer=counts.training_pretokenizer,
         base_tokens=tuple(base),
         tie_rule=tie_rule,
+        max_vocab_characters=max_vocab_characters,
     )
     alphabet = counts.alphabet
     return train_run_from_words(
@@ -312,6 +318,7 @@ def train_run_from_words(
         minimum_pair_frequency=settings.minimum_pair_frequency,
         top_k=settings.top_k,
         tie_rule=settings.tie_rule,
+        max_vocab_characters=settings.max_vocab_characters,
     )
     stream = StepStream(steps, base_tokens=base, settings=settings)
     heldout = HeldOutTracker(heldout_words, base, settings.target_vocab_size)

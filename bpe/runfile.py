@@ -107,6 +107,7 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
             "alphabet": settings.alphabet,
             "pretokenizer": settings.pretokenizer,
             "tie_rule": settings.tie_rule,
+            "max_vocab_characters": settings.max_vocab_characters,
         },
         "source": {
             "name": source.name,
@@ -347,6 +348,7 @@ def _run_file_from_body(body: dict) -> RunFile:
             pretokenizer=settings_fields.get("pretokenizer"),  # a custom pattern is checked as safe here
             base_tokens=tuple(base_tokens),
             tie_rule=settings_fields.get("tie_rule"),
+            max_vocab_characters=settings_fields.get("max_vocab_characters"),  # absent: none (older files)
         )
     except TypeError:  # an unhashable JSON value where a name belongs
         raise BpeError("its settings hold a value of the wrong kind") from None
@@ -388,7 +390,9 @@ def _run_file_from_body(body: dict) -> RunFile:
         steps=steps,
         stop_reason=stop_reason,
         stop_explanation=stop_reason.explain(
-            target_vocab_size=settings.target_vocab_size, minimum_pair_frequency=settings.minimum_pair_frequency
+            target_vocab_size=settings.target_vocab_size,
+            minimum_pair_frequency=settings.minimum_pair_frequency,
+            max_vocab_characters=settings.max_vocab_characters,
         ),
         training_seconds=_number(body, "training_seconds"),
         training_characters=_count(body, "training_characters"),

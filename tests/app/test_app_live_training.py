@@ -125,3 +125,39 @@ def test_a_text_that_will_not_fit_in_memory_is_refused_in_one_line(monkeypatch):
         "train on fewer characters"
     ], errors
     assert not at.get("progress") and LIVE not in at.session_state  # nothing started
+
+
+def test_a_run_whose_tokens_pass_the_bound_stops_there_and_says_why(monkeypatch):
+    # Pairs seen once, no pre-tokenizer: each merge grows one token, and the tokens' lengths
+    # add up quadratically. The app's bound (made small here) stops the run at the last
+    # merge within it, and every page says so.
+    import pages._shared.data.runs as runs
+
+    monkeypatch.setattr(runs, "MAX_VOCAB_CHARACTERS", 20_000)
+    state = dict(
+        settings_prefix_cap=20_000,
+        settings_min_freq=1,
+        settings_pretokenizer="none",
+        settings_vocab=5_000,
+        settings_train_up_to=5_000,
+    )
+    at = new_app(PAGE, **state)
+    assert not at.exception, at.exception
+    training = at.session_state[LIVE][1]
+    assert training.wait(120), "the bounded run did not end"
+    run = training.result
+    assert run.stop_reason.value == "vocab_characters_reached"
+    held = sum(len(step.token) for step in run.steps)
+    assert 0 < held <= 20_000
+    at.run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    target = 5_000 - len(run.base_tokens)
+    notes = [info.value for info in at.info]
+    said = (
+        f"Training stopped at {len(run.steps):,} of {target:,} merges: the next merge would take its tokens past "
+        "20,000 characters in all, the most one run may hold here; a minimum pair frequency of 2 keeps tokens short."
+    )
+    assert said in notes, notes
+    other = new_app("pages/5_Vocabulary.py", **state)  # every page: the run is shared, and so is the note
+    assert not other.exception, other.exception
+    assert said in [info.value for info in other.info]

@@ -69,3 +69,26 @@ def test_one_sessions_stop_leaves_another_sessions_training_to_its_end(browser, 
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1024, 768)])
+def test_a_run_stopped_at_the_bound_on_its_tokens_says_why(browser, app_url, width, height, screenshot):
+    """The probe's case: pairs seen once (minimum pair frequency 1), no pre-tokenizer, 50,000
+    merges of 540,000 characters. It stops at the app's bound and says so in plain words."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/Merge_by_merge?{LONG}&min_freq=1")
+        note = page.get_by_text(re.compile(r"Training stopped at [\d,]+ of 49,936 merges: the next merge"))
+        expect(note).to_be_visible(timeout=180_000)
+        assert "the most one run may hold here; a minimum pair frequency of 2 keeps tokens short" in note.inner_text()
+        merges = int(re.search(r"stopped at ([\d,]+) of", note.inner_text()).group(1).replace(",", ""))
+        expect(page.get_by_test_id("stMetric").first).to_contain_text(f"of {merges:,}", timeout=60_000)
+        screenshot(page, f"vocab_characters_{width}x{height}", height=height)
+        sidebar = page.get_by_test_id("stSidebar")
+        sidebar.get_by_text("Presenter mode: larger type").click()
+        expect(note).to_be_visible()
+        screenshot(page, f"vocab_characters_presenter_{width}x{height}", height=height)
+        sidebar.get_by_text("Presenter mode: larger type").click()
+    finally:
+        context.close()

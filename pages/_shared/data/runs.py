@@ -22,7 +22,7 @@ from bpe.run import TrainingRun
 from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
-from bpe.training import TrainingSettings
+from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
 from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.state.sessions import session_watch
 from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, TRAIN_UP_TO, VOCAB, Settings
@@ -290,6 +290,8 @@ def _join(settings: Settings) -> LiveTraining:
         alphabet=settings.alphabet,
         pretokenizer=settings.pretokenizer,
         tie_rule=settings.tie_rule,
+        # whatever the settings (a lesson's, a link's), a run holds a bounded vocabulary
+        max_vocab_characters=MAX_VOCAB_CHARACTERS,
     )
     return shared_trainings(own=is_own_text(settings)).join(
         settings.training_key(),

@@ -13,7 +13,12 @@ from pages._shared.frame.lesson_links import lesson_finish, lesson_frame_ok, les
 from pages._shared.frame.navigation import current_page, draw_navigation
 from pages._shared.frame.presenter import presenter_toggle
 from pages._shared.frame.sidebar import draw_sidebar
-from pages._shared.frame.training_progress import stopped_before_first_merge, stopped_note, wait_for_training
+from pages._shared.frame.training_progress import (
+    budget_note,
+    stopped_before_first_merge,
+    stopped_note,
+    wait_for_training,
+)
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.link import link_notes, mirror_in_url, read_link_once
 from pages._shared.state.settings import Settings, init_state
@@ -58,6 +63,8 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
         return settings, None
     if run.stop_reason is StopReason.STOPPED:
         stopped_note(run)
+    elif run.stop_reason is StopReason.VOCAB_CHARACTERS_REACHED:
+        budget_note(run)
     run_curve(settings, run)  # every run trained in this session can be overlaid on Compression
     return settings, run
 

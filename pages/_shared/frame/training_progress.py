@@ -75,6 +75,12 @@ def stopped_note(run: TrainingRun) -> None:
     _train_again(run.settings.target_vocab_size)
 
 
+def budget_note(run: TrainingRun) -> None:
+    """Say that the run stopped early at the bound on its tokens' characters, and why."""
+    target = run.settings.target_vocab_size - len(run.base_tokens)
+    st.info(f"Training stopped at {len(run.steps):,} of {target:,} merges: {run.stop_explanation}.")
+
+
 def stopped_before_first_merge(target_vocab_size: int) -> None:
     """Stop was pressed while the text was still being prepared: nothing to show."""
     st.info(

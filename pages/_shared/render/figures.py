@@ -145,7 +145,7 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     positions = list(range(len(pairs)))
     # The chart sits in three fifths of the page: about 330 px at 1024 px. Plotly does not
     # wrap titles, so they are broken into lines here (the tie subtitle is smaller type).
-    lines = wrapped(f"Step {step.number}: {most_frequent_pairs(len(pairs))} before the merge", PAIR_TITLE_CHARS)
+    lines = wrapped(f"Step {step.number:,}: {most_frequent_pairs(len(pairs))} before the merge", PAIR_TITLE_CHARS)
     if tied:
         sentence = f"{tie_with_winner(len(tied))}: {tie_rule_sentence(tie_rule)}"
         lines += [f"<sup>{line}</sup>" for line in wrapped(sentence, PAIR_SUBTITLE_CHARS)]
@@ -199,7 +199,7 @@ def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figu
         bar.customdata = [bar.customdata[i] for i in order]
         fig.update_xaxes(ticktext=[fig.layout.xaxis.ticktext[i] for i in order])
     title = "which pair is merged next?" if asking else f"{most_frequent_pairs(count)}, counted"
-    lines = wrapped(f"Step {step.number}: {title}", PAIR_TITLE_CHARS)
+    lines = wrapped(f"Step {step.number:,}: {title}", PAIR_TITLE_CHARS)
     # title_text and margin_t, not title= and margin=: the chart is built unvalidated, so those
     # would replace its title and margin objects with a bare string and a partial dict, and
     # presenter mode (which sets the title's font) then fails on the string

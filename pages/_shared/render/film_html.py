@@ -50,7 +50,7 @@ SCRIPT = r"""
   }
   function render() {
     var f = frames[k];
-    $("step").textContent = "Step " + (k + 1) + " of " + frames.length;
+    $("step").textContent = "Step " + (k + 1).toLocaleString("en-US") + " of " + frames.length.toLocaleString("en-US");
     $("headline").textContent = "Merge " + f.number + ": " + f.pair[0] + " + " + f.pair[1] + " \u2192 " +
       f.token + ", " + f.count.toLocaleString("en") + " times" + (f["new"] ? "" : " (already in the vocabulary)");
     var chart = $("chart"), most = f.top.length ? f.top[0][1] : 1;
