@@ -308,6 +308,20 @@ def compression_curve_figure(
     return readable(fig)
 
 
+TICK_RATIO = 2.5  # on the log axis, vocab sizes closer than this print over each other at 1024 px
+
+
+def spaced_ticks(sizes: list[int]) -> list[int]:
+    """The sorted vocab ``sizes`` to label on a log axis: each at least `TICK_RATIO` times the
+    last one labelled (500 and 1,000, or GPT-2's 50,257 and GPT-4's 100,261, overlapped in
+    presenter type). Every point is still named in the legend and its hover."""
+    kept: list[int] = []
+    for size in sizes:
+        if not kept or size >= kept[-1] * TICK_RATIO:
+            kept.append(size)
+    return kept
+
+
 def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
     """Characters covered by ``block_size`` tokens, against vocab size (log axis): one marker
     per tokenizer (named in the legend, so close points never print over each other), the
@@ -341,7 +355,7 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
             )
         )
     top = max((c.p90 for _, _, c in rows), default=1.0)
-    sizes = sorted({size for _, size, _ in rows})
+    sizes = spaced_ticks(sorted({size for _, size, _ in rows}))
     fig.update_layout(
         title=f"Characters of {plotly_text(what)} covered by {block_size:,} tokens",
         height=420,
@@ -349,7 +363,11 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
         showlegend=True,
         legend=dict(orientation="h", y=-0.3, title_text=""),
         xaxis=dict(
-            type="log", title="vocab size (log scale)", tickvals=sizes, ticktext=[f"{size:,}" for size in sizes]
+            type="log",
+            title="vocab size (log scale)",
+            tickvals=sizes,
+            ticktext=[f"{size:,}" for size in sizes],
+            tickangle=0,
         ),
         yaxis=dict(title="characters per window", range=[0, top * 1.15], tickformat=",d"),
     )
