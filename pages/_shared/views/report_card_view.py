@@ -14,7 +14,7 @@ from bpe.run import TrainingRun
 from pages._shared.data.lenses import card_rows_of
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers
-from pages._shared.frame.presenter import LARGE, presented
+from pages._shared.frame.presenter import LARGE, presented_once
 from pages._shared.render.report_card_html import report_card_figure, report_card_html
 from pages._shared.state.controls import CARD_UNIT
 from pages._shared.state.settings import Settings
@@ -66,7 +66,9 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
             "— : it covers too little of the text to grade (hover for how much). "
             "Hover a text's name for its source."
         )
-    st.plotly_chart(presented(report_card_figure(rows, ss[UNIT])), key="compression_card_chart")
+    unit = ss[UNIT]
+    key = ("report card", settings.corpus_key(), tuple((c.label, c.key) for c in compared), unit)  # what rows holds
+    st.plotly_chart(presented_once(key, lambda: report_card_figure(rows, unit)), key="compression_card_chart")
     st.download_button(
         "Report card (CSV)",
         card_csv(rows, ours.label, references),

@@ -14,12 +14,11 @@ from bpe.analysis.undertrained import (
     TokenHealth,
     flag_counts,
     glitch_tokens,
-    run_token_health,
 )
 from bpe.run import TrainingRun
 from bpe.text import printable
-from pages._shared.data.lenses import heldout_uses, pretrained_health
-from pages._shared.data.measures import MEASURE_CHARS, run_usage
+from pages._shared.data.lenses import learned_health, pretrained_health
+from pages._shared.data.measures import MEASURE_CHARS
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers
 from pages._shared.frame.tables import count_columns
@@ -92,8 +91,7 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
     rare_below = ss[RARE_BELOW.key]
     st.markdown(escape_markdown(WHY).replace("\\`", "`"))
     train, heldout = corpus_texts(settings)
-    held = heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout) if heldout else None
-    rows = run_token_health(run, merges, run_usage(settings, run, merges), held, rare_below=rare_below)
+    rows = learned_health(settings, run, tokenizer, merges, rare_below)
     counts = flag_counts(rows)
     m = st.columns(5, vertical_alignment="bottom")
     m[0].metric("Absorbed", f"{counts[ABSORBED]:,}", help="made by a merge, unused in the final training encoding")
@@ -136,16 +134,14 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         ss[HEALTH_OTHER.key] = labels[0]
     bind(st.selectbox, "Tokenizer", HEALTH_OTHER.key, options=labels)
     chosen = others[labels.index(ss[HEALTH_OTHER.key])]
-    rows = pretrained_health(
+    health = pretrained_health(
         chosen.key, settings.corpus_key(), _tokenizer=chosen.tokenizer, _train=train, _heldout=heldout
     )
-    counts = flag_counts(rows)
-    unused = sum(1 for r in rows if not r.train_uses and not r.heldout_uses)
+    rows, counts, unused, unreachable = health.rows, health.counts, health.unused, health.unreachable
     a, b, c = st.columns(3)
     a.metric("Their unreachable", f"{counts[UNREACHABLE]:,}", help="tokens whose own text encodes to other tokens")
     b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
     c.metric("Unused on this corpus", f"{unused:,}", help=f"of {len(rows):,} tokens longer than one symbol")
-    unreachable = [r for r in rows if UNREACHABLE in r.flags]
     if unreachable:
         st.dataframe(health_table(unreachable)[["id", "token", "its own text encodes as"]], hide_index=True)
     else:
@@ -155,7 +151,7 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         )
     glitches = glitch_tokens(chosen.tokenizer) if chosen.label == GPT2_LABEL else []
     if glitches:
-        by_id = {r.id: r for r in rows}
+        by_id = health.by_id
         st.markdown("**Suspicious tokens reported in GPT-2** (SolidGoldMagikarp and friends: reachable, under-trained)")
         st.dataframe(
             pd.DataFrame(
