@@ -1,9 +1,10 @@
 """The lenses' cached computations: encode films, report-card measures, token health.
 
 Each is keyed by what it depends on (a tokenizer's cache key, the corpus, the text), never
-by the objects themselves, which are passed unhashed (``_tokenizer``). Films and the token
-health of a run or of a 100,000-token vocabulary are resources (shared, not copied per session: they
-hold the tokenizer's id table or 100,000 rows); the report card's rows are small data.
+by the objects themselves, which are passed unhashed (``_tokenizer``). Films and token
+health (a run's, or a 100,000-token vocabulary's) are resources (shared, not copied per
+session: they hold the tokenizer's id table or 100,000 rows); the report card's rows are
+small data.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Cached measurements, keyed by what they depend on: token lengths, compression curves
-(and this session's earlier curves, for overlays), the vocab sizes' rows, token usage, the training ids, the
-text hash of lessons, pretrained tokenizers' prefix curves, the languages' costs.
+(and this session's earlier curves, for overlays), the vocab sizes' rows, token usage,
+the training ids, the text hash of lessons, pretrained tokenizers' prefix curves, the
+languages' costs.
 Computation stays in `bpe.analysis`; this only caches and remembers.
 """
 

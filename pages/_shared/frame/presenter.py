@@ -3,8 +3,8 @@
 One toggle in the sidebar (`presenter_toggle`), kept in session state like every other
 setting. When it is on, a style block (`render.html.PRESENTER_CSS`) enlarges the token
 views, the merge headline, the algorithm panel, text, captions, metrics, static tables and
-control labels; `presented` enlarges a chart's type and height before it is drawn (`presented_once` for
-a chart shared by every session), and
+control labels; `presented` enlarges a chart's type and height before it is drawn
+(`presented_once`: a chart built once and shared by every session), and
 `frame.tables.rows_table` draws a static table instead of a canvas one. On every page,
 with or without it, control labels wrap instead of being cut (`WHOLE_LABELS_CSS`). The
 keyboard shortcuts of Merge by merge (Space, ←, →) work with or without it.
