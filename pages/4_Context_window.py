@@ -3,7 +3,14 @@
 import streamlit as st
 
 from pages._shared.frame import setup_page
-from pages._shared.views.context_page import draw_attention_cost, draw_controls, draw_coverage, draw_passages, measure
+from pages._shared.views.context_page import (
+    draw_attention_cost,
+    draw_controls,
+    draw_coverage,
+    draw_passages,
+    measure,
+    nothing_to_measure,
+)
 
 settings, run = setup_page(
     "Context window",
@@ -14,6 +21,8 @@ if run is None:
     st.stop()
 block = draw_controls(settings, run)
 found = measure(settings, run, block)
+if nothing_to_measure(found):  # a run file that keeps no text
+    st.stop()
 draw_coverage(found, block)
 st.subheader(f"The first {block:,} tokens of the same passage")
 draw_passages(found, block)

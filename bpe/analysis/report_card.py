@@ -103,13 +103,18 @@ def shipped_texts(folder: Path = CARD_DIR) -> list[CardText]:
     return texts
 
 
-def card_texts(train_text: str, heldout_text: str, *, corpus: str = "the corpus") -> list[CardText]:
-    """`shipped_texts`, then the start of the corpus's training part and held-out part (when there is one)."""
+def card_texts(
+    train_text: str, heldout_text: str, *, corpus: str = "the corpus", kept_sample: bool = False
+) -> list[CardText]:
+    """`shipped_texts`, then the start of the corpus's training part and held-out part (each
+    when there is one). ``kept_sample``: the held-out text is the sample a run file keeps."""
     texts = shipped_texts()
     for part, text in (("training part", train_text), ("held-out part", heldout_text)):
         if text:
             cut = text[:CORPUS_CHARACTERS]
             source = f"first {len(cut):,} characters of {corpus}'s {part}"
+            if kept_sample and part == "held-out part":
+                source = f"the {len(cut):,} characters of {corpus}'s {part} that its run file keeps"
             texts.append(CardText(f"Corpus, {part}", "corpus", cut, source))
     return texts
 

@@ -44,10 +44,12 @@ def _drop_speaker(sentence: str) -> str:
 
 def corpus_samples(train_text: str, heldout_text: str) -> dict[str, str]:
     """Presets for a tokenizer trained on ``train_text``: a held-out sentence (when text is
-    held out), a training sentence, and the tutorial's sentence. Labels are button texts."""
+    held out), a training sentence (when the training text is here: a run file keeps none),
+    and the tutorial's sentence. Labels are button texts."""
     samples = {}
     if heldout_text:
         samples["Held-out sentence"] = first_sentence(heldout_text)
-    samples["Training sentence"] = first_sentence(train_text)
+    if train_text:
+        samples["Training sentence"] = first_sentence(train_text)
     samples["Tutorial sentence"] = TUTORIAL_SENTENCE
     return samples

@@ -4,6 +4,8 @@
     python -m bpe train --counts counts.parquet --vocab-size 50000 \\
         --run-output data/runs/corpus.bperun --tokenizer-output corpus.json
     python -m bpe train corpus/ --alphabet bytes --vocab-size 50000 --run-output R   # counting first
+    python -m bpe train en.txt de.txt el.txt --parity --alphabet bytes --vocab-size 600 \
+        --tokenizer-output fair.json   # parity-aware: one text per language (bpe/cli/parity.py)
 
 The counts file says what shapes the chunks (alphabet, pre-tokenizer) and holds the
 held-out part; ``train`` adds what decides the merges (vocab size, tie rule, minimum pair
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from bpe.cli.count import ProgressLine, add_corpus_options, count_from_args, given_corpus_options
 from bpe.cli.errors import stop_status
+from bpe.cli.parity import run_parity_training
 from bpe.cli.pipeline import unchanged_message
 from bpe.counts import read_counts
 from bpe.errors import BpeError
@@ -33,6 +36,9 @@ from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
 from bpe.training import ENGINES
+
+DEFAULT_TOP_K = 10
+DEFAULT_ENGINE = "fast"
 
 
 def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -59,13 +65,19 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
         default=DEFAULT_TIE_RULE,
         help="which of equally frequent pairs wins (default: the earliest first occurrence)",
     )
+    # no default in the parser: --parity refuses these two when given (its loop has no engine or runners-up)
     p.add_argument(
         "--top-k",
         type=_top_k,
-        default=10,
-        help=f"competing pairs the run file records per merge (0 to {MAX_PAIRS_PER_STEP}; default 10)",
+        help=f"competing pairs the run file records per merge (0 to {MAX_PAIRS_PER_STEP}; default {DEFAULT_TOP_K})",
     )
-    p.add_argument("--engine", choices=sorted(ENGINES), default="fast")
+    p.add_argument("--engine", choices=sorted(ENGINES), help=f"default {DEFAULT_ENGINE}")
+    p.add_argument(
+        "--parity",
+        action="store_true",
+        help="parity-aware BPE (bpe/parity.py): each INPUT is one language's version of the same text, and "
+        "every merge serves the language that costs the most tokens; writes only the tokenizer",
+    )
     p.add_argument("--run-output", type=Path, metavar="RUN", help="the run file to write (.bperun)")
     p.add_argument("--tokenizer-output", type=Path, metavar="TOKENIZER", help="the tokenizer to write (.json)")
     p.add_argument("--name", help="what the run is called in the app (default: the counts file's name)")
@@ -75,6 +87,10 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 
 def run_train(args) -> int:
+    if args.parity:
+        return run_parity_training(args)
+    args.top_k = DEFAULT_TOP_K if args.top_k is None else args.top_k
+    args.engine = args.engine or DEFAULT_ENGINE
     if args.counts is None and not args.inputs:
         raise BpeError("nothing to train on: give a counts file (--counts COUNTS) or corpus files to count (INPUT...)")
     if args.counts is not None and args.inputs:

@@ -26,3 +26,12 @@ def test_held_out_sentence_first_when_text_is_held_out():
     samples = corpus_samples("Before we proceed any further, hear me speak.", "Alas, that love, so gentle in his view!")
     assert list(samples) == ["Held-out sentence", "Training sentence", "Tutorial sentence"]
     assert samples["Held-out sentence"] == "Alas, that love, so gentle in his view!"
+
+
+def test_a_run_file_without_training_text_offers_no_empty_training_sentence():
+    # a replayed run keeps only a held-out sample: no preset may be an empty text
+    assert list(corpus_samples("", "Alas, that love, so gentle in his view!")) == [
+        "Held-out sentence",
+        "Tutorial sentence",
+    ]
+    assert corpus_samples("", "") == {"Tutorial sentence": TUTORIAL_SENTENCE}

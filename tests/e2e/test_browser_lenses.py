@@ -1,12 +1,18 @@
 """Real browser: the lenses — the encode film played with the keyboard, the span diff's
-hover across rows, the report card's colours and chart, the under-trained tokens — offline."""
+hover across rows, the report card's colours and chart, the under-trained tokens — offline;
+then every lens on the shipped run file, at 1280x800 and 1024x768, presenter mode off and on."""
 
 from __future__ import annotations
+
+import re
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
 
 from bpe.formats.cl100k import cl100k_path
+from bpe.gpt2.files import find_gpt2_files
+from bpe.runfile import RUNS_DIR, list_runs
 
 pytestmark = pytest.mark.e2e
 QUERY = "?vocab=300"  # the default corpus (Tiny Shakespeare) at vocab 300, as the other page tests
@@ -97,3 +103,78 @@ def test_vocabulary_lists_under_trained_tokens_and_checks_gpt4(page, app_url, sc
         expect(page.get_by_test_id("stMetricLabel").filter(has_text="Their partial")).to_be_visible(timeout=90_000)
     screenshot(page, "lenses_undertrained")
     assert page.off_origin_requests == []
+
+
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+RUN = list_runs([RUNS_DIR])[0]
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1024, 768)])
+def test_every_lens_on_the_shipped_run_file(browser, app_url, width, height, screenshot):
+    """The run file replayed: the film played to encode(), the span diff, the report card's
+    sample row, the under-trained tokens saying what they count; presenter mode off and on,
+    moving between the lenses in the sidebar (one session), never an error box."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    own = (app_url, app_url.replace("http", "ws", 1), "data:", "blob:")
+    off_origin: list[str] = []
+    page.on("request", lambda request: request.url.startswith(own) or off_origin.append(request.url))
+    side = page.get_by_test_id("stSidebar")
+
+    def shoot(pg, heading: str, name: str) -> None:
+        """A tall picture from the lens's heading down (the page scrolls inside its main block)."""
+        pg.get_by_role("heading", name=heading, exact=True).scroll_into_view_if_needed()
+        screenshot(pg, name)
+
+    try:
+        page.goto(f"{app_url}/Tokenize?corpus={quote(RUN.label)}&vocab=1000")
+        expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
+        expect(side.get_by_text("Replaying a recorded run")).to_be_visible(timeout=90_000)
+        box = page.get_by_label("Text to tokenize")
+        box.fill("the king and the queen")
+        box.press("Control+Enter")
+        headline = page.locator(".bpe-merge", has_text="Frame ")
+        expect(headline).to_contain_text("22 of them")  # the new text's film
+        settle(page)
+        page.locator(".st-key-tokenize_film_play button").click()
+        expect(page.get_by_text("the end: exactly what encode() gives")).to_be_visible(timeout=90_000)
+        expect(headline).to_contain_text("learned at training step")
+        expect(page.locator(".bpe-spandiff")).to_contain_text("this run, vocab 1,000")
+        for presenter in (False, True):
+            mode = "presenter" if presenter else "plain"
+            if presenter:
+                side.get_by_text("Presenter mode: larger type").click()
+                settle(page)
+            else:
+                expect(page.locator(ERRORS)).to_have_count(0)
+                shoot(page, "Span diff", f"run_lenses_tokenize_{mode}_{width}x{height}")
+            side.get_by_role("link", name="Compression", exact=True).click()
+            card = page.locator(".bpe-card")
+            expect(card.locator("td", has_text="Corpus, held-out part")).to_be_visible(timeout=90_000)
+            expect(card.locator("td", has_text="Corpus, training part")).to_have_count(0)
+            expect(page.get_by_text("A run file keeps no training text")).to_be_visible()
+            expect(page.locator(ERRORS)).to_have_count(0)
+            shoot(page, "Report card", f"run_lenses_report_card_{mode}_{width}x{height}")
+            side.get_by_role("link", name="Vocabulary", exact=True).click()
+            expect(page.get_by_role("heading", name="Under-trained and unreachable tokens")).to_be_visible(
+                timeout=90_000
+            )
+            expect(page.get_by_text("from the counts the run file records")).to_be_visible(timeout=90_000)
+            if find_gpt2_files() is not None or cl100k_path() is not None:  # the check on other tokenizers
+                unused = page.get_by_test_id("stMetricLabel").filter(has_text="Unused on the run's sample")
+                expect(unused).to_be_visible(timeout=90_000)
+            # a one-word label in large type keeps its word whole: as tall as its neighbour "Rare"
+            labels = page.get_by_test_id("stMetricLabel")
+            tall = labels.filter(has_text="Unreachable").first.bounding_box()["height"]
+            short = labels.filter(has_text=re.compile(r"^Rare$")).first.bounding_box()["height"]
+            assert tall < 1.3 * short, f"'Unreachable' breaks inside the word ({mode}, {width} px)"
+            expect(page.locator(ERRORS)).to_have_count(0)
+            shoot(page, "Under-trained and unreachable tokens", f"run_lenses_undertrained_{mode}_{width}x{height}")
+            if presenter:
+                side.get_by_role("link", name="Tokenize", exact=True).click()
+                expect(page.locator(".bpe-spandiff")).to_be_visible(timeout=90_000)
+                expect(page.locator(ERRORS)).to_have_count(0)
+                shoot(page, "Span diff", f"run_lenses_tokenize_{mode}_{width}x{height}")
+        assert off_origin == []
+    finally:
+        context.close()

@@ -54,7 +54,12 @@ def test_closing_the_tab_stops_its_model_job(server):
     on_own_thread(asyncio.run, open_then_close())
     assert cpu_seconds_over(sampler, 2) > 0.4, "the model was not training"  # one thread (2 cores, shared)
     time.sleep(GRACE_SECONDS + 8)  # the grace period, then the step, the summary and the sample
-    assert cpu_seconds_over(sampler, 3) < 0.25, "training went on after its session had gone"
+    # The job's budget is 2 x 300 s: quiet within half a minute more means it stopped, even on a
+    # machine busy enough to slow its last step (a fixed wait alone failed there).
+    busy = []
+    while len(busy) < 10 and (not busy or busy[-1] >= 0.25):
+        busy.append(cpu_seconds_over(sampler, 3))
+    assert busy[-1] < 0.25, f"training went on after its session had gone (CPU s per 3 s: {busy})"
 
 
 @pytest.mark.parametrize("training_seconds", [2, 4, 6])  # a thread killed mid-step aborted about one time in three

@@ -24,7 +24,7 @@ from bpe.analysis.undertrained import (
     uses,
 )
 from pages._shared.data.measures import run_usage
-from pages._shared.data.runs import corpus_texts
+from pages._shared.data.runs import corpus_parts
 from pages._shared.state.settings import Settings
 
 
@@ -61,7 +61,7 @@ def learned_health(settings: Settings, run, tokenizer, merges: int, rare_below: 
 def _learned_health(
     training_key: tuple, merges: int, rare_below: int, _settings: Settings, _run, _tokenizer
 ) -> list[TokenHealth]:
-    _train, heldout = corpus_texts(_settings)
+    _train, heldout = corpus_parts(_settings)  # a replayed run: its sample is its held-out text
     held = heldout_uses(training_key, merges, _tokenizer=_tokenizer, _heldout=heldout) if heldout else None
     return run_token_health(_run, merges, run_usage(_settings, _run, merges), held, rare_below=rare_below)
 
@@ -82,9 +82,12 @@ class PretrainedHealth:
 def pretrained_health(
     tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _train: str, _heldout: str
 ) -> PretrainedHealth:
-    """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s), once per corpus."""
+    """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s), once per corpus.
+    A part that is not here (nothing held out; a run file's training text) is not measured: None, not 0."""
     rows = tokenizer_token_health(
-        _tokenizer, train_usage=uses(_tokenizer, _train), heldout_usage=uses(_tokenizer, _heldout)
+        _tokenizer,
+        train_usage=uses(_tokenizer, _train) if _train else None,
+        heldout_usage=uses(_tokenizer, _heldout) if _heldout else None,
     )
     return PretrainedHealth(
         rows,

@@ -44,6 +44,15 @@ def corpus_texts(settings: Settings) -> tuple[str, str]:
     return _corpus_texts(settings.corpus_key(), _text=pasted)
 
 
+def corpus_parts(settings: Settings) -> tuple[str, str]:
+    """(training text, held-out text) as far as each is here, for a lens that must say which
+    part it measured: `corpus_texts`, except that a replayed run's file keeps no training
+    text and its sample is held-out text, so it is ``("", sample)``."""
+    if settings.run_file is not None:
+        return "", opened_run(settings).sample
+    return corpus_texts(settings)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _corpus_texts(key: tuple, _text: str | None) -> tuple[str, str]:
     name, _version, prefix_cap, heldout_fraction = key

@@ -74,8 +74,10 @@ def report_card_html(
     )
 
 
-def report_card_figure(rows: Sequence[CardRow], unit: str = CHARACTERS) -> go.Figure:
-    """Grouped bars: per text, each tokenizer's characters (or bytes) per token."""
+def report_card_figure(rows: Sequence[CardRow], unit: str = CHARACTERS, *, large: bool = False) -> go.Figure:
+    """Grouped bars: per text, each tokenizer's characters (or bytes) per token. ``large``
+    (presenter mode): the texts' names stand upright, since at a slant the larger type of
+    sixteen names overlaps at 1024 px."""
     labels = list(rows[0].measures) if rows else []
     names = [row.text.name for row in rows]
     fig = go.Figure()
@@ -93,7 +95,7 @@ def report_card_figure(rows: Sequence[CardRow], unit: str = CHARACTERS) -> go.Fi
         height=420,
         margin=dict(l=10, r=10, t=30, b=10),
         yaxis=dict(title=f"{unit} per token (higher: fewer tokens)", rangemode="tozero"),
-        xaxis=dict(tickangle=-35),
+        xaxis=dict(tickangle=-90 if large else -35),
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
     )
     return fig

@@ -103,6 +103,18 @@ def measure(settings: Settings, run: TrainingRun, block: int) -> Measured:
     return Measured(what, text, compared, {c.label: context_coverage(lengths[c.label], block) for c in compared})
 
 
+def nothing_to_measure(found: Measured) -> bool:
+    """Say so when there is no text to measure (a run file trained with nothing held out
+    keeps no sample) and return True; the page then stops instead of dividing by zero."""
+    if found.text:
+        return False
+    st.info(
+        "This run file keeps no text to measure: it keeps only a held-out sample, and this run held "
+        "nothing out. Its compression over the whole training text is on the Compression page."
+    )
+    return True
+
+
 def draw_coverage(found: Measured, block: int) -> None:
     """The chart and the table of characters per window."""
     compared, coverages = found.compared, found.coverages

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpe.analysis.metrics import compression
 from bpe.analysis.report_card import CardRow, card_csv, card_texts
 from bpe.run import TrainingRun
 from pages._shared.data.lenses import card_rows_of
-from pages._shared.data.runs import corpus_texts
+from pages._shared.data.runs import corpus_parts, opened_run
 from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers
 from pages._shared.frame.presenter import LARGE, presented_once
 from pages._shared.render.report_card_html import report_card_figure, report_card_html
@@ -23,9 +24,12 @@ UNIT = CARD_UNIT.key
 
 
 def card_rows(settings: Settings, compared: list[Compared]) -> list[CardRow]:
-    """One row per text, with a measure for each of ``compared`` (each measured once, cached)."""
-    train, heldout = corpus_texts(settings)
-    texts = card_texts(train, heldout, corpus=settings.corpus)
+    """One row per text, with a measure for each of ``compared`` (each measured once, cached).
+    A replayed run has a held-out row (its file's sample) and no training row."""
+    train, heldout = corpus_parts(settings)
+    replayed = settings.run_file is not None
+    corpus = opened_run(settings).source.name if replayed else settings.corpus
+    texts = card_texts(train, heldout, corpus=corpus, kept_sample=replayed)
     parts = [
         card_rows_of(c.key, settings.corpus_key(), c.label, _tokenizer=c.tokenizer, _texts=texts) for c in compared
     ]
@@ -57,6 +61,16 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
         help="Bytes per token compares alphabets fairly: a Chinese character is 3 bytes of UTF-8.",
     )
     st.html(report_card_html(rows, ours.label, references, ss[UNIT], large=bool(ss.get(LARGE))))
+    if settings.run_file is not None:
+        # the training part is graded by what the file records, for this run only
+        merges = len(ours.tokenizer.merges)
+        st.caption(
+            f"A run file keeps no training text, so the card has no training row: on all "
+            f"{run.training_characters:,} characters of its training part this run carries "
+            f"{compression(run.training_characters, run.sequence_length(merges)):.2f} characters per token "
+            "(the curve above), and no other tokenizer can be measured on that text here. "
+            "The held-out row is the sample its file keeps."
+        )
     if not references:
         st.caption("No other tokenizer is here (GPT-2's files and GPT-4's package are missing): nothing to compare.")
     else:
@@ -66,9 +80,10 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
             "— : it covers too little of the text to grade (hover for how much). "
             "Hover a text's name for its source."
         )
-    unit = ss[UNIT]
+    unit, large = ss[UNIT], bool(ss.get(LARGE))
     key = ("report card", settings.corpus_key(), tuple((c.label, c.key) for c in compared), unit)  # what rows holds
-    st.plotly_chart(presented_once(key, lambda: report_card_figure(rows, unit)), key="compression_card_chart")
+    figure = presented_once(key, lambda: report_card_figure(rows, unit, large=large))  # presenter mode: in the key
+    st.plotly_chart(figure, key="compression_card_chart")
     st.download_button(
         "Report card (CSV)",
         card_csv(rows, ours.label, references),

@@ -19,8 +19,9 @@ from bpe.run import TrainingRun
 from bpe.text import printable
 from pages._shared.data.lenses import learned_health, pretrained_health
 from pages._shared.data.measures import MEASURE_CHARS
-from pages._shared.data.runs import corpus_texts
+from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers
+from pages._shared.frame.presenter import presenting
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
@@ -90,10 +91,13 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
         ss[HEALTH_SORT.key] = next(iter(SORTS))
     rare_below = ss[RARE_BELOW.key]
     st.markdown(escape_markdown(WHY).replace("\\`", "`"))
-    train, heldout = corpus_texts(settings)
+    train, heldout = corpus_parts(settings)  # a replayed run: no training text, its held-out sample
     rows = learned_health(settings, run, tokenizer, merges, rare_below)
     counts = flag_counts(rows)
-    m = st.columns(5, vertical_alignment="bottom")
+    if presenting():  # large type: three numbers a row, or "Unreachable" breaks inside the word at 1024 px
+        m = [*st.columns(3, vertical_alignment="bottom"), *st.columns(3, vertical_alignment="bottom")[:2]]
+    else:
+        m = st.columns(5, vertical_alignment="bottom")
     m[0].metric("Absorbed", f"{counts[ABSORBED]:,}", help="made by a merge, unused in the final training encoding")
     m[1].metric("Rare", f"{counts[RARE]:,}", help=f"used fewer than {rare_below} times")
     m[2].metric("Unreachable", f"{counts[UNREACHABLE]:,}", help="its own text encodes to other tokens")
@@ -117,9 +121,28 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
         key="vocab_health",
         column_config=count_columns("id", "step", "count at creation", "uses (training)", "uses (held-out)"),
     )
-    measured = "training text" + (" and held-out text" if heldout else " (nothing is held out)")
-    st.caption(f"{len(shown):,} of {len(rows):,} learned tokens shown. Uses: the final encoding of the {measured}.")
+    st.caption(f"{len(shown):,} of {len(rows):,} learned tokens shown. {uses_measured(settings, run, heldout)}")
     draw_other_tokenizers(settings, train[:MEASURE_CHARS], heldout[:MEASURE_CHARS])
+
+
+def uses_measured(settings: Settings, run: TrainingRun, heldout: str) -> str:
+    """Which texts the uses columns count: a replayed run's training uses come from the
+    counts its file records (the whole training text), its held-out uses from the sample
+    it keeps, which is all of the held-out text that is here."""
+    if settings.run_file is None:
+        return "Uses: the final encoding of the training text" + (
+            " and held-out text." if heldout else " (nothing is held out)."
+        )
+    training = (
+        f"Uses (training): the final encoding of the whole training text ({run.training_characters:,} "
+        "characters), from the counts the run file records"
+    )
+    if not heldout:
+        return f"{training}; uses (held-out): not measured, the run file keeps no held-out text."
+    return (
+        f"{training}; uses (held-out): its held-out sample of {len(heldout):,} characters (of "
+        f"{run.heldout_characters:,} held out; the rest is not in the file)."
+    )
 
 
 def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
@@ -138,10 +161,11 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         chosen.key, settings.corpus_key(), _tokenizer=chosen.tokenizer, _train=train, _heldout=heldout
     )
     rows, counts, unused, unreachable = health.rows, health.counts, health.unused, health.unreachable
+    where = "the run's sample" if settings.run_file is not None else "this corpus"  # a run file: its sample only
     a, b, c = st.columns(3)
     a.metric("Their unreachable", f"{counts[UNREACHABLE]:,}", help="tokens whose own text encodes to other tokens")
     b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
-    c.metric("Unused on this corpus", f"{unused:,}", help=f"of {len(rows):,} tokens longer than one symbol")
+    c.metric(f"Unused on {where}", f"{unused:,}", help=f"of {len(rows):,} tokens longer than one symbol")
     if unreachable:
         st.dataframe(health_table(unreachable)[["id", "token", "its own text encodes as"]], hide_index=True)
     else:
@@ -169,3 +193,11 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
             key="vocab_glitches",
             column_config=count_columns("id", "uses (training)", "uses (held-out)"),
         )
+        notes = []  # None in a column is "not measured", never "used 0 times"
+        if not train:
+            notes.append("Uses (training): not measured, the run file keeps no training text.")
+        if not heldout:
+            kept = "the run file keeps no held-out text" if settings.run_file is not None else "nothing is held out"
+            notes.append(f"Uses (held-out): not measured, {kept}.")
+        if notes:
+            st.caption(" ".join(notes))

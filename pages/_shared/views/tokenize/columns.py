@@ -29,7 +29,7 @@ from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
 from bpe.tokenizer import BPETokenizer
-from pages._shared.data.runs import corpus_texts
+from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, cached_gpt2, extra_tokenizers
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown, linked_tokens_html
@@ -47,7 +47,7 @@ def text_box(settings: Settings) -> str:
     return the text. The text and the traced token reset when the corpus changes."""
     state = st.session_state
     keep_with(corpus_identity(settings), [TEXT, LINEAGE])
-    samples = corpus_samples(*corpus_texts(settings))
+    samples = corpus_samples(*corpus_parts(settings))  # a run file's sample is held-out text
     state.setdefault(TEXT, next(iter(samples.values())))
     bind(st.text_area, "Text to tokenize", TEXT, height=100)
     for column, (label, sample) in zip(st.columns(len(samples)), samples.items()):
