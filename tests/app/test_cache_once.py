@@ -149,3 +149,21 @@ def test_bytes_finds_the_multibyte_characters_once_per_corpus(monkeypatch):
     second = new_app(BYTES, **PROSE)
     assert not first.exception and not second.exception and len(scans) == 1
     assert [frame.value.to_dict() for frame in second.dataframe] == [frame.value.to_dict() for frame in first.dataframe]
+
+
+def test_vocabulary_checks_a_pretrained_tokenizer_once_and_counts_each_corpus(monkeypatch):
+    """A class's own texts (the lesson's second round) each need GPT-2's counts, not its
+    50,000 reachability encodes again."""
+    from pages._shared.data.lenses import pretrained_health, pretrained_reach
+    from pages._shared.data.tokenizers import extra_tokenizers
+
+    if not extra_tokenizers():
+        pytest.skip("no pretrained tokenizer here (GPT-2's files, GPT-4's package)")
+    pretrained_reach.clear()
+    pretrained_health.clear()
+    checks = counted(monkeypatch, "pages._shared.data.lenses.tokenizer_token_health")
+    first = new_app(VOCABULARY, **PROSE)
+    other = new_app(VOCABULARY, **{**PROSE, "settings_prefix_cap": 5_000})  # another corpus (a shorter prefix)
+    assert not first.exception and not other.exception and len(checks) == 1
+    unused = [metric(at, "Unused on this corpus") for at in (first, other)]
+    assert unused[0] != unused[1]  # each corpus its own counts

@@ -22,6 +22,7 @@ from bpe.analysis.undertrained import (
     run_token_health,
     tokenizer_token_health,
     uses,
+    with_usage,
 )
 from pages._shared.data.measures import run_usage
 from pages._shared.data.runs import corpus_parts
@@ -79,13 +80,21 @@ class PretrainedHealth:
 
 
 @st.cache_resource(show_spinner="Checking every token…", max_entries=4)
+def pretrained_reach(tokenizer_key: tuple, _tokenizer) -> list:
+    """Every token of a pretrained tokenizer checked, once per process: whether its own
+    text encodes to it depends on no corpus (`pretrained_health` adds each corpus's uses)."""
+    return tokenizer_token_health(_tokenizer)
+
+
+@st.cache_resource(show_spinner="Counting every token…", max_entries=4)
 def pretrained_health(
     tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _train: str, _heldout: str
 ) -> PretrainedHealth:
-    """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s), once per corpus.
-    A part that is not here (nothing held out; a run file's training text) is not measured: None, not 0."""
-    rows = tokenizer_token_health(
-        _tokenizer,
+    """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s, once
+    per process: `pretrained_reach`) and counted in this corpus (once per corpus). A part
+    that is not here (nothing held out; a run file's training text) is not measured: None, not 0."""
+    rows = with_usage(
+        pretrained_reach(tokenizer_key, _tokenizer=_tokenizer),
         train_usage=uses(_tokenizer, _train) if _train else None,
         heldout_usage=uses(_tokenizer, _heldout) if _heldout else None,
     )
