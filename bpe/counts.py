@@ -18,15 +18,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 from array import array
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, BYTES, CHARACTERS, check_alphabet, default_base_tokens, require_unicode, symbols_of
 from bpe.errors import BpeError
 from bpe.files import atomic_writer
+from bpe.jsonfile import load_json
 from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern, chunk_counts
+from bpe.untrusted import open_regular_file
 
 CUSTOM = "custom"  # the pre-tokenizer name of a table counted with a pattern of its own
 PRETOKENIZER_NAMES = (None, *NAMED_PATTERNS, CUSTOM)
@@ -351,45 +351,41 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
     import pyarrow.parquet as pq
 
     name = str(path)
-    try:
-        info = Path(path).stat()
-    except OSError as error:
-        raise BpeError(f"cannot read the counts file {name}: {error.strerror or error}") from None
-    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
-        raise BpeError(f"cannot read the counts file {name}: it is not a regular file")
-    size = info.st_size
-    if size > MAX_COUNTS_FILE_BYTES:
-        raise BpeError(f"the counts file {name} is {size:,} bytes, over the limit of {MAX_COUNTS_FILE_BYTES:,}")
-    try:
-        parquet = pq.ParquetFile(path)
-    except (pa.ArrowException, OSError, ValueError) as error:
-        raise BpeError(f"{name} is not a counts file: not readable as Parquet ({_first_line(error)})") from None
-    meta = parquet.metadata
-    if meta.num_rows > MAX_COUNTS_ROWS:
-        raise BpeError(f"the counts file {name} has {meta.num_rows:,} rows, over the limit of {MAX_COUNTS_ROWS:,}")
-    data_bytes = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-    if data_bytes > MAX_COUNTS_DATA_BYTES:
-        raise BpeError(
-            f"the counts file {name} holds {data_bytes:,} bytes once decompressed, over the limit of "
-            f"{MAX_COUNTS_DATA_BYTES:,}"
-        )
-    schema = parquet.schema_arrow
-    expected = {"chunk": pa.large_string(), "count": pa.uint64(), "heldout": pa.bool_()}
-    found = {schema.field(i).name: schema.field(i).type for i in range(len(schema))}
-    if found != expected:
-        shown = ", ".join(f"{key} ({value})" for key, value in found.items())
-        raise BpeError(f"{name} is not a counts file: its columns are {shown}, not chunk, count, heldout")
-    raw = (schema.metadata or {}).get(METADATA_KEY)
-    if raw is None:
-        raise BpeError(f"{name} is not a counts file: it has no BPE Lab metadata")
-    if len(raw) > MAX_METADATA_BYTES:
-        raise BpeError(f"the counts file {name} has {len(raw):,} bytes of metadata, over the limit")
-    metadata = _parsed_metadata(raw, name)
-    try:
-        table = parquet.read()
-        table.validate(full=True)  # chunks that are not UTF-8 are refused here, not met later
-    except (pa.ArrowException, OSError, ValueError, MemoryError) as error:
-        raise BpeError(f"the counts file {name} is damaged: {_first_line(error)}") from None
+    # Opened as a stranger's file (bpe.untrusted): a FIFO or a device would block or never
+    # end, and the size is checked on the open file before Parquet reads a byte of it.
+    with open_regular_file(
+        path, what="the counts file", name=name, max_bytes=MAX_COUNTS_FILE_BYTES, error=BpeError
+    ) as handle:
+        try:
+            parquet = pq.ParquetFile(handle)
+        except (pa.ArrowException, OSError, ValueError) as error:
+            raise BpeError(f"{name} is not a counts file: not readable as Parquet ({_first_line(error)})") from None
+        meta = parquet.metadata
+        if meta.num_rows > MAX_COUNTS_ROWS:
+            raise BpeError(f"the counts file {name} has {meta.num_rows:,} rows, over the limit of {MAX_COUNTS_ROWS:,}")
+        data_bytes = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        if data_bytes > MAX_COUNTS_DATA_BYTES:
+            raise BpeError(
+                f"the counts file {name} holds {data_bytes:,} bytes once decompressed, over the limit of "
+                f"{MAX_COUNTS_DATA_BYTES:,}"
+            )
+        schema = parquet.schema_arrow
+        expected = {"chunk": pa.large_string(), "count": pa.uint64(), "heldout": pa.bool_()}
+        found = {schema.field(i).name: schema.field(i).type for i in range(len(schema))}
+        if found != expected:
+            shown = ", ".join(f"{key} ({value})" for key, value in found.items())
+            raise BpeError(f"{name} is not a counts file: its columns are {shown}, not chunk, count, heldout")
+        raw = (schema.metadata or {}).get(METADATA_KEY)
+        if raw is None:
+            raise BpeError(f"{name} is not a counts file: it has no BPE Lab metadata")
+        if len(raw) > MAX_METADATA_BYTES:
+            raise BpeError(f"the counts file {name} has {len(raw):,} bytes of metadata, over the limit")
+        metadata = _parsed_metadata(raw, name)
+        try:
+            table = parquet.read()
+            table.validate(full=True)  # chunks that are not UTF-8 are refused here, not met later
+        except (pa.ArrowException, OSError, ValueError, MemoryError) as error:
+            raise BpeError(f"the counts file {name} is damaged: {_first_line(error)}") from None
     if table.num_rows != metadata["rows"] + metadata["heldout_rows"]:
         raise BpeError(
             f"the counts file {name} has {table.num_rows:,} rows, but its metadata says "
@@ -467,10 +463,9 @@ _METADATA_TYPES = {
 
 def _parsed_metadata(raw: bytes, name: str) -> dict:
     """The metadata object, every key present with the right type and a sane value."""
-    try:
-        metadata = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise BpeError(f"the counts file {name} has metadata that is not valid JSON") from None
+    # load_json: bad UTF-8, deep nesting, huge integers, duplicate keys and lone surrogates
+    # ("\ud800", which the checksum's own UTF-8 encoding of the metadata cannot hold) are refused.
+    metadata = load_json(raw, name=f"the counts file {name}'s metadata", what="counts metadata", error=BpeError)
     if not isinstance(metadata, dict) or metadata.get("type") != "bpe_lab_counts":
         raise BpeError(f"{name} is not a counts file: its metadata is not BPE Lab's")
     if metadata.get("version") != FORMAT_VERSION:
@@ -570,9 +565,14 @@ def check_fits_in_memory(characters: int, alphabet: str = CHARACTERS, pretokeniz
             else "count it with python -m bpe count and train from the counts, or train on fewer characters"
         )
         raise BpeError(
-            f"training {characters:,} characters in memory needs about {needed / 2**30:.1f} GiB, and this "
-            f"machine has {available / 2**30:.1f} GiB available: {advice}"
+            f"training {characters:,} characters in memory needs about {_memory(needed)}, and this "
+            f"machine has {_memory(available)} available: {advice}"
         )
+
+
+def _memory(size_bytes: int) -> str:
+    """2.0 GiB, or 300 MiB below a GiB (where a tenth of a GiB says too little)."""
+    return f"{size_bytes / 2**30:.1f} GiB" if size_bytes >= 2**30 else f"{size_bytes / 2**20:,.0f} MiB"
 
 
 def available_memory_bytes() -> int | None:

@@ -53,6 +53,7 @@ from bpe.steps import (
     check_tie_rule,
     huggingface_order,
     make_step,
+    over_budget,
 )
 
 DEAD = -1  # the symbol of a position inside a token, after its first
@@ -231,6 +232,7 @@ def fast_steps(
     minimum_pair_frequency: int,
     top_k: int,
     tie_rule: str = DEFAULT_TIE_RULE,
+    max_vocab_characters: int | None = None,
 ) -> Iterator[MergeStep]:
     """Yield the same `MergeStep` stream as `bpe.reference.reference_steps`."""
     vocab = list(base_tokens)  # the token ids steps report
@@ -255,6 +257,7 @@ def fast_steps(
         return names[pair >> shift], names[pair & mask]
 
     number = 0
+    held = 0  # characters of the merges' tokens so far (`over_budget`)
     while len(vocab) < target_vocab_size:
         ranked = _top_pairs(queue, counts, ranking, wanted, floor)
         if not ranked:
@@ -262,10 +265,13 @@ def fast_steps(
         frequency, pair, _ = ranked[0]
         if frequency < minimum_pair_frequency:
             return StopReason.BELOW_MINIMUM_FREQUENCY
+        a, b = tokens(pair)
+        if over_budget(held, len(a) + len(b), max_vocab_characters):  # checked before the merge: a prefix
+            return StopReason.VOCAB_CHARACTERS_REACHED
         for _, _, entry in ranked[1:]:  # the runners-up go back; the winner is consumed
             heappush(queue, entry)
-        a, b = tokens(pair)
         token = a + b
+        held += len(token)
         new_id = ids.get(token)
         is_new = new_id is None
         if is_new:  # the vocabulary is a set: an existing string adds no token

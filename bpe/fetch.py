@@ -4,9 +4,11 @@ Used by every download (`bpe.corpora.download` for WikiText-2, `bpe.gpt2.files` 
 OpenAI's GPT-2 files). Why it is built this way (after tiktoken's `load.py`):
 
 - Nothing half-written ever carries a final name. The body streams into
-  `<target>.<uuid>.part`, is hashed on the way, and only a verified file is moved into
-  place with `os.replace`. Whatever happens (a broken connection, a wrong hash, Ctrl-C),
-  the partial file is deleted, so the next run never mistakes it for a good one.
+  `<target>.bpe-<host>-<pid>-<random>.part` (named by `bpe.files.temporary_path`), is
+  hashed on the way, and only a verified file is moved into place with `os.replace`.
+  Whatever happens (a broken connection, a wrong hash, Ctrl-C), the partial file is
+  deleted, so the next run never mistakes it for a good one; one left by a download
+  killed with SIGKILL names its dead process, and the next download of it removes it.
 - Mirrors are tried in order; a mirror that fails (HTTP error, refused connection, cut
   transfer, wrong hash, a body over the cap) is noted and the next one is tried. When all
   fail, the error lists each mirror's reason and says where to put the file by hand.
@@ -25,14 +27,13 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 from collections.abc import Callable, Sequence
 from http.client import HTTPException
 from pathlib import Path
 from typing import BinaryIO
 
 from bpe.errors import BpeError, DownloadError
-from bpe.files import check_writable_target
+from bpe.files import check_writable_target, temporary_path
 
 CHUNK_BYTES = 64 * 1024
 MAX_DOWNLOAD_BYTES = 200_000_000  # a body past this is refused (stops a wrong URL filling the disk)
@@ -83,7 +84,7 @@ def fetch_verified(
 def _fetch_one(
     url: str, target: Path, sha256: str, *, progress: Progress | None, timeout: float, deadline: float, max_bytes: int
 ) -> None:
-    part = target.with_name(f"{target.name}.{uuid.uuid4().hex}.part")
+    part = temporary_path(target, ".part")  # removes the .part files of killed downloads of target
     try:
         with _open_new(part) as out:
             done, total, actual = _stream(

@@ -6,9 +6,10 @@ place with `os.replace` (a crash or Ctrl-C leaves the old file as it was), and t
 file on disk only when its hash is the one expected.
 
 A temporary name says whose it is: ``<name>.bpe-<host>-<pid>-<random>.tmp`` (``.old`` for
-the backups a group commit keeps). A process killed with SIGKILL cannot clean up, so the
-next write to the same target removes the temporaries of that target whose process, on
-this host, is gone; never another's, nor one of a live process. Any failure, clean-up
+the backups a group commit keeps, ``.part`` for a download under way). A process killed
+with SIGKILL cannot clean up, so the next write (or download) of the same target removes
+the temporaries of that target whose process, on this host, is gone; never another's, nor
+one of a live process. Any failure, clean-up
 included (a read-only file system refuses even the removal of a temporary file that
 was never made), is one `BpeError` naming the file, and the old file stays as it was.
 """
@@ -31,7 +32,7 @@ from bpe.errors import BpeError
 
 CHUNK_BYTES = 1 << 20
 _HOST = re.sub(r"[^A-Za-z0-9]", "", socket.gethostname())[:32] or "host"
-_OWNED = re.compile(r"\.bpe-(?P<host>[A-Za-z0-9]*)-(?P<pid>[0-9]+)-[0-9a-f]{32}\.(?:tmp|old)")
+_OWNED = re.compile(r"\.bpe-(?P<host>[A-Za-z0-9]*)-(?P<pid>[0-9]+)-[0-9a-f]{32}\.(?:tmp|old|part)")
 
 
 def temporary_path(target: Path, suffix: str = ".tmp") -> Path:

@@ -14,7 +14,7 @@ from collections import Counter
 from functools import lru_cache
 
 from bpe.errors import PatternError
-from bpe.regex_syntax import CLASS, CLOSE, ESCAPE, FLAGS, INTERVAL, LITERAL, OPEN, OTHER, pieces
+from bpe.regex_syntax import CLASS, CLOSE, ESCAPE, FLAGS, FUZZY, INTERVAL, LITERAL, OPEN, OTHER, pieces
 
 # The published split patterns, exactly as tiktoken runs them: r50k (GPT-2) and cl100k
 # (GPT-4). GPT-2's original release spells its pattern
@@ -129,7 +129,8 @@ _FLAG_MEANINGS = {
 
 def _check_constructs(pattern: str) -> None:
     """Refuse inline flags other than `SAFE_FLAGS`, flags set in the middle (where `regex`
-    and Oniguruma scope them differently), and recursion, references and conditions."""
+    and Oniguruma scope them differently), fuzzy matching, and recursion, references and
+    conditions."""
     for index, piece in enumerate(pieces(pattern)):
         if piece.kind in (OPEN, FLAGS):
             for flag in re.findall(r"V[01]|.", piece.flags_on + piece.flags_off):
@@ -143,6 +144,12 @@ def _check_constructs(pattern: str) -> None:
             raise PatternError(
                 f"the pre-tokenizer pattern {_shown(pattern)} sets flags with {piece.text!r} after its "
                 f"start; put them first, or write ({piece.text[1:-1]}:...) around the part they are for"
+            )
+        if piece.kind == FUZZY:  # tokenizers (Oniguruma) and tiktoken (Rust) read those braces as text
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} uses the fuzzy-match constraint {piece.text!r}, "
+                "which only Python's regex module has (Hugging Face's and tiktoken's engines read it as text); "
+                "BPE Lab does not run it"
             )
         if piece.kind == OTHER:
             raise PatternError(

@@ -21,6 +21,7 @@ from bpe.steps import (
     check_tie_rule,
     huggingface_order,
     make_step,
+    over_budget,
 )
 
 
@@ -32,6 +33,7 @@ def reference_steps(
     minimum_pair_frequency: int,
     top_k: int,
     tie_rule: str = DEFAULT_TIE_RULE,
+    max_vocab_characters: int | None = None,
 ) -> Iterator[MergeStep]:
     """Yield one `MergeStep` per merge; return the `StopReason`."""
     words = [(list(tokens), frequency) for tokens, frequency in words]
@@ -43,6 +45,7 @@ def reference_steps(
     )
     counts = count_pairs(words)
     number = 0
+    held = 0  # characters of the merges' tokens so far (`over_budget`)
     while len(vocab) < target_vocab_size:
         if not counts:
             return StopReason.NO_PAIRS_LEFT
@@ -50,7 +53,10 @@ def reference_steps(
         pair, frequency = top_pairs[0]
         if frequency < minimum_pair_frequency:
             return StopReason.BELOW_MINIMUM_FREQUENCY
+        if over_budget(held, len(pair[0]) + len(pair[1]), max_vocab_characters):
+            return StopReason.VOCAB_CHARACTERS_REACHED
         token = pair[0] + pair[1]
+        held += len(token)
         is_new = token not in token_ids
         if is_new:  # the vocabulary is a set: an existing string adds no token
             token_ids[token] = len(vocab)

@@ -28,6 +28,7 @@ FLAGS = "flags"  # (?i) (?-m): flags turned on or off from here on
 COMMENT = "comment"  # (?#...)
 OTHER = "other"  # (?R) (?1) (?&name) (?P=name) (?(1)...: recursion, references, conditions
 INTERVAL = "interval"  # {n} {m,n} {m,} {,n}, with a lazy ? or possessive + mark
+FUZZY = "fuzzy"  # {e<=2} {i} {1<=e<=3} {2i+1d<=3}: `regex`'s fuzzy matching; literal text elsewhere
 REPEAT = "repeat"  # * + ?, with a lazy ? or possessive + mark
 ANCHOR = "anchor"  # ^ $
 BAR = "bar"  # |
@@ -39,6 +40,9 @@ QUANTIFIABLE = frozenset({ESCAPE, CLASS, CLOSE, LITERAL})
 _BRACED = frozenset("pPNxuUgk")
 _HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
 _INTERVAL = re.compile(r"\{(\d*)(,?)(\d*)\}([?+]?)")
+# A fuzzy constraint after an atom: error kinds (i d s e), counts and <, <=, +, commas, and a
+# ":" test. `regex` matches "x{e<=1}" against "y"; Oniguruma and Rust read the braces as text.
+_FUZZY = re.compile(r"\{(?=[^{}]*[ides])[0-9ides][0-9ides<=+,\s]*(?::[^{}]*)?\}")
 # The group openings and inline flags of `regex` (its flag letters: a b e f i L m p r s u
 # V0 V1 w x); any other "(?" is a piece of kind OTHER.
 _GROUP = re.compile(
@@ -94,6 +98,9 @@ def pieces(pattern: str) -> list[Piece]:
         elif char == "{" and found and found[-1].kind in QUANTIFIABLE and (interval := _interval(pattern, i)):
             end, piece = interval
             found.append(piece)
+        elif char == "{" and found and found[-1].kind in QUANTIFIABLE and (fuzzy := _FUZZY.match(pattern, i)):
+            end = fuzzy.end()
+            found.append(Piece(FUZZY, fuzzy.group(), i))
         elif char in "^$":
             end = i + 1
             found.append(Piece(ANCHOR, char, i))

@@ -8,6 +8,7 @@ this record without retraining.
 
 from __future__ import annotations
 
+import threading
 import time
 from array import array
 from collections import Counter
@@ -85,6 +86,9 @@ class TrainingRun:
             pretokenizer=self.pretokenizer,
             tie_rule=self.settings.tie_rule,
             name="merges",
+            # a run's tokens can be long (up to `TrainingSettings.max_vocab_characters` in
+            # all): each prefix's tokenizer holds the run's strings, not a copy of them
+            merged=None if isinstance(self.steps, RecordedSteps) else [step.token for step in self.steps[:merges]],
         )
 
     def sequence_length(self, merges: int) -> int:
@@ -131,38 +135,109 @@ def train_run(
     keyword, or the target vocab size first. Base characters come from the training and held-out text together (as the
     tutorial takes them from all splits), so held-out text never holds an unknown character.
     """
+    training = start_run(text, settings, heldout_text=heldout_text, **fields)
+    for step in training:
+        if progress is not None:
+            progress(step, training.settings.target_vocab_size)
+    return training.run()
+
+
+def start_run(
+    text: str, settings: TrainingSettings | int | None = None, /, *, heldout_text: str = "", **fields
+) -> RunInTraining:
+    """`train_run`, one merge per iteration of what it returns, for a caller that may stop
+    it part way (see `RunInTraining`). Raises `BpeError` on bad settings before any merge."""
     settings = settings_from(settings, fields)
     if settings.base_tokens is None:
         settings = replace(settings, base_tokens=tuple(default_base_tokens(text + heldout_text, settings.alphabet)))
-    started = time.perf_counter()
-    stream = train_steps(text, settings)
-    heldout = HeldOutTracker(
-        prepare_words(heldout_text, settings.alphabet, settings.pretokenizer),
-        stream.base_tokens,
-        settings.target_vocab_size,
-    )
-    steps = []
-    step_seconds = []
-    for step in stream:
-        steps.append(step)
-        step_seconds.append(time.perf_counter() - started)
-        heldout.apply(step)
-        if progress is not None:
-            progress(step, settings.target_vocab_size)
-    elapsed = time.perf_counter() - started
-    return TrainingRun(
-        settings=settings,
-        base_tokens=stream.base_tokens,
-        steps=steps,
-        stop_reason=stream.stop_reason,
-        stop_explanation=stream.explain_stop(),
-        training_seconds=elapsed,
-        training_characters=len(text),
-        initial_length=symbol_count(text, settings.alphabet),  # chunks join back
-        heldout_characters=len(heldout_text),
-        heldout_lengths=heldout.lengths,
-        step_seconds=step_seconds,
-    )
+    return RunInTraining(text, settings, heldout_text)
+
+
+class RunInTraining:
+    """A run being trained: each iteration learns one merge and records it (its step, its
+    time, the held-out length after it); `run` is the `TrainingRun` of the merges so far.
+
+    `stop` ends the training early (on the thread that iterates: the engine is a
+    generator). `run` may be called from any thread while another iterates — a page's Stop
+    button takes the merges learned so far while the training goes on for others. A run
+    taken before the end says `StopReason.STOPPED`: its merges are exactly the first ones
+    of the full run (training to a larger vocab only adds merges after them).
+    """
+
+    def __init__(self, text: str, settings: TrainingSettings, heldout_text: str) -> None:
+        self._started = time.perf_counter()
+        self._stream = train_steps(text, settings)
+        self.settings = settings
+        self._heldout = HeldOutTracker(
+            prepare_words(heldout_text, settings.alphabet, settings.pretokenizer),
+            self._stream.base_tokens,
+            settings.target_vocab_size,
+        )
+        self._sizes = (len(text), symbol_count(text, settings.alphabet), len(heldout_text))  # chunks join back
+        self._steps: list[MergeStep] = []
+        self._step_seconds: list[float] = []
+        self._lock = threading.Lock()  # a step is recorded whole before `run` may see it
+        self._ended: float | None = None
+        self._reason: StopReason | None = None  # why it ended, once it has (with the last step recorded)
+
+    def __iter__(self) -> RunInTraining:
+        return self
+
+    def __next__(self) -> MergeStep:
+        try:
+            step = next(self._stream)
+        except StopIteration:  # the end: the stream knows why
+            with self._lock:
+                self._ended = self._ended or time.perf_counter()
+                self._reason = self._stream.stop_reason
+            raise
+        seconds = time.perf_counter() - self._started
+        with self._lock:
+            self._heldout.apply(step)
+            self._step_seconds.append(seconds)
+            self._steps.append(step)
+        return step
+
+    @property
+    def merges(self) -> int:
+        """How many merges are learned so far."""
+        return len(self._steps)
+
+    def stop(self) -> None:
+        """End the training now: the engine lets go of its arrays; `run` says it was stopped."""
+        self._stream.close()
+        with self._lock:
+            self._ended = self._ended or time.perf_counter()
+
+    def run(self) -> TrainingRun:
+        """The run of the merges learned so far (all of them once training has ended)."""
+        with self._lock:
+            steps, step_seconds = list(self._steps), list(self._step_seconds)
+            heldout_lengths = self._heldout.lengths[: len(steps) + 1]
+            reason, ended = self._reason or StopReason.STOPPED, self._ended
+        if ended is not None:
+            seconds = ended - self._started
+        else:  # taken while training goes on: the time to its last merge
+            seconds = step_seconds[-1] if step_seconds else 0.0
+        settings = self.settings
+        characters, initial_length, heldout_characters = self._sizes
+        return TrainingRun(
+            settings=settings,
+            base_tokens=self._stream.base_tokens,
+            steps=steps,
+            stop_reason=reason,
+            stop_explanation=reason.explain(
+                target_vocab_size=settings.target_vocab_size,
+                minimum_pair_frequency=settings.minimum_pair_frequency,
+                max_vocab_characters=settings.max_vocab_characters,
+            ),
+            training_seconds=seconds,
+            training_characters=characters,
+            initial_length=initial_length,
+            heldout_characters=heldout_characters,
+            heldout_lengths=heldout_lengths,
+            step_seconds=step_seconds,
+        )
 
 
 def train_run_from_counts(
@@ -173,6 +248,7 @@ def train_run_from_counts(
     tie_rule: str = DEFAULT_TIE_RULE,
     top_k: int = 10,
     engine: str = "fast",
+    max_vocab_characters: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
     """The merge phase: train on a counts table (`bpe.counts`), as `train_run` trains on
@@ -192,6 +268,7 @@ def train_run_from_counts(
         pretokenizer=counts.training_pretokenizer,
         base_tokens=tuple(base),
         tie_rule=tie_rule,
+        max_vocab_characters=max_vocab_characters,
     )
     alphabet = counts.alphabet
     return train_run_from_words(
@@ -241,6 +318,7 @@ def train_run_from_words(
         minimum_pair_frequency=settings.minimum_pair_frequency,
         top_k=settings.top_k,
         tie_rule=settings.tie_rule,
+        max_vocab_characters=settings.max_vocab_characters,
     )
     stream = StepStream(steps, base_tokens=base, settings=settings)
     heldout = HeldOutTracker(heldout_words, base, settings.target_vocab_size)

@@ -33,7 +33,9 @@ from bpe.paths import DATA_DIR
 from bpe.recorded import RecordedSteps
 from bpe.run import TrainingRun
 from bpe.steps import StopReason
+from bpe.text import shown_name
 from bpe.training import TrainingSettings
+from bpe.untrusted import open_regular_file, read_file_bytes
 
 RUN_FORMAT = "bpe-lab-run"
 RUN_VERSION = 1
@@ -47,6 +49,10 @@ MAX_PAIRS_PER_STEP = 100
 MAX_SAMPLE_CHARACTERS = 100_000
 MAX_HEADER_BYTES = 4_096
 MAX_INPUTS_LISTED = 1_000
+# A run's body is one object of about twenty lists of numbers; "{" and "[" in it are those,
+# or characters of its text (the sample, base tokens, names). Counted before parsing: 60 MB
+# of "{}," parsed into 20 million dicts took 1.5 GB and 11 s before it was found not a run.
+MAX_BODY_CONTAINERS = MAX_SAMPLE_CHARACTERS + 100_000
 
 
 class RunFileError(BpeError):
@@ -101,6 +107,7 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
             "alphabet": settings.alphabet,
             "pretokenizer": settings.pretokenizer,
             "tie_rule": settings.tie_rule,
+            "max_vocab_characters": settings.max_vocab_characters,
         },
         "source": {
             "name": source.name,
@@ -182,8 +189,8 @@ class RunListing:
     @property
     def label(self) -> str:
         """``run: NAME — source, characters, merges``."""
-        inputs = ", ".join(self.inputs) or "counts"
-        return f"run: {self.name} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
+        inputs = ", ".join(map(shown_name, self.inputs)) or "counts"  # the file's words: never raw on a page
+        return f"run: {shown_name(self.name)} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
 
 
 def run_folders() -> list[Path]:
@@ -223,11 +230,13 @@ def labelled_runs(folders: list[Path] | None = None) -> dict[str, RunListing]:
 def read_listing(path: Path) -> RunListing:
     """What `list_runs` shows of one file: its header's summary (the body is not read)."""
     name = path.name
-    try:
-        with open(path, "rb") as file:
+    # Only the head is read, but the file is opened as a stranger's: a FIFO or a device
+    # named *.bperun in a runs folder would block the sidebar's listing for good.
+    with open_regular_file(path, what="run file", name=repr(name), max_bytes=None, error=RunFileError) as file:
+        try:
             start = file.read(MAX_HEADER_BYTES)
-    except OSError as error:
-        raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
+        except OSError as error:
+            raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
     try:
         head = zlib.decompressobj(31).decompress(start, MAX_HEADER_BYTES)
     except zlib.error:
@@ -254,13 +263,7 @@ def read_listing(path: Path) -> RunListing:
 def read_run_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_RUN_FILE_BYTES) -> RunFile:
     """Read and check a run file; `RunFileError` in one line on any fault."""
     name = Path(path).name
-    try:
-        size = os.stat(path).st_size
-        if size > max_bytes:
-            raise RunFileError(f"{name} is {size:,} bytes; a run file may be at most {max_bytes:,}")
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
+    raw = read_file_bytes(path, what="run file", name=repr(name), max_bytes=max_bytes, error=RunFileError)
     return parse_run_file(raw, name=name, max_bytes=max_bytes)
 
 
@@ -269,6 +272,12 @@ def parse_run_file(raw: bytes, *, name: str = "run file", max_bytes: int = MAX_R
     if len(raw) > max_bytes:
         raise RunFileError(f"{name} is {len(raw):,} bytes; a run file may be at most {max_bytes:,}")
     header, body_raw = _decompressed(raw, name)
+    containers = body_raw.count(b"{") + body_raw.count(b"[")
+    if containers > MAX_BODY_CONTAINERS:
+        raise RunFileError(
+            f"{name} holds {containers:,} JSON objects and lists; a run holds a few dozen (and its text's "
+            f"brackets), at most {MAX_BODY_CONTAINERS:,}, so it is refused before it is parsed"
+        )
     body = load_json(body_raw, name=name, what="a run file", error=RunFileError)
     if not isinstance(body, dict):
         raise RunFileError(f"{name}: the run is a JSON {type(body).__name__}, not an object")
@@ -339,6 +348,7 @@ def _run_file_from_body(body: dict) -> RunFile:
             pretokenizer=settings_fields.get("pretokenizer"),  # a custom pattern is checked as safe here
             base_tokens=tuple(base_tokens),
             tie_rule=settings_fields.get("tie_rule"),
+            max_vocab_characters=settings_fields.get("max_vocab_characters"),  # absent: none (older files)
         )
     except TypeError:  # an unhashable JSON value where a name belongs
         raise BpeError("its settings hold a value of the wrong kind") from None
@@ -380,7 +390,9 @@ def _run_file_from_body(body: dict) -> RunFile:
         steps=steps,
         stop_reason=stop_reason,
         stop_explanation=stop_reason.explain(
-            target_vocab_size=settings.target_vocab_size, minimum_pair_frequency=settings.minimum_pair_frequency
+            target_vocab_size=settings.target_vocab_size,
+            minimum_pair_frequency=settings.minimum_pair_frequency,
+            max_vocab_characters=settings.max_vocab_characters,
         ),
         training_seconds=_number(body, "training_seconds"),
         training_characters=_count(body, "training_characters"),

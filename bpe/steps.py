@@ -9,8 +9,9 @@ The rules, identical in both engines:
 - the most frequent adjacent pair wins; among equally frequent pairs the tie rule decides
   (`TIE_RULES`; by default the pair whose first occurrence in the current sequence is
   earliest, what ``Counter.most_common`` does on pairs counted left to right);
-- training stops when the vocabulary reaches the target, when no pair is left, or when
-  the best pair occurs fewer than ``minimum_pair_frequency`` times;
+- training stops when the vocabulary reaches the target, when no pair is left, when
+  the best pair occurs fewer than ``minimum_pair_frequency`` times, or when its token would
+  take the merges' tokens past ``max_vocab_characters`` characters in all (`over_budget`);
 - the vocabulary is a *set* of strings: a merge whose result already exists adds no token.
 """
 
@@ -40,17 +41,48 @@ DEFAULT_TIE_RULE = FIRST_OCCURRENCE
 CHANGES_KEPT = 16
 
 
+def over_budget(held: int, token_length: int, max_vocab_characters: int | None) -> bool:
+    """Whether a merge's token of ``token_length`` would take the ``held`` characters of
+    the merges' tokens so far past ``max_vocab_characters`` (None: no bound).
+
+    What a run holds grows with its tokens' strings: every step keeps its token, and each
+    tokenizer built from the run spells every token out again. Real settings keep tokens
+    short (a few characters on average); merging pairs seen once (minimum pair frequency
+    1) on text without a pre-tokenizer grows one token by a symbol a merge, so 50,000
+    merges of 540,000 characters hold about 3 billion characters. The bound is checked
+    before the merge, so the run stops at its last merge within it: a prefix of the
+    unbounded run, the same in every engine."""
+    return max_vocab_characters is not None and held + token_length > max_vocab_characters
+
+
 class StopReason(str, Enum):
     TARGET_REACHED = "target_reached"
     NO_PAIRS_LEFT = "no_pairs_left"
     BELOW_MINIMUM_FREQUENCY = "below_minimum_frequency"
+    STOPPED = "stopped"  # asked to stop before any of the above (a Stop button): a prefix of the full run
+    # the next merge's token would take all merges' tokens past ``max_vocab_characters``:
+    # a prefix of the unbounded run, as STOPPED is
+    VOCAB_CHARACTERS_REACHED = "vocab_characters_reached"
 
-    def explain(self, *, target_vocab_size: int, minimum_pair_frequency: int) -> str:
+    def explain(
+        self, *, target_vocab_size: int, minimum_pair_frequency: int, max_vocab_characters: int | None = None
+    ) -> str:
         # plain words, shown to a class: no parameter names, thousands separators
         if self is StopReason.TARGET_REACHED:
             return f"reached the target vocabulary of {target_vocab_size:,} tokens"
         if self is StopReason.NO_PAIRS_LEFT:
             return "no adjacent pair is left to merge (every chunk is a single token)"
+        if self is StopReason.STOPPED:
+            return f"it was stopped before reaching the target vocabulary of {target_vocab_size:,} tokens"
+        if self is StopReason.VOCAB_CHARACTERS_REACHED:
+            limit = f"{max_vocab_characters:,} " if max_vocab_characters is not None else ""
+            # a run stops here only when tokens grow long: each merge of once-seen pairs
+            # makes a longer token than the last, and those lengths add up quadratically
+            advice = "; a minimum pair frequency of 2 keeps tokens short" if minimum_pair_frequency < 2 else ""
+            return (
+                f"the next merge would take its tokens past {limit}characters in all, "
+                f"the most one run may hold here{advice}"
+            )
         return f"the most frequent pair occurs fewer than {minimum_pair_frequency:,} times (the minimum pair frequency)"
 
 
@@ -163,4 +195,5 @@ class StepStream:
         return self.stop_reason.explain(
             target_vocab_size=self.settings.target_vocab_size,
             minimum_pair_frequency=self.settings.minimum_pair_frequency,
+            max_vocab_characters=self.settings.max_vocab_characters,
         )

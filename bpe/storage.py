@@ -212,9 +212,9 @@ def tokenizer_data_from_dict(
     except BpeError as error:
         raise TokenizerFileError(f"{name}: {error}") from None
     _check_merges_build(parsed, name)
-    if data["vocab_size"] != parsed.vocab_size():
+    if type(data["vocab_size"]) is not int or data["vocab_size"] != parsed.vocab_size():  # 3e2 and true are no count
         raise TokenizerFileError(
-            f"{name} says vocab_size={str(data['vocab_size'])[:20]}, but its merges build {parsed.vocab_size()} tokens"
+            f"{name} says vocab_size={repr(data['vocab_size'])[:20]}, but its merges build {parsed.vocab_size()} tokens"
         )
     return parsed
 

@@ -11,6 +11,8 @@ is shown as text.
     readable_token(b' the', gpt2_spelling=True) -> 'Ġthe'          (how OpenAI's files spell it)
     printable(" the\\n")                        -> '·the↵'          (whitespace made visible)
     printable("\\u202eyap")                     -> '⟨RLO⟩yap'       (bidi controls as marks)
+    bidi_marked("a b\\u202e")                   -> 'a b⟨RLO⟩'       (a passage: only the controls)
+    shown_name("x\\u202etxt")                   -> 'x⟨RLO⟩txt'      (a name from someone else)
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ VISIBLE_BIDI = {
     "\u2069": "⟨PDI⟩",
 }
 _VISIBLE = str.maketrans({**VISIBLE_WHITESPACE, **VISIBLE_BIDI})
+_BIDI_MARKED = str.maketrans(VISIBLE_BIDI)
+MAX_SHOWN_NAME = 200  # characters of a name someone else chose that a page shows
 
 
 def printable(token: str | bytes) -> str:
@@ -83,6 +87,27 @@ def printable(token: str | bytes) -> str:
     bidirectional controls shown as marks (U+202E as ⟨RLO⟩), so no token reorders what
     is shown around it."""
     return readable_token(token).translate(_VISIBLE)
+
+
+def bidi_marked(text: str) -> str:
+    """``text`` with only its bidirectional controls shown as marks (U+202E as ⟨RLO⟩): for a
+    passage shown as text, whose spaces and line breaks are its layout."""
+    return text.translate(_BIDI_MARKED)
+
+
+def shown_name(name: str) -> str:
+    """A name someone else chose (an uploaded file's, a lesson's, a run file's) as the pages
+    show it: bidirectional controls as marks, and any other character that does not print
+    (a newline, U+200B ZERO WIDTH SPACE) as its escape, so a name can neither reorder the
+    text around it nor pass for another ("Tiny\\u200bShakespeare" for "Tiny Shakespeare"):
+    ``"notes\\u202etxt.exe"`` is shown ``notes⟨RLO⟩txt.exe``, a newline as ``\\n``. A name
+    longer than `MAX_SHOWN_NAME` characters is cut, ending in "…" (a lesson may name its
+    text with a megabyte).
+    """
+    marked = bidi_marked(name)
+    if not marked.isprintable():
+        marked = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in marked)
+    return marked if len(marked) <= MAX_SHOWN_NAME else marked[: MAX_SHOWN_NAME - 1] + "…"
 
 
 def pair_label(pair: tuple) -> str:

@@ -62,7 +62,11 @@ class BPETokenizer:
         alphabet: str = CHARACTERS,
         pretokenizer: str | None = None,
         tie_rule: str = DEFAULT_TIE_RULE,
+        merged: Sequence | None = None,
     ) -> None:
+        """``merged``, when given, is each merge's result already spelled (a training run's
+        tokens): the tokenizer keeps those strings instead of its own copies, so the
+        tokenizers of one run's prefixes share its tokens rather than spell them out again."""
         self.alphabet = check_alphabet(alphabet)
         self.pretokenizer = check_pretokenizer(pretokenizer)
         # How training broke ties (`bpe.steps.TIE_RULES`). Encoding never needs it; the file
@@ -83,6 +87,8 @@ class BPETokenizer:
                         "token nor the result of an earlier merge"
                     )
             token = left + right
+            if merged is not None and merged[number - 1] == token:
+                token = merged[number - 1]  # the run's string: this copy is freed at once
             if token not in self.stoi:
                 self.stoi[token] = len(self.tokens)
                 self.tokens.append(token)
@@ -270,6 +276,7 @@ def prefix_tokenizer(
     pretokenizer: str | None,
     tie_rule: str,
     name: str = "count",
+    merged: Sequence | None = None,
 ) -> BPETokenizer:
     """The tokenizer of the first ``count`` of ``merges`` (0: base tokens only): the one
     place a prefix becomes a tokenizer (`BPETokenizer.with_merges`,
@@ -278,7 +285,9 @@ def prefix_tokenizer(
         raise BpeError(
             f"{name}={count!r} is out of range: there are {len(merges)} merges (give a whole number from 0 to {len(merges)})"
         )
-    return BPETokenizer(base_tokens, merges[:count], alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule)
+    return BPETokenizer(
+        base_tokens, merges[:count], alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule, merged=merged
+    )
 
 
 def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_size: int) -> int:

@@ -27,6 +27,17 @@ from bpe.steps import DEFAULT_TIE_RULE, StepStream, check_tie_rule
 
 ENGINES = {"reference": reference_steps, "fast": fast_steps}
 
+# The bound the app (and, by default, the command line) trains under: all merges' tokens
+# together hold at most this many characters (`TrainingSettings.max_vocab_characters`).
+# Real settings stay below it: at a minimum pair frequency of 2, Tiny Shakespeare whole
+# holds 255,274 characters of tokens and WikiText-2 validation 340,491; the Python
+# language reference, whose topics repeat long passages, holds the most of the shipped
+# corpora: 28,030,039 (its longest token 13,557). Merging pairs seen once without a
+# pre-tokenizer grows one token a symbol a merge and would hold billions; under the bound
+# it stops after a few thousand merges. A run and each tokenizer built from it spell out
+# at most this many characters (a byte each in ASCII, at most 4).
+MAX_VOCAB_CHARACTERS = 64_000_000
+
 
 @dataclass(frozen=True, kw_only=True)
 class TrainingSettings:
@@ -45,6 +56,10 @@ class TrainingSettings:
     pretokenizer: str | None = None  # None, "whitespace", "gpt2", "gpt4" or a custom regex
     base_tokens: tuple | None = None  # None: the alphabet's default for the text
     tie_rule: str = DEFAULT_TIE_RULE  # which of equally frequent pairs wins (`bpe.steps.TIE_RULES`)
+    # The most characters (bytes, for the byte alphabet) all merges' tokens may hold
+    # together; training stops before the merge that would pass it (`bpe.steps.over_budget`).
+    # None: no bound. The app sets one, so no settings can take a server's memory.
+    max_vocab_characters: int | None = None
 
     def __post_init__(self) -> None:
         size = self.target_vocab_size
@@ -60,6 +75,9 @@ class TrainingSettings:
         check_alphabet(self.alphabet)
         object.__setattr__(self, "pretokenizer", check_pretokenizer(self.pretokenizer))
         check_tie_rule(self.tie_rule)
+        limit = self.max_vocab_characters
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+            raise BpeError(f"max_vocab_characters={limit!r} must be a positive whole number or None (no bound)")
         if self.base_tokens is not None:
             object.__setattr__(self, "base_tokens", tuple(check_base_tokens(self.base_tokens, self.alphabet)))
 
@@ -94,6 +112,7 @@ def train_steps(text: str, settings: TrainingSettings | int | None = None, /, **
         minimum_pair_frequency=settings.minimum_pair_frequency,
         top_k=settings.top_k,
         tie_rule=settings.tie_rule,
+        max_vocab_characters=settings.max_vocab_characters,
     )
     return StepStream(steps, base_tokens=base, settings=settings)
 

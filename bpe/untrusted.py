@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
 
 from bpe.errors import BpeError
 
@@ -38,31 +41,59 @@ def read_file_bytes(
     ``error`` in one line. ``name`` is how messages call the file (default: its path);
     ``what`` says what it should be ("tokenizer file"); ``hint`` ends a size refusal."""
     name = str(path) if name is None else name
+    with open_regular_file(path, what=what, name=name, max_bytes=max_bytes, error=error, hint=hint) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        try:
+            # Sized by stat, not by the limit (a small file gets no 64 MB buffer); a file that
+            # grew since is read on, up to one byte past the limit.
+            raw = handle.read(size + 1)
+            if len(raw) > size:
+                raw += handle.read() if max_bytes is None else handle.read(max(0, max_bytes + 1 - len(raw)))
+        except OSError as failure:
+            raise error(f"cannot read {what} {_shown(name)}: {failure.strerror or type(failure).__name__}") from None
+    check_size(len(raw), name=name, max_bytes=max_bytes, error=error, hint=hint)
+    return raw
+
+
+@contextmanager
+def open_regular_file(
+    path: str | os.PathLike[str],
+    *,
+    what: str = "file",
+    name: str | None = None,
+    max_bytes: int | None = MAX_FILE_BYTES,
+    error: type[BpeError] = BpeError,
+    hint: str = "",
+) -> Iterator[BinaryIO]:
+    """The regular file at ``path`` open for reading, once its size (from ``fstat``) is
+    within ``max_bytes``; else ``error`` in one line. For readers that take a file rather
+    than its bytes (Parquet, a checkpoint, a run file's header): the same refusals as
+    `read_file_bytes`. The caller's reads past the size it saw are its own to bound."""
+    name = str(path) if name is None else name
     shown = _shown(name)
     try:
         # Non-blocking open: a FIFO opens at once (and is refused below) instead of waiting
         # for a writer; checked on the open file, so nothing can swap the path in between.
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with open(descriptor, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if stat.S_ISDIR(info.st_mode):
-                raise error(f"cannot read {what} {shown}: it is a folder, not a file")
-            if not stat.S_ISREG(info.st_mode):
-                raise error(f"cannot read {what} {shown}: it is not a regular file (a device, pipe or socket)")
-            check_size(info.st_size, name=name, max_bytes=max_bytes, error=error, hint=hint)
-            # Sized by stat, not by the limit (a small file gets no 64 MB buffer); a file that
-            # grew since is read on, up to one byte past the limit.
-            raw = handle.read(info.st_size + 1)
-            if len(raw) > info.st_size:
-                raw += handle.read() if max_bytes is None else handle.read(max(0, max_bytes + 1 - len(raw)))
+        try:
+            handle = open(descriptor, "rb")  # a folder opens with os.open, not here
+        except BaseException:
+            os.close(descriptor)
+            raise
     except FileNotFoundError:
         raise error(f"cannot read {what} {shown}: it does not exist") from None
     except IsADirectoryError:
         raise error(f"cannot read {what} {shown}: it is a folder, not a file") from None
     except OSError as failure:
         raise error(f"cannot read {what} {shown}: {failure.strerror or type(failure).__name__}") from None
-    check_size(len(raw), name=name, max_bytes=max_bytes, error=error, hint=hint)
-    return raw
+    with handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            raise error(f"cannot read {what} {shown}: it is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"cannot read {what} {shown}: it is not a regular file (a device, pipe or socket)")
+        check_size(info.st_size, name=name, max_bytes=max_bytes, error=error, hint=hint)
+        yield handle
 
 
 def check_size(

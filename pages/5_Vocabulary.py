@@ -30,6 +30,6 @@ draw_first_and_longest(run, len(trained.tokenizer.merges), table)
 draw_undertrained(settings, run, trained.tokenizer, len(trained.tokenizer.merges))  # and GPT-2's glitch tokens
 st.subheader("Take it with you")
 draw_downloads(settings, run, trained)
-draw_exports(trained.tokenizer)
+draw_exports(trained)
 draw_upload(settings, run)
 draw_merges_vs_ranks(settings, trained.tokenizer)

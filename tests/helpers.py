@@ -234,3 +234,27 @@ def _running(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+# ==================== Runs made as a user makes them: count, then train from the counts
+
+COUNTED_SETTINGS = ["--alphabet", "bytes", "--pretokenizer", "gpt2", "--heldout-fraction", "0.1"]
+
+
+def counted_runs(folder: Path, corpus: Path) -> tuple[Path, Path]:
+    """Count ``corpus`` with the CLI (``bpe count``, every core), then train two runs from
+    the counts (``bpe train --counts``) into ``folder`` (a BPE_RUNS folder): to vocab 2,000
+    with ties by first occurrence (``counted-first``; Tiny Shakespeare's is the shipped
+    run, merge for merge), and with ties by lexicographic order (``counted-lexicographic``)."""
+    from bpe.cli.main import main
+
+    counts = folder.parent / f"{folder.name}.counts.parquet"
+    assert main(["count", str(corpus), *COUNTED_SETTINGS, "--output", str(counts), "--quiet"]) == 0
+    made = []
+    for rule in ("first_occurrence", "lexicographic"):
+        name = f"counted-{rule.split('_')[0]}"
+        run = folder / f"{name}.bperun"
+        argv = ["train", "--counts", str(counts), "--vocab-size", "2000", "--tie-rule", rule, "--name", name]
+        assert main([*argv, "--run-output", str(run), "--quiet"]) == 0
+        made.append(run)
+    return made[0], made[1]

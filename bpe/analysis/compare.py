@@ -28,6 +28,7 @@ from bpe.errors import BpeError
 from bpe.pretokenize import pretokenizer_name, split
 from bpe.run import train_run
 from bpe.text import hex_bytes, is_complete_utf8, printable, readable_token
+from bpe.training import MAX_VOCAB_CHARACTERS
 
 DEFAULT_CONFIGURATIONS: tuple[tuple[str, str | None], ...] = (
     (CHARACTERS, None),
@@ -153,6 +154,7 @@ def train_variant(
         pretokenizer=pretokenizer,
         heldout_text=heldout_text,
         base_tokens=base,
+        max_vocab_characters=MAX_VOCAB_CHARACTERS,  # the app's bound: a pasted text repeated is trained too
     )
     seconds = time.perf_counter() - started
     steps = run.steps[:merges]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from bpe.alphabet import BYTES
 from bpe.run import train_run
+from bpe.training import MAX_VOCAB_CHARACTERS
 
 MODES = ("shared", "separate")
 MINIMUM_PAIR_FREQUENCY = 2
@@ -38,10 +39,6 @@ class LanguageCost:
     baseline_tokens: int  # the baseline language's tokens with the same kind of tokenizer
 
     @property
-    def characters_per_token(self) -> float:
-        return self.characters / max(self.tokens, 1)
-
-    @property
     def times_baseline(self) -> float:
         """How many times the baseline language's token count the same content costs."""
         return self.tokens / max(self.baseline_tokens, 1)
@@ -50,7 +47,12 @@ class LanguageCost:
 def train_byte_tokenizer(text: str, merges: int):
     """A byte-level BPE with at most ``merges`` merges learned from ``text``."""
     run = train_run(
-        text, target_vocab_size=256 + merges, minimum_pair_frequency=MINIMUM_PAIR_FREQUENCY, alphabet=BYTES, top_k=0
+        text,
+        target_vocab_size=256 + merges,
+        minimum_pair_frequency=MINIMUM_PAIR_FREQUENCY,
+        alphabet=BYTES,
+        top_k=0,
+        max_vocab_characters=MAX_VOCAB_CHARACTERS,  # the app's bound, whatever the texts
     )
     return run.tokenizer()
 

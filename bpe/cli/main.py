@@ -34,7 +34,14 @@ from bpe.cli.export import add_export_command
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
 from bpe.cli.parity import add_parity_command
-from bpe.cli.pipeline import build, output_paths, print_progress, split_paths, unchanged_message
+from bpe.cli.pipeline import (
+    add_max_vocab_characters_option,
+    build,
+    output_paths,
+    print_progress,
+    split_paths,
+    unchanged_message,
+)
 from bpe.cli.serve import add_serve_command
 from bpe.cli.train import add_train_command
 from bpe.corpora.textfile import read_text_file
@@ -104,6 +111,7 @@ def _add_build(commands) -> None:
         help="which of equally frequent pairs wins (default: the earliest first occurrence, as in the "
         "tutorial); the file records any other rule",
     )
+    add_max_vocab_characters_option(p)
     p.add_argument("--quiet", action="store_true", help="no merge log")
     p.set_defaults(func=run_build)
 
@@ -123,6 +131,7 @@ def run_build(args) -> int:
             alphabet=args.alphabet,
             pretokenizer=None if args.pretokenizer == "none" else args.pretokenizer,
             tie_rule=args.tie_rule,
+            max_vocab_characters=args.max_vocab_characters,
             on_step=None if args.quiet else print_progress,
             say=say,
         )

@@ -9,6 +9,7 @@ all four files into place together (or leave every one as it was), measure compr
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import sys
 import time
@@ -23,10 +24,10 @@ from bpe.corpora.textfile import read_text_file
 from bpe.counts import check_fits_in_memory
 from bpe.errors import BpeError
 from bpe.files import check_writable_target, staged_files
-from bpe.steps import DEFAULT_TIE_RULE, MergeStep, log_line, should_log
+from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StopReason, log_line, should_log
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
-from bpe.training import train_steps
+from bpe.training import MAX_VOCAB_CHARACTERS, train_steps
 
 SPLITS = ("train", "val", "test")
 CONTEXT_TOKENS = 128
@@ -99,6 +100,7 @@ def build(
     alphabet: str = CHARACTERS,
     pretokenizer: str | None = None,
     tie_rule: str = DEFAULT_TIE_RULE,
+    max_vocab_characters: int | None = None,
     on_step: Callable[[MergeStep], None] | None = None,
     say: Callable[[str], None] = lambda message: None,
 ) -> BuildReport:
@@ -127,6 +129,7 @@ def build(
         alphabet=alphabet,
         pretokenizer=pretokenizer,
         tie_rule=tie_rule,
+        max_vocab_characters=max_vocab_characters,
     )
     merges = []
     for step in stream:
@@ -170,7 +173,7 @@ def build(
         len(training_text),
         seconds,
         len(merges),
-        stream.explain_stop(),
+        stream.explain_stop() + budget_hint(stream.stop_reason),
         reports,
         mean_context_characters(reloaded, encoded["val"]),
     )
@@ -198,3 +201,37 @@ def mean_context_characters(tokenizer: BPETokenizer, ids: list[int], block: int 
 def print_progress(step: MergeStep) -> None:
     if should_log(step.number):
         print(log_line(step), file=sys.stderr)
+
+
+def add_max_vocab_characters_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-vocab-characters``: the app's bound by default, so a pipeline never runs out
+    of memory on a degenerate setting (pairs seen once on text without a pre-tokenizer grow
+    tokens of millions of characters); it stops cleanly and says so, and the user who wants
+    more asks for it."""
+    parser.add_argument(
+        "--max-vocab-characters",
+        type=_max_vocab_characters,
+        default=MAX_VOCAB_CHARACTERS,
+        metavar="N",
+        help="stop before the merge that takes all tokens past N characters in all "
+        f"(default {MAX_VOCAB_CHARACTERS:,}, far above real settings; 'none': no bound)",
+    )
+
+
+def budget_hint(reason: StopReason) -> str:
+    """What to add to the stop explanation on the command line: the option that moves the bound."""
+    if reason is not StopReason.VOCAB_CHARACTERS_REACHED:
+        return ""
+    return " (--max-vocab-characters N raises the bound; none removes it)"
+
+
+def _max_vocab_characters(value: str) -> int | None:
+    if value.strip().lower() == "none":
+        return None
+    try:
+        number = int(value.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number or 'none'") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number} is below 1 (give 'none' for no bound)")
+    return number

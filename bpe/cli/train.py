@@ -26,7 +26,7 @@ from pathlib import Path
 from bpe.cli.count import ProgressLine, add_corpus_options, count_from_args, given_corpus_options
 from bpe.cli.errors import stop_status
 from bpe.cli.parity import run_parity_training
-from bpe.cli.pipeline import unchanged_message
+from bpe.cli.pipeline import add_max_vocab_characters_option, budget_hint, unchanged_message
 from bpe.counts import read_counts
 from bpe.errors import BpeError
 from bpe.files import check_writable_target, staged_files
@@ -72,6 +72,7 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
         help=f"competing pairs the run file records per merge (0 to {MAX_PAIRS_PER_STEP}; default {DEFAULT_TOP_K})",
     )
     p.add_argument("--engine", choices=sorted(ENGINES), help=f"default {DEFAULT_ENGINE}")
+    add_max_vocab_characters_option(p)
     p.add_argument(
         "--parity",
         action="store_true",
@@ -136,6 +137,7 @@ def run_train(args) -> int:
             tie_rule=args.tie_rule,
             top_k=args.top_k,
             engine=args.engine,
+            max_vocab_characters=args.max_vocab_characters,
             progress=progress,
         )
         if progress is not None:
@@ -155,6 +157,7 @@ def run_train(args) -> int:
     print(
         f"{len(run.steps):,} merges in {run.training_seconds:.1f} s "
         f"({len(run.steps) / max(run.training_seconds, 1e-9):,.0f} merges/s); {run.stop_explanation}"
+        f"{budget_hint(run.stop_reason)}"
     )
     print(
         f"training tokens {run.initial_length:,} -> {run.sequence_length(len(run.steps)):,}"

@@ -18,7 +18,6 @@ importer, against the library reading the same file.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,10 +27,10 @@ from bpe.alphabet import CHARACTERS
 from bpe.errors import BpeError
 from bpe.files import atomic_write_bytes
 from bpe.formats.export import HF, TIKTOKEN, check_format, export_files
-from bpe.formats.fileio import escape_token, read_limited
+from bpe.formats.fileio import escape_token, load_json, read_limited
 from bpe.formats.merges_vs_ranks import MergesVsRanks, merges_vs_ranks
 from bpe.formats.minbpe import load_minbpe_file
-from bpe.formats.tiktoken_ranks import parse_ranks, settings_path
+from bpe.formats.tiktoken_ranks import MAX_SETTINGS_BYTES, parse_ranks, settings_path
 
 # Strings that trip tokenizers up: empty, whitespace of every kind, control characters,
 # long runs, digits, contractions, emoji sequences, combining marks, scripts without
@@ -159,7 +158,8 @@ def library_encoder(
         # folder; the encoding, the part being proved, is tiktoken's.
         ranks = parse_ranks(read_limited(path, what="tiktoken ranks file"), name=path)
         try:
-            settings = json.loads(settings_file.read_text(encoding="utf-8"))
+            raw_settings = read_limited(settings_file, what="tiktoken settings file", max_bytes=MAX_SETTINGS_BYTES)
+            settings = load_json(raw_settings, name=str(settings_file))
             encoding = tiktoken.Encoding(
                 settings["name"],
                 pat_str=settings["pat_str"],

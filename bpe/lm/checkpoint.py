@@ -25,8 +25,12 @@ from bpe.errors import BpeError
 from bpe.files import atomic_writer
 from bpe.lm.config import ModelConfig
 from bpe.lm.model import TinyGPT
+from bpe.untrusted import open_regular_file
 
 FORMAT = "bpe-lab tinygpt v1"
+# What a checkpoint file may be: 1 GiB holds about 250 million float32 weights, far above
+# the TinyGPTs this lab trains (a few MB), and torch.load holds all of a file's tensors at once.
+MAX_CHECKPOINT_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -55,12 +59,17 @@ def save_checkpoint(path: str | os.PathLike, model: TinyGPT, *, fingerprint: str
 
 
 def _read(path: Path) -> dict:
+    # Opened as every stranger's file is (bpe.untrusted): torch.load opening the path itself
+    # blocked for good on a FIFO and never ended on /dev/zero; the size is bounded first.
+    with open_regular_file(
+        path, what="checkpoint file", name=repr(str(path)), max_bytes=MAX_CHECKPOINT_BYTES, error=BpeError
+    ) as handle:
+        return _unpickled(path, handle)
+
+
+def _unpickled(path: Path, handle) -> dict:
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise BpeError(f"checkpoint file {str(path)!r} does not exist") from None
-    except IsADirectoryError:
-        raise BpeError(f"{str(path)!r} is a folder, not a checkpoint file") from None
+        payload = torch.load(handle, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, OSError) as error:
         # torch's own message advises weights_only=False, the one thing not to do with a
         # file from a stranger; say what was found instead.

@@ -203,3 +203,15 @@ def test_gpt2_column_measures_its_first_merges(comparison):
     assert column.evaluated_tokens == len(gpt2.with_merges(40).encode(TEXT))
     wider = with_variant(comparison, column)
     assert [v.label for v in wider.variants][-1] == "GPT-2 (OpenAI)" and wider.first_divergence(4) == 1
+
+
+def test_a_variant_trains_under_the_apps_bound_on_token_characters(monkeypatch):
+    # A text pasted twice: once its frequent pairs are merged, every pair is seen exactly
+    # twice, and without a pre-tokenizer one token grows a symbol a merge.
+    import bpe.analysis.compare as compare
+
+    monkeypatch.setattr(compare, "MAX_VOCAB_CHARACTERS", 3_000)
+    text = "".join(chr(0x4E00 + i) for i in range(400)) * 2
+    variant = compare.train_variant(text, "characters", None, merges=399)
+    assert 0 < len(variant.merges) < 399
+    assert sum(len(a + b) for a, b in variant.merges) <= 3_000

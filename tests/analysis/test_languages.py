@@ -49,3 +49,13 @@ def test_a_ready_tokenizer_is_priced_the_same_way():
 def test_an_unknown_mode_is_refused():
     with pytest.raises(ValueError, match="mode='both'"):
         language_costs(TEXTS, merges=10, mode="both")
+
+
+def test_a_byte_tokenizer_trains_under_the_apps_bound_on_token_characters(monkeypatch):
+    import bpe.analysis.languages as languages
+
+    monkeypatch.setattr(languages, "MAX_VOCAB_CHARACTERS", 3_000)
+    text = "".join(chr(0x4E00 + i) for i in range(400)) * 2  # every pair seen twice: one token grows
+    merges = languages.train_byte_tokenizer(text, 1_000).merges
+    assert 0 < len(merges) < 1_000
+    assert sum(len(a + b) for a, b in merges) <= 3_000

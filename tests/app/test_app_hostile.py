@@ -159,3 +159,15 @@ def test_a_second_job_waits_and_is_told_how_many_are_ahead(one_slot):
     first.button(key="model_stop").click().run()
     assert second.session_state["model_job"].wait(timeout=10)
     assert first.session_state["model_job"].wait(timeout=60)
+
+
+def test_a_tokenizer_upload_smaller_than_the_runs_alphabet_is_shown_not_a_traceback():
+    """Found by probing: a valid file of 3 tokens beside a run of 11 base tokens made the
+    page ask the run for its merges at vocab 3, which raised (the app's exception box)."""
+    from bpe import BPETokenizer
+    from bpe.storage import to_json_text
+
+    small = to_json_text(BPETokenizer.train("abab", 3).data()).encode()
+    at = upload_tokenizer(new_app(VOCABULARY, settings_corpus=SMALL_CORPUS), "small.json", small)
+    assert not at.exception
+    assert "Loaded small.json" in unescape_markdown(at.success[0].value)

@@ -89,15 +89,15 @@ def test_play_advances_one_step_per_tick_and_stops_at_the_end():
 
 @pytest.fixture
 def trainings(monkeypatch):
-    """Every real training the app starts (cache misses), recorded by wrapping `train_run`."""
+    """Every real training the app starts (cache misses), recorded by wrapping `LiveTraining`."""
     calls = []
-    real = pages._shared.data.runs.train_run
+    real = pages._shared.data.runs.LiveTraining
 
-    def counting(*args, **kwargs):
-        calls.append(kwargs.get("target_vocab_size"))
-        return real(*args, **kwargs)
+    def counting(text, settings, **kwargs):
+        calls.append(settings.target_vocab_size)
+        return real(text, settings, **kwargs)
 
-    monkeypatch.setattr(pages._shared.data.runs, "train_run", counting)
+    monkeypatch.setattr(pages._shared.data.runs, "LiveTraining", counting)
     return calls
 
 

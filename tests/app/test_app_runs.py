@@ -7,7 +7,8 @@ one line."""
 from __future__ import annotations
 
 import pytest
-from app_helpers import new_app, plotly_specs
+from app_helpers import metric, new_app, plotly_specs
+from helpers import counted_runs
 
 from bpe.cli.main import main
 from bpe.paths import DATA_DIR
@@ -50,7 +51,7 @@ def test_opening_a_run_never_trains(page, monkeypatch):
     def no_training(*args, **kwargs):
         raise AssertionError("a replayed run was trained again")
 
-    monkeypatch.setattr(runs, "train_run", no_training)
+    monkeypatch.setattr(runs, "LiveTraining", no_training)
     at = new_app(page, settings_corpus=SHIPPED.label)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
@@ -122,3 +123,39 @@ def test_an_uploaded_run_is_replayed_and_a_damaged_one_named(monkeypatch):
     )
     assert not at.exception
     assert any("(mine.bperun) is cut short" in e.value for e in at.error), [e.value for e in at.error]
+
+
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory):
+    """Issue 21's flow, from the command line: count a corpus, train two runs of other
+    settings from the counts into a BPE_RUNS folder (a small corpus: the flow, not the size)."""
+    folder = tmp_path_factory.mktemp("counted")
+    first, second = counted_runs(folder, DATA_DIR / "tinyshakespeare.txt")
+    return folder, read_run_file(first), read_run_file(second)
+
+
+def test_a_corpus_counted_and_trained_by_the_cli_plays_slides_to_its_last_merge_and_compares(counted, monkeypatch):
+    folder, first, second = counted
+    monkeypatch.setenv("BPE_RUNS", str(folder))
+    labels = {listing.path.name: listing.label for listing in list_runs([folder])}
+    merges, final = len(first.run.steps), first.run.final_vocab_size
+    at = new_app("app.py", settings_corpus=labels["counted-first.bperun"], settings_vocab=1000)
+    at.switch_page("pages/1_Merge_by_merge.py").run()
+    assert not at.exception, at.exception
+    assert any("Replaying a recorded run" in c.value for c in at.sidebar.caption)
+    at.button(key="merges_play").click().run()  # the film plays
+    assert at.button(key="merges_play").label == "Pause" and not at.exception
+    at.button(key="merges_play").click().run()
+    vocab = at.sidebar.slider(key="_w_settings_vocab")
+    assert vocab.max == final  # the slider reaches the run's last merge ...
+    vocab.set_value(final).run()
+    step = next(s for s in at.slider if s.label == "Jump to step")
+    assert step.max == merges == 1744
+    step.set_value(merges).run()  # ... and the film shows it
+    assert metric(at, f"Step (of {merges:,})") == f"{merges:,}" and not at.exception
+    at.session_state["settings_corpus"] = labels["counted-lexicographic.bperun"]
+    at.run()
+    at.switch_page("pages/8_Compare_runs.py").run()
+    assert not at.exception, at.exception
+    assert "Where they part ways" in [s.value for s in at.subheader]
+    assert any("A tie rule decided" in m.value for m in at.markdown)

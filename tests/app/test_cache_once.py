@@ -129,7 +129,7 @@ def test_compression_shares_one_curve_per_setting_and_each_setting_draws_its_own
 def test_vocabulary_checks_a_runs_tokens_once_per_threshold(monkeypatch):
     from pages._shared.data.lenses import _learned_health
 
-    _learned_health.clear()
+    _learned_health.shared.clear()
     checks = counted(monkeypatch, "pages._shared.data.lenses.run_token_health")
     first = new_app(VOCABULARY, **PROSE)
     second = new_app(VOCABULARY, **PROSE)
@@ -159,8 +159,8 @@ def test_vocabulary_checks_a_pretrained_tokenizer_once_and_counts_each_corpus(mo
 
     if not extra_tokenizers():
         pytest.skip("no pretrained tokenizer here (GPT-2's files, GPT-4's package)")
-    pretrained_reach.clear()
-    pretrained_health.clear()
+    pretrained_reach.shared.clear()
+    pretrained_health.shared.clear()
     checks = counted(monkeypatch, "pages._shared.data.lenses.tokenizer_token_health")
     first = new_app(VOCABULARY, **PROSE)
     other = new_app(VOCABULARY, **{**PROSE, "settings_prefix_cap": 5_000})  # another corpus (a shorter prefix)

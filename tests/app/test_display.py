@@ -1,4 +1,4 @@
-"""bpe.display: printable token text, colours, escaped HTML spans."""
+"""pages._shared.render.html and bpe.text: printable token text, colours, escaped HTML spans."""
 
 import re
 from dataclasses import replace

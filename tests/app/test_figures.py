@@ -1,4 +1,4 @@
-"""bpe.figures: the pair-frequency chart (winner, ties, escaped labels)."""
+"""pages._shared.render.figures: the pair-frequency chart (winner, ties, escaped labels)."""
 
 import plotly.graph_objects as go
 from app_helpers import title_text
@@ -67,3 +67,15 @@ def test_the_quiz_chart_takes_presenter_mode_type():
         fig = enlarged(question_figure(pair_frequency_figure(step, 10), step, asking=asking))
         assert fig.layout.title.text.startswith(f"Step {step.number}: ")
         assert fig.layout.font.size == round(BASE_FONT * PRESENTER_SCALE)
+
+
+def test_a_step_past_999_is_written_with_thousands_separators():
+    from dataclasses import replace
+
+    from pages._shared.render.figures import question_figure
+
+    step = replace(train_run("low lower newest widest " * 3, target_vocab_size=40).steps[2], number=32_000)
+    assert pair_frequency_figure(step, 10).layout.title.text.startswith("Step 32,000: ")
+    assert question_figure(pair_frequency_figure(step, 10), step, asking=True).layout.title.text.startswith(
+        "Step 32,000: "
+    )

@@ -114,3 +114,17 @@ def test_module_entry_point_runs(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "9 1 5 6"
+
+
+def test_build_stops_cleanly_at_max_vocab_characters(splits, tmp_path, capsys):
+    pytest.importorskip("torch")
+    out_json = tmp_path / "tok.json"
+    argv = ["build", "--processed-dir", str(splits), "--tokenizer-output", str(out_json)]
+    argv += ["--encoded-output-dir", str(tmp_path / "enc"), "--target-vocab-size", "40", "--quiet"]
+    assert main([*argv, "--training-characters", "600", "--max-vocab-characters", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "past 30 characters in all" in out and "--max-vocab-characters N raises the bound" in out
+    merges = BPETokenizer.from_file(out_json).merges
+    full = BPETokenizer.train(TRAIN[:600], 40, base_tokens=BPETokenizer.from_file(out_json).base_tokens).merges
+    assert 0 < len(merges) < len(full) and merges == full[: len(merges)]
+    assert sum(len(a + b) for a, b in merges) <= 30

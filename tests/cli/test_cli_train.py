@@ -20,6 +20,7 @@ from bpe.counts import count_text, write_counts
 from bpe.paths import DATA_DIR
 from bpe.run import train_run
 from bpe.runfile import read_run_file
+from bpe.training import MAX_VOCAB_CHARACTERS
 
 TEXT = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")
 TRAIN, HELDOUT = TEXT[:300_000], TEXT[-30_000:]
@@ -189,3 +190,27 @@ def test_top_k_is_bounded_by_what_a_run_file_holds(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--counts", "c.parquet", "--vocab-size", "300", "--top-k", "101"])
     assert "outside 0..100" in capsys.readouterr().err
+
+
+def test_max_vocab_characters_stops_training_cleanly_at_a_prefix(counts_file, tmp_path, capsys):
+    run_path = tmp_path / "bounded.bperun"
+    argv = ["train", "--counts", str(counts_file), "--vocab-size", "1000", "--quiet", "--run-output", str(run_path)]
+    assert main([*argv, "--max-vocab-characters", "2,000"]) == 0
+    out = capsys.readouterr().out
+    bounded = read_run_file(run_path).run
+    assert bounded.stop_reason.value == "vocab_characters_reached"
+    assert bounded.settings.max_vocab_characters == 2_000  # the run file keeps the bound it trained under
+    assert "past 2,000 characters in all" in out and "--max-vocab-characters N raises the bound" in out
+    full = train_run(TRAIN, target_vocab_size=1000, alphabet="bytes", pretokenizer="gpt2", heldout_text=HELDOUT)
+    assert list(bounded.steps) == full.steps[: len(bounded.steps)] and len(bounded.steps) < len(full.steps)
+    assert main([*argv, "--max-vocab-characters", "none"]) == 0  # no bound: the whole run
+    assert read_run_file(run_path).run.merges == full.merges
+    assert main([*argv]) == 0  # the default bound is far above real settings
+    assert read_run_file(run_path).run.settings.max_vocab_characters == MAX_VOCAB_CHARACTERS
+
+
+@pytest.mark.parametrize("value, message", [("0", "below 1"), ("lots", "not a whole number or 'none'")])
+def test_a_bad_max_vocab_characters_is_one_line(value, message, capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--counts", "c.parquet", "--vocab-size", "300", "--max-vocab-characters", value])
+    assert message in capsys.readouterr().err

@@ -222,6 +222,20 @@ def test_a_tampered_file_with_a_recomputed_checksum_is_still_checked(tmp_path):
         read_counts(_rewritten(tmp_path, change))
 
 
+@pytest.mark.parametrize("key", ["training_sample", "heldout_text", "pattern"])
+def test_metadata_that_spells_a_lone_surrogate_is_refused_at_the_door(tmp_path, key):
+    """JSON can spell "\\ud800", which no UTF-8 can hold: the checksum's own encoding of the
+    metadata raised UnicodeEncodeError (a traceback) before; now it is refused in one line."""
+
+    def change(table, metadata):
+        metadata[key] = "ab\ud800"
+        return table, metadata
+
+    with pytest.raises(BpeError, match="lone surrogate") as caught:
+        read_counts(_rewritten(tmp_path, change))
+    assert "\n" not in str(caught.value)
+
+
 def test_files_that_are_not_counts_files_are_refused(tmp_path):
     (tmp_path / "text.parquet").write_text("not parquet at all")
     with pytest.raises(BpeError, match="not readable as Parquet"):
@@ -267,6 +281,9 @@ def test_a_text_too_big_for_this_machine_is_refused_up_front(monkeypatch):
         check_fits_in_memory(100_000_000)
     with pytest.raises(BpeError, match="count it with python -m bpe count"):
         check_fits_in_memory(100_000_000, "bytes", "gpt2")
+    monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: 30 << 20)
+    with pytest.raises(BpeError, match="needs about 50 MiB, and this machine has 30 MiB available"):
+        check_fits_in_memory(500_000)  # below a GiB, in MiB: "0.0 GiB" would say nothing
     monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: None)
     check_fits_in_memory(10**12)  # unknown: nothing refused
 

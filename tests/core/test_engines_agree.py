@@ -6,6 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import train_steps
+from bpe.errors import BpeError
+from bpe.steps import StopReason
 
 
 def both(text, vocab, **options):
@@ -73,3 +75,76 @@ def test_engines_agree_on_real_corpora(name, chars, vocab):
 def test_engines_agree_on_real_pretokenized_bytes(pretokenizer):
     text = shared_file("taylorswift.txt").read_text(encoding="utf-8")[:30_000]
     assert_same(text, 256 + 150, top_k=5, alphabet="bytes", pretokenizer=pretokenizer)
+
+
+# ---------- the bound on the tokens' characters (max_vocab_characters)
+
+
+def assert_budget_is_a_prefix(text, vocab, budget, **options):
+    """Both engines stop at the same merge under ``budget``, that merge is the last whose
+    token fits, and the steps are exactly the first ones of the unbounded run."""
+    bounded = assert_same(text, vocab, max_vocab_characters=budget, **options)
+    unbounded = assert_same(text, vocab, **options)
+    assert bounded == unbounded[: len(bounded)]
+    held = sum(len(step.token) for step in bounded)
+    assert held <= budget
+    stop = train_steps(text, target_vocab_size=vocab, max_vocab_characters=budget, **options)
+    list(stop)
+    if len(bounded) < len(unbounded):  # it stopped early: for the bound, just before the token that passes it
+        assert stop.stop_reason is StopReason.VOCAB_CHARACTERS_REACHED
+        assert held + len(unbounded[len(bounded)].token) > budget
+    else:
+        assert stop.stop_reason is not StopReason.VOCAB_CHARACTERS_REACHED
+    return bounded, unbounded
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    text=texts,
+    extra=st.integers(0, 40),
+    min_freq=st.integers(1, 3),
+    top_k=st.integers(0, 5),
+    budget=st.integers(1, 200),
+    tie_rule=st.sampled_from(["first_occurrence", "lexicographic", "huggingface"]),
+)
+def test_engines_stop_at_the_same_merge_within_a_character_budget(text, extra, min_freq, top_k, budget, tie_rule):
+    vocab = len(set(text)) + extra
+    assert_budget_is_a_prefix(text, vocab, budget, minimum_pair_frequency=min_freq, top_k=top_k, tie_rule=tie_rule)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    text=st.text(min_size=1, max_size=40),
+    budget=st.integers(1, 120),
+    alphabet=st.sampled_from(["characters", "bytes"]),
+    pretokenizer=st.sampled_from([None, "whitespace", "gpt2"]),
+)
+def test_character_budget_in_every_mode(text, budget, alphabet, pretokenizer):
+    base = 256 if alphabet == "bytes" else len(set(text))
+    assert_budget_is_a_prefix(
+        text, base + 30, budget, minimum_pair_frequency=1, top_k=3, alphabet=alphabet, pretokenizer=pretokenizer
+    )
+
+
+def test_merging_once_seen_pairs_stops_at_the_budget():
+    # Without a pre-tokenizer, pairs seen once grow one token a symbol a merge: the lengths
+    # add up quadratically, which is what the bound is for.
+    text = "".join(chr(0x4E00 + i) for i in range(300))  # 300 distinct characters: every pair occurs once
+    bounded, unbounded = assert_budget_is_a_prefix(text, 300 + 299, 1_000, minimum_pair_frequency=1, top_k=2)
+    assert len(unbounded) == 299 and sum(len(s.token) for s in unbounded) > 40_000
+    assert 0 < len(bounded) < 60
+
+
+def test_explanation_says_the_bound_and_what_keeps_tokens_short():
+    stream = train_steps("abcdefgh", target_vocab_size=20, minimum_pair_frequency=1, max_vocab_characters=5)
+    assert [step.token for step in stream] == ["ab", "abc"]
+    assert stream.explain_stop() == (
+        "the next merge would take its tokens past 5 characters in all, the most one run may hold here; "
+        "a minimum pair frequency of 2 keeps tokens short"
+    )
+
+
+@pytest.mark.parametrize("budget", [0, -3, 2.5, True, "10"])
+def test_a_bad_character_budget_is_refused_in_one_line(budget):
+    with pytest.raises(BpeError, match=r"max_vocab_characters=.* must be a positive whole number"):
+        train_steps("abc", target_vocab_size=5, max_vocab_characters=budget)

@@ -184,3 +184,34 @@ def test_every_door_refuses_the_reversing_flag(tmp_path):
     }
     with pytest.raises(TokenizerFileError, match="inline flag r"):  # a Hugging Face Split
         hf_from_bytes(__import__("json").dumps(hf).encode(), name="reversed.json")
+
+
+FUZZY = r"(?:abc){e<=2}|[\s\S]"  # `regex`: "abd" is one chunk; Oniguruma: "{e<=2}" is text
+
+
+@pytest.mark.parametrize("pattern", [FUZZY, r"x{e}|[\s\S]", r"\w{1<=e<=2}|[\s\S]", r"x{2i+1d<=3}|[\s\S]"])
+def test_fuzzy_matching_is_refused_at_every_door(pattern):
+    """Found by probing: a Hugging Face file whose Split pattern held ``{e<=2}`` was read
+    with fuzzy matching, which `tokenizers` does not have, so its ids differed from the
+    library's on "the abc" (the lab joined " a" where tokenizers kept " ", "a")."""
+    import json
+
+    from bpe.formats import hf_from_bytes, minbpe_from_bytes
+
+    with pytest.raises(PatternError, match="fuzzy-match constraint"):
+        check_safe_pattern(pattern)
+    with pytest.raises(TokenizerFileError, match="fuzzy-match constraint"):
+        BPETokenizer.from_json_bytes(tokenizer_file(pattern), name="fuzzy.json")
+    with pytest.raises(TokenizerFileError, match="fuzzy-match constraint"):
+        minbpe_from_bytes("\n".join(["minbpe v1", pattern, "0", "104 101"]).encode(), name="fuzzy.model")
+    vocab = {chr(c): i for i, c in enumerate(range(32, 127))}
+    split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+    hf = {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": split, "post_processor": None}
+    hf["model"] = {"type": "BPE", "vocab": vocab, "merges": [], "dropout": None, "unk_token": None}
+    with pytest.raises(TokenizerFileError, match="fuzzy-match constraint"):
+        hf_from_bytes(json.dumps(hf).encode(), name="fuzzy.json")
+
+
+def test_braces_that_are_text_stay_allowed():
+    for pattern in (r"x{hello}|[\s\S]", r"\p{L}+|[\s\S]", r"a{2,3}|[\s\S]", r"\{e\}|[\s\S]"):
+        assert check_safe_pattern(pattern) == pattern

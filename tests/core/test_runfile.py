@@ -134,7 +134,9 @@ def test_sizes_are_bounded_before_the_work(tmp_path, raw):
         parse_run_file(raw, max_bytes=1_000)
     path = tmp_path / "big.bperun"
     path.write_bytes(raw)
-    with pytest.raises(RunFileError, match="at most 1,000"):
+    with pytest.raises(
+        RunFileError, match=r"big.bperun. is [0-9,]+ bytes, over the limit of 1,000 bytes"
+    ):  # bpe.untrusted's words
         read_run_file(path, max_bytes=1_000)
     # a header claiming a huge body is refused before it is inflated (a gzip bomb)
     header, body = parts(raw)
@@ -258,3 +260,45 @@ def test_a_loaded_run_answers_as_the_trained_one(run, raw):
     assert film_data(loaded, passage, 40, top_k=5, title="t") == film_data(run, passage, 40, top_k=5, title="t")
     assert token_usage(loaded, "First Citizen", 50) == token_usage(run, "First Citizen", 50)
     assert first_divergence(loaded, run) is None
+
+
+def test_a_pipe_or_device_named_as_a_run_file_is_refused_instead_of_blocking(tmp_path):
+    """The sidebar lists data/runs/*.bperun: a FIFO there blocked the listing's open() for
+    good (and with it every page); each reader refuses it in one line instead. Run in a
+    subprocess with a timeout, so a reader that blocks fails the test instead of hanging it."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    os.mkfifo(tmp_path / "pipe.bperun")
+    (tmp_path / "zero.bperun").symlink_to("/dev/zero")
+    probe = (
+        "import sys; from pathlib import Path; from bpe.runfile import RunFileError, list_runs, read_run_file\n"
+        "assert list_runs([Path(sys.argv[1])]) == []\n"
+        "for name in ('pipe.bperun', 'zero.bperun'):\n"
+        "    try: read_run_file(Path(sys.argv[1]) / name)\n"
+        "    except RunFileError as error: print(error)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"cannot read run file {name!r}: it is not a regular file (a device, pipe or socket)"
+        for name in ("pipe.bperun", "zero.bperun")
+    ]
+
+
+def test_a_body_of_empty_objects_is_refused_before_it_is_parsed(raw):
+    """Found by probing: 60 MB of "{}," as a run's body (with a recomputed checksum) was
+    parsed into 20 million dicts, 1.5 GB and 11 s, before it was found not to be a run."""
+    import resource
+
+    header, _ = parts(raw)
+    flood = rebuilt(header, b"[" + b"{}," * 2_000_000 + b"{}]")  # 6 MB here; the same refusal at any size
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(RunFileError, match=r"holds 2,000,002 JSON objects and lists; .* refused before it is parsed"):
+        parse_run_file(flood)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KB: the 2M dicts are never built

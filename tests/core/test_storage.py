@@ -91,6 +91,9 @@ def refingerprint(data):
         (lambda d: d["merges"][0].reverse(), r"fails its fingerprint check"),
         (lambda d: (d["merges"].append(["q", "z"]), refingerprint(d)), r"uses 'q', which is neither a base token"),
         (lambda d: d.update(vocab_size=7), r"says vocab_size=7, but its merges build"),
+        # found by probing: 3e2 (a float) and true passed as 300 and 1, since they compare equal
+        (lambda d: d.update(vocab_size=float(d["vocab_size"])), r"says vocab_size=\d+\.0, but its merges build"),
+        (lambda d: d.update(vocab_size=str(d["vocab_size"])), r"says vocab_size='\d+', but its merges build"),
     ],
 )
 def test_bad_files_are_refused_with_the_reason(tok, tmp_path, change, message):

@@ -162,3 +162,16 @@ def test_the_target_vocab_size_may_come_first_as_in_the_tutorial():
 def test_settings_given_wrongly_say_what_was_given_and_what_to_write(settings, fields, message):
     with pytest.raises(BpeError, match=message):
         train_steps("low lower lowest", settings, **fields)
+
+
+def test_a_runs_prefix_tokenizers_share_its_token_strings():
+    # A run's tokens may be long (up to the bound on their characters): a tokenizer per
+    # prefix that spelled each out again would multiply what the run holds.
+    from bpe.run import train_run
+
+    run = train_run("abcdefghij" * 3, target_vocab_size=40, minimum_pair_frequency=1)
+    for merges in (len(run.steps) - 1, len(run.steps)):
+        tokenizer = run.tokenizer(merges=merges)
+        learned = tokenizer.tokens[len(run.base_tokens) :]
+        assert all(any(token is step.token for step in run.steps) for token in learned)
+        assert tokenizer == BPETokenizer(run.base_tokens, run.merges[:merges])  # the same tokenizer as ever

@@ -86,6 +86,41 @@ def test_sigterm_leaves_no_partial_file(trickle_url, tmp_path):
     assert b"Traceback" not in err and b"no partial file was left" in err
 
 
+def download_under_way(url: str, cache) -> subprocess.Popen:
+    """``python -m bpe download wikitext-2`` from ``url`` into ``cache``, once its .part file is there."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "no_proxy": "127.0.0.1"}
+    command = [sys.executable, "-m", "bpe", "download", "wikitext-2", "--mirror", url]
+    command += ["--sha256", ARCHIVE_SHA256, "--cache-dir", str(cache)]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not any(name.endswith(f"-{process.pid}-") for name in _part_owners(cache)):
+        assert time.monotonic() < deadline and process.poll() is None, "the download never started"
+        time.sleep(0.05)
+    return process
+
+
+def _part_owners(cache) -> list[str]:
+    """The .part files under ``cache``, cut after their pid (``wikitext-2-raw-v1.zip.bpe-host-123-``)."""
+    return [name[: name.rindex("-") + 1] for name in files_under(cache) if name.endswith(".part")]
+
+
+def test_the_next_download_removes_the_part_file_of_a_killed_one_and_only_that(trickle_url, server, tmp_path):
+    """SIGKILL skips every clean-up: the .part file stays, named by its dead process, and the
+    next download of the same file removes it (a download still running holds the download
+    lock, so the next one waits for it instead: `remove_stale_temporaries` spares live pids)."""
+    killed = download_under_way(trickle_url, tmp_path)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    left = [name for name in files_under(tmp_path) if name.endswith(".part")]
+    assert len(left) == 1 and left[0].startswith(f"{ARCHIVE_NAME}.bpe-") and f"-{killed.pid}-" in left[0]
+    foreign = tmp_path / f"{ARCHIVE_NAME}.mine.part"  # not a name of ours: never touched
+    foreign.write_bytes(b"someone else's")
+    server.serve(f"/{ARCHIVE_NAME}", ARCHIVE)
+    download_wikitext2(tmp_path, mirrors=[server.url(f"/{ARCHIVE_NAME}")], sha256=ARCHIVE_SHA256)
+    assert [name for name in files_under(tmp_path) if name.endswith(".part")] == [foreign.name]
+    assert (tmp_path / ARCHIVE_NAME).read_bytes() == ARCHIVE
+
+
 def test_an_archive_member_over_the_cap_is_refused_without_reading_it_whole(server, tmp_path, monkeypatch):
     monkeypatch.setattr(download, "MAX_MEMBER_BYTES", 1_000)
     archive = wikitext_zip(train=b"a" * 5_000)  # compresses to a few bytes: size is only known unpacked

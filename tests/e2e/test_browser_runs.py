@@ -1,6 +1,7 @@
-"""Real browser: open the shipped run file, play its film to the last merge, move the vocab
-slider to its last merge, then compare it with a run of other settings (a second run file
-in BPE_RUNS), in chromium; screenshots at 1280x800 and 1024x768, presenter mode too."""
+"""Real browser, issue 21's flow: count a corpus and train two runs from the counts with the
+CLI into a BPE_RUNS folder, open the first, play its film, move the vocab slider to its last
+merge, then compare it with the run of other settings, in chromium; screenshots at 1280x800
+and 1024x768, presenter mode too."""
 
 from __future__ import annotations
 
@@ -9,27 +10,25 @@ from urllib.parse import quote
 
 import pytest
 from conftest import running_app
+from helpers import counted_runs
 from playwright.sync_api import expect
 
-from bpe.cli.main import main
 from bpe.paths import DATA_DIR
-from bpe.runfile import RUNS_DIR, list_runs
+from bpe.runfile import list_runs
 
 pytestmark = pytest.mark.e2e
-SHIPPED = list_runs([RUNS_DIR])[0].label
 
 
 @pytest.fixture(scope="module")
 def runs_app(tmp_path_factory, browser):
-    """A server that also lists a second run of Tiny Shakespeare (ties by lexicographic order)."""
+    """A server listing two runs the CLI counted and trained from Tiny Shakespeare (the first
+    as the shipped one, merge for merge; the other with ties by lexicographic order)."""
     folder = tmp_path_factory.mktemp("runs")
-    argv = ["train", str(DATA_DIR / "tinyshakespeare.txt"), "--alphabet", "bytes", "--pretokenizer", "gpt2"]
-    argv += ["--heldout-fraction", "0.1", "--vocab-size", "2000", "--tie-rule", "lexicographic", "--quiet"]
-    assert main([*argv, "--name", "shakespeare-lexicographic", "--run-output", str(folder / "lex.bperun")]) == 0
-    other = list_runs([folder])[0].label
+    first, second = counted_runs(folder, DATA_DIR / "tinyshakespeare.txt")
+    labels = {listing.path: listing.label for listing in list_runs([folder])}
     env = {**os.environ, "BPE_RUNS": str(folder)}
     with running_app(tmp_path_factory.mktemp("streamlit") / "server.log", env=env) as url:
-        yield url, other
+        yield url, labels[first], labels[second]
 
 
 def sidebar(pg):
@@ -38,14 +37,14 @@ def sidebar(pg):
 
 @pytest.mark.parametrize("width, height", [(1280, 800), (1024, 768)])
 def test_open_play_slide_and_compare_a_run_file(browser, runs_app, width, height, screenshot):
-    url, other = runs_app
+    url, opened, other = runs_app
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     own = (url, url.replace("http", "ws", 1), "data:", "blob:")
     off_origin: list[str] = []
     page.on("request", lambda request: request.url.startswith(own) or off_origin.append(request.url))
     try:
-        page.goto(f"{url}/Merge_by_merge?corpus={quote(SHIPPED)}&vocab=1000&step=740")
+        page.goto(f"{url}/Merge_by_merge?corpus={quote(opened)}&vocab=1000&step=740")
         expect(page.get_by_role("heading", name="Merge by merge")).to_be_visible()
         expect(sidebar(page).get_by_text("Replaying a recorded run")).to_be_visible(timeout=60_000)
         step = page.get_by_test_id("stMetricValue").first
@@ -62,7 +61,7 @@ def test_open_play_slide_and_compare_a_run_file(browser, runs_app, width, height
         page.get_by_role("button", name="Pause").click()
         expect(page.get_by_role("button", name="Play")).to_be_visible()
         # the last merge, looked at
-        page.goto(f"{url}/Merge_by_merge?corpus={quote(SHIPPED)}&vocab=2000&step=1744")
+        page.goto(f"{url}/Merge_by_merge?corpus={quote(opened)}&vocab=2000&step=1744")
         expect(page.get_by_test_id("stMetricValue").first).to_have_text("1,744", timeout=60_000)
         expect(page.locator(".bpe-segments .tok").first).to_be_visible()
         screenshot(page, f"run_merge_by_merge_{width}x{height}", height=height)
@@ -74,7 +73,7 @@ def test_open_play_slide_and_compare_a_run_file(browser, runs_app, width, height
         picker = sidebar(page).get_by_test_id("stSelectbox").first
         picker.click()
         page.get_by_role("option", name=other).click()
-        expect(sidebar(page).get_by_text("shakespeare-lexicographic")).to_be_visible(timeout=60_000)
+        expect(sidebar(page).get_by_text("counted-lexicographic")).to_be_visible(timeout=60_000)
         sidebar(page).get_by_role("link", name="Compare runs").click()
         expect(page.get_by_role("heading", name="Compare runs")).to_be_visible()
         expect(page.get_by_text("A tie rule decided")).to_be_visible(timeout=60_000)

@@ -6,8 +6,10 @@
 Starts the real server (`streamlit run app.py`) inside a small wrapper that samples,
 every second, from within the server process: its resident memory (RSS), the bytes
 Python's objects hold (tracemalloc's traced total: what is alive, whatever the allocator
-keeps), the sessions Streamlit still holds (connected and disconnected), and the entries
-of the app's caches. Then N sessions each open the app, upload a text of ``--megabytes``
+keeps), the sessions Streamlit still holds (connected and disconnected, and the expired
+ones its storage has not let go of yet), and the entries of the app's caches (shared, or
+the sessions' own). At the end it asks glibc to hand back its free pages (`malloc_trim`):
+what RSS falls by was the allocator's, not data. Then N sessions each open the app, upload a text of ``--megabytes``
 MB (through the same HTTP upload a browser uses) and close their websocket. The report
 says what was alive after the sessions closed, after Streamlit dropped them
 (``server.disconnectedSessionTTL``, ``--ttl``) and at the end: if the traced total falls
@@ -56,7 +58,9 @@ def caches():
                 entries = len(store or {})
                 if entries:
                     name = str(getattr(cache, "display_name", key)).rsplit(".", 1)[-1]
-                    found[f"{kind}:{name}"] = entries
+                    # scope None: shared by every session; else one session's (scope="session")
+                    label = f"{kind}:{name}" + ("" if scope is None else " (sessions)")
+                    found[label] = found.get(label, 0) + entries
     return found
 
 def holders(min_chars=300_000, limit=12):
@@ -78,12 +82,22 @@ def holders(min_chars=300_000, limit=12):
     return found
 
 def sessions():
+    # (held, active, stored): Streamlit's session storage hides expired sessions from its
+    # listing but drops them only on its next write, so "stored" counts what it still holds.
     try:
         from streamlit.runtime import Runtime
         manager = Runtime.instance()._session_mgr
-        return len(manager.list_sessions()), len(manager.list_active_sessions())
+        stored = len(getattr(manager._session_storage._cache, "_data", ()))
+        return len(manager.list_sessions()), len(manager.list_active_sessions()), stored
     except Exception:
-        return -1, -1
+        return -1, -1, -1
+
+def trimmed_rss_mb():
+    # What RSS falls to when glibc hands its free pages back: the rest of the fall from
+    # RSS to here was the allocator's, not data. Only at the end: it changes the process.
+    import ctypes
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    return round(rss_mb(), 1)
 
 def top(limit=8):
     snapshot = tracemalloc.take_snapshot()
@@ -103,6 +117,8 @@ def sample():
             row["traced_after_gc_mb"] = round(tracemalloc.get_traced_memory()[0] / 1e6, 1)
             row["top"] = top()
             row["holders"] = holders()
+            if os.path.exists(os.environ["PROBE_FILE"] + ".trim"):
+                row["rss_after_trim_mb"] = trimmed_rss_mb()
         out.write(json.dumps(row) + "\n")
         time.sleep(1.0)
 
@@ -155,7 +171,10 @@ def last_row(probe_file: Path) -> dict:
     return rows[-1] if rows else {}
 
 
-def ask_top(probe_file: Path, wait: float = 8.0) -> dict:
+def ask_top(probe_file: Path, wait: float = 90.0, trim: bool = False) -> dict:
+    # A snapshot of a big heap under load takes tens of seconds: wait for it.
+    if trim:
+        Path(str(probe_file) + ".trim").touch()
     Path(str(probe_file) + ".top").touch()
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
@@ -181,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         time.sleep(2)
         found["idle"] = ask_top(probe_file)
-        cookie, xsrf = xsrf_cookie(port)
+        cookie, xsrf, _served_by = xsrf_cookie(port)
         report = Report()
         for number in range(args.sessions):  # one after another, as visitors come and go
             asyncio.run(one_session(number, port, cookie, xsrf, report, args.megabytes))
@@ -190,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         found["closed"] = ask_top(probe_file)
         watch = args.watch if args.watch is not None else args.ttl + 30
         time.sleep(max(watch - 10, 0))
-        found["after_ttl"] = ask_top(probe_file)
+        found["after_ttl"] = ask_top(probe_file, trim=True)
     finally:
         log = stop_server(server)
     rows = [json.loads(line) for line in probe_file.read_text().splitlines() if line.strip()]
@@ -200,8 +219,9 @@ def main(argv: list[str] | None = None) -> int:
         row = found.get(phase, {})
         print(
             f"{phase:>9}: t={row.get('t')} s  RSS {row.get('rss_mb')} MB  traced {row.get('traced_mb')} MB "
-            f"(after gc {row.get('traced_after_gc_mb')})  sessions (held, active) {row.get('sessions')}  "
+            f"(after gc {row.get('traced_after_gc_mb')})  sessions (held, active, stored) {row.get('sessions')}  "
             f"caches {row.get('caches')}"
+            + (f"  RSS after malloc_trim {row['rss_after_trim_mb']} MB" if "rss_after_trim_mb" in row else "")
         )
         for size, where in row.get("top", [])[:5]:
             print(f"           {size:>7} MB  {' <- '.join(where[:4])}")

@@ -1,7 +1,8 @@
 """Cached comparisons: the corpus trained four ways (Bytes and pre-tokenizers, with GPT-2's
 column, and where each byte-level variant holds a character whole), two runs of this session side by side (Compare runs), and a tokenizer in other
 libraries' formats (Vocabulary: the exported files and where each library encodes
-differently). Computation stays in `bpe.analysis` and `bpe.formats`; this only caches.
+differently). Computation stays in `bpe.analysis` and `bpe.formats`; this only caches,
+for every session or, on a session's own text or tokenizer, for it alone (`data.owned`).
 """
 
 from __future__ import annotations
@@ -26,19 +27,20 @@ from bpe.formats.merges_vs_ranks import Demonstration
 from bpe.formats.provenance import came_from, encoding_difference
 from bpe.run import TrainingRun
 from bpe.tokenizer import BPETokenizer
+from pages._shared.data.owned import cache_data_by_owner
 from pages._shared.data.runs import corpus_texts, prefix_tokenizer
-from pages._shared.data.tokenizers import cached_gpt2
+from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.state.settings import Settings
 
 # ==================== The same corpus trained four ways
 
 
-@st.cache_data(show_spinner="Training the same text four ways…", max_entries=8)
+@cache_data_by_owner(show_spinner="Training the same text four ways…", max_entries=8)
 def four_way_comparison(key: tuple, merges: int, _train: str, _heldout: str) -> Comparison:
     return compare_tokenizers(_train, merges=merges, heldout_text=_heldout)
 
 
-@st.cache_data(show_spinner="Measuring GPT-2 on the same text…", max_entries=8)
+@cache_data_by_owner(show_spinner="Measuring GPT-2 on the same text…", max_entries=8)
 def gpt2_column(key: tuple, merges: int, _train: str, _heldout: str):
     evaluated, gpt2 = _heldout or _train, cached_gpt2()
     full = len(evaluated) / max(len(gpt2.encode(evaluated)), 1)
@@ -69,11 +71,17 @@ def run_comparison(a: tuple[Settings, TrainingRun], b: tuple[Settings, TrainingR
     (settings_a, run_a), (settings_b, run_b) = a, b
     text, _ = corpus_texts(settings_a)
     return _comparison(
-        settings_a.training_key(), settings_b.training_key(), merges, _run_a=run_a, _run_b=run_b, _text=text
+        settings_a.training_key(),
+        settings_b.training_key(),
+        merges,
+        _run_a=run_a,
+        _run_b=run_b,
+        _text=text,
+        own=session_owns(settings_a) or session_owns(settings_b),
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def _comparison(
     key_a: tuple, key_b: tuple, merges: int, _run_a: TrainingRun, _run_b: TrainingRun, _text: str
 ) -> RunComparison:
@@ -90,7 +98,7 @@ def _comparison(
 # ==================== Other libraries' files
 
 
-@st.cache_data(show_spinner=False, max_entries=12)
+@cache_data_by_owner(show_spinner=False, max_entries=12)
 def exported_files(fingerprint: str, fmt: str, name: str, _tokenizer: BPETokenizer) -> ExportedFiles | str:
     """The files, or why this format cannot hold the tokenizer (tiktoken and minbpe work on bytes)."""
     try:
@@ -99,7 +107,7 @@ def exported_files(fingerprint: str, fmt: str, name: str, _tokenizer: BPETokeniz
         return str(error)
 
 
-@st.cache_data(show_spinner="Looking for texts that another library encodes differently…", max_entries=8)
+@cache_data_by_owner(show_spinner="Looking for texts that another library encodes differently…", max_entries=8)
 def format_findings(fingerprint: str, corpus_key: tuple, _tokenizer: BPETokenizer, _sample: str) -> dict:
     """Per format: `MergesVsRanks`, or why the format cannot hold the tokenizer."""
     found: dict = {}
@@ -118,7 +126,7 @@ def shared_demonstrations() -> list[Demonstration]:
     return demonstrations()
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8, scope="session")  # an upload is its session's
 def upload_difference(
     fingerprint: str, training_key: tuple, merges: int, corpus_key: tuple, _settings, _run, _loaded, _text: str
 ) -> str | None:

@@ -1,17 +1,16 @@
 """The lenses' cached computations: encode films, report-card measures, token health.
 
 Each is keyed by what it depends on (a tokenizer's cache key, the corpus, the text), never
-by the objects themselves, which are passed unhashed (``_tokenizer``). Films and token
-health (a run's, or a 100,000-token vocabulary's) are resources (shared, not copied per
-session: they hold the tokenizer's id table or 100,000 rows); the report card's rows are
-small data.
+by the objects themselves, which are passed unhashed (``_tokenizer``). Films and token health
+(a run's, or a 100,000-token vocabulary's) are resources (not copied per rerun: they hold the
+tokenizer's id table or 100,000 rows); the report card's rows are small data. Each is
+shared by every session, or cached for one session when computed on its own text or
+tokenizer (`data.owned`): the caller says which with ``own=``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import streamlit as st
 
 from bpe.analysis.encode_film import EncodeFilm, encode_film
 from bpe.analysis.report_card import CardRow, report_card
@@ -25,45 +24,54 @@ from bpe.analysis.undertrained import (
     with_usage,
 )
 from pages._shared.data.measures import run_usage
+from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_parts
 from pages._shared.state.settings import Settings
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)  # a film of GPT-4 over 2,000 characters: a few MB
+@cache_resource_by_owner(show_spinner=False, max_entries=8)  # a film of GPT-4 over 2,000 characters: a few MB
 def film_of(tokenizer_key: tuple, text: str, _tokenizer, _steps) -> EncodeFilm:
     """`bpe.analysis.encode_film.encode_film`; ``_steps`` (a run's steps) give each merge's count."""
     return encode_film(_tokenizer, text, steps=_steps)
 
 
-@st.cache_data(show_spinner="Measuring the report card…", max_entries=32)
+@cache_data_by_owner(show_spinner="Measuring the report card…", max_entries=32)
 def card_rows_of(tokenizer_key: tuple, corpus_key: tuple, label: str, _tokenizer, _texts) -> list[CardRow]:
     """One tokenizer (``label``) on every report-card text of the corpus."""
     return report_card({label: _tokenizer}, _texts)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def heldout_uses(training_key: tuple, merges: int, _tokenizer, _heldout: str):
     """Token id -> count in the held-out text, for the run's tokenizer after ``merges`` merges."""
     return uses(_tokenizer, _heldout)
 
 
-def learned_health(settings: Settings, run, tokenizer, merges: int, rare_below: int) -> list[TokenHealth]:
+def learned_health(settings: Settings, run, tokenizer, merges: int, rare_below: int, *, own: bool) -> list[TokenHealth]:
     """`run_token_health` of the run's first ``merges`` merges (``tokenizer``), its uses in
-    the training and held-out text, with tokens used fewer than ``rare_below`` times rare."""
+    the training and held-out text, with tokens used fewer than ``rare_below`` times rare.
+    ``own``: the run is on this session's own text (`data.owned`)."""
     return _learned_health(
-        settings.training_key(), merges, rare_below, _settings=settings, _run=run, _tokenizer=tokenizer
+        settings.training_key(),
+        merges,
+        rare_below,
+        _settings=settings,
+        _run=run,
+        _tokenizer=tokenizer,
+        _own=own,
+        own=own,
     )
 
 
 # A resource: the rows are frozen and shared, not unpickled per visit. Checking that each
 # learned token's own text encodes to it is an encode per token (about 0.1 s at 1,000
 # merges), once per run, not once per student opening the page.
-@st.cache_resource(show_spinner=False, max_entries=16)
+@cache_resource_by_owner(show_spinner=False, max_entries=16)
 def _learned_health(
-    training_key: tuple, merges: int, rare_below: int, _settings: Settings, _run, _tokenizer
+    training_key: tuple, merges: int, rare_below: int, _settings: Settings, _run, _tokenizer, _own: bool
 ) -> list[TokenHealth]:
     _train, heldout = corpus_parts(_settings)  # a replayed run: its sample is its held-out text
-    held = heldout_uses(training_key, merges, _tokenizer=_tokenizer, _heldout=heldout) if heldout else None
+    held = heldout_uses(training_key, merges, _tokenizer=_tokenizer, _heldout=heldout, own=_own) if heldout else None
     return run_token_health(_run, merges, run_usage(_settings, _run, merges), held, rare_below=rare_below)
 
 
@@ -79,22 +87,23 @@ class PretrainedHealth:
     unreachable: list[TokenHealth]
 
 
-@st.cache_resource(show_spinner="Checking every token…", max_entries=4)
+@cache_resource_by_owner(show_spinner="Checking every token…", max_entries=4)
 def pretrained_reach(tokenizer_key: tuple, _tokenizer) -> list:
-    """Every token of a pretrained tokenizer checked, once per process: whether its own
-    text encodes to it depends on no corpus (`pretrained_health` adds each corpus's uses)."""
+    """Every token of a pretrained tokenizer checked, once per process (an upload: once per
+    session): whether its own text encodes to it depends on no corpus (`pretrained_health`
+    adds each corpus's uses)."""
     return tokenizer_token_health(_tokenizer)
 
 
-@st.cache_resource(show_spinner="Counting every token…", max_entries=4)
+@cache_resource_by_owner(show_spinner="Counting every token…", max_entries=4)
 def pretrained_health(
-    tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _train: str, _heldout: str
+    tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _train: str, _heldout: str, _uploaded: bool
 ) -> PretrainedHealth:
     """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s, once
     per process: `pretrained_reach`) and counted in this corpus (once per corpus). A part
     that is not here (nothing held out; a run file's training text) is not measured: None, not 0."""
     rows = with_usage(
-        pretrained_reach(tokenizer_key, _tokenizer=_tokenizer),
+        pretrained_reach(tokenizer_key, _tokenizer=_tokenizer, own=_uploaded),
         train_usage=uses(_tokenizer, _train) if _train else None,
         heldout_usage=uses(_tokenizer, _heldout) if _heldout else None,
     )

@@ -19,10 +19,11 @@ from bpe.parity import RULES, MultilingualRun, train_multilingual
 from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
+from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts
-from pages._shared.data.tokenizers import Compared
+from pages._shared.data.tokenizers import Compared, session_owns
 from pages._shared.state.settings import DEFAULTS, PREFIX_CAP, Settings
-from pages._shared.state.stores import MAX_SEEN_CURVES, SEEN_CURVES, recent, remember
+from pages._shared.state.stores import MAX_SEEN_CURVES, SEEN_CURVES, is_own_text, recent, remember
 
 MEASURE_CHARS = 200_000  # coverage is measured on at most this much held-out text: enough, and quick
 
@@ -44,24 +45,25 @@ def measured_text(settings: Settings) -> tuple[str, str]:
 def measured_lengths(settings: Settings, compared: Compared) -> list[int]:
     """Characters per token of the `measured_text`, encoded by ``compared``. Cached."""
     _what, text = measured_text(settings)
-    return _lengths(compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=text)
+    own = session_owns(settings, compared)
+    return _lengths(compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=text, own=own)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@cache_data_by_owner(show_spinner=False, max_entries=32)
 def _lengths(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) -> list[int]:
     return token_lengths(_tokenizer.encode_tokens(_text))
 
 
 def run_curve(settings: Settings, run: TrainingRun) -> list[CurvePoint]:
     """The run's compression curve (cached), remembered for overlays on later runs."""
-    curve = _curve(settings.training_key(), _run=run)
+    curve = _curve(settings.training_key(), _run=run, own=is_own_text(settings))
     remember(SEEN_CURVES, run_label(settings), curve, MAX_SEEN_CURVES)
     return curve
 
 
 # A resource, shared and never changed: every page visit asks for the curve (`setup_page`),
 # and a data cache unpickles a copy each time (about 1 ms and 100 kB per 1,000 points).
-@st.cache_resource(show_spinner=False, max_entries=16)
+@cache_resource_by_owner(show_spinner=False, max_entries=16)
 def _curve(training_key: tuple, _run: TrainingRun) -> list[CurvePoint]:
     return compression_curve(_run)
 
@@ -86,10 +88,10 @@ def run_usage(settings: Settings, run: TrainingRun, merges: int):
     """Token counts in the final encoding of the training text at ``merges`` merges. Cached.
     A replayed run has no training text: its recorded base-token counts stand in for it."""
     train = None if settings.run_file is not None else corpus_texts(settings)[0]
-    return _usage(settings.training_key(), merges, _run=run, _train=train)
+    return _usage(settings.training_key(), merges, _run=run, _train=train, own=is_own_text(settings))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def _usage(training_key: tuple, merges: int, _run: TrainingRun, _train: str | None):
     return token_usage(_run, _train, merges)
 
@@ -108,10 +110,11 @@ def _size_summaries(training_key: tuple, sizes: tuple, d: int, _run: TrainingRun
 def encoded_training_ids(settings: Settings, compared: Compared) -> list[int]:
     """The training text's ids (for the `.pt` download: asked for on click, then cached)."""
     train, _ = corpus_texts(settings)
-    return _ids(compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=train)
+    own = session_owns(settings, compared)
+    return _ids(compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=train, own=own)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@cache_data_by_owner(show_spinner=False, max_entries=4)
 def _ids(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) -> list[int]:
     return _tokenizer.encode(_text)
 
@@ -120,10 +123,10 @@ def corpus_hash(settings: Settings) -> str:
     """`text_hash` of the text trained on: the corpus cut to the prefix (training and
     held-out part together). Raises `BpeError` when the corpus cannot be read."""
     train, heldout = corpus_texts(settings)
-    return _hash(settings.corpus_key(), _text=train + heldout)
+    return _hash(settings.corpus_key(), _text=train + heldout, own=is_own_text(settings))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def _hash(key: tuple, _text: str) -> str:
     return text_hash(_text)
 
@@ -131,14 +134,14 @@ def _hash(key: tuple, _text: str) -> str:
 # ==================== Pretrained tokenizers cut to a run's vocab sizes
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@cache_data_by_owner(show_spinner=False, max_entries=64)
 def pretrained_prefix_curve(
     tokenizer_key: tuple, corpus_key: tuple, sizes: tuple, _tokenizer, _text: str
 ) -> list[PrefixPoint]:
     return prefix_curve(_tokenizer, _text, sizes)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def pretrained_compression(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) -> float:
     return full_compression(_tokenizer, _text)
 

@@ -1,25 +1,36 @@
 """Cached calls into `bpe`: corpus texts, the training run, tokenizers.
 
-The caches are process-wide (shared by every browser session), so every key names the
-text's *content* (`Settings.corpus_version`), never just a name two sessions could both
-use: an upload is only ever found again by a session holding the very same text. The
+What is computed on a shipped corpus or a run file on disk is shared by every browser
+session; what is computed on a session's own text (pasted, uploaded, a lesson file's, an
+uploaded run file) is that session's alone (`data.owned`). Every key names the text's
+*content* (`Settings.corpus_version`), never just a name two sessions could both use. The
 texts themselves come from this session's state and are passed unhashed (`_text`).
 """
 
 from __future__ import annotations
 
+import uuid
+from dataclasses import replace
+
 import streamlit as st
 
 from bpe.corpora.corpus import load_corpus, split_train_heldout
+from bpe.counts import check_fits_in_memory
 from bpe.errors import BpeError
-from bpe.run import TrainingRun, train_run
+from bpe.live_training import LiveTraining, SharedTrainings
+from bpe.run import TrainingRun
 from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
+from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
-from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, Settings
+from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
+from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
+from pages._shared.state.sessions import session_watch
+from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, TRAIN_UP_TO, VOCAB, Settings
 from pages._shared.state.stores import (
     MAX_SEEN_RUNS,
     RUN_UPLOAD_PREFIX,
     SEEN_RUNS,
+    is_own_text,
     recent,
     remember,
     run_uploads,
@@ -27,7 +38,11 @@ from pages._shared.state.stores import (
 )
 
 RUN_MEMO = "settings_run_memo"  # (training key, run): this session's run, at hand
-PROGRESS_UPDATES = 20  # the bar moves in 5% steps: each update is a message to the browser
+LIVE = "settings_live_training"  # (settings, LiveTraining): the training this session waits for
+STOPPED_RUN = "settings_stopped_run"  # (training key, run or None): what this session kept when it pressed Stop
+WATCHER = "settings_watcher"  # this session's name among a shared training's watchers
+MAX_FINISHED_RUNS = 8  # finished runs the server keeps for every session
+PROGRESS_SECONDS = 0.25  # how often a progress bar is redrawn: each update is a message to the browser
 
 
 # ==================== Corpus
@@ -41,7 +56,7 @@ def corpus_texts(settings: Settings) -> tuple[str, str]:
     if settings.run_file is not None:
         return opened_run(settings).sample, ""
     pasted = user_texts().get(settings.corpus)
-    return _corpus_texts(settings.corpus_key(), _text=pasted)
+    return _corpus_texts(settings.corpus_key(), _text=pasted, own=pasted is not None)
 
 
 def corpus_parts(settings: Settings) -> tuple[str, str]:
@@ -53,7 +68,7 @@ def corpus_parts(settings: Settings) -> tuple[str, str]:
     return corpus_texts(settings)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def _corpus_texts(key: tuple, _text: str | None) -> tuple[str, str]:
     name, _version, prefix_cap, heldout_fraction = key
     text = _text if _text is not None else load_corpus(name)
@@ -70,10 +85,10 @@ def corpus_length(settings: Settings) -> int:
         run = opened_run(settings).run
         return run.training_characters + run.heldout_characters
     pasted = user_texts().get(settings.corpus)
-    return _corpus_length(settings.corpus_key()[:2], _text=pasted)
+    return _corpus_length(settings.corpus_key()[:2], _text=pasted, own=pasted is not None)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def _corpus_length(key: tuple, _text: str | None) -> int:
     return len(_text if _text is not None else load_corpus(key[0]))
 
@@ -82,50 +97,89 @@ def alphabet_size(settings: Settings) -> int:
     """How many base tokens training will start from (the smallest possible vocab)."""
     if settings.run_file is not None:
         return len(opened_run(settings).run.base_tokens)
-    return _base_size(settings.alphabet, settings.corpus_key(), *corpus_texts(settings))
+    return _base_size(settings.alphabet, settings.corpus_key(), *corpus_texts(settings), own=is_own_text(settings))
 
 
-def _base_size(alphabet: str, corpus_key: tuple, train: str, heldout: str) -> int:
-    return 256 if alphabet == "bytes" else _distinct_characters(corpus_key, train, heldout)
+def _base_size(alphabet: str, corpus_key: tuple, train: str, heldout: str, own: bool) -> int:
+    return 256 if alphabet == "bytes" else _distinct_characters(corpus_key, train, heldout, own=own)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@cache_data_by_owner(show_spinner=False, max_entries=16)
 def _distinct_characters(key: tuple, _train: str, _heldout: str) -> int:
     # train_run takes its base characters from both parts, so count both
     return len(set(_train) | set(_heldout))
 
 
 # ==================== Training
+#
+# A run trains on a thread of its own (`bpe.live_training`), shared by every session that
+# asks for the same settings, so a long training (50,000 merges) shows its progress and a
+# Stop button instead of holding the page (`frame.training_progress` draws them). Finished
+# runs are kept for every session; a run this session stopped is kept in this session
+# only: to anyone else it is not the run of those settings.
+
+
+class TrainingUnderway(Exception):
+    """This session's run is still training: show its progress and Stop, come back later."""
+
+    def __init__(self, training: LiveTraining) -> None:
+        super().__init__("the run is still training")
+        self.training = training
+
+
+class StoppedBeforeFirstMerge(Exception):
+    """This session pressed Stop while its text was still being prepared: no merge to show."""
+
+    def __init__(self, target_vocab_size: int) -> None:
+        super().__init__(f"training to {target_vocab_size:,} was stopped before its first merge")
+        self.target_vocab_size = target_vocab_size
 
 
 def trained_run(settings: Settings) -> TrainingRun:
     """The run for these settings, trained to ``settings.trained_vocab_size`` at most once
-    per process (`st.cache_resource`: one object shared by every session), with a progress
-    bar while it trains.
+    per process (one object shared by every session), or the merges this session kept
+    when it stopped that training.
 
     The session keeps its current run at hand, so an ordinary rerun (a step, a smaller
-    vocab) costs nothing. Raises `BpeError` on impossible settings.
+    vocab) costs nothing. Raises `TrainingUnderway` while it trains, `BpeError` on
+    impossible settings or a text that will not fit in memory.
     """
-    run = run_for(settings)
-    st.session_state[RUN_MEMO] = (settings.training_key(), run)
+    key = settings.training_key()
+    state = st.session_state
+    run = _at_hand(settings)
+    if run is None:
+        live = state.get(LIVE)
+        if live is None or live[0].training_key() != key or not live[1].watched_by(_watcher()):
+            _stop_waiting()  # the session now wants another run: its last one goes on only for others
+            state[LIVE] = (settings, _join(settings))
+        training = state[LIVE][1]
+        if not training.done:
+            raise TrainingUnderway(training)
+        _stop_waiting()
+        run = _outcome(training)
+    state[RUN_MEMO] = (key, run)
+    remember(SEEN_RUNS, key, settings, MAX_SEEN_RUNS)
     return run
 
 
 def run_for(settings: Settings) -> TrainingRun:
     """The run for any settings, this session's current ones or others (a run to compare
-    with): cached as `trained_run` is, but it leaves the session's current run alone.
-    Every run asked for is remembered for `seen_runs`."""
-    key = settings.training_key()
-    memo = st.session_state.get(RUN_MEMO)
-    if memo is not None and memo[0] == key:
-        run = memo[1]
-    elif settings.run_file is not None:  # replayed from its file: never retrained
-        run = opened_run(settings).run
-        _require_recorded_settings(settings, run)
-    else:
-        train_text, heldout_text = corpus_texts(settings)
-        run = _train(key, _train_text=train_text, _heldout_text=heldout_text)
-    remember(SEEN_RUNS, key, settings, MAX_SEEN_RUNS)
+    with): shared as `trained_run`'s are, but it leaves the session's current run alone,
+    and it waits for its training with a progress bar. Every run asked for is remembered
+    for `seen_runs`."""
+    run = _at_hand(settings)
+    if run is None:
+        training = _join(settings)
+        bar = st.progress(0.0, text=f"Training to {settings.trained_vocab_size:,} tokens…")
+        try:
+            while not training.wait(PROGRESS_SECONDS):
+                fraction, said = progress_line(training)
+                bar.progress(fraction, text=said)  # also where a click on the page interrupts the wait
+        finally:
+            training.leave(_watcher())
+            bar.empty()
+        run = _outcome(training)
+    remember(SEEN_RUNS, settings.training_key(), settings, MAX_SEEN_RUNS)
     return run
 
 
@@ -134,39 +188,149 @@ def seen_runs() -> list[Settings]:
     return list(recent(SEEN_RUNS).values())
 
 
-# One run object for every session (cache_resource, not cache_data): a copy per session
-# cost a class ~6 MB of memory per student and an unpickling per visit, and a bigger heap
-# for the garbage collector to walk. A TrainingRun is frozen and nothing mutates it.
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _train(key: tuple, _train_text: str, _heldout_text: str) -> TrainingRun:
-    # The bar is created in here on purpose: Streamlit replays a cached function's
-    # elements on a hit, and a bar made outside would not exist to replay onto.
-    *_corpus, target, min_freq, engine, alphabet, pretokenizer, tie_rule = key
-    bar = st.progress(0.0, text=f"Training to {target:,} tokens…")
-    base = _base_size(alphabet, tuple(_corpus), _train_text, _heldout_text)
-    shown = [0]
+def live_training() -> LiveTraining | None:
+    """The training this session waits for as its current run, if any."""
+    live = st.session_state.get(LIVE)
+    return live[1] if live is not None else None
 
-    def progress(step, target_vocab_size):
-        done = min((step.vocab_size - base) / max(target_vocab_size - base, 1), 1.0)
-        if int(done * PROGRESS_UPDATES) > shown[0]:
-            shown[0] = int(done * PROGRESS_UPDATES)
-            bar.progress(done, text=f"Training: merge {step.number:,}, vocab {step.vocab_size:,} of {target:,}")
 
-    try:
-        return train_run(
-            _train_text,
-            target_vocab_size=target,
-            minimum_pair_frequency=min_freq,
-            engine=engine,
-            top_k=RECORDED_TOP_K,
-            alphabet=alphabet,
-            pretokenizer=pretokenizer,
-            tie_rule=tie_rule,
-            heldout_text=_heldout_text,
-            progress=progress,
-        )
-    finally:
-        bar.empty()
+def stop_training() -> None:
+    """Stop button callback: leave the session's training with the merges learned so far,
+    kept for this session only ("stopped at N of M merges"). The training goes on for other
+    sessions waiting for it, and stops if there is none.
+
+    The merges kept are exactly those of a training to the vocab they reach, so the sidebar
+    is set to train up to that vocab: every cache keyed by the settings then holds what the
+    full run of those settings would give, and the run of the settings asked for is never
+    confused with the stopped one. Stopped before the first merge, nothing is kept but the
+    fact (the page says so and offers to train again)."""
+    state = st.session_state
+    live = state.get(LIVE)
+    if live is None:
+        return
+    settings, training = live
+    run = training.run_so_far()
+    _stop_waiting()
+    if training.error is not None:
+        return  # the page says what went wrong
+    state.pop(RUN_MEMO, None)
+    if run is None or not run.steps:
+        state[STOPPED_RUN] = (settings.training_key(), None)
+        return
+    if run.stop_reason is not StopReason.STOPPED:  # it had ended: the full run, shared as any other
+        return
+    reached = run.final_vocab_size
+    state[TRAIN_UP_TO] = reached
+    state[VOCAB] = min(int(state[VOCAB]), reached)  # the pages open on its last merge
+    state[STOPPED_RUN] = (replace(settings, trained_vocab_size=reached).training_key(), run)
+
+
+def train_again() -> None:
+    """Button callback: drop the run this session stopped and train up to the vocab it was
+    to reach, in full."""
+    state = st.session_state
+    stopped = state.pop(STOPPED_RUN, None)
+    state.pop(RUN_MEMO, None)
+    if stopped is not None and stopped[1] is not None:
+        state[TRAIN_UP_TO] = stopped[1].settings.target_vocab_size
+
+
+def progress_line(training: LiveTraining) -> tuple[float, str]:
+    """(fraction done, one line) for a training's progress bar: merges, pace, time left."""
+    progress = training.progress()
+    if progress.preparing:
+        return 0.0, f"Preparing the text… ({progress.seconds:,.0f} s)"
+    left = progress.seconds_left
+    said = (
+        f"Training: merge {progress.merges:,} of {progress.target_merges:,} · "
+        f"{progress.merges_per_second:,.0f} merges/s"
+    )
+    if left is not None:
+        said += f" · about {_duration(left)} left"
+    return progress.fraction, said
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(seconds, 1):,.0f} s"
+    return f"{seconds // 60:,.0f} min {seconds % 60:02.0f} s"
+
+
+def _at_hand(settings: Settings) -> TrainingRun | None:
+    """The run without training: this session's current one, a replayed run file, the run
+    this session stopped, or a finished run of any session. None when it must train."""
+    key = settings.training_key()
+    state = st.session_state
+    memo = state.get(RUN_MEMO)
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    if settings.run_file is not None:  # replayed from its file: never retrained
+        run = opened_run(settings).run
+        _require_recorded_settings(settings, run)
+        return run
+    stopped = state.get(STOPPED_RUN)
+    if stopped is not None and stopped[0] == key:
+        if stopped[1] is None:
+            raise StoppedBeforeFirstMerge(settings.trained_vocab_size)
+        return stopped[1]
+    return shared_trainings(own=is_own_text(settings)).finished(key)
+
+
+def _join(settings: Settings) -> LiveTraining:
+    """The training of these settings, joined by this session (started if none is under
+    way), once its text is known to fit in memory."""
+    train_text, heldout_text = corpus_texts(settings)
+    # in-memory training: refuse plainly what will not fit, rather than swap or die
+    check_fits_in_memory(len(train_text) + len(heldout_text), settings.alphabet, settings.pretokenizer)
+    training_settings = TrainingSettings(
+        target_vocab_size=settings.trained_vocab_size,
+        minimum_pair_frequency=settings.min_freq,
+        engine=settings.engine,
+        top_k=RECORDED_TOP_K,
+        alphabet=settings.alphabet,
+        pretokenizer=settings.pretokenizer,
+        tie_rule=settings.tie_rule,
+        # whatever the settings (a lesson's, a link's), a run holds a bounded vocabulary
+        max_vocab_characters=MAX_VOCAB_CHARACTERS,
+    )
+    return shared_trainings(own=is_own_text(settings)).join(
+        settings.training_key(),
+        lambda: LiveTraining(train_text, training_settings, heldout_text=heldout_text),
+        _watcher(),
+        session_watch(),
+    )
+
+
+def _outcome(training: LiveTraining) -> TrainingRun:
+    """The run of an ended training, or its error as a `BpeError`."""
+    if training.result is not None:
+        return training.result
+    raise BpeError(training.error or "the training stopped before its end; train it again")
+
+
+def _stop_waiting() -> None:
+    live = st.session_state.pop(LIVE, None)
+    if live is not None:
+        live[1].leave(_watcher())
+
+
+def _watcher() -> str:
+    """This session's name among a training's watchers."""
+    return st.session_state.setdefault(WATCHER, uuid.uuid4().hex)
+
+
+def shared_trainings(*, own: bool = False) -> SharedTrainings:
+    """The runs, finished and training, of the shipped corpora (one registry per process,
+    shared by every session) or, ``own``, of this session's own texts (this session's
+    registry, gone when the session disconnects: nobody else holds those texts)."""
+    return _trainings(own=own)
+
+
+# A TrainingRun is frozen and nothing mutates it: one object for everyone (a copy per
+# session cost a class ~6 MB per student, and a bigger heap for the collector to walk).
+@cache_resource_by_owner(show_spinner=False)
+def _trainings() -> SharedTrainings:
+    return SharedTrainings(keep=MAX_FINISHED_RUNS)
 
 
 # ==================== Run files
@@ -192,8 +356,9 @@ def _require_recorded_settings(settings: Settings, run: TrainingRun) -> None:
 
 
 def opened_run(settings: Settings) -> RunFile:
-    """The run file these settings replay (listed on disk, or uploaded in this session),
-    read once per process and shared (`st.cache_resource`, as trained runs are).
+    """The run file these settings replay: one listed on disk is read once per process and
+    shared (`st.cache_resource`, as trained runs are); one uploaded in this session is
+    parsed once for this session (up to 64 MB each: nobody else holds its bytes).
     Raises `BpeError` (a `RunFileError`) when it cannot be read."""
     name = settings.run_file
     assert name is not None
@@ -210,7 +375,7 @@ def _read_run(path: str, version: str) -> RunFile:
     return read_run_file(path)
 
 
-@st.cache_resource(show_spinner="Opening the run file…", max_entries=8)
+@st.cache_resource(show_spinner="Opening the run file…", max_entries=8, scope="session")
 def _parsed_run(content_hash: str, _raw: bytes, _name: str) -> RunFile:
     return parse_run_file(_raw, name=_name)
 
@@ -220,11 +385,11 @@ def _parsed_run(content_hash: str, _raw: bytes, _name: str) -> RunFile:
 
 def prefix_tokenizer(settings: Settings, run: TrainingRun, merges: int) -> BPETokenizer:
     """The tokenizer after the run's first ``merges`` merges (0 = base tokens only). Cached."""
-    return _merges_tokenizer(settings.training_key(), merges, _run=run)
+    return _merges_tokenizer(settings.training_key(), merges, _run=run, own=is_own_text(settings))
 
 
 # Tokenizers are models, not data: cache_resource shares one object instead of
 # unpickling a copy on every rerun. Nothing mutates them but their bounded chunk cache.
-@st.cache_resource(show_spinner=False, max_entries=64)
+@cache_resource_by_owner(show_spinner=False, max_entries=64)
 def _merges_tokenizer(key: tuple, merges: int, _run: TrainingRun) -> BPETokenizer:
     return _run.tokenizer(merges=merges)

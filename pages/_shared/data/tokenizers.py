@@ -15,8 +15,10 @@ from bpe.errors import BpeError
 from bpe.formats import CL100K_NAME, load_cl100k, load_upload
 from bpe.run import TrainingRun
 from bpe.storage import UPLOAD_MAX_BYTES, UPLOAD_MAX_MERGES
+from bpe.text import shown_name
 from pages._shared.data.runs import prefix_tokenizer
 from pages._shared.state.settings import Settings
+from pages._shared.state.stores import is_own_text
 
 GPT2_LABEL = "GPT-2"
 GPT4_LABEL = CL100K_NAME  # "GPT-4 (cl100k)"
@@ -29,29 +31,35 @@ UPLOAD_ERROR = "vocab_upload_error"  # plain key: why the last upload was refuse
 
 @dataclass(frozen=True)
 class Compared:
-    """One tokenizer in a comparison: its label, its vocab size, and a cache key naming it."""
+    """One tokenizer in a comparison: its label, its vocab size, a cache key naming it, and
+    whether it is this session's own (trained on its own text, or uploaded)."""
 
     label: str
     vocab_size: int
     key: tuple  # what the tokenizer depends on (run settings and merges, or a fingerprint)
     tokenizer: object = field(compare=False, hash=False, repr=False)
+    own: bool = False  # what is measured with it is cached for this session only (`data.owned`)
 
 
 def base_level(settings: Settings, run: TrainingRun) -> Compared:
     """The run's alphabet with no merges: one token per character (or byte)."""
     label = "characters" if run.alphabet == "characters" else "bytes"
-    return Compared(
-        label, len(run.base_tokens), ("run", settings.training_key(), 0), prefix_tokenizer(settings, run, 0)
-    )
+    key, tokenizer = ("run", settings.training_key(), 0), prefix_tokenizer(settings, run, 0)
+    return Compared(label, len(run.base_tokens), key, tokenizer, own=is_own_text(settings))
 
 
 def bpe_at(settings: Settings, run: TrainingRun, vocab_size: int) -> Compared:
     """The run's tokenizer at ``vocab_size`` (a prefix of its merges)."""
     merges = run.merge_count(vocab_size)
     tokenizer = prefix_tokenizer(settings, run, merges)
-    return Compared(
-        f"BPE {tokenizer.vocab_size:,}", tokenizer.vocab_size, ("run", settings.training_key(), merges), tokenizer
-    )
+    key = ("run", settings.training_key(), merges)
+    return Compared(f"BPE {tokenizer.vocab_size:,}", tokenizer.vocab_size, key, tokenizer, own=is_own_text(settings))
+
+
+def session_owns(settings: Settings, *compared: Compared) -> bool:
+    """Is what is computed on the text of ``settings`` with the ``compared`` tokenizers this
+    session's own (its text, its run, its upload), to be cached for it alone (`data.owned`)?"""
+    return is_own_text(settings) or any(c.own for c in compared)
 
 
 def extra_tokenizers() -> list[Compared]:
@@ -68,7 +76,7 @@ def extra_tokenizers() -> list[Compared]:
     if uploaded is not None:
         name, tokenizer = uploaded
         key = ("upload", tokenizer.fingerprint())
-        found.append(Compared(f"uploaded: {name}", tokenizer.vocab_size, key, tokenizer))
+        found.append(Compared(f"uploaded: {name}", tokenizer.vocab_size, key, tokenizer, own=True))
     return found
 
 
@@ -121,7 +129,7 @@ def accept_upload(name: str, raw: bytes, pattern: str | None = None) -> None:
         state[UPLOAD_ERROR] = str(error)
         return
     state.pop(UPLOAD_ERROR, None)
-    state[UPLOADED] = (name, tokenizer)
+    state[UPLOADED] = (shown_name(name), tokenizer)  # the file's name labels charts and tables: never raw
 
 
 def forget_upload() -> None:

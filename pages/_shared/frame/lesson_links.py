@@ -35,6 +35,7 @@ from bpe.analysis.tie_rules import tie_rule_label
 from bpe.corpora.corpus import list_corpora
 from bpe.errors import BpeError
 from bpe.pretokenize import pretokenizer_name
+from bpe.text import shown_name
 from pages._shared.data.measures import corpus_hash
 from pages._shared.data.runs import corpus_texts
 from pages._shared.frame.navigation import current_page, known_pages, page_address
@@ -199,7 +200,7 @@ def _open_file() -> None:
         state[FILE_ERROR] = str(error)
         return
     state.pop(FILE_ERROR, None)
-    corpus = lesson.corpus
+    corpus = shown_name(lesson.corpus)  # the file's to choose: never raw on a page
     if lesson.text is not None:  # kept like any pasted text: the session's last few, the oldest let go
         corpus = lesson_text_name(corpus)
         use_user_text(corpus, lesson.text)
@@ -209,7 +210,7 @@ def _open_file() -> None:
     state.pop(OWNERS, None)  # like a link on a first visit: the pages keep what the lesson set
     state[EXPECT] = {"corpus": corpus, "hash": lesson.text_hash, "shown": None}
     state[GOTO] = lesson.page
-    add_note(f"Opened the lesson file {upload.name}.")
+    add_note(f"Opened the lesson file {shown_name(upload.name)}.")
 
 
 def lesson_text_name(name: str) -> str:

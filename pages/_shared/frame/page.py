@@ -6,12 +6,19 @@ import streamlit as st
 
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
+from bpe.steps import StopReason
 from pages._shared.data.measures import corpus_hash, run_curve
-from pages._shared.data.runs import trained_run
+from pages._shared.data.runs import StoppedBeforeFirstMerge, TrainingUnderway, trained_run
 from pages._shared.frame.lesson_links import lesson_finish, lesson_frame_ok, lesson_start
 from pages._shared.frame.navigation import current_page, draw_navigation
 from pages._shared.frame.presenter import presenter_toggle
 from pages._shared.frame.sidebar import draw_sidebar
+from pages._shared.frame.training_progress import (
+    budget_note,
+    stopped_before_first_merge,
+    stopped_note,
+    wait_for_training,
+)
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.link import link_notes, mirror_in_url, read_link_once
 from pages._shared.state.settings import Settings, init_state
@@ -45,12 +52,40 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
     if not lesson_frame_ok(settings):  # the lesson's text differs from the one here: say so, stop
         return settings, None
     try:
-        run = trained_run(settings)
+        run = _run_shown(settings)
     except BpeError as error:
         st.error(escape_markdown(str(error)), icon="⚠️")
         return settings, None
+    except StoppedBeforeFirstMerge as stopped:
+        stopped_before_first_merge(stopped.target_vocab_size)
+        return settings, None
+    if run is None:  # still training: the progress and Stop are drawn, the page comes back
+        return settings, None
+    if run.stop_reason is StopReason.STOPPED:
+        stopped_note(run)
+    elif run.stop_reason is StopReason.VOCAB_CHARACTERS_REACHED:
+        budget_note(run)
     run_curve(settings, run)  # every run trained in this session can be overlaid on Compression
     return settings, run
+
+
+def _run_shown(settings: Settings) -> TrainingRun | None:
+    """The session's run, waited for with its progress and Stop (see `frame.training_progress`);
+    None while it goes on training past the wait."""
+    # The progress's place, held on every run (trained now, or at hand): an emptied bar on
+    # the first run and no element on the next would move every element below it, and the
+    # browser then draws them all anew, dropping the keyboard's focus.
+    slot = st.empty()
+    try:
+        return trained_run(settings)
+    except TrainingUnderway as underway:
+        with slot.container():
+            if not wait_for_training(underway.training):
+                return None
+    try:
+        return trained_run(settings)
+    except TrainingUnderway:  # ended for want of watchers and started again: wait on the next run
+        return None
 
 
 def _hash_or_none(settings: Settings, listed: bool) -> str | None:

@@ -16,6 +16,7 @@ from bpe.corpora.textfile import decode_text_bytes
 from bpe.errors import BpeError
 from bpe.pretokenize import pretokenizer_name
 from bpe.runfile import MAX_RUN_FILE_BYTES, RunFile, RunListing, labelled_runs, parse_run_file
+from bpe.text import shown_name
 from pages._shared.data.runs import alphabet_size, corpus_texts, opened_run
 from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown
@@ -88,7 +89,7 @@ def draw_sidebar() -> tuple[Settings, bool]:
             "Text to train on",
             CORPUS,
             options=list(sizes),
-            format_func=lambda name: f"{name} ({_size(sizes[name])})",
+            format_func=lambda name: f"{shown_name(name)} ({_size(sizes[name])})",
         )
         _corpus_inputs()
         run_file = _chosen_run(runs, uploaded_runs)
@@ -310,7 +311,7 @@ def _describe_run(opened: RunFile) -> None:
     run, source = opened.run, opened.source
     held = f"; held-out curve over {run.heldout_characters:,} characters" if run.heldout_characters else ""
     st.caption(
-        f"Replaying a recorded run: {run.training_characters:,} characters of {escape_markdown(source.name)}, "
+        f"Replaying a recorded run: {run.training_characters:,} characters of {escape_markdown(shown_name(source.name))}, "
         f"{run.alphabet}, pre-tokenizer {pretokenizer_name(run.pretokenizer)}, ties "
         f"{tie_rule_label(run.settings.tie_rule)}, minimum pair frequency {run.settings.minimum_pair_frequency:,}; "
         f"{len(run.steps):,} merges ({escape_markdown(run.stop_explanation)}){held}. Nothing is retrained; "
@@ -331,7 +332,7 @@ def _use_run_upload() -> None:
         state[UPLOAD_ERROR] = f"{error} The previous corpus ({state[CORPUS]!r}) stays selected."
         return
     state.pop(UPLOAD_ERROR, None)
-    name = f"{RUN_UPLOAD_PREFIX}{opened.source.name} ({upload.name})"
+    name = f"{RUN_UPLOAD_PREFIX}{shown_name(opened.source.name)} ({shown_name(upload.name)})"
     remember(RUN_UPLOADS, name, (hashlib.sha256(raw).hexdigest()[:20], raw), MAX_RUN_UPLOADS)
     state[CORPUS] = _upload_label(name)
 
@@ -374,7 +375,7 @@ def _use_upload() -> None:
     def decode() -> str:
         return corpus_from_upload(upload.getvalue(), file_name=upload.name, max_bytes=upload_limit_bytes())[1]
 
-    _add_user_corpus(UPLOADED + upload.name, decode)
+    _add_user_corpus(UPLOADED + shown_name(upload.name), decode)  # a stranger's name: never raw on a page
 
 
 def _add_user_corpus(name: str, decode) -> None:

@@ -14,7 +14,7 @@ from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
 from bpe.analysis.wording import most_frequent_pairs, tie_with_winner
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
-from bpe.text import pair_label
+from bpe.text import bidi_marked, pair_label
 
 WINNER = "#dc2626"
 TIED = "#f59e0b"
@@ -24,8 +24,9 @@ TIE_RULE = tie_rule_sentence(DEFAULT_TIE_RULE)  # the default rule's sentence (t
 
 def plotly_text(text: str) -> str:
     """User text for plotly labels: plotly renders a little HTML, so <, > and & are escaped;
-    quotes are left alone, since plotly would show '&quot;' literally."""
-    return html.escape(text, quote=False)
+    quotes are left alone, since plotly would show '&quot;' literally; bidirectional
+    controls are shown as marks (`bpe.text.bidi_marked`), so a label cannot reorder the chart's text."""
+    return html.escape(bidi_marked(text), quote=False)
 
 
 # Type a class can read from the back of a room (plotly's default ticks are 12 px).
@@ -46,11 +47,13 @@ def readable(fig: go.Figure) -> go.Figure:
 
 def enlarged(fig: go.Figure, scale: float = PRESENTER_SCALE) -> go.Figure:
     """``fig`` with type ``scale`` times larger and a quarter taller (presenter mode)."""
-    fig.update_layout(
-        font_size=round(BASE_FONT * scale),
-        title_font_size=round(TITLE_FONT * 1.15),  # titles are long
-        height=round((fig.layout.height or 400) * 1.25),
-    )
+    title_size = round(TITLE_FONT * 1.15)  # titles are long
+    fig.update_layout(font_size=round(BASE_FONT * scale), title_font_size=title_size)
+    fig.update_layout(height=round((fig.layout.height or 400) * 1.25))
+    title = fig.layout.title
+    if title.pad.t and title.yanchor == "top" and title.text:  # a hung title: its pad and margin grow with its type
+        lines = title.text.count("<br>") + 1
+        fig.update_layout(title_pad_t=title_pad(title_size), margin_t=title_margin(lines, title_size))
     fig.update_xaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     fig.update_yaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     return fig
@@ -72,9 +75,37 @@ def wrapped(text: str, width: int) -> list[str]:
     return lines
 
 
-def title_margin(lines: list[str]) -> int:
-    """Top margin for a title of these lines (``<sup>`` lines are smaller)."""
-    return 20 + sum(16 if line.startswith("<sup>") else 26 for line in lines)
+# Plotly places a title by its first line only (the others run on below it, into the bars
+# when the margin is short) and spaces every line 1.3 times the title's font size apart, a
+# smaller ``<sup>`` line too. So a wrapped title is hung from the chart's top edge, in a margin
+# as tall as its lines: with ``yanchor="top"`` the first line's top sits one font size above
+# the padding, so the padding adds that back.
+TITLE_LINE_SPACING, TITLE_PAD = 1.3, 10
+
+
+def title_pad(font_size: int) -> int:
+    """The top padding that puts a hung title's first line `TITLE_PAD` below the chart's edge."""
+    return TITLE_PAD + font_size
+
+
+def title_margin(lines: int, font_size: int = TITLE_FONT) -> int:
+    """Top margin for a title of ``lines`` lines hung from the top (`hung_title`)."""
+    return 2 * TITLE_PAD + round(lines * TITLE_LINE_SPACING * font_size)
+
+
+def hung_title(lines: list[str]) -> dict:
+    """Layout for a title of these lines hung from the chart's top edge, and its margin."""
+    return dict(
+        title=dict(
+            text="<br>".join(lines),
+            font=dict(size=TITLE_FONT),
+            y=1,
+            yref="container",
+            yanchor="top",
+            pad=dict(t=title_pad(TITLE_FONT)),
+        ),
+        margin_t=title_margin(len(lines)),
+    )
 
 
 def whole_number_axis(largest: float, **axis) -> dict:
@@ -114,11 +145,10 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     positions = list(range(len(pairs)))
     # The chart sits in three fifths of the page: about 330 px at 1024 px. Plotly does not
     # wrap titles, so they are broken into lines here (the tie subtitle is smaller type).
-    lines = wrapped(f"Step {step.number}: {most_frequent_pairs(len(pairs))} before the merge", PAIR_TITLE_CHARS)
+    lines = wrapped(f"Step {step.number:,}: {most_frequent_pairs(len(pairs))} before the merge", PAIR_TITLE_CHARS)
     if tied:
         sentence = f"{tie_with_winner(len(tied))}: {tie_rule_sentence(tie_rule)}"
         lines += [f"<sup>{line}</sup>" for line in wrapped(sentence, PAIR_SUBTITLE_CHARS)]
-    title = "<br>".join(lines)
     bar = dict(
         type="bar",
         x=positions,
@@ -130,11 +160,12 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
         hovertemplate="%{customdata}<br>count %{y:,}<extra></extra>",
     )
     axis_type = dict(tickfont=dict(size=TICK_FONT))
+    hung = hung_title(lines)
     layout = dict(
-        title=dict(text=title, font=dict(size=TITLE_FONT)),
-        height=310 + title_margin(lines),  # the bars keep their height under a longer title
+        title=hung["title"],
+        height=310 + hung["margin_t"],  # the bars keep their height under a longer title
         font=dict(size=BASE_FONT),
-        margin=dict(l=10, r=10, t=title_margin(lines), b=10),
+        margin=dict(l=10, r=10, t=hung["margin_t"], b=10),
         showlegend=False,
         xaxis=dict(
             tickvals=positions,
@@ -168,11 +199,11 @@ def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figu
         bar.customdata = [bar.customdata[i] for i in order]
         fig.update_xaxes(ticktext=[fig.layout.xaxis.ticktext[i] for i in order])
     title = "which pair is merged next?" if asking else f"{most_frequent_pairs(count)}, counted"
-    lines = wrapped(f"Step {step.number}: {title}", PAIR_TITLE_CHARS)
+    lines = wrapped(f"Step {step.number:,}: {title}", PAIR_TITLE_CHARS)
     # title_text and margin_t, not title= and margin=: the chart is built unvalidated, so those
     # would replace its title and margin objects with a bare string and a partial dict, and
     # presenter mode (which sets the title's font) then fails on the string
-    fig.update_layout(title_text="<br>".join(lines), margin_t=title_margin(lines))
+    fig.update_layout(title_text="<br>".join(lines), margin_t=hung_title(lines)["margin_t"])
     return fig
 
 
@@ -195,7 +226,7 @@ def compression_curve_figure(
     pretrained_text: str = "held-out text",
 ) -> go.Figure:
     """Characters per token against vocab size: training text (blue) and held-out text (red)
-    from one run's `bpe.metrics.CurvePoint` list; a marker where the curves part; a dotted
+    from one run's `bpe.analysis.metrics.CurvePoint` list; a marker where the curves part; a dotted
     line at the vocab size shown. ``overlays`` ({label: curve}) adds other runs' curves,
     held-out when they have it (that is the comparable one), thin and dashed. ``pretrained``
     ({label: [`bpe.analysis.pretrained.PrefixPoint`]}) adds pretrained tokenizers cut to
@@ -281,7 +312,7 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
     """Characters covered by ``block_size`` tokens, against vocab size (log axis): one marker
     per tokenizer (named in the legend, so close points never print over each other), the
     10th-90th percentile over windows as its error bar. ``rows`` are
-    (label, vocab_size, `bpe.metrics.Coverage`). The y axis leaves room above the highest bar."""
+    (label, vocab_size, `bpe.analysis.metrics.Coverage`). The y axis leaves room above the highest bar."""
     fig = go.Figure()
     for (label, size, c), colour in zip(rows, COVERAGE_COLOURS * 3):
         fig.add_trace(
@@ -335,7 +366,7 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
     """Held-out bits per character, one line per tokenizer, against training seconds
     (``x="seconds"``) or characters of training text processed (``x="chars"``).
 
-    ``records`` are `bpe.lm.ExperimentProgress` records that carry an evaluation, in order.
+    ``records`` are `bpe.lm.experiment.ExperimentProgress` records that carry an evaluation, in order.
     """
     if x not in _CURVE_AXES:
         raise ValueError(f"x={x!r} must be 'seconds' or 'chars'")

@@ -8,7 +8,8 @@ runs only the file's own script (by its hash).
 Escaping, as carefully as the app: the film's data is JSON inside a
 ``<script type="application/json">`` block with ``<``, ``>`` and ``&`` written as
 ``\\u003c``..., so no text can close the block; the script puts every token into the page
-with ``textContent``, never as HTML; the title goes through `html.escape`.
+with ``textContent``, never as HTML; the title and the line about the run go through `html.text_html` (escaped, bidi controls
+as marks).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import base64
 import hashlib
 import html
 import json
+
+from pages._shared.render.html import text_html
 
 SCRIPT = r"""
 (function () {
@@ -47,7 +50,7 @@ SCRIPT = r"""
   }
   function render() {
     var f = frames[k];
-    $("step").textContent = "Step " + (k + 1) + " of " + frames.length;
+    $("step").textContent = "Step " + (k + 1).toLocaleString("en-US") + " of " + frames.length.toLocaleString("en-US");
     $("headline").textContent = "Merge " + f.number + ": " + f.pair[0] + " + " + f.pair[1] + " \u2192 " +
       f.token + ", " + f.count.toLocaleString("en") + " times" + (f["new"] ? "" : " (already in the vocabulary)");
     var chart = $("chart"), most = f.top.length ? f.top[0][1] : 1;
@@ -144,7 +147,7 @@ def film_html(data: dict, about: str) -> str:
         f"default-src 'none'; script-src 'sha256-{script_hash}'; style-src 'unsafe-inline'; "
         "img-src 'none'; connect-src 'none'; font-src 'none'; base-uri 'none'; form-action 'none'"
     )
-    title = html.escape(data["title"])
+    title = text_html(data["title"])
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -156,7 +159,7 @@ def film_html(data: dict, about: str) -> str:
 </head>
 <body>
 <h1>{title}</h1>
-<p class="about">{html.escape(about)}</p>
+<p class="about">{text_html(about)}</p>
 <div class="controls">
 <button id="start" title="back to the first merge">First</button><button id="back" title="step back (←)">◀ Step</button>
 <button id="play" title="play or pause (space)">Play</button><button id="forward" title="step forward (→)">Step ▶</button>

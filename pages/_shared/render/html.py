@@ -2,7 +2,8 @@
 
 Token text is user text. Everything that reaches HTML passes through `html.escape` here,
 so a corpus holding ``<script>`` or ``<img onerror=...>`` shows those characters as
-text. The core spells tokens as plain text (`bpe.text`); this module turns that text
+text, and its bidirectional controls are shown as marks (`text_html`, `bpe.text`), so
+U+202E cannot make "ecila ot 999 yap" read "pay 999 to alice". The core spells tokens as plain text (`bpe.text`); this module turns that text
 into the HTML that pages hand to ``st.html``.
 """
 
@@ -12,7 +13,7 @@ import html
 from collections.abc import Iterable
 
 from bpe.analysis.segments import Segment
-from bpe.text import printable, readable_token
+from bpe.text import bidi_marked, printable, readable_token
 
 MARKDOWN_SPECIALS = set("\\`*_{}[]<>#|~$:")
 GOLDEN_ANGLE = 137.508  # degrees: consecutive ids get hues far apart
@@ -48,7 +49,8 @@ PRESENTER_CSS = """<style>
 </style>"""
 # On every page: labels of buttons, toggles, checkboxes, boxes and metrics wrap onto a second
 # line instead of ending in "…" when their column is narrow (a projector's 1024 px), and a
-# static table's headers and cells wrap instead of pushing columns off the right edge.
+# static table's headers and cells wrap between words (never inside one: "charac|ters",
+# "118,3|04"), so a table must have few enough columns to fit (the overflow test measures it).
 WHOLE_LABELS_CSS = """<style>
 [data-testid^="stBaseButton"] p, [data-testid^="stBaseButton"] [data-testid="stMarkdownContainer"],
 [data-testid="stWidgetLabel"] p, [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"],
@@ -60,7 +62,7 @@ WHOLE_LABELS_CSS = """<style>
 }
 [data-testid^="stBaseButton"] { height: auto !important; }
 [data-testid="stTable"] th, [data-testid="stTable"] td, [data-testid="stTable"] p {
-  white-space: normal !important; overflow-wrap: anywhere !important;
+  white-space: normal !important; overflow-wrap: break-word !important; word-break: normal !important;
 }
 </style>"""
 # The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).
@@ -74,10 +76,17 @@ COPY_BUTTON_CSS = """<style>
 MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
 
 
+def text_html(text: str) -> str:
+    """User text (a passage, a name) as HTML that shows it as written: escaped, and its
+    bidirectional controls shown as marks, its spaces and line breaks left as they are."""
+    return html.escape(bidi_marked(text))
+
+
 def escape_markdown(text: str) -> str:
     """Backslash-escape what Markdown (and Streamlit's ``:red[...]``, ``$math$``, ``:emoji:``)
-    would act on, for user text inside ``st.error`` and friends: it then shows as written."""
-    return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)
+    would act on, for user text inside ``st.error`` and friends, and show its bidirectional
+    controls as marks: it then shows as written."""
+    return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in bidi_marked(text))
 
 
 # ==================== Colour
@@ -224,7 +233,7 @@ def context_window_html(
     ``shown_chars`` characters shows its start and its end, the tokens between them folded
     into one mark that says how many there are; a few lines of the rest follow the cut.
 
-    ``lengths`` are the characters per token of ``passage`` (see `bpe.metrics.token_lengths`);
+    ``lengths`` are the characters per token of ``passage`` (see `bpe.analysis.metrics.token_lengths`);
     a token of 0 characters (the tail of a character split across byte tokens) adds nothing.
     """
     tokens, start = [], 0
@@ -248,7 +257,7 @@ def context_window_html(
             continue
         pieces.append(
             f'<span class="win" style="background:{WINDOW_SHADES[i % 2]};{WINDOW_TOKEN_STYLE}">'
-            f"{html.escape(token)}</span>"
+            f"{text_html(token)}</span>"
         )
     if len(lengths) <= block_size:
         marker = (
@@ -263,7 +272,7 @@ def context_window_html(
         )
     after = passage[start:]
     after = after if len(after) <= REST_SHOWN_CHARS else after[:REST_SHOWN_CHARS] + "…"
-    rest = f'<span class="rest" style="color:#94a3b8">{html.escape(after)}</span>'
+    rest = f'<span class="rest" style="color:#94a3b8">{text_html(after)}</span>'
     return (
         f'<div class="bpe-window" style="font-family:monospace;font-size:0.95rem;white-space:pre-wrap;'
         f'line-height:1.8;padding:2px">{"".join(pieces)}{marker}{rest}</div>'

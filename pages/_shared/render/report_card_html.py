@@ -15,6 +15,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from bpe.analysis.report_card import CardRow, Measure
+from pages._shared.render.figures import plotly_text
+from pages._shared.render.html import text_html
 
 CHARACTERS, BYTES = "characters", "bytes"
 BETTER = "background:#dcfce7;color:#166534"
@@ -35,12 +37,12 @@ def report_card_html(
     others = [r for r in references if r != ours and r in labels]
     head = ["text", unit] + [f"{label}" for label in labels] + [f"vs {ref}" for ref in others]
     cell = "padding:2px 5px;text-align:right;border-bottom:1px solid #e2e8f0"
-    lines = ["<tr>" + "".join(f'<th style="{cell};text-align:center">{html.escape(h)}</th>' for h in head) + "</tr>"]
+    lines = ["<tr>" + "".join(f'<th style="{cell};text-align:center">{text_html(h)}</th>' for h in head) + "</tr>"]
     for row in rows:
         size = len(row.text.text) if unit == CHARACTERS else len(row.text.text.encode("utf-8"))
         cells = [
-            f'<td style="{cell};text-align:left;white-space:nowrap" title="{html.escape(row.text.source, quote=True)}">'
-            f"{html.escape(row.text.name)}</td>",
+            f'<td style="{cell};text-align:left;white-space:nowrap" title="{text_html(row.text.source)}">'
+            f"{text_html(row.text.name)}</td>",
             f'<td style="{cell}">{size:,}</td>',
         ]
         for label in labels:
@@ -76,26 +78,36 @@ def report_card_html(
 
 def report_card_figure(rows: Sequence[CardRow], unit: str = CHARACTERS, *, large: bool = False) -> go.Figure:
     """Grouped bars: per text, each tokenizer's characters (or bytes) per token. ``large``
-    (presenter mode): the texts' names stand upright, since at a slant the larger type of
-    sixteen names overlaps at 1024 px."""
+    (presenter mode): the bars lie across and the texts' names read across beside them, one
+    under the other: at a slant the larger type of sixteen names overlaps at 1024 px, and
+    names standing on end are hard to read from the back of a room."""
     labels = list(rows[0].measures) if rows else []
-    names = [row.text.name for row in rows]
+    names = [plotly_text(row.text.name) for row in rows]
     fig = go.Figure()
     for index, label in enumerate(labels):
         values = [per_token(row.measures[label], unit) for row in rows]
+        if large:
+            bars = dict(x=values, y=names, orientation="h")
+            hover = f"%{{y}}<br>%{{x:.2f}} {unit} per token<extra>{plotly_text(label)}</extra>"
+        else:
+            bars = dict(x=names, y=values)
+            hover = f"%{{x}}<br>%{{y:.2f}} {unit} per token<extra>{plotly_text(label)}</extra>"
         fig.add_bar(
-            name=label,
-            x=names,
-            y=values,
-            marker_color=BAR_COLOURS[index % len(BAR_COLOURS)],
-            hovertemplate=f"%{{x}}<br>%{{y:.2f}} {unit} per token<extra>{html.escape(label)}</extra>",
+            name=plotly_text(label), marker_color=BAR_COLOURS[index % len(BAR_COLOURS)], hovertemplate=hover, **bars
         )
+    # across the chart (presenter mode) the axis title takes two lines, or it runs past the edge at 1024 px
+    per_token_axis = dict(title=f"{unit} per token{'<br>' if large else ' '}(higher: fewer tokens)", rangemode="tozero")
     fig.update_layout(
         barmode="group",
-        height=420,
         margin=dict(l=10, r=10, t=30, b=10),
-        yaxis=dict(title=f"{unit} per token (higher: fewer tokens)", rangemode="tozero"),
-        xaxis=dict(tickangle=-90 if large else -35),
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
     )
+    if large:  # the first text on top, as in the table; each text's group of bars a line of its own
+        fig.update_layout(
+            height=120 + len(rows) * (14 * len(labels) + 16),
+            xaxis=per_token_axis,
+            yaxis=dict(autorange="reversed"),
+        )
+    else:
+        fig.update_layout(height=420, yaxis=per_token_axis, xaxis=dict(tickangle=-35))
     return fig

@@ -19,7 +19,9 @@ import hashlib
 import html
 
 from bpe.analysis.span_diff import SpanDiff, TokenSpan, display_lines
-from bpe.text import VISIBLE_WHITESPACE, readable_token
+from bpe.analysis.wording import counted
+from bpe.text import VISIBLE_BIDI, VISIBLE_WHITESPACE, readable_token
+from pages._shared.render.html import text_html
 
 WIDTH = 60  # characters a line: the rows and their letters fit 1024 px beside the sidebar
 LARGE_WIDTH = 40  # in presenter mode, with larger type
@@ -28,7 +30,8 @@ HOVER = "background:#f87171 !important;color:#111827"
 EDGE = "box-shadow:inset -1px 0 0 #ffffff"
 MAX_HOVER_CHARACTERS = 3_000  # one CSS rule per character
 LETTERS = "ABCD"
-_VISIBLE = str.maketrans({**VISIBLE_WHITESPACE, "\n": "↵"})
+# Bidi controls as marks too: each row must show its characters in order, one under another.
+_VISIBLE = str.maketrans({**VISIBLE_WHITESPACE, "\n": "↵", **VISIBLE_BIDI})
 
 
 def text_colour(token: str | bytes) -> str:
@@ -58,14 +61,15 @@ def span_diff_html(diff: SpanDiff, *, scope: str, large: bool = False) -> str:
             cells = _ringed(shown, diff.regions, diff.text)
             rows.append(
                 f'<div class="bpe-spandiff-row" style="white-space:pre"><span style="{letter_style}" '
-                f'title="{html.escape(row.label, quote=True)}">{row_letter(index)}</span>{cells}</div>'
+                f'title="{html.escape(row.label.translate(_VISIBLE), quote=True)}">{row_letter(index)}</span>{cells}</div>'
             )
         blocks.append(f'<div class="bpe-spandiff-line" style="margin-bottom:0.7em">{"".join(rows)}</div>')
     rules = "".join(
         f".{scope_class}:has(.c{j}:hover) .c{j}{{{HOVER}}}" for j in range(min(len(diff.text), MAX_HOVER_CHARACTERS))
     )
     legend = " · ".join(
-        f"<b>{row_letter(i)}</b> {html.escape(row.label)} ({row.count:,} tokens)" for i, row in enumerate(diff.rows)
+        f"<b>{row_letter(i)}</b> {text_html(row.label)} ({counted(row.count, 'token')})"
+        for i, row in enumerate(diff.rows)
     )
     return (
         f"<style>{rules}</style>"
@@ -125,7 +129,7 @@ def _piece_html(span: TokenSpan, chars: range, text: str) -> str:
     token_text = readable_token(span.token)
     where = f"characters {span.start}-{span.end - 1}"
     if span.unknown:
-        tip = f"'{token_text}' is outside this tokenizer's alphabet: no token"
+        tip = f"'{token_text.translate(_VISIBLE)}' is outside this tokenizer's alphabet: no token"
     else:
         tip = f"id {span.token_id}: '{token_text.translate(_VISIBLE)}' ({where})"
     style = f"background:{text_colour(span.token)};{EDGE}"

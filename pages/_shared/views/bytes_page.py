@@ -19,7 +19,7 @@ from bpe.gpt2.files import find_gpt2_files, missing_files_details, missing_files
 from bpe.gpt2.tiktoken_check import check_against_tiktoken
 from bpe.paths import shared_data_dir
 from pages._shared.data.comparisons import four_way_comparison, gpt2_column, multibyte_table
-from pages._shared.data.tokenizers import cached_gpt2
+from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.frame.tables import show_table
 from pages._shared.render.html import escape_markdown
 from pages._shared.render.numbers import table_frame
@@ -34,15 +34,33 @@ PARITY_SOURCE = "bytes_parity_source"  # plain key: which text GPT-2 and tiktoke
 def four_ways(settings: Settings, merges: int, train_text: str, heldout_text: str) -> tuple[Comparison, float | None]:
     """The corpus trained four ways (characters/bytes × no split/GPT-2's), plus GPT-2's own
     first ``merges`` merges when its files are here; and GPT-2's full compression (or None)."""
-    comp = four_way_comparison(settings.corpus_key(), merges, train_text, heldout_text)
+    own = session_owns(settings)
+    comp = four_way_comparison(settings.corpus_key(), merges, train_text, heldout_text, own=own)
     if cached_gpt2() is None:
         return comp, None
-    column, full = gpt2_column(settings.corpus_key(), merges, train_text, heldout_text)
+    column, full = gpt2_column(settings.corpus_key(), merges, train_text, heldout_text, own=own)
     return with_variant(comp, column), full
 
 
+# The summary in two tables of six columns: eleven side by side do not fit a projector's
+# 1024 px in large type without breaking their headers and numbers mid-word.
+COMPARED_COLUMNS = [
+    "tokenizer",
+    "characters per token",
+    "bytes per token",
+    "vocab",
+    "merges crossing classes",
+    "first divergent merge",
+]
+TRAINED_COLUMNS = ["tokenizer", "base vocab", "merges", "chunks", "distinct chunks", "seconds"]
+SUMMARY_DECIMALS = {"characters per token": 2, "bytes per token": 2, "seconds": 2}
+
+
 def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
-    show_table(summary_rows(comp), decimals={"characters per token": 2, "bytes per token": 2, "seconds": 2})
+    """What a class compares (compression, crossings, where the merges part ways), then how
+    each tokenizer was trained (its base alphabet, the chunks its pre-tokenizer made)."""
+    rows = summary_rows(comp)
+    show_table([{name: row[name] for name in COMPARED_COLUMNS} for row in rows], decimals=SUMMARY_DECIMALS)
     st.caption(f"Compression is measured on the {comp.evaluated_on}. {CLASS_RULE}")
     if full_gpt2 is not None:
         st.caption(
@@ -54,6 +72,8 @@ def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
         with st.expander("How to get GPT-2's files"):
             for line in missing_files_details():
                 st.markdown(f"- {line}")
+    st.markdown("**How each was trained**")
+    show_table([{name: row[name] for name in TRAINED_COLUMNS} for row in rows], decimals=SUMMARY_DECIMALS)
 
 
 def draw_merge_lists(comp: Comparison, *, gpt2_spelling: bool) -> None:

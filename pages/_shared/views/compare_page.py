@@ -228,9 +228,9 @@ def draw_samples(found: RunComparison) -> None:
     st.caption("Tokens outlined in blue are cut differently by the other run.")
     for sample in found.samples:
         left, right = st.columns(2)
-        left.markdown(f"**A** · {len(sample.segments_a):,} tokens")
+        left.markdown(f"**A** · {counted(len(sample.segments_a), 'token')}")
         left.html(segments_html(sample.segments_a, css_class="bpe-segments bpe-compare-a"))
-        right.markdown(f"**B** · {len(sample.segments_b):,} tokens")
+        right.markdown(f"**B** · {counted(len(sample.segments_b), 'token')}")
         right.html(segments_html(sample.segments_b, css_class="bpe-segments bpe-compare-b"))
 
 

@@ -25,7 +25,7 @@ from pages._shared.data.measures import (
     seen_curves,
     size_summaries,
 )
-from pages._shared.data.tokenizers import Compared, extra_tokenizers
+from pages._shared.data.tokenizers import Compared, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presented, presented_once
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import compression_curve_figure
@@ -136,7 +136,11 @@ def draw_pretrained_table(settings: Settings, vocab_size: int) -> None:
     for compared in extra_tokenizers():
         try:
             whole = pretrained_compression(
-                compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=text
+                compared.key,
+                settings.corpus_key(),
+                _tokenizer=compared.tokenizer,
+                _text=text,
+                own=session_owns(settings, compared),
             )
         except BpeError as error:  # an uploaded character tokenizer lacking characters of this text
             left_out.append(f"{compared.label} is left out: {error}")
@@ -169,7 +173,12 @@ def _points(settings: Settings, compared: Compared, sizes: tuple) -> list[Prefix
     _what, text = measured_text(settings)
     try:
         return pretrained_prefix_curve(
-            compared.key, settings.corpus_key(), sizes, _tokenizer=compared.tokenizer, _text=text
+            compared.key,
+            settings.corpus_key(),
+            sizes,
+            _tokenizer=compared.tokenizer,
+            _text=text,
+            own=session_owns(settings, compared),
         )
     except BpeError:
         return []

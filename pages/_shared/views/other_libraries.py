@@ -26,7 +26,14 @@ from bpe.text import printable
 from bpe.tokenizer import BPETokenizer
 from pages._shared.data.comparisons import exported_files, format_findings, shared_demonstrations, upload_difference
 from pages._shared.data.measures import measured_text
-from pages._shared.data.tokenizers import UPLOAD_ERROR, UPLOADED, accept_upload, forget_upload
+from pages._shared.data.tokenizers import (
+    UPLOAD_ERROR,
+    UPLOADED,
+    Compared,
+    accept_upload,
+    forget_upload,
+    session_owns,
+)
 from pages._shared.render.html import escape_markdown, segments_html
 from pages._shared.state.settings import Settings, bind
 
@@ -57,13 +64,15 @@ COMPARED_CHARS = 20_000  # an upload is compared with the run it came from on th
 # ==================== Exports
 
 
-def draw_exports(tokenizer: BPETokenizer) -> None:
+def draw_exports(trained: Compared) -> None:
     """One download per format; a format that cannot hold the tokenizer says why instead."""
     st.markdown("**For other libraries**: the same tokenizer as another library's file")
+    tokenizer = trained.tokenizer
     stem = f"bpe_{tokenizer.vocab_size}"
     refused = []
     for column, fmt in zip(st.columns(len(FORMATS)), FORMATS):
-        exported = exported_files(tokenizer.fingerprint(), fmt, FILE_NAMES[fmt].format(stem=stem), _tokenizer=tokenizer)
+        name = FILE_NAMES[fmt].format(stem=stem)
+        exported = exported_files(tokenizer.fingerprint(), fmt, name, _tokenizer=tokenizer, own=trained.own)
         with column:
             if isinstance(exported, str):
                 st.button(BUTTONS[fmt], key=f"formats_download_{fmt}", disabled=True)
@@ -108,7 +117,10 @@ def draw_merges_vs_ranks(settings: Settings, tokenizer: BPETokenizer) -> None:
         "whose concatenation is a token. Most tokenizers encode the same in all four, but not every one."
     )
     what, sample = measured_text(settings)
-    found = format_findings(tokenizer.fingerprint(), settings.corpus_key(), _tokenizer=tokenizer, _sample=sample)
+    own = session_owns(settings)  # the run's tokenizer, on its text
+    found = format_findings(
+        tokenizer.fingerprint(), settings.corpus_key(), _tokenizer=tokenizer, _sample=sample, own=own
+    )
     for fmt in FORMATS:
         lesson = found[fmt]
         st.markdown(
@@ -245,6 +257,8 @@ def described(loaded) -> str:
 def _difference_from_run(settings: Settings, run: TrainingRun, loaded) -> str | None:
     """When ``loaded`` holds this run's tokens (an export of it at some vocab size): how its
     tokens differ from the run's on the measured text, or None."""
+    if loaded.vocab_size < len(run.base_tokens):  # fewer tokens than the run's alphabet: no export of it
+        return None
     _what, text = measured_text(settings)
     return upload_difference(
         loaded.fingerprint(),

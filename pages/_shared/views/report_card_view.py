@@ -7,6 +7,8 @@ moving the vocab slider measures only the run's new prefix.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from bpe.analysis.metrics import compression
@@ -14,7 +16,7 @@ from bpe.analysis.report_card import CardRow, card_csv, card_texts
 from bpe.run import TrainingRun
 from pages._shared.data.lenses import card_rows_of
 from pages._shared.data.runs import corpus_parts, opened_run
-from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers
+from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import LARGE, presented_once
 from pages._shared.render.report_card_html import report_card_figure, report_card_html
 from pages._shared.state.controls import CARD_UNIT
@@ -31,7 +33,10 @@ def card_rows(settings: Settings, compared: list[Compared]) -> list[CardRow]:
     corpus = opened_run(settings).source.name if replayed else settings.corpus
     texts = card_texts(train, heldout, corpus=corpus, kept_sample=replayed)
     parts = [
-        card_rows_of(c.key, settings.corpus_key(), c.label, _tokenizer=c.tokenizer, _texts=texts) for c in compared
+        card_rows_of(
+            c.key, settings.corpus_key(), c.label, _tokenizer=c.tokenizer, _texts=texts, own=session_owns(settings, c)
+        )
+        for c in compared
     ]
     return [CardRow(rows[0].text, {k: v for r in rows for k, v in r.measures.items()}) for rows in zip(*parts)]
 
@@ -40,7 +45,7 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
     ss = st.session_state
     st.subheader("Report card")
     ours = bpe_at(settings, run, settings.vocab_size)
-    ours = Compared(f"this run ({ours.vocab_size:,})", ours.vocab_size, ours.key, ours.tokenizer)
+    ours = replace(ours, label=f"this run ({ours.vocab_size:,})")
     compared = [ours, *extra_tokenizers()]
     references = [c.label for c in compared[1:] if c.label in (GPT2_LABEL, GPT4_LABEL)] or [
         c.label for c in compared[1:]

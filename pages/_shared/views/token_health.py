@@ -20,7 +20,7 @@ from bpe.text import printable
 from pages._shared.data.lenses import learned_health, pretrained_health
 from pages._shared.data.measures import MEASURE_CHARS
 from pages._shared.data.runs import corpus_parts
-from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers
+from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presenting
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown
@@ -92,7 +92,7 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
     rare_below = ss[RARE_BELOW.key]
     st.markdown(escape_markdown(WHY).replace("\\`", "`"))
     train, heldout = corpus_parts(settings)  # a replayed run: no training text, its held-out sample
-    rows = learned_health(settings, run, tokenizer, merges, rare_below)
+    rows = learned_health(settings, run, tokenizer, merges, rare_below, own=session_owns(settings))
     counts = flag_counts(rows)
     if presenting():  # large type: three numbers a row, or "Unreachable" breaks inside the word at 1024 px
         m = [*st.columns(3, vertical_alignment="bottom"), *st.columns(3, vertical_alignment="bottom")[:2]]
@@ -158,7 +158,13 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
     bind(st.selectbox, "Tokenizer", HEALTH_OTHER.key, options=labels)
     chosen = others[labels.index(ss[HEALTH_OTHER.key])]
     health = pretrained_health(
-        chosen.key, settings.corpus_key(), _tokenizer=chosen.tokenizer, _train=train, _heldout=heldout
+        chosen.key,
+        settings.corpus_key(),
+        _tokenizer=chosen.tokenizer,
+        _train=train,
+        _heldout=heldout,
+        _uploaded=chosen.own,
+        own=session_owns(settings, chosen),
     )
     rows, counts, unused, unreachable = health.rows, health.counts, health.unused, health.unreachable
     where = "the run's sample" if settings.run_file is not None else "this corpus"  # a run file: its sample only

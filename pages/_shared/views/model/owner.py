@@ -14,6 +14,7 @@ import streamlit as st
 
 from bpe.lm.job import ExperimentJob
 from bpe.lm.report import model_summary_rows, verdict
+from bpe.text import bidi_marked
 from pages._shared.data.tokenizers import Compared
 from pages._shared.frame.tables import show_table
 from pages._shared.render.html import escape_markdown
@@ -149,4 +150,4 @@ def draw_results(job: ExperimentJob, settings: Settings) -> None:
         st.markdown(
             f"**Sample from {escape_markdown(summary.tokenizer)}** (the prompt is the start of the held-out text)"
         )
-        st.code(summary.sample, language=None, wrap_lines=True)
+        st.code(bidi_marked(summary.sample), language=None, wrap_lines=True)  # generated from the corpus

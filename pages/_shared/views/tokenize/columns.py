@@ -25,6 +25,7 @@ from bpe.analysis.metrics import compression
 from bpe.analysis.samples import corpus_samples
 from bpe.analysis.segments import Segment
 from bpe.analysis.special_tokens import ENDOFTEXT, special_token_comparison
+from bpe.analysis.wording import counted
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
@@ -39,7 +40,7 @@ from pages._shared.state.settings import Settings, bind
 
 # The plain keys (declared in `state.controls`): the text, the token traced, the special-token text
 TEXT, LINEAGE, SPECIAL_TEXT = controls.TOKENIZE_TEXT.key, controls.LINEAGE.key, controls.SPECIAL_TEXT.key
-PER_ROW = 3  # tokenizer columns a row: each keeps room for "Characters/token" and its value at 1024 px
+PER_ROW = 3  # tokenizer columns a row: each keeps room for "Characters per token" and its value at 1024 px
 
 
 def text_box(settings: Settings) -> str:
@@ -116,9 +117,11 @@ def draw_special_tokens() -> None:
         st.error(escape_markdown(str(error)), icon="⚠️")
         return
     left, right = st.columns(2)
-    left.markdown(f"**As plain text** (`allowed_special` empty) · {len(found.as_text):,} tokens")
+    left.markdown(f"**As plain text** (`allowed_special` empty) · {counted(len(found.as_text), 'token')}")
     left.html(linked_tokens_html(list(found.as_text), scope="special-as-text"))
-    right.markdown(f"**As the special token** (`allowed_special={{'{ENDOFTEXT}'}}`) · {len(found.as_special):,} tokens")
+    right.markdown(
+        f"**As the special token** (`allowed_special={{'{ENDOFTEXT}'}}`) · {counted(len(found.as_special), 'token')}"
+    )
     right.html(linked_tokens_html(list(found.as_special), scope="special-as-special"))
     st.markdown(escape_markdown(found.explanation))
 
@@ -136,7 +139,7 @@ def draw_tokenizers(settings: Settings, run: TrainingRun, text: str) -> tuple[Co
             marked = encoded[c.label] = encode_marked(c.tokenizer, text)  # unknown characters shown, not refused
             a, b = st.columns(2)
             a.metric("Tokens", f"{len(marked.ids):,}")
-            b.metric("Characters/token", f"{compression(marked.encoded_characters, len(marked.ids)):.2f}")
+            b.metric("Characters per token", f"{compression(marked.encoded_characters, len(marked.ids)):.2f}")
             st.html(linked_tokens_html(marked.segments, scope=f"tokenize-{c.label}"))
             if marked.unknown:
                 st.caption(escape_markdown(unknown_note(marked)))

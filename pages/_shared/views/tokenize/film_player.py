@@ -15,12 +15,15 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from bpe.analysis.encode_film import MAX_FILM_CHARACTERS, EncodeFilm, frame_segments, rule_sentence
+from bpe.analysis.samples import corpus_samples
 from bpe.analysis.segments import Segment
+from bpe.analysis.wording import counted
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import printable
 from pages._shared.data.lenses import film_of
-from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers
+from pages._shared.data.runs import corpus_texts
+from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers, session_owns
 from pages._shared.render.encode_film_html import frame_headline_html
 from pages._shared.render.html import escape_markdown, segments_html
 from pages._shared.state.controls import FILM_FRAME, FILM_OF, STEP
@@ -60,8 +63,12 @@ def draw_encode_film(settings: Settings, run: TrainingRun, text: str) -> None:
     if len(text) > MAX_FILM_CHARACTERS:
         st.caption(f"The film plays the first {MAX_FILM_CHARACTERS:,} characters of the text.")
     is_run = chosen.key[0] == "run"
+    # A text typed here is this session's own, as is a film by its own tokenizer: a preset
+    # sentence of a shipped corpus is filmed once for the whole class.
+    presets = {sample[:MAX_FILM_CHARACTERS] for sample in corpus_samples(*corpus_texts(settings)).values()}
+    own = shown not in presets or session_owns(settings, chosen)
     try:
-        film = film_of(chosen.key, shown, _tokenizer=chosen.tokenizer, _steps=run.steps if is_run else None)
+        film = film_of(chosen.key, shown, _tokenizer=chosen.tokenizer, _steps=run.steps if is_run else None, own=own)
     except BpeError as error:
         st.info(escape_markdown(f"{chosen.label} cannot film this text: {error}"))
         return
@@ -146,7 +153,7 @@ def _draw_frame(film: EncodeFilm, number: int, label: str, is_run: bool) -> None
     if number == 0:
         st.html(frame_headline_html(film, 0))
         start = [Segment(film.itos[i], i) for i in film.ids_at(0)]
-        st.markdown(f"**The text as base tokens** — {len(start):,} tokens, before any merge")
+        st.markdown(f"**The text as base tokens** — {counted(len(start), 'token')}, before any merge")
         st.html(segments_html(start))
         if last == 0:
             st.info(f"No merge of {label} applies to this text: every token is a base token.")
@@ -169,7 +176,8 @@ def _draw_frame(film: EncodeFilm, number: int, label: str, is_run: bool) -> None
     st.markdown("**Before this frame** — the pairs it merges are outlined")
     st.html(segments_html(before))
     st.markdown(
-        f"**After** — {len(after):,} tokens" + (" (the end: exactly what encode() gives)" if number == last else "")
+        f"**After** — {counted(len(after), 'token')}"
+        + (" (the end: exactly what encode() gives)" if number == last else "")
     )
     st.html(segments_html(after))
 
