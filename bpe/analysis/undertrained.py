@@ -150,10 +150,29 @@ def tokenizer_token_health(
             continue
         problem, encodes_as = reach(tokenizer, token_id)
         flags = (problem,) if problem else ()
-        train = None if train_usage is None else train_usage.get(token_id, 0)
-        held = None if heldout_usage is None else heldout_usage.get(token_id, 0)
-        rows.append(TokenHealth(token_id, tokenizer.itos[token_id], None, None, train, held, encodes_as, flags))
-    return rows
+        rows.append(TokenHealth(token_id, tokenizer.itos[token_id], None, None, None, None, encodes_as, flags))
+    return with_usage(rows, train_usage=train_usage, heldout_usage=heldout_usage)
+
+
+def with_usage(
+    rows: Iterable[TokenHealth], *, train_usage: Counter | None, heldout_usage: Counter | None
+) -> list[TokenHealth]:
+    """``rows`` of `tokenizer_token_health` with the uses of another text (id -> count,
+    None: not measured). What a token's own text encodes to does not depend on any corpus,
+    so a tokenizer can be checked once (GPT-2: 50,000 encodes) and each corpus only counted."""
+    return [
+        TokenHealth(
+            r.id,
+            r.token,
+            r.step,
+            r.created_count,
+            None if train_usage is None else train_usage.get(r.id, 0),
+            None if heldout_usage is None else heldout_usage.get(r.id, 0),
+            r.encodes_as,
+            r.flags,
+        )
+        for r in rows
+    ]
 
 
 def glitch_tokens(tokenizer) -> list[tuple[int, str]]:

@@ -8,9 +8,10 @@ no global state: whoever starts it keeps it (a page keeps it in its session).
 
 A job can be tied to its owner (``owner_alive``: the app passes "is this browser session
 still connected?") and then stops by itself once the owner has gone, and it can take its
-turn in a server's `bpe.lm.slots.JobSlots` (``slots``) before it trains. It never changes
-process-wide settings such as torch's thread count: that is the caller's policy (the app
-sets it once per server, see `training_threads`).
+turn in a server's `bpe.lm.slots.JobSlots` (``slots``) before it trains, and train at a
+lower priority than the server's own threads (``niceness``: its thread's alone). It never
+changes process-wide settings such as torch's thread count: that is the caller's policy
+(the app sets it once per server, see `training_threads`).
 
 Also here, torch-free, is what a page offers and sends: the model shapes, the text
 (training text, then held-out text) and the training settings for it.
@@ -19,6 +20,7 @@ Also here, torch-free, is what a page offers and sends: the model shapes, the te
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -93,6 +95,21 @@ def training_threads() -> int:
     return max(1, ((os.cpu_count() or 1) // 2) // training_slots())
 
 
+def lower_this_thread(niceness: int) -> None:
+    """Give the calling thread ``niceness`` more nice steps (the scheduler's priority; 19
+    at most), so that on a busy machine whatever else runs goes first. Linux keeps a nice
+    value per thread, so the process's other threads (a server's, answering pages) keep
+    theirs; where the value is the whole process's, this does nothing. A thread cannot be
+    made less nice again without privileges: call it only on a thread of its own."""
+    if niceness <= 0 or not sys.platform.startswith("linux"):
+        return
+    thread = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, thread, min(os.getpriority(os.PRIO_PROCESS, thread) + niceness, 19))
+    except OSError:  # not allowed here (a sandbox): the job trains at its caller's priority
+        pass
+
+
 @dataclass
 class _Shared:
     """What the worker thread writes and the page reads, under the job's lock."""
@@ -112,7 +129,8 @@ class ExperimentJob:
 
     tokenizers are (name, tokenizer) pairs; a tokenizer needs encode, decode, itos,
     vocab_size and fingerprint() (see `TokenizerSpec.from_tokenizer`). torch is imported
-    on the worker thread, so creating and starting a job is instant.
+    on the worker thread, so creating and starting a job is instant. ``niceness`` (0: none)
+    lowers the worker thread's priority (`lower_this_thread`) before it waits or trains.
     """
 
     def __init__(
@@ -125,6 +143,7 @@ class ExperimentJob:
         settings: TrainSettings,
         slots: JobSlots | None = None,
         owner_alive: Callable[[], bool] | None = None,
+        niceness: int = 0,
     ) -> None:
         if len(tokenizers) < 1:
             raise BpeError("choose at least one tokenizer to train a model on")
@@ -133,6 +152,7 @@ class ExperimentJob:
         self._tokenizers = list(tokenizers)
         self._slots = slots
         self._owner_alive = owner_alive
+        self.niceness = niceness
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._shared = _Shared()
@@ -143,6 +163,11 @@ class ExperimentJob:
         self.started_at = time.monotonic()
         self._thread.start()
         return self
+
+    @property
+    def thread_id(self) -> int | None:
+        """The operating system's id of the job's thread (None before `start`)."""
+        return self._thread.native_id
 
     @property
     def running(self) -> bool:
@@ -182,6 +207,7 @@ class ExperimentJob:
         return False
 
     def _work(self) -> None:
+        lower_this_thread(self.niceness)
         if self._slots is not None and not self._slots.wait_turn(self, give_up=self._should_stop):
             return  # stopped (or abandoned) while waiting: nothing trained, nothing to show
         try:

@@ -19,6 +19,7 @@ from bpe.analysis.undertrained import (
     run_token_health,
     tokenizer_token_health,
     uses,
+    with_usage,
 )
 from bpe.run import train_run
 from bpe.tokenizer import BPETokenizer
@@ -98,6 +99,21 @@ def gpt2():
     from bpe.gpt2.tokenizer import load_gpt2
 
     return load_gpt2(shared_file("gpt2/encoder.json"), shared_file("gpt2/vocab.bpe"))
+
+
+def test_a_tokenizer_checked_once_takes_each_corpus_uses_as_if_checked_with_them():
+    """The app checks a pretrained tokenizer once and counts each corpus apart (issue 25):
+    the rows must be the ones a check with that corpus's counts gives."""
+    tokenizer = BPETokenizer(list("abc "), [("a", "b"), ("b", "c"), ("a", "bc"), ("ab", " ")])
+    unmeasured = tokenizer_token_health(tokenizer)
+    assert all(r.train_uses is None and r.heldout_uses is None for r in unmeasured)
+    for train, heldout in (("ab abc cab ", "bc ab "), ("abcabc", ""), ("", "ab ab ")):
+        usage = dict(
+            train_usage=uses(tokenizer, train) if train else None,
+            heldout_usage=uses(tokenizer, heldout) if heldout else None,
+        )
+        assert with_usage(unmeasured, **usage) == tokenizer_token_health(tokenizer, **usage)
+    assert with_usage(unmeasured, train_usage=uses(tokenizer, "ab ab "), heldout_usage=None)[-1].train_uses == 2
 
 
 def test_gpt2_glitch_tokens_are_single_reachable_tokens(gpt2):

@@ -17,6 +17,7 @@ from app_helpers import SMALL_CORPUS, new_app, plotly_specs, unescape_markdown
 from bpe.lm.experiment import split_text
 from bpe.lm.job import experiment_text
 from bpe.lm.report import model_summary_rows, verdict
+from pages._shared.data.jobs import TRAINING_NICENESS
 from pages._shared.render.figures import bits_per_char_curves
 
 torch.set_num_threads(1)  # tiny models: extra threads only add contention
@@ -106,6 +107,7 @@ def test_stop_ends_training_and_the_note_says_it_was_not_equal():
     at.button(key="model_start").click().run()
     at.button(key="model_stop").click().run()
     assert at.session_state["model_job"].stop_requested
+    assert at.session_state["model_job"].niceness == TRAINING_NICENESS > 0  # the class's pages come first
     run_until_done(at, timeout=60)
     assert not at.exception
     table = results_table(at)

@@ -4,6 +4,8 @@ stopping every job is prompt, and a job never changes torch's process-wide threa
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 
@@ -115,3 +117,25 @@ def test_a_job_leaves_torch_thread_count_alone():
 def test_slots_must_be_a_positive_whole_number():
     with pytest.raises(ValueError, match="slots=0 must be a whole number >= 1"):
         JobSlots(0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value is Linux's")
+def test_a_job_trains_at_the_niceness_it_was_given_and_leaves_the_other_threads_alone():
+    """A server's students come first: its jobs' training thread is niced (issue 25), while the
+    threads serving pages (here: this one) keep their priority."""
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    j = job(seconds=300, niceness=5).start()
+    try:
+        until(lambda: training(j))
+        assert os.getpriority(os.PRIO_PROCESS, j.thread_id) == min(mine + 5, 19)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine, "the job niced another thread"
+    finally:
+        j.stop()
+        assert j.wait(timeout=20)
+    plain = job(seconds=300).start()  # a job given no niceness keeps its caller's
+    try:
+        until(lambda: training(plain))
+        assert os.getpriority(os.PRIO_PROCESS, plain.thread_id) == mine
+    finally:
+        plain.stop()
+        assert plain.wait(timeout=20)

@@ -1,5 +1,5 @@
 """Cached comparisons: the corpus trained four ways (Bytes and pre-tokenizers, with GPT-2's
-column), two runs of this session side by side (Compare runs), and a tokenizer in other
+column, and where each byte-level variant holds a character whole), two runs of this session side by side (Compare runs), and a tokenizer in other
 libraries' formats (Vocabulary: the exported files and where each library encodes
 differently). Computation stays in `bpe.analysis` and `bpe.formats`; this only caches,
 for every session or, on a session's own text or tokenizer, for it alone (`data.owned`).
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bpe.analysis.compare import Comparison, compare_tokenizers, gpt2_variant
+from bpe.analysis.compare import Comparison, compare_tokenizers, gpt2_variant, multibyte_rows
 from bpe.analysis.run_diff import (
     Divergence,
     SampleDiff,
@@ -22,7 +22,8 @@ from bpe.analysis.run_diff import (
     setting_differences,
 )
 from bpe.errors import BpeError
-from bpe.formats import FORMATS, ExportedFiles, export_files, merges_vs_ranks
+from bpe.formats import FORMATS, ExportedFiles, demonstrations, export_files, merges_vs_ranks
+from bpe.formats.merges_vs_ranks import Demonstration
 from bpe.formats.provenance import came_from, encoding_difference
 from bpe.run import TrainingRun
 from bpe.tokenizer import BPETokenizer
@@ -44,6 +45,15 @@ def gpt2_column(key: tuple, merges: int, _train: str, _heldout: str):
     evaluated, gpt2 = _heldout or _train, cached_gpt2()
     full = len(evaluated) / max(len(gpt2.encode(evaluated)), 1)
     return gpt2_variant(gpt2, _train, merges=merges, heldout_text=_heldout), full
+
+
+# A resource: the rows are shared, not copied per visit. Finding them reads every character
+# of the training text (about 25 ms for 450,000), once per corpus and tokenizer.
+@st.cache_resource(show_spinner=False, max_entries=16)
+def multibyte_table(key: tuple, merges: int, label: str, _train: str, _merges) -> list[dict]:
+    """`bpe.analysis.compare.multibyte_rows` of the variant ``label`` of the four-way
+    comparison of ``key`` (a corpus key) at ``merges`` merges."""
+    return multibyte_rows(_train, _merges)
 
 
 # ==================== Two runs of this session (the Compare runs page)
@@ -107,6 +117,13 @@ def format_findings(fingerprint: str, corpus_key: tuple, _tokenizer: BPETokenize
         except BpeError as error:
             found[fmt] = str(error)
     return found
+
+
+@st.cache_resource(show_spinner=False)
+def shared_demonstrations() -> list[Demonstration]:
+    """`bpe.formats.demonstrations`: two small tokenizers read as each library reads them,
+    the same for every visitor of the Vocabulary page, so made once per process."""
+    return demonstrations()
 
 
 @st.cache_data(show_spinner=False, max_entries=8, scope="session")  # an upload is its session's

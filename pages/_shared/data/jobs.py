@@ -4,8 +4,9 @@ At most `training_slots()` jobs train at once on this machine, however many serv
 processes it runs (a lecture hall: `python -m bpe serve`), and the rest wait their turn:
 the slots and the line are locked files in `bpe.paths.machine_dir()`, shared by every
 process there. torch's thread count, a process-wide setting, is set once to
-`training_threads()`; and when the server stops, every job is asked to stop and waited
-for (a thread killed inside torch aborts the process).
+`training_threads()`; each job's own thread trains at `TRAINING_NICENESS`; and when the
+server stops, every job is asked to stop and waited for (a thread killed inside torch
+aborts the process).
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from bpe.lm.slots import JobSlots, MachineJobSlots
 from bpe.paths import machine_dir
 
 SHUTDOWN_SECONDS = 30  # how long a stopping server waits for jobs to finish their step
+# A job's training thread is this much nicer than the threads answering the class (nice
+# 10: about a tenth of a core where a page and the job want the same one), so on a busy
+# machine a step or a page visit runs first and the job takes the time left over.
+TRAINING_NICENESS = 10
 
 
 @st.cache_resource(show_spinner=False)

@@ -1,8 +1,8 @@
 """The lenses' cached computations: encode films, report-card measures, token health.
 
 Each is keyed by what it depends on (a tokenizer's cache key, the corpus, the text), never
-by the objects themselves, which are passed unhashed (``_tokenizer``). Films and the token
-health of a 100,000-token vocabulary are resources (not copied per rerun: they hold the
+by the objects themselves, which are passed unhashed (``_tokenizer``). Films and token health
+(a run's, or a 100,000-token vocabulary's) are resources (not copied per rerun: they hold the
 tokenizer's id table or 100,000 rows); the report card's rows are small data. Each is
 shared by every session, or cached for one session when computed on its own text or
 tokenizer (`data.owned`): the caller says which with ``own=``.
@@ -10,10 +10,23 @@ tokenizer (`data.owned`): the caller says which with ``own=``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bpe.analysis.encode_film import EncodeFilm, encode_film
 from bpe.analysis.report_card import CardRow, report_card
-from bpe.analysis.undertrained import tokenizer_token_health, uses
+from bpe.analysis.undertrained import (
+    UNREACHABLE,
+    TokenHealth,
+    flag_counts,
+    run_token_health,
+    tokenizer_token_health,
+    uses,
+    with_usage,
+)
+from pages._shared.data.measures import run_usage
 from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
+from pages._shared.data.runs import corpus_parts
+from pages._shared.state.settings import Settings
 
 
 @cache_resource_by_owner(show_spinner=False, max_entries=8)  # a film of GPT-4 over 2,000 characters: a few MB
@@ -34,12 +47,70 @@ def heldout_uses(training_key: tuple, merges: int, _tokenizer, _heldout: str):
     return uses(_tokenizer, _heldout)
 
 
+def learned_health(settings: Settings, run, tokenizer, merges: int, rare_below: int, *, own: bool) -> list[TokenHealth]:
+    """`run_token_health` of the run's first ``merges`` merges (``tokenizer``), its uses in
+    the training and held-out text, with tokens used fewer than ``rare_below`` times rare.
+    ``own``: the run is on this session's own text (`data.owned`)."""
+    return _learned_health(
+        settings.training_key(),
+        merges,
+        rare_below,
+        _settings=settings,
+        _run=run,
+        _tokenizer=tokenizer,
+        _own=own,
+        own=own,
+    )
+
+
+# A resource: the rows are frozen and shared, not unpickled per visit. Checking that each
+# learned token's own text encodes to it is an encode per token (about 0.1 s at 1,000
+# merges), once per run, not once per student opening the page.
+@cache_resource_by_owner(show_spinner=False, max_entries=16)
+def _learned_health(
+    training_key: tuple, merges: int, rare_below: int, _settings: Settings, _run, _tokenizer, _own: bool
+) -> list[TokenHealth]:
+    _train, heldout = corpus_parts(_settings)  # a replayed run: its sample is its held-out text
+    held = heldout_uses(training_key, merges, _tokenizer=_tokenizer, _heldout=heldout, own=_own) if heldout else None
+    return run_token_health(_run, merges, run_usage(_settings, _run, merges), held, rare_below=rare_below)
+
+
+@dataclass(frozen=True)
+class PretrainedHealth:
+    """A pretrained tokenizer's tokens checked, and what the page shows of them, counted
+    once: GPT-4 has 100,000 rows, too many to count again on every visit."""
+
+    rows: list[TokenHealth]
+    by_id: dict[int, TokenHealth]
+    counts: dict[str, int]  # `flag_counts`
+    unused: int  # tokens used in neither the training nor the held-out text
+    unreachable: list[TokenHealth]
+
+
 @cache_resource_by_owner(show_spinner="Checking every token…", max_entries=4)
-def pretrained_health(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _train: str, _heldout: str):
-    """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s), once per corpus.
-    A part that is not here (nothing held out; a run file's training text) is not measured: None, not 0."""
-    return tokenizer_token_health(
-        _tokenizer,
+def pretrained_reach(tokenizer_key: tuple, _tokenizer) -> list:
+    """Every token of a pretrained tokenizer checked, once per process (an upload: once per
+    session): whether its own text encodes to it depends on no corpus (`pretrained_health`
+    adds each corpus's uses)."""
+    return tokenizer_token_health(_tokenizer)
+
+
+@cache_resource_by_owner(show_spinner="Counting every token…", max_entries=4)
+def pretrained_health(
+    tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _train: str, _heldout: str, _uploaded: bool
+) -> PretrainedHealth:
+    """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s, once
+    per process: `pretrained_reach`) and counted in this corpus (once per corpus). A part
+    that is not here (nothing held out; a run file's training text) is not measured: None, not 0."""
+    rows = with_usage(
+        pretrained_reach(tokenizer_key, _tokenizer=_tokenizer, own=_uploaded),
         train_usage=uses(_tokenizer, _train) if _train else None,
         heldout_usage=uses(_tokenizer, _heldout) if _heldout else None,
+    )
+    return PretrainedHealth(
+        rows,
+        {r.id: r for r in rows},
+        flag_counts(rows),
+        sum(1 for r in rows if not r.train_uses and not r.heldout_uses),
+        [r for r in rows if UNREACHABLE in r.flags],
     )

@@ -3,7 +3,8 @@
 One toggle in the sidebar (`presenter_toggle`), kept in session state like every other
 setting. When it is on, a style block (`render.html.PRESENTER_CSS`) enlarges the token
 views, the merge headline, the algorithm panel, text, captions, metrics, static tables and
-control labels; `presented` enlarges a chart's type and height before it is drawn, and
+control labels; `presented` enlarges a chart's type and height before it is drawn
+(`presented_once`: a chart built once and shared by every session), and
 `frame.tables.rows_table` draws a static table instead of a canvas one. On every page,
 with or without it, control labels wrap instead of being cut (`WHOLE_LABELS_CSS`). The
 keyboard shortcuts of Merge by merge (Space, ←, →) work with or without it.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._shared.data.figures import shared_figure
 from pages._shared.render.figures import enlarged
 from pages._shared.render.html import PRESENTER_CSS, WHOLE_LABELS_CSS
 from pages._shared.state.settings import bind
@@ -37,6 +39,13 @@ def presenter_toggle() -> None:
 def presented(fig):
     """``fig`` with larger type and height when presenter mode is on, else unchanged."""
     return enlarged(fig) if st.session_state.get(LARGE) else fig
+
+
+def presented_once(key: tuple, build):
+    """`presented(build())`, built once per server process for each ``key`` and presenter
+    mode and shared by every session (`data.figures.shared_figure`): for a chart that shows
+    only what ``key`` names. Draw it; never change it."""
+    return shared_figure(key, presenting(), _build=build)
 
 
 def presenting() -> bool:

@@ -11,7 +11,6 @@ from bpe.analysis.compare import (
     Comparison,
     incomplete_rows,
     merge_rows,
-    multibyte_rows,
     summary_rows,
     with_variant,
 )
@@ -19,7 +18,7 @@ from bpe.errors import BpeError
 from bpe.gpt2.files import find_gpt2_files, missing_files_details, missing_files_note
 from bpe.gpt2.tiktoken_check import check_against_tiktoken
 from bpe.paths import shared_data_dir
-from pages._shared.data.comparisons import four_way_comparison, gpt2_column
+from pages._shared.data.comparisons import four_way_comparison, gpt2_column, multibyte_table
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.frame.tables import show_table
 from pages._shared.render.html import escape_markdown
@@ -87,7 +86,7 @@ def draw_merge_lists(comp: Comparison, *, gpt2_spelling: bool) -> None:
     st.dataframe(styled, height=420)
 
 
-def draw_multibyte(comp: Comparison, train_text: str) -> None:
+def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> None:
     """Which learned byte tokens are partial characters, and when each character is held whole."""
     labels = [variant.label for variant in comp.variants]
     byte_labels = [variant.label for variant in comp.variants if variant.alphabet == "bytes"]
@@ -102,7 +101,9 @@ def draw_multibyte(comp: Comparison, train_text: str) -> None:
     )
     if partial:
         st.dataframe(table_frame(partial), hide_index=True)
-    chars = multibyte_rows(train_text, variant.merges)
+    chars = multibyte_table(
+        settings.corpus_key(), len(variant.merges), variant.label, _train=train_text, _merges=variant.merges
+    )
     if not chars:
         st.info("This training text has no character beyond ASCII: every character is one byte.")
         return

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe.analysis.metrics import CurvePoint, embedding_parameters, parting_point, size_summary
+from bpe.analysis.metrics import CurvePoint, SizeSummary, embedding_parameters, parting_point
 from bpe.analysis.pretrained import PrefixPoint, curve_sizes
 from bpe.analysis.vocab_sizes import spread_sizes
 from bpe.errors import BpeError
@@ -23,9 +23,10 @@ from pages._shared.data.measures import (
     pretrained_prefix_curve,
     run_curve,
     seen_curves,
+    size_summaries,
 )
 from pages._shared.data.tokenizers import Compared, extra_tokenizers, session_owns
-from pages._shared.frame.presenter import presented
+from pages._shared.frame.presenter import presented, presented_once
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import compression_curve_figure
 from pages._shared.render.html import escape_markdown
@@ -39,11 +40,11 @@ SIZES = COMPRESSION_SIZES.key  # plain key: the vocab sizes in the table
 OVERLAYS = "compression_overlays"  # plain key: labels of other runs drawn over this one
 
 
-def size_rows(run: TrainingRun, sizes, d: int) -> list[dict]:
+def size_rows(summaries: list[SizeSummary], d: int) -> list[dict]:
     """One row per vocab size, read from the one run (a prefix of its merges each)."""
     rows = []
-    for size in sizes:
-        row = size_summary(run, size, d)
+    for row in summaries:
+        size = row.requested_vocab_size
         reached = "" if row.vocab_size == size else f" (training stopped at {row.vocab_size:,})"
         rows.append(
             {
@@ -59,14 +60,14 @@ def size_rows(run: TrainingRun, sizes, d: int) -> list[dict]:
     return rows
 
 
-def longest_rows(run: TrainingRun, sizes) -> list[dict]:
+def longest_rows(summaries: list[SizeSummary]) -> list[dict]:
     """The 10 longest tokens per vocab size: a table of its own, where long tokens wrap."""
     return [
         {
-            "vocab size": f"{size:,}",
-            "10 longest tokens": "  ".join(repr(printable(t)) for t in size_summary(run, size).longest_tokens),
+            "vocab size": f"{row.requested_vocab_size:,}",
+            "10 longest tokens": "  ".join(repr(printable(t)) for t in row.longest_tokens),
         }
-        for size in sizes
+        for row in summaries
     ]
 
 
@@ -92,12 +93,13 @@ def draw_size_table(settings: Settings, run: TrainingRun, d: int) -> None:
             st.warning(f"Vocab {size:,} is below the alphabet ({len(run.base_tokens):,} base tokens); skipped.")
         else:
             chosen.append(size)
+    summaries = size_summaries(settings, run, tuple(chosen), d)
     show_table(
-        size_rows(run, chosen, d),
+        size_rows(summaries, d),
         decimals={"characters per token": 2, "held-out characters per token": 2, "seconds to train": 2},
         empty="Choose at least one vocab size.",
     )
-    show_table(longest_rows(run, chosen), empty="")
+    show_table(longest_rows(summaries), empty="")
     if not run.heldout_characters:
         st.caption("Nothing is held out for this corpus, so the held-out column is empty (—).")
 
@@ -209,18 +211,21 @@ def draw_curve(settings: Settings, run: TrainingRun, curve: list[CurvePoint], sh
         options=list(others),
         help="Train on another corpus, minimum frequency or alphabet in the sidebar, then come back.",
     )
-    st.plotly_chart(
-        presented(
-            compression_curve_figure(
-                curve,
-                parting=parting,
-                shown_vocab=shown.vocab_size,
-                overlays={k: others[k] for k in state[OVERLAYS]},
-                **pretrained_curves(settings, run),
-            )
-        ),
-        key="compression_chart",
-    )
+    overlays = {k: others[k] for k in state[OVERLAYS]}
+
+    def build():
+        return compression_curve_figure(
+            curve, parting=parting, shown_vocab=shown.vocab_size, overlays=overlays, **pretrained_curves(settings, run)
+        )
+
+    if overlays:  # this session's other runs: a chart of its own
+        figure = presented(build())
+    else:  # what every student of the class sees: one chart per run, threshold, size shown and tokenizers here
+        pretrained = tuple(c.key for c in extra_tokenizers())
+        figure = presented_once(
+            ("compression curve", settings.training_key(), gap, shown.vocab_size, pretrained), build
+        )
+    st.plotly_chart(figure, key="compression_chart")
     if shown.heldout_compression is None:
         st.caption("Nothing is held out for this corpus, so there is no held-out curve.")
     elif parting is None:

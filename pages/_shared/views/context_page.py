@@ -20,7 +20,7 @@ from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from pages._shared.data.measures import measured_lengths, measured_text
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, extra_tokenizers
-from pages._shared.frame.presenter import presented
+from pages._shared.frame.presenter import presented_once
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import coverage_figure
 from pages._shared.render.html import context_window_html, escape_markdown
@@ -118,8 +118,9 @@ def nothing_to_measure(found: Measured) -> bool:
 def draw_coverage(found: Measured, block: int) -> None:
     """The chart and the table of characters per window."""
     compared, coverages = found.compared, found.coverages
+    rows = tuple((c.label, c.vocab_size, coverages[c.label]) for c in compared)  # a few numbers: the key
     st.plotly_chart(
-        presented(coverage_figure([(c.label, c.vocab_size, coverages[c.label]) for c in compared], block, found.what)),
+        presented_once(("coverage", rows, block, found.what), lambda: coverage_figure(rows, block, found.what)),
         key="context_chart",
     )
     show_table(

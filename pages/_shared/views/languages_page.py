@@ -9,7 +9,7 @@ from bpe.analysis.languages import LanguageCost, encoded_costs, evenness_curve, 
 from bpe.parity import PARITY, STANDARD
 from pages._shared.data.measures import lighthouse_texts, multilingual_runs, trained_costs
 from pages._shared.data.tokenizers import GPT2_LABEL, cached_gpt2
-from pages._shared.frame.presenter import presented
+from pages._shared.frame.presenter import presented_once
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import evenness_figure, language_cost_figure
 from pages._shared.state.controls import LANGUAGES_MERGES, LANGUAGES_MODE, LANGUAGES_PARITY
@@ -91,18 +91,32 @@ def parity_costs(merges: int) -> dict[str, list[LanguageCost]]:
     }
 
 
+def cost_chart(costs: dict[str, list[LanguageCost]]):
+    """The bars of ``costs``, built once for every session that shows the same costs (the
+    key is the costs themselves: a few numbers per language)."""
+    key = ("languages costs", BASELINE, tuple((label, tuple(found)) for label, found in costs.items()))
+    return presented_once(key, lambda: language_cost_figure(costs, BASELINE))
+
+
 def draw_parity(merges: int) -> None:
     """Both rules side by side: the bars, the totals, the curve as merges grow, who was served."""
     runs = multilingual_runs(max(LANGUAGES_MERGES.options))
     costs = parity_costs(merges)
-    st.plotly_chart(presented(language_cost_figure(costs, BASELINE)), key="languages_parity_chart")
+    st.plotly_chart(cost_chart(costs), key="languages_parity_chart")
     columns = st.columns(len(runs))
     for column, (rule, found) in zip(columns, zip(runs, costs.values())):
         worst = max(found, key=lambda c: c.times_baseline)
         column.metric(f"All languages, {RULE_LABELS[rule].split(' (')[0]}", f"{sum(c.tokens for c in found):,} tokens")
         column.caption(f"Costliest: {worst.language}, {worst.times_baseline:.2f}× {BASELINE}")
-    curves = {RULE_LABELS[rule].split(" (")[0]: evenness_curve(run) for rule, run in runs.items()}
-    st.plotly_chart(presented(evenness_figure(curves, BASELINE, merges)), key="languages_parity_curve")
+    st.plotly_chart(
+        presented_once(
+            ("languages evenness", max(LANGUAGES_MERGES.options), merges, BASELINE),  # the runs' merges, the marker
+            lambda: evenness_figure(
+                {RULE_LABELS[rule].split(" (")[0]: evenness_curve(run) for rule, run in runs.items()}, BASELINE, merges
+            ),
+        ),
+        key="languages_parity_curve",
+    )
     served = served_counts(runs[PARITY], merges)
     show_table(
         [{"language": language, "merges chosen from its counts": count} for language, count in served.items()],
@@ -120,7 +134,7 @@ def draw_costs(merges: int, mode: str, parity: bool = False) -> None:
         draw_parity(merges)
         return
     costs = costs_by_tokenizer(merges, mode)
-    st.plotly_chart(presented(language_cost_figure(costs, BASELINE)), key="languages_chart")
+    st.plotly_chart(cost_chart(costs), key="languages_chart")
     show_table(cost_rows(costs))
     st.caption(
         f"× {BASELINE}: tokens for the paragraph divided by the English paragraph's tokens with the same kind "

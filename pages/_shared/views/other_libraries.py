@@ -17,7 +17,6 @@ from bpe.formats import (
     FORMATS,
     LIBRARY,
     MergesVsRanks,
-    demonstrations,
     detect_format,
 )
 from bpe.formats.tiktoken_bundle import BUNDLE_SUFFIX, tiktoken_bundle
@@ -25,7 +24,7 @@ from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.text import printable
 from bpe.tokenizer import BPETokenizer
-from pages._shared.data.comparisons import exported_files, format_findings, upload_difference
+from pages._shared.data.comparisons import exported_files, format_findings, shared_demonstrations, upload_difference
 from pages._shared.data.measures import measured_text
 from pages._shared.data.tokenizers import (
     UPLOAD_ERROR,
@@ -143,7 +142,7 @@ def draw_merges_vs_ranks(settings: Settings, tokenizer: BPETokenizer) -> None:
                 },
             )
     st.markdown("**Where they part: two tokenizers of a few merges** (byte alphabet, no pre-tokenizer)")
-    for demo in demonstrations():
+    for demo in shared_demonstrations():
         ids = demo.token_ids()
         merges = ", ".join(f"{n}: {_shown(a)} + {_shown(b)}" for n, (a, b) in enumerate(demo.merges, 1))
         with st.container(border=True):

@@ -17,7 +17,7 @@ from bpe.run import TrainingRun
 from pages._shared.data.lenses import card_rows_of
 from pages._shared.data.runs import corpus_parts, opened_run
 from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers, session_owns
-from pages._shared.frame.presenter import LARGE, presented
+from pages._shared.frame.presenter import LARGE, presented_once
 from pages._shared.render.report_card_html import report_card_figure, report_card_html
 from pages._shared.state.controls import CARD_UNIT
 from pages._shared.state.settings import Settings
@@ -85,8 +85,10 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
             "— : it covers too little of the text to grade (hover for how much). "
             "Hover a text's name for its source."
         )
-    figure = report_card_figure(rows, ss[UNIT], large=bool(ss.get(LARGE)))
-    st.plotly_chart(presented(figure), key="compression_card_chart")
+    unit, large = ss[UNIT], bool(ss.get(LARGE))
+    key = ("report card", settings.corpus_key(), tuple((c.label, c.key) for c in compared), unit)  # what rows holds
+    figure = presented_once(key, lambda: report_card_figure(rows, unit, large=large))  # presenter mode: in the key
+    st.plotly_chart(figure, key="compression_card_chart")
     st.download_button(
         "Report card (CSV)",
         card_csv(rows, ours.label, references),

@@ -14,12 +14,11 @@ from bpe.analysis.undertrained import (
     TokenHealth,
     flag_counts,
     glitch_tokens,
-    run_token_health,
 )
 from bpe.run import TrainingRun
 from bpe.text import printable
-from pages._shared.data.lenses import heldout_uses, pretrained_health
-from pages._shared.data.measures import MEASURE_CHARS, run_usage
+from pages._shared.data.lenses import learned_health, pretrained_health
+from pages._shared.data.measures import MEASURE_CHARS
 from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presenting
@@ -93,13 +92,7 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
     rare_below = ss[RARE_BELOW.key]
     st.markdown(escape_markdown(WHY).replace("\\`", "`"))
     train, heldout = corpus_parts(settings)  # a replayed run: no training text, its held-out sample
-    own = session_owns(settings)
-    held = (
-        heldout_uses(settings.training_key(), merges, _tokenizer=tokenizer, _heldout=heldout, own=own)
-        if heldout
-        else None
-    )
-    rows = run_token_health(run, merges, run_usage(settings, run, merges), held, rare_below=rare_below)
+    rows = learned_health(settings, run, tokenizer, merges, rare_below, own=session_owns(settings))
     counts = flag_counts(rows)
     if presenting():  # large type: three numbers a row, or "Unreachable" breaks inside the word at 1024 px
         m = [*st.columns(3, vertical_alignment="bottom"), *st.columns(3, vertical_alignment="bottom")[:2]]
@@ -164,22 +157,21 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         ss[HEALTH_OTHER.key] = labels[0]
     bind(st.selectbox, "Tokenizer", HEALTH_OTHER.key, options=labels)
     chosen = others[labels.index(ss[HEALTH_OTHER.key])]
-    rows = pretrained_health(
+    health = pretrained_health(
         chosen.key,
         settings.corpus_key(),
         _tokenizer=chosen.tokenizer,
         _train=train,
         _heldout=heldout,
+        _uploaded=chosen.own,
         own=session_owns(settings, chosen),
     )
-    counts = flag_counts(rows)
-    unused = sum(1 for r in rows if not r.train_uses and not r.heldout_uses)
+    rows, counts, unused, unreachable = health.rows, health.counts, health.unused, health.unreachable
     where = "the run's sample" if settings.run_file is not None else "this corpus"  # a run file: its sample only
     a, b, c = st.columns(3)
     a.metric("Their unreachable", f"{counts[UNREACHABLE]:,}", help="tokens whose own text encodes to other tokens")
     b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
     c.metric(f"Unused on {where}", f"{unused:,}", help=f"of {len(rows):,} tokens longer than one symbol")
-    unreachable = [r for r in rows if UNREACHABLE in r.flags]
     if unreachable:
         st.dataframe(health_table(unreachable)[["id", "token", "its own text encodes as"]], hide_index=True)
     else:
@@ -189,7 +181,7 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         )
     glitches = glitch_tokens(chosen.tokenizer) if chosen.label == GPT2_LABEL else []
     if glitches:
-        by_id = {r.id: r for r in rows}
+        by_id = health.by_id
         st.markdown("**Suspicious tokens reported in GPT-2** (SolidGoldMagikarp and friends: reachable, under-trained)")
         st.dataframe(
             pd.DataFrame(

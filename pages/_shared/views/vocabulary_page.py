@@ -145,14 +145,14 @@ def draw_downloads(settings: Settings, run: TrainingRun, trained: Compared) -> N
     d1, d2, d3 = st.columns(3)
     d1.download_button(
         "Tokenizer (JSON)",
-        tokenizer_json(tokenizer),
+        lambda: tokenizer_json(tokenizer),  # made on click, as the other two: not on every visit
         file_name=f"bpe_{tokenizer.vocab_size}.json",
         mime="application/json",
         key="vocab_download_json",
     )
     d2.download_button(
         "Merges (CSV)",
-        log_csv(run, merges),
+        lambda: log_csv(run, merges),
         file_name=f"bpe_{tokenizer.vocab_size}_merges.csv",
         mime="text/csv",
         key="vocab_download_csv",

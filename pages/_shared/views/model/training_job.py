@@ -16,7 +16,7 @@ import streamlit as st
 from bpe.lm.config import Budget
 from bpe.lm.job import MODEL_SHAPES, ExperimentJob, experiment_text, train_settings
 from bpe.run import TrainingRun
-from pages._shared.data.jobs import server_slots
+from pages._shared.data.jobs import TRAINING_NICENESS, server_slots
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at
 from pages._shared.state.controls import MODEL_TOKENIZERS, SECONDS, SHAPE
@@ -76,6 +76,7 @@ def start_job(settings: Settings, choices: dict[str, Compared]) -> None:
         settings=train_settings(config, text.heldout_chars),
         slots=server_slots(),
         owner_alive=session_watch(),
+        niceness=TRAINING_NICENESS,
     ).start()
 
 

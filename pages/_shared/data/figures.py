@@ -1,0 +1,27 @@
+"""Charts built once per setting and shared by every session (`shared_figure`).
+
+A chart is a pure function of cached results, yet building it cost some pages more than
+all the rest: plotly checks every property as a figure is built (Languages' bars,
+Compression's curves, Context window's markers: 15-17 ms each, where drawing a built one
+takes 0.5-2.5 ms), and a class opening a page at once built the same figure once per
+student. `st.plotly_chart` only reads a figure (it copies it to JSON), so one object
+serves every session, as the cached runs and tokenizers do: its key names everything it shows, and presenter mode, which enlarges it
+in place, is applied here, before it is kept. A shared figure is drawn, never changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from pages._shared.render.figures import enlarged
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)  # a figure of two 1,000-point curves: about 100 kB
+def shared_figure(key: tuple, large: bool, _build: Callable):
+    """The plotly figure ``_build()`` (built in `render.figures`), enlarged when ``large``
+    (presenter mode), once per process for each ``key``, which must name everything the
+    figure shows (the data itself when it is small)."""
+    figure = _build()
+    return enlarged(figure) if large else figure
