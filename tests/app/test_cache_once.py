@@ -90,16 +90,16 @@ def test_a_shared_figure_is_built_once_per_key_and_presenter_mode():
         return readable(go.Figure(go.Bar(x=[1, 2], y=[3, 4])))
 
     key = ("a test chart", uuid.uuid4().hex)
-    plain = shared_figure(key, False, _build=build)
-    assert shared_figure(key, False, _build=build) is plain and len(builds) == 1
-    large = shared_figure(key, True, _build=build)
+    plain = shared_figure(key, False, _build=build, own=False)
+    assert shared_figure(key, False, _build=build, own=False) is plain and len(builds) == 1
+    large = shared_figure(key, True, _build=build, own=False)
     assert len(builds) == 2 and large is not plain
     assert large.layout.font.size > plain.layout.font.size == BASE_FONT  # enlarging one left the other as it was
-    assert shared_figure(key + ("another setting",), False, _build=build) is not plain and len(builds) == 3
+    assert shared_figure(key + ("another setting",), False, _build=build, own=False) is not plain and len(builds) == 3
 
 
 def test_a_class_opening_languages_builds_its_chart_once(monkeypatch):
-    shared_figure.clear()
+    shared_figure.shared.clear()
     builds = counted(monkeypatch, "pages._shared.views.languages_page.language_cost_figure")
     first = new_app(LANGUAGES)
     second = new_app(LANGUAGES)
@@ -114,7 +114,7 @@ def test_a_class_opening_languages_builds_its_chart_once(monkeypatch):
 
 
 def test_compression_shares_one_curve_per_setting_and_each_setting_draws_its_own(monkeypatch):
-    shared_figure.clear()
+    shared_figure.shared.clear()
     builds = counted(monkeypatch, "pages._shared.views.compression_page.compression_curve_figure")
     first = new_app(COMPRESSION, **PROSE)
     second = new_app(COMPRESSION, **PROSE)
@@ -143,7 +143,7 @@ def test_vocabulary_checks_a_runs_tokens_once_per_threshold(monkeypatch):
 def test_bytes_finds_the_multibyte_characters_once_per_corpus(monkeypatch):
     from pages._shared.data.comparisons import multibyte_table
 
-    multibyte_table.clear()
+    multibyte_table.shared.clear()
     scans = counted(monkeypatch, "pages._shared.data.comparisons.multibyte_rows")
     first = new_app(BYTES, **PROSE)
     second = new_app(BYTES, **PROSE)

@@ -87,3 +87,27 @@ def test_a_run_on_a_shipped_corpus_is_trained_once_and_outlives_its_session(monk
     second = new_app(settings_corpus=SMALL_CORPUS)
     assert second.session_state[RUN_MEMO][1] is run()
     assert trained == [1]
+
+
+def test_a_chart_of_a_pasted_text_is_drawn_for_its_session_only(monkeypatch):
+    """A chart shared by the class (built once per setting) is, for a session's own text,
+    that session's: two students pasting the same text each build it; on the shipped corpus
+    the second student is handed the first one's."""
+    import pages._shared.views.context_page as context_page
+    from pages._shared.data.figures import shared_figure
+
+    shared_figure.shared.clear()
+    builds, real = [], context_page.coverage_figure
+    monkeypatch.setattr(context_page, "coverage_figure", lambda *a: builds.append(1) or real(*a))
+    page = "pages/4_Context_window.py"
+    for _ in range(2):
+        at = new_app(page, settings_corpus=SMALL_CORPUS)
+        assert not at.exception
+    assert len(builds) == 1
+    for _ in range(2):
+        at = new_app(page, settings_corpus=SMALL_CORPUS)
+        at.text_area(key="settings_paste_box").input(OWN_TEXT)
+        at.button(key="settings_use_paste").click().run()
+        assert not at.exception and at.session_state["settings_corpus"] == "pasted text"
+        end_session()
+    assert len(builds) == 3

@@ -27,7 +27,7 @@ from bpe.formats.merges_vs_ranks import Demonstration
 from bpe.formats.provenance import came_from, encoding_difference
 from bpe.run import TrainingRun
 from bpe.tokenizer import BPETokenizer
-from pages._shared.data.owned import cache_data_by_owner
+from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts, prefix_tokenizer
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.state.settings import Settings
@@ -49,10 +49,10 @@ def gpt2_column(key: tuple, merges: int, _train: str, _heldout: str):
 
 # A resource: the rows are shared, not copied per visit. Finding them reads every character
 # of the training text (about 25 ms for 450,000), once per corpus and tokenizer.
-@st.cache_resource(show_spinner=False, max_entries=16)
+@cache_resource_by_owner(show_spinner=False, max_entries=16)
 def multibyte_table(key: tuple, merges: int, label: str, _train: str, _merges) -> list[dict]:
     """`bpe.analysis.compare.multibyte_rows` of the variant ``label`` of the four-way
-    comparison of ``key`` (a corpus key) at ``merges`` merges."""
+    comparison of ``key`` (a corpus key) at ``merges`` merges. ``own=`` at each call (`data.owned`)."""
     return multibyte_rows(_train, _merges)
 
 

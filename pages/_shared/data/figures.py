@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import streamlit as st
-
+from pages._shared.data.owned import cache_resource_by_owner
 from pages._shared.render.figures import enlarged
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)  # a figure of two 1,000-point curves: about 100 kB
+# A chart of a session's own text is that session's (`data.owned`): ``own=`` at each call.
+@cache_resource_by_owner(show_spinner=False, max_entries=64)  # a figure of two 1,000-point curves: about 100 kB
 def shared_figure(key: tuple, large: bool, _build: Callable):
     """The plotly figure ``_build()`` (built in `render.figures`), enlarged when ``large``
     (presenter mode), once per process for each ``key``, which must name everything the

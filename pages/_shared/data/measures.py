@@ -99,10 +99,10 @@ def _usage(training_key: tuple, merges: int, _run: TrainingRun, _train: str | No
 def size_summaries(settings: Settings, run: TrainingRun, sizes: tuple, d: int) -> list[SizeSummary]:
     """`size_summary` of each of ``sizes`` (embedding width ``d``). Cached: each builds the
     run's tokenizer at that size to find its longest tokens."""
-    return _size_summaries(settings.training_key(), sizes, d, _run=run)
+    return _size_summaries(settings.training_key(), sizes, d, _run=run, own=is_own_text(settings))
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@cache_data_by_owner(show_spinner=False, max_entries=32)
 def _size_summaries(training_key: tuple, sizes: tuple, d: int, _run: TrainingRun) -> list[SizeSummary]:
     return [size_summary(_run, size, d) for size in sizes]
 

@@ -41,11 +41,12 @@ def presented(fig):
     return enlarged(fig) if st.session_state.get(LARGE) else fig
 
 
-def presented_once(key: tuple, build):
+def presented_once(key: tuple, build, *, own: bool = False):
     """`presented(build())`, built once per server process for each ``key`` and presenter
     mode and shared by every session (`data.figures.shared_figure`): for a chart that shows
-    only what ``key`` names. Draw it; never change it."""
-    return shared_figure(key, presenting(), _build=build)
+    only what ``key`` names. Draw it; never change it. ``own``: the chart shows this session's
+    own text (`state.stores.is_own_text`), so it is kept for this session only."""
+    return shared_figure(key, presenting(), _build=build, own=own)
 
 
 def presenting() -> bool:

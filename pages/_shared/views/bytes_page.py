@@ -102,7 +102,12 @@ def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> Non
     if partial:
         st.dataframe(table_frame(partial), hide_index=True)
     chars = multibyte_table(
-        settings.corpus_key(), len(variant.merges), variant.label, _train=train_text, _merges=variant.merges
+        settings.corpus_key(),
+        len(variant.merges),
+        variant.label,
+        _train=train_text,
+        _merges=variant.merges,
+        own=session_owns(settings),
     )
     if not chars:
         st.info("This training text has no character beyond ASCII: every character is one byte.")

@@ -223,7 +223,9 @@ def draw_curve(settings: Settings, run: TrainingRun, curve: list[CurvePoint], sh
     else:  # what every student of the class sees: one chart per run, threshold, size shown and tokenizers here
         pretrained = tuple(c.key for c in extra_tokenizers())
         figure = presented_once(
-            ("compression curve", settings.training_key(), gap, shown.vocab_size, pretrained), build
+            ("compression curve", settings.training_key(), gap, shown.vocab_size, pretrained),
+            build,
+            own=session_owns(settings),
         )
     st.plotly_chart(figure, key="compression_chart")
     if shown.heldout_compression is None:

@@ -19,7 +19,7 @@ from bpe.analysis.vocab_sizes import reached_vocab_size
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from pages._shared.data.measures import measured_lengths, measured_text
-from pages._shared.data.tokenizers import Compared, base_level, bpe_at, extra_tokenizers
+from pages._shared.data.tokenizers import Compared, base_level, bpe_at, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presented_once
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import coverage_figure
@@ -86,6 +86,7 @@ class Measured:
     text: str
     compared: list[Compared]
     coverages: dict[str, Coverage]
+    own: bool  # measured on this session's own text or tokenizer: its chart is kept for it alone
 
 
 def measure(settings: Settings, run: TrainingRun, block: int) -> Measured:
@@ -100,7 +101,8 @@ def measure(settings: Settings, run: TrainingRun, block: int) -> Measured:
             compared.append(c)
         except BpeError as error:  # an uploaded tokenizer whose alphabet lacks characters of this text
             st.warning(f"{escape_markdown(c.label)} is left out: {escape_markdown(str(error))}", icon="⚠️")
-    return Measured(what, text, compared, {c.label: context_coverage(lengths[c.label], block) for c in compared})
+    coverages = {c.label: context_coverage(lengths[c.label], block) for c in compared}
+    return Measured(what, text, compared, coverages, own=session_owns(settings, *compared))
 
 
 def nothing_to_measure(found: Measured) -> bool:
@@ -120,7 +122,9 @@ def draw_coverage(found: Measured, block: int) -> None:
     compared, coverages = found.compared, found.coverages
     rows = tuple((c.label, c.vocab_size, coverages[c.label]) for c in compared)  # a few numbers: the key
     st.plotly_chart(
-        presented_once(("coverage", rows, block, found.what), lambda: coverage_figure(rows, block, found.what)),
+        presented_once(
+            ("coverage", rows, block, found.what), lambda: coverage_figure(rows, block, found.what), own=found.own
+        ),
         key="context_chart",
     )
     show_table(

@@ -87,7 +87,8 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
         )
     unit, large = ss[UNIT], bool(ss.get(LARGE))
     key = ("report card", settings.corpus_key(), tuple((c.label, c.key) for c in compared), unit)  # what rows holds
-    figure = presented_once(key, lambda: report_card_figure(rows, unit, large=large))  # presenter mode: in the key
+    own = session_owns(settings, *compared)
+    figure = presented_once(key, lambda: report_card_figure(rows, unit, large=large), own=own)  # presenter: in the key
     st.plotly_chart(figure, key="compression_card_chart")
     st.download_button(
         "Report card (CSV)",
