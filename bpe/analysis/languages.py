@@ -39,10 +39,6 @@ class LanguageCost:
     baseline_tokens: int  # the baseline language's tokens with the same kind of tokenizer
 
     @property
-    def characters_per_token(self) -> float:
-        return self.characters / max(self.tokens, 1)
-
-    @property
     def times_baseline(self) -> float:
         """How many times the baseline language's token count the same content costs."""
         return self.tokens / max(self.baseline_tokens, 1)

@@ -144,8 +144,12 @@ def train_model_per_tokenizer(
         raise BpeError(f"sample_chars={sample_chars!r} must be a whole number >= 0")
     train_text, heldout_text = split_text(text, heldout_fraction)
     prompt = heldout_text[:20] if prompt is None else prompt
+    # Every tokenizer's text is encoded and checked before the first model trains: a prompt
+    # one cannot encode, or a text too short for one window of its tokens, fails now, not
+    # after the models before it trained (their results then stood alone, a comparison cut short).
+    prepared = []
     for spec in runs:
-        prompt_ids = spec.encode(prompt)  # before training: a prompt the tokenizer cannot encode fails fast
+        prompt_ids = spec.encode(prompt)
         if not prompt_ids:
             raise BpeError(f"the prompt {prompt!r} encodes to no tokens; give at least one character to start from")
         data = TokenData(
@@ -154,6 +158,9 @@ def train_model_per_tokenizer(
             token_lengths=spec.token_lengths,
             token_bytes=spec.token_bytes or None,
         )
+        data.require_tokens(config.block_size)
+        prepared.append((spec, prompt_ids, data))
+    for spec, prompt_ids, data in prepared:
         model = build_model(replace(config, vocab_size=data.vocab_size), seed=settings.seed)
         last: TrainProgress | None = None
         for last in train_model(model, data, budget, settings, should_stop=should_stop):

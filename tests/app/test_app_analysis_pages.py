@@ -113,7 +113,9 @@ def test_context_window_coverage_matches_bpe():
     expected = context_coverage(token_lengths(tok.encode_tokens(heldout)), 32)
     assert table.loc["characters", "mean characters"] == "32.0"
     assert table.loc[f"BPE {tok.vocab_size}", "mean characters"] == f"{expected.mean:,.1f}"
-    assert table.loc[f"BPE {tok.vocab_size}", "10th percentile"] == f"{expected.p10:,.1f}"
+    assert (
+        table.loc[f"BPE {tok.vocab_size}", "10th to 90th percentile"] == f"{expected.p10:,.1f} to {expected.p90:,.1f}"
+    )
     assert table.loc[f"BPE {tok.vocab_size}", "windows"] == f"{expected.windows:,}"
     html = spans_html(at)
     assert html.count("✂ 32") == len(table) and 'class="win"' in html

@@ -30,13 +30,14 @@ def no_gpt2(tmp_path, monkeypatch):
 def test_four_tokenizers_side_by_side_without_gpt2(no_gpt2):
     at = new_app(PAGE, settings_corpus="multilingual sample", bytes_merges=50)
     assert not at.exception and not at.error
-    summary = at.table[0].value
-    assert list(summary["tokenizer"]) == LABELS
+    summary, trained = at.table[0].value, at.table[1].value
+    assert list(summary["tokenizer"]) == list(trained["tokenizer"]) == LABELS
     assert list(summary.columns[1:3]) == ["characters per token", "bytes per token"]  # the key numbers first
-    assert list(summary["base vocab"])[1:] == ["256", "256", "256"]
     assert summary["first divergent merge"][0] == "—"  # the first column differs from nothing: a dash, not None
+    assert list(trained["base vocab"])[1:] == ["256", "256", "256"]
+    assert len(summary.columns) == len(trained.columns) == 6  # six columns each fit 1024 px in large type
     merges = at.dataframe[0].value
-    assert list(merges.columns) == LABELS and len(merges) == max(map(int, summary["merges"])) <= 50
+    assert list(merges.columns) == LABELS and len(merges) == max(map(int, trained["merges"])) <= 50
     assert any(str(cell).startswith("▶ ") for cell in merges["bytes, GPT-2 split"])  # its first divergence is marked
     assert "python -m bpe gpt2 download" in at.info[0].value
     assert "bytes_parity_run" not in [button.key for button in at.button]  # no GPT-2, no tiktoken check

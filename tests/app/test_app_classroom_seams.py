@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from app_helpers import SMALL_CORPUS, metric, new_app, plotly_specs, title_text, unescape_markdown
 
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus
@@ -16,7 +15,6 @@ HOME, MERGES, COMPARE, BYTES = (
     "pages/8_Compare_runs.py",
     "pages/7_Bytes_and_pretokenizers.py",
 )
-TODO = pytest.mark.xfail(strict=True, reason="issue 22: reproduced, not fixed yet")
 TINY = "low lower lowest"  # 4 merges
 SMALL = dict(settings_corpus=SMALL_CORPUS)  # step 1: e + s and s + t tie at 9; step 2 (es + t) has no tie
 

@@ -123,6 +123,23 @@ def test_a_text_too_short_to_train_on_shows_the_error():
     assert "the models are scored on the end of the training text" in at.warning[0].value
 
 
+def test_a_job_that_fails_leaves_the_earlier_results_on_this_text_shown():
+    # 2,000 characters, 200 held out: BPE's held-out part is about 100 tokens, one window for
+    # the tiny shape (64 tokens) but too few for the medium one (128)
+    at = new_app(PAGE, **{**QUICK, "settings_prefix_cap": 2_000}, model_seconds=1)
+    at.button(key="model_start").click().run()
+    run_until_done(at)
+    earlier = results_table(at)
+    assert len(earlier) == 2 and not at.error
+    at.selectbox(key="_w_model_shape").set_value("medium").run()
+    at.button(key="model_start").click().run()
+    run_until_done(at)
+    assert not at.exception
+    assert "fewer than block_size + 1 = 129" in unescape_markdown(at.error[0].value)
+    assert any("trained before on this text are still shown" in c.value for c in at.caption)
+    assert results_table(at).equals(earlier)  # the whole earlier comparison, not a part of the failed one
+
+
 # ==================== The text and the verdict
 
 

@@ -79,3 +79,11 @@ def test_a_step_past_999_is_written_with_thousands_separators():
     assert question_figure(pair_frequency_figure(step, 10), step, asking=True).layout.title.text.startswith(
         "Step 32,000: "
     )
+
+
+def test_the_coverage_charts_vocab_ticks_never_sit_closer_than_they_can_be_read():
+    from pages._shared.render.figures import TICK_RATIO, spaced_ticks
+
+    assert spaced_ticks([63, 500, 1_000, 50_257, 100_261]) == [63, 500, 50_257]
+    kept = spaced_ticks(sorted({256, 300, 700, 1_000, 2_000, 5_000, 32_000, 50_257, 100_261}))
+    assert all(b >= a * TICK_RATIO for a, b in zip(kept, kept[1:])) and kept[0] == 256

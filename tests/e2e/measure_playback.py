@@ -40,17 +40,41 @@ WATCH_JS = """
 """
 
 
+def settle(page) -> None:
+    """Wait until the app has finished its rerun (its running indicator is gone)."""
+    page.wait_for_timeout(300)
+    page.get_by_test_id("stStatusWidget").wait_for(state="detached", timeout=60_000)
+    page.wait_for_timeout(300)
+
+
+def pick_speed(page, speed: float) -> None:
+    """Move the Speed slider to ``speed``, one key at a time, and check it says so.
+
+    Each key press reruns the page, and a press sent during that rerun is lost (the
+    slider is drawn anew), so keys pressed in a burst left the film at the default
+    0.5 s per step and made 0.25 s per step look like 0.5: wait for the rerun after
+    each, and refuse to measure when the slider names another speed."""
+
+    def thumb():
+        return page.get_by_test_id("stSlider").filter(has_text="Speed").get_by_role("slider").last
+
+    thumb().focus()
+    thumb().press("Home")
+    settle(page)
+    for _ in range(SPEEDS.index(speed)):
+        thumb().focus()
+        thumb().press("ArrowRight")
+        settle(page)
+    shown = thumb().get_attribute("aria-valuetext")
+    if shown != f"{speed:g} s per step":
+        raise SystemExit(f"the Speed slider shows {shown!r}, not {speed:g} s per step: nothing measured")
+
+
 def measure(page, url: str, speed: float) -> list[float]:
     page.goto(f"{url}/Merge_by_merge")
     page.get_by_test_id("stMetric").first.wait_for(timeout=180_000)
-    page.wait_for_timeout(1500)
-    thumb = page.get_by_test_id("stSlider").filter(has_text="Speed").get_by_role("slider")
-    thumb.focus()
-    for _ in range(len(SPEEDS)):
-        thumb.press("Home")
-    for _ in range(SPEEDS.index(speed)):
-        thumb.press("ArrowRight")
-    page.wait_for_timeout(1500)
+    settle(page)
+    pick_speed(page, speed)
     page.evaluate(WATCH_JS)
     page.locator(".st-key-merges_play button").first.click()
     page.wait_for_timeout(PLAY_SECONDS * 1000)

@@ -121,3 +121,32 @@ def test_the_address_bar_follows_the_controls(page, app_url):
     params = parse_qs(urlparse(page.url).query)
     assert params.get("teach_algorithm") == ["1"], page.url
     assert "tie_rule" in params, page.url
+
+
+def test_a_slider_moved_by_keys_keeps_the_focus_after_a_training(browser, page, app_url):
+    """The first change after a training (or after a cached run's replay in a new session)
+    must not draw the page's widgets anew: the keys a teacher presses keep moving the slider
+    they started on, and do not fall to the page (where ← steps the film back)."""
+    # a run no other test trains, long enough to show its progress bar (over 0.3 s)
+    trained_here = f"corpus={quote('Tiny Shakespeare')}&min_freq=3&vocab=300&train_to=300"
+
+    def speed_keys_keep_focus(pg) -> None:
+        pg.goto(f"{app_url}/Merge_by_merge?{trained_here}")
+        expect(pg.get_by_test_id("stMetric").first).to_be_visible(timeout=120_000)
+        settle(pg)
+        params = parse_qs(urlparse(pg.url).query)
+        assert params["corpus"] == ["Tiny Shakespeare"] and params["min_freq"] == ["3"], pg.url
+        speed = pg.get_by_test_id("stSlider").filter(has_text="Speed").get_by_role("slider")
+        speed.focus()
+        for shown in ("1 s per step", "2 s per step"):  # from 0.5: two presses, each a rerun
+            pg.keyboard.press("ArrowLeft")
+            settle(pg)
+            expect(speed).to_have_attribute("aria-valuetext", shown)
+            assert pg.evaluate("document.activeElement.getAttribute('aria-label')") == "Speed"
+
+    speed_keys_keep_focus(page)  # trained here
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        speed_keys_keep_focus(context.new_page())  # another session: the run comes from the cache
+    finally:
+        context.close()

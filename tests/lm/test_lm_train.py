@@ -298,6 +298,22 @@ def test_one_model_per_tokenizer_refuses_duplicate_names():
         )
 
 
+def test_a_text_too_short_for_any_tokenizer_fails_before_the_first_model_trains():
+    pairs = pair_tokenizer(TEXT)
+    heldout = len(pairs.encode(split_text(TEXT, 0.1)[1]))  # fewer tokens than the characters' 180
+    records = train_model_per_tokenizer(
+        [char_tokenizer(), pairs],  # the characters have one window of block_size + 1; the pairs have not
+        ModelConfig(vocab_size=1, block_size=heldout, width=32, depth=1, heads=4),
+        Budget(steps=1),
+        text=TEXT,
+        settings=FAST,
+    )
+    with pytest.raises(
+        BpeError, match=rf"held-out text has {heldout} tokens, fewer than block_size \+ 1 = {heldout + 1}"
+    ):
+        next(records)  # the very first record: no model trained, so no comparison is left cut short
+
+
 # ====================
 # Command line
 

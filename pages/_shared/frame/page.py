@@ -72,11 +72,16 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
 def _run_shown(settings: Settings) -> TrainingRun | None:
     """The session's run, waited for with its progress and Stop (see `frame.training_progress`);
     None while it goes on training past the wait."""
+    # The progress's place, held on every run (trained now, or at hand): an emptied bar on
+    # the first run and no element on the next would move every element below it, and the
+    # browser then draws them all anew, dropping the keyboard's focus.
+    slot = st.empty()
     try:
         return trained_run(settings)
     except TrainingUnderway as underway:
-        if not wait_for_training(underway.training):
-            return None
+        with slot.container():
+            if not wait_for_training(underway.training):
+                return None
     try:
         return trained_run(settings)
     except TrainingUnderway:  # ended for want of watchers and started again: wait on the next run

@@ -47,11 +47,13 @@ def readable(fig: go.Figure) -> go.Figure:
 
 def enlarged(fig: go.Figure, scale: float = PRESENTER_SCALE) -> go.Figure:
     """``fig`` with type ``scale`` times larger and a quarter taller (presenter mode)."""
-    fig.update_layout(
-        font_size=round(BASE_FONT * scale),
-        title_font_size=round(TITLE_FONT * 1.15),  # titles are long
-        height=round((fig.layout.height or 400) * 1.25),
-    )
+    title_size = round(TITLE_FONT * 1.15)  # titles are long
+    fig.update_layout(font_size=round(BASE_FONT * scale), title_font_size=title_size)
+    fig.update_layout(height=round((fig.layout.height or 400) * 1.25))
+    title = fig.layout.title
+    if title.pad.t and title.yanchor == "top" and title.text:  # a hung title: its pad and margin grow with its type
+        lines = title.text.count("<br>") + 1
+        fig.update_layout(title_pad_t=title_pad(title_size), margin_t=title_margin(lines, title_size))
     fig.update_xaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     fig.update_yaxes(tickfont_size=round(TICK_FONT * scale), title_font_size=round(BASE_FONT * scale))
     return fig
@@ -73,9 +75,37 @@ def wrapped(text: str, width: int) -> list[str]:
     return lines
 
 
-def title_margin(lines: list[str]) -> int:
-    """Top margin for a title of these lines (``<sup>`` lines are smaller)."""
-    return 20 + sum(16 if line.startswith("<sup>") else 26 for line in lines)
+# Plotly places a title by its first line only (the others run on below it, into the bars
+# when the margin is short) and spaces every line 1.3 times the title's font size apart, a
+# smaller ``<sup>`` line too. So a wrapped title is hung from the chart's top edge, in a margin
+# as tall as its lines: with ``yanchor="top"`` the first line's top sits one font size above
+# the padding, so the padding adds that back.
+TITLE_LINE_SPACING, TITLE_PAD = 1.3, 10
+
+
+def title_pad(font_size: int) -> int:
+    """The top padding that puts a hung title's first line `TITLE_PAD` below the chart's edge."""
+    return TITLE_PAD + font_size
+
+
+def title_margin(lines: int, font_size: int = TITLE_FONT) -> int:
+    """Top margin for a title of ``lines`` lines hung from the top (`hung_title`)."""
+    return 2 * TITLE_PAD + round(lines * TITLE_LINE_SPACING * font_size)
+
+
+def hung_title(lines: list[str]) -> dict:
+    """Layout for a title of these lines hung from the chart's top edge, and its margin."""
+    return dict(
+        title=dict(
+            text="<br>".join(lines),
+            font=dict(size=TITLE_FONT),
+            y=1,
+            yref="container",
+            yanchor="top",
+            pad=dict(t=title_pad(TITLE_FONT)),
+        ),
+        margin_t=title_margin(len(lines)),
+    )
 
 
 def whole_number_axis(largest: float, **axis) -> dict:
@@ -119,7 +149,6 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     if tied:
         sentence = f"{tie_with_winner(len(tied))}: {tie_rule_sentence(tie_rule)}"
         lines += [f"<sup>{line}</sup>" for line in wrapped(sentence, PAIR_SUBTITLE_CHARS)]
-    title = "<br>".join(lines)
     bar = dict(
         type="bar",
         x=positions,
@@ -131,11 +160,12 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
         hovertemplate="%{customdata}<br>count %{y:,}<extra></extra>",
     )
     axis_type = dict(tickfont=dict(size=TICK_FONT))
+    hung = hung_title(lines)
     layout = dict(
-        title=dict(text=title, font=dict(size=TITLE_FONT)),
-        height=310 + title_margin(lines),  # the bars keep their height under a longer title
+        title=hung["title"],
+        height=310 + hung["margin_t"],  # the bars keep their height under a longer title
         font=dict(size=BASE_FONT),
-        margin=dict(l=10, r=10, t=title_margin(lines), b=10),
+        margin=dict(l=10, r=10, t=hung["margin_t"], b=10),
         showlegend=False,
         xaxis=dict(
             tickvals=positions,
@@ -173,7 +203,7 @@ def question_figure(fig: go.Figure, step: MergeStep, *, asking: bool) -> go.Figu
     # title_text and margin_t, not title= and margin=: the chart is built unvalidated, so those
     # would replace its title and margin objects with a bare string and a partial dict, and
     # presenter mode (which sets the title's font) then fails on the string
-    fig.update_layout(title_text="<br>".join(lines), margin_t=title_margin(lines))
+    fig.update_layout(title_text="<br>".join(lines), margin_t=hung_title(lines)["margin_t"])
     return fig
 
 
@@ -278,6 +308,20 @@ def compression_curve_figure(
     return readable(fig)
 
 
+TICK_RATIO = 2.5  # on the log axis, vocab sizes closer than this print over each other at 1024 px
+
+
+def spaced_ticks(sizes: list[int]) -> list[int]:
+    """The sorted vocab ``sizes`` to label on a log axis: each at least `TICK_RATIO` times the
+    last one labelled (500 and 1,000, or GPT-2's 50,257 and GPT-4's 100,261, overlapped in
+    presenter type). Every point is still named in the legend and its hover."""
+    kept: list[int] = []
+    for size in sizes:
+        if not kept or size >= kept[-1] * TICK_RATIO:
+            kept.append(size)
+    return kept
+
+
 def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
     """Characters covered by ``block_size`` tokens, against vocab size (log axis): one marker
     per tokenizer (named in the legend, so close points never print over each other), the
@@ -311,7 +355,7 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
             )
         )
     top = max((c.p90 for _, _, c in rows), default=1.0)
-    sizes = sorted({size for _, size, _ in rows})
+    sizes = spaced_ticks(sorted({size for _, size, _ in rows}))
     fig.update_layout(
         title=f"Characters of {plotly_text(what)} covered by {block_size:,} tokens",
         height=420,
@@ -319,7 +363,11 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
         showlegend=True,
         legend=dict(orientation="h", y=-0.3, title_text=""),
         xaxis=dict(
-            type="log", title="vocab size (log scale)", tickvals=sizes, ticktext=[f"{size:,}" for size in sizes]
+            type="log",
+            title="vocab size (log scale)",
+            tickvals=sizes,
+            ticktext=[f"{size:,}" for size in sizes],
+            tickangle=0,
         ),
         yaxis=dict(title="characters per window", range=[0, top * 1.15], tickformat=",d"),
     )

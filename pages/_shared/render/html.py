@@ -49,7 +49,8 @@ PRESENTER_CSS = """<style>
 </style>"""
 # On every page: labels of buttons, toggles, checkboxes, boxes and metrics wrap onto a second
 # line instead of ending in "…" when their column is narrow (a projector's 1024 px), and a
-# static table's headers and cells wrap instead of pushing columns off the right edge.
+# static table's headers and cells wrap between words (never inside one: "charac|ters",
+# "118,3|04"), so a table must have few enough columns to fit (the overflow test measures it).
 WHOLE_LABELS_CSS = """<style>
 [data-testid^="stBaseButton"] p, [data-testid^="stBaseButton"] [data-testid="stMarkdownContainer"],
 [data-testid="stWidgetLabel"] p, [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"],
@@ -61,7 +62,7 @@ WHOLE_LABELS_CSS = """<style>
 }
 [data-testid^="stBaseButton"] { height: auto !important; }
 [data-testid="stTable"] th, [data-testid="stTable"] td, [data-testid="stTable"] p {
-  white-space: normal !important; overflow-wrap: anywhere !important;
+  white-space: normal !important; overflow-wrap: break-word !important; word-break: normal !important;
 }
 </style>"""
 # The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).

@@ -78,26 +78,36 @@ def report_card_html(
 
 def report_card_figure(rows: Sequence[CardRow], unit: str = CHARACTERS, *, large: bool = False) -> go.Figure:
     """Grouped bars: per text, each tokenizer's characters (or bytes) per token. ``large``
-    (presenter mode): the texts' names stand upright, since at a slant the larger type of
-    sixteen names overlaps at 1024 px."""
+    (presenter mode): the bars lie across and the texts' names read across beside them, one
+    under the other: at a slant the larger type of sixteen names overlaps at 1024 px, and
+    names standing on end are hard to read from the back of a room."""
     labels = list(rows[0].measures) if rows else []
-    names = [row.text.name for row in rows]
+    names = [plotly_text(row.text.name) for row in rows]
     fig = go.Figure()
     for index, label in enumerate(labels):
         values = [per_token(row.measures[label], unit) for row in rows]
+        if large:
+            bars = dict(x=values, y=names, orientation="h")
+            hover = f"%{{y}}<br>%{{x:.2f}} {unit} per token<extra>{plotly_text(label)}</extra>"
+        else:
+            bars = dict(x=names, y=values)
+            hover = f"%{{x}}<br>%{{y:.2f}} {unit} per token<extra>{plotly_text(label)}</extra>"
         fig.add_bar(
-            name=plotly_text(label),
-            x=[plotly_text(name) for name in names],
-            y=values,
-            marker_color=BAR_COLOURS[index % len(BAR_COLOURS)],
-            hovertemplate=f"%{{x}}<br>%{{y:.2f}} {unit} per token<extra>{plotly_text(label)}</extra>",
+            name=plotly_text(label), marker_color=BAR_COLOURS[index % len(BAR_COLOURS)], hovertemplate=hover, **bars
         )
+    # across the chart (presenter mode) the axis title takes two lines, or it runs past the edge at 1024 px
+    per_token_axis = dict(title=f"{unit} per token{'<br>' if large else ' '}(higher: fewer tokens)", rangemode="tozero")
     fig.update_layout(
         barmode="group",
-        height=420,
         margin=dict(l=10, r=10, t=30, b=10),
-        yaxis=dict(title=f"{unit} per token (higher: fewer tokens)", rangemode="tozero"),
-        xaxis=dict(tickangle=-90 if large else -35),
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
     )
+    if large:  # the first text on top, as in the table; each text's group of bars a line of its own
+        fig.update_layout(
+            height=120 + len(rows) * (14 * len(labels) + 16),
+            xaxis=per_token_axis,
+            yaxis=dict(autorange="reversed"),
+        )
+    else:
+        fig.update_layout(height=420, yaxis=per_token_axis, xaxis=dict(tickangle=-35))
     return fig

@@ -43,8 +43,25 @@ def four_ways(settings: Settings, merges: int, train_text: str, heldout_text: st
     return with_variant(comp, column), full
 
 
+# The summary in two tables of six columns: eleven side by side do not fit a projector's
+# 1024 px in large type without breaking their headers and numbers mid-word.
+COMPARED_COLUMNS = [
+    "tokenizer",
+    "characters per token",
+    "bytes per token",
+    "vocab",
+    "merges crossing classes",
+    "first divergent merge",
+]
+TRAINED_COLUMNS = ["tokenizer", "base vocab", "merges", "chunks", "distinct chunks", "seconds"]
+SUMMARY_DECIMALS = {"characters per token": 2, "bytes per token": 2, "seconds": 2}
+
+
 def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
-    show_table(summary_rows(comp), decimals={"characters per token": 2, "bytes per token": 2, "seconds": 2})
+    """What a class compares (compression, crossings, where the merges part ways), then how
+    each tokenizer was trained (its base alphabet, the chunks its pre-tokenizer made)."""
+    rows = summary_rows(comp)
+    show_table([{name: row[name] for name in COMPARED_COLUMNS} for row in rows], decimals=SUMMARY_DECIMALS)
     st.caption(f"Compression is measured on the {comp.evaluated_on}. {CLASS_RULE}")
     if full_gpt2 is not None:
         st.caption(
@@ -56,6 +73,8 @@ def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
         with st.expander("How to get GPT-2's files"):
             for line in missing_files_details():
                 st.markdown(f"- {line}")
+    st.markdown("**How each was trained**")
+    show_table([{name: row[name] for name in TRAINED_COLUMNS} for row in rows], decimals=SUMMARY_DECIMALS)
 
 
 def draw_merge_lists(comp: Comparison, *, gpt2_spelling: bool) -> None:

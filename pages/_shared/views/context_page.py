@@ -129,13 +129,13 @@ def draw_coverage(found: Measured, block: int) -> None:
                 "vocab size": c.vocab_size,
                 "mean characters": coverages[c.label].mean,
                 f"× {compared[0].label}": coverages[c.label].mean / coverages[compared[0].label].mean,
-                "10th percentile": coverages[c.label].p10,
-                "90th percentile": coverages[c.label].p90,
+                # one column for the spread (as the chart's bars show it): seven do not fit 1024 px
+                "10th to 90th percentile": f"{coverages[c.label].p10:,.1f} to {coverages[c.label].p90:,.1f}",
                 "windows": coverages[c.label].windows,
             }
             for c in compared
         ],
-        decimals={"mean characters": 1, "10th percentile": 1, "90th percentile": 1},
+        decimals={"mean characters": 1},
     )
     st.caption(
         f"Measured on {len(found.text):,} characters of {found.what}, cut into non-overlapping windows of "

@@ -108,7 +108,9 @@ def progress_text(job: ExperimentJob) -> tuple[float, str]:
     name = job.names[done]
     latest = shared.latest.get(name)
     if latest is None:
-        return done / len(job.names), f"Encoding the text for {name} and building its model… ({where})"
+        if done == 0:  # every tokenizer's text is encoded (and checked) before the first model trains
+            return 0.0, f"Encoding the text for every tokenizer… ({where})"
+        return done / len(job.names), f"Building the model for {name}… ({where})"
     evaluated = [r.progress for r in shared.evaluated if r.tokenizer == name]
     score = f", held-out {evaluated[-1].evaluation.bits_per_char:.3f} bits/char" if evaluated else ""
     fraction = (done + min(latest.seconds / budget, 1.0)) / len(job.names)

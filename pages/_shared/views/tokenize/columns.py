@@ -40,7 +40,7 @@ from pages._shared.state.settings import Settings, bind
 
 # The plain keys (declared in `state.controls`): the text, the token traced, the special-token text
 TEXT, LINEAGE, SPECIAL_TEXT = controls.TOKENIZE_TEXT.key, controls.LINEAGE.key, controls.SPECIAL_TEXT.key
-PER_ROW = 3  # tokenizer columns a row: each keeps room for "Characters/token" and its value at 1024 px
+PER_ROW = 3  # tokenizer columns a row: each keeps room for "Characters per token" and its value at 1024 px
 
 
 def text_box(settings: Settings) -> str:
@@ -139,7 +139,7 @@ def draw_tokenizers(settings: Settings, run: TrainingRun, text: str) -> tuple[Co
             marked = encoded[c.label] = encode_marked(c.tokenizer, text)  # unknown characters shown, not refused
             a, b = st.columns(2)
             a.metric("Tokens", f"{len(marked.ids):,}")
-            b.metric("Characters/token", f"{compression(marked.encoded_characters, len(marked.ids)):.2f}")
+            b.metric("Characters per token", f"{compression(marked.encoded_characters, len(marked.ids)):.2f}")
             st.html(linked_tokens_html(marked.segments, scope=f"tokenize-{c.label}"))
             if marked.unknown:
                 st.caption(escape_markdown(unknown_note(marked)))
