@@ -69,6 +69,8 @@ def test_stop_keeps_the_merges_so_far_for_this_session_only():
     at.button(key="live_training_again").click().run()
     assert STOPPED_RUN not in at.session_state and stop(at) is not None
     assert at.sidebar.number_input(key="_w_settings_train_up_to").value == 50_000
+    # the vocab Stop put at the stopped run's last merge goes back to the full run's
+    assert at.sidebar.slider(key="_w_settings_vocab").value == 50_000
     stop(at).click().run()
 
 

@@ -227,12 +227,17 @@ def stop_training() -> None:
 
 def train_again() -> None:
     """Button callback: drop the run this session stopped and train up to the vocab it was
-    to reach, in full."""
+    to reach, in full. A vocab left at the stopped run's last merge (where Stop put it) goes
+    to the full run's last merge too: "Train to 50,000 again" then shows 50,000, not the
+    vocab the Stop happened to reach; a smaller vocab the user chose stays."""
     state = st.session_state
     stopped = state.pop(STOPPED_RUN, None)
     state.pop(RUN_MEMO, None)
     if stopped is not None and stopped[1] is not None:
-        state[TRAIN_UP_TO] = stopped[1].settings.target_vocab_size
+        run = stopped[1]
+        state[TRAIN_UP_TO] = run.settings.target_vocab_size
+        if int(state[VOCAB]) == run.final_vocab_size:
+            state[VOCAB] = run.settings.target_vocab_size
 
 
 def progress_line(training: LiveTraining) -> tuple[float, str]:
