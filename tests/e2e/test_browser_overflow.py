@@ -180,3 +180,27 @@ def test_nothing_is_cut_at_projector_widths(browser, app_url, screenshot, presen
     finally:
         context.close()
     assert not cut, "cut at a projector's width:\n" + "\n".join(cut)
+
+
+def test_nothing_is_cut_on_the_lens_pages_of_a_run_file(browser, app_url):
+    """The shipped run file replayed, whose numbers are longer (918,799 characters, sizes to
+    2,000), on the pages of its lenses, at 1024 px in presenter mode: the narrowest case."""
+    from bpe.runfile import RUNS_DIR, list_runs
+
+    run = list_runs([RUNS_DIR])[0]
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    page.set_default_timeout(TRAINING_TIMEOUT_MS)
+    cut: list[str] = []
+    try:
+        page.goto(f"{app_url}/Compression?corpus={quote(run.label)}&vocab=1000")
+        expect(sidebar(page).get_by_text("Replaying a recorded run")).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
+        settle(page)
+        sidebar(page).get_by_text("Presenter mode: larger type").click()
+        settle(page)
+        for label, heading in [("Compression", "Compression"), ("Tokenize", "Tokenize"), ("Vocabulary", "Vocabulary")]:
+            open_page(page, label, heading)
+            cut += [f"{label}, run file, presenter: {what}" for what in page.evaluate(CUT_JS)]
+    finally:
+        context.close()
+    assert not cut, "cut at a projector's width:\n" + "\n".join(cut)
