@@ -19,14 +19,21 @@ from collections.abc import Callable
 
 import streamlit as st
 
+# How many values of each function one session keeps of its own: a session works on one text
+# at a time, and a cap sized for a whole class's settings (up to 64) held per session made a
+# class's memory grow with every student's text (30 students' own texts: 677 -> 1,070 MB).
+SESSION_MAX_ENTRIES = 4
+
 
 class ByOwner:
     """A function cached twice, process-wide and per session; each call says which with
-    ``own=`` (True: the value is computed on this session's own text)."""
+    ``own=`` (True: the value is computed on this session's own text). The session's cache
+    keeps at most `SESSION_MAX_ENTRIES` values (fewer when the shared one keeps fewer)."""
 
     def __init__(self, function: Callable, cache, params: dict) -> None:
         self.shared = cache(**params)(function)
-        self.per_session = cache(scope="session", **params)(function)
+        kept = min(params.get("max_entries") or SESSION_MAX_ENTRIES, SESSION_MAX_ENTRIES)
+        self.per_session = cache(scope="session", **{**params, "max_entries": kept})(function)
         functools.update_wrapper(self, function)
 
     def __call__(self, *args, own: bool, **kwargs):

@@ -42,6 +42,7 @@ LIVE = "settings_live_training"  # (settings, LiveTraining): the training this s
 STOPPED_RUN = "settings_stopped_run"  # (training key, run or None): what this session kept when it pressed Stop
 WATCHER = "settings_watcher"  # this session's name among a shared training's watchers
 MAX_FINISHED_RUNS = 8  # finished runs the server keeps for every session
+MAX_OWN_RUNS = 2  # finished runs on its own texts one session keeps (its current run is also at hand)
 PROGRESS_SECONDS = 0.25  # how often a progress bar is redrawn: each update is a message to the browser
 
 
@@ -328,14 +329,14 @@ def shared_trainings(*, own: bool = False) -> SharedTrainings:
     """The runs, finished and training, of the shipped corpora (one registry per process,
     shared by every session) or, ``own``, of this session's own texts (this session's
     registry, gone when the session disconnects: nobody else holds those texts)."""
-    return _trainings(own=own)
+    return _trainings(MAX_OWN_RUNS if own else MAX_FINISHED_RUNS, own=own)
 
 
 # A TrainingRun is frozen and nothing mutates it: one object for everyone (a copy per
 # session cost a class ~6 MB per student, and a bigger heap for the collector to walk).
 @cache_resource_by_owner(show_spinner=False)
-def _trainings() -> SharedTrainings:
-    return SharedTrainings(keep=MAX_FINISHED_RUNS)
+def _trainings(keep: int) -> SharedTrainings:
+    return SharedTrainings(keep=keep)
 
 
 # ==================== Run files
