@@ -167,3 +167,24 @@ def test_vocabulary_checks_a_pretrained_tokenizer_once_and_counts_each_corpus(mo
     assert not first.exception and not other.exception and len(checks) == 1
     unused = [metric(at, "Unused on this corpus") for at in (first, other)]
     assert unused[0] != unused[1]  # each corpus its own counts
+
+
+def test_what_a_corpus_keeps_of_a_pretrained_tokenizers_check_is_small():
+    """Each student's own text keeps GPT-2's health for that text: the counts and the few
+    rows the page lists, not a copy of all 50,000 rows with this text's uses (about 10 MB
+    a student, which grew a class's memory with every student)."""
+    import pickle
+
+    from pages._shared.data.lenses import pretrained_health
+    from pages._shared.data.tokenizers import GPT2_LABEL, extra_tokenizers
+
+    gpt2 = next((c for c in extra_tokenizers() if c.label == GPT2_LABEL), None)
+    if gpt2 is None:
+        pytest.skip("GPT-2's files are not here")
+    notes = "the a of merge token pair count vocabulary text byte learns frequent most new " * 40
+    health = pretrained_health(
+        gpt2.key, ("notes", "v1"), _tokenizer=gpt2.tokenizer, _train=notes, _heldout="", _uploaded=False, own=False
+    )
+    assert health.total > 40_000 and health.unused > 40_000
+    assert health.uses(gpt2.tokenizer.encode(" merge")[0])[0] >= 40 and health.uses(0) == (0, None)
+    assert len(pickle.dumps(health)) < 200_000

@@ -10,6 +10,7 @@ tokenizer (`data.owned`): the caller says which with ``own=``.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from bpe.analysis.encode_film import EncodeFilm, encode_film
@@ -21,7 +22,6 @@ from bpe.analysis.undertrained import (
     run_token_health,
     tokenizer_token_health,
     uses,
-    with_usage,
 )
 from pages._shared.data.measures import run_usage
 from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
@@ -77,14 +77,24 @@ def _learned_health(
 
 @dataclass(frozen=True)
 class PretrainedHealth:
-    """A pretrained tokenizer's tokens checked, and what the page shows of them, counted
-    once: GPT-4 has 100,000 rows, too many to count again on every visit."""
+    """What the page shows of a pretrained tokenizer's tokens in one corpus, counted once.
+    Small on purpose: each student's own text keeps one (GPT-2's 50,000 rows copied with
+    that text's uses were about 10 MB a student); the rows stay in the process's one check
+    (`pretrained_reach`), and the uses are the corpus's counts (ids it uses: few on a
+    student's notes)."""
 
-    rows: list[TokenHealth]
-    by_id: dict[int, TokenHealth]
+    total: int  # tokens longer than one symbol, the rows checked
     counts: dict[str, int]  # `flag_counts`
     unused: int  # tokens used in neither the training nor the held-out text
     unreachable: list[TokenHealth]
+    train_usage: Counter | None  # id -> uses; None: not measured (a run file's training text)
+    heldout_usage: Counter | None  # None: nothing held out
+
+    def uses(self, token_id: int) -> tuple[int | None, int | None]:
+        """(uses in the training text, in the held-out text) of one token; None: not measured."""
+        return tuple(
+            None if usage is None else usage.get(token_id, 0) for usage in (self.train_usage, self.heldout_usage)
+        )
 
 
 @cache_resource_by_owner(show_spinner="Checking every token…", max_entries=4)
@@ -102,15 +112,15 @@ def pretrained_health(
     """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s, once
     per process: `pretrained_reach`) and counted in this corpus (once per corpus). A part
     that is not here (nothing held out; a run file's training text) is not measured: None, not 0."""
-    rows = with_usage(
-        pretrained_reach(tokenizer_key, _tokenizer=_tokenizer, own=_uploaded),
-        train_usage=uses(_tokenizer, _train) if _train else None,
-        heldout_usage=uses(_tokenizer, _heldout) if _heldout else None,
-    )
+    rows = pretrained_reach(tokenizer_key, _tokenizer=_tokenizer, own=_uploaded)
+    train_usage = uses(_tokenizer, _train) if _train else None
+    heldout_usage = uses(_tokenizer, _heldout) if _heldout else None
+    used = set(train_usage or ()) | set(heldout_usage or ())
     return PretrainedHealth(
-        rows,
-        {r.id: r for r in rows},
+        len(rows),
         flag_counts(rows),
-        sum(1 for r in rows if not r.train_uses and not r.heldout_uses),
+        sum(1 for r in rows if r.id not in used),
         [r for r in rows if UNREACHABLE in r.flags],
+        train_usage,
+        heldout_usage,
     )

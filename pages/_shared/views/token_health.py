@@ -166,12 +166,12 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         _uploaded=chosen.own,
         own=session_owns(settings, chosen),
     )
-    rows, counts, unused, unreachable = health.rows, health.counts, health.unused, health.unreachable
+    counts, unused, unreachable = health.counts, health.unused, health.unreachable
     where = "the run's sample" if settings.run_file is not None else "this corpus"  # a run file: its sample only
     a, b, c = st.columns(3)
     a.metric("Their unreachable", f"{counts[UNREACHABLE]:,}", help="tokens whose own text encodes to other tokens")
     b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
-    c.metric(f"Unused on {where}", f"{unused:,}", help=f"of {len(rows):,} tokens longer than one symbol")
+    c.metric(f"Unused on {where}", f"{unused:,}", help=f"of {health.total:,} tokens longer than one symbol")
     if unreachable:
         st.dataframe(health_table(unreachable)[["id", "token", "its own text encodes as"]], hide_index=True)
     else:
@@ -181,7 +181,6 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         )
     glitches = glitch_tokens(chosen.tokenizer) if chosen.label == GPT2_LABEL else []
     if glitches:
-        by_id = health.by_id
         st.markdown("**Suspicious tokens reported in GPT-2** (SolidGoldMagikarp and friends: reachable, under-trained)")
         st.dataframe(
             pd.DataFrame(
@@ -189,8 +188,8 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
                     {
                         "id": token_id,
                         "token": printable(text),
-                        "uses (training)": by_id[token_id].train_uses,
-                        "uses (held-out)": by_id[token_id].heldout_uses,
+                        "uses (training)": health.uses(token_id)[0],
+                        "uses (held-out)": health.uses(token_id)[1],
                     }
                     for token_id, text in glitches
                 ]
