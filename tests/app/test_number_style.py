@@ -74,9 +74,9 @@ def test_chart_ticks_are_large_and_counts_whole():
 
 
 def test_coverage_points_stay_inside_the_plot_and_are_named_in_a_legend():
-    rows = [("characters", 8, context_coverage([1] * 16, 128)), ("BPE 12", 12, context_coverage([3, 3, 4, 6], 128))]
+    rows = [("characters", 8, context_coverage([1] * 16, 128)), ("BPE 64", 64, context_coverage([3, 3, 4, 6], 128))]
     fig = coverage_figure(rows, 128, "training text")
-    assert [trace.name for trace in fig.data] == ["characters", "BPE 12"] and fig.layout.showlegend
+    assert [trace.name for trace in fig.data] == ["characters", "BPE 64"] and fig.layout.showlegend
     assert all(trace.mode == "markers" for trace in fig.data)  # no text labels to print over each other
     assert fig.layout.yaxis.range[1] > max(c.p90 for _, _, c in rows)
-    assert list(fig.layout.xaxis.ticktext) == ["8", "12"]
+    assert list(fig.layout.xaxis.ticktext) == ["8", "64"]

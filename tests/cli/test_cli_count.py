@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -79,34 +78,18 @@ def test_bad_input_leaves_the_old_counts_file(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.parquet", "in"]
 
 
-def _read_until(stream, marker: bytes, *, seconds: float) -> bytes:
-    """What `stream` says up to and including `marker` (or all it said within `seconds`)."""
-    seen, deadline = b"", time.monotonic() + seconds
-    while marker not in seen and time.monotonic() < deadline:
-        ready, _, _ = select.select([stream], [], [], 0.1)
-        if ready:
-            byte = os.read(stream.fileno(), 1)
-            if not byte:
-                break
-            seen += byte
-    return seen
-
-
 def test_sigterm_leaves_no_counts_file(tmp_path):
     corpus = tmp_path / "big.txt"
-    corpus.write_text("".join(f"Line {i} of a long text, with {i % 97} words in it.\n" for i in range(1_500_000)))
+    corpus.write_text("".join(f"Line {i} of a long text, with {i % 97} words in it.\n" for i in range(600_000)))
     target = tmp_path / "c.parquet"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "bpe", "count", str(corpus), "--output", str(target), "--workers", "2"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        # Stop it once it is counting (its first progress line), not after a fixed sleep: on a busy
-        # machine the interpreter may still be importing, before SIGTERM is turned into a clean stop.
-        seen = _read_until(process.stderr, b"counting:", seconds=60)
+        time.sleep(1.5)
         assert process.poll() is None, "counting ended before it could be stopped"
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=60)
-        err = seen + err
     finally:
         process.kill()
     assert process.returncode == 143, err.decode()
@@ -123,7 +106,7 @@ def test_build_refuses_a_training_text_that_will_not_fit_in_memory(tmp_path, cap
     argv = ["build", "--processed-dir", str(folder), "--tokenizer-output", str(tmp_path / "t.json")]
     assert main([*argv, "--encoded-output-dir", str(tmp_path / "enc"), "--quiet"]) == 1
     err = capsys.readouterr().err
-    assert "in memory needs about" in err and "GiB available" in err and len(err.strip().splitlines()) == 1
+    assert "in memory needs about" in err and "MiB available" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "t.json").exists()
 
 

@@ -58,9 +58,12 @@ def test_one_sessions_stop_leaves_another_sessions_training_to_its_end(browser, 
     second = browser.new_context(viewport={"width": 1024, "height": 768})
     try:
         a, b = first.new_page(), second.new_page()
-        shared = f"{app_url}/Merge_by_merge?vocab=30000&prefix=600000"
+        shared = f"{app_url}/Merge_by_merge?{LONG}"
+        # Both open before either waits: opened one after the other, the second could find
+        # the training already finished on a fast machine (it was, in CI), with no bar to see.
         for page in (a, b):
             page.goto(shared)
+        for page in (a, b):
             expect(page.get_by_test_id("stProgress")).to_contain_text("Training: merge", timeout=90_000)
         a.get_by_role("button", name="Stop training").click()
         expect(a.get_by_text("Training stopped at")).to_be_visible(timeout=30_000)
