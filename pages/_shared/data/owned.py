@@ -20,8 +20,8 @@ from collections.abc import Callable
 import streamlit as st
 
 # How many values of each function one session keeps of its own: a session works on one text
-# at a time, and a cap sized for a whole class's settings (up to 64) held per session made a
-# class's memory grow with every student's text (30 students' own texts: 677 -> 1,070 MB).
+# at a time, and a cap sized for a whole class's settings (up to 64), held once per session,
+# would let a class's memory grow with every student's text and every setting they try.
 SESSION_MAX_ENTRIES = 4
 
 
