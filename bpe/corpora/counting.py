@@ -207,7 +207,10 @@ def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTot
             # partitions they are counting (the executor has no public way to, before 3.14).
             for process in list((getattr(pool, "_processes", None) or {}).values()):
                 process.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
+            # Then wait for the pool to wind down (quick, its workers are gone): one left to
+            # do it alone races the interpreter's exit, which writes to the pool's closed
+            # wake-up pipe and prints "Exception ignored ... Bad file descriptor".
+            pool.shutdown(wait=True, cancel_futures=True)
             raise
 
 

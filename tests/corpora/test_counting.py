@@ -89,3 +89,21 @@ def test_the_shared_texts_count_as_they_train(tmp_path):
     text = path.read_text(encoding="utf-8")
     got = count_corpus([path], alphabet="bytes", pretokenizer="gpt2", workers=2)
     assert got.words() == count_text(text, alphabet="bytes", pretokenizer="gpt2").words()
+
+
+def test_an_interrupted_pool_is_gone_before_the_interrupt_leaves(corpus):
+    # A pool left to wind down on its own races the interpreter's exit, which then prints
+    # "Exception ignored ... Bad file descriptor" under the command's one-line message.
+    import multiprocessing
+    import threading
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    _, inputs = corpus
+
+    def stop(progress):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        count_corpus(inputs, alphabet="bytes", pretokenizer="gpt2", options=OPTIONS, workers=2, on_progress=stop)
+    assert not [thread for thread in threading.enumerate() if isinstance(thread, _ExecutorManagerThread)]
+    assert multiprocessing.active_children() == []
