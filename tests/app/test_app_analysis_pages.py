@@ -157,7 +157,7 @@ def test_tokenize_marks_characters_outside_the_alphabet_instead_of_refusing():
     html = at.html[1].value  # the trained BPE, beside the characters
     assert html.count('class="tok unknown') == 3 and "is not in this tokenizer&#x27;s alphabet" in html
     note = unescape_markdown(at.caption[0].value)
-    assert "3 character(s) outside this tokenizer's alphabet" in note and "'A', 'f', 'c'" in note
+    assert "3 characters outside this tokenizer's alphabet" in note and "'A', 'f', 'c'" in note
     assert at.code  # the lineage of the learned tokens is still traced
 
 

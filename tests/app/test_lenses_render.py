@@ -54,7 +54,7 @@ def test_report_card_table_colours_the_relative_difference():
     table = report_card_html(rows, "run", ["GPT-2", "GPT-4"])
     assert '<td class="better"' in table and "+100%" in table  # 4.0 against GPT-2's 2.0
     assert '<td class="worse"' in table and "-50%" in table  # against GPT-4's 8.0
-    assert "1 kind(s) of character outside its alphabet" in table
+    assert "1 kind of character outside its alphabet" in table
     figure = report_card_figure(rows, "bytes")
     assert [trace.name for trace in figure.data] == ["run", "GPT-2", "GPT-4"]
     assert figure.data[0].y == (4.0, None) and figure.layout.yaxis.title.text.startswith("bytes per token")

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from bpe.analysis.report_card import CardRow, Measure
+from bpe.analysis.wording import counted
 from pages._shared.render.figures import plotly_text
 from pages._shared.render.html import text_html
 
@@ -49,11 +50,11 @@ def report_card_html(
             found = row.measures[label]
             value = per_token(found, unit)
             if value is None:
-                why = f"cannot encode it: {found.unknown:,} kind(s) of character outside its alphabet"
+                why = f"cannot encode it: {counted(found.unknown, 'kind')} of character outside its alphabet"
                 cells.append(f'<td class="none" style="{cell}" title="{html.escape(why, quote=True)}">—</td>')
             elif found.unknown:
                 why = (
-                    f"measured on the {found.coverage:.1%} of the text it can encode: {found.unknown:,} kind(s) "
+                    f"measured on the {found.coverage:.1%} of the text it can encode: {counted(found.unknown, 'kind')} "
                     "of character are outside its alphabet"
                 )
                 cells.append(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpe.analysis.wording import counted
 from bpe.lm.config import Budget
 from bpe.lm.job import MODEL_SHAPES, ExperimentJob, experiment_text, train_settings
 from bpe.run import TrainingRun
@@ -96,13 +97,13 @@ def progress_text(job: ExperimentJob) -> tuple[float, str]:
         place = shared.place
         ahead = f", {place.ahead} waiting ahead of you" if place.ahead else ""
         return 0.0, (
-            f"The server is busy: {place.training} model job(s) training{ahead}. Yours starts as soon "
+            f"The server is busy: {counted(place.training, 'model job')} training{ahead}. Yours starts as soon "
             "as a slot is free; keep this tab open (closing it gives up the place)."
         )
     where = (
         "starting"
         if shared.device is None
-        else f"on {shared.device}" + (f", {shared.threads} CPU thread(s)" if shared.device == "cpu" else "")
+        else f"on {shared.device}" + (f", {counted(shared.threads, 'CPU thread')}" if shared.device == "cpu" else "")
     )
     if done >= len(job.names):
         return 1.0, f"Sampling and summarising… ({where})"

@@ -85,7 +85,7 @@ def unknown_note(encoded: Encoded) -> str | None:
     shown = ", ".join(repr(printable(ch)) for ch in encoded.unknown[:8])
     more = f" and {len(encoded.unknown) - 8:,} more" if len(encoded.unknown) > 8 else ""
     return (
-        f"{len(encoded.unknown):,} character(s) outside this tokenizer's alphabet, marked with a dashed "
+        f"{counted(len(encoded.unknown), 'character')} outside this tokenizer's alphabet, marked with a dashed "
         f"border and id ?: {shown}{more}. They never occurred in its training text."
     )
 

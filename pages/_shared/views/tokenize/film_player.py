@@ -188,7 +188,7 @@ def _rule_differences(film: EncodeFilm) -> None:
         return
     st.warning(
         escape_markdown(
-            f"On this text {film.other_rule} would cut {len(film.differences):,} chunk(s) differently "
+            f"On this text {film.other_rule} would cut {counted(len(film.differences), 'chunk')} differently "
             "(a merge list and a rank order disagree where a token can be built two ways):"
         )
     )
