@@ -110,6 +110,14 @@ def shown_name(name: str) -> str:
     return marked if len(marked) <= MAX_SHOWN_NAME else marked[: MAX_SHOWN_NAME - 1] + "…"
 
 
+def shown_value(value) -> str:
+    """A value someone else wrote (a lesson's page, a setting) as a message shows it: its
+    repr, bidirectional controls as marks, cut to `MAX_SHOWN_NAME` characters, ending in
+    "…" (a lesson's version may be a megabyte of text)."""
+    text = bidi_marked(repr(value))
+    return text if len(text) <= MAX_SHOWN_NAME else text[: MAX_SHOWN_NAME - 1] + "…"
+
+
 def pair_label(pair: tuple) -> str:
     """``('t', 'h')`` as ``t + h`` in printable text (not escaped)."""
     return f"{printable(pair[0])} + {printable(pair[1])}"

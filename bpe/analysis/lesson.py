@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
 from bpe.jsonfile import load_json
+from bpe.text import shown_name, shown_value
 from bpe.untrusted import check_size
 
 FORMAT = "bpe-lab-lesson"
@@ -92,11 +93,11 @@ def parse_lesson(data: bytes, *, name: str = "The lesson file", max_bytes: int) 
         raise LessonError(f'{name} is not a BPE Lab lesson file (no "format": {FORMAT!r}).')
     if body.get("version") != VERSION:
         raise LessonError(
-            f"{name} is lesson format version {body.get('version')!r}; this BPE Lab reads version {VERSION}."
+            f"{name} is lesson format version {shown_value(body.get('version'))}; this BPE Lab reads version {VERSION}."
         )
     unknown = sorted(set(body) - set(TOP_LEVEL))
     if unknown:
-        raise LessonError(f"{name} has unknown fields {unknown}.")
+        raise LessonError(f"{name} has unknown fields {shown_value(unknown)}.")
     checksum = body.pop("checksum", None)
     if checksum != _checksum(body):
         raise LessonError(f"{name} does not match its checksum: it was changed after it was saved.")
@@ -105,19 +106,21 @@ def parse_lesson(data: bytes, *, name: str = "The lesson file", max_bytes: int) 
         raise LessonError(f"{name} has no corpus name, text hash and text.")
     corpus_name, hashed, text = corpus["name"], corpus["text_hash"], corpus["text"]
     if not isinstance(corpus_name, str) or not corpus_name or not isinstance(hashed, str):
-        raise LessonError(f"{name} names its corpus {corpus_name!r} with text hash {hashed!r}: not usable.")
+        raise LessonError(
+            f"{name} names its corpus {shown_value(corpus_name)} with text hash {shown_value(hashed)}: not usable."
+        )
     if text is not None and (not isinstance(text, str) or text_hash(text) != hashed):
-        raise LessonError(f"{name} holds a corpus text that does not match its hash {hashed!r}.")
+        raise LessonError(f"{name} holds a corpus text that does not match its hash {shown_value(hashed)}.")
     page = body.get("page")
     if not isinstance(page, str):
-        raise LessonError(f"{name} names no page (page={page!r}).")
+        raise LessonError(f"{name} names no page (page={shown_value(page)}).")
     parts = {}
     for part in ("settings", "controls"):
         values = body.get(part)
         if not isinstance(values, dict):
-            raise LessonError(f"{name} has {part}={values!r}, not a mapping of names to values.")
+            raise LessonError(f"{name} has {part}={shown_value(values)}, not a mapping of names to values.")
         for key, value in values.items():
-            _check_value(f"{part}.{key}", value, error=LessonError, where=name)
+            _check_value(f"{part}.{shown_name(key)}", value, error=LessonError, where=name)
         parts[part] = values
     return Lesson(page, corpus_name, hashed, parts["settings"], parts["controls"], text)
 
@@ -129,10 +132,10 @@ def _checksum(body: dict) -> str:
 
 def _check_value(label: str, value, *, error=ValueError, where: str = "A lesson") -> None:
     if isinstance(value, float) and not math.isfinite(value):
-        raise error(f"{where}: {label}={value!r} is not a finite number.")
+        raise error(f"{where}: {label}={shown_value(value)} is not a finite number.")
     if isinstance(value, list):
         if all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in value):
             return
-        raise error(f"{where}: {label}={value!r} is a list of something other than numbers and text.")
+        raise error(f"{where}: {label}={shown_value(value)} is a list of something other than numbers and text.")
     if value is not None and not isinstance(value, (bool, int, float, str)):
-        raise error(f"{where}: {label}={value!r} is not a number, text, true/false or a list.")
+        raise error(f"{where}: {label}={shown_value(value)} is not a number, text, true/false or a list.")

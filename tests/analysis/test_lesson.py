@@ -96,3 +96,23 @@ def test_a_value_that_is_not_plain_is_refused_even_with_a_fresh_checksum():
 def test_an_oversized_file_is_refused_before_it_is_parsed():
     with pytest.raises(LessonError, match="is 2,000 bytes, over the limit of 1,000 bytes"):
         parse_lesson(b" " * 2000, max_bytes=1000)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [lambda body: body.update(version="v" * 200_000), lambda body: body["controls"].update(step=[0.5] * 100_000)],
+    ids=["version", "a control's list"],
+)
+def test_a_huge_value_from_a_lesson_file_is_cut_in_its_message(edit):
+    # Found by probing: a version of 200,000 characters came back whole in the error box;
+    # a message shows a stranger's value cut, as the pages show their names.
+    from bpe.analysis.lesson import _checksum
+
+    body = json.loads(lesson_json(lesson()))
+    body.pop("checksum")
+    edit(body)
+    body["checksum"] = _checksum(body)
+    with pytest.raises(LessonError) as raised:
+        parse_lesson(json.dumps(body).encode(), max_bytes=LIMIT)
+    message = str(raised.value)
+    assert len(message) < 400 and "…" in message

@@ -35,7 +35,7 @@ from bpe.analysis.tie_rules import tie_rule_label
 from bpe.corpora.corpus import list_corpora
 from bpe.errors import BpeError
 from bpe.pretokenize import pretokenizer_name
-from bpe.text import shown_name
+from bpe.text import shown_name, shown_value
 from pages._shared.data.measures import corpus_hash
 from pages._shared.data.runs import corpus_texts
 from pages._shared.frame.navigation import current_page, known_pages, page_address
@@ -171,7 +171,7 @@ def lesson_start() -> bool:
 def lesson_values(lesson: Lesson) -> dict[Control, object]:
     """Every value of a lesson file, checked; `LessonError` on the first that is not allowed."""
     if lesson.page not in known_pages():
-        raise LessonError(f"The lesson's page {lesson.page!r} is not a page of this BPE Lab.")
+        raise LessonError(f"The lesson's page {shown_value(lesson.page)} is not a page of this BPE Lab.")
     values = {}
     for part, fields in (("settings", setting_fields()), ("controls", page_fields(lesson.page))):
         given = dict(getattr(lesson, part))
@@ -241,7 +241,7 @@ def lesson_finish(settings: Settings, listed: bool, copy_clicked: bool) -> None:
         try:
             st.switch_page(goto)
         except StreamlitAPIException:  # a page this server has not registered (added after it started)
-            add_note(f"The lesson is on the page {goto!r}: open it in the page list.")
+            add_note(f"The lesson is on the page {shown_value(goto)}: open it in the page list.")
     if copy_clicked:
         _link_dialog(settings, listed)
 
@@ -297,7 +297,7 @@ def lesson_frame_ok(settings: Settings) -> bool:
         state.pop(EXPECT)
         return True
     expect["shown"] = here
-    lesson_text = f"{expect['corpus']!r} (text hash {expect['hash']})"
+    lesson_text = f"{shown_value(expect['corpus'])} (text hash {shown_name(str(expect['hash']))})"
     if settings.corpus != expect["corpus"]:
         problem = (
             f"This lesson was made on {lesson_text}, which is not available here, so its merges "
