@@ -14,7 +14,7 @@ from collections import Counter
 from functools import lru_cache
 
 from bpe.errors import PatternError
-from bpe.regex_syntax import CLASS, CLOSE, ESCAPE, FLAGS, FUZZY, INTERVAL, LITERAL, OPEN, OTHER, pieces
+from bpe.regex_syntax import BAR, CLASS, CLOSE, ESCAPE, FLAGS, FUZZY, INTERVAL, LITERAL, OPEN, OTHER, REPEAT, pieces
 
 # The published split patterns, exactly as tiktoken runs them: r50k (GPT-2) and cl100k
 # (GPT-4). GPT-2's original release spells its pattern
@@ -92,6 +92,14 @@ def _checked_text(pattern) -> str:
         raise PatternError(f"a pre-tokenizer pattern must be text, got {type(pattern).__name__}")
     if not pattern:
         raise PatternError("the pre-tokenizer pattern is empty; use None (or 'none') for no split")
+    if not pattern.isascii():
+        try:
+            pattern.encode("utf-8")
+        except UnicodeEncodeError as error:  # a lone surrogate: a byte the command line could not decode
+            raise PatternError(
+                f"the pre-tokenizer pattern holds {pattern[error.start]!r} at character {error.start}, "
+                "which is not text (not UTF-8); a tokenizer file could not hold it"
+            ) from None
     if len(pattern) > MAX_PATTERN_CHARS:
         raise PatternError(
             f"the pre-tokenizer pattern {_shown(pattern)} is {len(pattern):,} characters long; "
@@ -105,6 +113,11 @@ def _checked_text(pattern) -> str:
             "use open repeats such as + or * instead of large {n}"
         )
     _check_constructs(pattern)
+    if _can_match_empty(pattern):
+        raise PatternError(
+            f"the pre-tokenizer pattern {_shown(pattern)} can match empty text (an alternative made "
+            "only of lookarounds, anchors or optional parts); every chunk must hold at least one character"
+        )
     return pattern
 
 
@@ -151,11 +164,55 @@ def _check_constructs(pattern: str) -> None:
                 "which only Python's regex module has (Hugging Face's and tiktoken's engines read it as text); "
                 "BPE Lab does not run it"
             )
+        if piece.kind == ESCAPE and piece.text == "\\K":
+            raise PatternError(
+                f"the pre-tokenizer pattern {_shown(pattern)} uses \\K, which drops what was matched "
+                "before it from the chunk, so the chunks skip text; BPE Lab does not run it"
+            )
         if piece.kind == OTHER:
             raise PatternError(
                 f"the pre-tokenizer pattern {_shown(pattern)} uses {piece.text!r} (recursion, a "
                 "reference or a condition), which BPE Lab does not run"
             )
+
+
+# Escapes that match a position, not a character.
+_ZERO_WIDTH_ESCAPES = frozenset({"\\b", "\\B", "\\A", "\\Z", "\\z", "\\G", "\\K", "\\m", "\\M"})
+
+
+def _can_match_empty(pattern: str) -> bool:
+    """Whether some alternative of ``pattern`` may match no character at all, read from its
+    syntax: ``(?=☃)|.`` matches empty before every ☃, which no probe string holds, so the
+    probes alone would pass it and encoding would fail on the first text with a ☃. An
+    alternative is empty-capable when each of its parts is: an anchor, a zero-width
+    escape, a lookaround, a part repeated at least 0 times, or a group with such an
+    alternative."""
+    # Per open group: its alternatives so far (any empty-capable?), whether the current
+    # alternative's parts before the last are all empty-capable, and the last part's.
+    stack: list[list] = [[False, True, True, False]]  # [any alt, before last, last, is lookaround]
+    for piece in pieces(pattern):
+        frame = stack[-1]
+        if piece.kind == OPEN:
+            stack.append([False, True, True, piece.text in ("(?=", "(?!", "(?<=", "(?<!")])
+            continue
+        if piece.kind == CLOSE and len(stack) > 1:
+            inner = stack.pop()
+            empty = inner[3] or inner[0] or (inner[1] and inner[2])
+            frame = stack[-1]
+            frame[1], frame[2] = frame[1] and frame[2], empty
+        elif piece.kind == BAR:
+            frame[0] = frame[0] or (frame[1] and frame[2])
+            frame[1], frame[2] = True, True
+        elif piece.kind == REPEAT and piece.text[0] in "*?":
+            frame[2] = True
+        elif piece.kind == INTERVAL and piece.low == 0:
+            frame[2] = True
+        elif piece.kind in (ESCAPE, CLASS, LITERAL, OTHER, FUZZY):
+            empty = piece.kind == ESCAPE and piece.text in _ZERO_WIDTH_ESCAPES
+            frame[1], frame[2] = frame[1] and frame[2], empty
+        # anchors, flags and comments match no character: the alternative stays as it was
+    top = stack[0]
+    return top[0] or (top[1] and top[2])
 
 
 def pattern_cost(pattern: str) -> int:

@@ -33,7 +33,7 @@ tokenizer_file = tokenizer_file_with_pattern
         (r"(?:a|a)*b|[\s\S]", "catastrophic backtracking"),
         (CAPTURING, "capturing group"),
         (r"(?P<word>\w+)|[\s\S]", "capturing group"),
-        (r"a*|[\s\S]", "matches empty text"),
+        (r"a*|[\s\S]", "can match empty text"),
         (r"\w+", "does not cover the whole text"),
         ("(" * 100 + "a" + ")" * 100, "nests groups more than 32 deep"),
         ("[a-z]" * 700, "characters long"),
@@ -215,3 +215,41 @@ def test_fuzzy_matching_is_refused_at_every_door(pattern):
 def test_braces_that_are_text_stay_allowed():
     for pattern in (r"x{hello}|[\s\S]", r"\p{L}+|[\s\S]", r"a{2,3}|[\s\S]", r"\{e\}|[\s\S]"):
         assert check_safe_pattern(pattern) == pattern
+
+
+@pytest.mark.parametrize(
+    "pattern, reason",
+    [
+        (r"(?=☃)|[\s\S]", "can match empty text"),  # empty before every ☃, which no probe holds
+        (r"\b|[\s\S]", "can match empty text"),
+        (r"(?<!a)|[\s\S]", "can match empty text"),
+        (r"x{0,3}|[\s\S]", "can match empty text"),
+        (r"(?:a|b*)|[\s\S]", "can match empty text"),
+        (r"xy\Kz|[\s\S]", r"uses \\K, which drops what was matched"),  # "xyz" would lose "xy"
+    ],
+)
+def test_patterns_that_match_empty_or_drop_text_are_refused_from_their_syntax(pattern, reason):
+    """Found by probing: these passed the probes and then refused to encode "a☃b" and
+    "xyz", texts the alphabet covers; they are now read for what they can match."""
+    with pytest.raises(PatternError, match=reason):
+        check_safe_pattern(pattern)
+    with pytest.raises(PatternError, match=reason):
+        BPETokenizer.train("a☃b xyz " * 5, 20, alphabet="bytes", pretokenizer=pattern)
+
+
+@pytest.mark.parametrize("pattern", [r"(?:a+)|[\s\S]", r"\s+(?!\S)|\s+|\S+", r"(?:a|b*)c|[\s\S]", r"\bx+|[\s\S]"])
+def test_lookarounds_and_optional_parts_beside_a_character_stay_allowed(pattern):
+    assert check_safe_pattern(pattern) == pattern
+
+
+def test_a_pattern_that_is_not_text_is_refused_at_the_door(capsys, tmp_path):
+    """Found by probing: a byte the command line could not decode (``$'\\xff'``) passed the
+    check and failed later with a UnicodeEncodeError traceback, on saving the tokenizer."""
+    with pytest.raises(PatternError, match=r"holds '\\ud800' at character 0, which is not text"):
+        BPETokenizer.train("hello world", 30, pretokenizer="\ud800|[\\s\\S]")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello world " * 20)
+    status = main(["count", str(corpus), "--pattern", "\udcff|[\\s\\S]", "--output", str(tmp_path / "c.parquet")])
+    err = capsys.readouterr().err.strip()
+    assert status == 1 and err.count("\n") == 0 and "which is not text" in err, err
+    assert not (tmp_path / "c.parquet").exists()
