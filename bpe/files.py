@@ -109,10 +109,13 @@ def check_writable_target(path: str | os.PathLike[str]) -> Path:
 
 
 def check_writable_folder(folder: str | os.PathLike[str]) -> Path:
-    """``folder`` as a `Path`, created if missing, once a file could be written in it;
-    `BpeError` otherwise. For commands that write at the end of a long job: they check
-    first, so a read-only folder is found before the work, not after it."""
+    """``folder`` as a `Path` once a file could be written in it; `BpeError` otherwise.
+    For commands that write at the end of a long job: they check first, so a read-only
+    folder is found before the work, not after it. Folders it had to create for the check
+    are removed again (the writer creates them at the end), so a command that fails
+    later leaves no new empty folders behind."""
     target = Path(folder)
+    created = [parent for parent in (target, *target.parents) if not parent.exists()]
     probe = target / f".bpe-write-check.{uuid.uuid4().hex}.tmp"
     try:
         target.mkdir(parents=True, exist_ok=True)
@@ -123,6 +126,8 @@ def check_writable_folder(folder: str | os.PathLike[str]) -> Path:
     finally:
         try:
             probe.unlink(missing_ok=True)
+            for made in created:  # deepest first; one another process filled meanwhile stays
+                made.rmdir()
         except OSError:
             pass
     return target

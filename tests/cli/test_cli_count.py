@@ -118,3 +118,11 @@ def test_an_unreachable_dask_scheduler_is_one_line(tmp_path, capsys, monkeypatch
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error: cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'") and len(err) == 1
     assert not (tmp_path / "c.parquet").exists()
+
+
+def test_a_count_that_fails_leaves_no_new_folders(tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    status = main(["count", str(empty), "--output", str(tmp_path / "new" / "sub" / "c.parquet")])
+    assert status == 1 and "empty" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.txt"]

@@ -194,3 +194,16 @@ def test_temporary_names_carry_the_pid_and_are_never_taken_for_stale_while_it_ru
     with staged_files() as stage:
         stage.write(target, b"y")
     assert target.read_bytes() == b"y"
+
+
+def test_the_folder_check_before_a_long_job_leaves_no_new_folders(tmp_path):
+    # Found by probing: `count /dev/zero --output new/sub/c.parquet` refused the input in
+    # one line but left new/sub behind; the check makes the folders only to try them.
+    from bpe.files import check_writable_folder
+
+    target = tmp_path / "new" / "sub"
+    assert check_writable_folder(target) == target
+    assert list(tmp_path.iterdir()) == []
+    with atomic_writer(target / "c.bin") as handle:  # the writer makes them at the end
+        handle.write(b"x")
+    assert (target / "c.bin").read_bytes() == b"x"
