@@ -256,8 +256,14 @@ def _add_into(total: dict, chunks, counts) -> None:
 # A counts file may come from anyone, so what it can cost is bounded before it is read.
 
 MAX_COUNTS_FILE_BYTES = 4 << 30  # 4 GiB on disk
-MAX_COUNTS_DATA_BYTES = 16 << 30  # 16 GiB once decompressed (a zstd bomb is refused from the footer)
-MAX_COUNTS_ROWS = 500_000_000
+# What a file may hold is read from its footer and refused before any of its data: 100 million
+# dictionary-encoded rows of "a" are a 925 KB file that took 1.87 GB before its checksum was
+# compared. The shared texts (3.7 MB, bytes, GPT-2 split) count to 31,456 distinct chunks,
+# 15 bytes a row uncompressed; distinct chunks grow slower than the text, so a 1 GB corpus
+# has 1-2 million. Read back, a row costs ~220 bytes (2 million rows: 439 MB), so the row
+# bound, five times a 1 GB corpus or more, keeps reading one to about 2 GB.
+MAX_COUNTS_ROWS = 10_000_000
+MAX_COUNTS_DATA_BYTES = 1 << 30  # once decompressed; 10 million rows of real chunks are ~150 MB
 MAX_METADATA_BYTES = 64 << 20  # base tokens of a character table: at most every Unicode character
 MAX_CHUNK_BYTES = 1 << 30
 
@@ -362,12 +368,15 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
             raise BpeError(f"{name} is not a counts file: not readable as Parquet ({_first_line(error)})") from None
         meta = parquet.metadata
         if meta.num_rows > MAX_COUNTS_ROWS:
-            raise BpeError(f"the counts file {name} has {meta.num_rows:,} rows, over the limit of {MAX_COUNTS_ROWS:,}")
+            raise BpeError(
+                f"the counts file {name} holds {meta.num_rows:,} rows; a counts file may hold at most "
+                f"{MAX_COUNTS_ROWS:,} (a 1 GB corpus has 1-2 million distinct chunks), so it is not read"
+            )
         data_bytes = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
         if data_bytes > MAX_COUNTS_DATA_BYTES:
             raise BpeError(
-                f"the counts file {name} holds {data_bytes:,} bytes once decompressed, over the limit of "
-                f"{MAX_COUNTS_DATA_BYTES:,}"
+                f"the counts file {name} holds {data_bytes:,} bytes once decompressed; a counts file may hold at "
+                f"most {MAX_COUNTS_DATA_BYTES:,}, so it is not read"
             )
         schema = parquet.schema_arrow
         expected = {"chunk": pa.large_string(), "count": pa.uint64(), "heldout": pa.bool_()}
@@ -381,16 +390,22 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
         if len(raw) > MAX_METADATA_BYTES:
             raise BpeError(f"the counts file {name} has {len(raw):,} bytes of metadata, over the limit")
         metadata = _parsed_metadata(raw, name)
+        if meta.num_rows != metadata["rows"] + metadata["heldout_rows"]:  # from the footer, before the data
+            raise BpeError(
+                f"the counts file {name} has {meta.num_rows:,} rows, but its metadata says "
+                f"{metadata['rows'] + metadata['heldout_rows']:,}"
+            )
         try:
             table = parquet.read()
             table.validate(full=True)  # chunks that are not UTF-8 are refused here, not met later
-        except (pa.ArrowException, OSError, ValueError, MemoryError) as error:
+        except MemoryError:  # Arrow's own (ArrowMemoryError) too: the file is too big here, not damaged
+            raise BpeError(
+                f"the counts file {name} ({meta.num_rows:,} rows) does not fit in the memory this process has"
+            ) from None
+        except (pa.ArrowException, OSError, ValueError) as error:
             raise BpeError(f"the counts file {name} is damaged: {_first_line(error)}") from None
-    if table.num_rows != metadata["rows"] + metadata["heldout_rows"]:
-        raise BpeError(
-            f"the counts file {name} has {table.num_rows:,} rows, but its metadata says "
-            f"{metadata['rows'] + metadata['heldout_rows']:,}"
-        )
+    if table.num_rows != meta.num_rows:
+        raise BpeError(f"the counts file {name} has {table.num_rows:,} rows, but its footer says {meta.num_rows:,}")
     if metadata["checksum"] != _checksum(metadata, table):
         raise BpeError(f"the counts file {name} fails its checksum: it was changed or damaged after it was written")
     if table.num_rows and any(table.column(column).null_count for column in expected):

@@ -32,7 +32,7 @@ from bpe.jsonfile import load_json
 from bpe.paths import DATA_DIR
 from bpe.recorded import RecordedSteps
 from bpe.run import TrainingRun
-from bpe.steps import StopReason
+from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.text import shown_name
 from bpe.training import TrainingSettings
 from bpe.untrusted import open_regular_file, read_file_bytes
@@ -43,16 +43,31 @@ RUN_SUFFIX = ".bperun"
 SAMPLE_CHARACTERS = 4_000  # the held-out sample the film plays its steps on
 # What a run file may hold, checked before it is built (a visitor may upload one):
 MAX_RUN_FILE_BYTES = 64 << 20  # compressed; a run of 100,000 merges with 10 runners-up is ~15 MB
-MAX_BODY_BYTES = 512 << 20  # decompressed
 MAX_MERGES = 200_000
 MAX_PAIRS_PER_STEP = 100
 MAX_SAMPLE_CHARACTERS = 100_000
 MAX_HEADER_BYTES = 4_096
 MAX_INPUTS_LISTED = 1_000
+# What the body may cost is bounded from the header and while it is inflated, never by
+# parsing it: gzip shrinks a repetitive body ~1000 times, so a 486 KB file inflated to 500 MB
+# of zeros, parsed for 49 s into 2.9 GB before it was found to hold no settings.
+# A real run (the shared texts, bytes, GPT-2 split, vocab 20,000, 10 runners-up) is 3.98 MB
+# for 19,744 merges: 202 bytes and 51.6 JSON values a merge (its numbers are short on a
+# 3.7 MB corpus). A merge holds at most 8 numbers of its own, 3 per runner-up and 3 per
+# count change (`CHANGES_KEPT`, 16): 86 values with 10 runners-up, 356 with 100.
+VALUES_PER_MERGE = 8 + 3 * CHANGES_KEPT  # and 3 per runner-up
+# 200,000 merges with 10 runners-up: at most 17.2 million values, ~10 million measured; the
+# sample and base tokens add at most a few hundred thousand. Parsed, a value costs ~44 bytes
+# (the run above read in 44 MB), so 20 million is ~900 MB at worst.
+MAX_BODY_VALUES = 20_000_000
+# The same run's bytes scaled to 200,000 merges are 40 MB; a corpus of billions of tokens
+# makes its counts about twice as long. An honest body stays well under this.
+MAX_BODY_BYTES = 128 << 20  # decompressed
 # A run's body is one object of about twenty lists of numbers; "{" and "[" in it are those,
 # or characters of its text (the sample, base tokens, names). Counted before parsing: 60 MB
 # of "{}," parsed into 20 million dicts took 1.5 GB and 11 s before it was found not a run.
 MAX_BODY_CONTAINERS = MAX_SAMPLE_CHARACTERS + 100_000
+INFLATE_PIECE_BYTES = 4 << 20  # the body is inflated and its values counted this much at a time
 
 
 class RunFileError(BpeError):
@@ -135,6 +150,12 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
         "sample": sample[:MAX_SAMPLE_CHARACTERS],
     }
     body_bytes = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    values = _values_in(body_bytes)
+    if len(body_bytes) > MAX_BODY_BYTES or values > MAX_BODY_VALUES:  # it would not be read back
+        raise BpeError(
+            f"this run is {len(body_bytes):,} bytes and {values:,} values as a run file; one holds at most "
+            f"{MAX_BODY_BYTES:,} bytes and {MAX_BODY_VALUES:,} values: record fewer runners-up (top_k) or merges"
+        )
     header = {
         "format": RUN_FORMAT,
         "version": RUN_VERSION,
@@ -151,6 +172,18 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
     text = json.dumps(header).encode("utf-8") + b"\n" + body_bytes + b"\n"
     compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # gzip framing, no file name or time: same run, same bytes
     return compressor.compress(text) + compressor.flush()
+
+
+def check_run_fits(merges: int, top_k: int) -> None:
+    """`BpeError` before training when a run of ``merges`` merges recording ``top_k``
+    runners-up a step could hold more values than a run file may (`MAX_BODY_VALUES`)."""
+    most = merges * (VALUES_PER_MERGE + 3 * top_k)
+    if most > MAX_BODY_VALUES:
+        fitting = MAX_BODY_VALUES // (VALUES_PER_MERGE + 3 * top_k)
+        raise BpeError(
+            f"a run file of {merges:,} merges with {top_k} runners-up a step may hold {most:,} values, over the "
+            f"{MAX_BODY_VALUES:,} one holds: record fewer runners-up (--top-k) or at most {fitting:,} merges"
+        )
 
 
 def write_run_file(path: str | os.PathLike[str], run: TrainingRun, *, source: RunSource, sample: str = "") -> None:
@@ -302,13 +335,25 @@ def _decompressed(raw: bytes, name: str) -> tuple[dict, bytes]:
         header = load_json(line, name=name, what="a run file header", error=RunFileError)
         _check_header(header, name)
         wanted = header["body_bytes"] + 1  # the body and its newline
-        body = rest
-        if len(body) <= wanted:  # one byte more than wanted, to see whether the run ends there
-            body += inflater.decompress(inflater.unconsumed_tail, wanted + 1 - len(body))
-        if len(body) == wanted and not inflater.eof:
-            body += inflater.decompress(inflater.unconsumed_tail, 1)
+        pieces, size, values = [rest], len(rest), _values_in(rest)
+        # Inflated a piece at a time up to one byte more than wanted (to see whether the run
+        # ends there), its values counted as they come: a flood stops here, not at its end.
+        while size <= wanted and values <= MAX_BODY_VALUES and not inflater.eof:
+            piece = inflater.decompress(inflater.unconsumed_tail, min(INFLATE_PIECE_BYTES, wanted + 1 - size))
+            if not piece:
+                break
+            pieces.append(piece)
+            size += len(piece)
+            values += _values_in(piece)
     except zlib.error:
         raise RunFileError(f"{name} is not a BPE Lab run file (not gzip data, or damaged)") from None
+    if values > MAX_BODY_VALUES:
+        raise RunFileError(
+            f"{name} holds more than {MAX_BODY_VALUES:,} JSON values; a run of at most {MAX_MERGES:,} merges "
+            f"holds fewer, so it is refused before it is parsed"
+        )
+    body = b"".join(pieces)
+    del pieces
     if len(body) > wanted or inflater.unused_data:
         raise RunFileError(f"{name} holds more than its header says: edited or damaged")
     if len(body) < wanted or not inflater.eof:
@@ -331,7 +376,16 @@ def _check_header(header, name: str) -> None:
     if not _is_count(size) or not isinstance(digest, str):
         raise RunFileError(f"{name} has a malformed header (body_bytes, body_sha256)")
     if size > MAX_BODY_BYTES:
-        raise RunFileError(f"{name} says its run is {size:,} bytes; a run file may hold at most {MAX_BODY_BYTES:,}")
+        raise RunFileError(
+            f"{name} says its run is {size:,} bytes; a run file may hold at most {MAX_BODY_BYTES:,} "
+            f"(a run of {MAX_MERGES:,} merges is about 40 MB)"
+        )
+
+
+def _values_in(raw: bytes) -> int:
+    """At least how many JSON values ``raw`` holds, or more (its text's commas count too):
+    every value but the first of a list or object follows a comma."""
+    return raw.count(b",") + raw.count(b"[") + raw.count(b"{")
 
 
 def _run_file_from_body(body: dict) -> RunFile:

@@ -31,7 +31,7 @@ from bpe.counts import read_counts
 from bpe.errors import BpeError
 from bpe.files import check_writable_target, staged_files
 from bpe.run import TrainingRun, train_run_from_counts
-from bpe.runfile import MAX_MERGES, MAX_PAIRS_PER_STEP, RunSource, read_run_file, run_file_bytes
+from bpe.runfile import MAX_MERGES, MAX_PAIRS_PER_STEP, RunSource, check_run_fits, read_run_file, run_file_bytes
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
@@ -106,6 +106,8 @@ def run_train(args) -> int:
             f"--vocab-size {args.vocab_size:,} is more than a run file holds ({MAX_MERGES:,} merges); "
             "choose a smaller vocab or write only the tokenizer"
         )
+    if args.run_output is not None:
+        check_run_fits(args.vocab_size, args.top_k)  # merges are fewer than the vocab: an upper bound
     outputs = [path for path in (args.run_output, args.tokenizer_output) if path is not None]
     for path in outputs:  # a folder or a device in the way is refused before the work, not after
         check_writable_target(path)

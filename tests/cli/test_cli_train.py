@@ -192,6 +192,17 @@ def test_top_k_is_bounded_by_what_a_run_file_holds(capsys):
     assert "outside 0..100" in capsys.readouterr().err
 
 
+def test_a_run_too_big_for_its_file_is_refused_before_training(counts_file, tmp_path, capsys):
+    """100 runners-up over 100,000 merges would be a run file no reader takes (at most 20
+    million JSON values): refused before training, not after it."""
+    argv = ["train", "--counts", str(counts_file), "--vocab-size", "100000", "--top-k", "100"]
+    assert main([*argv, "--run-output", str(tmp_path / "r.bperun")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: a run file of 100,000 merges with 100 runners-up a step may hold 35,600,000 values")
+    assert "at most 56,179 merges" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_max_vocab_characters_stops_training_cleanly_at_a_prefix(counts_file, tmp_path, capsys):
     run_path = tmp_path / "bounded.bperun"
     argv = ["train", "--counts", str(counts_file), "--vocab-size", "1000", "--quiet", "--run-output", str(run_path)]

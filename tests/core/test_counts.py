@@ -307,3 +307,59 @@ def test_a_pipe_is_not_read_as_a_counts_file(tmp_path):
     os.mkfifo(tmp_path / "c.parquet")
     with pytest.raises(BpeError, match="not a regular file"):
         read_counts(tmp_path / "c.parquet")
+
+
+def _many_rows(tmp_path, rows: int) -> str:
+    """The probe's file: the metadata of a real counts file (rows set to ``rows``), then
+    ``rows`` identical rows of "a", dictionary-encoded: a few hundred KB on disk."""
+    good = tmp_path / "good.parquet"
+    write_counts(good, _table_with_heldout())
+    schema = pq.ParquetFile(good).schema_arrow
+    metadata = json.loads(schema.metadata[METADATA_KEY])
+    metadata.update(rows=rows, heldout_rows=0)
+    schema = schema.with_metadata({METADATA_KEY: json.dumps(metadata).encode()})
+    path = tmp_path / f"rows_{rows}.parquet"
+    with pq.ParquetWriter(path, schema, compression="zstd", use_dictionary=True) as writer:
+        step = 1_000_000
+        for start in range(0, rows, step):
+            n = min(step, rows - start)
+            columns = {
+                "chunk": pa.repeat(pa.scalar("a", pa.large_string()), n),
+                "count": pa.repeat(pa.scalar(1, pa.uint64()), n),
+                "heldout": pa.repeat(pa.scalar(False), n),
+            }
+            writer.write_table(pa.table(columns, schema=schema), row_group_size=step)
+    return str(path)
+
+
+def test_a_file_of_too_many_rows_is_refused_from_its_footer(tmp_path, monkeypatch):
+    """Found by probing: 100 million identical rows under a real file's metadata (925 KB)
+    passed the bound of 500 million rows, and were read (1.87 GB) before the checksum was
+    compared. A 1 GB corpus has 1-2 million distinct chunks: past 10 million, the footer
+    says so and no data is read."""
+    path = _many_rows(tmp_path, 10_000_001)
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("the data was read")
+
+    monkeypatch.setattr(pq.ParquetFile, "read", no_data)
+    with pytest.raises(
+        BpeError, match=r"rows_10000001.parquet holds 10,000,001 rows; a counts file may hold at most 10,000,000"
+    ) as caught:
+        read_counts(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_running_out_of_memory_is_not_called_damage(tmp_path, monkeypatch):
+    """Under a memory cap the probe's file was "damaged: malloc of size 800000000 failed":
+    the file was too big to read, not damaged."""
+    good = tmp_path / "good.parquet"
+    write_counts(good, _table_with_heldout())
+
+    def out_of_memory(*args, **kwargs):
+        raise pa.ArrowMemoryError("malloc of size 800000000 failed")
+
+    monkeypatch.setattr(pq.ParquetFile, "read", out_of_memory)
+    with pytest.raises(BpeError, match=r"good.parquet \([0-9,]+ rows\) does not fit in the memory") as caught:
+        read_counts(good)
+    assert "damaged" not in str(caught.value)

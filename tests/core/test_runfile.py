@@ -11,6 +11,7 @@ import zlib
 
 import pytest
 
+from bpe.errors import BpeError
 from bpe.paths import DATA_DIR
 from bpe.recorded import RecordedSteps
 from bpe.run import train_run
@@ -302,3 +303,46 @@ def test_a_body_of_empty_objects_is_refused_before_it_is_parsed(raw):
     with pytest.raises(RunFileError, match=r"holds 2,000,002 JSON objects and lists; .* refused before it is parsed"):
         parse_run_file(flood)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KB: the 2M dicts are never built
+
+
+def test_a_header_promising_a_huge_body_is_refused_before_it_is_inflated(raw):
+    """Found by probing: a 486 KB file whose header promised 500 MB (gzip shrinks a body of
+    zeros ~1000 times) was inflated and parsed for 49 s into 2.9 GB, then found to hold no
+    settings. A real run of 200,000 merges is about 40 MB: the header is refused at once."""
+    import resource
+
+    header, _ = parts(raw)
+    bomb = gzip.compress(json.dumps({**header, "body_bytes": 500_000_011}).encode() + b"\n" + b"0," * 1_000_000)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(
+        RunFileError, match=r"says its run is 500,000,011 bytes; a run file may hold at most 134,217,728"
+    ):
+        parse_run_file(bomb)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000  # KB: nothing was inflated
+
+
+def test_a_flood_of_numbers_is_refused_before_it_is_parsed(raw):
+    """Counting only objects and lists let a flat list of zeros through: every JSON value
+    (a comma, or the first of a list) is counted while the body is inflated."""
+    header, _ = parts(raw)
+    flood = rebuilt(header, b'{"lefts":[' + b"0," * 20_000_000 + b"0]}")  # 40 MB, well under the byte bound
+    with pytest.raises(RunFileError, match=r"holds more than 20,000,000 JSON values; .* refused before it is parsed"):
+        parse_run_file(flood)
+
+
+def test_a_run_too_big_to_read_back_is_not_written(run, monkeypatch):
+    """The writer refuses what the reader would: a run with many runners-up a step."""
+    monkeypatch.setattr("bpe.runfile.MAX_BODY_VALUES", 1_000)
+    with pytest.raises(BpeError, match=r"this run is [0-9,]+ bytes and [0-9,]+ values .* record fewer runners-up"):
+        run_file_bytes(run, source=SOURCE)
+
+
+def test_a_real_run_is_far_below_the_body_bounds(raw):
+    """The bounds are set from a real run (202 bytes and 52 values a merge with 10 runners-up):
+    this one, scaled to the most merges a run file holds, still fits."""
+    from bpe.runfile import MAX_BODY_BYTES, MAX_BODY_VALUES, _values_in
+
+    header, body = parts(raw)
+    body_raw = gzip.decompress(raw).split(b"\n", 1)[1]
+    per_merge = len(body_raw) / len(body["lefts"]), _values_in(body_raw) / len(body["lefts"])
+    assert per_merge[0] * MAX_MERGES < MAX_BODY_BYTES and per_merge[1] * MAX_MERGES < MAX_BODY_VALUES
