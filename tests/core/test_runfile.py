@@ -346,3 +346,13 @@ def test_a_real_run_is_far_below_the_body_bounds(raw):
     body_raw = gzip.decompress(raw).split(b"\n", 1)[1]
     per_merge = len(body_raw) / len(body["lefts"]), _values_in(body_raw) / len(body["lefts"])
     assert per_merge[0] * MAX_MERGES < MAX_BODY_BYTES and per_merge[1] * MAX_MERGES < MAX_BODY_VALUES
+
+
+def test_the_body_is_the_compact_json_of_the_run_spelled_a_piece_at_a_time():
+    # The body is spelled slice by slice (no Python object per number); it must still be
+    # exactly the compact JSON one json.dumps of the whole body gives.
+    run = train_run("low lower lowest newer wider " * 40, target_vocab_size=60, top_k=5)
+    lines = gzip.decompress(run_file_bytes(run, source=RunSource(name="low"))).split(b"\n")
+    header, body = json.loads(lines[0]), lines[1]
+    assert header["body_bytes"] == len(body) and lines[2:] == [b""]
+    assert json.dumps(json.loads(body), ensure_ascii=False, separators=(",", ":")).encode() == body
