@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.untrusted import decode_utf8
@@ -32,11 +33,21 @@ def load_json(raw: bytes, *, name: str, what: str = "a tokenizer file", error: t
     except RecursionError:
         raise error(f"{name} is JSON nested too deeply to be {what}") from None
     except ValueError as bad:  # e.g. an integer with thousands of digits
-        raise error(f"{name} is not valid JSON: {bad}") from None
+        # Python's own message on a long integer advises `sys.set_int_max_str_digits()`:
+        # advice for a programmer, not for whoever opened the file. Its digit count is kept.
+        digits = _TOO_MANY_DIGITS.search(str(bad))
+        if digits is None:
+            raise error(f"{name} is not valid JSON: {bad}") from None
+        raise error(
+            f"{name} holds a number {int(digits.group(1)):,} digits long; the numbers in {what} "
+            f"have at most {sys.get_int_max_str_digits():,}"
+        ) from None
     if _ESCAPED_SURROGATE.search(text):
         _refuse_lone_surrogates(value, name=name, error=error)
     return value
 
+
+_TOO_MANY_DIGITS = re.compile(r"value has (\d+) digits")
 
 # UTF-8 bytes cannot hold a surrogate, but JSON can spell one: "\ud800" parses to a str
 # that no file, no byte-level tokenizer and no page can encode (UnicodeEncodeError later,

@@ -45,6 +45,11 @@ def pattern_for(pretokenizer: str | None) -> str | None:
 def check_pretokenizer(pretokenizer: str | None) -> str | None:
     """The pre-tokenizer as stored (``None`` for none). A custom pattern must pass
     `check_safe_pattern`; one that is refused raises `PatternError` saying why."""
+    if pretokenizer is not None and not isinstance(pretokenizer, str):  # a list is not even hashable
+        raise PatternError(
+            f"pretokenizer={pretokenizer!r:.60} is a {type(pretokenizer).__name__}: give None, "
+            f"{', '.join(repr(name) for name in PRETOKENIZER_CHOICES)} or a custom regex (a str)"
+        )
     pattern = pattern_for(pretokenizer)
     if pattern is None:
         return None

@@ -36,7 +36,7 @@ from bpe.recorded import RecordedSteps
 from bpe.run import TrainingRun
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.text import shown_name
-from bpe.training import TrainingSettings
+from bpe.training import MAX_TOP_K, TrainingSettings
 from bpe.untrusted import open_regular_file, read_file_bytes
 
 RUN_FORMAT = "bpe-lab-run"
@@ -46,7 +46,7 @@ SAMPLE_CHARACTERS = 4_000  # the held-out sample the film plays its steps on
 # What a run file may hold, checked before it is built (a visitor may upload one):
 MAX_RUN_FILE_BYTES = 64 << 20  # compressed; a run of 100,000 merges with 10 runners-up is ~15 MB
 MAX_MERGES = 200_000
-MAX_PAIRS_PER_STEP = 100
+MAX_PAIRS_PER_STEP = MAX_TOP_K  # the runners-up a step records: training's own bound
 MAX_SAMPLE_CHARACTERS = 100_000
 MAX_HEADER_BYTES = 4_096
 MAX_INPUTS_LISTED = 1_000

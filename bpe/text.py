@@ -13,6 +13,7 @@ is shown as text.
     printable("\\u202eyap")                     -> '⟨RLO⟩yap'       (bidi controls as marks)
     bidi_marked("a b\\u202e")                   -> 'a b⟨RLO⟩'       (a passage: only the controls)
     shown_name("x\\u202etxt")                   -> 'x⟨RLO⟩txt'      (a name from someone else)
+    shown_value([1.5] * 99)                    -> '[1.5, 1.5, ...'  (a value given, for a message)
 """
 
 from __future__ import annotations
@@ -110,12 +111,16 @@ def shown_name(name: str) -> str:
     return marked if len(marked) <= MAX_SHOWN_NAME else marked[: MAX_SHOWN_NAME - 1] + "…"
 
 
-def shown_value(value) -> str:
-    """A value someone else wrote (a lesson's page, a setting) as a message shows it: its
-    repr, bidirectional controls as marks, cut to `MAX_SHOWN_NAME` characters, ending in
-    "…" (a lesson's version may be a megabyte of text)."""
+def shown_value(value, limit: int = 60) -> str:
+    """A value someone gave (a setting, a lesson's page, a token id), as a message shows it:
+    its repr with bidirectional controls as marks, cut at ``limit`` characters (a lesson's
+    version may be a megabyte of text). A whole number of more than about 57 digits is
+    named by its size instead: cut, its digits would mislead, and past 4,300 Python
+    refuses to write it out at all."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > 192:
+        return f"{'-' if value < 0 else ''}<a number of about {abs(value).bit_length() * 30103 // 100000:,} digits>"
     text = bidi_marked(repr(value))
-    return text if len(text) <= MAX_SHOWN_NAME else text[: MAX_SHOWN_NAME - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def pair_label(pair: tuple) -> str:

@@ -22,6 +22,7 @@ from bpe.errors import BpeError, TokenizerFileError
 from bpe.pretokenize import check_pretokenizer, split
 from bpe.steps import DEFAULT_TIE_RULE, check_tie_rule, log_line, should_log
 from bpe.storage import TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file, write_tokenizer_file
+from bpe.token_ids import token_pieces
 from bpe.training import TrainingSettings, train_steps
 
 
@@ -188,20 +189,18 @@ class BPETokenizer:
         """Byte-alphabet ids to the exact bytes they stand for."""
         if self.alphabet != BYTES:
             return self.decode(ids).encode("utf-8")
-        return b"".join(self._token(i) for i in ids)
+        return b"".join(self._tokens(ids))
 
     def decode(self, ids: Iterable[int]) -> str:
         """Token ids to text. For the byte alphabet, bytes that are not valid UTF-8 (a cut
-        through a character) become U+FFFD; `decode_bytes` is exact."""
+        through a character) become U+FFFD; `decode_bytes` is exact. Ids are ints: a float,
+        a bool or anything else is refused (`bpe.token_ids`)."""
         if self.alphabet == BYTES:
             return self.decode_bytes(ids).decode("utf-8", errors="replace")
-        return "".join(self._token(i) for i in ids)
+        return "".join(self._tokens(ids))
 
-    def _token(self, token_id):
-        try:
-            return self.itos[token_id]
-        except (KeyError, TypeError):
-            raise BpeError(f"unknown token id {token_id!r}: ids run from 0 to {self.vocab_size - 1}") from None
+    def _tokens(self, ids) -> list:
+        return token_pieces(self.itos, ids, ids_run=f"ids run from 0 to {self.vocab_size - 1}")
 
     # ====================
     # Files

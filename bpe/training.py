@@ -24,6 +24,7 @@ from bpe.fast import fast_steps
 from bpe.pretokenize import check_pretokenizer, chunk_counts
 from bpe.reference import reference_steps
 from bpe.steps import DEFAULT_TIE_RULE, StepStream, check_tie_rule
+from bpe.text import shown_value
 
 ENGINES = {"reference": reference_steps, "fast": fast_steps}
 
@@ -37,6 +38,16 @@ ENGINES = {"reference": reference_steps, "fast": fast_steps}
 # it stops after a few thousand merges. A run and each tokenizer built from it spell out
 # at most this many characters (a byte each in ASCII, at most 4).
 MAX_VOCAB_CHARACTERS = 64_000_000
+
+# The largest vocabulary BPE Lab trains or reads (the file readers' bound too,
+# `bpe.formats.fileio.MAX_TOKENS`): past it are no tokenizers anyone trains (Gemma has
+# 262k tokens). Without a bound, a size of 2**31 passed every check and overflowed the
+# fast engine's C arrays of token ids.
+MAX_VOCAB_SIZE = 1_000_000
+# The most competing pairs a step records (`TrainingSettings.top_k`): what a run file
+# holds per step (`bpe.runfile`) and the command line's `--top-k` allows. More would
+# train a run that writes a file its own reader refuses.
+MAX_TOP_K = 100
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,20 +75,29 @@ class TrainingSettings:
     def __post_init__(self) -> None:
         size = self.target_vocab_size
         if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-            raise BpeError(f"target_vocab_size={size!r} must be a positive whole number")
+            raise BpeError(f"target_vocab_size={shown_value(size)} must be a positive whole number")
+        if size > MAX_VOCAB_SIZE:
+            raise BpeError(
+                f"target_vocab_size={shown_value(size)} is more than the {MAX_VOCAB_SIZE:,} tokens a vocabulary may hold"
+            )
         frequency = self.minimum_pair_frequency
         if not isinstance(frequency, int) or isinstance(frequency, bool) or frequency < 1:
-            raise BpeError(f"minimum_pair_frequency={frequency!r} must be a whole number of at least 1")
-        if self.engine not in ENGINES:
-            raise BpeError(f"unknown engine {self.engine!r}: choose one of {', '.join(ENGINES)}")
-        if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or self.top_k < 0:
-            raise BpeError(f"top_k={self.top_k!r} must be a whole number of at least 0")
+            raise BpeError(f"minimum_pair_frequency={shown_value(frequency)} must be a whole number of at least 1")
+        if not isinstance(self.engine, str) or self.engine not in ENGINES:  # a list is not even hashable
+            raise BpeError(
+                f"unknown engine {shown_value(self.engine)} ({type(self.engine).__name__}): choose one of {', '.join(ENGINES)}"
+            )
+        top_k = self.top_k
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or not 0 <= top_k <= MAX_TOP_K:
+            raise BpeError(f"top_k={shown_value(top_k)} must be a whole number from 0 to {MAX_TOP_K}")
         check_alphabet(self.alphabet)
         object.__setattr__(self, "pretokenizer", check_pretokenizer(self.pretokenizer))
         check_tie_rule(self.tie_rule)
         limit = self.max_vocab_characters
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-            raise BpeError(f"max_vocab_characters={limit!r} must be a positive whole number or None (no bound)")
+            raise BpeError(
+                f"max_vocab_characters={shown_value(limit)} must be a positive whole number or None (no bound)"
+            )
         if self.base_tokens is not None:
             object.__setattr__(self, "base_tokens", tuple(check_base_tokens(self.base_tokens, self.alphabet)))
 

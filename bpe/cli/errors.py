@@ -1,6 +1,12 @@
 """How every command ends: a `BpeError` is one line on stderr and exit status 1, Ctrl-C is
 status 130, SIGTERM status 143, and none of them ever shows a traceback.
 
+A bad option value (``--top-k 1000000``, ``--vocab-size 300.5``, ``--engine turbo``) is
+a `BpeError` too (`parse_arguments`): argparse would print its usage block and exit 2,
+a second format for the same kind of mistake as ``--vocab-size -1``, which the settings
+refuse after parsing. A command line of the wrong shape (an unknown option, a missing
+one) still gets argparse's usage, which is what helps there.
+
 SIGTERM (what `kill` and service managers send) would end the process on the spot,
 skipping every ``finally``: a download would leave its ``.part`` file, a build its
 temporary files. `terminating_cleanly` turns it into an exception for the length of a
@@ -9,6 +15,7 @@ command, so the same clean-up that Ctrl-C gets runs for it too.
 
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 import threading
@@ -16,6 +23,25 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from bpe.errors import BpeError
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose bad values reach `parse_arguments` as `argparse.ArgumentError`
+    instead of exiting; its subcommands' parsers are of this class too (argparse makes
+    them of the parent's class)."""
+
+    def __init__(self, *args, exit_on_error: bool = False, **kwargs) -> None:
+        super().__init__(*args, exit_on_error=exit_on_error, **kwargs)
+
+
+def parse_arguments(parser: argparse.ArgumentParser, argv: list[str] | None):
+    """``parser``'s namespace for ``argv``; a value an option refuses (its type or choices)
+    is a `BpeError` naming the option and the value, e.g. "argument --top-k: 1000000 is
+    outside 0..100"."""
+    try:
+        return parser.parse_args(argv)
+    except argparse.ArgumentError as bad:
+        raise BpeError(str(bad)) from None
 
 
 class Terminated(KeyboardInterrupt):

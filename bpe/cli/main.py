@@ -29,7 +29,7 @@ from bpe.alphabet import ALPHABETS, CHARACTERS
 from bpe.analysis.metrics import longest_tokens
 from bpe.cli.count import add_count_command
 from bpe.cli.download import add_download_command
-from bpe.cli.errors import reporting_errors, stop_status, terminating_cleanly
+from bpe.cli.errors import Parser, parse_arguments, reporting_errors, stop_status, terminating_cleanly
 from bpe.cli.export import add_export_command
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
@@ -58,13 +58,17 @@ SAMPLE_SENTENCE = "Artificial intelligence is transforming technology."
 
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
-    args = parser.parse_args(argv)
     with terminating_cleanly():
-        return reporting_errors(lambda: args.func(args))
+        return reporting_errors(lambda: _run(parser, argv))
+
+
+def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    args = parse_arguments(parser, argv)  # a bad option value is one line too
+    return args.func(args)
 
 
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m bpe", description="BPE Lab: train and use BPE tokenizers.")
+    parser = Parser(prog="python -m bpe", description="BPE Lab: train and use BPE tokenizers.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_build(commands)
     add_count_command(commands)

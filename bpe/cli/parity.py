@@ -23,6 +23,7 @@ from bpe.files import check_writable_target
 from bpe.parity import MAX_CHARACTERS, PARITY, RULES, STANDARD, MultilingualRun, train_multilingual
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
+from bpe.training import MAX_VOCAB_SIZE
 
 
 def add_parity_command(commands) -> None:
@@ -44,6 +45,10 @@ def add_parity_command(commands) -> None:
 
 
 def run_parity(args) -> int:
+    if args.vocab_size > MAX_VOCAB_SIZE:  # as `train` without --parity refuses it
+        raise BpeError(
+            f"--vocab-size {args.vocab_size:,} is more than the {MAX_VOCAB_SIZE:,} tokens a vocabulary may hold"
+        )
     if args.tokenizer_output is not None:
         check_writable_target(args.tokenizer_output)  # before training, not after
     texts = parallel_texts(args.texts, args.names)
@@ -93,6 +98,10 @@ def run_parity_training(args) -> int:
         raise BpeError(
             f"{', '.join(ignored)} {'does' if len(ignored) == 1 else 'do'} not apply to --parity: each INPUT is "
             "one language's whole text, trained by its own loop (only --alphabet and --pretokenizer shape it)"
+        )
+    if args.vocab_size > MAX_VOCAB_SIZE:  # as `train` without --parity refuses it
+        raise BpeError(
+            f"--vocab-size {args.vocab_size:,} is more than the {MAX_VOCAB_SIZE:,} tokens a vocabulary may hold"
         )
     if args.tokenizer_output is not None:
         check_writable_target(args.tokenizer_output)  # before training, not after

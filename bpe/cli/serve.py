@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import errno
 import ipaddress
+import math
 import os
 import re
 import secrets
@@ -351,7 +352,7 @@ def add_serve_command(commands) -> None:
     p.add_argument("--haproxy", help="the haproxy program (default: haproxy on PATH, or /usr/sbin/haproxy)")
     p.add_argument(
         "--stop-seconds",
-        type=float,
+        type=_stop_seconds,
         default=STOP_SECONDS,
         help=f"how long stopping waits for each app process before killing it (default {STOP_SECONDS:g})",
     )
@@ -476,6 +477,16 @@ def _positive(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"{number} is not a number of processes; give 1 or more")
     return number
+
+
+def _stop_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not 0 <= seconds < math.inf:  # nan too: stopping would wait on it forever, or not at all
+        raise argparse.ArgumentTypeError(f"{value} is not a number of seconds; give 0 or more")
+    return seconds
 
 
 def _port(value: str) -> int:

@@ -31,11 +31,11 @@ from bpe.counts import read_counts
 from bpe.errors import BpeError
 from bpe.files import check_writable_target, staged_files
 from bpe.run import TrainingRun, train_run_from_counts
-from bpe.runfile import MAX_MERGES, MAX_PAIRS_PER_STEP, RunSource, check_run_fits, read_run_file, run_file_bytes
+from bpe.runfile import MAX_MERGES, RunSource, check_run_fits, read_run_file, run_file_bytes
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
-from bpe.training import ENGINES
+from bpe.training import ENGINES, MAX_TOP_K, TrainingSettings
 
 DEFAULT_TOP_K = 10
 DEFAULT_ENGINE = "fast"
@@ -69,7 +69,7 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
     p.add_argument(
         "--top-k",
         type=_top_k,
-        help=f"competing pairs the run file records per merge (0 to {MAX_PAIRS_PER_STEP}; default {DEFAULT_TOP_K})",
+        help=f"competing pairs the run file records per merge (0 to {MAX_TOP_K}; default {DEFAULT_TOP_K})",
     )
     p.add_argument("--engine", choices=sorted(ENGINES), help=f"default {DEFAULT_ENGINE}")
     add_max_vocab_characters_option(p)
@@ -106,6 +106,16 @@ def run_train(args) -> int:
             f"--vocab-size {args.vocab_size:,} is more than a run file holds ({MAX_MERGES:,} merges); "
             "choose a smaller vocab or write only the tokenizer"
         )
+    # The settings are checked before counting or reading the counts, which may take minutes
+    # (the alphabet and pre-tokenizer come from the counts, and were checked there).
+    TrainingSettings(
+        target_vocab_size=args.vocab_size,
+        minimum_pair_frequency=args.minimum_pair_frequency,
+        tie_rule=args.tie_rule,
+        top_k=args.top_k,
+        engine=args.engine,
+        max_vocab_characters=args.max_vocab_characters,
+    )
     if args.run_output is not None:
         check_run_fits(args.vocab_size, args.top_k)  # merges are fewer than the vocab: an upper bound
     outputs = [path for path in (args.run_output, args.tokenizer_output) if path is not None]
@@ -179,8 +189,8 @@ def _top_k(value: str) -> int:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 0 <= number <= MAX_PAIRS_PER_STEP:
-        raise argparse.ArgumentTypeError(f"{number} is outside 0..{MAX_PAIRS_PER_STEP}")
+    if not 0 <= number <= MAX_TOP_K:
+        raise argparse.ArgumentTypeError(f"{number} is outside 0..{MAX_TOP_K}")
     return number
 
 

@@ -13,12 +13,13 @@ import os
 from bpe import jsonfile, untrusted
 from bpe.budget import check_json_values
 from bpe.errors import TokenizerFileError
+from bpe.training import MAX_VOCAB_SIZE
 from bpe.untrusted import MAX_FILE_BYTES, decode_utf8, read_file_bytes
 
 # Real pretrained tokenizer files are a few MB (cl100k_base.tiktoken: 1.7 MB; a 256k-token
 # tokenizer.json: ~20 MB): `MAX_FILE_BYTES` refuses anything far larger before it is read.
-# Vocabularies and merge lists past this are not tokenizers anyone trains (Gemma: 262k).
-MAX_TOKENS = 1_000_000
+# Vocabularies and merge lists past training's own bound are not tokenizers anyone trains.
+MAX_TOKENS = MAX_VOCAB_SIZE
 
 
 def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:

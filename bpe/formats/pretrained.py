@@ -28,6 +28,7 @@ from bpe.errors import BpeError
 from bpe.formats.fileio import quoted
 from bpe.gpt2.tokenizer import encode_around_special
 from bpe.pretokenize import split
+from bpe.token_ids import token_pieces
 
 _WHITESPACE = regex.compile(r"\s")  # the White_Space property, as Rust's char::is_whitespace
 CACHE_LIMIT = 200_000  # distinct chunks remembered per tokenizer
@@ -211,22 +212,20 @@ class PretrainedTokenizer:
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """Ids to the exact bytes they stand for."""
-        itos = self.itos
-        ids = list(ids)
-        try:
-            parts = [itos[i] for i in ids]
-        except (KeyError, TypeError):
-            bad = next(i for i in ids if not isinstance(i, int) or i not in itos)
-            raise BpeError(f"unknown token id {bad!r} for {self.name} (ids run from 0 to {self.max_id})") from None
+        parts = self._tokens(ids)
         if self.alphabet == BYTES:
             return b"".join(parts)
         return "".join(parts).encode("utf-8")
 
     def decode(self, ids: Iterable[int]) -> str:
-        """Ids to text; bytes that are not valid UTF-8 become U+FFFD (`decode_bytes` is exact)."""
+        """Ids to text; bytes that are not valid UTF-8 become U+FFFD (`decode_bytes` is exact).
+        Ids are ints: a float, a bool or anything else is refused (`bpe.token_ids`)."""
         if self.alphabet == CHARACTERS:
-            return self.decode_bytes(ids).decode("utf-8")
+            return "".join(self._tokens(ids))
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def _tokens(self, ids) -> list:
+        return token_pieces(self.itos, ids, ids_run=f"{self.name}'s ids run from 0 to {self.max_id}")
 
     # ====================
     # Conversion

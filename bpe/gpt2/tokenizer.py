@@ -54,6 +54,7 @@ from bpe.gpt2.files import (
 from bpe.pretokenize import GPT2_PATTERN, gpt2_segments, segment_text
 from bpe.ranks import merge_by_rank, rank_merge
 from bpe.storage import TokenizerData, fingerprint_of
+from bpe.token_ids import token_pieces
 
 __all__ = ["GPT2Tokenizer", "download_gpt2_files", "find_gpt2_files", "load_default_gpt2", "load_gpt2"]
 
@@ -213,17 +214,12 @@ class GPT2Tokenizer:
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """Ids to the exact bytes they stand for."""
-        itos = self.itos
-        ids = list(ids)
-        try:
-            return b"".join([itos[i] for i in ids])
-        except (KeyError, TypeError):
-            bad = next(i for i in ids if not isinstance(i, int) or i not in itos)
-            raise BpeError(f"unknown token id {bad!r}: {self.name}'s ids run from 0 to {self.vocab_size - 1}") from None
+        return b"".join(token_pieces(self.itos, ids, ids_run=f"{self.name}'s ids run from 0 to {self.vocab_size - 1}"))
 
     def decode(self, ids: Iterable[int]) -> str:
         """Ids to text; bytes that are not valid UTF-8 (a cut through a character) become U+FFFD,
-        as in tiktoken. `decode_bytes` is exact."""
+        as in tiktoken. `decode_bytes` is exact. Ids are ints: a float, a bool or anything
+        else is refused (`bpe.token_ids`)."""
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
     # ====================

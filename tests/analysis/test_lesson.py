@@ -61,7 +61,10 @@ def tamper(edit) -> bytes:
         (tamper(lambda b: b.update(extra=1)), "has unknown fields ['extra']"),
         (lesson_json(lesson())[:-30].encode(), "The lesson file is not valid JSON"),
         (b"[" * 100_000, "The lesson file is JSON nested too deeply to be a lesson file"),
-        (b'{"format": ' + b"9" * 5_000 + b"}", "The lesson file is not valid JSON: Exceeds the limit (4300 digits)"),
+        (
+            b'{"format": ' + b"9" * 5_000 + b"}",
+            "The lesson file holds a number 5,000 digits long; the numbers in a lesson file have at most 4,300",
+        ),
     ],
     ids=[
         "not-json",
@@ -115,4 +118,4 @@ def test_a_huge_value_from_a_lesson_file_is_cut_in_its_message(edit):
     with pytest.raises(LessonError) as raised:
         parse_lesson(json.dumps(body).encode(), max_bytes=LIMIT)
     message = str(raised.value)
-    assert len(message) < 400 and "…" in message
+    assert len(message) < 400 and "..." in message

@@ -228,7 +228,55 @@ def test_surrogates_are_a_clear_error_in_the_library():
 def test_inspect_refuses_negative_counts(tmp_path, capsys, option):
     path = tmp_path / "t.json"
     BPETokenizer.train("low lower lowest", 100).save(path)
-    with pytest.raises(SystemExit) as exit_:
-        main(["inspect", "--tokenizer", str(path), option, "-3"])
-    assert exit_.value.code == 2
-    assert "-3 is negative; give 0 or more" in capsys.readouterr().err
+    assert main(["inspect", "--tokenizer", str(path), option, "-3"]) == 1
+    assert capsys.readouterr().err == f"error: argument {option}: -3 is negative; give 0 or more\n"
+
+
+# ==================== B10. A bad number for an option is one line and exit status 1 (not argparse's usage, 2)
+
+TRAIN_COUNTS = ["train", "--counts", "c.parquet", "--vocab-size", "300"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["count", "c.txt", "--output", "c.parquet", "--max-characters", "0"], "argument --max-characters: 0 must"),
+        (["count", "c.txt", "--output", "c.parquet", "--max-characters", "-5"], "argument --max-characters: -5"),
+        (
+            ["count", "c.txt", "--output", "c.parquet", "--max-document-characters", "0"],
+            "argument --max-document-characters: 0",
+        ),
+        (["count", "c.txt", "--output", "c.parquet", "--workers", "0"], "argument --workers: 0 must be at least 1"),
+        (["count", "c.txt", "--output", "c.parquet", "--seed", "1.5"], "argument --seed: invalid int value: '1.5'"),
+        (["train", "--counts", "c.parquet", "--vocab-size", "300.5"], "argument --vocab-size: invalid int value"),
+        ([*TRAIN_COUNTS, "--top-k", "-1"], "argument --top-k: -1 is outside 0..100"),
+        ([*TRAIN_COUNTS, "--top-k", "1000000"], "argument --top-k: 1000000 is outside 0..100"),
+        ([*TRAIN_COUNTS, "--max-vocab-characters", "0"], "argument --max-vocab-characters: 0 is below 1"),
+        ([*TRAIN_COUNTS, "--max-vocab-characters", "-1"], "argument --max-vocab-characters: -1 is below 1"),
+        ([*TRAIN_COUNTS, "--engine", "turbo"], "argument --engine: invalid choice: 'turbo'"),
+        # checked by the settings, before the counts are read (c.parquet does not exist)
+        (["train", "--counts", "c.parquet", "--vocab-size", "2147483648"], "target_vocab_size=2147483648 is more"),
+        ([*TRAIN_COUNTS, "--minimum-pair-frequency", "0"], "minimum_pair_frequency=0 must be"),
+        (["build", "--target-vocab-size", "300.5"], "argument --target-vocab-size: invalid int value: '300.5'"),
+        (["build", "--training-characters", "x"], "argument --training-characters: invalid int value: 'x'"),
+        (["inspect", "--tokenizer", "t.json", "--longest", "x"], "argument --longest: 'x' is not a whole number"),
+        (["parity", "a.txt", "b.txt", "--merges", "1.5"], "argument --merges: invalid int value: '1.5'"),
+        (["lm", "train", "--text", "a.txt", "--width", "wide"], "argument --width: invalid int value: 'wide'"),
+        (["download", "wikitext-2", "--timeout", "soon"], "argument --timeout: invalid float value: 'soon'"),
+        (["serve", "--processes", "0"], "argument --processes: 0 is not a number of processes"),
+        (["serve", "--port", "70000"], "argument --port: 70000 is not a port number"),
+        (["serve", "--stop-seconds", "-1"], "argument --stop-seconds: -1 is not a number of seconds"),
+        (["serve", "--stop-seconds", "nan"], "argument --stop-seconds: nan is not a number of seconds"),
+    ],
+)
+def test_a_bad_option_value_is_one_line_and_status_1(tmp_path, monkeypatch, capsys, argv, message):
+    monkeypatch.chdir(tmp_path)  # nothing named here exists: the value is refused first
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"error: {message}") and captured.err.count("\n") == 1, captured.err
+    assert captured.out == "" and os.listdir(tmp_path) == []
+
+
+def test_a_bad_option_value_through_the_real_command_line(tmp_path):
+    status, err = run_bpe(["train", "c.txt", "--top-k", "1000000", "--tokenizer-output", "t.json"], tmp_path)
+    assert (status, err) == (1, "error: argument --top-k: 1000000 is outside 0..100\n")

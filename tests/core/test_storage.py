@@ -120,7 +120,10 @@ def test_malformed_json_and_non_utf8(tmp_path):
 @pytest.mark.parametrize(
     "raw, message",
     [
-        (b'{"vocab_size": ' + b"9" * 5_000 + b"}", r"d.json is not valid JSON: Exceeds the limit \(4300 digits\)"),
+        (
+            b'{"vocab_size": ' + b"9" * 5_000 + b"}",
+            r"d.json holds a number 5,000 digits long; the numbers in a tokenizer file have at most 4,300$",
+        ),
         (b'{"merges": [], "merges": [["a", "b"]]}', r"d.json: the key 'merges' appears twice in one object"),
         (b"[" * 100_000, r"d.json is JSON nested too deeply to be a tokenizer file"),
     ],
@@ -128,7 +131,8 @@ def test_malformed_json_and_non_utf8(tmp_path):
 )
 def test_hostile_json_is_one_line(tmp_path, raw, message):
     # Read through bpe.jsonfile, as every tokenizer and encoder.json file is: a huge integer
-    # used to escape as a plain ValueError, and a key given twice kept its last value.
+    # used to escape as a plain ValueError (then came with Python's advice to call
+    # sys.set_int_max_str_digits()), and a key given twice kept its last value.
     (tmp_path / "d.json").write_bytes(raw)
     with pytest.raises(TokenizerFileError, match=message):
         BPETokenizer.from_file(tmp_path / "d.json")

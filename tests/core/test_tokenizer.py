@@ -6,7 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import BpeError, BPETokenizer, TrainingSettings, UnknownSymbolsError, train_run, train_steps
+from bpe.runfile import MAX_PAIRS_PER_STEP
 from bpe.tokenizer import merges_for_vocab_size
+from bpe.training import MAX_TOP_K, MAX_VOCAB_SIZE
 
 CORPUS = "the quick brown fox jumps over the lazy dog; the dog naps.\nThe end.\r\n"
 
@@ -77,6 +79,83 @@ def test_bad_engine_min_freq_and_alphabet():
         train_steps("abc", target_vocab_size=5, minimum_pair_frequency=0)
     with pytest.raises(BpeError, match="unknown alphabet 'words'"):
         train_steps("abc", target_vocab_size=5, alphabet="words")
+
+
+@pytest.mark.parametrize("size", [2**31, 10**20])
+def test_a_vocab_size_past_the_bound_is_one_line_not_an_overflow(size):
+    # the fast engine keeps ids in C ints: 2**31 used to overflow them (OverflowError)
+    message = rf"target_vocab_size={size} is more than the 1,000,000 tokens a vocabulary may hold"
+    with pytest.raises(BpeError, match=message):
+        BPETokenizer.train("low lower lowest " * 20, size)
+    with pytest.raises(BpeError, match=message):
+        list(train_steps("low lower lowest " * 20, target_vocab_size=size))
+    assert TrainingSettings(target_vocab_size=MAX_VOCAB_SIZE).target_vocab_size == MAX_VOCAB_SIZE
+
+
+def test_a_vocab_size_of_thousands_of_digits_is_named_by_its_size():
+    with pytest.raises(BpeError, match=r"^target_vocab_size=<a number of about 5,000 digits> is more than"):
+        TrainingSettings(target_vocab_size=10**5000)
+
+
+def test_top_k_is_bounded_by_what_a_run_file_holds():
+    assert TrainingSettings(target_vocab_size=300, top_k=MAX_TOP_K).top_k == MAX_TOP_K == MAX_PAIRS_PER_STEP
+    with pytest.raises(BpeError, match=r"^top_k=101 must be a whole number from 0 to 100$"):
+        train_run("low lower lowest " * 20, target_vocab_size=200, top_k=101)
+    with pytest.raises(BpeError, match=r"^top_k=1000000000 must be"):
+        TrainingSettings(target_vocab_size=300, top_k=10**9)
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("engine", ["fast"], r"^unknown engine \['fast'\] \(list\): choose one of reference, fast$"),
+        ("engine", {"fast": 1}, r"^unknown engine \{'fast': 1\} \(dict\)"),
+        ("pretokenizer", ["gpt2"], r"^pretokenizer=\['gpt2'\] is a list: give None, 'none', 'whitespace', 'gpt2'"),
+        ("pretokenizer", b"gpt2", r"^pretokenizer=b'gpt2' is a bytes"),
+    ],
+)
+def test_a_setting_of_the_wrong_type_says_what_was_given(field, value, message):
+    with pytest.raises(BpeError, match=message):
+        BPETokenizer.train("low lower lowest newer wider " * 20, 50, **{field: value})
+
+
+@pytest.mark.parametrize(
+    "ids, message",
+    [
+        (None, r"got None \(a NoneType\)"),
+        (5, r"got 5 \(a int\)"),
+        ("12", r"got the str '12'"),
+        (b"\x01", r"got the bytes b'\\x01'"),
+        ([1.0], r"^token id 1.0 \(a float, at position 0\) is not a whole number"),
+        ([0, 1, True], r"^token id True \(a bool, at position 2\) is not a whole number"),
+        ([[1]], r"token id \[1\] \(a list"),
+        ([10**5000], r"^unknown token id <a number of about 5,000 digits>: ids run from 0 to"),
+    ],
+)
+@pytest.mark.parametrize("alphabet", ["characters", "bytes"])
+def test_decode_refuses_what_is_not_a_list_of_ids(ids, message, alphabet):
+    tok = BPETokenizer.train(
+        "low lower lowest newer wider " * 20, 40 if alphabet == "characters" else 260, alphabet=alphabet
+    )
+    with pytest.raises(BpeError, match=message):
+        tok.decode(ids)
+    with pytest.raises(BpeError, match=message):
+        tok.decode_bytes(ids)
+
+
+def test_decode_takes_ints_from_any_iterable_and_int_like_values():
+    tok = BPETokenizer.train("low lower lowest newer wider " * 20, 40)
+    ids = tok.encode("lower")
+    assert tok.decode(iter(ids)) == tok.decode(tuple(ids)) == "lower"
+    assert tok.decode([IntLike(i) for i in ids]) == "lower"  # has __index__, as numpy's integers do
+
+
+class IntLike:
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
 
 
 def test_base_tokens_must_cover_the_training_text():

@@ -184,6 +184,24 @@ def test_decode_rejects_unknown_ids():
         tokenizer.decode([999])
 
 
+@pytest.mark.parametrize(
+    "ids, message",
+    [
+        (None, r"got None \(a NoneType\)"),
+        ([97.0], r"^token id 97.0 \(a float, at position 0\) is not a whole number"),
+        ([97, True], r"^token id True \(a bool, at position 1\) is not a whole number"),
+    ],
+)
+def test_decode_refuses_floats_bools_and_non_lists(ids, message):
+    # an imported tokenizer's ids are looked up in a dict, where 97.0 and True find 97 and 1
+    tokenizer = tiktoken_from_bytes(_ranks_with(), pattern="gpt2")
+    assert tokenizer.decode([97]) == "a"
+    with pytest.raises(BpeError, match=message):
+        tokenizer.decode(ids)
+    with pytest.raises(BpeError, match=message):
+        tokenizer.decode_bytes(ids)
+
+
 def test_a_pattern_tiktoken_cannot_compile_is_refused_before_anything_is_written(tmp_path):
     pytest.importorskip("tiktoken")
     from bpe import BPETokenizer

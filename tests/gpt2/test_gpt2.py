@@ -153,6 +153,23 @@ def test_decode_is_exact_on_bytes_and_lossy_only_in_text(tiny):
         tiny.decode(iter([-1]))
 
 
+@pytest.mark.parametrize(
+    "ids, message",
+    [
+        (None, r"got None \(a NoneType\)"),
+        ("262", r"got the str '262'"),
+        ([float(HELLO)], r"^token id 262.0 \(a float, at position 0\) is not a whole number"),
+        ([HELLO, True], r"^token id True \(a bool, at position 1\) is not a whole number"),
+    ],
+)
+def test_decode_refuses_floats_bools_and_non_lists(tiny, ids, message):
+    # ids are looked up in a dict, where 262.0 finds 262 and True finds 1
+    with pytest.raises(BpeError, match=message):
+        tiny.decode(ids)
+    with pytest.raises(BpeError, match=message):
+        tiny.decode_bytes(ids)
+
+
 def test_header_line_is_optional(tmp_path, tiny):
     without = load_gpt2(*write_files(tmp_path / "plain", header=""))
     assert without.merges == tiny.merges
@@ -237,7 +254,7 @@ BAD_FILES = [
     ),
     pytest.param(
         dict(encoder_text='{"a": ' + "9" * 5_000 + "}"),
-        r"encoder.json is not valid JSON: Exceeds the limit",
+        r"encoder.json holds a number 5,000 digits long; the numbers in encoder.json have at most 4,300$",
         id="huge-integer",
     ),
     pytest.param(

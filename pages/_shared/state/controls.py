@@ -33,6 +33,7 @@ from bpe.jsonfile import load_json
 from bpe.lm.job import DEFAULT_SHAPE, MODEL_SHAPES
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.steps import TIE_RULES
+from bpe.training import MAX_VOCAB_SIZE
 from pages._shared.state.settings import (
     ALPHABET,
     CORPUS,
@@ -59,8 +60,9 @@ MAX_ITEM_CHARS = 200  # characters of one text in a list (a tokenizer's label)
 MAX_PREFIX_CHARS = 50_000_000
 MAX_MIN_FREQ = 1_000_000
 # The sidebar offers vocab sizes up to max(10,000, alphabet + 1,000); no corpus the lab
-# can hold has an alphabet near this, so a link asking more is refused, not clamped.
-MAX_LINK_VOCAB = 1_000_000
+# can hold has an alphabet near this (training's own bound), so a link asking more is
+# refused, not clamped.
+MAX_LINK_VOCAB = MAX_VOCAB_SIZE
 
 
 @dataclass(frozen=True)
