@@ -51,6 +51,7 @@ ROOT_FLOOR = {
     "budget",
     "recorded",
     "runfile",
+    "token_ids",
 }
 
 
