@@ -45,10 +45,6 @@ def add_parity_command(commands) -> None:
 
 
 def run_parity(args) -> int:
-    if args.vocab_size > MAX_VOCAB_SIZE:  # as `train` without --parity refuses it
-        raise BpeError(
-            f"--vocab-size {args.vocab_size:,} is more than the {MAX_VOCAB_SIZE:,} tokens a vocabulary may hold"
-        )
     if args.tokenizer_output is not None:
         check_writable_target(args.tokenizer_output)  # before training, not after
     texts = parallel_texts(args.texts, args.names)
