@@ -363,3 +363,30 @@ def test_running_out_of_memory_is_not_called_damage(tmp_path, monkeypatch):
     with pytest.raises(BpeError, match=r"good.parquet \([0-9,]+ rows\) does not fit in the memory") as caught:
         read_counts(good)
     assert "damaged" not in str(caught.value)
+
+
+PASSAGE_CHARACTERS = list("ab ab  \n\t's.,!12") + ["\u00a0", "\u3000", "\x00", "é", "中", "\r", " "]
+
+
+@settings(max_examples=MAX_EXAMPLES * 4, deadline=None)
+@given(
+    st.lists(st.text(st.sampled_from(PASSAGE_CHARACTERS), max_size=14), min_size=1, max_size=5),
+    st.integers(1, 4),
+)
+def test_a_tally_of_passages_is_each_passage_counted_in_turn(passages, pending):
+    # The count phase chunks each distinct segment of a partition once, at the end (or
+    # when `pending` segments wait): the counts and their order of first appearance must
+    # be those of the passages counted one by one, GLUED_SPACE's own "\x00" included.
+    from collections import Counter
+
+    from bpe.pretokenize import ChunkTally, split
+
+    tally = ChunkTally("gpt2")
+    tally.MAX_PENDING_SEGMENTS = pending
+    expected: Counter = Counter()
+    for passage in passages:
+        tally.add(passage)
+        for chunk, count in Counter(split(passage, "gpt2")).items():
+            expected[chunk] += count
+    got = tally.counts()
+    assert got == expected and list(got) == list(expected)
