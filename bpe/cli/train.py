@@ -108,7 +108,7 @@ def run_train(args) -> int:
         )
     # The settings are checked before counting or reading the counts, which may take minutes
     # (the alphabet and pre-tokenizer come from the counts, and were checked there).
-    TrainingSettings(
+    fields = dict(
         target_vocab_size=args.vocab_size,
         minimum_pair_frequency=args.minimum_pair_frequency,
         tie_rule=args.tie_rule,
@@ -116,6 +116,7 @@ def run_train(args) -> int:
         engine=args.engine,
         max_vocab_characters=args.max_vocab_characters,
     )
+    TrainingSettings(**fields)
     if args.run_output is not None:
         check_run_fits(args.vocab_size, args.top_k)  # merges are fewer than the vocab: an upper bound
     outputs = [path for path in (args.run_output, args.tokenizer_output) if path is not None]
@@ -142,16 +143,7 @@ def run_train(args) -> int:
     )
     progress = None if args.quiet else MergeProgress(sys.stderr)
     try:
-        run = train_run_from_counts(
-            counts,
-            target_vocab_size=args.vocab_size,
-            minimum_pair_frequency=args.minimum_pair_frequency,
-            tie_rule=args.tie_rule,
-            top_k=args.top_k,
-            engine=args.engine,
-            max_vocab_characters=args.max_vocab_characters,
-            progress=progress,
-        )
+        run = train_run_from_counts(counts, **fields, progress=progress)
         if progress is not None:
             progress.finish()
         source = RunSource(
