@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from bpe.errors import BpeError, UnknownSymbolsError
+from bpe.wording import counted
 
 Token = str | bytes
 
@@ -94,7 +95,7 @@ def require_covered(text: str, known: set, what: str = "text") -> None:
         shown = ", ".join(repr(ch) for ch in missing[:20])
         more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""
         raise UnknownSymbolsError(
-            f"{what} has {len(missing)} character(s) outside the tokenizer's alphabet: {shown}{more}",
+            f"{what} has {counted(len(missing), 'character')} outside the tokenizer's alphabet: {shown}{more}",
             missing,
         )
 

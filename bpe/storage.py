@@ -165,7 +165,9 @@ def tokenizer_data_from_dict(
         )
     missing = [key for key in REQUIRED_KEYS if key not in data]
     if missing:
-        raise TokenizerFileError(f"{name} is missing the key(s) {', '.join(missing)}")
+        raise TokenizerFileError(
+            f"{name} is missing {'the key' if len(missing) == 1 else 'the keys'} {', '.join(missing)}"
+        )
     alphabet = ALPHABET_OF_TYPE.get(data["type"]) if isinstance(data["type"], str) else None
     if alphabet is None:
         raise TokenizerFileError(

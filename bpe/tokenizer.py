@@ -24,6 +24,7 @@ from bpe.steps import DEFAULT_TIE_RULE, check_tie_rule, log_line, should_log
 from bpe.storage import TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file, write_tokenizer_file
 from bpe.token_ids import token_pieces
 from bpe.training import TrainingSettings, train_steps
+from bpe.wording import counted
 
 
 @runtime_checkable
@@ -310,7 +311,7 @@ def _require_bytes_covered(chunks: list[str], known: dict) -> None:
     missing = sorted({ord(ch) for chunk in chunks for ch in set(chunk)} - known.keys())
     if missing:
         shown = ", ".join(f"0x{value:02X}" for value in missing[:20])
-        raise BpeError(f"text has {len(missing)} byte value(s) outside the tokenizer's alphabet: {shown}")
+        raise BpeError(f"text has {counted(len(missing), 'byte value')} outside the tokenizer's alphabet: {shown}")
 
 
 def _as_pair(merge, number: int) -> tuple:

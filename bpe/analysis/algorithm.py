@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bpe.analysis.wording import counted, times
 from bpe.pairs import merge_positions
 from bpe.steps import MergeStep
 from bpe.text import pair_label, printable
+from bpe.wording import counted, times
 
 PHASES = ("count", "pick", "merge", "record")
 # (text, phase it belongs to); the first line is the loop itself; {ties} names the tie rule

@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from bpe.analysis.wording import most_frequent_pairs, times
 from bpe.errors import BpeError
 from bpe.steps import MergeStep, Pair
 from bpe.text import VISIBLE_WHITESPACE, pair_label, printable
+from bpe.wording import most_frequent_pairs, times
 
 Kind = Literal["right", "tie", "wrong"]
 _FROM_VISIBLE = {shown: real for real, shown in VISIBLE_WHITESPACE.items()}

@@ -22,12 +22,12 @@ from bpe.alphabet import Token
 from bpe.analysis.lineage import first_creations
 from bpe.analysis.segments import Segment
 from bpe.analysis.tie_rules import tie_rule_label
-from bpe.analysis.wording import counted, times
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.steps import MergeStep
 from bpe.text import pair_label, printable
 from bpe.tokenizer import BPETokenizer
+from bpe.wording import counted, times
 
 TIE, COUNTS, STOPPED = "tie rule", "counts", "stopped"
 COMPETITORS_SHOWN = 8  # pairs of each run's top list in the competitor table

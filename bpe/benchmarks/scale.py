@@ -397,7 +397,9 @@ def main(argv: list[str] | None = None) -> int:
     tools = [tool for tool in args.tools.split(",") if tool]
     unknown = sorted(set(tools) - set(TOOLS))
     if unknown:
-        parser.error(f"unknown tool(s) {', '.join(unknown)}: choose from {', '.join(TOOLS)}")
+        parser.error(
+            f"unknown {'tool' if len(unknown) == 1 else 'tools'} {', '.join(unknown)}: choose from {', '.join(TOOLS)}"
+        )
     tools = [tool for tool in tools if _available(tool)]
     print(f"[scale] {os.cpu_count()} cores, shared with whatever else runs on this machine; tools: {', '.join(tools)}")
     corpora = build_corpora(sizes)

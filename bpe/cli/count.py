@@ -21,6 +21,7 @@ from bpe.counts import CUSTOM, write_counts
 from bpe.errors import BpeError
 from bpe.files import check_writable_folder, check_writable_target
 from bpe.pretokenize import PRETOKENIZER_CHOICES
+from bpe.wording import counted
 
 DEFAULT_PRETOKENIZER = "gpt2"
 
@@ -188,9 +189,10 @@ def run_count(args) -> int:
     seconds = time.perf_counter() - started
     size = sum(entry[1] for entry in counts.inputs)
     print(
-        f"{output}: {len(counts.chunks):,} distinct chunks, {counts.characters:,} characters in "
-        f"{counts.documents:,} documents from {len(counts.inputs)} file(s); held out {counts.heldout_documents:,} "
-        f"documents ({counts.heldout_characters:,} characters); {seconds:.1f} s, {size / 1e6 / max(seconds, 1e-9):.1f} MB/s"
+        f"{output}: {counted(len(counts.chunks), 'distinct chunk')}, {counted(counts.characters, 'character')} in "
+        f"{counted(counts.documents, 'document')} from {counted(len(counts.inputs), 'file')}; held out "
+        f"{counted(counts.heldout_documents, 'document')} ({counted(counts.heldout_characters, 'character')}); "
+        f"{seconds:.1f} s, {size / 1e6 / max(seconds, 1e-9):.1f} MB/s"
     )
     return 0
 

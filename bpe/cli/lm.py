@@ -17,6 +17,7 @@ from bpe.files import check_writable_folder, check_writable_target
 from bpe.lm.config import Budget, ModelConfig, TrainSettings  # torch-free
 from bpe.lm.job import training_threads  # torch-free: the app's thread policy
 from bpe.tokenizer import BPETokenizer
+from bpe.wording import counted
 
 
 def add_lm_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -35,7 +36,7 @@ def add_lm_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentP
         nargs="+",
         default=[500],
         metavar="N",
-        help="BPE vocab size(s) to compare with characters (default 500)",
+        help="BPE vocab sizes to compare with characters (default 500)",
     )
     train.add_argument("--minimum-pair-frequency", type=int, default=2, help="BPE stops below this pair count")
     budget = train.add_argument_group("budget (training stops at whichever comes first; default 30 seconds)")
@@ -127,7 +128,11 @@ def _train(args: argparse.Namespace) -> None:
     # different share of compute, and "equal compute" no longer holds.
     torch.set_num_threads(args.threads or training_threads())
     device = torch.device(args.device) if args.device else default_device()
-    where = f"{torch.get_num_threads()} CPU thread(s) of {os.cpu_count() or 1} cores" if device.type == "cpu" else ""
+    where = (
+        f"{counted(torch.get_num_threads(), 'CPU thread')} of {counted(os.cpu_count() or 1, 'core')}"
+        if device.type == "cpu"
+        else ""
+    )
     print(f"Training on {device}" + (f", {where}" if where else "") + " (--threads to change)", flush=True)
 
     # Tokenizers see the whole text, so every held-out character is in their alphabet.

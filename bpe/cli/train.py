@@ -98,7 +98,7 @@ def run_train(args) -> int:
         raise BpeError("give a counts file (--counts COUNTS) or corpus files to count (INPUT...), not both")
     if args.counts is not None and given_corpus_options(args):
         raise BpeError(
-            f"{', '.join(given_corpus_options(args))} shape(s) the counting; a counts file was counted "
+            f"{', '.join(given_corpus_options(args))} {'shapes' if len(given_corpus_options(args)) == 1 else 'shape'} the counting; a counts file was counted "
             "already: its settings are in it (count again to change them)"
         )
     if args.run_output is not None and args.vocab_size > MAX_MERGES:

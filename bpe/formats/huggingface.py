@@ -41,6 +41,7 @@ from bpe.formats.patterns import GPT2_ORIGINAL_PATTERN, check_pattern, from_onig
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.rules import hf_merge, hf_merge_map
 from bpe.pretokenize import NAMED_PATTERNS, pattern_for
+from bpe.wording import counted
 
 FORMAT = "hf"
 NORMALIZERS = {"NFC", "NFD", "NFKC", "NFKD"}
@@ -486,7 +487,7 @@ def _char_symbols(piece: str, by_text: dict[str, int], unk_id: int | None, fuse:
     if missing:
         shown = ", ".join(quoted(char) for char in sorted(set(missing))[:20])
         raise UnknownSymbolsError(
-            f"text has {len(set(missing))} character(s) outside the tokenizer's vocabulary "
+            f"text has {counted(len(set(missing)), 'character')} outside the tokenizer's vocabulary "
             f"(and it has no unk_token): {shown}",
             sorted(set(missing)),
         )

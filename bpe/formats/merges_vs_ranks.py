@@ -30,6 +30,7 @@ from bpe.formats.export import HF, LIBRARY, MINBPE, TIKTOKEN, as_library_reads, 
 from bpe.formats.fileio import quoted
 from bpe.pretokenize import split
 from bpe.tokenizer import BPETokenizer
+from bpe.wording import counted
 
 
 @dataclass(frozen=True)
@@ -94,20 +95,24 @@ class MergesVsRanks:
             return f"{self.library}: exact. No merge re-creates a token, so its rule gives the lab's ids on every text."
         parts = []
         if self.recreations:
-            parts.append(f"{len(self.recreations)} merge(s) re-create a token the vocabulary already has")
+            parts.append(
+                f"{counted(len(self.recreations), 'merge')} {'re-creates' if len(self.recreations) == 1 else 're-create'} a token the vocabulary already has"
+            )
         if self.left_out:
-            parts.append(f"{len(self.left_out)} merge(s) cannot be written and are left out")
+            parts.append(
+                f"{counted(len(self.left_out), 'merge')} cannot be written and {'is' if len(self.left_out) == 1 else 'are'} left out"
+            )
         if self.other_split_count:
-            parts.append(f"{self.other_split_count:,} token(s) can also be made from another pair of tokens")
+            parts.append(f"{counted(self.other_split_count, 'token')} can also be made from another pair of tokens")
         found = (
-            f"{len(self.examples)} example text(s) encode differently"
+            f"{counted(len(self.examples), 'example text')} {'encodes' if len(self.examples) == 1 else 'encode'} differently"
             if self.examples
             else "no text found that encodes differently"
         )
         checked = f"checked {self.tokens_checked:,} token texts"
         if self.chunks_checked:
             checked += (
-                f" and {self.chunks_checked:,} distinct chunks of the sample "
+                f" and {counted(self.chunks_checked, 'distinct chunk')} of the sample "
                 f"({self.chunks_differing:,} differ, {self.occurrences_differing:,} of "
                 f"{self.occurrences_checked:,} occurrences)"
             )

@@ -37,6 +37,7 @@ from bpe.formats.patterns import check_pattern, pretokenizer_for
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.tiktoken_ranks import MAX_SPECIAL_TOKENS, require_byte_level
 from bpe.pretokenize import pattern_for
+from bpe.wording import counted
 
 FORMAT = "minbpe"
 VERSION_LINE = "minbpe v1"
@@ -240,7 +241,7 @@ def _tokenizer(
     if doubles:
         token, first, second = doubles[0]
         notes.append(
-            f"{len(doubles)} token(s) have two ids (e.g. {quoted(token)} is {first} and {second}): "
+            f"{counted(len(doubles), 'token')} {'has' if len(doubles) == 1 else 'have'} two ids (e.g. {quoted(token)} is {first} and {second}): "
             "minbpe gives every merge its own id; the lab's vocabulary is a set"
         )
     encoder = RankEncoder([(left, right, 256 + index) for index, (left, right) in enumerate(merges)])

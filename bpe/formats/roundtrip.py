@@ -31,6 +31,7 @@ from bpe.formats.fileio import escape_token, load_json, read_limited
 from bpe.formats.merges_vs_ranks import MergesVsRanks, merges_vs_ranks
 from bpe.formats.minbpe import load_minbpe_file
 from bpe.formats.tiktoken_ranks import MAX_SETTINGS_BYTES, parse_ranks, settings_path
+from bpe.wording import counted
 
 # Strings that trip tokenizers up: empty, whitespace of every kind, control characters,
 # long runs, digits, contractions, emoji sequences, combining marks, scripts without
@@ -297,7 +298,7 @@ class ExportReport:
         out = [f"wrote {path}" for path in self.paths]
         if self.left_out:
             shown = ", ".join(str(n) for n in self.left_out[:10]) + (" ..." if len(self.left_out) > 10 else "")
-            out.append(f"left out {len(self.left_out)} merge(s) the format cannot hold: {shown}")
+            out.append(f"left out {counted(len(self.left_out), 'merge')} the format cannot hold: {shown}")
         out.extend(self.lesson.lines())
         if self.proof is not None:
             out.append(self.proof.line)

@@ -26,6 +26,7 @@ from bpe.files import atomic_writer
 from bpe.lm.config import ModelConfig
 from bpe.lm.model import TinyGPT
 from bpe.untrusted import open_regular_file
+from bpe.wording import counted
 
 FORMAT = "bpe-lab tinygpt v1"
 # What a checkpoint file may be: 1 GiB holds about 250 million float32 weights, far above
@@ -129,7 +130,7 @@ def _check_shapes(path: str | os.PathLike, config: ModelConfig, weights) -> None
         shape = None if embedding is None else tuple(embedding.shape)
         raise BpeError(
             f"checkpoint {str(path)!r} has weights that do not fit its own config {config}: "
-            f"a {shape} token embedding and {layers} layer(s)"
+            f"a {shape} token embedding and {counted(layers, 'layer')}"
         )
     with torch.device("meta"):
         expected = {name: tuple(t.shape) for name, t in TinyGPT(config).state_dict().items()}

@@ -198,7 +198,7 @@ def upload(at, name: str, data: bytes):
     "data, message",
     [
         (b"{not json", "tok.json is not valid JSON"),
-        (b'{"type": "character_bpe"}', "tok.json is missing the key(s) base_tokens, merges, vocab_size, fingerprint"),
+        (b'{"type": "character_bpe"}', "tok.json is missing the keys base_tokens, merges, vocab_size, fingerprint"),
         (
             tokenizer_json(train_run(load_corpus(SMALL), target_vocab_size=1_000).tokenizer())
             .replace('"w"', '"x"', 1)

@@ -121,9 +121,9 @@ def test_a_difference_is_reported_with_the_text_around_it(capsys, tmp_path, held
         check,
     )
     assert status == 1
-    assert "1 token(s) can also be made from another pair of tokens" in out
+    assert "1 token can also be made from another pair of tokens" in out
     assert "'and', a token's own text: lab 'an' 'd'  vs  library 'and'" in out
-    assert "1 distinct chunks of the sample (1 differ" in out  # no pre-tokenizer: the line is one chunk
+    assert "1 distinct chunk of the sample (1 differ" in out  # no pre-tokenizer: the line is one chunk
     last = out.splitlines()[-1]
     assert last.startswith("first difference in 'held-out text' at character 0 (token 0): …▸and band")
     assert "BPE Lab: 256:'an' 100:'d'" in last and "tiktoken 0." in last

@@ -52,6 +52,7 @@ ROOT_FLOOR = {
     "recorded",
     "runfile",
     "token_ids",
+    "wording",
 }
 
 

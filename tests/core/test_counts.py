@@ -365,7 +365,23 @@ def test_running_out_of_memory_is_not_called_damage(tmp_path, monkeypatch):
     assert "damaged" not in str(caught.value)
 
 
-PASSAGE_CHARACTERS = list("ab ab  \n\t's.,!12") + ["\u00a0", "\u3000", "\x00", "é", "中", "\r", " "]
+# Beside plain text: whitespace the regex knows (NBSP, ideographic space, NEL), characters
+# str.isspace() calls whitespace but the regex does not ("\x1c"), format characters
+# (BOM, zero-width space), a number that is not a digit ("½"), and NUL.
+PASSAGE_CHARACTERS = list("ab ab  \n\t's.,!12") + [
+    "\u00a0",
+    "\u3000",
+    "\x85",
+    "\x1c",
+    "\ufeff",
+    "\u200b",
+    "½",
+    "\x00",
+    "é",
+    "中",
+    "\r",
+    " ",
+]
 
 
 @settings(max_examples=MAX_EXAMPLES * 4, deadline=None)
@@ -374,15 +390,15 @@ PASSAGE_CHARACTERS = list("ab ab  \n\t's.,!12") + ["\u00a0", "\u3000", "\x00", "
     st.integers(1, 4),
 )
 def test_a_tally_of_passages_is_each_passage_counted_in_turn(passages, pending):
-    # The count phase chunks each distinct segment of a partition once, at the end (or
-    # when `pending` segments wait): the counts and their order of first appearance must
-    # be those of the passages counted one by one, GLUED_SPACE's own "\x00" included.
+    # The count phase chunks each distinct run of a partition once, at the end (or when
+    # `pending` runs wait): the counts and their order of first appearance must be those
+    # of the passages counted one by one by the regex.
     from collections import Counter
 
     from bpe.pretokenize import ChunkTally, split
 
     tally = ChunkTally("gpt2")
-    tally.MAX_PENDING_SEGMENTS = pending
+    tally.MAX_PENDING_RUNS = pending
     expected: Counter = Counter()
     for passage in passages:
         tally.add(passage)

@@ -37,9 +37,7 @@ def test_empty_text_encodes_to_nothing(tok):
 
 
 def test_unknown_characters_are_listed_sorted(tok):
-    with pytest.raises(
-        UnknownSymbolsError, match=r"2 character\(s\) outside the tokenizer's alphabet: 'Z', 'é'"
-    ) as info:
+    with pytest.raises(UnknownSymbolsError, match=r"2 characters outside the tokenizer's alphabet: 'Z', 'é'") as info:
         tok.encode("the éZé")
     assert info.value.symbols == ["Z", "é"]
 
@@ -159,7 +157,7 @@ class IntLike:
 
 
 def test_base_tokens_must_cover_the_training_text():
-    with pytest.raises(UnknownSymbolsError, match=r"the training text has 2 character\(s\).*'c', 'd'"):
+    with pytest.raises(UnknownSymbolsError, match=r"the training text has 2 characters.*'c', 'd'"):
         BPETokenizer.train("abcd", 10, base_tokens=["a", "b"])
 
 

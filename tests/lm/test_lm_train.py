@@ -501,7 +501,7 @@ def test_cli_uses_the_apps_thread_policy_and_says_so(tmp_path, capsys, monkeypat
     finally:
         torch.set_num_threads(before)
     assert code == 0 and used == 1
-    assert "Training on cpu, 1 CPU thread(s) of " in capsys.readouterr().out
+    assert "Training on cpu, 1 CPU thread of " in capsys.readouterr().out
 
 
 def test_cli_refuses_zero_threads(tmp_path, capsys):

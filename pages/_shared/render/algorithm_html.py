@@ -13,9 +13,9 @@ import html
 from bpe.analysis.algorithm import PHASES, ScanEvent, line_notes, pseudocode
 from bpe.analysis.segments import Segment
 from bpe.analysis.tie_rules import tie_rule_label
-from bpe.analysis.wording import counted
 from bpe.steps import MergeStep
 from bpe.text import printable, readable_token
+from bpe.wording import counted
 from pages._shared.render.html import SPAN_STYLE, token_colour
 
 LIT = "background:#fef3c7;border-left:4px solid #f59e0b"

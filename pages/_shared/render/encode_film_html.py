@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 
 from bpe.analysis.encode_film import LOOKUP, REPLAY, EncodeFilm
-from bpe.analysis.wording import counted
 from bpe.text import printable
+from bpe.wording import counted
 
 
 def frame_headline_html(film: EncodeFilm, number: int) -> str:

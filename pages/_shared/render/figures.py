@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 
 from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
-from bpe.analysis.wording import most_frequent_pairs, tie_with_winner
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
 from bpe.text import bidi_marked, pair_label
+from bpe.wording import most_frequent_pairs, tie_with_winner
 
 WINNER = "#dc2626"
 TIED = "#f59e0b"

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from bpe.analysis.report_card import CardRow, Measure
-from bpe.analysis.wording import counted
+from bpe.wording import counted
 from pages._shared.render.figures import plotly_text
 from pages._shared.render.html import text_html
 

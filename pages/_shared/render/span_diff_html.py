@@ -19,8 +19,8 @@ import hashlib
 import html
 
 from bpe.analysis.span_diff import SpanDiff, TokenSpan, display_lines
-from bpe.analysis.wording import counted
 from bpe.text import VISIBLE_BIDI, VISIBLE_WHITESPACE, readable_token
+from bpe.wording import counted
 from pages._shared.render.html import text_html
 
 WIDTH = 60  # characters a line: the rows and their letters fit 1024 px beside the sidebar

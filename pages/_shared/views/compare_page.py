@@ -22,11 +22,11 @@ from bpe.analysis.run_diff import (
     first_divergence,
 )
 from bpe.analysis.tie_rules import describe_tie_rule, tie_rule_label
-from bpe.analysis.wording import counted
 from bpe.errors import BpeError
 from bpe.pretokenize import PRETOKENIZER_CHOICES, pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import TIE_RULES
+from bpe.wording import counted
 from pages._shared.data.comparisons import RunComparison, run_comparison
 from pages._shared.data.measures import run_label
 from pages._shared.data.runs import alphabet_size, run_for, seen_runs

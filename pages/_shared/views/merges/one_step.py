@@ -13,9 +13,9 @@ from bpe.analysis.merge_log import count_change_rows, log_rows_around, why_stopp
 from bpe.analysis.metrics import compression
 from bpe.analysis.segments import Segment, merged_count, step_segments, window, window_around
 from bpe.analysis.tie_rules import tie_rule_sentence
-from bpe.analysis.wording import tie_with_winner
 from bpe.run import TrainingRun
 from bpe.text import pair_label
+from bpe.wording import tie_with_winner
 from pages._shared.data.runs import prefix_tokenizer
 from pages._shared.frame.presenter import presented, presenting
 from pages._shared.frame.tables import rows_table

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe.analysis.wording import counted
 from bpe.lm.config import Budget
 from bpe.lm.job import MODEL_SHAPES, ExperimentJob, experiment_text, train_settings
 from bpe.run import TrainingRun
+from bpe.wording import counted
 from pages._shared.data.jobs import TRAINING_NICENESS, server_slots
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at

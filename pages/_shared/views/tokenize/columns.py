@@ -25,11 +25,11 @@ from bpe.analysis.metrics import compression
 from bpe.analysis.samples import corpus_samples
 from bpe.analysis.segments import Segment
 from bpe.analysis.special_tokens import ENDOFTEXT, special_token_comparison
-from bpe.analysis.wording import counted
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
 from bpe.tokenizer import BPETokenizer
+from bpe.wording import counted
 from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, cached_gpt2, extra_tokenizers
 from pages._shared.frame.tables import count_columns

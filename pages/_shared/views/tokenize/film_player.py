@@ -17,10 +17,10 @@ from streamlit.errors import StreamlitAPIException
 from bpe.analysis.encode_film import MAX_FILM_CHARACTERS, EncodeFilm, frame_segments, rule_sentence
 from bpe.analysis.samples import corpus_samples
 from bpe.analysis.segments import Segment
-from bpe.analysis.wording import counted
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import printable
+from bpe.wording import counted
 from pages._shared.data.lenses import film_of
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers, session_owns

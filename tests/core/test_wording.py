@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from bpe.analysis.algorithm import line_notes
 from bpe.analysis.quiz import judge
-from bpe.analysis.wording import counted, most_frequent_pairs, tie_with_winner, times
 from bpe.steps import MergeStep
+from bpe.wording import counted, most_frequent_pairs, tie_with_winner, times
 
 
 def step(frequency: int, top_pairs) -> MergeStep:
@@ -51,3 +51,23 @@ def test_the_algorithm_notes_count_in_words():
     assert "a + b, once (1 other pair as often" in notes
     assert "1 occurrence merged" in notes
     assert "(s)" not in notes and "1 times" not in notes
+
+
+def test_no_message_says_a_noun_with_s_in_brackets():
+    # Every message and page says "1 character" / "3 characters" (`counted`), not
+    # "character(s)": the string constants of the package and the app are read for it
+    # (the text parts of f-strings included; docstrings, which may quote the rule, not).
+    import ast
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for path in [*root.glob("bpe/**/*.py"), *root.glob("pages/**/*.py"), root / "app.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                if re.search(r"[a-z]\(s\)(?!:)", node.value):
+                    found.append(f"{path.relative_to(root)}:{node.lineno}: {node.value[:60]!r}")
+    assert not found, "\n".join(found)
