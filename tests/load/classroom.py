@@ -618,6 +618,8 @@ def summary(report: Report, jobs: list, phases: dict, samplers: Samplers, args, 
         "per_process": per_process,
         "memory_mb": total_memory,  # summed over the app processes of this machine ("peak": of each one's peak)
         "server_cpu_s": round(sum(row["cpu_s"] or 0 for row in per_process.values()), 1),
+        # The students' side runs on this machine too: its CPU is taken from the servers'.
+        "client_cpu_s": round(time.process_time(), 1),
         "load_average": os.getloadavg(),  # other work on the machine slows every request
     }
 
@@ -640,6 +642,7 @@ def print_summary(found: dict) -> None:
             )
     print(
         f"memory (MB, all app processes here): {found['memory_mb']}; server CPU {found['server_cpu_s']} s; "
+        f"the students' CPU (this script) {found['client_cpu_s']} s; "
         f"machine load average {found['load_average']}"
     )
     print(f"model jobs: {found['jobs']}")
