@@ -2,6 +2,7 @@
 
     python -m bpe serve                                  # one app process per core, proxy on :8501
     python -m bpe serve --processes 2 --port 8501
+    python -m bpe serve --warm "http://lab:8501/?corpus=Tiny+Shakespeare&vocab=1000"   # ready for the class's link
     python -m bpe serve --backend 10.0.0.5:8501 --backend 10.0.0.6:8501   # processes on other machines
 
 Why several processes: a Streamlit server runs every session's script under one
@@ -17,7 +18,11 @@ the websocket upgrade through; it checks each process on ``/_stcore/health`` and
 new browsers only to healthy ones; and each response carries ``X-Bpe-Server``, the
 process that served it (the classroom script reports per process from it).
 
-This module only starts programs (``streamlit run app.py``, haproxy); it imports neither.
+This module only starts programs (``streamlit run app.py``, haproxy, and with ``--warm`` the
+app's warm-up client, `pages._shared.data.warm`); it imports none of them. ``--warm LINK``
+opens the class's link and every page in each app process before the proxy lets browsers
+in: the run of the class's settings and every page's shared results are then computed
+once per process ahead of the lecture, instead of by its first students, all waiting.
 An app process that exits is started again on its port (up to 3 times in two minutes).
 Ctrl-C or SIGTERM stops the proxy first, then every app process (each in a process group
 of its own, so nothing they started survives), and waits for them; a process that
@@ -64,6 +69,8 @@ ALERT_PREFIX = re.compile(r"^\[ALERT\]\s*\(\d+\)\s*:\s*(config\s*:\s*)?(\[[^\]]*
 STREAMLIT_BANNER = ("You can now view your Streamlit app", "URL: http", "Local URL:", "Network URL:")
 START_SECONDS = 120.0  # how long app processes may take to answer their health check
 RESTARTS_PER_WINDOW, RESTART_WINDOW_SECONDS = 3, 120.0  # an app process that keeps exiting is given up
+WARM_MODULE = "pages._shared.data.warm"  # the app's warm-up client, run as a program (see --warm)
+WARM_SECONDS = 1200.0  # a warm-up may train the class's run first: minutes on a big text
 STOP_SECONDS = 40.0  # an app process stopping waits up to 30 s for model jobs to end their step
 # Run first in each child: ask the kernel to kill it should this command die (Linux's
 # PR_SET_PDEATHSIG, which survives the exec), then become the program itself (same pid).
@@ -349,6 +356,12 @@ def add_serve_command(commands) -> None:
         metavar="HOST:PORT",
         help="send browsers to an app process already running there (repeat for each); no local processes are started",
     )
+    p.add_argument(
+        "--warm",
+        metavar="LINK",
+        help="the class's link (as the app's \"Copy link\" gives it): each app process opens it and every page "
+        "once before the proxy lets browsers in, so the students find its results computed",
+    )
     p.add_argument("--haproxy", help="the haproxy program (default: haproxy on PATH, or /usr/sbin/haproxy)")
     p.add_argument(
         "--stop-seconds",
@@ -382,6 +395,9 @@ def run_serve(args, *, say: Callable[[str], None] | None = None) -> int:
                 for n, backend in enumerate(backends, start=1):
                     children.append(start_child(f"app{n} :{backend.port}", app_command(backend), env=env, say=say))
                 wait_healthy(children, backends, START_SECONDS)
+            if args.warm is not None:
+                names = [c.name for c in children] if not remote else [b.address for b in backends]
+                warm_backends(dict(zip(names, backends)), args.warm, env=env, say=say)
             children.insert(0, start_child("haproxy", [haproxy, "-db", "-f", str(config)], env=env, say=say))
             _wait_proxy(children[0], args.address, args.port)
             say(_serving_line(args.address, args.port, backends, remote))
@@ -390,7 +406,8 @@ def run_serve(args, *, say: Callable[[str], None] | None = None) -> int:
                     say(
                         f"note: {backend.address} does not answer {HEALTH_PATH} yet; browsers go elsewhere until it does"
                     )
-            watch(children, env=env, say=say)
+            local = {} if remote else dict(zip([c.name for c in children[1:]], backends))
+            watch(children, env=env, say=say, warm_link=args.warm, backends=local)
         finally:
             with signals_held():
                 stop_children(children, args.stop_seconds)
@@ -398,10 +415,38 @@ def run_serve(args, *, say: Callable[[str], None] | None = None) -> int:
                     say("stopped the proxy" + ("" if remote else f" and {len(children) - 1} app process(es)"))
 
 
-def watch(children: list[Child], *, env: dict, say: Callable[[str], None]) -> None:
+def warm_command(backend: Backend, link: str) -> list[str]:
+    """The app's own warm-up client (`pages._shared.data.warm`) against one app process."""
+    return [sys.executable, "-m", WARM_MODULE, f"http://{backend.address}", link]
+
+
+def warm_backends(backends: dict[str, Backend], link: str, *, env: dict, say: Callable[[str], None]) -> None:
+    """Warm every app process for ``link`` at once and wait for all of them. One that cannot
+    be warmed is said, not fatal: its first students compute what it lacks, as without."""
+    warming = [start_child(f"warm {name}", warm_command(b, link), env=env, say=say) for name, b in backends.items()]
+    try:
+        for child in warming:
+            try:
+                child.process.wait(WARM_SECONDS)
+            except subprocess.TimeoutExpired:
+                say(f"[{child.name}] gave up after {WARM_SECONDS:g} s")
+            child.forwarder.join(timeout=2)
+    finally:
+        stop_children(warming, 5)
+
+
+def watch(
+    children: list[Child],
+    *,
+    env: dict,
+    say: Callable[[str], None],
+    warm_link: str | None = None,
+    backends: dict[str, Backend] | None = None,
+) -> None:
     """Until stopped: an app process that exits is started again on its port (the proxy
     sends no browser there until its health check passes; its students' pages start
-    afresh), unless it keeps exiting; the proxy exiting ends the command."""
+    afresh), unless it keeps exiting; the proxy exiting ends the command. With
+    ``warm_link``, a process started again is warmed again, beside its first students."""
     starts: dict[str, list[float]] = {}
     while True:
         for index, child in enumerate(children):
@@ -420,7 +465,24 @@ def watch(children: list[Child], *, env: dict, say: Callable[[str], None]) -> No
             child.forwarder.join(timeout=2)
             starts[child.name] = [*recent, time.monotonic()]
             children[index] = start_child(child.name, child.command, env=env, say=say)
+            if warm_link is not None and backends and child.name in backends:
+                _warm_when_healthy(child.name, backends[child.name], warm_link, env=env, say=say)
         time.sleep(0.5)
+
+
+def _warm_when_healthy(name: str, backend: Backend, link: str, *, env: dict, say: Callable[[str], None]) -> None:
+    """Warm a process started again, on a thread of its own once it answers (the others
+    serve on meanwhile). Should this command die first, the kernel ends the warm-up too."""
+
+    def run() -> None:
+        ends = time.monotonic() + START_SECONDS
+        while not healthy(f"http://{backend.address}", timeout=1.0):
+            if time.monotonic() > ends:
+                return  # watch() says what became of the process
+            time.sleep(0.5)
+        warm_backends({name: backend}, link, env=env, say=say)
+
+    threading.Thread(target=run, name=f"warm {name}", daemon=True).start()
 
 
 def _serving_line(address: str, port: int, backends: list[Backend], remote: bool) -> str:

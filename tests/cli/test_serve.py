@@ -19,6 +19,7 @@ from helpers import children_of, free_ports, gone, nobody_listens, start_serve
 from bpe.cli import serve
 from bpe.cli.main import main
 from bpe.cli.serve import Backend, haproxy_config, healthy, local_backends, parse_backend
+from pages._shared.frame.navigation import app_pages
 
 HAPROXY = next((p for p in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy") if os.access(p, os.X_OK)), None)
 needs_haproxy = pytest.mark.skipif(
@@ -116,6 +117,36 @@ def test_a_backend_haproxy_cannot_resolve_is_one_line(capsys):
     assert main(["serve", "--backend", "nohost.invalid:8502", "--port", str(free_ports())]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "could not resolve address 'nohost.invalid'" in err and "haproxy.cfg" not in err
+
+
+# ==================== Warmed for the class's link
+
+
+@needs_haproxy
+def test_warm_opens_the_link_and_every_page_in_each_process_before_the_proxy_opens():
+    port = free_ports(3)
+    # A vocab that is not a number: the link's note must reach the teacher, not only the class.
+    link = "http://lab:8501/Tokenize?corpus=the+cat+in+the+hat&vocab=twenty"
+    process, lines = start_serve("--processes", "2", "--port", str(port), "--address", "127.0.0.1", "--warm", link)
+    try:
+        said = "".join(lines)
+        pages = len(app_pages()) + 1  # the link's own run, then each page
+        for name in (f"app1 :{port + 1}", f"app2 :{port + 2}"):
+            assert f"[warm {name}] warmed {pages} pages in " in said, said
+            assert f"[warm {name}] note: the link: a warning: " in said and "twenty" in said, said
+        assert said.index("warmed") < said.index("BPE Lab: open")  # before any browser is let in
+        assert "Traceback" not in said and "an exception" not in said and "an error box" not in said, said
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        out, _ = process.communicate(timeout=60)
+    assert process.returncode == 143 and "Traceback" not in out
+
+
+def test_an_app_process_that_cannot_be_warmed_is_said_not_fatal():
+    nobody = free_ports()
+    said = []
+    serve.warm_backends({"app1": Backend("127.0.0.1", nobody)}, "?vocab=500", env=dict(os.environ), say=said.append)
+    assert len(said) == 1 and said[0].startswith(f"[warm app1] not warmed: cannot reach http://127.0.0.1:{nobody} ")
 
 
 # ==================== Stopping leaves nothing behind

@@ -2,25 +2,31 @@
 and a small class through the proxy with the classroom script (tests/load/classroom.py):
 no errors, no session sees another's text, every session is answered by one process
 only (its websocket and its uploads alike), both processes get students, and SIGTERM
-stops the proxy and both processes, leaving nothing behind."""
+stops the proxy and both processes, leaving nothing behind. The processes are warmed for
+the class's link first (`serve --warm`), as a teacher starts them."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import urllib.parse
 
 import pytest
 from helpers import children_of, free_ports, gone, nobody_listens, on_own_thread, start_serve
 from load.classroom import main as classroom
 
 pytestmark = pytest.mark.e2e
+CLASS_CORPUS, CLASS_VOCAB = "Python language reference", 1000  # the classroom script's defaults
 
 
 def test_a_class_through_two_processes_stays_apart_and_stuck(tmp_path):
     port = free_ports(3)
     env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "5", "BPE_MACHINE_DIR": str(tmp_path / "machine")}
-    serve, _ = start_serve("--processes", "2", "--port", str(port), "--address", "127.0.0.1", env=env)
+    link = "?" + urllib.parse.urlencode({"corpus": CLASS_CORPUS, "vocab": CLASS_VOCAB})  # the class's, warmed
+    serve, started = start_serve(
+        "--processes", "2", "--port", str(port), "--address", "127.0.0.1", "--warm", link, env=env
+    )
     children = children_of(serve.pid)
     try:
         figures = tmp_path / "class.json"
@@ -39,6 +45,10 @@ def test_a_class_through_two_processes_stays_apart_and_stuck(tmp_path):
                 "4",
                 "--model-seconds",
                 "2",
+                "--corpus",
+                CLASS_CORPUS,
+                "--vocab",
+                str(CLASS_VOCAB),
                 "--json",
                 str(figures),
             ],
@@ -57,5 +67,7 @@ def test_a_class_through_two_processes_stays_apart_and_stuck(tmp_path):
     assert found["latency"]["upload a text"]["n"] == 4 and len(found["jobs"]) == 1
     assert serve.returncode == 143 and "Traceback" not in output, output[-3000:]
     assert "stopped the proxy and 2 app process(es)" in output
+    warmed = [line for line in started if line.startswith("[warm app")]
+    assert len(warmed) == 2 and all(" warmed " in line for line in warmed), started  # no note, no failure
     assert len(children) == 3 and gone(children)
     assert all(nobody_listens(port + n) for n in range(3))

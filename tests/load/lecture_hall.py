@@ -4,7 +4,9 @@ one class per line of one table.
     .venv/bin/python tests/load/lecture_hall.py                  # 30 and 60 on one process, 100 on two
     .venv/bin/python tests/load/lecture_hall.py --runs 2x20 --merges 10 --jobs-per 1000   # a quick look
 
-Each run ``PxN`` starts `python -m bpe serve --processes P` on free loopback ports, drives
+Each run ``PxN`` starts `python -m bpe serve --processes P` on free loopback ports, warmed
+for the class's link (``--warm``, as a teacher starts it before a lecture; ``--cold`` to
+leave that out), drives
 N students through it with tests/load/classroom.py (``--url``, every other option passed
 on unchanged: the same lesson as the one-server figures), stops it with SIGTERM, and
 checks that it stopped cleanly with no traceback in its output. Then it prints one
@@ -20,6 +22,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: load.classroom and helpers
@@ -32,14 +35,15 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RUNS = ["1x30", "1x60", "2x100"]
 
 
-def one_run(processes: int, students: int, passed: list[str], folder: Path) -> dict:
+def one_run(processes: int, students: int, passed: list[str], folder: Path, warm: str | None) -> dict:
     port = free_ports(processes + 1)
     log = folder / f"serve-{processes}x{students}.log"
     env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}  # as the one-server script sets it
     with open(log, "w") as out:
         serve = subprocess.Popen(
             [sys.executable, "-m", "bpe", "serve", "--processes", str(processes), "--port", str(port)]
-            + ["--address", "127.0.0.1"],
+            + ["--address", "127.0.0.1"]
+            + (["--warm", warm] if warm else []),
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -97,14 +101,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", nargs="+", default=DEFAULT_RUNS, help="PxN: P app processes, N students")
     parser.add_argument("--json", type=Path, help="write every run's figures here")
+    parser.add_argument("--corpus", default="Python language reference", help="the class's corpus (the link's)")
+    parser.add_argument("--vocab", type=int, default=1000, help="the class's vocab size (the link's)")
+    parser.add_argument(
+        "--cold", action="store_true", help="no `serve --warm`: the first students compute the link's results"
+    )
     args, passed = parser.parse_known_args(argv)  # the rest goes to the classroom script
+    passed += ["--corpus", args.corpus, "--vocab", str(args.vocab)]
+    link = None if args.cold else "?" + urllib.parse.urlencode({"corpus": args.corpus, "vocab": args.vocab})
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"bpe-lecture-hall-{os.getpid()}"
     folder.mkdir(parents=True, exist_ok=True)
     results = []
     for spec in args.runs:
         processes, students = (int(part) for part in spec.lower().split("x"))
         print(f"\n=== {processes} app process(es), {students} students", flush=True)
-        results.append(one_run(processes, students, passed, folder))
+        results.append(one_run(processes, students, passed, folder, link))
     print("\n" + HEADER)
     for found in results:
         print(row(found))

@@ -97,12 +97,27 @@ class PretrainedHealth:
         )
 
 
+@dataclass(frozen=True)
+class PretrainedReach:
+    """A pretrained tokenizer's tokens checked, and what of that no corpus changes: the
+    flags' counts, the unreachable rows and the ids checked (to count a corpus's unused
+    tokens from its few used ids, not by a pass over all 50,000 rows per student text)."""
+
+    rows: list[TokenHealth]
+    counts: dict[str, int]  # `flag_counts`
+    unreachable: list[TokenHealth]
+    ids: frozenset[int]
+
+
 @cache_resource_by_owner(show_spinner="Checking every token…", max_entries=4)
-def pretrained_reach(tokenizer_key: tuple, _tokenizer) -> list:
+def pretrained_reach(tokenizer_key: tuple, _tokenizer) -> PretrainedReach:
     """Every token of a pretrained tokenizer checked, once per process (an upload: once per
     session): whether its own text encodes to it depends on no corpus (`pretrained_health`
     adds each corpus's uses)."""
-    return tokenizer_token_health(_tokenizer)
+    rows = tokenizer_token_health(_tokenizer)
+    return PretrainedReach(
+        rows, flag_counts(rows), [r for r in rows if UNREACHABLE in r.flags], frozenset(r.id for r in rows)
+    )
 
 
 @cache_resource_by_owner(show_spinner="Counting every token…", max_entries=4)
@@ -112,15 +127,10 @@ def pretrained_health(
     """Every token of a pretrained tokenizer checked (GPT-4: 100,000 encodes, about 2 s, once
     per process: `pretrained_reach`) and counted in this corpus (once per corpus). A part
     that is not here (nothing held out; a run file's training text) is not measured: None, not 0."""
-    rows = pretrained_reach(tokenizer_key, _tokenizer=_tokenizer, own=_uploaded)
+    reach = pretrained_reach(tokenizer_key, _tokenizer=_tokenizer, own=_uploaded)
     train_usage = uses(_tokenizer, _train) if _train else None
     heldout_usage = uses(_tokenizer, _heldout) if _heldout else None
-    used = set(train_usage or ()) | set(heldout_usage or ())
+    used = (set(train_usage or ()) | set(heldout_usage or ())) & reach.ids
     return PretrainedHealth(
-        len(rows),
-        flag_counts(rows),
-        sum(1 for r in rows if r.id not in used),
-        [r for r in rows if UNREACHABLE in r.flags],
-        train_usage,
-        heldout_usage,
+        len(reach.rows), reach.counts, len(reach.ids) - len(used), reach.unreachable, train_usage, heldout_usage
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe.analysis.languages import LanguageCost, language_costs
+from bpe.analysis.languages import LanguageCost, encoded_costs, language_costs
 from bpe.analysis.lesson import text_hash
 from bpe.analysis.metrics import CurvePoint, SizeSummary, compression_curve, size_summary, token_lengths, token_usage
 from bpe.analysis.pretrained import PrefixPoint, full_compression, prefix_curve
@@ -157,6 +157,13 @@ def lighthouse_texts() -> dict[str, str]:
 @st.cache_data(show_spinner="Training byte-level BPE on the paragraphs…", max_entries=16)
 def trained_costs(merges: int, mode: str, baseline: str) -> list[LanguageCost]:
     return language_costs(lighthouse_texts(), merges=merges, mode=mode, baseline=baseline)
+
+
+@st.cache_data(show_spinner=False, max_entries=1)
+def gpt2_costs(baseline: str, _gpt2) -> list[LanguageCost]:
+    """GPT-2's costs of the paragraphs: the same for every visit of the page (one GPT-2 per
+    process: `data.tokenizers.cached_gpt2`), so encoded once, not at each visit."""
+    return encoded_costs(lighthouse_texts(), _gpt2, baseline=baseline)
 
 
 @st.cache_data(show_spinner="Training standard and parity-aware BPE on the paragraphs…", max_entries=4)

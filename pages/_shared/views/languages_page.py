@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe.analysis.languages import LanguageCost, encoded_costs, evenness_curve, run_costs, served_counts
+from bpe.analysis.languages import LanguageCost, evenness_curve, run_costs, served_counts
 from bpe.parity import PARITY, STANDARD
-from pages._shared.data.measures import lighthouse_texts, multilingual_runs, trained_costs
+from pages._shared.data.measures import gpt2_costs, lighthouse_texts, multilingual_runs, trained_costs
 from pages._shared.data.tokenizers import GPT2_LABEL, cached_gpt2
 from pages._shared.frame.presenter import presented_once
 from pages._shared.frame.tables import show_table
@@ -23,7 +23,7 @@ def costs_by_tokenizer(merges: int, mode: str) -> dict[str, list[LanguageCost]]:
     found = {f"BPE, {MODE_LABELS[mode]} ({merges:,} merges)": trained_costs(merges, mode, BASELINE)}
     gpt2 = cached_gpt2()
     if gpt2 is not None:
-        found[GPT2_LABEL] = encoded_costs(lighthouse_texts(), gpt2, baseline=BASELINE)
+        found[GPT2_LABEL] = gpt2_costs(BASELINE, gpt2)
     return found
 
 
