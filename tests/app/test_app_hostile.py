@@ -154,10 +154,12 @@ def test_a_second_job_waits_and_is_told_how_many_are_ahead(one_slot):
     second.button(key="model_start").click().run()
     job = second.session_state["model_job"]
     assert job.running
-    # The job learns its place in the line on its own thread: on a busy machine, after
-    # the page that started it has been drawn. The page's next run says it.
+    # Each job learns its place in the line on its own thread: on a busy machine, after
+    # the page that started it has been drawn, and the first may not hold its slot yet
+    # (the second then rightly reads "0 model jobs training, 1 waiting ahead of you").
+    # Once the first trains, the page's next run says so.
     deadline = time.monotonic() + 60
-    while job.snapshot().place is None and time.monotonic() < deadline:
+    while ((place := job.snapshot().place) is None or place.training < 1) and time.monotonic() < deadline:
         time.sleep(0.05)
     second.run()
     shown = [p.proto.text for p in second.get("progress")]
