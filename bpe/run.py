@@ -11,9 +11,11 @@ from __future__ import annotations
 import threading
 import time
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from bpe.alphabet import CHARACTERS, default_base_tokens, symbol_count, symbols_of
 from bpe.counts import ChunkCounts
@@ -21,7 +23,7 @@ from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StepStream, StopReason
-from bpe.tokenizer import BPETokenizer, merges_for_vocab_size, prefix_tokenizer
+from bpe.tokenizer import BPETokenizer, check_vocab_size, prefix_tokenizer
 from bpe.training import ENGINES, TrainingSettings, prepare_words, settings_from, train_steps
 
 ProgressCallback = Callable[[MergeStep, int], None]  # (latest step, target vocab size)
@@ -54,11 +56,22 @@ class TrainingRun:
     def pretokenizer(self) -> str | None:
         return self.settings.pretokenizer
 
+    # A run does not change once made, and the pages ask it for its merges and for the
+    # merges of a vocab size many times a visit (each a pass over every merge, spelling
+    # every token: a run of 50,000 merges made that seconds). Both are kept once found.
+    @cached_property
+    def _pairs(self) -> tuple[tuple, ...]:
+        if isinstance(self.steps, RecordedSteps):  # without building every step
+            return tuple(self.steps.pairs())
+        return tuple(step.pair for step in self.steps)
+
+    @cached_property
+    def _sizes_after(self) -> array:
+        return array("Q", self.vocab_sizes())  # never falls: a merge adds one token or none
+
     @property
     def merges(self) -> list[tuple]:
-        if isinstance(self.steps, RecordedSteps):  # without building every step
-            return list(self.steps.pairs())
-        return [step.pair for step in self.steps]
+        return list(self._pairs)
 
     @property
     def final_vocab_size(self) -> int:
@@ -68,7 +81,9 @@ class TrainingRun:
         """How many merges the tokenizer for ``vocab_size`` uses (all of them for None)."""
         if vocab_size is None:
             return len(self.steps)
-        return merges_for_vocab_size(self.base_tokens, self.merges, vocab_size)
+        check_vocab_size(self.base_tokens, vocab_size)
+        # the merges whose vocabulary stays within it (`merges_for_vocab_size`, from the sizes)
+        return bisect_right(self._sizes_after, vocab_size)
 
     def tokenizer(self, vocab_size: int | None = None, *, merges: int | None = None) -> BPETokenizer:
         """The tokenizer at ``vocab_size``, or after the first ``merges`` merges (0: base tokens

@@ -102,6 +102,7 @@ class BPETokenizer:
         # Text to the encoder's spelling, one code point per base-token id; for the byte
         # alphabet the text's UTF-8 bytes are first read as code points 0-255 (latin-1).
         self._spelling = {ord(token): chr(i) for i, token in enumerate(self.base_tokens)}
+        self._fingerprint: str | None = None  # `fingerprint`, once asked for
 
     # ====================
     # Training
@@ -227,7 +228,12 @@ class BPETokenizer:
             raise TokenizerFileError(f"{name}: {error}") from None
 
     def fingerprint(self) -> str:
-        return fingerprint_of(self.data())
+        # A page asks for it several times a visit (cache keys, the downloads' caption), and
+        # hashing every merge's spelling each time was a tenth of the Vocabulary page's
+        # server time. A tokenizer does not change once built: it is hashed once.
+        if self._fingerprint is None:
+            self._fingerprint = fingerprint_of(self.data())
+        return self._fingerprint
 
     def save(self, path: str | Path) -> None:
         write_tokenizer_file(path, self.data())
@@ -290,10 +296,15 @@ def prefix_tokenizer(
     )
 
 
-def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_size: int) -> int:
-    """How many leading merges keep the vocabulary at or under ``vocab_size`` tokens."""
+def check_vocab_size(base_tokens: Sequence, vocab_size: int) -> None:
+    """`BpeError` when ``vocab_size`` is below the alphabet: no tokenizer is that small."""
     if vocab_size < len(base_tokens):
         raise BpeError(f"vocab_size={vocab_size} is smaller than the alphabet ({len(base_tokens)} base tokens)")
+
+
+def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_size: int) -> int:
+    """How many leading merges keep the vocabulary at or under ``vocab_size`` tokens."""
+    check_vocab_size(base_tokens, vocab_size)
     known = set(base_tokens)
     size = len(known)
     for count, (left, right) in enumerate(merges):

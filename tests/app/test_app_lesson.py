@@ -34,7 +34,7 @@ def frame(at):
     return (
         [metric(at, label) for label in SHOWN],
         plotly_specs(at)[0]["data"][0]["y"],
-        [element.value for element in at.html if "bpe-segments" in element.value],
+        [element.value for element in at.html if '<div class="bpe-segments' in element.value],
     )
 
 

@@ -53,7 +53,7 @@ def test_the_quiz_hides_the_winner_the_new_token_and_the_text_after():
     assert box.options == sorted(bars(at))  # the list too
     shown = all_html(at)
     assert "bpe-merge" not in shown and "bpe-new-token" not in shown  # no headline
-    assert 'class="tok merged"' not in shown and "pair-left" not in shown  # no after text, no outlines
+    assert 'class="tok merged"' not in shown and 'class="tok pair-left"' not in shown  # no after text, no outlines
     assert "Predict merge 1" in " ".join(m.value for m in at.markdown)
     assert metric(at, "Vocab size") == "11"  # before the merge: the 11 characters
     assert not at.dataframe  # nothing is logged before merge 1: no merge log at all, not an empty one
@@ -188,7 +188,7 @@ def test_the_slow_merge_shows_aaaaa_becoming_aa_aa_a_occurrence_by_occurrence():
     assert frames[:3] == [(0, True, True, True), (1, True, True, True), (2, False, False, False)]
     assert "Scan done: 2 occurrences of a + a merged" in said or frames[3] is None
     assert frames[3] is None  # record: the ordinary before/after again, "aa aa a"
-    assert [s for s in at.html if "bpe-segments" in s.value][-1].value.count('class="tok merged"') == 2
+    assert [s for s in at.html if '<div class="bpe-segments' in s.value][-1].value.count('class="tok merged"') == 2
     assert "2 occurrences merged into 'aa' (4 counted: overlapping ones merge once)" in html.unescape(panel(at))
 
 

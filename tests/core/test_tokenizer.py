@@ -252,3 +252,23 @@ def test_a_runs_prefix_tokenizers_share_its_token_strings():
         learned = tokenizer.tokens[len(run.base_tokens) :]
         assert all(any(token is step.token for step in run.steps) for token in learned)
         assert tokenizer == BPETokenizer(run.base_tokens, run.merges[:merges])  # the same tokenizer as ever
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(text=st.text(alphabet="abc ", min_size=2, max_size=120), top=st.integers(4, 60))
+def test_a_runs_merge_count_is_the_tokenizers_for_every_vocab_size(text, top):
+    """`TrainingRun.merge_count` reads the vocab size after each merge; it agrees with
+    `merges_for_vocab_size`, which spells the merges out, also where a merge makes a token
+    that exists already ('a'+'bc' after 'ab'+'c') and the vocabulary does not grow."""
+    from bpe.counts import count_text
+    from bpe.run import train_run_from_counts
+
+    listed = train_run(text, target_vocab_size=top, minimum_pair_frequency=1)
+    recorded = train_run_from_counts(
+        count_text(text, alphabet="characters", pretokenizer=None), target_vocab_size=top, minimum_pair_frequency=1
+    )
+    for run in (listed, recorded):
+        for vocab_size in range(len(run.base_tokens), top + 3):
+            assert run.merge_count(vocab_size) == merges_for_vocab_size(run.base_tokens, run.merges, vocab_size)
+        with pytest.raises(BpeError, match="smaller than the alphabet"):
+            run.merge_count(len(run.base_tokens) - 1)

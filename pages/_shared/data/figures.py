@@ -24,4 +24,11 @@ def shared_figure(key: tuple, large: bool, _build: Callable):
     (presenter mode), once per process for each ``key``, which must name everything the
     figure shows (the data itself when it is small)."""
     figure = _build()
-    return enlarged(figure) if large else figure
+    if large:
+        figure = enlarged(figure)
+    # st.plotly_chart turns the figure into a dict on every draw, a deep copy of all its
+    # data (a merge step's pair chart: 6% of the step's server time, for every student); a
+    # shared figure never changes, so the dict made here is the one every draw sends.
+    drawn = figure.to_dict()
+    figure.to_dict = lambda: drawn
+    return figure

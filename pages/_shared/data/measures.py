@@ -14,6 +14,7 @@ from bpe.analysis.lesson import text_hash
 from bpe.analysis.metrics import CurvePoint, SizeSummary, compression_curve, size_summary, token_lengths, token_usage
 from bpe.analysis.pretrained import PrefixPoint, full_compression, prefix_curve
 from bpe.analysis.tie_rules import tie_rule_label
+from bpe.analysis.vocabulary import LearnedToken, learned_tokens
 from bpe.corpora.builtin import LIGHTHOUSE
 from bpe.parity import RULES, MultilingualRun, train_multilingual
 from bpe.pretokenize import pretokenizer_name
@@ -94,6 +95,18 @@ def run_usage(settings: Settings, run: TrainingRun, merges: int):
 @cache_data_by_owner(show_spinner=False, max_entries=16)
 def _usage(training_key: tuple, merges: int, _run: TrainingRun, _train: str | None):
     return token_usage(_run, _train, merges)
+
+
+def learned_rows(settings: Settings, run: TrainingRun, merges: int) -> list[LearnedToken]:
+    """`bpe.analysis.vocabulary.learned_tokens` of the first ``merges`` merges, with their
+    uses (`run_usage`). Cached and shared: each row is frozen, and building them reads
+    every step of the run, once per setting rather than once per visit."""
+    return _learned(settings.training_key(), merges, _settings=settings, _run=run, own=is_own_text(settings))
+
+
+@cache_resource_by_owner(show_spinner=False, max_entries=16)
+def _learned(training_key: tuple, merges: int, _settings: Settings, _run: TrainingRun) -> list[LearnedToken]:
+    return learned_tokens(_run, merges, run_usage(_settings, _run, merges))
 
 
 def size_summaries(settings: Settings, run: TrainingRun, sizes: tuple, d: int) -> list[SizeSummary]:

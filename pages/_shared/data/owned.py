@@ -15,6 +15,7 @@ connection that comes back keeps its current run, which session state holds
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 
 import streamlit as st
@@ -34,10 +35,17 @@ class ByOwner:
         self.shared = cache(**params)(function)
         kept = min(params.get("max_entries") or SESSION_MAX_ENTRIES, SESSION_MAX_ENTRIES)
         self.per_session = cache(scope="session", **{**params, "max_entries": kept})(function)
+        self._names = tuple(inspect.signature(function).parameters)
         functools.update_wrapper(self, function)
 
     def __call__(self, *args, own: bool, **kwargs):
-        return (self.per_session if own else self.shared)(*args, **kwargs)
+        # Every argument by name: for each positional one, Streamlit's cache reads the
+        # function's signature anew to learn its name (inspect.signature, on every call), and
+        # a page asks its caches some hundred times a visit. By name the key is the same:
+        # each value is hashed with its name, in the function's order either way.
+        named = dict(zip(self._names, args))
+        named.update(kwargs)
+        return (self.per_session if own else self.shared)(**named)
 
 
 def cache_data_by_owner(**params) -> Callable[[Callable], ByOwner]:

@@ -69,7 +69,9 @@ def corpus_parts(settings: Settings) -> tuple[str, str]:
     return corpus_texts(settings)
 
 
-@cache_data_by_owner(show_spinner=False, max_entries=16)
+# Two strings, which nothing can change: cache_resource hands every caller the same ones.
+# cache_data unpickled a copy of the whole corpus on each call, several times a page.
+@cache_resource_by_owner(show_spinner=False, max_entries=16)
 def _corpus_texts(key: tuple, _text: str | None) -> tuple[str, str]:
     name, _version, prefix_cap, heldout_fraction = key
     text = _text if _text is not None else load_corpus(name)

@@ -16,7 +16,7 @@ import streamlit as st
 
 from pages._shared.data.figures import shared_figure
 from pages._shared.render.figures import enlarged
-from pages._shared.render.html import PRESENTER_CSS, WHOLE_LABELS_CSS
+from pages._shared.render.html import PRESENTER_CSS, SEGMENTS_CSS, WHOLE_LABELS_CSS
 from pages._shared.state.settings import bind
 
 LARGE = "presenter_large"  # plain key: larger type on every page
@@ -33,7 +33,7 @@ def presenter_toggle() -> None:
             help="Larger type for everything the class reads (text, tables, charts, the algorithm), for a "
             "projector. On Merge by merge, Space plays or pauses and ← → step.",
         )
-    st.html(WHOLE_LABELS_CSS + (PRESENTER_CSS if st.session_state[LARGE] else ""))
+    st.html(WHOLE_LABELS_CSS + SEGMENTS_CSS + (PRESENTER_CSS if st.session_state[LARGE] else ""))
 
 
 def presented(fig):

@@ -74,6 +74,13 @@ COPY_BUTTON_CSS = """<style>
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { visibility: visible !important; }
 </style>"""
 MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
+# On every page: the shape of `segments_html`'s token spans and the outlines of their marks.
+SEGMENTS_CSS = (
+    "<style>\n"
+    + f".bpe-segments .tok {{ {SPAN_STYLE} }}\n"
+    + "".join(f".bpe-segments .tok.{MARK_CLASSES[mark].strip()} {{ {style} }}\n" for mark, style in MARK_STYLES.items())
+    + "</style>"
+)
 
 
 def text_html(text: str) -> str:
@@ -115,10 +122,10 @@ def segments_html(segments: Iterable[Segment], *, css_class: str = "bpe-segments
         text = printable(seg.token)
         tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
         kind = MARK_CLASSES[seg.mark]
-        style = f"background:{token_colour(seg.token_id)};{SPAN_STYLE}"
-        if seg.mark is not None:
-            style += ";" + MARK_STYLES[seg.mark]
-        span = f'<span class="tok{kind}" style="{style}" title="{tip}">{html.escape(text)}</span>'
+        # the shape and the outlines come from SEGMENTS_CSS: one rule for the page, not a
+        # copy in every span (a step's windows were twice as long, and Streamlit scans each
+        # body it sends, every student, every step)
+        span = f'<span class="tok{kind}" style="background:{token_colour(seg.token_id)}" title="{tip}">{html.escape(text)}</span>'
         if readable_token(seg.token).endswith("\n"):
             span += "<br>"
         if seg.mark == "left":

@@ -14,10 +14,10 @@ import streamlit as st
 
 from bpe.analysis.exports import ids_tensor_bytes, tokenizer_json
 from bpe.analysis.merge_log import log_csv
-from bpe.analysis.vocabulary import first_merges, learned_tokens
+from bpe.analysis.vocabulary import first_merges
 from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
-from pages._shared.data.measures import encoded_training_ids, run_usage
+from pages._shared.data.measures import encoded_training_ids, learned_rows
 from pages._shared.data.tokenizers import Compared, bpe_at
 from pages._shared.frame.tables import count_columns
 from pages._shared.state.controls import LENGTHS, SEARCH, UNUSED
@@ -173,5 +173,5 @@ def learned_table(settings: Settings, run: TrainingRun) -> tuple[Compared, list,
     final encoding of the training text) and the page's table of them."""
     trained = bpe_at(settings, run, settings.vocab_size)
     merges = len(trained.tokenizer.merges)
-    rows = learned_tokens(run, merges, run_usage(settings, run, merges))
+    rows = learned_rows(settings, run, merges)
     return trained, rows, token_table(rows)

@@ -11,24 +11,26 @@ import streamlit as st
 
 from bpe.analysis.merge_log import count_change_rows, log_rows_around, why_stopped
 from bpe.analysis.metrics import compression
-from bpe.analysis.segments import Segment, merged_count, step_segments, window, window_around
+from bpe.analysis.segments import step_segments, window, window_around
 from bpe.analysis.tie_rules import tie_rule_sentence
 from bpe.run import TrainingRun
 from bpe.text import pair_label
 from bpe.wording import tie_with_winner
 from pages._shared.data.runs import prefix_tokenizer
-from pages._shared.frame.presenter import presented, presenting
+from pages._shared.data.step_window import step_window
+from pages._shared.frame.presenter import presented_once, presenting
 from pages._shared.frame.tables import rows_table
 from pages._shared.render.algorithm_html import algorithm_html, scan_caption, scan_html
 from pages._shared.render.figures import pair_frequency_figure, question_figure, tied_with_winner
-from pages._shared.render.html import escape_markdown, merge_headline_html, segments_html
+from pages._shared.render.html import escape_markdown, merge_headline_html
 from pages._shared.render.numbers import change_delta
 from pages._shared.state.controls import FOLLOW, WINDOW
 from pages._shared.state.settings import Settings
+from pages._shared.state.stores import is_own_text
 from pages._shared.views.compare_page import what_if_buttons
 from pages._shared.views.merges.guess import chart_options, quiz_box
 from pages._shared.views.merges.pair_counts import draw_counts
-from pages._shared.views.merges.teach_mode import SLOW, frame_view, next_merge, scan_events, shown_length, shown_vocab
+from pages._shared.views.merges.teach_mode import frame_view, next_merge, scan_events, shown_length, shown_vocab
 
 WINDOW_CHARS = 600
 
@@ -73,9 +75,8 @@ def draw_step(film: Film, step) -> None:
         draw_counts(run, step)
     # side by side; in presenter mode one under the other, so the large type keeps its columns
     chart, changes = (st.container(), st.container()) if presenting() else st.columns([3, 2])
-    figure = pair_frequency_figure(step, settings.top_k, settings.tie_rule)
     chart.plotly_chart(
-        presented(figure if view.shown.winner else question_figure(figure, step, asking=view.pending)),
+        pair_chart(settings, step, winner=view.shown.winner, asking=view.pending),
         **chart_options(step, settings, view.pending),
     )
     ties = len(tied_with_winner(step))
@@ -101,23 +102,23 @@ def draw_step(film: Film, step) -> None:
             rows_table(count_change_rows(step), counts=["change"])
     start = window_around(train_text, step.token, WINDOW_CHARS) if ss[FOLLOW.key] else ss[WINDOW.key]
     text = window(train_text, start, WINDOW_CHARS)
-    before_tokenizer = prefix_tokenizer(settings, run, k - 1)
-    before, after = step_segments(before_tokenizer, text, step)
-    if view.algorithm and ss.get(SLOW):
-        events = scan_events(before_tokenizer, text, step)
     if view.slow:
+        before_tokenizer = prefix_tokenizer(settings, run, k - 1)
+        before, _ = step_segments(before_tokenizer, text, step)
+        events = scan_events(before_tokenizer, text, step)
         scan = min(view.scan, len(events))
         st.markdown("**The merge, occurrence by occurrence** — left to right, each token used once")
         st.html(scan_html(before, events, scan, step.token, step.token_id))
         st.caption(escape_markdown(scan_caption(events, scan, pair_label(step.pair))))
     elif view.shown.outlines:
+        shown = step_window(settings, run, step, text, start, outlines=True)
         st.markdown("**Before the merge** — the pairs it merges are outlined")
-        st.html(segments_html(before))
-        st.markdown(f"**After the merge** — {merged_count(after):,} new tokens in this window, outlined")
-        st.html(segments_html(after))
+        st.html(shown.before)
+        st.markdown(f"**After the merge** — {shown.merged:,} new tokens in this window, outlined")
+        st.html(shown.after)
     else:
         st.markdown("**The text as it stands** — before this merge")
-        st.html(segments_html([Segment(s.token, s.token_id) for s in before]))
+        st.html(step_window(settings, run, step, text, start, outlines=False).before)
     shown_log = k if view.shown.recorded else k - 1
     if shown_log:  # nothing recorded yet (step 1 before its record phase, or awaiting a guess): no empty table
         st.markdown("**Merge log**")
@@ -128,3 +129,15 @@ def draw_step(film: Film, step) -> None:
         )
     if k == last and view.shown.recorded:
         st.info(why_stopped(run, last))
+
+
+def pair_chart(settings: Settings, step, *, winner: bool, asking: bool):
+    """The step's pair chart (the quiz's when the winner is not shown), built once per
+    setting and step and shared by every session at that step (`frame.presenter.presented_once`)."""
+
+    def build():
+        figure = pair_frequency_figure(step, settings.top_k, settings.tie_rule)
+        return figure if winner else question_figure(figure, step, asking=asking)
+
+    key = ("pair chart", settings.training_key(), step.number, settings.top_k, settings.tie_rule, winner, asking)
+    return presented_once(key, build, own=is_own_text(settings))
