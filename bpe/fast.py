@@ -238,9 +238,13 @@ def fast_steps(
     vocab = list(base_tokens)  # the token ids steps report
     token_ids = {token: i for i, token in enumerate(vocab)}
     # The engine's own ids: Hugging Face's numbering under its rule, so that packed pair
-    # keys compare as its (left id, right id) pairs do.
-    names = huggingface_order(vocab) if check_tie_rule(tie_rule) == HUGGINGFACE else list(vocab)
-    ids = {token: i for i, token in enumerate(names)}
+    # keys compare as its (left id, right id) pairs do. Under the other rules they are the
+    # steps' ids, and one list and one map serve both (a map of 100,000 tokens is megabytes).
+    if check_tie_rule(tie_rule) == HUGGINGFACE:
+        names = huggingface_order(vocab)
+        ids = {token: i for i, token in enumerate(names)}
+    else:
+        names, ids = vocab, token_ids
     seq = _Sequence(words, ids, target_vocab_size)
     counts = seq.counts
     ranking = _ranking(tie_rule, seq, names)
@@ -277,8 +281,9 @@ def fast_steps(
         if is_new:  # the vocabulary is a set: an existing string adds no token
             new_id = ids[token] = len(names)
             names.append(token)
-            token_ids[token] = len(vocab)
-            vocab.append(token)
+            if names is not vocab:
+                token_ids[token] = len(vocab)
+                vocab.append(token)
         changes, grown = seq.merge(pair, new_id)
         for changed in grown:  # a count that grew: its entry ranks too low
             count = counts[changed]

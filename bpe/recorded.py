@@ -7,6 +7,11 @@ result of an earlier merge, so one list of token strings spells them all) and th
 record of 100,000 merges takes tens of megabytes. It behaves as a read-only list:
 ``len(steps)``, ``steps[k]``, ``steps[a:b]``, iteration.
 
+The runners-up and the count changes are most of it, so their token ids and their counts
+are kept apart: ids in 4 bytes, counts in 4 bytes until one does not fit, then the whole
+column in 8 (a run on a corpus of billions of characters). That is 12 bytes a pair where
+one 8-byte column of (left, right, count) triples took 24.
+
     recorded = RecordedSteps(base_tokens)
     for step in train_steps(...):
         recorded.append(step)
@@ -34,12 +39,14 @@ class RecordedSteps(Sequence):
         self.rights = array("I")
         self.frequencies = array("Q")
         self.sequence_lengths = array("Q")  # training tokens after the step
-        # runners-up and count changes: per step, how many; then flat (left, right, count) triples
+        # runners-up and count changes: per step, how many; then each pair's two ids and its count
         self.top_sizes = array("I")
-        self.top_values = array("q")
+        self.top_ids = array("I")
+        self.top_counts = array("i")
         self.change_sizes = array("I")
-        self.change_values = array("q")
-        self._top_starts = array("Q", (0,))
+        self.change_ids = array("I")
+        self.change_deltas = array("i")
+        self._top_starts = array("Q", (0,))  # per step, where its pairs start (pairs, not ids)
         self._change_starts = array("Q", (0,))
         self._token_ids = array("I")  # the step's token id (an existing token keeps its id)
         self._vocab_sizes = array("I")
@@ -51,18 +58,23 @@ class RecordedSteps(Sequence):
         """Record the next step (numbered ``len(self) + 1``)."""
         ids = self._ids
         left, right = ids[step.pair[0]], ids[step.pair[1]]
-        self._add(left, right, step.frequency, step.sequence_length)
+        self._add(left, right, step.frequency, step.sequence_length, step.token)
         self.top_sizes.append(len(step.top_pairs))
-        for (a, b), count in step.top_pairs:
-            self.top_values.extend((ids[a], ids[b], count))
-        self._top_starts.append(len(self.top_values))
+        for (a, b), _ in step.top_pairs:
+            self.top_ids.extend((ids[a], ids[b]))
+        self.top_counts = _extended(self.top_counts, [count for _, count in step.top_pairs])
+        self._top_starts.append(len(self.top_counts))
         self.change_sizes.append(len(step.count_changes))
-        for (a, b), delta in step.count_changes:
-            self.change_values.extend((ids[a], ids[b], delta))
-        self._change_starts.append(len(self.change_values))
+        for (a, b), _ in step.count_changes:
+            self.change_ids.extend((ids[a], ids[b]))
+        self.change_deltas = _extended(self.change_deltas, [delta for _, delta in step.count_changes])
+        self._change_starts.append(len(self.change_deltas))
 
-    def _add(self, left: int, right: int, frequency: int, sequence_length: int) -> None:
-        token = self.vocab[left] + self.vocab[right]
+    def _add(
+        self, left: int, right: int, frequency: int, sequence_length: int, token: str | bytes | None = None
+    ) -> None:
+        if token is None:
+            token = self.vocab[left] + self.vocab[right]
         token_id = self._ids.get(token)
         if token_id is None:  # the vocabulary is a set: an existing string adds no token
             token_id = self._ids[token] = len(self.vocab)
@@ -130,12 +142,22 @@ class RecordedSteps(Sequence):
                         raise BpeError(f"merge {number + 1}: {what} name a token id that does not exist then")
             top_start, change_start = top_ends[number], change_ends[number]
         record.top_sizes = array("I", top_sizes)
-        record.top_values = array("q", top_values)
         record.change_sizes = array("I", change_sizes)
-        record.change_values = array("q", change_values)
-        record._top_starts = array("Q", (0, *top_ends))
-        record._change_starts = array("Q", (0, *change_ends))
+        record.top_ids, record.top_counts = _split_triples(top_values, "i")
+        record.change_ids, record.change_deltas = _split_triples(change_values, "i")
+        record._top_starts = array("Q", (0, *(end // 3 for end in top_ends)))
+        record._change_starts = array("Q", (0, *(end // 3 for end in change_ends)))
         return record
+
+    @property
+    def top_values(self) -> array:
+        """The runners-up as one column of (left id, right id, count) triples, as run files keep them."""
+        return _triples_column(self.top_ids, self.top_counts)
+
+    @property
+    def change_values(self) -> array:
+        """The count changes as one column of (left id, right id, change) triples."""
+        return _triples_column(self.change_ids, self.change_deltas)
 
     # ==================== Reading
 
@@ -164,16 +186,16 @@ class RecordedSteps(Sequence):
             vocab[token_id],
             token_id,
             self.frequencies[i],
-            self._triples(self.top_values, self._top_starts[i], self._top_starts[i + 1]),
-            self._triples(self.change_values, self._change_starts[i], self._change_starts[i + 1]),
+            self._pairs_of(self.top_ids, self.top_counts, self._top_starts[i], self._top_starts[i + 1]),
+            self._pairs_of(self.change_ids, self.change_deltas, self._change_starts[i], self._change_starts[i + 1]),
             self.sequence_lengths[i],
             vocab_size,
             vocab_size > (self._vocab_sizes[i - 1] if i else self.base_size),
         )
 
-    def _triples(self, values: array, start: int, end: int) -> tuple:
+    def _pairs_of(self, ids: array, counts: array, start: int, end: int) -> tuple:
         vocab = self.vocab
-        return tuple(((vocab[values[j]], vocab[values[j + 1]]), values[j + 2]) for j in range(start, end, 3))
+        return tuple(((vocab[ids[2 * j]], vocab[ids[2 * j + 1]]), counts[j]) for j in range(start, end))
 
     def vocab_size_after(self, steps: int) -> int:
         """The vocab size after the first ``steps`` steps (1 or more)."""
@@ -196,3 +218,34 @@ class RecordedSteps(Sequence):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # mutable, as a list is
+
+
+# 4-byte columns and the 8-byte ones they widen to
+_WIDER = {"I": "Q", "i": "q"}
+
+
+def _extended(column: array, values: list[int]) -> array:
+    """``column`` with ``values`` appended: the same array, or, when a value does not fit
+    its 4-byte items, all of it copied into 8-byte ones (which every count fits)."""
+    size = len(column)
+    try:
+        column.extend(values)
+        return column
+    except OverflowError:
+        del column[size:]  # extend stopped at the value that did not fit
+        wider = array(_WIDER.get(column.typecode, column.typecode), column)
+        wider.extend(values)
+        return wider
+
+
+def _split_triples(values: Sequence[int], count_type: str) -> tuple[array, array]:
+    """A column of (left, right, count) triples as its ids (in pairs) and its counts."""
+    ids = array("I", bytes(4 * (2 * (len(values) // 3))))
+    ids[0::2], ids[1::2] = array("I", values[0::3]), array("I", values[1::3])
+    return ids, _extended(array(count_type), list(values[2::3]))
+
+
+def _triples_column(ids: array, counts: array) -> array:
+    triples = array("q", bytes(8 * 3 * len(counts)))
+    triples[0::3], triples[1::3], triples[2::3] = array("q", ids[0::2]), array("q", ids[1::2]), array("q", counts)
+    return triples

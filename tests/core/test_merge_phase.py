@@ -156,8 +156,40 @@ def test_recorded_steps_behave_as_a_list():
     assert recorded[2:5] == run.steps[2:5]
     assert recorded == run.steps
     assert recorded.pairs() == run.merges
+    assert recorded.top_ids.itemsize == recorded.top_counts.itemsize == 4  # 12 bytes a runner-up
     with pytest.raises(IndexError):
         recorded[len(run.steps)]
+
+
+def test_recorded_counts_past_four_bytes_are_kept_exactly():
+    """Counts are held in 4 bytes until one does not fit (a corpus of billions of
+    characters): then the column widens, and every count, before and after, reads back."""
+    run = train_run("the cat in the hat sat on the mat " * 5, target_vocab_size=30, top_k=3)
+    huge = [2**31 - 1, 2**31, 2**40]
+    steps = [
+        dataclasses.replace(
+            step,
+            top_pairs=tuple((pair, count + huge[min(i, 2)]) for pair, count in step.top_pairs),
+            count_changes=tuple((pair, delta - huge[min(i, 2)]) for pair, delta in step.count_changes),
+        )
+        for i, step in enumerate(run.steps)
+    ]
+    recorded = RecordedSteps(run.base_tokens)
+    for step in steps:
+        recorded.append(step)
+    assert list(recorded) == steps
+    assert recorded.top_counts.itemsize == recorded.change_deltas.itemsize == 8
+    columns = dict(
+        lefts=recorded.lefts,
+        rights=recorded.rights,
+        frequencies=recorded.frequencies,
+        sequence_lengths=recorded.sequence_lengths,
+        top_sizes=recorded.top_sizes,
+        top_values=list(recorded.top_values),
+        change_sizes=recorded.change_sizes,
+        change_values=list(recorded.change_values),
+    )
+    assert list(RecordedSteps.from_columns(run.base_tokens, **columns)) == steps
 
 
 @pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", "whitespace")])
