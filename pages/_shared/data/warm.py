@@ -31,7 +31,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
-HEALTH_PATH = "/_stcore/health"
+from bpe.cli.serve import HEALTH_PATH  # the proxy's health check: the same address
+
 STREAM_PATH = "/_stcore/stream"
 ERROR_BOX, WARNING_BOX = 1, 2  # Streamlit's Alert.Format values
 PAGE_SECONDS = 600.0  # one page's first run may train the class's run: minutes, not hours
