@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, chain
 
 from bpe.errors import BpeError
 from bpe.steps import MergeStep
@@ -240,12 +240,9 @@ def _extended(column: array, values: list[int]) -> array:
 
 def _split_triples(values: Sequence[int], count_type: str) -> tuple[array, array]:
     """A column of (left, right, count) triples as its ids (in pairs) and its counts."""
-    ids = array("I", bytes(4 * (2 * (len(values) // 3))))
-    ids[0::2], ids[1::2] = array("I", values[0::3]), array("I", values[1::3])
+    ids = array("I", chain.from_iterable(zip(values[0::3], values[1::3])))
     return ids, _extended(array(count_type), list(values[2::3]))
 
 
 def _triples_column(ids: array, counts: array) -> array:
-    triples = array("q", bytes(8 * 3 * len(counts)))
-    triples[0::3], triples[1::3], triples[2::3] = array("q", ids[0::2]), array("q", ids[1::2]), array("q", counts)
-    return triples
+    return array("q", chain.from_iterable(zip(ids[0::2], ids[1::2], counts)))
