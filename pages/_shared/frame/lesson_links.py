@@ -271,6 +271,7 @@ def _link_dialog(settings: Settings, listed: bool) -> None:
         file_name=f"lesson_{name}.json",
         mime="application/json",
         key="lesson_download",
+        on_click="ignore",
     )
 
 

@@ -90,6 +90,7 @@ def draw_exports(trained: Compared) -> None:
                 file_name=name,
                 mime=mime,
                 key=f"formats_download_{fmt}",
+                on_click="ignore",
                 help=HELP.get(fmt, f"Loads in {LIBRARY[fmt]}"),
             )
     if refused:

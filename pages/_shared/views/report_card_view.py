@@ -96,4 +96,5 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
         file_name=f"report_card_{ours.vocab_size}.csv",
         mime="text/csv",
         key="compression_card_csv",
+        on_click="ignore",
     )

@@ -149,6 +149,7 @@ def draw_downloads(settings: Settings, run: TrainingRun, trained: Compared) -> N
         file_name=f"bpe_{tokenizer.vocab_size}.json",
         mime="application/json",
         key="vocab_download_json",
+        on_click="ignore",
     )
     d2.download_button(
         "Merges (CSV)",
@@ -156,6 +157,7 @@ def draw_downloads(settings: Settings, run: TrainingRun, trained: Compared) -> N
         file_name=f"bpe_{tokenizer.vocab_size}_merges.csv",
         mime="text/csv",
         key="vocab_download_csv",
+        on_click="ignore",
     )
     d3.download_button(
         "Encoded training text (torch .pt)",
@@ -163,6 +165,7 @@ def draw_downloads(settings: Settings, run: TrainingRun, trained: Compared) -> N
         file_name=f"train_ids_{tokenizer.vocab_size}.pt",
         mime="application/octet-stream",
         key="vocab_download_pt",
+        on_click="ignore",
         help="A torch long tensor of the training text's ids.",
     )
     st.caption(f"Fingerprint {tokenizer.fingerprint()}: a loaded file must hash to the same.")

@@ -44,6 +44,7 @@ def film_download(settings: Settings, run: TrainingRun, passage: str, last: int)
         file_name="bpe_film.html",
         mime="text/html",
         key="teach_film_download",
+        on_click="ignore",  # a rerun on click would drop the file's id before the browser asks for it
         help="One HTML file that plays offline: for slides and course pages.",
     )
 
@@ -69,6 +70,7 @@ def draw_downloads(film: Film) -> None:
         file_name="merge_log.csv",
         mime="text/csv",
         key="merges_csv",
+        on_click="ignore",
     )
     with film_column:
         film_download(film.settings, film.run, passage(film), film.last)
