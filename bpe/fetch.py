@@ -26,14 +26,15 @@ import socket
 import threading
 import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Sequence
-from http.client import HTTPException
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from bpe.errors import BpeError, DownloadError
 from bpe.files import check_writable_target, temporary_path
+
+if TYPE_CHECKING:
+    import urllib.request
 
 CHUNK_BYTES = 64 * 1024
 MAX_DOWNLOAD_BYTES = 200_000_000  # a body past this is refused (stops a wrong URL filling the disk)
@@ -107,6 +108,12 @@ def _stream(
     url: str, out: BinaryIO, *, progress: Progress | None, timeout: float, deadline: float, max_bytes: int
 ) -> tuple[int, int | None, str]:
     """Copy the response body into `out`; return (bytes done, Content-Length or None, sha256)."""
+    # Imported here, not with the module: urllib.request brings http.client and ssl (about
+    # 9 MB resident), and everything that imports `bpe` (counting, training, the app) reaches
+    # this module through `bpe.gpt2`, while only a download ever opens a connection.
+    import urllib.request
+    from http.client import HTTPException
+
     digest, done = hashlib.sha256(), 0
     request = urllib.request.Request(url, headers={"User-Agent": "bpe-lab"})
     with _Deadline(deadline) as limit:
@@ -187,6 +194,7 @@ def _shut(sock: socket.socket) -> None:
 
 def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
     """urllib's opener, with every connection it makes (redirects too) watched by ``deadline``."""
+    import urllib.request  # (see `_stream`)
 
     def watched(connection_class: type) -> type:
         class Watched(connection_class):

@@ -47,7 +47,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -294,6 +293,10 @@ def signals_held() -> Iterator[None]:
 
 
 def healthy(url: str, timeout: float = 2.0) -> bool:
+    # imported here: every `python -m bpe` command (and each of count's worker processes,
+    # which start from the same main module) loads this module, and ssl with urllib.request
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url + HEALTH_PATH, timeout=timeout) as reply:
             return reply.status == 200

@@ -26,6 +26,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Literal
 
@@ -88,15 +89,14 @@ def list_corpora(
     """Every corpus available now, builtins first. Defaults: `<repo>/data`, `os.environ`."""
     data_dir = DATA_DIR if data_dir is None else Path(data_dir)
     env = os.environ if env is None else env
-    infos = [
-        CorpusInfo(b.name, "builtin", len(b.text.encode("utf-8")), b.language, b.description) for b in BUILTIN_TEXTS
-    ]
+    sizes = _fixed_sizes()
+    infos = [CorpusInfo(b.name, "builtin", sizes[b.name], b.language, b.description) for b in BUILTIN_TEXTS]
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     infos.append(
         CorpusInfo(
             PYTHON_REFERENCE,
             "python-docs",
-            len(python_reference_text().encode("utf-8")),
+            sizes[PYTHON_REFERENCE],
             "en",
             f"The Python {version} language reference that ships with Python (pydoc_data): prose and code.",
         )
@@ -128,6 +128,16 @@ def list_corpora(
         description = f"A text file from {CORPORA_ENV_VAR} (folder {path.parent.name!r})."
         infos.append(CorpusInfo(name, "env", _file_size(path), None, description, path))
     return infos
+
+
+@cache
+def _fixed_sizes() -> dict[str, int]:
+    """UTF-8 sizes of the texts that cannot change while the interpreter runs (the
+    builtins, Python's reference): measured once. The app lists the corpora on every page
+    view, and joining and encoding the reference each time was most of a listing's cost."""
+    sizes = {b.name: len(b.text.encode("utf-8")) for b in BUILTIN_TEXTS}
+    sizes[PYTHON_REFERENCE] = len(python_reference_text().encode("utf-8"))
+    return sizes
 
 
 def _txt_files(folder: Path) -> list[Path]:

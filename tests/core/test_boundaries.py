@@ -216,6 +216,19 @@ def test_importing_bpe_and_its_command_line_loads_nothing_heavy():
     assert result.stdout.strip() == "[]"
 
 
+def test_counting_training_and_the_command_line_load_no_http_client():
+    """urllib.request brings http.client and ssl, about 9 MB resident in each counting
+    worker and in the merge phase: only a download needs them."""
+    code = (
+        "import sys, bpe, bpe.corpora.counting, bpe.runfile, bpe.cli.main; bpe.cli.main.make_parser(); "
+        "bpe.train_run('low lower lowest', target_vocab_size=20); "
+        "print(sorted(m for m in ('urllib.request', 'http.client', 'ssl') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
 def test_the_import_graph_has_no_cycle():
     graph = import_graph()
     state: dict[str, str] = {}
