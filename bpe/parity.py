@@ -38,7 +38,7 @@ from bpe.errors import BpeError
 from bpe.pairs import merge_pair
 from bpe.steps import DEFAULT_TIE_RULE, HUGGINGFACE, LEXICOGRAPHIC, StopReason, check_tie_rule, huggingface_order
 from bpe.tokenizer import BPETokenizer
-from bpe.training import prepare_words
+from bpe.training import MAX_VOCAB_SIZE, prepare_words
 
 PARITY = "parity"
 STANDARD = "standard"
@@ -177,6 +177,8 @@ def train_multilingual(
         raise BpeError(f"the text of {empty[0]!r} is empty: every language needs its text")
     if not isinstance(merges, int) or isinstance(merges, bool) or merges < 0:
         raise BpeError(f"merges={merges!r} must be a whole number, 0 or more")
+    if merges > MAX_VOCAB_SIZE:  # the bound every vocabulary has here (`bpe.training.MAX_VOCAB_SIZE`)
+        raise BpeError(f"merges={merges:,} is more than BPE Lab learns: at most {MAX_VOCAB_SIZE:,}")
     if minimum_pair_frequency < 1:
         raise BpeError(f"minimum_pair_frequency={minimum_pair_frequency} must be at least 1")
     alphabet = check_alphabet(alphabet)

@@ -24,7 +24,15 @@ from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StepStream, StopReason
 from bpe.tokenizer import BPETokenizer, check_vocab_size, prefix_tokenizer
-from bpe.training import ENGINES, TrainingSettings, prepare_words, settings_from, train_steps
+from bpe.training import (
+    DEFAULT_ENGINE,
+    DEFAULT_TOP_K,
+    ENGINES,
+    TrainingSettings,
+    prepare_words,
+    settings_from,
+    train_steps,
+)
 
 ProgressCallback = Callable[[MergeStep, int], None]  # (latest step, target vocab size)
 
@@ -241,11 +249,7 @@ class RunInTraining:
             base_tokens=self._stream.base_tokens,
             steps=steps,
             stop_reason=reason,
-            stop_explanation=reason.explain(
-                target_vocab_size=settings.target_vocab_size,
-                minimum_pair_frequency=settings.minimum_pair_frequency,
-                max_vocab_characters=settings.max_vocab_characters,
-            ),
+            stop_explanation=reason.explain_for(settings),
             training_seconds=seconds,
             training_characters=characters,
             initial_length=initial_length,
@@ -261,8 +265,8 @@ def train_run_from_counts(
     target_vocab_size: int,
     minimum_pair_frequency: int = 2,
     tie_rule: str = DEFAULT_TIE_RULE,
-    top_k: int = 10,
-    engine: str = "fast",
+    top_k: int = DEFAULT_TOP_K,
+    engine: str = DEFAULT_ENGINE,
     max_vocab_characters: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:

@@ -475,11 +475,7 @@ def _run_file_from_body(body: dict) -> RunFile:
         base_tokens=base_tokens,
         steps=steps,
         stop_reason=stop_reason,
-        stop_explanation=stop_reason.explain(
-            target_vocab_size=settings.target_vocab_size,
-            minimum_pair_frequency=settings.minimum_pair_frequency,
-            max_vocab_characters=settings.max_vocab_characters,
-        ),
+        stop_explanation=stop_reason.explain_for(settings),
         training_seconds=_number(body, "training_seconds"),
         training_characters=_count(body, "training_characters"),
         initial_length=_count(body, "initial_length"),

@@ -85,6 +85,15 @@ class StopReason(str, Enum):
             )
         return f"the most frequent pair occurs fewer than {minimum_pair_frequency:,} times (the minimum pair frequency)"
 
+    def explain_for(self, settings) -> str:
+        """`explain` with the figures of a training's settings (`bpe.training.TrainingSettings`
+        or any object with its three fields): the one way runs, run files and streams say it."""
+        return self.explain(
+            target_vocab_size=settings.target_vocab_size,
+            minimum_pair_frequency=settings.minimum_pair_frequency,
+            max_vocab_characters=settings.max_vocab_characters,
+        )
+
 
 @dataclass(frozen=True)
 class MergeStep:
@@ -192,8 +201,4 @@ class StepStream:
     def explain_stop(self) -> str:
         if self.stop_reason is None:
             return "training has not finished"
-        return self.stop_reason.explain(
-            target_vocab_size=self.settings.target_vocab_size,
-            minimum_pair_frequency=self.settings.minimum_pair_frequency,
-            max_vocab_characters=self.settings.max_vocab_characters,
-        )
+        return self.stop_reason.explain_for(self.settings)

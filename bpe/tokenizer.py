@@ -23,7 +23,7 @@ from bpe.pretokenize import check_pretokenizer, split
 from bpe.steps import DEFAULT_TIE_RULE, check_tie_rule, log_line, should_log
 from bpe.storage import TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file, write_tokenizer_file
 from bpe.token_ids import token_pieces
-from bpe.training import TrainingSettings, train_steps
+from bpe.training import DEFAULT_ENGINE, TrainingSettings, train_steps
 from bpe.wording import counted
 
 
@@ -115,7 +115,7 @@ class BPETokenizer:
         minimum_pair_frequency: int = 2,
         base_tokens: Sequence | None = None,
         verbose: bool = False,
-        engine: str = "fast",
+        engine: str = DEFAULT_ENGINE,
         *,
         alphabet: str = CHARACTERS,
         pretokenizer: str | None = None,

@@ -48,6 +48,10 @@ MAX_VOCAB_SIZE = 1_000_000
 # holds per step (`bpe.runfile`) and the command line's `--top-k` allows. More would
 # train a run that writes a file its own reader refuses.
 MAX_TOP_K = 100
+# What training takes when not told: the fast engine, and ten runners-up a step (what the
+# film shows beside each merge).
+DEFAULT_ENGINE = "fast"
+DEFAULT_TOP_K = 10
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,8 +65,8 @@ class TrainingSettings:
 
     target_vocab_size: int
     minimum_pair_frequency: int = 2
-    engine: str = "fast"
-    top_k: int = 10  # competing pairs recorded per step (0: none, for speed)
+    engine: str = DEFAULT_ENGINE
+    top_k: int = DEFAULT_TOP_K  # competing pairs recorded per step (0: none, for speed)
     alphabet: str = CHARACTERS
     pretokenizer: str | None = None  # None, "whitespace", "gpt2", "gpt4" or a custom regex
     base_tokens: tuple | None = None  # None: the alphabet's default for the text

@@ -28,7 +28,7 @@ from bpe.errors import BpeError
 from bpe.pretokenize import pretokenizer_name, split
 from bpe.run import train_run
 from bpe.text import hex_bytes, is_complete_utf8, printable, readable_token
-from bpe.training import MAX_VOCAB_CHARACTERS
+from bpe.training import DEFAULT_ENGINE, MAX_VOCAB_CHARACTERS
 
 DEFAULT_CONFIGURATIONS: tuple[tuple[str, str | None], ...] = (
     (CHARACTERS, None),
@@ -105,7 +105,7 @@ def compare_tokenizers(
     configurations: Iterable[tuple[str, str | None]] = DEFAULT_CONFIGURATIONS,
     heldout_text: str = "",
     minimum_pair_frequency: int = 2,
-    engine: str = "fast",
+    engine: str = DEFAULT_ENGINE,
 ) -> Comparison:
     """Train ``text`` once per (alphabet, pre-tokenizer) for ``merges`` merges each.
 
@@ -137,7 +137,7 @@ def train_variant(
     merges: int,
     heldout_text: str = "",
     minimum_pair_frequency: int = 2,
-    engine: str = "fast",
+    engine: str = DEFAULT_ENGINE,
 ) -> Variant:
     """Train one configuration for ``merges`` merges and measure it."""
     base = default_base_tokens(text + heldout_text, alphabet)

@@ -27,7 +27,7 @@ from bpe.files import check_writable_target, staged_files
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StopReason, log_line, should_log
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
-from bpe.training import MAX_VOCAB_CHARACTERS, train_steps
+from bpe.training import DEFAULT_ENGINE, MAX_VOCAB_CHARACTERS, train_steps
 
 SPLITS = ("train", "val", "test")
 CONTEXT_TOKENS = 128
@@ -96,7 +96,7 @@ def build(
     target_vocab_size: int = 500,
     training_characters: int = 500_000,
     minimum_pair_frequency: int = 2,
-    engine: str = "fast",
+    engine: str = DEFAULT_ENGINE,
     alphabet: str = CHARACTERS,
     pretokenizer: str | None = None,
     tie_rule: str = DEFAULT_TIE_RULE,

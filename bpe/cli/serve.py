@@ -398,9 +398,10 @@ def run_serve(args, *, say: Callable[[str], None] | None = None) -> int:
                 for n, backend in enumerate(backends, start=1):
                     children.append(start_child(f"app{n} :{backend.port}", app_command(backend), env=env, say=say))
                 wait_healthy(children, backends, START_SECONDS)
+            # each app process by the name `serve` says it under: its child's, or its address
+            named = dict(zip([b.address for b in backends] if remote else [c.name for c in children], backends))
             if args.warm is not None:
-                names = [c.name for c in children] if not remote else [b.address for b in backends]
-                warm_backends(dict(zip(names, backends)), args.warm, env=env, say=say)
+                warm_backends(named, args.warm, env=env, say=say)
             children.insert(0, start_child("haproxy", [haproxy, "-db", "-f", str(config)], env=env, say=say))
             _wait_proxy(children[0], args.address, args.port)
             say(_serving_line(args.address, args.port, backends, remote))
@@ -409,8 +410,7 @@ def run_serve(args, *, say: Callable[[str], None] | None = None) -> int:
                     say(
                         f"note: {backend.address} does not answer {HEALTH_PATH} yet; browsers go elsewhere until it does"
                     )
-            local = {} if remote else dict(zip([c.name for c in children[1:]], backends))
-            watch(children, env=env, say=say, warm_link=args.warm, backends=local)
+            watch(children, env=env, say=say, warm_link=args.warm, backends={} if remote else named)
         finally:
             with signals_held():
                 stop_children(children, args.stop_seconds)

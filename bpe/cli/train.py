@@ -35,10 +35,7 @@ from bpe.runfile import MAX_MERGES, RunSource, check_run_fits, read_run_file, ru
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
-from bpe.training import ENGINES, MAX_TOP_K, TrainingSettings
-
-DEFAULT_TOP_K = 10
-DEFAULT_ENGINE = "fast"
+from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, ENGINES, MAX_TOP_K, TrainingSettings
 
 
 def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

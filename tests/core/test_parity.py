@@ -163,6 +163,7 @@ def test_worked_example_serves_whichever_language_is_longest_now():
         ({}, {}, "at least one language"),
         ({"en": "abc", "de": ""}, {}, "'de' is empty"),
         ({"en": "abc"}, {"merges": -1}, "merges=-1"),
+        ({"en": "abc"}, {"merges": 10**12}, "merges=1,000,000,000,000"),
         ({"en": "abc"}, {"rule": "fair"}, "rule='fair'"),
         ({"en": "abc"}, {"minimum_pair_frequency": 0}, "minimum_pair_frequency=0"),
         ({"en": "abc"}, {"tie_rule": "random"}, "random"),
