@@ -8,7 +8,8 @@ Reusable by every browser test in this folder:
 - `page`: a fresh 1280x900 page; ``page.off_origin_requests`` lists every request that
   did not go to the app (tests assert it stays empty);
 - `screenshot`: ``screenshot(page, "merge_by_merge")`` writes ``<name>.png`` (a tall
-  view of the page) under the test's tmp_path and copies it to ``$SCREENSHOT_DIR`` when set.
+  view of the page) to ``$SCREENSHOT_DIR`` when it is set; ``checked=True`` always takes it
+  and returns its path, for a test that checks the picture.
 
 The tests skip when chromium or playwright is missing, unless REQUIRE_BROWSER=1 (CI),
 where they fail instead.
@@ -163,9 +164,15 @@ def page(browser, app_url):
 
 @pytest.fixture
 def screenshot(tmp_path):
-    """``screenshot(page, name)`` -> the PNG's path under tmp_path (copied to $SCREENSHOT_DIR if set)."""
+    """``screenshot(page, name)``: a tall picture of the page for a person to look at, taken
+    only when ``$SCREENSHOT_DIR`` names where to put it (in CI nobody looks, and each costs a
+    relayout and a second). ``screenshot(page, name, checked=True)`` always takes it and
+    returns the PNG's path under tmp_path, for a test that checks the picture itself."""
 
-    def take(pg, name: str, height: int = 2200) -> Path:
+    def take(pg, name: str, height: int = 2200, *, checked: bool = False) -> Path | None:
+        target = os.environ.get("SCREENSHOT_DIR")
+        if not (checked or target):
+            return None
         path = tmp_path / f"{name}.png"
         # Streamlit scrolls inside its main block, so full_page alone stops at the viewport:
         # make the viewport tall for the picture, then put it back.
@@ -174,7 +181,6 @@ def screenshot(tmp_path):
         pg.wait_for_timeout(500)  # let charts re-layout to the new size
         pg.screenshot(path=str(path), full_page=True)
         pg.set_viewport_size(size)
-        target = os.environ.get("SCREENSHOT_DIR")
         if target:
             Path(target).mkdir(parents=True, exist_ok=True)
             shutil.copy(path, Path(target) / path.name)

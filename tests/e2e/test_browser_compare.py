@@ -28,6 +28,6 @@ def test_what_if_the_other_rule_opens_the_comparison(page, app_url, screenshot):
     expect(differs.first).to_be_visible()
     assert differs.first.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"  # the mark really draws
     assert page.locator(".bpe-compare-b .tok").count() > 0
-    path = screenshot(page, "compare_runs")
+    path = screenshot(page, "compare_runs", checked=True)
     assert path.stat().st_size > 10_000
     assert page.off_origin_requests == []

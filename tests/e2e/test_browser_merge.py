@@ -33,7 +33,7 @@ def test_step_forward_shows_the_merged_token(page, app_url, screenshot):
     expect(merged.first).to_have_text("est")  # merge 2: es + t
     expect(merged.first).to_have_attribute("title", "id 12: 'est'")
     expect(page.locator(".js-plotly-plot").first).to_be_visible()  # the chart really draws
-    path = screenshot(page, "merge_by_merge")
+    path = screenshot(page, "merge_by_merge", checked=True)
     assert path.stat().st_size > 10_000
     assert "step=2" in page.url
     assert page.off_origin_requests == []

@@ -45,7 +45,7 @@ def test_chart_pages_draw_their_chart(page, app_url, screenshot, path, heading, 
     expect(page.locator(".js-plotly-plot .scatterlayer .trace").first).to_be_visible(timeout=60_000)
     if path == "Context_window":
         expect(page.locator(".bpe-window .cut").first).to_have_text("✂ 128")
-    assert screenshot(page, shot).stat().st_size > 10_000
+    assert screenshot(page, shot, checked=True).stat().st_size > 10_000
     assert page.off_origin_requests == []
 
 

@@ -53,13 +53,14 @@ def test_closing_the_tab_stops_its_model_job(server):
 
     on_own_thread(asyncio.run, open_then_close())
     assert cpu_seconds_over(sampler, 2) > 0.4, "the model was not training"  # one thread (2 cores, shared)
-    time.sleep(GRACE_SECONDS + 8)  # the grace period, then the step, the summary and the sample
-    # The job's budget is 2 x 300 s: quiet within half a minute more means it stopped, even on a
-    # machine busy enough to slow its last step (a fixed wait alone failed there).
+    time.sleep(GRACE_SECONDS)  # the session is kept this long for a reconnect: the job goes on
+    # Then the step in progress, the summary and the sample. The job's budget is 2 x 300 s: quiet
+    # within 40 s more means it stopped, even on a machine busy enough to slow its last step (a
+    # fixed wait alone failed there); read in 2 s windows, so a quick stop is seen quickly.
     busy = []
-    while len(busy) < 10 and (not busy or busy[-1] >= 0.25):
-        busy.append(cpu_seconds_over(sampler, 3))
-    assert busy[-1] < 0.25, f"training went on after its session had gone (CPU s per 3 s: {busy})"
+    while len(busy) < 20 and (not busy or busy[-1] >= 0.2):
+        busy.append(cpu_seconds_over(sampler, 2))
+    assert busy[-1] < 0.2, f"training went on after its session had gone (CPU s per 2 s: {busy})"
 
 
 @pytest.mark.parametrize("training_seconds", [2, 4, 6])  # a thread killed mid-step aborted about one time in three
