@@ -61,6 +61,11 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # run as a script: the app's own client pieces (pages._shared.data.warm)
+
+from bpe.cli.serve import HEALTH_PATH  # noqa: E402
+from pages._shared.data.warm import STREAM_PATH, browser_cookies, navigation_pages, shown_problem  # noqa: E402
+
 MERGE_PAGE, MODEL_PAGE = "Merge by merge", "Model"
 REQUEST_TIMEOUT = 300.0  # seconds one request may take before it counts as an error
 SERVED_BY_HEADER = "X-Bpe-Server"  # which app process answered (bpe.cli.serve sets it)
@@ -100,7 +105,7 @@ def start_server(port: int, env: dict) -> subprocess.Popen:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as reply:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{HEALTH_PATH}", timeout=1) as reply:
                 if reply.status == 200:
                     return process
         except OSError:
@@ -275,7 +280,7 @@ class Session:
 
     async def open(self, query: str) -> None:
         self.ws = await connect(
-            self.base.replace("http", "ws", 1) + "/_stcore/stream",
+            self.base.replace("http", "ws", 1) + STREAM_PATH,
             subprotocols=["streamlit"],
             origin=self.base,
             additional_headers={"Cookie": self.cookie},
@@ -303,9 +308,7 @@ class Session:
                 if not msg.metadata.run.fragment_ids:  # a full script run: a browser drops its fragment timers
                     self.fragment = None
             elif kind == "navigation":  # the pages in the sidebar, in their order
-                self.pages = {
-                    p.page_name or p.url_pathname or "home": p.page_script_hash for p in msg.navigation.app_pages
-                }
+                self.pages = navigation_pages(msg.navigation)
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 self._element(msg.delta.new_element, msg.delta.fragment_id)
             elif kind == "auto_rerun":
@@ -322,12 +325,9 @@ class Session:
 
     def _element(self, element, fragment_id: str) -> None:
         kind = element.WhichOneof("type")
-        if kind == "exception":
-            self.report.errors.append(
-                f"session {self.number}: exception {element.exception.type}: {element.exception.message[:200]}"
-            )
-        elif kind == "alert" and element.alert.format == 1:  # ERROR
-            self.report.errors.append(f"session {self.number}: error box: {element.alert.body[:200]}")
+        problem = shown_problem(element)
+        if problem is not None:
+            self.report.errors.append(f"session {self.number}: {problem}")
         elif kind in ("progress", "markdown"):
             self.texts.append(getattr(element, kind).text if kind == "progress" else element.markdown.body)
         widget = getattr(element, kind, None)
@@ -491,9 +491,8 @@ def xsrf_cookie(server: int | str) -> tuple[str, str, str]:
     after its first request, before it may upload a file. Through a proxy the cookies
     include the proxy's, which keeps this browser on the same app process."""
     base = server.rstrip("/") if isinstance(server, str) else f"http://127.0.0.1:{server}"
-    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=30) as reply:
-        cookies = [c.split(";", 1)[0] for c in reply.headers.get_all("Set-Cookie") or []]
-        served_by = reply.headers.get(SERVED_BY_HEADER) or urllib.parse.urlsplit(base).netloc
+    cookies, headers = browser_cookies(base)
+    served_by = headers.get(SERVED_BY_HEADER) or urllib.parse.urlsplit(base).netloc
     xsrf = next((c.split("=", 1)[1].strip('"') for c in cookies if c.startswith("_streamlit_xsrf=")), "")
     return "; ".join(cookies), xsrf, served_by
 

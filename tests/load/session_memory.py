@@ -31,7 +31,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from classroom import ROOT, Report, Session, free_port, server_log, stop_server, xsrf_cookie  # noqa: E402
+from classroom import HEALTH_PATH, ROOT, Report, Session, free_port, server_log, stop_server, xsrf_cookie  # noqa: E402
 
 # Runs inside the server process: a sampler thread, then Streamlit's own command line.
 WRAPPER = r"""
@@ -144,7 +144,7 @@ def start_probed_server(port: int, probe_file: Path, ttl: int):
 
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as reply:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{HEALTH_PATH}", timeout=1) as reply:
                 if reply.status == 200:
                     return process
         except OSError:

@@ -10,11 +10,13 @@ they only read the caches. `python -m bpe serve --warm LINK` runs this against e
 process it starts, before the proxy lets browsers in, and again for a process that was
 started anew.
 
-It speaks Streamlit's own websocket protocol as a browser does (one session: the link's
-query string, then each page of the navigation in order, each script run waited for) and
-closes the session after. A page that shows an exception or an error box is reported, not
-retried: the same page would show it to the students; so is a warning about the link
-itself (a corpus that is not here, a value out of range).
+It speaks Streamlit's own websocket protocol as a browser does: one session, the link's
+query string, then each page of the navigation in order, each script run waited for; it
+closes the session after. (The load scripts of `tests/load/` speak it with the same
+pieces: `browser_cookies`, `navigation_pages`, `shown_problem`.) A page that shows an
+exception or an error box is reported, not retried: the same page would show it to the
+students; so is a warning about the link itself (a corpus that is not here, a value out of
+range).
 """
 
 from __future__ import annotations
@@ -65,11 +67,36 @@ def link_query(link: str) -> str:
     return ""  # an address with no settings: the app's defaults
 
 
+def browser_cookies(base: str) -> tuple[list[str], object]:
+    """The cookies (``name=value``) and the headers of a browser's first request to ``base``
+    (``http://host:port``): through `bpe serve`'s proxy they include the proxy's cookie,
+    which keeps the browser on its app process for its websocket too."""
+    with urllib.request.urlopen(base + HEALTH_PATH, timeout=30) as reply:
+        return [c.split(";", 1)[0] for c in reply.headers.get_all("Set-Cookie") or []], reply.headers
+
+
+def navigation_pages(navigation) -> dict[str, str]:
+    """A navigation message's pages, in the sidebar's order: page name -> page_script_hash."""
+    return {p.page_name or p.url_pathname or "home": p.page_script_hash for p in navigation.app_pages}
+
+
+def shown_problem(element, *, warnings: bool = False) -> str | None:
+    """What a new element shows that a student should not see: an exception or an error box
+    (and with ``warnings`` a warning box); None for anything else."""
+    shown = element.WhichOneof("type")
+    if shown == "exception":
+        return f"an exception: {element.exception.type}: {element.exception.message[:200]}"
+    if shown == "alert" and element.alert.format == ERROR_BOX:
+        return f"an error box: {element.alert.body[:200]}"
+    if shown == "alert" and element.alert.format == WARNING_BOX and warnings:
+        return f"a warning: {element.alert.body[:200]}"
+    return None
+
+
 def _connect(base: str):
     """A browser's websocket to ``base`` (``http://host:port``), with the cookies its first
     request was given (a context manager: the session closes with it)."""
-    with urllib.request.urlopen(base + HEALTH_PATH, timeout=30) as reply:
-        cookies = [c.split(";", 1)[0] for c in reply.headers.get_all("Set-Cookie") or []]
+    cookies, _ = browser_cookies(base)
     return connect(
         base.replace("http", "ws", 1) + STREAM_PATH,
         subprotocols=["streamlit"],
@@ -109,18 +136,11 @@ class _Session:
             forward = ForwardMsg.FromString(frame)
             kind = forward.WhichOneof("type")
             if kind == "navigation":
-                self.pages = {
-                    p.page_name or p.url_pathname or "home": p.page_script_hash for p in forward.navigation.app_pages
-                }
+                self.pages = navigation_pages(forward.navigation)
             elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
-                element = forward.delta.new_element
-                shown = element.WhichOneof("type")
-                if shown == "exception":
-                    problems.append(f"an exception: {element.exception.type}: {element.exception.message[:200]}")
-                elif shown == "alert" and element.alert.format == ERROR_BOX:
-                    problems.append(f"an error box: {element.alert.body[:200]}")
-                elif shown == "alert" and element.alert.format == WARNING_BOX and warnings:
-                    problems.append(f"a warning: {element.alert.body[:200]}")
+                problem = shown_problem(forward.delta.new_element, warnings=warnings)
+                if problem is not None:
+                    problems.append(problem)
             elif kind == "script_finished":
                 return problems
 
