@@ -26,8 +26,9 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
+from stat import S_ISDIR
 from typing import Literal
 
 from bpe.corpora.builtin import BUILTIN_TEXTS
@@ -142,9 +143,21 @@ def _fixed_sizes() -> dict[str, int]:
 
 def _txt_files(folder: Path) -> list[Path]:
     """The visible `*.txt` files directly in a folder, sorted by name; none if it is missing."""
-    if not folder.is_dir():
+    try:
+        found = folder.stat()
+    except OSError:
         return []
-    return sorted(p for p in folder.glob("*.txt") if p.is_file() and not p.name.startswith("."))
+    if not S_ISDIR(found.st_mode):
+        return []
+    return list(_txt_files_as_of(folder, found.st_mtime_ns))
+
+
+@lru_cache(maxsize=32)
+def _txt_files_as_of(folder: Path, modified_ns: int) -> tuple[Path, ...]:
+    # Listed again only when the folder changes (a file added, removed or renamed changes its
+    # modification time): the app lists the corpora on every page view, and a glob and a stat
+    # of each file was most of a listing's cost once the fixed sizes were measured once.
+    return tuple(sorted(p for p in folder.glob("*.txt") if p.is_file() and not p.name.startswith(".")))
 
 
 def _env_files(value: str) -> list[Path]:

@@ -10,6 +10,7 @@ the folder's discovery, which the layout relies on.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,10 +39,18 @@ def app_pages() -> list[AppPage]:
     """Every page, in the one order the app shows them: home first, then the numbered
     pages by number (``pages/10_…`` after ``pages/9_…``). The home page's list, the
     sidebar and lesson files all read it."""
-    numbered = sorted(PAGES_DIR.glob("[0-9]*_*.py"), key=lambda p: int(p.name.split("_", 1)[0]))
-    return [AppPage(HOME, "Home", HOME_ICON)] + [
+    return list(_pages_in(PAGES_DIR))
+
+
+@functools.cache
+def _pages_in(folder: Path) -> tuple[AppPage, ...]:
+    # Read once per process: every page run lists the pages twice or more (the sidebar, the
+    # home page, lesson links), and a glob and sort of the folder each time was about 1.5% of
+    # a class's page visits. Streamlit itself learns of a new page file only on a restart.
+    numbered = sorted(folder.glob("[0-9]*_*.py"), key=lambda p: int(p.name.split("_", 1)[0]))
+    return (AppPage(HOME, "Home", HOME_ICON),) + tuple(
         AppPage(f"pages/{p.name}", p.stem.split("_", 1)[1].replace("_", " ")) for p in numbered
-    ]
+    )
 
 
 def known_pages() -> list[str]:
@@ -78,7 +87,13 @@ def current_page() -> str:
     if ctx is None:
         return "app.py"
     info = ctx.pages_manager.get_pages().get(ctx.pages_manager.current_page_script_hash) or {}
-    path = Path(info.get("script_path") or ctx.main_script_path).resolve()
+    return _relative_script(info.get("script_path") or ctx.main_script_path)
+
+
+@functools.lru_cache(maxsize=64)  # one entry per page script (AppTest runs pages from elsewhere too)
+def _relative_script(script_path: str) -> str:
+    # Resolving the path walks it on disk (realpath), several times a page run: once per script.
+    path = Path(script_path).resolve()
     try:
         return path.relative_to(ROOT).as_posix()
     except ValueError:
