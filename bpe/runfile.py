@@ -23,8 +23,10 @@ import json
 import os
 import zlib
 from array import array
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import chain, count
 from pathlib import Path
 
 from bpe.alphabet import BYTES, from_gpt2_spelling, gpt2_spelling
@@ -282,13 +284,25 @@ def list_runs(folders: list[Path] | None = None) -> list[RunListing]:
 
 
 def labelled_runs(folders: list[Path] | None = None) -> dict[str, RunListing]:
-    """`list_runs` by the label a picker shows (the same run in two folders says which)."""
+    """`list_runs` by the label a picker shows, one label per file. Labels say the source,
+    its size and the merges, not the settings, so runs of one counts file with two tie rules
+    read the same: the first keeps the plain label (a link made before the second appeared
+    still finds it), the next says its file name, then its folder too (the same file in two
+    folders), and past that a number."""
+    listings = list_runs(folders)
+    names = Counter(listing.path.name for listing in listings)
     found: dict[str, RunListing] = {}
-    for listing in list_runs(folders):
-        label = listing.label
-        if label in found:
-            label = f"{label} ({listing.path.parent.name})"
-        found[label] = listing
+    for listing in listings:
+        plain, path = listing.label, listing.path
+        where = f"{shown_name(path.parent.name)}/{shown_name(path.name)}"
+        # a file name that two folders hold says nothing alone: the folder comes with it
+        candidates = (
+            plain,
+            f"{plain} ({shown_name(path.name) if names[path.name] == 1 else where})",
+            f"{plain} ({where})",
+        )
+        numbered = (f"{candidates[-1]} #{number}" for number in count(2))
+        found[next(c for c in chain(candidates, numbered) if c not in found)] = listing
     return found
 
 

@@ -20,6 +20,7 @@ from bpe.runfile import (
     RUNS_DIR,
     RunFileError,
     RunSource,
+    labelled_runs,
     list_runs,
     parse_run_file,
     read_run_file,
@@ -231,6 +232,24 @@ def test_runs_are_listed_from_their_headers(tmp_path, monkeypatch, run):
     assert [entry.path.name for entry in listed] == ["a.bperun", "b.bperun"]
     assert listed[0].label == "run: other — x.txt, y.txt, 100,000 characters, 244 merges"
     assert listed[1].label == read_run_file(tmp_path / "b.bperun").label
+
+
+def test_runs_that_read_alike_each_get_a_label_of_their_own(tmp_path, run):
+    """Three runs of one text with other settings, and one file copied into a second folder:
+    every file can be picked, the first under its plain label."""
+    first, second = tmp_path / "one", tmp_path / "two"
+    for name in ("first_occurrence", "lexicographic", "huggingface"):
+        write_run_file(first / f"{name}.bperun", run, source=SOURCE)
+    second.mkdir()
+    (second / "first_occurrence.bperun").write_bytes((first / "first_occurrence.bperun").read_bytes())
+    picked = labelled_runs([first, second])
+    plain = read_run_file(first / "first_occurrence.bperun").label
+    assert sorted(map(str, (listing.path for listing in picked.values()))) == sorted(
+        str(path) for folder in (first, second) for path in folder.glob("*.bperun")
+    )
+    assert picked[plain].path == first / "first_occurrence.bperun"
+    assert picked[f"{plain} (huggingface.bperun)"].path == first / "huggingface.bperun"
+    assert picked[f"{plain} (two/first_occurrence.bperun)"].path == second / "first_occurrence.bperun"
 
 
 def test_the_shipped_runs_load():
