@@ -500,7 +500,48 @@ def _run_file_from_body(body: dict) -> RunFile:
     )
     if merges and steps.sequence_lengths[0] > run.initial_length:
         raise BpeError("its first merge makes the training text longer, which no merge does")
+    _check_arithmetic(run, columns["top_sizes"], top_values)
     return RunFile(run=run, source=_source(_field(body, "source", dict)), sample=sample)
+
+
+def _check_arithmetic(run: TrainingRun, top_sizes: list[int], top_values: list[int]) -> None:
+    """What every real training's figures obey, so that numbers a hand changed (and a
+    checksum recomputed) are refused instead of shown to a class: a merge of a pair found
+    ``count`` times removes at least one token, at most ``count`` and at least half of them
+    (overlapping occurrences, as in 'aaa', merge once for two); no text of one character or
+    more is ever 0 tokens; no step's runner-up occurs more often than its winner; the
+    vocabulary stays within the target and a step records at most ``top_k`` pairs."""
+    steps, settings = run.steps, run.settings
+    before = run.initial_length
+    if run.training_characters and not before:
+        raise BpeError("its training text has characters but no tokens (initial_length 0)")
+    for number, (frequency, after) in enumerate(zip(steps.frequencies, steps.sequence_lengths), start=1):
+        removed = before - after
+        if not (1 <= removed <= frequency <= 2 * removed) or (run.training_characters and after < 1):
+            raise BpeError(
+                f"merge {number} takes the training text from {before:,} to {after:,} tokens, "
+                f"which no merge of a pair found {frequency:,} times does"
+            )
+        before = after
+    start = 0
+    for number, (size, frequency) in enumerate(zip(top_sizes, steps.frequencies), start=1):
+        if size > settings.top_k:
+            raise BpeError(f"merge {number} records {size} competing pairs; its settings keep {settings.top_k}")
+        if any(count > frequency for count in top_values[3 * start + 2 : 3 * (start + size) : 3]):
+            raise BpeError(f"merge {number} has a competing pair found more often than the pair it merged")
+        start += size
+    if len(steps) and steps.vocab_size_after(len(steps)) > settings.target_vocab_size:
+        raise BpeError(
+            f"its merges make {steps.vocab_size_after(len(steps)):,} tokens, past its target vocabulary "
+            f"of {settings.target_vocab_size:,}"
+        )
+    lengths = run.heldout_lengths
+    if lengths and (
+        any(later > earlier for earlier, later in zip(lengths, lengths[1:]))
+        or (run.heldout_characters > 0) != (lengths[-1] > 0)
+        or (run.heldout_characters == 0 and lengths[0] > 0)
+    ):
+        raise BpeError("its held-out token counts do not fit its held-out text (they grow, or reach 0 tokens)")
 
 
 def _source(fields: dict) -> RunSource:

@@ -10,6 +10,8 @@ import json
 import zlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe.errors import BpeError
 from bpe.paths import DATA_DIR
@@ -28,6 +30,7 @@ from bpe.runfile import (
     run_folders,
     write_run_file,
 )
+from bpe.steps import TIE_RULES
 
 SOURCE = RunSource(name="shakespeare", inputs=("tinyshakespeare.txt",), characters=100_000, documents=1)
 
@@ -185,6 +188,68 @@ def test_malformed_runs_are_named_in_one_line(raw, changes, message):
         parse_run_file(edited(raw, **changes), name="bad.bperun")
     assert "\n" not in str(error.value)
     assert str(error.value).startswith("bad.bperun")
+
+
+def _with_column(raw: bytes, key: str, change) -> bytes:
+    """The run file with one column of its body changed by ``change(list) -> list``."""
+    _, body = parts(raw)
+    return edited(raw, **{key: change(list(body[key]))})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda raw: _with_column(raw, "sequence_lengths", lambda c: [0] * len(c)), "merge 1 takes the training text"),
+        (lambda raw: _with_column(raw, "frequencies", lambda c: [999_999] + c[1:]), "merge 1 takes the training text"),
+        (lambda raw: edited(raw, settings={"target_vocab_size": 300}), "past its target vocabulary of 300"),
+        (lambda raw: edited(raw, settings={"top_k": 0}), "records 10 competing pairs; its settings keep 0"),
+        (lambda raw: _with_column(raw, "heldout_lengths", lambda c: [0] * len(c)), "held-out token counts"),
+        (lambda raw: _with_column(raw, "heldout_lengths", lambda c: c[:-1] + [c[-1] + 10**6]), "held-out token counts"),
+        (lambda raw: edited(raw, heldout_characters=0), "held-out token counts"),
+    ],
+    ids=[
+        "no-tokens-left",
+        "count-past-its-merges",
+        "past-the-target",
+        "more-runners-up",
+        "held-out-zero",
+        "held-out-grows",
+        "held-out-empty",
+    ],
+)
+def test_numbers_no_training_makes_are_refused_even_with_a_fresh_checksum(raw, change, message):
+    """A hand's edits that keep the file well-formed (checksum recomputed) but break the
+    arithmetic every training obeys: refused in one line, never shown to a class."""
+    with pytest.raises(RunFileError, match=message) as error:
+        parse_run_file(change(raw), name="edited.bperun")
+    assert "\n" not in str(error.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    text=st.text(alphabet="ab ca\nβ", min_size=1, max_size=60),
+    alphabet=st.sampled_from(["characters", "bytes"]),
+    pretokenizer=st.sampled_from([None, "whitespace", "gpt2"]),
+    tie_rule=st.sampled_from(TIE_RULES),
+    minimum=st.sampled_from([1, 2]),
+    top_k=st.sampled_from([0, 1, 10]),
+    heldout=st.booleans(),
+)
+def test_every_real_run_passes_the_arithmetic_checks(text, alphabet, pretokenizer, tie_rule, minimum, top_k, heldout):
+    """The checks above refuse no run a training made, whatever its settings (overlapping
+    pairs, a set vocabulary re-forming a token, held-out text the merges never touch)."""
+    run = train_run(
+        text,
+        target_vocab_size=300 if alphabet == "bytes" else 40,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        tie_rule=tie_rule,
+        minimum_pair_frequency=minimum,
+        top_k=top_k,
+        heldout_text=text[::-1][:20] if heldout else "",
+    )
+    loaded = parse_run_file(run_file_bytes(run, source=SOURCE))
+    assert loaded.run.steps == run.steps
 
 
 def test_token_ids_must_exist_at_their_step(raw):
