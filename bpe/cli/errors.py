@@ -5,7 +5,7 @@ A bad option value (``--top-k 1000000``, ``--vocab-size 300.5``, ``--engine turb
 a `BpeError` too (`parse_arguments`): argparse would print its usage block and exit 2,
 a second format for the same kind of mistake as ``--vocab-size -1``, which the settings
 refuse after parsing. A command line of the wrong shape (an unknown option, a missing
-one) still gets argparse's usage, which is what helps there.
+one, an option without its value) still gets argparse's usage, which is what helps there.
 
 SIGTERM (what `kill` and service managers send) would end the process on the spot,
 skipping every ``finally``: a download would leave its ``.part`` file, a build its
@@ -41,7 +41,22 @@ def parse_arguments(parser: argparse.ArgumentParser, argv: list[str] | None):
     try:
         return parser.parse_args(argv)
     except argparse.ArgumentError as bad:
+        if str(bad.message).startswith(_WRONG_SHAPE):  # a count of values, not a value: usage, status 2
+            _command_parser(parser, sys.argv[1:] if argv is None else argv).error(str(bad))
         raise BpeError(str(bad)) from None
+
+
+# argparse's words for an option given the wrong number of values ("--ids" with none), the
+# one shape mistake that reaches `parse_arguments` as an ArgumentError rather than as usage
+_WRONG_SHAPE = "expected "  # "expected one argument", "expected at least one argument", ...
+
+
+def _command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the subcommand ``argv`` names (its usage is the one that helps), else ``parser``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and argv and argv[0] in action.choices:
+            return action.choices[argv[0]]
+    return parser
 
 
 class Terminated(KeyboardInterrupt):

@@ -280,3 +280,22 @@ def test_a_bad_option_value_is_one_line_and_status_1(tmp_path, monkeypatch, caps
 def test_a_bad_option_value_through_the_real_command_line(tmp_path):
     status, err = run_bpe(["train", "c.txt", "--top-k", "1000000", "--tokenizer-output", "t.json"], tmp_path)
     assert (status, err) == (1, "error: argument --top-k: 1000000 is outside 0..100\n")
+
+
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["decode", "--tokenizer", "t.json", "--ids"], "argument --ids: expected at least one argument"),
+        (["train", "--counts", "c.parquet", "--vocab-size"], "argument --vocab-size: expected one argument"),
+        (["count", "c.txt", "--output"], "argument --output/-o: expected one argument"),
+    ],
+)
+def test_an_option_missing_its_values_gets_the_commands_usage_and_status_2(tmp_path, monkeypatch, capsys, argv, option):
+    """A count of values is the command line's shape, not a bad value: argparse's usage of
+    that command, status 2, as for an unknown or a missing option."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: python -m bpe {argv[0]} ") and err.endswith(f": error: {option}\n"), err
