@@ -17,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bpe.alphabet import check_alphabet
 from bpe.corpora.streams import (
@@ -162,6 +162,11 @@ class _Job:
                 left = None if self.limit is None else self.limit - self.read
                 pending.append((part, submit(count_partition, *self.arguments(part, left))))
 
+        # The last table, added only once the next is in: when the limit ends in a partition,
+        # the partition before it in the same text file is counted again with it, as one. A
+        # cut short partition can end in a space whose chunk takes the spaces before it, on
+        # the other side of the safe cut between the two (see `count_partition`'s `waiting`).
+        last: tuple[Partition, ChunkCounts] | None = None
         top_up()
         try:
             while pending:
@@ -172,7 +177,22 @@ class _Job:
                     # It read past the limit (it did not know what came before): again, only what is left.
                     table = submit(count_partition, *self.arguments(part, self.limit - self.read)).result()
                     got = table.characters + table.heldout_characters
-                self.total.add(table)
+                if self.limit is not None and self.read + got >= self.limit and last and _adjacent(last[0], part):
+                    before, counted = last
+                    before_got = counted.characters + counted.heldout_characters
+                    joined = replace(before, end=part.end, size=before.size + part.size)
+                    table = submit(
+                        count_partition, *self.arguments(joined, self.limit - self.read + before_got)
+                    ).result()
+                    got = table.characters + table.heldout_characters - before_got
+                    last = None
+                if got == 0 and last is not None and _adjacent(last[0], part):
+                    # nothing here (no safe cut inside it): the text before runs on into the next
+                    last = (replace(last[0], end=part.end, size=last[0].size + part.size), last[1])
+                else:
+                    if last is not None:
+                        self.total.add(last[1])
+                    last = (part, table)
                 self.read += got
                 self.bytes_done += part.size
                 if on_progress is not None:
@@ -181,10 +201,17 @@ class _Job:
                 if self.limit is not None and self.read >= self.limit:
                     break
                 top_up()
+            if last is not None:
+                self.total.add(last[1])
         finally:
             for _, future in pending:
                 future.cancel()
         return self.total
+
+
+def _adjacent(before: Partition, after: Partition) -> bool:
+    """Two partitions of one text file, the second starting where the first ends."""
+    return before.file == after.file and before.file.kind == TEXT and before.end == after.start
 
 
 def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTotal:
@@ -262,12 +289,17 @@ def count_partition(
     cap = options.max_document_characters
     file_left = cap if file.kind == TEXT and cap is not None else None  # a text file is one document for the cap
     read = 0
+    # A text file's passage waits for the next one before it is counted: when a limit cuts
+    # the next one short, the two are counted as one text. The cut between them was safe for
+    # the whole file, not for its prefix: GPT-2 cuts before " a" (a space, then a letter),
+    # and a prefix ending in that space makes one chunk of it and the spaces before it.
+    waiting: tuple[bool, str] | None = None
     # Each passage is counted as it comes (a text file's 64 KB passages meet at safe cuts):
     # the tally's runs cost nothing per text, and each text's runs are a Python string each
     # while it is cut, so short texts keep a worker small (2 M characters at once took the
     # 16 M corpus's count to 80 MB, passage by passage 57 MB, in the same time).
     for document in documents(partition, options, pretokenizer):
-        text = document.text
+        text = whole = document.text
         if file_left is not None:
             text = text[:file_left]
             file_left -= len(text)
@@ -278,7 +310,15 @@ def count_partition(
         if text:
             read += len(text)
             held = is_heldout(options, partition.input_index, document.key)
-            tallies[held].add(text)
+            if file.kind == TEXT:
+                counted = text
+                if waiting is not None and waiting[0] == held and len(text) < len(whole):
+                    counted, waiting = waiting[1] + text, None  # the cut short passage with the one before
+                if waiting is not None:
+                    tallies[waiting[0]].add(waiting[1])
+                waiting = (held, counted)
+            else:
+                tallies[held].add(text)
             key, part = ("heldout_", "heldout") if held else ("", "training")
             sums[key + "characters"] += len(text)
             sums[key + "documents"] += 1
@@ -286,6 +326,8 @@ def count_partition(
                 samples[part] = (samples[part] + text)[:HELDOUT_SAMPLE_CHARACTERS]
         if (limit is not None and read >= limit) or file_left == 0:
             break
+    if waiting is not None:
+        tallies[waiting[0]].add(waiting[1])
     training, heldout = tallies[False].counts(), tallies[True].counts()
     chunks = tuple(training)
     return ChunkCounts(

@@ -100,6 +100,20 @@ def test_max_characters_is_the_prefix_of_the_corpus(text, limit, options, pretok
     _same_table(got, count_text(text[:limit], alphabet="characters", pretokenizer=pretokenizer))
 
 
+@pytest.mark.parametrize("partition_bytes", [1, 2, 100], ids=["partitions-of-a-byte", "of-two", "one-partition"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_limit_one_space_past_a_safe_cut_joins_the_spaces_before_it(tmp_path, partition_bytes, workers):
+    """GPT-2 cuts "aaaaall  a" safely before " a"; its first 9 characters end in two spaces,
+    one chunk, though the cut lies between them: the passage (or partition) before the cut
+    is counted again with the one the limit cuts short (found by hypothesis)."""
+    path = tmp_path / "c.txt"
+    path.write_text("aaaaall  a", encoding="utf-8")
+    options = ReadOptions(max_characters=9, block_bytes=1, passage_bytes=1, partition_bytes=partition_bytes)
+    got = count_corpus([path], alphabet="characters", pretokenizer="gpt2", options=options, workers=workers)
+    assert dict(zip(got.chunks, got.counts)) == {"aaaaall": 1, "  ": 1}
+    _same_table(got, count_text("aaaaall  ", alphabet="characters", pretokenizer="gpt2"))
+
+
 def test_a_byte_level_table_of_a_file_is_the_one_of_its_text(tmp_path):
     text = "naïve café, 中文 and 😀 emoji.\n" * 50
     (tmp_path / "a.txt").write_text(text, encoding="utf-8")
