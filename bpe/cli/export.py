@@ -65,7 +65,11 @@ def add_export_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
 
 def run_export(args) -> int:
     tokenizer = BPETokenizer.from_file(args.tokenizer)
-    check_text = read_text_file(args.check_text) if args.check_text is not None else None
+    check_text = (
+        None
+        if args.check_text is None
+        else read_text_file(args.check_text, if_empty="there is no text to check the export on")
+    )
     report = export_and_prove(tokenizer, args.format, args.output, check_text=check_text, prove=not args.no_proof)
     for line in report.lines():
         print(line)

@@ -211,7 +211,7 @@ def _add_encode(commands) -> None:
 
 def run_encode(args) -> int:
     tok = load_any(args.tokenizer, pattern=args.pattern)
-    text = args.text if args.text is not None else read_text_file(args.file)
+    text = args.text if args.text is not None else read_text_file(args.file, if_empty=None)
     ids = tok.encode(text)
     print(" ".join(map(str, ids)))
     if args.tokens:
@@ -234,7 +234,9 @@ def _add_decode(commands) -> None:
 
 def run_decode(args) -> int:
     tok = load_any(args.tokenizer, pattern=args.pattern)
-    raw = " ".join(args.ids) if args.ids is not None else read_text_file(args.file)
+    raw = (
+        " ".join(args.ids) if args.ids is not None else read_text_file(args.file, if_empty="there are no ids to decode")
+    )
     ids = []
     for word in raw.replace(",", " ").split():
         try:

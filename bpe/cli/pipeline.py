@@ -105,7 +105,7 @@ def build(
     say: Callable[[str], None] = lambda message: None,
 ) -> BuildReport:
     require_torch()  # before any work: finding it missing after training would leave half the output
-    texts = {name: read_text_file(path) for name, path in paths.items()}
+    texts = {name: read_text_file(path, if_empty=f"the {name} split has no text") for name, path in paths.items()}
     if training_characters < 1:
         raise BpeError(f"training_characters={training_characters} must be at least 1")
     outputs = output_paths(tokenizer_output, encoded_output_dir)

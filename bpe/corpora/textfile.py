@@ -32,12 +32,15 @@ def decode_text_bytes(
     name: str,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
     normalize: str | None = None,
+    if_empty: str | None = "there is no text to train on",
 ) -> str:
     """Decode an upload (or a file's bytes) as corpus text (`bpe.untrusted.decode_utf8`,
     and no NUL byte, and some text).
 
     `name` is only used in error messages, so pass what the user will recognise (the
-    uploaded file's name). `max_bytes=None` lifts the size limit.
+    uploaded file's name). `max_bytes=None` lifts the size limit. `if_empty` says why an
+    empty file is refused, for what the text is read for ("there are no ids to decode");
+    None: an empty file is the empty text (encoding it gives no ids, as ``encode --text ""``).
 
     >>> decode_text_bytes(b"\\xef\\xbb\\xbflow\\r\\nlower", name="a.txt")
     'low\\r\\nlower'
@@ -45,9 +48,9 @@ def decode_text_bytes(
     _check_normalize(normalize)
     check_size(len(data), name=name, max_bytes=max_bytes, error=CorpusError, hint=SIZE_HINT)
     start = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
-    if len(data) == start:
+    if len(data) == start and if_empty is not None:
         what = "only a byte-order mark" if start else "empty (0 bytes)"
-        raise CorpusError(f"{name} is {what}: there is no text to train on. Choose a file with some text in it.")
+        raise CorpusError(f"{name} is {what}: {if_empty}. Choose a file with some text in it.")
     nul = data.find(b"\x00", start)
     if nul != -1:
         decode_utf8(memoryview(data)[:nul], name=name, error=CorpusError, hint=UTF8_HINT)  # a bad byte before it first
@@ -67,6 +70,7 @@ def read_text_file(
     max_bytes: int | None = DEFAULT_MAX_BYTES,
     normalize: str | None = None,
     name: str | None = None,
+    if_empty: str | None = "there is no text to train on",
 ) -> str:
     """Read a UTF-8 text file as corpus text, with the same rules as `decode_text_bytes`.
 
@@ -80,7 +84,8 @@ def read_text_file(
     data = read_file_bytes(
         path, what="the text file", name=name, max_bytes=max_bytes, error=CorpusError, hint=SIZE_HINT
     )
-    return decode_text_bytes(data, name=str(path) if name is None else name, max_bytes=max_bytes, normalize=normalize)
+    shown = str(path) if name is None else name
+    return decode_text_bytes(data, name=shown, max_bytes=max_bytes, normalize=normalize, if_empty=if_empty)
 
 
 def _check_normalize(normalize: str | None) -> None:

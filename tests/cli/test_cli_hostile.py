@@ -299,3 +299,43 @@ def test_an_option_missing_its_values_gets_the_commands_usage_and_status_2(tmp_p
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"usage: python -m bpe {argv[0]} ") and err.endswith(f": error: {option}\n"), err
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["decode", "--tokenizer", "t.json", "--file", "empty.txt"], "there are no ids to decode"),
+        (
+            [
+                "export",
+                "--tokenizer",
+                "t.json",
+                "--format",
+                "minbpe",
+                "--output",
+                "x.model",
+                "--check-text",
+                "empty.txt",
+            ],
+            "there is no text to check the export on",
+        ),
+    ],
+)
+def test_an_empty_file_is_refused_for_what_the_command_reads_it_for(tmp_path, monkeypatch, capsys, argv, said):
+    monkeypatch.chdir(tmp_path)
+    BPETokenizer.train("low lower lowest", 100).save(tmp_path / "t.json")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err == f"error: empty.txt is empty (0 bytes): {said}. Choose a file with some text in it.\n", err
+    assert sorted(os.listdir(tmp_path)) == ["empty.txt", "t.json"]
+
+
+def test_an_empty_file_encodes_to_no_ids_as_the_empty_text_does(tmp_path, capsys):
+    path = tmp_path / "t.json"
+    BPETokenizer.train("low lower lowest", 100).save(path)
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert main(["encode", "--tokenizer", str(path), "--file", str(tmp_path / "empty.txt")]) == 0
+    from_file = capsys.readouterr()
+    assert main(["encode", "--tokenizer", str(path), "--text", ""]) == 0
+    assert capsys.readouterr() == from_file and "0 characters → 0 tokens" in from_file.err
