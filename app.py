@@ -17,14 +17,21 @@ if run is None:
 
 merges = run.merge_count(settings.vocab_size)
 tokens = run.sequence_length(merges)
-trained_on = run.training_characters + run.heldout_characters
 c1, c2, c3 = st.columns(3)  # two rows of three: a count of millions fits a column at 1024 px
-c4, c5, _ = st.columns(3)
+c4, c5, c6 = st.columns(3)
 c1.metric("Corpus size (characters)", f"{corpus_length(settings):,}")
+# The same two numbers as the sidebar's "Training on ... characters, ... held out": the
+# corpus's first characters (the sidebar's cap), split into what BPE learns from and what
+# measures it.
 c2.metric(
-    "Trained on (the first characters)",
-    f"{trained_on:,}",
-    help="the prefix of the corpus this run uses (the sidebar's cap), training and held-out parts together",
+    "Trained on (characters)",
+    f"{run.training_characters:,}",
+    help="the first characters of the corpus (the sidebar's cap), less the held-out part",
+)
+c6.metric(
+    "Held out (characters)",
+    f"{run.heldout_characters:,}",
+    help="kept from training: the held-out curves measure the merges on text they never saw",
 )
 c3.metric("Merges learned", f"{merges:,}")
 c4.metric("Training time", f"{run.training_seconds:.2f} s")

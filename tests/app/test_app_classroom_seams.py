@@ -34,7 +34,11 @@ def test_home_says_the_corpus_size_and_names_the_prefix_trained_on():
     at = new_app(HOME, settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=6_000)
     assert not at.exception
     assert metric(at, "Corpus size (characters)") == f"{len(load_corpus(PYTHON_REFERENCE)):,}"
-    assert metric(at, "Trained on (the first characters)") == "6,000"
+    trained, held_out = (
+        int(metric(at, label).replace(",", "")) for label in ("Trained on (characters)", "Held out (characters)")
+    )
+    assert trained + held_out == 6_000 and 0 < held_out < trained  # the sidebar's two numbers, the cap's prefix
+    assert any(f"Training on {trained:,} characters" in c and f"{held_out:,} held out" in c for c in captions(at))
 
 
 def test_the_tie_note_and_what_if_appear_only_on_a_step_with_a_tie():
