@@ -95,8 +95,20 @@ def _add_build(commands) -> None:
     p.add_argument("--train", type=Path, help="training split (overrides --processed-dir)")
     p.add_argument("--val", type=Path, help="validation split")
     p.add_argument("--test", type=Path, help="test split")
-    p.add_argument("--tokenizer-output", type=Path, default=Path("tokenizer/bpe_tokenizer.json"))
-    p.add_argument("--encoded-output-dir", type=Path, default=Path("data/encoded_bpe"))
+    # The tutorial's places, under the current folder (both are git-ignored in a checkout).
+    p.add_argument(
+        "--tokenizer-output",
+        type=Path,
+        default=Path("tokenizer/bpe_tokenizer.json"),
+        help="the tokenizer to write (default: tokenizer/bpe_tokenizer.json under the current folder)",
+    )
+    p.add_argument(
+        "--encoded-output-dir",
+        type=Path,
+        default=Path("data/encoded_bpe"),
+        help="where each split's ids go as torch long tensors, train_ids.pt and so on "
+        "(default: data/encoded_bpe under the current folder)",
+    )
     p.add_argument("--target-vocab-size", type=int, default=500)
     p.add_argument(
         "--training-characters",
