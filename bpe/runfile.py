@@ -38,7 +38,7 @@ from bpe.recorded import RecordedSteps
 from bpe.run import TrainingRun
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.text import shown_name
-from bpe.training import MAX_TOP_K, TrainingSettings
+from bpe.training import DEFAULT_ENGINE, MAX_TOP_K, TrainingSettings
 from bpe.untrusted import open_regular_file, read_file_bytes
 
 RUN_FORMAT = "bpe-lab-run"
@@ -442,7 +442,7 @@ def _run_file_from_body(body: dict) -> RunFile:
         settings = TrainingSettings(
             target_vocab_size=settings_fields.get("target_vocab_size"),
             minimum_pair_frequency=settings_fields.get("minimum_pair_frequency"),
-            engine=settings_fields.get("engine", "fast"),
+            engine=settings_fields.get("engine", DEFAULT_ENGINE),
             top_k=settings_fields.get("top_k"),
             alphabet=alphabet,
             pretokenizer=settings_fields.get("pretokenizer"),  # a custom pattern is checked as safe here
@@ -498,13 +498,11 @@ def _run_file_from_body(body: dict) -> RunFile:
         step_seconds=[float(s) for s in step_seconds],
         base_counts=None if base_counts is None else tuple(base_counts),
     )
-    if merges and steps.sequence_lengths[0] > run.initial_length:
-        raise BpeError("its first merge makes the training text longer, which no merge does")
-    _check_arithmetic(run, columns["top_sizes"], top_values)
+    _check_arithmetic(run)  # the first merge's shrinking included
     return RunFile(run=run, source=_source(_field(body, "source", dict)), sample=sample)
 
 
-def _check_arithmetic(run: TrainingRun, top_sizes: list[int], top_values: list[int]) -> None:
+def _check_arithmetic(run: TrainingRun) -> None:
     """What every real training's figures obey, so that numbers a hand changed (and a
     checksum recomputed) are refused instead of shown to a class: a merge of a pair found
     ``count`` times removes at least one token, at most ``count`` and at least half of them
@@ -524,10 +522,10 @@ def _check_arithmetic(run: TrainingRun, top_sizes: list[int], top_values: list[i
             )
         before = after
     start = 0
-    for number, (size, frequency) in enumerate(zip(top_sizes, steps.frequencies), start=1):
+    for number, (size, frequency) in enumerate(zip(steps.top_sizes, steps.frequencies), start=1):
         if size > settings.top_k:
             raise BpeError(f"merge {number} records {size} competing pairs; its settings keep {settings.top_k}")
-        if any(count > frequency for count in top_values[3 * start + 2 : 3 * (start + size) : 3]):
+        if any(found > frequency for found in steps.top_counts[start : start + size]):
             raise BpeError(f"merge {number} has a competing pair found more often than the pair it merged")
         start += size
     if len(steps) and steps.vocab_size_after(len(steps)) > settings.target_vocab_size:

@@ -173,11 +173,9 @@ class _Job:
                 part, future = pending.popleft()
                 table = future.result()
                 got = table.characters + table.heldout_characters
-                if self.limit is not None and self.read + got > self.limit:
-                    # It read past the limit (it did not know what came before): again, only what is left.
-                    table = submit(count_partition, *self.arguments(part, self.limit - self.read)).result()
-                    got = table.characters + table.heldout_characters
-                if self.limit is not None and self.read + got >= self.limit and last and _adjacent(last[0], part):
+                reached = self.limit is not None and self.read + got >= self.limit
+                if reached and last is not None and _adjacent(last[0], part):
+                    # again, with the partition before it, to what is left of the limit
                     before, counted = last
                     before_got = counted.characters + counted.heldout_characters
                     joined = replace(before, end=part.end, size=before.size + part.size)
@@ -186,6 +184,10 @@ class _Job:
                     ).result()
                     got = table.characters + table.heldout_characters - before_got
                     last = None
+                elif reached and self.read + got > self.limit:
+                    # It read past the limit (it did not know what came before): again, only what is left.
+                    table = submit(count_partition, *self.arguments(part, self.limit - self.read)).result()
+                    got = table.characters + table.heldout_characters
                 if got == 0 and last is not None and _adjacent(last[0], part):
                     # nothing here (no safe cut inside it): the text before runs on into the next
                     last = (replace(last[0], end=part.end, size=last[0].size + part.size), last[1])

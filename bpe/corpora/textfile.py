@@ -23,6 +23,8 @@ from bpe.untrusted import UTF8_BOM, check_size, decode_utf8, line_of, read_file_
 DEFAULT_MAX_BYTES = 50_000_000  # 50 MB: ~10x WikiText-2's training split, still quick to read
 NORMALIZATIONS = (None, "NFC")
 SIZE_HINT = "Use a smaller file (cut it to the part you need)."
+# Why an empty file is refused, unless its reader says what else it was read for.
+NO_TEXT_TO_TRAIN_ON = "there is no text to train on"
 UTF8_HINT = "Save the file as UTF-8 (most editors offer this under 'Save as' / 'Encoding') and try again."
 
 
@@ -32,7 +34,7 @@ def decode_text_bytes(
     name: str,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
     normalize: str | None = None,
-    if_empty: str | None = "there is no text to train on",
+    if_empty: str | None = NO_TEXT_TO_TRAIN_ON,
 ) -> str:
     """Decode an upload (or a file's bytes) as corpus text (`bpe.untrusted.decode_utf8`,
     and no NUL byte, and some text).
@@ -70,7 +72,7 @@ def read_text_file(
     max_bytes: int | None = DEFAULT_MAX_BYTES,
     normalize: str | None = None,
     name: str | None = None,
-    if_empty: str | None = "there is no text to train on",
+    if_empty: str | None = NO_TEXT_TO_TRAIN_ON,
 ) -> str:
     """Read a UTF-8 text file as corpus text, with the same rules as `decode_text_bytes`.
 
