@@ -31,3 +31,17 @@ def main_module_kept():
     yield
     if main is not None and sys.modules.get("__main__") is not main:
         sys.modules["__main__"] = main
+
+
+# Tests that start servers or browsers (a real Streamlit server, `bpe serve` with its proxy,
+# Chromium) run one after another on one worker when pytest-xdist spreads the run over two
+# (pytest.ini): they pick loopback ports and time what a server does, so two of them at once
+# would race for ports and slow each other down, while the rest of the suite, pure Python,
+# runs beside them on the other worker.
+SERVER_TEST_FILES = {"test_serve.py", "test_warm.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("e2e") or item.path.name in SERVER_TEST_FILES:
+            item.add_marker(pytest.mark.xdist_group("servers"))
