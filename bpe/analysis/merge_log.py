@@ -98,6 +98,11 @@ def count_change_rows(step: MergeStep) -> list[dict]:
 def why_stopped(run: TrainingRun, merges_shown: int) -> str:
     """Why the shown tokenizer has ``merges_shown`` merges: training's stop reason, or the
     smaller vocab the user picked (a prefix of the run)."""
+    if merges_shown == 0 < len(run.steps):
+        return (
+            f"This tokenizer uses none of the run's {len(run.steps):,} merges: the vocab size you picked is "
+            f"its alphabet ({len(run.base_tokens):,} base tokens). Training itself stopped: {run.stop_explanation}."
+        )
     if merges_shown < len(run.steps):
         return (
             f"This tokenizer uses the first {merges_shown:,} of the run's {len(run.steps):,} merges "

@@ -48,6 +48,7 @@ def test_count_changes_name_what_happened():
 def test_why_stopped_for_the_whole_run_and_for_a_prefix():
     assert why_stopped(RUN, len(RUN.steps)).startswith(f"Training stopped after {len(RUN.steps)} merges: ")
     assert "the first 3 of the run's" in why_stopped(RUN, 3)
+    assert why_stopped(RUN, 0).startswith(f"This tokenizer uses none of the run's {len(RUN.steps)} merges: ")
 
 
 def test_compression():

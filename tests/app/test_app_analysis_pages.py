@@ -17,6 +17,7 @@ from bpe.analysis.metrics import compression, context_coverage, token_lengths, t
 from bpe.analysis.vocab_sizes import spread_sizes
 from bpe.analysis.vocabulary import learned_tokens
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
+from pages._shared.state.controls import COMPRESSION_SIZES
 
 TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
     "pages/2_Tokenize.py",
@@ -244,3 +245,18 @@ def test_context_window_leaves_out_an_uploaded_tokenizer_that_cannot_read_the_te
     assert not at.exception
     assert "uploaded: narrow.json is left out" in unescape_markdown(at.warning[0].value)
     assert "uploaded: narrow.json" not in list(at.table[0].value["tokenizer"])
+
+
+def test_compression_takes_a_vocab_size_typed_into_its_box():
+    """A size typed into the box arrives as the text typed; it joins the table as a number,
+    and what is not a size is skipped with a note (it broke the page, a str sorted with ints)."""
+    at = new_app(COMPRESSION, settings_corpus=SMALL)
+    box = at.multiselect(key="_w_compression_sizes")
+    box.set_value([15, "22", "1,000", "lots", "999999999"]).run()
+    assert not at.exception and not at.error
+    assert list(at.table[0].value["vocab size"]) == ["15", "22", "1,000 (training stopped at 28)"]
+    warnings = [w.value for w in at.warning]
+    assert "'lots' is not a vocab size (a whole number such as 700); skipped." in warnings
+    assert f"999,999,999 is above the largest vocab size, {int(COMPRESSION_SIZES.high):,}; skipped." in warnings
+    at.run()  # and again: the sizes stay numbers, the page stays whole
+    assert not at.exception and list(at.table[0].value["vocab size"]) == ["15", "22", "1,000 (training stopped at 28)"]

@@ -181,4 +181,7 @@ def test_the_model_page_says_up_front_whether_the_text_has_a_held_out_part():
     assert "this text has no held-out part" in said and "scored on the end of the training text" in said
     long = new_app("pages/6_Model.py", settings_corpus=PYTHON_REFERENCE, settings_prefix_cap=30_000)
     said = " ".join(captions(long))
-    assert "of its held-out part (3,034 characters)" in said and "no held-out part" not in said
+    assert "scored on all 3,034 characters of its held-out part" in said and "no held-out part" not in said
+    # how much it trains on is the sidebar's own figure for the training part (26,966 of 30,000)
+    assert "Text: all 26,966 characters of the sidebar's training text" in said
+    assert "Training on 26,966 characters" in said

@@ -104,7 +104,17 @@ def test_pasted_text_becomes_the_corpus():
 def test_empty_paste_is_refused_with_a_message():
     at = new_app(settings_corpus=SMALL_CORPUS)
     at.button(key="settings_use_paste").click().run()
-    assert "The pasted text is empty" in unescape_markdown(at.sidebar.error[0].value)
+    assert "The paste box is empty: paste some text into it first." in unescape_markdown(at.sidebar.error[0].value)
+    assert at.session_state["settings_corpus"] == SMALL_CORPUS
+
+
+def test_a_paste_over_the_limit_is_refused_in_words_about_pasting():
+    at = new_app(settings_corpus=SMALL_CORPUS)
+    at.text_area(key="settings_paste_box").input("ab " * (4 << 20))  # 12 MB, over the 10 MB of an upload
+    at.button(key="settings_use_paste").click().run()
+    shown = unescape_markdown(at.sidebar.error[0].value)
+    assert "The pasted text is 12,582,912 bytes, over the limit of 10,485,760 bytes (10 MB" in shown
+    assert "Paste a shorter part of it." in shown and "file" not in shown
     assert at.session_state["settings_corpus"] == SMALL_CORPUS
 
 
@@ -171,3 +181,19 @@ def test_wikitext_picked_through_bpe_corpora_trains(monkeypatch):
     assert int(metric(at, "Merges learned").replace(",", "")) > 250  # ~100 base characters, vocab 400
     assert at.session_state["settings_corpus"] == "valid.txt"
     assert "<unk>" in valid.read_text(encoding="utf-8")[:60_000]  # the word-level release, as shipped
+
+
+def test_a_vocab_typed_outside_the_corpus_range_is_answered_in_words():
+    """The number box takes any size; one below the alphabet (or above the top) is said in
+    the sidebar and the nearest size is used, instead of a red outline and nothing else."""
+    at = new_app(settings_corpus=SMALL_CORPUS)
+    alphabet = int(at.sidebar.slider(key="_w_settings_vocab").min)
+    at.sidebar.number_input(key="_w_settings_vocab_exact").set_value(3).run()
+    said = [w.value for w in at.sidebar.warning]
+    assert (
+        f"Vocab size 3 is below this corpus's alphabet ({alphabet:,} base tokens: a vocab holds every one of them); using {alphabet:,}."
+        in said
+    )
+    assert at.session_state["settings_vocab"] == alphabet and not at.exception
+    at.run()  # said once, when it happened
+    assert not [w for w in at.sidebar.warning if "Vocab size 3" in w.value]

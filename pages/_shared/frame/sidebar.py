@@ -13,15 +13,16 @@ import streamlit as st
 from bpe.analysis.tie_rules import tie_rule_label, tie_rules_help
 from bpe.corpora.corpus import corpus_from_upload, corpus_version, list_corpora
 from bpe.corpora.textfile import decode_text_bytes
-from bpe.errors import BpeError
+from bpe.errors import BpeError, CorpusError
 from bpe.pretokenize import pretokenizer_name
 from bpe.runfile import MAX_RUN_FILE_BYTES, RunFile, RunListing, labelled_runs, parse_run_file
 from bpe.text import shown_name
+from bpe.training import MAX_VOCAB_SIZE
 from pages._shared.data.runs import alphabet_size, corpus_texts, opened_run
 from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import setting
-from pages._shared.state.link import said_if_moved
+from pages._shared.state.link import LINKED, said_if_moved
 from pages._shared.state.settings import (
     ALPHABET,
     CORPUS,
@@ -188,13 +189,29 @@ def _vocab_inputs(minimum: int, top: int, *, trained: int | None = None) -> None
     """The vocab slider and number box, and "train up to" (fixed at ``trained`` for a
     replayed run: it was trained once, to there)."""
     state = st.session_state
-    state[VOCAB] = min(max(int(state[VOCAB]), minimum), top)
+    typed = {key: int(state[key]) for key in (VOCAB, TRAIN_UP_TO)}
+    state[VOCAB] = min(max(typed[VOCAB], minimum), top)
     # Training goes to the larger of the two: lowering the vocab is then a prefix, never a retrain.
-    state[TRAIN_UP_TO] = min(max(int(state[TRAIN_UP_TO]), state[VOCAB]), top)
+    state[TRAIN_UP_TO] = min(max(typed[TRAIN_UP_TO], state[VOCAB]), top)
+    linked = set(state.get(LINKED, {}))
     for key in (VOCAB, TRAIN_UP_TO):
         said_if_moved(key, minimum, top)  # a link's or lesson's vocab this corpus cannot reach is said
+    typed_boxes = ((VOCAB, "Vocab size"),) + (((TRAIN_UP_TO, "Train up to"),) if trained is None else ())
+    for key, label in typed_boxes:  # a replayed run's "train up to" is where it was trained to
+        if key not in linked and not minimum <= typed[key] <= top:
+            st.warning(_outside(label, typed[key], minimum, top, state[key]))
     bind(st.slider, "Vocab size", VOCAB, min_value=minimum, max_value=top)
-    bind(st.number_input, "Vocab size (exact)", VOCAB, suffix="_exact", min_value=minimum, max_value=top)
+    # The number boxes take any size, so one outside this corpus's range reaches the server
+    # and is answered in words above (the browser would only outline the box in red).
+    bind(
+        st.number_input,
+        "Vocab size (exact)",
+        VOCAB,
+        suffix="_exact",
+        min_value=1,
+        max_value=MAX_VOCAB_SIZE,
+        help=f"From {minimum:,} (the alphabet: every base token) to {top:,}.",
+    )
     if trained is not None:
         state[TRAIN_UP_TO] = trained
         st.caption(f"Trained once to {trained:,} tokens; every smaller vocab is a prefix of its merges.")
@@ -203,13 +220,22 @@ def _vocab_inputs(minimum: int, top: int, *, trained: int | None = None) -> None
         st.number_input,
         "Train up to (vocab)",
         TRAIN_UP_TO,
-        min_value=minimum,
-        max_value=top,
+        min_value=1,
+        max_value=MAX_VOCAB_SIZE,
         step=100,
         help="Train once to this size; every smaller vocab is a prefix of the same merges.",
     )
     # A vocab above the trained maximum raises it (callbacks have run: keep them consistent).
     state[TRAIN_UP_TO] = max(state[TRAIN_UP_TO], state[VOCAB])
+
+
+def _outside(label: str, typed: int, minimum: int, top: int, shown: int) -> str:
+    """Why a size typed into a box is not the one shown."""
+    if typed < minimum:
+        why = f"below this corpus's alphabet ({minimum:,} base tokens: a vocab holds every one of them)"
+    else:
+        why = f"above the largest vocab here ({top:,})"
+    return f"{label} {typed:,} is {why}; using {shown:,}."
 
 
 def _guard_engine(settings: Settings) -> str:
@@ -362,9 +388,20 @@ def _corpus_inputs() -> None:
 
 def _use_pasted() -> None:
     text = st.session_state.get(PASTE_BOX, "")
-    _add_user_corpus(
-        PASTED, lambda: decode_text_bytes(text.encode("utf-8"), name="The pasted text", max_bytes=upload_limit_bytes())
-    )
+    _add_user_corpus(PASTED, lambda: pasted_text(text, upload_limit_bytes()))
+
+
+def pasted_text(text: str, limit_bytes: int) -> str:
+    """The paste box's text as a corpus, refused in words about pasting (not about files)."""
+    raw = text.encode("utf-8")
+    if not text.strip():
+        raise CorpusError("The paste box is empty: paste some text into it first.")
+    if len(raw) > limit_bytes:
+        raise CorpusError(
+            f"The pasted text is {len(raw):,} bytes, over the limit of {limit_bytes:,} bytes "
+            f"({limit_bytes / 2**20:g} MB, as for an upload). Paste a shorter part of it."
+        )
+    return decode_text_bytes(raw, name="The pasted text", max_bytes=None)
 
 
 def _use_upload() -> None:

@@ -46,7 +46,11 @@ PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stTable"] [data-testid="stMarkdownContainer"] p { font-size: inherit !important; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.1rem !important; }
 [data-testid="stMain"] [data-testid="stAlert"] p { font-size: 1.2rem !important; }
+[data-testid="stMain"] [data-testid="stSliderThumbValue"] p,
+[data-testid="stMain"] [data-testid="stSliderTickBar"] p { font-size: inherit !important; }
 </style>"""
+# (A slider's value and its ends keep their size: Streamlit places them a fixed distance above
+# and below the track, so larger type would sit on the track and the handle.)
 # On every page: labels of buttons, toggles, checkboxes, boxes and metrics wrap onto a second
 # line instead of ending in "…" when their column is narrow (a projector's 1024 px), and a
 # static table's headers and cells wrap between words (never inside one: "charac|ters",

@@ -71,24 +71,46 @@ def longest_rows(summaries: list[SizeSummary]) -> list[dict]:
     ]
 
 
+def typed_sizes(entries: list) -> tuple[list[int], list[str]]:
+    """The box's entries as vocab sizes (at most the list a link may carry), and a note for
+    each that is not one. A size typed into the box arrives as the text typed ("700",
+    "1,000"); the offered ones are numbers."""
+    largest, most = int(COMPRESSION_SIZES.high), COMPRESSION_SIZES.length[1]
+    sizes, notes = [], []
+    for entry in entries:
+        digits = str(entry).strip().replace(",", "").replace("_", "")
+        if isinstance(entry, bool) or not (digits.isascii() and digits.isdigit()):
+            notes.append(f"'{escape_markdown(str(entry)[:40])}' is not a vocab size (a whole number such as 700)")
+        elif int(digits) > largest:
+            notes.append(f"{int(digits):,} is above the largest vocab size, {largest:,}")
+        elif len(sizes) == most:
+            notes.append(f"the table shows at most {most} sizes: {int(digits):,} left out")
+        else:
+            sizes.append(int(digits))
+    return list(dict.fromkeys(sizes)), notes
+
+
 def draw_size_table(settings: Settings, run: TrainingRun, d: int) -> None:
     """The size picker (sizes the run reaches; others may be typed) and the table."""
     state = st.session_state
     offered = spread_sizes(run)
     keep_with((run_identity(settings), tuple(offered)), [SIZES])
     state.setdefault(SIZES, offered)
+    state[SIZES], notes = typed_sizes(state[SIZES])
+    for note in notes:
+        st.warning(f"{note[0].upper()}{note[1:]}; skipped.")
     bind(
         st.multiselect,
         "Vocab sizes",
         SIZES,
         accept_new_options=True,
         options=sorted(set(offered) | set(state[SIZES])),
-        format_func=lambda s: f"{int(s):,}" if str(s).isdigit() else str(s),
+        format_func=lambda size: f"{size:,}" if isinstance(size, int) else str(size),
         help=f"Offered: sizes this run reaches, up to where training stopped ({run.final_vocab_size:,}). "
         "Type another size to add it.",
     )
     chosen = []
-    for size in sorted({int(s) for s in state[SIZES] if str(s).isdigit()}):
+    for size in sorted(set(state[SIZES])):
         if size < len(run.base_tokens):
             st.warning(f"Vocab {size:,} is below the alphabet ({len(run.base_tokens):,} base tokens); skipped.")
         else:

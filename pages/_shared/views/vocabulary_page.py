@@ -130,11 +130,17 @@ def draw_first_and_longest(run: TrainingRun, merges: int, table: pd.DataFrame) -
         column_config=count_columns("step", "pair count"),
     )
     tall.markdown("**The 50 longest tokens**")
+    # the numbers first and the token in a column of its own width: beside the first merges,
+    # at a projector's 1024 px, a long token would push them out of sight
     tall.dataframe(
-        table.sort_values(["length", "id"], ascending=[False, True]).head(50)[["id", "token", "length", "step"]],
+        table.sort_values(["length", "id"], ascending=[False, True]).head(50)[["length", "step", "token", "id"]],
         hide_index=True,
         key="vocab_longest",
-        column_config=count_columns("id", "step"),
+        column_config={
+            **count_columns("step", "id"),
+            "length": st.column_config.NumberColumn("length", width="small"),
+            "token": st.column_config.TextColumn("token", width="medium"),
+        },
     )
 
 

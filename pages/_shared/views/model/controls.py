@@ -39,15 +39,15 @@ def draw_controls(settings: Settings, choices: dict[str, Compared]) -> None:
         )
     with c3:
         SECONDS.draw(st.number_input, "Seconds per model", step=10, disabled=running)
-    _train, heldout = corpus_texts(settings)
+    train, heldout = corpus_texts(settings)
     scored = (
-        f"scored on the first {HELDOUT_CHARS:,} characters of its held-out part ({len(heldout):,} characters)"
+        f"scored on {_first(HELDOUT_CHARS, len(heldout))} its held-out part"
         if heldout
         else "scored on the end of the training text: this text has no held-out part (set one in the sidebar; "
         "a text under 2,000 characters is never split), so the BPE tokenizer has seen what the models are scored on"
     )
     st.caption(
-        f"Text: the first {TRAIN_CHARS:,} characters of the sidebar's training text; {scored}. Runs on a GPU "
+        f"Text: {_first(TRAIN_CHARS, len(train))} the sidebar's training text; {scored}. Runs on a GPU "
         "when there is one, else on the CPU."
     )
     b1, b2, _ = st.columns([2, 1, 3])  # "Train models" fits at 1024 px
@@ -65,3 +65,10 @@ def draw_controls(settings: Settings, choices: dict[str, Compared]) -> None:
         st.info(blocked or other_results_note(settings))
     with st.expander("Is this a fair comparison?", expanded=job is None):
         st.markdown(CAVEATS)
+
+
+def _first(most: int, characters: int) -> str:
+    """How much of a text of ``characters`` the models take, when they take at most ``most``."""
+    if characters <= most:
+        return f"all {characters:,} characters of"
+    return f"the first {most:,} of the {characters:,} characters of"
