@@ -22,7 +22,7 @@ from pages._shared.data.runs import alphabet_size, corpus_texts, opened_run
 from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import setting
-from pages._shared.state.link import LINKED, said_if_moved
+from pages._shared.state.link import said_if_moved
 from pages._shared.state.settings import (
     ALPHABET,
     CORPUS,
@@ -193,12 +193,11 @@ def _vocab_inputs(minimum: int, top: int, *, trained: int | None = None) -> None
     state[VOCAB] = min(max(typed[VOCAB], minimum), top)
     # Training goes to the larger of the two: lowering the vocab is then a prefix, never a retrain.
     state[TRAIN_UP_TO] = min(max(typed[TRAIN_UP_TO], state[VOCAB]), top)
-    linked = set(state.get(LINKED, {}))
-    for key in (VOCAB, TRAIN_UP_TO):
-        said_if_moved(key, minimum, top)  # a link's or lesson's vocab this corpus cannot reach is said
-    typed_boxes = ((VOCAB, "Vocab size"),) + (((TRAIN_UP_TO, "Train up to"),) if trained is None else ())
-    for key, label in typed_boxes:  # a replayed run's "train up to" is where it was trained to
-        if key not in linked and not minimum <= typed[key] <= top:
+    for key, label in ((VOCAB, "Vocab size"), (TRAIN_UP_TO, "Train up to")):
+        if said_if_moved(key, minimum, top):  # a link's or lesson's vocab this corpus cannot reach is said
+            continue
+        typed_box = key == VOCAB or trained is None  # a replayed run's "train up to" is where it was trained to
+        if typed_box and not minimum <= typed[key] <= top:
             st.warning(_outside(label, typed[key], minimum, top, state[key]))
     bind(st.slider, "Vocab size", VOCAB, min_value=minimum, max_value=top)
     # The number boxes take any size, so one outside this corpus's range reaches the server
@@ -394,7 +393,7 @@ def _use_pasted() -> None:
 def pasted_text(text: str, limit_bytes: int) -> str:
     """The paste box's text as a corpus, refused in words about pasting (not about files)."""
     raw = text.encode("utf-8")
-    if not text.strip():
+    if not raw:  # as an empty file is refused; spaces alone are a text
         raise CorpusError("The paste box is empty: paste some text into it first.")
     if len(raw) > limit_bytes:
         raise CorpusError(

@@ -77,16 +77,18 @@ def set_values(values: dict[Control, object], whose: str) -> None:
         linked[field.key] = (whose, field.param, value)
 
 
-def said_if_moved(key: str, low: int, high: int) -> None:
+def said_if_moved(key: str, low: int, high: int) -> bool:
     """When this run's link or lesson set ``key`` outside ``low``..``high`` (what the sidebar
     allows for this corpus: a vocab below its alphabet, or above its top), say in a note
-    that it is shown within them."""
+    that it is shown within them. True when a link or lesson set ``key`` in this run (it is
+    then theirs to speak of, moved or not)."""
     whose, param, asked = st.session_state.get(LINKED, {}).pop(key, (None, None, None))
     if whose is not None and not low <= asked <= high:
         shown = min(max(asked, low), high)
         add_note(
             f"The {whose}'s {param}={asked:,} is outside what this corpus allows ({low:,} to {high:,}); showing {shown:,}."
         )
+    return whose is not None
 
 
 def add_note(note: str) -> None:

@@ -81,13 +81,17 @@ def typed_sizes(entries: list) -> tuple[list[int], list[str]]:
         digits = str(entry).strip().replace(",", "").replace("_", "")
         if isinstance(entry, bool) or not (digits.isascii() and digits.isdigit()):
             notes.append(f"'{escape_markdown(str(entry)[:40])}' is not a vocab size (a whole number such as 700)")
-        elif int(digits) > largest:
-            notes.append(f"{int(digits):,} is above the largest vocab size, {largest:,}")
+            continue
+        size = int(digits)
+        if size in sizes:  # "1,000" typed beside the offered 1000
+            continue
+        if size > largest:
+            notes.append(f"{size:,} is above the largest vocab size, {largest:,}")
         elif len(sizes) == most:
-            notes.append(f"the table shows at most {most} sizes: {int(digits):,} left out")
+            notes.append(f"the table shows at most {most} sizes: {size:,} left out")
         else:
-            sizes.append(int(digits))
-    return list(dict.fromkeys(sizes)), notes
+            sizes.append(size)
+    return sizes, notes
 
 
 def draw_size_table(settings: Settings, run: TrainingRun, d: int) -> None:
@@ -105,7 +109,7 @@ def draw_size_table(settings: Settings, run: TrainingRun, d: int) -> None:
         SIZES,
         accept_new_options=True,
         options=sorted(set(offered) | set(state[SIZES])),
-        format_func=lambda size: f"{size:,}" if isinstance(size, int) else str(size),
+        format_func=lambda size: f"{size:,}",  # every option is a number (`typed_sizes`)
         help=f"Offered: sizes this run reaches, up to where training stopped ({run.final_vocab_size:,}). "
         "Type another size to add it.",
     )
