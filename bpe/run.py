@@ -23,12 +23,13 @@ from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StepStream, StopReason
-from bpe.tokenizer import BPETokenizer, check_vocab_size, prefix_tokenizer
+from bpe.tokenizer import BPETokenizer, prefix_tokenizer
 from bpe.training import (
     DEFAULT_ENGINE,
     DEFAULT_TOP_K,
     ENGINES,
     TrainingSettings,
+    check_vocab_size,
     prepare_words,
     settings_from,
     train_steps,
@@ -323,11 +324,7 @@ def train_run_from_words(
     if settings.base_tokens is None:
         raise BpeError("training from counts needs the base tokens: the counts file records them")
     base = list(settings.base_tokens)
-    if settings.target_vocab_size < len(base):
-        raise BpeError(
-            f"target_vocab_size={settings.target_vocab_size} is smaller than the alphabet "
-            f"({len(base)} base tokens): choose at least {len(base)}"
-        )
+    check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size")
     started = time.perf_counter()
     counted = _CountedWords(words)
     steps = ENGINES[settings.engine](

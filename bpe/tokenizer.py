@@ -23,7 +23,7 @@ from bpe.pretokenize import check_pretokenizer, split
 from bpe.steps import DEFAULT_TIE_RULE, check_tie_rule, log_line, should_log
 from bpe.storage import TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file, write_tokenizer_file
 from bpe.token_ids import token_pieces
-from bpe.training import DEFAULT_ENGINE, TrainingSettings, train_steps
+from bpe.training import DEFAULT_ENGINE, TrainingSettings, check_vocab_size, train_steps
 from bpe.wording import counted
 
 
@@ -294,12 +294,6 @@ def prefix_tokenizer(
     return BPETokenizer(
         base_tokens, merges[:count], alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule, merged=merged
     )
-
-
-def check_vocab_size(base_tokens: Sequence, vocab_size: int) -> None:
-    """`BpeError` when ``vocab_size`` is below the alphabet: no tokenizer is that small."""
-    if vocab_size < len(base_tokens):
-        raise BpeError(f"vocab_size={vocab_size} is smaller than the alphabet ({len(base_tokens)} base tokens)")
 
 
 def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_size: int) -> int:

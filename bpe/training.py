@@ -7,6 +7,7 @@ text already split into distinct chunks with their frequencies, and never valida
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bpe.alphabet import (
@@ -106,6 +107,17 @@ class TrainingSettings:
             object.__setattr__(self, "base_tokens", tuple(check_base_tokens(self.base_tokens, self.alphabet)))
 
 
+def check_vocab_size(base_tokens: Sequence, vocab_size: int, *, name: str = "vocab_size") -> None:
+    """`BpeError` when ``vocab_size`` (the argument ``name``) is below the alphabet: no
+    tokenizer is that small. Training, training from counts and cutting a tokenizer to a
+    size all refuse it in these words."""
+    if vocab_size < len(base_tokens):
+        raise BpeError(
+            f"{name}={vocab_size} is smaller than the alphabet ({len(base_tokens)} base tokens): "
+            f"choose at least {len(base_tokens)}"
+        )
+
+
 def train_steps(text: str, settings: TrainingSettings | int | None = None, /, **fields) -> StepStream:
     """Train BPE on ``text`` one merge at a time.
 
@@ -123,11 +135,7 @@ def train_steps(text: str, settings: TrainingSettings | int | None = None, /, **
         raise BpeError("the training text is empty: give at least one character")
     require_unicode(text, "the training text")
     base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet)
-    if settings.target_vocab_size < len(base):
-        raise BpeError(
-            f"target_vocab_size={settings.target_vocab_size} is smaller than the alphabet "
-            f"({len(base)} base tokens): choose at least {len(base)}"
-        )
+    check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size")
     words = prepare_words(text, settings.alphabet, settings.pretokenizer)
     steps = ENGINES[settings.engine](
         words,

@@ -13,6 +13,7 @@ import re
 TUTORIAL_SENTENCE = "Artificial intelligence is transforming technology."
 MIN_CHARS, MAX_CHARS = 40, 160
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_PARAGRAPH_END = re.compile(r"\n\s*\n")
 _SPACES = re.compile(r"\s+")
 
 
@@ -24,14 +25,24 @@ def first_sentence(text: str, *, min_chars: int = MIN_CHARS, max_chars: int = MA
     >>> first_sentence("ROMEO:\\nWhat light through yonder\\nwindow breaks? It is the east.", min_chars=20)
     'What light through yonder window breaks?'
     """
-    for line_block in re.split(r"\n\s*\n", text):
-        for sentence in _SENTENCE_END.split(line_block):
+    for line_block in _pieces(_PARAGRAPH_END, text):
+        for sentence in _pieces(_SENTENCE_END, line_block):
             body = _drop_speaker(sentence)
             flat = _SPACES.sub(" ", body).strip()
             letters = sum(ch.isalpha() for ch in flat)
             if min_chars <= len(flat) <= max_chars and letters * 2 >= len(flat):
                 return flat
     return text[:max_chars]
+
+
+def _pieces(separator: re.Pattern, text: str):
+    """``separator.split(text)`` one piece at a time: the first sentence is near the start,
+    and splitting a whole corpus to reach it cost every Tokenize visit a pass over the text."""
+    start = 0
+    for found in separator.finditer(text):
+        yield text[start : found.start()]
+        start = found.end()
+    yield text[start:]
 
 
 def _drop_speaker(sentence: str) -> str:

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from bpe.analysis.samples import TUTORIAL_SENTENCE, corpus_samples, first_sentence
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bpe.analysis.samples import (
+    _PARAGRAPH_END,
+    _SENTENCE_END,
+    TUTORIAL_SENTENCE,
+    _pieces,
+    corpus_samples,
+    first_sentence,
+)
 
 
 def test_a_sentence_of_prose_with_line_breaks_and_speaker_dropped():
@@ -35,3 +45,10 @@ def test_a_run_file_without_training_text_offers_no_empty_training_sentence():
         "Tutorial sentence",
     ]
     assert corpus_samples("", "") == {"Tutorial sentence": TUTORIAL_SENTENCE}
+
+
+@given(st.text(alphabet=" \n\t.!?;ab", max_size=60))
+def test_pieces_are_the_split_read_one_at_a_time(text):
+    # first_sentence reads the text's paragraphs and sentences lazily: the same pieces as re.split
+    for separator in (_PARAGRAPH_END, _SENTENCE_END):
+        assert list(_pieces(separator, text)) == separator.split(text)

@@ -119,8 +119,8 @@ def test_the_lesson_shows_this_tokenizer_and_both_demonstrations():
     assert any("A merge that re-creates a token" in t for t in text)
     # 'and': the lab leaves 'an' 'd' (ids 256, 100), tiktoken makes 'and' (258): drawn with their ids
     blocks = [h.value for h in at.html if 'class="bpe-segments"' in h.value]
-    assert any('title="id 256: &#x27;an&#x27;"' in b and 'title="id 100: &#x27;d&#x27;"' in b for b in blocks)
-    assert any('title="id 258: &#x27;and&#x27;"' in b and "id 256" not in b for b in blocks)
+    assert any("title=\"id 256: 'an'\"" in b and "title=\"id 100: 'd'\"" in b for b in blocks)
+    assert any("title=\"id 258: 'and'\"" in b and "id 256" not in b for b in blocks)
 
 
 # ==================== Upload

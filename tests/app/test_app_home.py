@@ -191,7 +191,7 @@ def test_a_vocab_typed_outside_the_corpus_range_is_answered_in_words():
     at.sidebar.number_input(key="_w_settings_vocab_exact").set_value(3).run()
     said = [w.value for w in at.sidebar.warning]
     assert (
-        f"Vocab size 3 is below this corpus's alphabet ({alphabet:,} base tokens: a vocab holds every one of them); using {alphabet:,}."
+        f"Vocab size 3 is smaller than this corpus's alphabet ({alphabet:,} base tokens: a vocab holds every one of them); using {alphabet:,}."
         in said
     )
     assert at.session_state["settings_vocab"] == alphabet and not at.exception

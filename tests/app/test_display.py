@@ -8,7 +8,14 @@ import pytest
 from bpe.analysis.segments import Segment
 from bpe.run import train_run
 from bpe.text import pair_label, printable, readable_token
-from pages._shared.render.html import SEGMENTS_CSS, escape_markdown, merge_headline_html, segments_html, token_colour
+from pages._shared.render.html import (
+    SEGMENTS_CSS,
+    escape_markdown,
+    merge_headline_html,
+    segments_html,
+    token_colour,
+    token_hue,
+)
 
 
 @pytest.mark.parametrize(
@@ -70,14 +77,16 @@ def test_segments_html_spans_titles_marks_and_wrapping():
         ]
     )
     assert html.startswith('<div class="bpe-segments"')
-    assert 'title="id 4: &#x27;l&#x27;"' in html and 'title="id 0: &#x27;·&#x27;"' in html
+    assert "title=\"id 4: 'l'\"" in html and "title=\"id 0: '·'\"" in html
     assert '<span class="pair"' in html and 'class="tok pair-left"' in html and 'class="tok pair-right"' in html
     assert 'class="tok merged"' in html
     # each mark's outline is a rule of the page's style, not a copy in every span
     assert re.search(r"\.bpe-segments \.tok\.merged \{ outline:2px solid #dc2626", SEGMENTS_CSS)
     assert re.search(r"\.bpe-segments \.tok\.pair-left \{ outline:2px dashed", SEGMENTS_CSS)
     assert "outline" not in html and "border-radius" not in html
-    assert f"background:{token_colour(12)}" in html
+    assert f'style="--h:{token_hue(12)}"' in html and "background" not in html  # the page's rule colours it
+    assert re.search(r"\.bpe-segments \.tok \{ [^}]*background:hsl\(var\(--h\),70%,85%\)", SEGMENTS_CSS)
+    assert token_colour(12) == f"hsl({token_hue(12)},70%,85%)"
     # a pair's halves stay together, tokens are separated by spaces so lines wrap
     assert "</span></span> <span" in html
     assert "↵</span><br>" in html

@@ -172,6 +172,11 @@ def test_presenter_mode_enlarges_the_segments(page, app_url):
     page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}")
     segments = page.locator(".bpe-segments").first
     expect(segments).to_be_visible(timeout=60_000)
+    # each token's colour: its span carries only the hue (--h), the page's rule the rest
+    colours = segments.locator(".tok").evaluate_all(
+        "spans => spans.slice(0, 40).map(s => getComputedStyle(s).backgroundColor)"
+    )
+    assert all(c.startswith("rgb(") for c in colours) and len(set(colours)) > 3, colours
     before = segments.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     assert before < 18
     sidebar(page).get_by_text("Presenter mode: larger type").click()

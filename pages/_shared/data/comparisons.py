@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
 import streamlit as st
 
-from bpe.analysis.compare import Comparison, compare_tokenizers, gpt2_variant, multibyte_rows
+from bpe.analysis.compare import Comparison, compare_tokenizers, gpt2_variant, merge_rows, multibyte_rows
 from bpe.analysis.run_diff import (
     Divergence,
     SampleDiff,
@@ -54,6 +55,25 @@ def multibyte_table(key: tuple, merges: int, label: str, _train: str, _merges) -
     """`bpe.analysis.compare.multibyte_rows` of the variant ``label`` of the four-way
     comparison of ``key`` (a corpus key) at ``merges`` merges. ``own=`` at each call (`data.owned`)."""
     return multibyte_rows(_train, _merges)
+
+
+@dataclass(frozen=True)
+class MergeLists:
+    """The merge lists side by side: the tokens made (``table``, a column per tokenizer,
+    indexed by merge number) and, per column, which of them cross classes."""
+
+    table: pd.DataFrame
+    crosses: dict[str, list[bool]]
+
+
+# A resource, shared and never changed: each visit only styles it. Built per visit, the rows
+# of a few hundred merges and five tokenizers were an eighth of the page's server time.
+@cache_resource_by_owner(show_spinner=False, max_entries=16)
+def merge_lists(key: tuple, merges: int, labels: tuple, gpt2_spelling: bool, _comp: Comparison) -> MergeLists:
+    """The four-way comparison's merge lists (``labels``: its tokenizers, GPT-2's included
+    when its files are here) of corpus ``key`` at ``merges`` merges, ▶ at each first divergence."""
+    rows = pd.DataFrame(merge_rows(_comp, gpt2_spelling=gpt2_spelling, mark_first_divergence=True)).set_index("merge")
+    return MergeLists(rows[list(labels)], {label: rows[f"{label} crosses"].tolist() for label in labels})
 
 
 # ==================== Two runs of this session (the Compare runs page)

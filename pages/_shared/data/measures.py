@@ -11,7 +11,16 @@ import streamlit as st
 
 from bpe.analysis.languages import LanguageCost, encoded_costs, language_costs
 from bpe.analysis.lesson import text_hash
-from bpe.analysis.metrics import CurvePoint, SizeSummary, compression_curve, size_summary, token_lengths, token_usage
+from bpe.analysis.metrics import (
+    Coverage,
+    CurvePoint,
+    SizeSummary,
+    compression_curve,
+    context_coverage,
+    size_summary,
+    token_lengths,
+    token_usage,
+)
 from bpe.analysis.pretrained import PrefixPoint, full_compression, prefix_curve
 from bpe.analysis.tie_rules import tie_rule_label
 from bpe.analysis.vocabulary import LearnedToken, learned_tokens
@@ -43,16 +52,39 @@ def measured_text(settings: Settings) -> tuple[str, str]:
     return "training text (nothing is held out)", train[:MEASURE_CHARS]
 
 
-def measured_lengths(settings: Settings, compared: Compared) -> list[int]:
-    """Characters per token of the `measured_text`, encoded by ``compared``. Cached."""
+def measured_coverage(settings: Settings, compared: Compared, block: int) -> Coverage:
+    """`context_coverage` of ``block`` tokens over the `measured_text`, encoded by ``compared``.
+    Cached; raises `BpeError` when ``compared`` cannot encode the text."""
     _what, text = measured_text(settings)
     own = session_owns(settings, compared)
-    return _lengths(compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=text, own=own)
+    lengths = _lengths(compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=text, own=own)
+    return _coverage(compared.key, settings.corpus_key(), block, _lengths=lengths, own=own)
 
 
-@cache_data_by_owner(show_spinner=False, max_entries=32)
+# Resources, shared and never changed: a data cache unpickled a copy of each tokenizer's
+# lengths (one int per token of 200,000 characters) on every Context window visit.
+@cache_resource_by_owner(show_spinner=False, max_entries=32)
 def _lengths(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) -> list[int]:
     return token_lengths(_tokenizer.encode_tokens(_text))
+
+
+@cache_resource_by_owner(show_spinner=False, max_entries=64)
+def _coverage(tokenizer_key: tuple, corpus_key: tuple, block: int, _lengths: list[int]) -> Coverage:
+    return context_coverage(_lengths, block)
+
+
+def passage_tokens(settings: Settings, compared: Compared, chars: int) -> int:
+    """How many tokens ``compared`` makes of the first ``chars`` characters of the `measured_text`. Cached."""
+    _what, text = measured_text(settings)
+    own = session_owns(settings, compared)
+    return _token_count(
+        compared.key, settings.corpus_key(), chars, _tokenizer=compared.tokenizer, _text=text[:chars], own=own
+    )
+
+
+@cache_data_by_owner(show_spinner=False, max_entries=64)
+def _token_count(tokenizer_key: tuple, corpus_key: tuple, chars: int, _tokenizer, _text: str) -> int:
+    return len(_tokenizer.encode(_text))
 
 
 def run_curve(settings: Settings, run: TrainingRun) -> list[CurvePoint]:

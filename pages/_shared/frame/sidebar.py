@@ -231,7 +231,7 @@ def _vocab_inputs(minimum: int, top: int, *, trained: int | None = None) -> None
 def _outside(label: str, typed: int, minimum: int, top: int, shown: int) -> str:
     """Why a size typed into a box is not the one shown."""
     if typed < minimum:
-        why = f"below this corpus's alphabet ({minimum:,} base tokens: a vocab holds every one of them)"
+        why = f"smaller than this corpus's alphabet ({minimum:,} base tokens: a vocab holds every one of them)"
     else:
         why = f"above the largest vocab here ({top:,})"
     return f"{label} {typed:,} is {why}; using {shown:,}."

@@ -139,6 +139,15 @@ def setting_fields() -> list[Control]:
     """One `Control` per field of `Settings` that the sidebar keeps in state, in the order of
     `Settings`: a field added to `Settings` and `DEFAULTS` travels in links by itself.
     (``corpus_version`` has no state: the text hash stands in for it.)"""
+    return list(_SETTING_FIELDS)
+
+
+def setting(key: str) -> Control:
+    """The sidebar's control of ``key`` (``settings_prefix_cap``, ...)."""
+    return _SETTING_BY_KEY[key]
+
+
+def _setting_fields() -> tuple[Control, ...]:
     fields = []
     for field in dataclasses.fields(Settings):
         key = SETTING_KEYS.get(field.name, f"settings_{field.name}")
@@ -147,12 +156,13 @@ def setting_fields() -> list[Control]:
         default = DEFAULTS[key]
         limits = SETTING_LIMITS.get(key, dict(low=1) if type(default) is int else {})
         fields.append(Control(key, SETTING_PARAMS.get(field.name, field.name), type(default), default, **limits))
-    return fields
+    return tuple(fields)
 
 
-def setting(key: str) -> Control:
-    """The sidebar's control of ``key`` (``settings_prefix_cap``, ...)."""
-    return next(field for field in setting_fields() if field.key == key)
+# Declared once: every page run asks for these a few dozen times (the sidebar, the link, the
+# lesson), and building the dozen frozen controls anew each time was 2% of a home page visit.
+_SETTING_FIELDS = _setting_fields()
+_SETTING_BY_KEY = {field.key: field for field in _SETTING_FIELDS}
 
 
 # ==================== Each page's controls

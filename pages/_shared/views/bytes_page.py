@@ -3,14 +3,12 @@ and GPT-2 checked id for id against tiktoken. The page only arranges them."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from bpe.analysis.compare import (
     CLASS_RULE,
     Comparison,
     incomplete_rows,
-    merge_rows,
     summary_rows,
     with_variant,
 )
@@ -18,7 +16,7 @@ from bpe.errors import BpeError
 from bpe.gpt2.files import find_gpt2_files, missing_files_details, missing_files_note
 from bpe.gpt2.tiktoken_check import check_against_tiktoken
 from bpe.paths import shared_data_dir
-from pages._shared.data.comparisons import four_way_comparison, gpt2_column, multibyte_table
+from pages._shared.data.comparisons import four_way_comparison, gpt2_column, merge_lists, multibyte_table
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.frame.tables import show_table
 from pages._shared.render.html import escape_markdown
@@ -76,13 +74,13 @@ def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
     show_table([{name: row[name] for name in TRAINED_COLUMNS} for row in rows], decimals=SUMMARY_DECIMALS)
 
 
-def draw_merge_lists(comp: Comparison, *, gpt2_spelling: bool) -> None:
+def draw_merge_lists(settings: Settings, comp: Comparison, *, gpt2_spelling: bool) -> None:
     st.markdown("▶ marks where each list first differs from the first column; shaded merges cross classes.")
-    labels = [variant.label for variant in comp.variants]
-    table = pd.DataFrame(merge_rows(comp, gpt2_spelling=gpt2_spelling, mark_first_divergence=True)).set_index("merge")
-    styled = table[labels].style.apply(
-        lambda col: [CROSSING_STYLE if flag else "" for flag in table[f"{col.name} crosses"]]
+    labels = tuple(variant.label for variant in comp.variants)
+    lists = merge_lists(
+        settings.corpus_key(), comp.merges, labels, gpt2_spelling, _comp=comp, own=session_owns(settings)
     )
+    styled = lists.table.style.apply(lambda col: [CROSSING_STYLE if flag else "" for flag in lists.crosses[col.name]])
     st.dataframe(styled, height=420)
 
 

@@ -116,7 +116,7 @@ def draw_size_table(settings: Settings, run: TrainingRun, d: int) -> None:
     chosen = []
     for size in sorted(set(state[SIZES])):
         if size < len(run.base_tokens):
-            st.warning(f"Vocab {size:,} is below the alphabet ({len(run.base_tokens):,} base tokens); skipped.")
+            st.warning(f"Vocab {size:,} is smaller than the alphabet ({len(run.base_tokens):,} base tokens); skipped.")
         else:
             chosen.append(size)
     summaries = size_summaries(settings, run, tuple(chosen), d)

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bpe.analysis.metrics import Coverage, context_coverage, relative_attention_cost, token_lengths
+from bpe.analysis.metrics import Coverage, relative_attention_cost, token_lengths
 from bpe.analysis.vocab_sizes import reached_vocab_size
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
-from pages._shared.data.measures import measured_lengths, measured_text
+from pages._shared.data.measures import measured_coverage, measured_text, passage_tokens
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presented_once
 from pages._shared.frame.tables import show_table
@@ -93,15 +93,14 @@ def measure(settings: Settings, run: TrainingRun, block: int) -> Measured:
     """Coverage of ``block`` tokens for characters, the chosen BPE sizes and the pretrained
     tokenizers; one that cannot encode the text is left out with a warning."""
     what, text = measured_text(settings)
-    compared, lengths = [], {}
+    compared, coverages = [], {}
     candidates = [base_level(settings, run)] + [bpe_at(settings, run, s) for s in sorted(st.session_state[SIZES])]
     for c in candidates + extra_tokenizers():
         try:
-            lengths[c.label] = measured_lengths(settings, c)
+            coverages[c.label] = measured_coverage(settings, c, block)
             compared.append(c)
         except BpeError as error:  # an uploaded tokenizer whose alphabet lacks characters of this text
             st.warning(f"{escape_markdown(c.label)} is left out: {escape_markdown(str(error))}", icon="⚠️")
-    coverages = {c.label: context_coverage(lengths[c.label], block) for c in compared}
     return Measured(what, text, compared, coverages, own=session_owns(settings, *compared))
 
 
@@ -161,13 +160,13 @@ def draw_passages(found: Measured, block: int) -> None:
         st.html(context_window_html(passage, passage_lengths, block))
 
 
-def draw_attention_cost(found: Measured) -> None:
+def draw_attention_cost(settings: Settings, found: Measured) -> None:
     """Tokens for a passage of the visitor's length, and attention's cost relative to the first."""
     state = st.session_state
     compared = found.compared
     PASSAGE.draw(st.number_input, "Passage length (characters)", step=500)
     fixed = found.text[: state[PASSAGE.key]]
-    needed = {c.label: len(c.tokenizer.encode(fixed)) for c in compared}
+    needed = {c.label: passage_tokens(settings, c, len(fixed)) for c in compared}
     base_tokens = needed[compared[0].label]
     show_table(
         [
