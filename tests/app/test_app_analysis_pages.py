@@ -17,6 +17,7 @@ from bpe.analysis.metrics import compression, context_coverage, token_lengths, t
 from bpe.analysis.vocab_sizes import spread_sizes
 from bpe.analysis.vocabulary import learned_tokens
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
+from bpe.text import printable
 from pages._shared.state.controls import COMPRESSION_SIZES
 
 TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY = (
@@ -188,6 +189,15 @@ def test_vocabulary_table_matches_the_run():
     assert list(table["step"]) == [r.step for r in rows]
     at.text_input(key="_w_vocab_search").set_value("est").run()
     assert len(at.dataframe[0].value) > 0 and all("est" in t for t in at.dataframe[0].value["token"])
+    # all three filters at once keep exactly the rows each keeps
+    at.text_input(key="_w_vocab_search").set_value("e").run()
+    at.slider(key="_w_vocab_lengths").set_value((2, 3)).run()
+    at.checkbox(key="_w_vocab_unused").check().run()
+    kept = [r.id for r in rows if "e" in printable(r.token) and 2 <= r.length <= 3 and r.uses == 0]
+    assert kept and list(at.dataframe[0].value["id"]) == kept
+    assert any(c.value.startswith(f"{len(kept):,} of {len(rows):,} learned tokens shown.") for c in at.caption)
+    at.text_input(key="_w_vocab_search").set_value("no token holds this").run()
+    assert at.dataframe[0].value.empty and not at.exception
 
 
 def upload(at, name: str, data: bytes):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 import streamlit as st
 from app_helpers import new_app
@@ -11,6 +14,17 @@ from bpe.gpt2 import files as gpt2_files
 
 PAGE = "pages/7_Bytes_and_pretokenizers.py"
 LABELS = ["characters, no split", "bytes, no split", "bytes, GPT-2 split", "bytes, GPT-4 split"]
+
+
+def merge_lists(at) -> tuple[dict[str, list[str]], dict[str, list[bool]]]:
+    """The merge lists side by side (one HTML table): each column's tokens, and which are
+    shaded as crossing classes, by the column's heading."""
+    (table,) = [block.value for block in at.html if 'class="bpe-merge-lists"' in block.value]
+    heads = [html.unescape(head) for head in re.findall(r"<th>(.*?)</th>", table)][1:]  # after "merge"
+    rows = [re.findall(r"<td( class=\"x\")?>(.*?)</td>", row) for row in re.findall(r"<tr><td.*?</tr>", table)]
+    tokens = {head: [html.unescape(row[i][1]) for row in rows] for i, head in enumerate(heads)}
+    shaded = {head: [bool(row[i][0]) for row in rows] for i, head in enumerate(heads)}
+    return tokens, shaded
 
 
 @pytest.fixture(autouse=True)
@@ -36,9 +50,13 @@ def test_four_tokenizers_side_by_side_without_gpt2(no_gpt2):
     assert summary["first divergent merge"][0] == "—"  # the first column differs from nothing: a dash, not None
     assert list(trained["base vocab"])[1:] == ["256", "256", "256"]
     assert len(summary.columns) == len(trained.columns) == 6  # six columns each fit 1024 px in large type
-    merges = at.dataframe[0].value
-    assert list(merges.columns) == LABELS and len(merges) == max(map(int, trained["merges"])) <= 50
-    assert any(str(cell).startswith("▶ ") for cell in merges["bytes, GPT-2 split"])  # its first divergence is marked
+    merges, shaded = merge_lists(at)
+    assert list(merges) == LABELS and len(merges[LABELS[0]]) == max(map(int, trained["merges"])) <= 50
+    assert any(cell.startswith("▶ ") for cell in merges["bytes, GPT-2 split"])  # its first divergence is marked
+    # shaded where the summary counts merges crossing classes: many without a split, none with GPT-2's
+    crossing = dict(zip(summary["tokenizer"], summary["merges crossing classes"]))
+    assert [f"{sum(shaded[label]):,}" for label in LABELS] == [crossing[label] for label in LABELS]
+    assert sum(shaded["characters, no split"]) > 0 and sum(shaded["bytes, GPT-2 split"]) == 0
     assert "python -m bpe gpt2 download" in at.info[0].value
     assert "bytes_parity_run" not in [button.key for button in at.button]  # no GPT-2, no tiktoken check
     characters = at.dataframe[-1].value
@@ -58,8 +76,9 @@ def test_switching_the_byte_tokenizer_and_spelling(no_gpt2):
     at = new_app(PAGE, settings_corpus="multilingual sample", bytes_merges=50)
     at.radio(key="_w_bytes_variant").set_value("bytes, GPT-4 split").run()
     assert not at.exception and at.session_state["bytes_variant"] == "bytes, GPT-4 split"
+    assert not any("Ġ" in cell for cell in merge_lists(at)[0]["bytes, GPT-2 split"])
     at.toggle(key="_w_bytes_gpt2_spelling").set_value(True).run()
-    assert any("Ġ" in str(cell) for cell in at.dataframe[0].value["bytes, GPT-2 split"])
+    assert any("Ġ" in cell for cell in merge_lists(at)[0]["bytes, GPT-2 split"])
 
 
 def test_ascii_corpus_says_every_character_is_one_byte(no_gpt2):
@@ -77,7 +96,7 @@ def test_gpt2_column_when_its_files_are_present(tmp_path, monkeypatch):
     summary = at.table[0].value
     assert list(summary["tokenizer"]) == LABELS + ["GPT-2 (OpenAI)"]
     assert "GPT-2's full vocabulary (50,257 tokens" in at.caption[1].value
-    assert at.dataframe[0].value["GPT-2 (OpenAI)"].iloc[0] == "▶ ·t"
+    assert merge_lists(at)[0]["GPT-2 (OpenAI)"][0] == "▶ ·t"
 
 
 @pytest.mark.shared_data

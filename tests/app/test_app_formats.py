@@ -118,7 +118,8 @@ def test_the_lesson_shows_this_tokenizer_and_both_demonstrations():
     assert any("A token reachable by two splits" in t for t in text)
     assert any("A merge that re-creates a token" in t for t in text)
     # 'and': the lab leaves 'an' 'd' (ids 256, 100), tiktoken makes 'and' (258): drawn with their ids
-    blocks = [h.value for h in at.html if 'class="bpe-segments"' in h.value]
+    grids = [h.value for h in at.html if 'class="bpe-splits"' in h.value]  # a tokenizer a row, a text a column
+    blocks = [cell for grid in grids for cell in re.findall(r'<div class="bpe-segments".*?</div>', grid)]
     assert any("title=\"id 256: 'an'\"" in b and "title=\"id 100: 'd'\"" in b for b in blocks)
     assert any("title=\"id 258: 'and'\"" in b and "id 256" not in b for b in blocks)
 

@@ -13,9 +13,11 @@ from pages._shared.render.html import (
     escape_markdown,
     merge_headline_html,
     segments_html,
+    splits_html,
     token_colour,
     token_hue,
 )
+from pages._shared.render.merge_lists_html import merge_lists_html
 
 
 @pytest.mark.parametrize(
@@ -94,6 +96,36 @@ def test_segments_html_spans_titles_marks_and_wrapping():
 
 def test_segments_html_of_nothing_is_an_empty_div():
     assert segments_html([]).endswith("></div>")
+
+
+@pytest.mark.parametrize("text", MALICIOUS)
+def test_splits_html_is_one_grid_of_escaped_headings_names_and_tokens(text):
+    grid = splits_html(
+        [f"Text '{text}'", "Text 'ab'"],
+        {
+            "BPE Lab": [[Segment(text, 3)], [Segment("ab", 9)]],
+            text: [[Segment("x", 1)], [Segment("a", 2), Segment("b", 4)]],
+        },
+    )
+    assert grid.startswith('<div class="bpe-splits"') and "repeat(3," in grid  # the names, then a column per text
+    assert "<script" not in grid and "<img" not in grid and "<b>" not in grid and 'onmouseover="' not in grid
+    assert ("&lt;" in grid) == ("<" in text)
+    assert grid.count('<div class="bpe-segments"') == 4 and grid.count("<span") == 5  # a row of tokens per text
+    assert grid.index("BPE Lab") < grid.index('title="id 3:') < grid.index('title="id 9:') < grid.index('title="id 1:')
+
+
+def test_merge_lists_html_shades_the_merges_that_cross_and_escapes_tokens():
+    rows = [
+        {"merge": 1, "a": "e·", "a crosses": True, "b": "th", "b crosses": False},
+        {"merge": 1_000, "a": "<b>x", "a crosses": False, "b": "▶ ·t", "b crosses": True},
+    ]
+    table = merge_lists_html(rows, ["a", "b"])
+    assert re.findall(r"<th>(.*?)</th>", table) == ["merge", "a", "b"]
+    cells = re.findall(r'<td( class="x")?>(.*?)</td>', table)
+    assert cells == [(' class="x"', "e·"), ("", "th"), ("", "&lt;b&gt;x"), (' class="x"', "▶ ·t")]
+    assert '<td class="n">1,000</td>' in table and "<b>x" not in table
+    assert re.search(r"\.bpe-merge-lists td\.x \{ background:#fde2e1", table)  # the rule that shades them
+    assert re.search(r"\.bpe-merge-lists th \{ position:sticky", table)  # the header stays in sight
 
 
 def test_merge_headline_escapes_and_says_when_no_token_is_new():

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
 import streamlit as st
 
 from bpe.analysis.compare import Comparison, compare_tokenizers, gpt2_variant, merge_rows, multibyte_rows
@@ -31,6 +30,7 @@ from bpe.tokenizer import BPETokenizer
 from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts, prefix_tokenizer
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
+from pages._shared.render.merge_lists_html import merge_lists_html
 from pages._shared.state.settings import Settings
 
 # ==================== The same corpus trained four ways
@@ -57,23 +57,15 @@ def multibyte_table(key: tuple, merges: int, label: str, _train: str, _merges) -
     return multibyte_rows(_train, _merges)
 
 
-@dataclass(frozen=True)
-class MergeLists:
-    """The merge lists side by side: the tokens made (``table``, a column per tokenizer,
-    indexed by merge number) and, per column, which of them cross classes."""
-
-    table: pd.DataFrame
-    crosses: dict[str, list[bool]]
-
-
-# A resource, shared and never changed: each visit only styles it. Built per visit, the rows
-# of a few hundred merges and five tokenizers were an eighth of the page's server time.
+# A resource, shared and never changed: the same HTML for every visitor of a setting. As a
+# styled dataframe, Streamlit translated its cells on each visit (half of the page's
+# server time); built per visit, its rows alone were an eighth.
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
-def merge_lists(key: tuple, merges: int, labels: tuple, gpt2_spelling: bool, _comp: Comparison) -> MergeLists:
-    """The four-way comparison's merge lists (``labels``: its tokenizers, GPT-2's included
-    when its files are here) of corpus ``key`` at ``merges`` merges, ▶ at each first divergence."""
-    rows = pd.DataFrame(merge_rows(_comp, gpt2_spelling=gpt2_spelling, mark_first_divergence=True)).set_index("merge")
-    return MergeLists(rows[list(labels)], {label: rows[f"{label} crosses"].tolist() for label in labels})
+def merge_lists(key: tuple, merges: int, labels: tuple, gpt2_spelling: bool, _comp: Comparison) -> str:
+    """The four-way comparison's merge lists side by side as HTML (``labels``: its
+    tokenizers, GPT-2's included when its files are here) of corpus ``key`` at ``merges``
+    merges, ▶ at each first divergence, the merges that cross classes shaded."""
+    return merge_lists_html(merge_rows(_comp, gpt2_spelling=gpt2_spelling, mark_first_divergence=True), labels)
 
 
 # ==================== Two runs of this session (the Compare runs page)

@@ -7,6 +7,7 @@ Computation stays in `bpe.analysis`; this only caches and remembers.
 
 from __future__ import annotations
 
+import pyarrow as pa
 import streamlit as st
 
 from bpe.analysis.languages import LanguageCost, encoded_costs, language_costs
@@ -29,6 +30,7 @@ from bpe.parity import RULES, MultilingualRun, train_multilingual
 from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
+from bpe.text import printable
 from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, session_owns
@@ -139,6 +141,31 @@ def learned_rows(settings: Settings, run: TrainingRun, merges: int) -> list[Lear
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
 def _learned(training_key: tuple, merges: int, _settings: Settings, _run: TrainingRun) -> list[LearnedToken]:
     return learned_tokens(_run, merges, run_usage(_settings, _run, merges))
+
+
+TOKEN_COLUMNS = ("id", "token", "length", "step", "pair count at creation", "uses", "absorbed")
+
+
+def token_table(settings: Settings, merges: int, rows: list[LearnedToken]) -> pa.Table:
+    """`learned_rows` ``rows`` of the first ``merges`` merges as the Vocabulary page's table
+    (token text spelled for reading). An Arrow table, which cannot be changed, so every
+    visitor of a setting shares one and Streamlit sends it as it is: a pandas frame built
+    and converted per visit was a sixth of the page's server time."""
+    return _token_table(settings.training_key(), merges, _rows=rows, own=is_own_text(settings))
+
+
+@cache_resource_by_owner(show_spinner=False, max_entries=16)
+def _token_table(training_key: tuple, merges: int, _rows: list[LearnedToken]) -> pa.Table:
+    columns = {
+        "id": pa.array([r.id for r in _rows], pa.int64()),
+        "token": pa.array([printable(r.token) for r in _rows], pa.string()),
+        "length": pa.array([r.length for r in _rows], pa.int64()),
+        "step": pa.array([r.step for r in _rows], pa.int64()),
+        "pair count at creation": pa.array([r.frequency for r in _rows], pa.int64()),
+        "uses": pa.array([r.uses for r in _rows], pa.int64()),
+        "absorbed": pa.array([r.absorbed for r in _rows], pa.float64()),
+    }
+    return pa.table([columns[name] for name in TOKEN_COLUMNS], names=list(TOKEN_COLUMNS))
 
 
 def size_summaries(settings: Settings, run: TrainingRun, sizes: tuple, d: int) -> list[SizeSummary]:

@@ -10,7 +10,7 @@ into the HTML that pages hand to ``st.html``.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from bpe.analysis.segments import Segment
 from bpe.text import bidi_marked, printable, readable_token
@@ -25,12 +25,14 @@ MARK_STYLES = {
     "differs": "outline:2px solid #2563eb;outline-offset:0",
 }
 # Presenter mode: larger type for everything the class reads, for a projector: the token
-# views and the merge headline, the algorithm panel and its notes, text, captions, metrics,
-# static tables and control labels (charts are enlarged by `figures.enlarged`, and canvas
+# views and the merge headline, the tokenizers' splits and the merge lists side by side,
+# the algorithm panel and its notes, text, captions, metrics, static tables and control
+# labels (charts are enlarged by `figures.enlarged`, and canvas
 # tables are drawn as static tables in presenter mode: CSS cannot reach their type).
 PRESENTER_CSS = """<style>
 .bpe-segments, .bpe-linked, .bpe-window { font-size: 1.45rem !important; line-height: 2.1 !important; }
 .bpe-merge { font-size: 1.7rem !important; }
+.bpe-splits, .bpe-merge-lists { font-size: 1.2rem !important; }
 .bpe-algorithm { font-size: 1.15rem !important; }
 .bpe-algorithm .note, .bpe-algorithm .phases { font-size: 1rem !important; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
@@ -152,6 +154,21 @@ def segments_html(segments: Iterable[Segment], *, css_class: str = "bpe-segments
     return (
         f'<div class="{html.escape(css_class, quote=True)}" style="font-family:monospace;'
         f'line-height:2;font-size:0.95rem">{body}</div>'
+    )
+
+
+def splits_html(headings: Sequence[str], splits: Mapping[str, Sequence[Sequence[Segment]]]) -> str:
+    """Several tokenizers' tokens of the same texts as one grid: a column per text (under its
+    plain-text heading), a row per tokenizer (its name, then its `segments_html` of each
+    text). One element, where a Streamlit column and a block per cell made a few dozen on
+    every visit of the Vocabulary page."""
+    cells = ["<div></div>"] + [f"<div>{text_html(heading)}</div>" for heading in headings]
+    for who, rows in splits.items():
+        cells.append(f'<div style="opacity:0.7;font-size:0.875em">{text_html(who)}</div>')  # a caption's size
+        cells.extend(f"<div>{segments_html(segments)}</div>" for segments in rows)
+    return (
+        f'<div class="bpe-splits" style="display:grid;grid-template-columns:repeat({len(headings) + 1},'
+        f'minmax(0,1fr));gap:0.25rem 1rem;align-items:center;overflow-wrap:anywhere">{"".join(cells)}</div>'
     )
 
 

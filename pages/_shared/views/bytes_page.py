@@ -24,7 +24,6 @@ from pages._shared.render.numbers import table_frame
 from pages._shared.state.controls import BYTES_MERGES, BYTES_VARIANT, GPT2_SPELLING
 from pages._shared.state.settings import Settings, bind
 
-CROSSING_STYLE = "background-color: #fde2e1"
 WIKITEXT_TEST = "WikiText-2 test.txt"
 PARITY_SOURCE = "bytes_parity_source"  # plain key: which text GPT-2 and tiktoken encode
 
@@ -77,11 +76,9 @@ def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
 def draw_merge_lists(settings: Settings, comp: Comparison, *, gpt2_spelling: bool) -> None:
     st.markdown("▶ marks where each list first differs from the first column; shaded merges cross classes.")
     labels = tuple(variant.label for variant in comp.variants)
-    lists = merge_lists(
-        settings.corpus_key(), comp.merges, labels, gpt2_spelling, _comp=comp, own=session_owns(settings)
+    st.html(
+        merge_lists(settings.corpus_key(), comp.merges, labels, gpt2_spelling, _comp=comp, own=session_owns(settings))
     )
-    styled = lists.table.style.apply(lambda col: [CROSSING_STYLE if flag else "" for flag in lists.crosses[col.name]])
-    st.dataframe(styled, height=420)
 
 
 def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> None:

@@ -34,7 +34,7 @@ from pages._shared.data.tokenizers import (
     forget_upload,
     session_owns,
 )
-from pages._shared.render.html import escape_markdown, segments_html
+from pages._shared.render.html import escape_markdown, splits_html
 from pages._shared.state.settings import Settings, bind
 
 HF, TIKTOKEN, MINBPE = FORMATS
@@ -167,16 +167,16 @@ def _summary(lesson: MergesVsRanks, what: str) -> str:
 
 def _draw_splits(texts, splits: dict) -> None:
     """A row per library (its name, then its tokens of each text, coloured by id), a column
-    per text."""
-    widths = [2] + [2] * len(texts)
-    for column, text in zip(st.columns(widths)[1:], texts):
-        column.markdown(f"Text {escape_markdown(_shown(text))}")
-    for who, cuts in splits.items():
-        name, *columns = st.columns(widths)
-        name.caption(escape_markdown(who))
-        for column, tokens in zip(columns, cuts):
-            with column:
-                st.html(segments_html([Segment(token, token_id) for token, token_id in tokens]))
+    per text, in one element."""
+    st.html(
+        splits_html(
+            [f"Text {_shown(text)}" for text in texts],
+            {
+                who: [[Segment(token, token_id) for token, token_id in tokens] for tokens in cuts]
+                for who, cuts in splits.items()
+            },
+        )
+    )
 
 
 def _shown(token, limit: int = 60) -> str:

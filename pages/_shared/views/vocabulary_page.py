@@ -10,6 +10,8 @@ run and its length range (`state.per_run.keep_with`) and start over when either 
 from __future__ import annotations
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import streamlit as st
 
 from bpe.analysis.exports import ids_tensor_bytes, tokenizer_json
@@ -17,7 +19,7 @@ from bpe.analysis.merge_log import log_csv
 from bpe.analysis.vocabulary import first_merges
 from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
-from pages._shared.data.measures import encoded_training_ids, learned_rows
+from pages._shared.data.measures import encoded_training_ids, learned_rows, token_table
 from pages._shared.data.tokenizers import Compared, bpe_at
 from pages._shared.frame.tables import count_columns
 from pages._shared.state.controls import LENGTHS, SEARCH, UNUSED
@@ -40,32 +42,12 @@ __all__ = [
 ]  # what the page arranges; the files for other libraries are `other_libraries`, the
 # under-trained tokens `token_health`
 
-COLUMNS = ["id", "token", "length", "step", "pair count at creation", "uses", "absorbed"]
 
-
-def token_table(rows) -> pd.DataFrame:
-    """`bpe.analysis.vocabulary.learned_tokens` rows as the page's table."""
-    return pd.DataFrame(
-        [
-            {
-                "id": r.id,
-                "token": printable(r.token),
-                "length": r.length,
-                "step": r.step,
-                "pair count at creation": r.frequency,
-                "uses": r.uses,
-                "absorbed": r.absorbed,
-            }
-            for r in rows
-        ],
-        columns=COLUMNS,
-    )
-
-
-def draw_filters(settings: Settings, table: pd.DataFrame) -> pd.DataFrame:
+def draw_filters(settings: Settings, table: pa.Table) -> pa.Table:
     """Search, token length and "only unused"; return the rows they keep."""
     state = st.session_state
-    shortest, longest = (int(table["length"].min()), int(table["length"].max())) if len(table) else (0, 0)
+    lengths = table["length"]
+    shortest, longest = (pc.min(lengths).as_py(), pc.max(lengths).as_py()) if len(table) else (0, 0)
     keep_with((run_identity(settings), shortest, longest), [LENGTHS.key])  # another run: the whole range again
     SEARCH.setdefault()
     state.setdefault(LENGTHS.key, (shortest, longest))
@@ -79,15 +61,23 @@ def draw_filters(settings: Settings, table: pd.DataFrame) -> pd.DataFrame:
             bind(st.slider, "Token length (characters)", LENGTHS.key, min_value=shortest, max_value=longest)
     with f3:
         UNUSED.draw(st.checkbox, "Only unused tokens")
-    shown = table[table["length"].between(*state[LENGTHS.key])]
+    low, high = state[LENGTHS.key]
+    keep = []
+    if (low, high) != (shortest, longest):
+        keep.append(pc.and_(pc.greater_equal(lengths, low), pc.less_equal(lengths, high)))
     if state[SEARCH.key]:
-        shown = shown[shown["token"].str.contains(state[SEARCH.key].replace(" ", "·"), regex=False)]
+        keep.append(pc.match_substring(table["token"], state[SEARCH.key].replace(" ", "·")))
     if state[UNUSED.key]:
-        shown = shown[shown["uses"] == 0]
-    return shown
+        keep.append(pc.equal(table["uses"], 0))
+    if not keep:
+        return table  # the shared table itself: nothing filtered, nothing copied
+    mask = keep[0]
+    for more in keep[1:]:
+        mask = pc.and_(mask, more)
+    return table.filter(mask)
 
 
-def draw_token_table(shown: pd.DataFrame, total: int) -> None:
+def draw_token_table(shown: pa.Table, total: int) -> None:
     st.dataframe(
         shown,
         hide_index=True,
@@ -106,15 +96,15 @@ def draw_token_table(shown: pd.DataFrame, total: int) -> None:
     st.caption(f"{len(shown):,} of {total:,} learned tokens shown. Click a column header to sort.")
 
 
-def draw_summary(rows, table: pd.DataFrame) -> None:
+def draw_summary(rows, table: pa.Table) -> None:
     """Three numbers: learned tokens, how many the final encoding never uses, the longest."""
     a, b, c = st.columns(3)
     a.metric("Learned tokens", f"{len(rows):,}")
     b.metric("Unused in the final encoding", f"{sum(1 for r in rows if r.uses == 0):,}")
-    c.metric("Longest token (characters)", f"{int(table['length'].max()) if len(table) else 0:,}")
+    c.metric("Longest token (characters)", f"{pc.max(table['length']).as_py() if len(table) else 0:,}")
 
 
-def draw_first_and_longest(run: TrainingRun, merges: int, table: pd.DataFrame) -> None:
+def draw_first_and_longest(run: TrainingRun, merges: int, table: pa.Table) -> None:
     """The first 50 merges beside the 50 longest tokens."""
     first, tall = st.columns(2)
     first.markdown("**The first 50 merges**")
@@ -133,7 +123,9 @@ def draw_first_and_longest(run: TrainingRun, merges: int, table: pd.DataFrame) -
     # the numbers first and the token in a column of its own width: beside the first merges,
     # at a projector's 1024 px, a long token would push them out of sight
     tall.dataframe(
-        table.sort_values(["length", "id"], ascending=[False, True]).head(50)[["length", "step", "token", "id"]],
+        table.sort_by([("length", "descending"), ("id", "ascending")])
+        .slice(0, 50)
+        .select(["length", "step", "token", "id"]),
         hide_index=True,
         key="vocab_longest",
         column_config={
@@ -177,10 +169,10 @@ def draw_downloads(settings: Settings, run: TrainingRun, trained: Compared) -> N
     st.caption(f"Fingerprint {tokenizer.fingerprint()}: a loaded file must hash to the same.")
 
 
-def learned_table(settings: Settings, run: TrainingRun) -> tuple[Compared, list, pd.DataFrame]:
+def learned_table(settings: Settings, run: TrainingRun) -> tuple[Compared, list, pa.Table]:
     """The run's tokenizer at the vocab shown, its learned tokens (with their uses in the
     final encoding of the training text) and the page's table of them."""
     trained = bpe_at(settings, run, settings.vocab_size)
     merges = len(trained.tokenizer.merges)
     rows = learned_rows(settings, run, merges)
-    return trained, rows, token_table(rows)
+    return trained, rows, token_table(settings, merges, rows)
