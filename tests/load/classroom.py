@@ -509,7 +509,7 @@ async def classroom(args, server: int | str, samplers: Samplers) -> tuple[Report
     await asyncio.gather(*(s.open(query) for s in sessions))
     samplers.start({s.process for s in sessions})
     samplers.mark("idle")
-    for round_ in (1, 2):
+    for round_ in range(1, args.rounds + 1):
         report.round = round_
         started = time.monotonic()
         results = await asyncio.gather(*(lesson(s, args, round_, jobs) for s in sessions), return_exceptions=True)
@@ -660,6 +660,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vocab", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="rounds of the lesson: the first on the teacher's link, each later one on the student's own text, "
+        "new each round (more than 2: a longer class, to see where each process's memory settles)",
+    )
+    parser.add_argument(
         "--url",
         help="drive the class through this running server (e.g. `python -m bpe serve`'s proxy, "
         "http://127.0.0.1:8501) instead of starting one",
@@ -667,6 +674,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--verbose", action="store_true", help="log each session's steps to stderr")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds {args.rounds}: a lesson has at least one round")
     random.seed(args.seed)
     global VERBOSE
     VERBOSE = args.verbose

@@ -3,6 +3,7 @@ one class per line of one table.
 
     .venv/bin/python tests/load/lecture_hall.py                  # 30 and 60 on one process, 100 on two
     .venv/bin/python tests/load/lecture_hall.py --runs 2x20 --merges 10 --jobs-per 1000   # a quick look
+    .venv/bin/python tests/load/lecture_hall.py --runs 2x100 --rounds 4   # a longer class: where memory settles
 
 Each run ``PxN`` starts `python -m bpe serve --processes P` on free loopback ports, warmed
 for the class's link (``--warm``, as a teacher starts it before a lecture; ``--cold`` to
@@ -78,7 +79,7 @@ def row(found: dict) -> str:
         return f"{lat[kind][key]:.2f}" if kind in lat else "–"
 
     memory = "; ".join(
-        f"{(m := r['memory_mb'] or {}).get('after round 1', '?')} → {m.get('after round 2', '?')}"
+        " → ".join(f"{mb}" for mark, mb in (r["memory_mb"] or {}).items() if mark.startswith("after round")) or "?"
         for r in found["per_process"].values()
     )
     waits = [job["waited_in_line_s"] for job in found["jobs"]]
@@ -92,7 +93,7 @@ def row(found: dict) -> str:
 
 HEADER = (
     "| app processes | students | merge step p50 / p95 (s) | step p95, round 2 (s) | first page visits p50 / p95 (s) "
-    "| errors | leaks | memory per process, after round 1 → 2 (MB) | longest wait for a model slot (s) | load average |\n"
+    "| errors | leaks | memory per process, after each round (MB) | longest wait for a model slot (s) | load average |\n"
     "|---|---|---|---|---|---|---|---|---|---|"
 )
 
