@@ -234,7 +234,7 @@ class Report:
     errors: list[str] = field(default_factory=list)
     leaks: list[str] = field(default_factory=list)
 
-    round: int = 1  # requests of round 2 are reported apart: the class after warm-up
+    round: int = 1  # requests of later rounds are reported apart, each under its number: the class after warm-up
 
     def key(self, kind: str) -> str:
         return kind if self.round == 1 else f"{kind} (round {self.round})"

@@ -143,9 +143,6 @@ def _learned(training_key: tuple, merges: int, _settings: Settings, _run: Traini
     return learned_tokens(_run, merges, run_usage(_settings, _run, merges))
 
 
-TOKEN_COLUMNS = ("id", "token", "length", "step", "pair count at creation", "uses", "absorbed")
-
-
 def token_table(settings: Settings, merges: int, rows: list[LearnedToken]) -> pa.Table:
     """`learned_rows` ``rows`` of the first ``merges`` merges as the Vocabulary page's table
     (token text spelled for reading). An Arrow table, which cannot be changed, so every
@@ -156,16 +153,17 @@ def token_table(settings: Settings, merges: int, rows: list[LearnedToken]) -> pa
 
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
 def _token_table(training_key: tuple, merges: int, _rows: list[LearnedToken]) -> pa.Table:
-    columns = {
-        "id": pa.array([r.id for r in _rows], pa.int64()),
-        "token": pa.array([printable(r.token) for r in _rows], pa.string()),
-        "length": pa.array([r.length for r in _rows], pa.int64()),
-        "step": pa.array([r.step for r in _rows], pa.int64()),
-        "pair count at creation": pa.array([r.frequency for r in _rows], pa.int64()),
-        "uses": pa.array([r.uses for r in _rows], pa.int64()),
-        "absorbed": pa.array([r.absorbed for r in _rows], pa.float64()),
-    }
-    return pa.table([columns[name] for name in TOKEN_COLUMNS], names=list(TOKEN_COLUMNS))
+    return pa.table(  # typed columns: an empty vocabulary still has them
+        {
+            "id": pa.array([r.id for r in _rows], pa.int64()),
+            "token": pa.array([printable(r.token) for r in _rows], pa.string()),
+            "length": pa.array([r.length for r in _rows], pa.int64()),
+            "step": pa.array([r.step for r in _rows], pa.int64()),
+            "pair count at creation": pa.array([r.frequency for r in _rows], pa.int64()),
+            "uses": pa.array([r.uses for r in _rows], pa.int64()),
+            "absorbed": pa.array([r.absorbed for r in _rows], pa.float64()),
+        }
+    )
 
 
 def size_summaries(settings: Settings, run: TrainingRun, sizes: tuple, d: int) -> list[SizeSummary]:

@@ -9,6 +9,8 @@ run and its length range (`state.per_run.keep_with`) and start over when either 
 
 from __future__ import annotations
 
+from functools import reduce
+
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -71,10 +73,7 @@ def draw_filters(settings: Settings, table: pa.Table) -> pa.Table:
         keep.append(pc.equal(table["uses"], 0))
     if not keep:
         return table  # the shared table itself: nothing filtered, nothing copied
-    mask = keep[0]
-    for more in keep[1:]:
-        mask = pc.and_(mask, more)
-    return table.filter(mask)
+    return table.filter(reduce(pc.and_, keep))
 
 
 def draw_token_table(shown: pa.Table, total: int) -> None:
