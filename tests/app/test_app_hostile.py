@@ -146,18 +146,26 @@ def one_slot(monkeypatch):
 
 
 def test_a_second_job_waits_and_is_told_how_many_are_ahead(one_slot):
+    import pages._shared.data.jobs as model
+
     quick = dict(
         settings_prefix_cap=30_000, settings_vocab=300, settings_train_up_to=300, model_shape="tiny", model_seconds=300
     )
+
     first, second = new_app(MODEL, **quick), new_app(MODEL, **quick)
     first.button(key="model_start").click().run()
+    # Each job joins the line on its own thread: started at once, the second's thread may
+    # join first and train, leaving the first to wait. The second starts once the first holds
+    # the one slot (listed among the machine's jobs, and waiting nowhere).
+    started, slots = first.session_state["model_job"], model.server_slots()
+    deadline = time.monotonic() + 60
+    while not (started in slots.jobs() and slots.place(started) is None) and time.monotonic() < deadline:
+        time.sleep(0.05)
     second.button(key="model_start").click().run()
     job = second.session_state["model_job"]
     assert job.running
-    # Each job learns its place in the line on its own thread: on a busy machine, after
-    # the page that started it has been drawn, and the first may not hold its slot yet
-    # (the second then rightly reads "0 model jobs training, 1 waiting ahead of you").
-    # Once the first trains, the page's next run says so.
+    # The second learns its place in the line on its own thread, on a busy machine after
+    # the page that started it has been drawn; the page's next run says so.
     deadline = time.monotonic() + 60
     while ((place := job.snapshot().place) is None or place.training < 1) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -46,13 +46,19 @@ def test_closing_the_tab_stops_its_model_job(server):
     port, process = server
     sampler = MemorySampler(process.pid)
 
-    async def open_then_close() -> None:
+    async def open_then_close() -> list[float]:
         session = await start_a_model_job(port)
-        await asyncio.sleep(3)  # training, well inside its 2 x 300 s budget
+        # Training is proven while the tab is still open: a 2 s window with more than 0.4 CPU s
+        # (one thread; 2 cores shared with the other test worker, whose browsers can starve the
+        # job for a window or two: one fixed window alone failed there). The budget is 2 x 300 s.
+        windows = []
+        while len(windows) < 15 and (not windows or windows[-1] <= 0.4):
+            windows.append(await asyncio.to_thread(cpu_seconds_over, sampler, 2))
         await session.close()  # the tab is closed
+        return windows
 
-    on_own_thread(asyncio.run, open_then_close())
-    assert cpu_seconds_over(sampler, 2) > 0.4, "the model was not training"  # one thread (2 cores, shared)
+    windows = on_own_thread(asyncio.run, open_then_close())
+    assert windows[-1] > 0.4, f"the model was not training (CPU s per 2 s: {windows})"
     time.sleep(GRACE_SECONDS)  # the session is kept this long for a reconnect: the job goes on
     # Then the step in progress, the summary and the sample. The job's budget is 2 x 300 s: quiet
     # within 40 s more means it stopped, even on a machine busy enough to slow its last step (a
