@@ -267,6 +267,7 @@ class Session:
         self.session_id = ""
         self._finished: asyncio.Future | None = None
         self._file_urls: asyncio.Future | None = None
+        self._uploaded: dict[str, str] = {}  # uploader key -> the delete URL of the file it holds
         self.texts: list[str] = []  # progress-bar and markdown texts of the last run (for the job)
         self.last_status = ""  # how the last script run finished (FINISHED_FRAGMENT_RUN_SUCCESSFULLY, ...)
 
@@ -386,8 +387,13 @@ class Session:
         )
 
     async def upload(self, kind: str, key: str, name: str, data: bytes) -> float:
-        """What a browser does: ask for an upload URL, PUT the file, rerun with the uploader's new state."""
+        """What a browser does: ask for an upload URL, PUT the file, rerun with the uploader's new
+        state; a single-file uploader that held a file deletes it from the server first (without,
+        the server keeps every file a session ever uploaded until the session ends)."""
         started = time.perf_counter()
+        replaced = self._uploaded.pop(key, None)
+        if replaced is not None:
+            await asyncio.to_thread(self._http, replaced, "DELETE", None, {})
         self._file_urls = asyncio.get_running_loop().create_future()
         msg = BackMsg()
         msg.file_urls_request.CopyFrom(
@@ -396,6 +402,7 @@ class Session:
         await self.ws.send(msg.SerializeToString())
         urls = (await asyncio.wait_for(self._file_urls, REQUEST_TIMEOUT)).file_urls[0]
         await asyncio.to_thread(self._put, urls.upload_url, name, data)
+        self._uploaded[key] = urls.delete_url
         state = FileUploaderState(
             uploaded_file_info=[UploadedFileInfo(name=name, size=len(data), file_id=urls.file_id, file_urls=urls)]
         )
@@ -414,17 +421,16 @@ class Session:
             + data
             + f"\r\n--{boundary}--\r\n".encode()
         )
+        self._http(url, "PUT", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+
+    def _http(self, url: str, method: str, body: bytes | None, headers: dict[str, str]) -> None:
+        """One request to the upload endpoint, with the browser's cookie and XSRF token."""
         full = url if url.startswith("http") else f"{self.base}{url}"
         request = urllib.request.Request(
             full,
             data=body,
-            method="PUT",
-            headers={
-                "Content-Type": f"multipart/form-data; boundary={boundary}",
-                "Cookie": self.cookie,
-                "X-Xsrftoken": self.xsrf,
-                "Origin": self.base,
-            },
+            method=method,
+            headers={**headers, "Cookie": self.cookie, "X-Xsrftoken": self.xsrf, "Origin": self.base},
         )
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as reply:
             reply.read()
