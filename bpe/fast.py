@@ -5,15 +5,17 @@ once and then touches only the neighbours of each merged occurrence:
 
 - the text is one list of symbol positions (see `_Sequence`); a merged token keeps the
   position of its left half, so positions stay in text order;
-- each pair (two token ids packed into one int) has a weighted count and an ascending
-  array of the positions where it may occur; entries are checked when read (lazy
-  invalidation), so a merge never searches for what to delete;
+- each pair (two token ids packed into one int) has one entry: its weighted count and
+  the ascending positions where it may occur, in an array, or in one int for a pair
+  listed once (most are); positions are checked when read (lazy invalidation), so a
+  merge never searches for what to delete;
 - one heap of candidates, each keyed in the tie rule's order, the tie-break included:
   ``(-count, first position, pair)`` packed in one int by default. So the winner and the
   top k come out in O(k log n), however many pairs share the top count. A key only gets
   worse between pushes (counts fall, first occurrences move right), except for the
   pairs a merge creates or extends, which get a fresh entry; so a stale entry surfaces
-  early, is recognised, and goes back with its current key.
+  early, is recognised, and goes back with its current key. Pairs below the minimum
+  frequency, which can never win, stay out of it.
 
 Pre-tokenized text is many short chunks laid end to end, with an edge slot between
 them; each position carries the frequency of its chunk as a weight.
@@ -38,7 +40,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from heapq import heapify, heappop, heappush
-from itertools import compress, repeat
+from itertools import chain, compress, islice, repeat
 from operator import itemgetter, lshift, or_
 from typing import NamedTuple
 
@@ -54,12 +56,10 @@ from bpe.steps import (
     huggingface_order,
     make_step,
     over_budget,
+    shared_token_ids,
 )
 
 DEAD = -1  # the symbol of a position inside a token, after its first
-# An array of positions. Unsigned: "I" items are stored without the argument parsing
-# that signed typecodes go through, which made every append several times slower.
-_positions = partial(array, "I")
 
 
 class _Sequence:
@@ -106,34 +106,74 @@ class _Sequence:
             for length, frequency in zip(chunk_lengths, frequencies):
                 self.weights.extend(repeat(frequency, length))
                 self.weights.append(0)
-        self.lengths = [1] * len(token_ids)  # base symbols per token id
+        self.lengths = array("I", repeat(1, len(token_ids)))  # base symbols per token id
         self.length = sum(map(operator.mul, chunk_lengths, frequencies))
-        self.positions = self._group_positions()
-        self.counts = {key: self.weigh(found) for key, found in self.positions.items()}
+        # A pair's entry is its count and the positions where it may occur, in one object:
+        # one dict entry a pair, where a dict of counts beside a dict of positions took two
+        # entries and an int more (a fifth of the merge phase's memory at its peak). Either
+        # an array, its count first, then the positions; or, for a pair listed at one
+        # position (most pairs a merge makes occur once), one int, ``count << bits |
+        # position``: 32 bytes instead of an array's 88. Arrays are unsigned: "I" items are
+        # stored without the argument parsing that signed typecodes go through, which made
+        # every append several times slower; 8 bytes only when a count could outgrow 4 (no
+        # count exceeds the text's length).
+        typecode = "I" if self.length < 1 << 32 and len(symbols) < 1 << 32 else "Q"
+        self.new_entry = partial(array, typecode, (0,))  # a count of 0 (see `weigh`), no positions yet
+        self.bits = len(symbols).bit_length()
+        self.position_mask = (1 << self.bits) - 1
+        self.pairs = self._group_positions()
 
-    def weigh(self, positions: array) -> int:
-        """How many times the text holds the pairs starting at these positions."""
+    def weigh(self, entry: array) -> int:
+        """How many times the text holds the pairs at the positions of a new ``entry``,
+        whose first item (its count, still 0) is not a position: for weighed positions, it
+        reads the weight of slot 0, an edge's, which is 0."""
         if self.unweighted:
-            return len(positions)
-        return sum(map(self.weights.__getitem__, positions))
+            return len(entry) - 1
+        return sum(map(self.weights.__getitem__, entry))
 
     def _group_positions(self) -> dict[int, array]:
         symbols, shift, edge = self.symbols, self.shift, self.edge
-        grouped: defaultdict = defaultdict(_positions)
+        grouped: defaultdict = defaultdict(self.new_entry)
         for p, key in enumerate(map(or_, map(lshift, symbols, repeat(shift)), symbols[1:])):
             grouped[key].append(p)  # in ascending order
-        return {key: found for key, found in grouped.items() if key >> shift != edge and key & edge != edge}
+        pairs = {key: entry for key, entry in grouped.items() if key >> shift != edge and key & edge != edge}
+        for key, entry in pairs.items():
+            pairs[key] = self.entry(self.weigh(entry), entry)
+        return pairs
+
+    def entry(self, count: int, found: array):
+        """The entry of a pair found ``count`` times at the positions of ``found`` (a new
+        entry array, count slot first): the array, or one int for one position."""
+        if len(found) == 2:
+            return count << self.bits | found[1]
+        found[0] = count
+        return found
+
+    def count(self, entry) -> int:
+        """An entry's count."""
+        return entry >> self.bits if type(entry) is int else entry[0]
+
+    def positions(self, entry) -> Iterable[int]:
+        """The positions an entry lists, ascending (some may be stale)."""
+        return (entry & self.position_mask,) if type(entry) is int else islice(entry, 1, None)
+
+    def first_listed(self, key: int) -> int:
+        """The first position the pair's entry lists: its first occurrence, or a stale one before it."""
+        entry = self.pairs[key]
+        return entry & self.position_mask if type(entry) is int else entry[1]
 
     def first_position(self, key: int) -> int:
         """Earliest position where the pair occurs now; drops the stale entries before it."""
-        found = self.positions[key]
+        entry = self.pairs[key]
+        if type(entry) is int:  # listed once: that is where it occurs, since it is counted
+            return entry & self.position_mask
         symbols = self.symbols
         a, b = key >> self.shift, key & self.mask
         second = self.lengths[a]
-        for i, p in enumerate(found):
+        for i, p in enumerate(islice(entry, 1, None), 1):
             if symbols[p] == a and symbols[p + second] == b:
-                if i:
-                    self.positions[key] = found[i:]
+                if i > 1:
+                    del entry[1:i]
                 return p
         raise AssertionError(f"pair {key} is counted but occurs nowhere")
 
@@ -154,9 +194,9 @@ class _Sequence:
         if fresh:
             lengths.append(after)
         end = -after  # one int object for every slot it is written to, not one per slot
-        by_left: defaultdict = defaultdict(_positions)  # left symbol -> positions left of a merge
-        by_right: defaultdict = defaultdict(_positions)  # right symbol -> positions of merged tokens
-        for p in self.positions.pop(key):
+        by_left: defaultdict = defaultdict(self.new_entry)  # left symbol -> positions left of a merge
+        by_right: defaultdict = defaultdict(self.new_entry)  # right symbol -> positions of merged tokens
+        for p in self.positions(self.pairs.pop(key)):
             # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise
             if symbols[p] == a:
                 q = p + second
@@ -173,7 +213,7 @@ class _Sequence:
                     symbols[q] = DEAD
                     symbols[right - 1] = end  # (the same slot as q when b is one symbol)
         # every merged position is in exactly one by_right group (the edge at a chunk's end)
-        removed = sum(map(len if self.unweighted else self.weigh, by_right.values()))
+        removed = sum(map(self.weigh, by_right.values()))
         by_left.pop(self.edge, None)
         by_right.pop(self.edge, None)
         return self._apply_counts(key, a, b, new_id, fresh, removed, by_left, by_right)
@@ -186,8 +226,7 @@ class _Sequence:
         group) can only meet a pair already changed when a left group's old pair is the
         same one ('abab' then 'a': the left neighbour of the second 'ab' is the new token).
         Any pair already changed goes through ``pending``, applied at the end."""
-        shift, counts, positions = self.shift, self.counts, self.positions
-        weigh = len if self.unweighted else self.weigh
+        shift, pairs, weigh, bits = self.shift, self.pairs, self.weigh, self.bits
         # each group's pairs were `old` and are `new` now: (symbol, a) -> (symbol, new) on
         # the left, (b, symbol) -> (new, symbol) on the right
         moves = [(symbol << shift | a, symbol << shift | new_id, found) for symbol, found in by_left.items()]
@@ -200,25 +239,37 @@ class _Sequence:
             delta = weigh(found)
             pending[old] = change(old, 0) - delta
             if fresh and new not in pending:
-                added[new] = counts[new] = delta
-                positions[new] = found  # ascending, as merges go left to right
+                added[new] = delta
+                pairs[new] = self.entry(delta, found)  # ascending, as merges go left to right
                 grown.append(new)
                 continue
             pending[new] = change(new, 0) + delta
-            known = positions.get(new)
+            known = pairs.get(new)
             if known is None:
-                positions[new] = found
+                pairs[new] = found  # its count, 0 so far, is set from `pending` below
             else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
-                positions[new] = _positions(sorted(known + found))  # two ascending runs: one merge pass
-        for changed, delta in pending.items():
-            count = counts.get(changed, 0) + delta
-            if count:
-                counts[changed] = count
-                if delta > 0:
-                    grown.append(changed)
+                merged = self.new_entry()  # two ascending runs: one merge pass
+                merged.extend(sorted(chain(self.positions(known), islice(found, 1, None))))
+                merged[0] = self.count(known)
+                pairs[new] = merged
+        # The merged pair comes first and is gone already (its every occurrence was merged,
+        # or taken by an overlapping one): its count ends at 0.
+        for changed, delta in islice(pending.items(), 1, None):
+            entry = pairs.get(changed)
+            if type(entry) is int:
+                count = (entry >> bits) + delta
+                if count:
+                    pairs[changed] = count << bits | entry & self.position_mask
             else:
-                counts.pop(changed, None)
-                positions.pop(changed, None)
+                count = entry[0] + delta  # (every pair a merge changes is counted)
+                if count and len(entry) == 2:  # listed once: an int, as `entry` makes it
+                    pairs[changed] = count << bits | entry[1]
+                elif count:
+                    entry[0] = count
+            if not count:
+                del pairs[changed]
+            elif delta > 0:
+                grown.append(changed)
         changes = {**pending, **added}
         self.length -= removed
         return changes, grown
@@ -233,10 +284,12 @@ def fast_steps(
     top_k: int,
     tie_rule: str = DEFAULT_TIE_RULE,
     max_vocab_characters: int | None = None,
+    token_ids: dict | None = None,
 ) -> Iterator[MergeStep]:
-    """Yield the same `MergeStep` stream as `bpe.reference.reference_steps`."""
+    """Yield the same `MergeStep` stream as `bpe.reference.reference_steps`. ``token_ids``:
+    see `bpe.steps.shared_token_ids`."""
     vocab = list(base_tokens)  # the token ids steps report
-    token_ids = {token: i for i, token in enumerate(vocab)}
+    token_ids = shared_token_ids(vocab, token_ids)
     # The engine's own ids: Hugging Face's numbering under its rule, so that packed pair
     # keys compare as its (left id, right id) pairs do. Under the other rules they are the
     # steps' ids, and one list and one map serve both (a map of 100,000 tokens is megabytes).
@@ -246,13 +299,15 @@ def fast_steps(
     else:
         names, ids = vocab, token_ids
     seq = _Sequence(words, ids, target_vocab_size)
-    counts = seq.counts
+    pairs = seq.pairs
     ranking = _ranking(tie_rule, seq, names)
-    # Without runners-up to record, a pair below the minimum frequency can never be shown
-    # or win (a count only grows with a fresh push): it stays out of the heap.
-    floor = minimum_pair_frequency if top_k == 0 else 1
+    # A pair below the minimum frequency can never win (a count only grows with a fresh
+    # push), so it stays out of the heap: most pairs a merge makes occur once. It can be a
+    # runner-up only when too few pairs reach the minimum; `_top_pairs` finds it then.
+    floor = minimum_pair_frequency
     hopeful_key = ranking.hopeful_key
-    queue = [hopeful_key(count, pair) for pair, count in counts.items() if count >= floor]
+    count_of = seq.count
+    queue = [hopeful_key(count, pair) for pair, count in zip(pairs, map(count_of, pairs.values())) if count >= floor]
     heapify(queue)
     wanted = max(top_k, 1)
     shift, mask = seq.shift, seq.mask
@@ -263,9 +318,9 @@ def fast_steps(
     number = 0
     held = 0  # characters of the merges' tokens so far (`over_budget`)
     while len(vocab) < target_vocab_size:
-        ranked = _top_pairs(queue, counts, ranking, wanted, floor)
+        ranked = _top_pairs(queue, seq, ranking, wanted, floor)
         if not ranked:
-            return StopReason.BELOW_MINIMUM_FREQUENCY if counts else StopReason.NO_PAIRS_LEFT
+            return StopReason.NO_PAIRS_LEFT
         frequency, pair, _ = ranked[0]
         if frequency < minimum_pair_frequency:
             return StopReason.BELOW_MINIMUM_FREQUENCY
@@ -286,7 +341,7 @@ def fast_steps(
                 vocab.append(token)
         changes, grown = seq.merge(pair, new_id)
         for changed in grown:  # a count that grew: its entry ranks too low
-            count = counts[changed]
+            count = count_of(pairs[changed])
             if count >= floor:
                 heappush(queue, hopeful_key(count, changed))
         number += 1
@@ -309,25 +364,40 @@ class HeldOutTracker:
     """Applies each training merge to held-out text as it is learned: the held-out curve
     costs one incremental merge per step on the engine's own sequence, never a
     re-encoding per point. ``words`` are the held-out text's distinct chunks as base-token
-    sequences with their frequencies (`bpe.training.prepare_words`); ``lengths[k]`` is its
-    length in tokens after ``k`` merges."""
+    sequences with their frequencies (`bpe.training.prepare_words`); `lengths` gives its
+    length in tokens after each number of merges."""
 
-    def __init__(self, words: list, base_tokens: list, max_tokens: int) -> None:
+    def __init__(self, words: Iterable, base_tokens: list, max_tokens: int) -> None:
         self.token_ids = {token: i for i, token in enumerate(base_tokens)}
         self.sequence = _Sequence(words, self.token_ids, max(max_tokens, len(base_tokens)))
-        self.lengths = [self.sequence.length]
+        self._lengths = array("Q", (self.sequence.length,))  # after 0, 1, 2, ... merges
+        self._merges = 0
+        self._empty = not self.sequence.length  # no held-out text: every length is 0, none is kept
 
     def apply(self, step: MergeStep) -> None:
-        ids, sequence = self.token_ids, self.sequence
+        ids = self.token_ids
         if step.token not in ids:
             ids[step.token] = step.token_id
-        a, b = ids[step.pair[0]], ids[step.pair[1]]
+        self.apply_ids(ids[step.pair[0]], ids[step.pair[1]], step.token_id)
+
+    def apply_ids(self, a: int, b: int, token_id: int) -> None:
+        """`apply` for a merge given by ids (its pair's and its token's), for a caller that
+        has them: a record of the run keeps every token's id, and this tracker need not."""
+        self._merges += 1
+        if self._empty:
+            return
+        sequence = self.sequence
         key = a << sequence.shift | b
-        if key in sequence.positions:
-            sequence.merge(key, step.token_id)  # counts change too; nothing is chosen from held-out text
-        elif step.token_id == len(sequence.lengths):  # a new token this text never forms still takes its id
+        if key in sequence.pairs:
+            sequence.merge(key, token_id)  # counts change too; nothing is chosen from held-out text
+        elif token_id == len(sequence.lengths):  # a new token this text never forms still takes its id
             sequence.lengths.append(sequence.lengths[a] + sequence.lengths[b])
-        self.lengths.append(sequence.length)
+        self._lengths.append(sequence.length)
+
+    def lengths(self, merges: int | None = None) -> list[int]:
+        """The held-out text's length in tokens after 0, 1, ... ``merges`` merges (all so far for None)."""
+        merges = self._merges if merges is None else merges
+        return [0] * (merges + 1) if self._empty else self._lengths[: merges + 1].tolist()
 
 
 class _Ranking(NamedTuple):
@@ -357,31 +427,34 @@ def _ranking(tie_rule: str, seq: _Sequence, names: list) -> _Ranking:
         return _Ranking(by_ids, by_ids, pair_mask.__and__)
     assert tie_rule == FIRST_OCCURRENCE, tie_rule
     position_bits = len(seq.symbols).bit_length()
-    first_position, positions = seq.first_position, seq.positions
+    first_position, first_listed = seq.first_position, seq.first_listed
 
     def by_position(count: int, pair: int) -> int:
         return ((limit - count) << position_bits | first_position(pair)) << pair_bits | pair
 
     def by_any_position(count: int, pair: int) -> int:
         # the pair's first listed position: its first occurrence, or a stale one before it
-        return ((limit - count) << position_bits | positions[pair][0]) << pair_bits | pair
+        return ((limit - count) << position_bits | first_listed(pair)) << pair_bits | pair
 
     return _Ranking(by_position, by_any_position, pair_mask.__and__)
 
 
-def _top_pairs(queue: list, counts: dict, ranking: _Ranking, wanted: int, floor: int) -> list:
+def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, floor: int) -> list:
     """Pop the ``wanted`` best pairs, in the tie rule's order: ``[(count, pair, key), ...]``.
 
     An entry whose key is no longer its pair's current key goes back with the current one
     (never a better key, so the order holds), unless its count fell below ``floor``. The
-    caller pushes back the pairs it does not consume.
+    caller pushes back the pairs it does not consume. When fewer than ``wanted`` pairs
+    reach ``floor``, the best of those below it (which the heap does not hold) follow.
     """
     found: list = []
     taken: set = set()
+    pairs, count_of = seq.pairs, seq.count
     while queue and len(found) < wanted:
         entry = heappop(queue)
         pair = ranking.pair(entry)
-        count = counts.get(pair, 0)
+        current = pairs.get(pair)
+        count = 0 if current is None else count_of(current)
         if count < floor or pair in taken:  # merged away, too rare, or a second entry of a pair found
             continue
         current = ranking.key(count, pair)
@@ -390,6 +463,10 @@ def _top_pairs(queue: list, counts: dict, ranking: _Ranking, wanted: int, floor:
             taken.add(pair)
         else:
             heappush(queue, current)
+    if len(found) < wanted and floor > 1:  # near the end of training: every pair is looked at
+        counted = zip(pairs, map(count_of, pairs.values()))
+        rare = sorted((ranking.key(count, pair), count, pair) for pair, count in counted if count < floor)
+        found += [(count, pair, key) for key, count, pair in rare[: wanted - len(found)]]
     return found
 
 

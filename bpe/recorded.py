@@ -12,6 +12,11 @@ are kept apart: ids in 4 bytes, counts in 4 bytes until one does not fit, then t
 column in 8 (a run on a corpus of billions of characters). That is 12 bytes a pair where
 one 8-byte column of (left, right, count) triples took 24.
 
+A training that records as it goes (the merge phase of a big corpus) can keep those
+columns on disk instead (``spill=True``, see `SpilledColumn`): 26 pairs a merge are 16 MB
+at 50,000 merges, as much as the engine itself needs then, and a merge phase that
+holds them in memory cannot stay within a few megabytes per million characters.
+
     recorded = RecordedSteps(base_tokens)
     for step in train_steps(...):
         recorded.append(step)
@@ -20,53 +25,59 @@ one 8-byte column of (left, right, count) triples took 24.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, chain
 
 from bpe.errors import BpeError
-from bpe.steps import MergeStep
+from bpe.steps import MergeStep, shared_token_ids
 
 
 class RecordedSteps(Sequence):
     """Merge steps appended one by one (or loaded by `from_columns`), read back as `MergeStep`."""
 
-    def __init__(self, base_tokens: Iterable) -> None:
+    def __init__(self, base_tokens: Iterable, *, spill: bool = False) -> None:
         self.vocab: list = list(base_tokens)  # token strings by id: base tokens, then each new token
         self.base_size = len(self.vocab)
-        self._ids = {token: i for i, token in enumerate(self.vocab)}
+        # token -> id, for what steps name. An engine may share it (`bpe.steps.shared_token_ids`):
+        # then a step's new token is in it before the step is appended.
+        self.ids = shared_token_ids(self.vocab, None)
+        # What a tokenizer of the run needs stays in memory; spilled, the rest of a step
+        # (what the pages show of it) is on disk, counts in 8 bytes from the start (a file
+        # does not widen a column).
+        column = SpilledColumn if spill else array
         self.lefts = array("I")  # per step: the merged pair's token ids
         self.rights = array("I")
-        self.frequencies = array("Q")
-        self.sequence_lengths = array("Q")  # training tokens after the step
-        # runners-up and count changes: per step, how many; then each pair's two ids and its count
-        self.top_sizes = array("I")
-        self.top_ids = array("I")
-        self.top_counts = array("i")
-        self.change_sizes = array("I")
-        self.change_ids = array("I")
-        self.change_deltas = array("i")
-        self._top_starts = array("Q", (0,))  # per step, where its pairs start (pairs, not ids)
-        self._change_starts = array("Q", (0,))
         self._token_ids = array("I")  # the step's token id (an existing token keeps its id)
         self._vocab_sizes = array("I")
+        self.frequencies = column("Q")
+        self.sequence_lengths = column("Q")  # training tokens after the step
+        # runners-up and count changes: per step, how many; then each pair's two ids and its count
+        self.top_sizes = column("I")
+        self.change_sizes = column("I")
+        self.top_ids, self.top_counts = column("I"), column("q" if spill else "i")
+        self.change_ids, self.change_deltas = column("I"), column("q" if spill else "i")
+        self._top_starts = column("Q")  # per step, where its pairs start (pairs, not ids)
+        self._change_starts = column("Q")
+        self._top_starts.append(0)
+        self._change_starts.append(0)
         self._pairs: list | None = None
 
     # ==================== Recording
 
     def append(self, step: MergeStep) -> None:
         """Record the next step (numbered ``len(self) + 1``)."""
-        ids = self._ids
+        ids = self.ids
         left, right = ids[step.pair[0]], ids[step.pair[1]]
         self._add(left, right, step.frequency, step.sequence_length, step.token)
         self.top_sizes.append(len(step.top_pairs))
-        for (a, b), _ in step.top_pairs:
-            self.top_ids.extend((ids[a], ids[b]))
+        self.top_ids.extend([ids[token] for pair, _ in step.top_pairs for token in pair])
         self.top_counts = _extended(self.top_counts, [count for _, count in step.top_pairs])
         self._top_starts.append(len(self.top_counts))
         self.change_sizes.append(len(step.count_changes))
-        for (a, b), _ in step.count_changes:
-            self.change_ids.extend((ids[a], ids[b]))
+        self.change_ids.extend([ids[token] for pair, _ in step.count_changes for token in pair])
         self.change_deltas = _extended(self.change_deltas, [delta for _, delta in step.count_changes])
         self._change_starts.append(len(self.change_deltas))
 
@@ -75,9 +86,8 @@ class RecordedSteps(Sequence):
     ) -> None:
         if token is None:
             token = self.vocab[left] + self.vocab[right]
-        token_id = self._ids.get(token)
-        if token_id is None:  # the vocabulary is a set: an existing string adds no token
-            token_id = self._ids[token] = len(self.vocab)
+        token_id = self.ids.setdefault(token, len(self.vocab))
+        if token_id == len(self.vocab):  # the vocabulary is a set: an existing string adds no token
             self.vocab.append(token)
         self.lefts.append(left)
         self.rights.append(right)
@@ -152,12 +162,20 @@ class RecordedSteps(Sequence):
     @property
     def top_values(self) -> array:
         """The runners-up as one column of (left id, right id, count) triples, as run files keep them."""
-        return _triples_column(self.top_ids, self.top_counts)
+        return array("q", chain.from_iterable(self.top_value_pieces()))
 
     @property
     def change_values(self) -> array:
         """The count changes as one column of (left id, right id, change) triples."""
-        return _triples_column(self.change_ids, self.change_deltas)
+        return array("q", chain.from_iterable(self.change_value_pieces()))
+
+    def top_value_pieces(self, pairs: int = 1 << 14) -> Iterator[array]:
+        """`top_values` a piece of at most ``pairs`` triples at a time (never all at once)."""
+        return _triples(self.top_ids, self.top_counts, pairs)
+
+    def change_value_pieces(self, pairs: int = 1 << 14) -> Iterator[array]:
+        """`change_values` a piece of at most ``pairs`` triples at a time."""
+        return _triples(self.change_ids, self.change_deltas, pairs)
 
     # ==================== Reading
 
@@ -193,9 +211,13 @@ class RecordedSteps(Sequence):
             vocab_size > (self._vocab_sizes[i - 1] if i else self.base_size),
         )
 
-    def _pairs_of(self, ids: array, counts: array, start: int, end: int) -> tuple:
+    def _pairs_of(self, ids, counts, start: int, end: int) -> tuple:
         vocab = self.vocab
-        return tuple(((vocab[ids[2 * j]], vocab[ids[2 * j + 1]]), counts[j]) for j in range(start, end))
+        pair_ids, pair_counts = ids[2 * start : 2 * end], counts[start:end]  # one read each when spilled
+        return tuple(
+            ((vocab[left], vocab[right]), count)
+            for left, right, count in zip(pair_ids[0::2], pair_ids[1::2], pair_counts)
+        )
 
     def vocab_size_after(self, steps: int) -> int:
         """The vocab size after the first ``steps`` steps (1 or more)."""
@@ -244,5 +266,66 @@ def _split_triples(values: Sequence[int], count_type: str) -> tuple[array, array
     return ids, _extended(array(count_type), list(values[2::3]))
 
 
-def _triples_column(ids: array, counts: array) -> array:
-    return array("q", chain.from_iterable(zip(ids[0::2], ids[1::2], counts)))
+def _triples(ids, counts, pairs: int) -> Iterator[array]:
+    """The (left, right, count) triples of two columns, ``pairs`` triples a piece."""
+    for start in range(0, len(counts), pairs):
+        end = min(start + pairs, len(counts))
+        pair_ids = ids[2 * start : 2 * end]
+        yield array("q", chain.from_iterable(zip(pair_ids[0::2], pair_ids[1::2], counts[start:end])))
+
+
+class SpilledColumn:
+    """A column of integers appended in order and kept in an unnamed temporary file, but
+    for its last block: it costs a block of memory however long it grows. Read back by
+    ranges (``column[start:end]``, one ``pread``) or whole, in order (iteration).
+
+    The file is the process's own (unlinked when made) and closed with the column.
+    Copied or pickled, a column is an in-memory `array` of the same items."""
+
+    BLOCK_ITEMS = 1 << 12  # items kept in memory before they go to the file
+
+    def __init__(self, typecode: str) -> None:
+        self.typecode = typecode
+        self.itemsize = array(typecode).itemsize
+        self._file = tempfile.TemporaryFile(buffering=0)  # unbuffered: what is written can be read with pread
+        self._stored = 0  # items in the file
+        self._tail = array(typecode)
+
+    def append(self, value: int) -> None:
+        self.extend((value,))
+
+    def extend(self, values: Iterable[int]) -> None:
+        self._tail.extend(values)
+        if len(self._tail) >= self.BLOCK_ITEMS:
+            block = memoryview(self._tail).cast("B")
+            while block:  # a raw file may take part of a write
+                block = block[self._file.write(block) :]
+            self._stored += len(self._tail)
+            self._tail = array(self.typecode)
+
+    def __len__(self) -> int:
+        return self._stored + len(self._tail)
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            at = index + len(self) if index < 0 else index
+            if not 0 <= at < len(self):
+                raise IndexError(f"index {index} is out of range: {len(self)} items")
+            return self[at : at + 1][0]
+        start, end, step = index.indices(len(self))
+        if step != 1:
+            return self[start:end][::step]
+        out = array(self.typecode)
+        if start < min(end, self._stored):  # the part in the file
+            wanted = min(end, self._stored) - start
+            out.frombytes(os.pread(self._file.fileno(), wanted * self.itemsize, start * self.itemsize))
+        if end > self._stored:
+            out.extend(self._tail[max(start - self._stored, 0) : end - self._stored])
+        return out
+
+    def __iter__(self) -> Iterator[int]:
+        for start in range(0, len(self), self.BLOCK_ITEMS):
+            yield from self[start : start + self.BLOCK_ITEMS]
+
+    def __reduce__(self):
+        return array, (self.typecode, self[:].tobytes())

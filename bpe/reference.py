@@ -22,6 +22,7 @@ from bpe.steps import (
     huggingface_order,
     make_step,
     over_budget,
+    shared_token_ids,
 )
 
 
@@ -34,11 +35,13 @@ def reference_steps(
     top_k: int,
     tie_rule: str = DEFAULT_TIE_RULE,
     max_vocab_characters: int | None = None,
+    token_ids: dict | None = None,
 ) -> Iterator[MergeStep]:
-    """Yield one `MergeStep` per merge; return the `StopReason`."""
+    """Yield one `MergeStep` per merge; return the `StopReason`. ``token_ids``: see
+    `bpe.steps.shared_token_ids`."""
     words = [(list(tokens), frequency) for tokens, frequency in words]
     vocab = list(base_tokens)  # ids are positions in this list
-    token_ids = {token: i for i, token in enumerate(vocab)}
+    token_ids = shared_token_ids(vocab, token_ids)
     hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))}  # how Hugging Face numbers them
     tie_key = {LEXICOGRAPHIC: lambda pair: pair, HUGGINGFACE: lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]])}.get(
         check_tie_rule(tie_rule)

@@ -21,7 +21,7 @@ from bpe.alphabet import CHARACTERS, default_base_tokens, symbol_count, symbols_
 from bpe.counts import ChunkCounts
 from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
-from bpe.recorded import RecordedSteps
+from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StepStream, StopReason
 from bpe.tokenizer import BPETokenizer, prefix_tokenizer
 from bpe.training import (
@@ -237,7 +237,7 @@ class RunInTraining:
         """The run of the merges learned so far (all of them once training has ended)."""
         with self._lock:
             steps, step_seconds = list(self._steps), list(self._step_seconds)
-            heldout_lengths = self._heldout.lengths[: len(steps) + 1]
+            heldout_lengths = self._heldout.lengths(len(steps))
             reason, ended = self._reason or StopReason.STOPPED, self._ended
         if ended is not None:
             seconds = ended - self._started
@@ -327,6 +327,10 @@ def train_run_from_words(
     check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size")
     started = time.perf_counter()
     counted = _CountedWords(words)
+    # The record's runners-up and count changes go to a temporary file as they come: at
+    # tens of thousands of merges they weigh as much as the engine (`RecordedSteps`). Its
+    # map of tokens to ids is the engine's (`bpe.steps.shared_token_ids`).
+    recorded = RecordedSteps(base, spill=True)
     steps = ENGINES[settings.engine](
         counted,
         base,
@@ -335,16 +339,17 @@ def train_run_from_words(
         top_k=settings.top_k,
         tie_rule=settings.tie_rule,
         max_vocab_characters=settings.max_vocab_characters,
+        token_ids=recorded.ids,
     )
     stream = StepStream(steps, base_tokens=base, settings=settings)
     heldout = HeldOutTracker(heldout_words, base, settings.target_vocab_size)
-    recorded = RecordedSteps(base)
-    step_seconds = array("d")
+    lefts, rights = recorded.lefts, recorded.rights
+    step_seconds = SpilledColumn("d")
     try:
         for step in stream:
             recorded.append(step)
             step_seconds.append(time.perf_counter() - started)
-            heldout.apply(step)
+            heldout.apply_ids(lefts[-1], rights[-1], step.token_id)  # the record's ids: no map of its own
             if progress is not None:
                 progress(step, settings.target_vocab_size)
     finally:
@@ -360,7 +365,7 @@ def train_run_from_words(
         initial_length=counted.symbols,
         heldout_characters=heldout_characters,
         base_counts=tuple(counted.base_counts.get(token, 0) for token in base),
-        heldout_lengths=heldout.lengths,
+        heldout_lengths=heldout.lengths(),
         step_seconds=step_seconds,
     )
 

@@ -24,7 +24,7 @@ import os
 import zlib
 from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, count
 from pathlib import Path
@@ -34,7 +34,7 @@ from bpe.errors import BpeError
 from bpe.files import atomic_write_bytes
 from bpe.jsonfile import load_json
 from bpe.paths import DATA_DIR
-from bpe.recorded import RecordedSteps
+from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import TrainingRun
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.text import shown_name
@@ -140,9 +140,9 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
         "frequencies": recorded.frequencies,
         "sequence_lengths": recorded.sequence_lengths,
         "top_sizes": recorded.top_sizes,
-        "top_values": recorded.top_values,
+        "top_values": _Pieces(recorded.top_value_pieces),
         "change_sizes": recorded.change_sizes,
-        "change_values": recorded.change_values,
+        "change_values": _Pieces(recorded.change_value_pieces),
         "heldout_lengths": list(run.heldout_lengths),
         "step_seconds": [round(seconds, 4) for seconds in run.step_seconds],
         "stop_reason": run.stop_reason.value,
@@ -188,6 +188,14 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
 NUMBERS_PER_PIECE = 65_536
 
 
+@dataclass(frozen=True)
+class _Pieces:
+    """A column of integers that comes a piece (an `array`) at a time, in order, each time
+    ``pieces()`` is called: a record's runners-up, which a spilled record reads from disk."""
+
+    pieces: Callable[[], Iterable[array]]
+
+
 def _body_pieces(body: dict) -> Iterator[bytes]:
     """``body`` as the compact JSON ``json.dumps(body, ensure_ascii=False,
     separators=(",", ":"))`` spells, a piece at a time. A run's steps are arrays of
@@ -197,11 +205,15 @@ def _body_pieces(body: dict) -> Iterator[bytes]:
     yield b"{"
     for index, (key, value) in enumerate(body.items()):
         yield f"{',' if index else ''}{json.dumps(key)}:".encode()
-        if isinstance(value, array):  # of integers: each spelled as JSON spells an int
+        if isinstance(value, array | SpilledColumn | _Pieces):  # of integers: each spelled as JSON spells an int
+            pieces = value.pieces() if isinstance(value, _Pieces) else (value,)
             yield b"["
-            for start in range(0, len(value), NUMBERS_PER_PIECE):
-                numbers = ",".join(map(str, value[start : start + NUMBERS_PER_PIECE]))
-                yield f"{',' if start else ''}{numbers}".encode()
+            first = True
+            for piece in pieces:
+                for start in range(0, len(piece), NUMBERS_PER_PIECE):
+                    numbers = ",".join(map(str, piece[start : start + NUMBERS_PER_PIECE]))
+                    yield f"{'' if first else ','}{numbers}".encode()
+                    first = False
             yield b"]"
         else:
             yield json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

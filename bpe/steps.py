@@ -142,6 +142,19 @@ def keep_largest_changes(changes: dict) -> tuple[tuple[Pair, int], ...]:
     return tuple(nonzero[:CHANGES_KEPT])
 
 
+def shared_token_ids(base_tokens: list, token_ids: dict | None) -> dict:
+    """The map an engine keeps of every token so far to its id, as steps number them (the
+    base tokens first, then each new token in the order it is made): ``token_ids`` when the
+    caller gives one, to be extended, else a new one. A caller that records steps by id
+    (`bpe.recorded.RecordedSteps`) needs the same map: at 50,000 merges one is megabytes,
+    so engine and record share it."""
+    if token_ids is None:
+        return {token: i for i, token in enumerate(base_tokens)}
+    if len(token_ids) != len(base_tokens) or any(token_ids.get(t) != i for i, t in enumerate(base_tokens)):
+        raise BpeError("a shared token map must hold the base tokens, numbered in order, and nothing else")
+    return token_ids
+
+
 def check_tie_rule(tie_rule: str) -> str:
     if tie_rule not in TIE_RULES:
         raise BpeError(f"unknown tie_rule {tie_rule!r}: choose one of {', '.join(TIE_RULES)}")

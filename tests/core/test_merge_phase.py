@@ -202,3 +202,50 @@ def test_a_run_from_counts_knows_its_token_usage_without_the_text(alphabet, pret
     assert sum(got.base_counts) == got.initial_length
     for merges in (0, 10, len(got.steps)):
         assert token_usage(got, None, merges) == token_usage(expected, text, merges)
+
+
+# ==================== A record that keeps its steps' details on disk
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    values=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=60),
+    block=st.integers(1, 7),
+    cut=st.integers(0, 70),
+    span=st.integers(0, 70),
+)
+def test_a_spilled_column_reads_back_what_was_appended(values, block, cut, span):
+    import pickle
+    from array import array
+
+    from bpe.recorded import SpilledColumn
+
+    column = SpilledColumn("q")
+    column.BLOCK_ITEMS = block  # most of it in the file, the last few in memory
+    for start in range(0, len(values), 3):
+        column.extend(values[start : start + 3])
+    assert len(column) == len(values) and list(column) == values
+    assert column[cut : cut + span] == array("q", values[cut : cut + span])
+    assert column[::2] == array("q", values[::2])
+    if values:
+        assert column[cut % len(values)] == values[cut % len(values)] and column[-1] == values[-1]
+    with pytest.raises(IndexError):
+        column[len(values)]
+    assert pickle.loads(pickle.dumps(column)) == array("q", values)
+
+
+def test_a_merge_phase_keeps_its_runners_up_on_disk_and_writes_the_same_run_file():
+    """Spilled, the runners-up and count changes of a run trained from counts cost a block
+    of memory each; the run file it writes is the one its steps held in memory write."""
+    from bpe.recorded import SpilledColumn
+    from bpe.runfile import RunSource, run_file_bytes
+
+    text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:200_000]
+    run = train_run_from_counts(counts_of(text, "", "bytes", "gpt2"), target_vocab_size=1_256, top_k=10)
+    recorded = run.steps
+    assert isinstance(recorded.top_ids, SpilledColumn) and isinstance(recorded.change_deltas, SpilledColumn)
+    assert len(recorded.top_counts) > 2 * SpilledColumn.BLOCK_ITEMS > 2 * len(recorded.top_counts._tail)
+    in_memory = dataclasses.replace(run, steps=list(recorded), step_seconds=list(run.step_seconds))
+    assert in_memory.steps == recorded and in_memory.merges == run.merges
+    source = RunSource(name="tiny")
+    assert run_file_bytes(run, source=source) == run_file_bytes(in_memory, source=source)

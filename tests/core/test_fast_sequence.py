@@ -1,0 +1,65 @@
+"""The fast engine's sequence keeps its pair table true after any merges, including the
+rare merge into a token that exists already (two ways of spelling one string): every
+pair's count is what a recount of the sequence finds, and its entry lists every position
+where it occurs (an array, or one int for a pair listed once)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from helpers import MAX_EXAMPLES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe.fast import _Sequence
+
+
+def recount(seq: _Sequence) -> tuple[Counter, dict]:
+    """Pair counts and positions found by walking the sequence's tokens from scratch."""
+    counts, positions = Counter(), {}
+    symbols, weights = seq.symbols, seq.weights
+    p = 0
+    while p < len(symbols) - 1:
+        a = symbols[p]
+        q = p + (seq.lengths[a] if a != seq.edge else 1)
+        b = symbols[q]
+        if a != seq.edge and b != seq.edge:
+            key = a << seq.shift | b
+            counts[key] += 1 if seq.unweighted else weights[p]
+            positions.setdefault(key, set()).add(p)
+        p = q
+    return counts, positions
+
+
+def check(seq: _Sequence) -> None:
+    counts, positions = recount(seq)
+    assert {key: seq.count(entry) for key, entry in seq.pairs.items()} == dict(counts)
+    for key, found in positions.items():
+        listed = set(seq.positions(seq.pairs[key]))
+        assert found <= listed, f"pair {key} occurs at {sorted(found - listed)}, which its entry does not list"
+        assert seq.first_position(key) == min(found)
+
+
+words = st.lists(
+    st.tuples(st.lists(st.sampled_from("abc"), min_size=1, max_size=9), st.integers(1, 3)), min_size=1, max_size=8
+)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(words=words, choices=st.lists(st.tuples(st.integers(0, 10**6), st.booleans()), max_size=12))
+def test_the_pair_table_stays_true_through_any_merges(words, choices):
+    seq = _Sequence(words, {"a": 0, "b": 1, "c": 2}, 64)
+    check(seq)
+    for pick, into_existing in choices:
+        if not seq.pairs:
+            break
+        key = sorted(seq.pairs)[pick % len(seq.pairs)]
+        a, b = key >> seq.shift, key & seq.mask
+        length = seq.lengths[a] + seq.lengths[b]
+        # a token of the same length that exists already (its string could be spelled two
+        # ways), or a new one
+        existing = [t for t in range(len(seq.lengths)) if seq.lengths[t] == length and t not in (a, b)]
+        new_id = existing[pick % len(existing)] if into_existing and existing else len(seq.lengths)
+        changes, grown = seq.merge(key, new_id)
+        check(seq)
+        assert all(changes[g] > 0 for g in grown if g in changes)
