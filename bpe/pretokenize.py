@@ -458,8 +458,9 @@ class ChunkTally:
 
     MAX_PENDING_RUNS = 1_000_000  # distinct runs kept before they are chunked (~100 MB)
 
-    def __init__(self, pretokenizer: str | None) -> None:
+    def __init__(self, pretokenizer: str | None, max_pending_runs: int = MAX_PENDING_RUNS) -> None:
         self.pretokenizer = pretokenizer
+        self.max_pending_runs = max_pending_runs
         self._chunks: Counter = Counter()
         self._runs: Counter | None = Counter() if pretokenizer == "gpt2" else None
 
@@ -468,7 +469,7 @@ class ChunkTally:
             self._chunks.update(split(text, self.pretokenizer))
             return
         self._runs.update(_GPT2_RUNS.findall(text))
-        if len(self._runs) > self.MAX_PENDING_RUNS:  # a bound on memory, whatever the corpus
+        if len(self._runs) > self.max_pending_runs:  # a bound on memory, whatever the corpus
             self._flush_runs()
 
     def counts(self) -> Counter:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from bpe.counts import (
     METADATA_KEY,
     ChunkCounts,
+    Chunks,
     chunk_settings,
     count_text,
     in_memory_bytes,
@@ -406,3 +407,35 @@ def test_a_tally_of_passages_is_each_passage_counted_in_turn(passages, pending):
             expected[chunk] += count
     got = tally.counts()
     assert got == expected and list(got) == list(expected)
+
+
+# ==================== Chunks: one UTF-8 text and its ends, read as strings
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab \n1'é中😀"), min_size=1, max_size=8), max_size=20, unique=True))
+def test_chunks_read_back_as_the_strings_they_were_made_of(strings):
+    import pickle
+
+    chunks = Chunks(strings)
+    assert len(chunks) == len(strings) and list(chunks) == strings and chunks == tuple(strings)
+    assert [chunks[i] for i in range(-len(strings), len(strings))] == strings + strings
+    assert chunks[1:3] == tuple(strings[1:3])
+    assert list(chunks.encoded()) == [s.encode("utf-8") for s in strings]
+    assert list(chunks.byte_lengths()) == [len(s.encode("utf-8")) for s in strings]
+    again = pickle.loads(pickle.dumps(chunks))
+    assert again == chunks and list(again) == strings
+    assert Chunks.from_parts(chunks.utf8, chunks.ends) == chunks
+    with pytest.raises(IndexError):
+        chunks[len(strings)]
+
+
+def test_a_table_keeps_its_chunks_in_one_text_and_compares_by_content():
+    table = count_text("low lower lowest é中", alphabet="bytes", pretokenizer="gpt2")
+    assert isinstance(table.chunks, Chunks) and isinstance(table.heldout_chunks, Chunks)
+    assert table.chunks == ("low", " lower", " lowest", " é中") != ("low",)
+    assert table.chunks != Chunks(["low"]) and table.chunks.__eq__(3) is NotImplemented
+    assert table.symbols == len("low lower lowest é中".encode())
+    assert "Chunks(['low', ' lower', ' lowest', ...], 4 chunks)" == repr(table.chunks)
+    given_as_tuples = ChunkCounts(**{**table.__dict__, "chunks": tuple(table.chunks)})
+    assert given_as_tuples == table
