@@ -4,24 +4,35 @@ This is the public API. It imports nothing heavy: no streamlit, plotly, pandas o
 (a test imports every module in a fresh interpreter). The algorithm lives at the package's
 root; each use of it has a sub-package: `bpe.gpt2`, `bpe.corpora`, `bpe.analysis`,
 `bpe.cli`, `bpe.lm` (the only torch user) and `bpe.benchmarks`.
+
+Each name is imported from its module the first time it is asked for (``from bpe import
+BPETokenizer``, ``bpe.train_run``): importing any part of the package runs this file, and a
+merge phase or a counting worker that never touches GPT-2 need not load it and the download
+code it brings (the network modules: a megabyte or two of a process that should stay small).
 """
+
+import importlib
 
 from bpe.errors import BpeError as BpeError
 from bpe.errors import CorpusError as CorpusError
 from bpe.errors import DownloadError as DownloadError
 from bpe.errors import TokenizerFileError as TokenizerFileError
 from bpe.errors import UnknownSymbolsError as UnknownSymbolsError
-from bpe.gpt2 import GPT2Tokenizer as GPT2Tokenizer
-from bpe.gpt2 import load_gpt2 as load_gpt2
-from bpe.run import TrainingRun as TrainingRun
-from bpe.run import train_run as train_run
-from bpe.steps import MergeStep as MergeStep
-from bpe.steps import StepStream as StepStream
-from bpe.steps import StopReason as StopReason
-from bpe.tokenizer import BPETokenizer as BPETokenizer
-from bpe.tokenizer import Tokenizer as Tokenizer
-from bpe.training import TrainingSettings as TrainingSettings
-from bpe.training import train_steps as train_steps
+
+# name -> the module it lives in, imported on first use
+_LAZY = {
+    "GPT2Tokenizer": "bpe.gpt2",
+    "load_gpt2": "bpe.gpt2",
+    "TrainingRun": "bpe.run",
+    "train_run": "bpe.run",
+    "MergeStep": "bpe.steps",
+    "StepStream": "bpe.steps",
+    "StopReason": "bpe.steps",
+    "BPETokenizer": "bpe.tokenizer",
+    "Tokenizer": "bpe.tokenizer",
+    "TrainingSettings": "bpe.training",
+    "train_steps": "bpe.training",
+}
 
 __all__ = [
     "BPETokenizer",
@@ -41,3 +52,16 @@ __all__ = [
     "train_run",
     "train_steps",
 ]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bpe' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # found once: later lookups do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

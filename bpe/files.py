@@ -20,9 +20,7 @@ import hashlib
 import os
 import re
 import shutil
-import socket
 import stat
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +29,8 @@ from typing import BinaryIO
 from bpe.errors import BpeError
 
 CHUNK_BYTES = 1 << 20
-_HOST = re.sub(r"[^A-Za-z0-9]", "", socket.gethostname())[:32] or "host"
+# (os, not socket and uuid: a training that writes one file need not load the network modules)
+_HOST = re.sub(r"[^A-Za-z0-9]", "", os.uname().nodename)[:32] or "host"
 _OWNED = re.compile(r"\.bpe-(?P<host>[A-Za-z0-9]*)-(?P<pid>[0-9]+)-[0-9a-f]{32}\.(?:tmp|old|part)")
 
 
@@ -39,7 +38,12 @@ def temporary_path(target: Path, suffix: str = ".tmp") -> Path:
     """A fresh temporary name beside ``target`` that names this host and process, after
     removing the ones of ``target`` left by processes of this host that are gone."""
     remove_stale_temporaries(target)
-    return target.with_name(f"{target.name}.bpe-{_HOST}-{os.getpid()}-{uuid.uuid4().hex}{suffix}")
+    return target.with_name(f"{target.name}.bpe-{_HOST}-{os.getpid()}-{_random_hex()}{suffix}")
+
+
+def _random_hex() -> str:
+    """32 random hex digits, as ``uuid.uuid4().hex`` would give (from the same source)."""
+    return os.urandom(16).hex()
 
 
 def remove_stale_temporaries(target: Path) -> list[Path]:
@@ -116,7 +120,7 @@ def check_writable_folder(folder: str | os.PathLike[str]) -> Path:
     later leaves no new empty folders behind."""
     target = Path(folder)
     created = [parent for parent in (target, *target.parents) if not parent.exists()]
-    probe = target / f".bpe-write-check.{uuid.uuid4().hex}.tmp"
+    probe = target / f".bpe-write-check.{_random_hex()}.tmp"
     try:
         target.mkdir(parents=True, exist_ok=True)
         with open(probe, "xb"):

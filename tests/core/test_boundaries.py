@@ -229,6 +229,21 @@ def test_counting_training_and_the_command_line_load_no_http_client():
     assert result.stdout.strip() == "[]"
 
 
+def test_the_merge_phase_loads_neither_gpt2_nor_the_network_modules():
+    """Importing any part of the package runs bpe/__init__.py: when it imported GPT-2, every
+    counting worker and merge phase loaded the download code and with it socket, uuid and
+    platform (1.1 MB of a merge phase that must stay within 4 MB per million characters).
+    The public names still come from the package, each on first use."""
+    code = (
+        "import sys, bpe.corpora.counting, bpe.run, bpe.runfile; "
+        "print(sorted(m for m in ('bpe.gpt2', 'bpe.fetch', 'socket', 'uuid', 'platform') if m in sys.modules)); "
+        "import bpe; from bpe import *; print(all(getattr(bpe, name) is not None for name in bpe.__all__))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]", "True"]
+
+
 def test_the_import_graph_has_no_cycle():
     graph = import_graph()
     state: dict[str, str] = {}
@@ -291,6 +306,9 @@ def top_level_names(path: Path) -> set[str]:
             names.update(t.id for t in targets if isinstance(t, ast.Name))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:  # names a module gives on first use
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["__all__"]:
+            names.update(ast.literal_eval(node.value))
     return names
 
 
