@@ -186,6 +186,15 @@ def run_for(settings: Settings) -> TrainingRun:
     return run
 
 
+def run_at_hand(settings: Settings) -> TrainingRun | None:
+    """The run for any settings when it needs no training (this session's current run, a
+    replayed run file, the run it stopped, or a finished run still kept), else None: for a
+    page that offers runs to look at, where training each run offered would cost a visit
+    one training for every run let go (past `MAX_FINISHED_RUNS`, past `MAX_OWN_RUNS`, or with
+    the session's earlier own text: `data.owned`)."""
+    return _at_hand(settings)
+
+
 def seen_runs() -> list[Settings]:
     """The settings of every run this session trained or opened, most recent first (bounded)."""
     return list(recent(SEEN_RUNS).values())
