@@ -23,7 +23,7 @@ from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
-from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
+from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
 from pages._shared.state.sessions import session_watch
 from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, TRAIN_UP_TO, VOCAB, Settings
 from pages._shared.state.stores import (
@@ -392,7 +392,7 @@ def _read_run(path: str, version: str) -> RunFile:
     return read_run_file(path)
 
 
-@st.cache_resource(show_spinner="Opening the run file…", max_entries=8, scope="session")
+@cache_resource_per_session(show_spinner="Opening the run file…", max_entries=8)
 def _parsed_run(content_hash: str, _raw: bytes, _name: str) -> RunFile:
     return parse_run_file(_raw, name=_name)
 
