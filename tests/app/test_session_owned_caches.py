@@ -210,3 +210,27 @@ def test_after_a_new_own_text_the_pages_train_its_run_only(monkeypatch):
     assert trained == [TEXT_B[:8]]
     assert at.session_state["compare_b"].corpus == SMALL_CORPUS  # the class's run, at hand
     end_session()
+
+
+def test_a_page_asking_seven_values_of_a_function_finds_them_all_on_its_next_run(monkeypatch):
+    """Context window measures up to seven tokenizers in one run (characters, three vocab
+    sizes, GPT-2, GPT-4, an upload): on a session's own text, with a session's cache of four
+    values a function, the run's last values pushed out its first, and every run measured
+    them all again."""
+    import pages._shared.data.measures as measures
+    from bpe.run import train_run
+
+    end_session()
+    measured, token_lengths = [], measures.token_lengths
+    monkeypatch.setattr(measures, "token_lengths", lambda *a: measured.append(1) or token_lengths(*a))
+    at = new_app("pages/4_Context_window.py", settings_corpus=SMALL_CORPUS)
+    paste(at, (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")[:20_000])  # sizes to choose
+    at.session_state["vocab_uploaded"] = ("mine.json", train_run(TEXT_B, 300).tokenizer())
+    sizes = at.multiselect(key="_w_context_sizes")
+    sizes.set_value(sizes.options[-3:]).run()
+    assert not at.exception and len(at.session_state["context_sizes"]) == 3
+    assert len(measured) >= 5  # the characters, three sizes and the upload at least
+    measured.clear()
+    at.run()
+    assert not at.exception and measured == []
+    end_session()

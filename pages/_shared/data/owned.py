@@ -35,7 +35,10 @@ from pages._shared.state.stores import is_own_text
 
 # How many values of each function one session keeps of its own: a session works on one text
 # at a time, and a cap sized for a whole class's settings (up to 64), held once per session,
-# would let a class's memory grow with every student's text and every setting they try.
+# would let a class's memory grow with every student's text and every setting they try. A
+# function one page asks for more values in one run says how many (``session_entries=``):
+# with fewer, the values pushed out during the run are the first the next run asks for, and
+# every run of that page would compute them all again.
 SESSION_MAX_ENTRIES = 4
 OWN_TEXT_HELD = "owned_text_held"  # (name, content version): the own text this session's own caches hold values of
 
@@ -44,10 +47,10 @@ OWN_TEXT_HELD = "owned_text_held"  # (name, content version): the own text this 
 SESSION_CACHES: dict[str, Callable] = {}
 
 
-def _per_session(cache, function: Callable, params: dict) -> Callable:
-    """``function`` cached for each session alone (at most `SESSION_MAX_ENTRIES` values, fewer
-    when ``params`` ask for fewer), and listed in `SESSION_CACHES`."""
-    kept = min(params.get("max_entries") or SESSION_MAX_ENTRIES, SESSION_MAX_ENTRIES)
+def _per_session(cache, function: Callable, params: dict, entries: int) -> Callable:
+    """``function`` cached for each session alone (at most ``entries`` values, fewer when
+    ``params`` ask for fewer), and listed in `SESSION_CACHES`."""
+    kept = min(params.get("max_entries") or entries, entries)
     cached = cache(scope="session", **{**params, "max_entries": kept})(function)
     SESSION_CACHES[f"{function.__module__}.{function.__qualname__}"] = cached
     return cached
@@ -56,12 +59,12 @@ def _per_session(cache, function: Callable, params: dict) -> Callable:
 class ByOwner:
     """A function cached twice, process-wide and per session; each call says which with
     ``own=`` (True: the value is computed on this session's own text). The session's cache
-    keeps at most `SESSION_MAX_ENTRIES` values (fewer when the shared one keeps fewer), of
-    the own text it works on (`hold_values_of`)."""
+    keeps at most ``entries`` values (fewer when the shared one keeps fewer), of the own text
+    it works on (`hold_values_of`)."""
 
-    def __init__(self, function: Callable, cache, params: dict) -> None:
+    def __init__(self, function: Callable, cache, params: dict, entries: int) -> None:
         self.shared = cache(**params)(function)
-        self.per_session = _per_session(cache, function, params)
+        self.per_session = _per_session(cache, function, params, entries)
         self._names = tuple(inspect.signature(function).parameters)
         functools.update_wrapper(self, function)
 
@@ -75,28 +78,30 @@ class ByOwner:
         return (self.per_session if own else self.shared)(**named)
 
 
-def cache_data_by_owner(**params) -> Callable[[Callable], ByOwner]:
-    """`st.cache_data` (with ``params``) in both scopes: see `ByOwner`."""
-    return lambda function: ByOwner(function, st.cache_data, params)
+def cache_data_by_owner(*, session_entries: int = SESSION_MAX_ENTRIES, **params) -> Callable[[Callable], ByOwner]:
+    """`st.cache_data` (with ``params``) in both scopes, ``session_entries`` values a session
+    (`SESSION_MAX_ENTRIES` unless a page asks more in one run): see `ByOwner`."""
+    return lambda function: ByOwner(function, st.cache_data, params, session_entries)
 
 
-def cache_resource_by_owner(**params) -> Callable[[Callable], ByOwner]:
-    """`st.cache_resource` (with ``params``) in both scopes: see `ByOwner`."""
-    return lambda function: ByOwner(function, st.cache_resource, params)
+def cache_resource_by_owner(*, session_entries: int = SESSION_MAX_ENTRIES, **params) -> Callable[[Callable], ByOwner]:
+    """`st.cache_resource` (with ``params``) in both scopes, ``session_entries`` values a
+    session (`SESSION_MAX_ENTRIES` unless a page asks more in one run): see `ByOwner`."""
+    return lambda function: ByOwner(function, st.cache_resource, params, session_entries)
 
 
 def cache_data_per_session(**params) -> Callable[[Callable], Callable]:
     """`st.cache_data` (with ``params``) for each session alone, for what is always a
     session's own (computed with its uploaded tokenizer): bounded and dropped as a
     `ByOwner`'s session half is."""
-    return lambda function: _per_session(st.cache_data, function, params)
+    return lambda function: _per_session(st.cache_data, function, params, SESSION_MAX_ENTRIES)
 
 
 def cache_resource_per_session(**params) -> Callable[[Callable], Callable]:
     """`st.cache_resource` (with ``params``) for each session alone, for what is always a
     session's own (an uploaded run file, parsed): bounded and dropped as a `ByOwner`'s
     session half is."""
-    return lambda function: _per_session(st.cache_resource, function, params)
+    return lambda function: _per_session(st.cache_resource, function, params, SESSION_MAX_ENTRIES)
 
 
 def hold_values_of(settings: Settings) -> None:

@@ -407,6 +407,8 @@ def prefix_tokenizer(settings: Settings, run: TrainingRun, merges: int) -> BPETo
 
 # Tokenizers are models, not data: cache_resource shares one object instead of
 # unpickling a copy on every rerun. Nothing mutates them but their bounded chunk cache.
-@cache_resource_by_owner(show_spinner=False, max_entries=64)
+# Tokenize's span diff asks a session for up to 7 in one run: the run at four vocab sizes
+# and each other run of its own text at hand (`MAX_OWN_RUNS` and one it stopped).
+@cache_resource_by_owner(show_spinner=False, max_entries=64, session_entries=7)
 def _merges_tokenizer(key: tuple, merges: int, _run: TrainingRun) -> BPETokenizer:
     return _run.tokenizer(merges=merges)
