@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from app_helpers import SMALL_CORPUS, new_app
+from app_helpers import ROOT, SMALL_CORPUS, new_app
 from streamlit.runtime import caching
 from streamlit.testing.v1 import AppTest
 
@@ -111,3 +111,126 @@ def test_a_chart_of_a_pasted_text_is_drawn_for_its_session_only(monkeypatch):
         assert not at.exception and at.session_state["settings_corpus"] == "pasted text"
         end_session()
     assert len(builds) == 3
+
+
+# ==================== A session's own caches hold one own text's values (issue 25)
+#
+# In a class where every student brings a new text each round, each text's values joined the
+# last ones up to each function's bound, and every process grew round after round. A new own
+# text now lets the last one's values and runs go (`owned.hold_values_of`).
+
+TEXT_A = "apples and pears, lower lowest newer newest " * 60
+TEXT_B = "bananas and berries, wider widest faster fastest " * 60
+EVERY_PAGE = ["app.py", *(f"pages/{p.name}" for p in sorted((ROOT / "pages").glob("[0-9]*_*.py")))]
+VISITED = [page for page in EVERY_PAGE if "Model" not in page]  # a model job is not a page visit's
+
+
+def _own_values_script():
+    import streamlit as st
+
+    from pages._shared.data.owned import own_values_held
+
+    st.session_state["held"] = own_values_held()
+
+
+def own_values_now() -> dict[str, int]:
+    """What the caches of AppTest's one session hold of its own, by function."""
+    return AppTest.from_function(_own_values_script).run().session_state["held"]
+
+
+def paste(at: AppTest, text: str) -> None:
+    at.text_area(key="settings_paste_box").input(text)
+    at.button(key="settings_use_paste").click().run()
+    assert not at.exception and at.session_state["settings_corpus"] == "pasted text"
+
+
+def visit_every_page(at: AppTest) -> None:
+    for page in VISITED:
+        at.switch_page(page).run()
+        assert not at.exception, f"{page}: {at.exception}"
+
+
+def counted_trainings(monkeypatch) -> list[str]:
+    """The corpus of every training started from now on."""
+    started, live_training = [], runs.LiveTraining
+    monkeypatch.setattr(
+        runs, "LiveTraining", lambda text, *a, **k: started.append(text[:8]) or live_training(text, *a, **k)
+    )
+    return started
+
+
+def test_a_new_own_text_lets_the_last_ones_values_and_runs_go():
+    """After text A then text B on every page, the session holds what a session that only
+    ever had B holds: B's values, not A's beside them, and A's run is gone from the process."""
+    end_session()
+    at = new_app(settings_corpus=SMALL_CORPUS)
+    paste(at, TEXT_A)
+    visit_every_page(at)
+    run_a = held_run(at)
+    paste(at, TEXT_B)
+    visit_every_page(at)
+    after_a_then_b = own_values_now()
+    gc.collect()
+    assert run_a() is None
+    del at
+    end_session()
+    at = new_app(settings_corpus=SMALL_CORPUS)
+    paste(at, TEXT_B)
+    visit_every_page(at)
+    only_b = own_values_now()
+    assert only_b and after_a_then_b == only_b
+    end_session()
+
+
+def test_a_shipped_corpus_in_between_keeps_the_own_texts_values(monkeypatch):
+    end_session()
+    trained = counted_trainings(monkeypatch)
+    at = new_app(settings_corpus=SMALL_CORPUS)
+    paste(at, TEXT_A)
+    held = own_values_now()
+    at.session_state["settings_corpus"] = SMALL_CORPUS
+    at.run()
+    at.session_state["settings_corpus"] = "pasted text"
+    at.run()
+    assert not at.exception
+    assert trained.count(TEXT_A[:8]) == 1 and own_values_now() == held
+    end_session()
+
+
+def test_after_a_new_own_text_the_pages_train_its_run_only(monkeypatch):
+    """The pages that offer the session's other runs (Tokenize's span diff, Compare runs' run
+    B) offer those at hand: they never train again the run of an own text let go."""
+    end_session()
+    at = new_app(settings_corpus=SMALL_CORPUS)
+    paste(at, TEXT_A)
+    visit_every_page(at)
+    trained = counted_trainings(monkeypatch)
+    paste(at, TEXT_B)
+    visit_every_page(at)
+    assert trained == [TEXT_B[:8]]
+    assert at.session_state["compare_b"].corpus == SMALL_CORPUS  # the class's run, at hand
+    end_session()
+
+
+def test_a_page_asking_seven_values_of_a_function_finds_them_all_on_its_next_run(monkeypatch):
+    """Context window measures up to seven tokenizers in one run (characters, three vocab
+    sizes, GPT-2, GPT-4, an upload): on a session's own text, with a session's cache of four
+    values a function, the run's last values pushed out its first, and every run measured
+    them all again."""
+    import pages._shared.data.measures as measures
+    from bpe.run import train_run
+
+    end_session()
+    measured, token_lengths = [], measures.token_lengths
+    monkeypatch.setattr(measures, "token_lengths", lambda *a: measured.append(1) or token_lengths(*a))
+    at = new_app("pages/4_Context_window.py", settings_corpus=SMALL_CORPUS)
+    paste(at, (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")[:20_000])  # sizes to choose
+    at.session_state["vocab_uploaded"] = ("mine.json", train_run(TEXT_B, 300).tokenizer())
+    sizes = at.multiselect(key="_w_context_sizes")
+    sizes.set_value(sizes.options[-3:]).run()
+    assert not at.exception and len(at.session_state["context_sizes"]) == 3
+    assert len(measured) >= 5  # the characters, three sizes and the upload at least
+    measured.clear()
+    at.run()
+    assert not at.exception and measured == []
+    end_session()

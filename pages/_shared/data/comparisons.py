@@ -27,7 +27,7 @@ from bpe.formats.merges_vs_ranks import Demonstration
 from bpe.formats.provenance import came_from, encoding_difference
 from bpe.run import TrainingRun
 from bpe.tokenizer import BPETokenizer
-from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
+from pages._shared.data.owned import cache_data_by_owner, cache_data_per_session, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts, prefix_tokenizer
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.render.merge_lists_html import merge_lists_html
@@ -138,7 +138,7 @@ def shared_demonstrations() -> list[Demonstration]:
     return demonstrations()
 
 
-@st.cache_data(show_spinner=False, max_entries=8, scope="session")  # an upload is its session's
+@cache_data_per_session(show_spinner=False, max_entries=8)  # an upload is its session's
 def upload_difference(
     fingerprint: str, training_key: tuple, merges: int, corpus_key: tuple, _settings, _run, _loaded, _text: str
 ) -> str | None:

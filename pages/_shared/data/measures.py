@@ -64,13 +64,15 @@ def measured_coverage(settings: Settings, compared: Compared, block: int) -> Cov
 
 
 # Resources, shared and never changed: a data cache unpickled a copy of each tokenizer's
-# lengths (one int per token of 200,000 characters) on every Context window visit.
-@cache_resource_by_owner(show_spinner=False, max_entries=32)
+# lengths (one int per token of 200,000 characters) on every Context window visit. The page
+# measures up to 7 tokenizers in one run (characters, three vocab sizes, GPT-2, GPT-4 and an
+# uploaded one), so a session keeps 7 of these and of `_coverage` and `_token_count`.
+@cache_resource_by_owner(show_spinner=False, max_entries=32, session_entries=7)
 def _lengths(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) -> list[int]:
     return token_lengths(_tokenizer.encode_tokens(_text))
 
 
-@cache_resource_by_owner(show_spinner=False, max_entries=64)
+@cache_resource_by_owner(show_spinner=False, max_entries=64, session_entries=7)
 def _coverage(tokenizer_key: tuple, corpus_key: tuple, block: int, _lengths: list[int]) -> Coverage:
     return context_coverage(_lengths, block)
 
@@ -84,7 +86,7 @@ def passage_tokens(settings: Settings, compared: Compared, chars: int) -> int:
     )
 
 
-@cache_data_by_owner(show_spinner=False, max_entries=64)
+@cache_data_by_owner(show_spinner=False, max_entries=64, session_entries=7)
 def _token_count(tokenizer_key: tuple, corpus_key: tuple, chars: int, _tokenizer, _text: str) -> int:
     return len(_tokenizer.encode(_text))
 
@@ -204,7 +206,9 @@ def _hash(key: tuple, _text: str) -> str:
 # ==================== Pretrained tokenizers cut to a run's vocab sizes
 
 
-@cache_data_by_owner(show_spinner=False, max_entries=64)
+# Compression asks two of each pretrained or uploaded tokenizer in one run (its curve, and
+# the row at the vocab shown): up to 6 a session.
+@cache_data_by_owner(show_spinner=False, max_entries=64, session_entries=6)
 def pretrained_prefix_curve(
     tokenizer_key: tuple, corpus_key: tuple, sizes: tuple, _tokenizer, _text: str
 ) -> list[PrefixPoint]:

@@ -10,6 +10,16 @@ closed session's runs and texts stayed until newer entries pushed them out, up t
 cache's ``max_entries``, for nobody: no other session holds that text. A dropped
 connection that comes back keeps its current run, which session state holds
 (`runs.RUN_MEMO`), and computes the rest again.
+
+A session works on one own text at a time, so its own caches hold the values of one text:
+when its corpus becomes another own text (a new upload, paste, lesson file or run file, or
+another of its kept texts picked in the sidebar), `hold_values_of` drops every value the
+session cached of its own, its finished runs on its own texts included, before anything
+of the new text is computed. Without that, each new text's values joined the last ones up
+to each function's bound (`SESSION_MAX_ENTRIES`), and in a class where every student
+brings a new text each round every process grew by tens of MB a round until the bounds
+were full (README, "Serving a lecture hall"). Going back to an earlier own text computes
+its values again; a shipped corpus in between keeps them.
 """
 
 from __future__ import annotations
@@ -20,21 +30,41 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from pages._shared.state.settings import Settings
+from pages._shared.state.stores import is_own_text
+
 # How many values of each function one session keeps of its own: a session works on one text
 # at a time, and a cap sized for a whole class's settings (up to 64), held once per session,
-# would let a class's memory grow with every student's text and every setting they try.
+# would let a class's memory grow with every student's text and every setting they try. A
+# function one page asks for more values in one run says how many (``session_entries=``):
+# with fewer, the values pushed out during the run are the first the next run asks for, and
+# every run of that page would compute them all again.
 SESSION_MAX_ENTRIES = 4
+OWN_TEXT_HELD = "owned_text_held"  # (name, content version): the own text this session's own caches hold values of
+
+# Every cache kept per session, by its function's name: each `ByOwner`'s session half and
+# each cache of what is always a session's own. What `drop_own_values` empties.
+SESSION_CACHES: dict[str, Callable] = {}
+
+
+def _per_session(cache, function: Callable, params: dict, entries: int) -> Callable:
+    """``function`` cached for each session alone (at most ``entries`` values, fewer when
+    ``params`` ask for fewer), and listed in `SESSION_CACHES`."""
+    kept = min(params.get("max_entries") or entries, entries)
+    cached = cache(scope="session", **{**params, "max_entries": kept})(function)
+    SESSION_CACHES[f"{function.__module__}.{function.__qualname__}"] = cached
+    return cached
 
 
 class ByOwner:
     """A function cached twice, process-wide and per session; each call says which with
     ``own=`` (True: the value is computed on this session's own text). The session's cache
-    keeps at most `SESSION_MAX_ENTRIES` values (fewer when the shared one keeps fewer)."""
+    keeps at most ``entries`` values (fewer when the shared one keeps fewer), of the own text
+    it works on (`hold_values_of`)."""
 
-    def __init__(self, function: Callable, cache, params: dict) -> None:
+    def __init__(self, function: Callable, cache, params: dict, entries: int) -> None:
         self.shared = cache(**params)(function)
-        kept = min(params.get("max_entries") or SESSION_MAX_ENTRIES, SESSION_MAX_ENTRIES)
-        self.per_session = cache(scope="session", **{**params, "max_entries": kept})(function)
+        self.per_session = _per_session(cache, function, params, entries)
         self._names = tuple(inspect.signature(function).parameters)
         functools.update_wrapper(self, function)
 
@@ -48,11 +78,65 @@ class ByOwner:
         return (self.per_session if own else self.shared)(**named)
 
 
-def cache_data_by_owner(**params) -> Callable[[Callable], ByOwner]:
-    """`st.cache_data` (with ``params``) in both scopes: see `ByOwner`."""
-    return lambda function: ByOwner(function, st.cache_data, params)
+def cache_data_by_owner(*, session_entries: int = SESSION_MAX_ENTRIES, **params) -> Callable[[Callable], ByOwner]:
+    """`st.cache_data` (with ``params``) in both scopes, ``session_entries`` values a session
+    (`SESSION_MAX_ENTRIES` unless a page asks more in one run): see `ByOwner`."""
+    return lambda function: ByOwner(function, st.cache_data, params, session_entries)
 
 
-def cache_resource_by_owner(**params) -> Callable[[Callable], ByOwner]:
-    """`st.cache_resource` (with ``params``) in both scopes: see `ByOwner`."""
-    return lambda function: ByOwner(function, st.cache_resource, params)
+def cache_resource_by_owner(*, session_entries: int = SESSION_MAX_ENTRIES, **params) -> Callable[[Callable], ByOwner]:
+    """`st.cache_resource` (with ``params``) in both scopes, ``session_entries`` values a
+    session (`SESSION_MAX_ENTRIES` unless a page asks more in one run): see `ByOwner`."""
+    return lambda function: ByOwner(function, st.cache_resource, params, session_entries)
+
+
+def cache_data_per_session(**params) -> Callable[[Callable], Callable]:
+    """`st.cache_data` (with ``params``) for each session alone, for what is always a
+    session's own (computed with its uploaded tokenizer): bounded and dropped as a
+    `ByOwner`'s session half is."""
+    return lambda function: _per_session(st.cache_data, function, params, SESSION_MAX_ENTRIES)
+
+
+def cache_resource_per_session(**params) -> Callable[[Callable], Callable]:
+    """`st.cache_resource` (with ``params``) for each session alone, for what is always a
+    session's own (an uploaded run file, parsed): bounded and dropped as a `ByOwner`'s
+    session half is."""
+    return lambda function: _per_session(st.cache_resource, function, params, SESSION_MAX_ENTRIES)
+
+
+def hold_values_of(settings: Settings) -> None:
+    """Keep this session's own caches for the text of ``settings`` when it is the session's
+    own: if they hold the values of another own text, drop them first (`drop_own_values`).
+    Called where the sidebar has resolved the run's corpus, before anything is computed on
+    it, so no value of the text a run works on is dropped during that run. A shipped corpus
+    changes nothing: the last own text's values stay for the way back to it."""
+    if not is_own_text(settings):
+        return
+    text = settings.corpus_key()[:2]  # its name and its content's hash: not the prefix or the split
+    state = st.session_state
+    if state.get(OWN_TEXT_HELD, text) != text:
+        drop_own_values()
+    state[OWN_TEXT_HELD] = text
+
+
+def drop_own_values() -> None:
+    """Empty every cache this session keeps of its own (`SESSION_CACHES`): its values on its
+    own texts and tokenizers, and its registry of finished runs on its own texts
+    (`runs.shared_trainings`; a training under way goes on for the session waiting on it).
+    Other sessions' caches and the shared ones are untouched."""
+    for cached in SESSION_CACHES.values():
+        cached.clear()  # a session-scoped cache clears the calling session's values only
+
+
+def own_values_held() -> dict[str, int]:
+    """How many values this session's own caches hold, by function (those holding any):
+    what `hold_values_of` bounds, for tests and a look into a running server. Streamlit 1.67
+    has no public count, so this reads its cache objects: a data cache's values are in its
+    storage, a resource cache's in the cache itself."""
+    held = {}
+    for name, cached in SESSION_CACHES.items():
+        cache = cached._info.get_function_cache(cached._function_key)
+        values = cache._mem_cache if hasattr(cache, "_mem_cache") else cache.storage._mem_cache
+        if len(values):
+            held[name] = len(values)
+    return held

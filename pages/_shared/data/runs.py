@@ -23,7 +23,7 @@ from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
-from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
+from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
 from pages._shared.state.sessions import session_watch
 from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, TRAIN_UP_TO, VOCAB, Settings
 from pages._shared.state.stores import (
@@ -184,6 +184,15 @@ def run_for(settings: Settings) -> TrainingRun:
         run = _outcome(training)
     remember(SEEN_RUNS, settings.training_key(), settings, MAX_SEEN_RUNS)
     return run
+
+
+def run_at_hand(settings: Settings) -> TrainingRun | None:
+    """The run for any settings when it needs no training (this session's current run, a
+    replayed run file, the run it stopped, or a finished run still kept), else None: for a
+    page that offers runs to look at, where training each run offered would cost a visit
+    one training for every run let go (past `MAX_FINISHED_RUNS`, past `MAX_OWN_RUNS`, or with
+    the session's earlier own text: `data.owned`)."""
+    return _at_hand(settings)
 
 
 def seen_runs() -> list[Settings]:
@@ -383,7 +392,7 @@ def _read_run(path: str, version: str) -> RunFile:
     return read_run_file(path)
 
 
-@st.cache_resource(show_spinner="Opening the run file…", max_entries=8, scope="session")
+@cache_resource_per_session(show_spinner="Opening the run file…", max_entries=8)
 def _parsed_run(content_hash: str, _raw: bytes, _name: str) -> RunFile:
     return parse_run_file(_raw, name=_name)
 
@@ -398,6 +407,8 @@ def prefix_tokenizer(settings: Settings, run: TrainingRun, merges: int) -> BPETo
 
 # Tokenizers are models, not data: cache_resource shares one object instead of
 # unpickling a copy on every rerun. Nothing mutates them but their bounded chunk cache.
-@cache_resource_by_owner(show_spinner=False, max_entries=64)
+# Tokenize's span diff asks a session for up to 7 in one run: the run at four vocab sizes
+# and each other run of its own text at hand (`MAX_OWN_RUNS` and one it stopped).
+@cache_resource_by_owner(show_spinner=False, max_entries=64, session_entries=7)
 def _merges_tokenizer(key: tuple, merges: int, _run: TrainingRun) -> BPETokenizer:
     return _run.tokenizer(merges=merges)

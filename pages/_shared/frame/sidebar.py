@@ -18,6 +18,7 @@ from bpe.pretokenize import pretokenizer_name
 from bpe.runfile import MAX_RUN_FILE_BYTES, RunFile, RunListing, labelled_runs, parse_run_file
 from bpe.text import shown_name
 from bpe.training import MAX_VOCAB_SIZE
+from pages._shared.data.owned import hold_values_of
 from pages._shared.data.runs import alphabet_size, corpus_texts, opened_run
 from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown
@@ -114,6 +115,7 @@ def draw_sidebar() -> tuple[Settings, bool]:
             help="Split the text into chunks (words) that merges never cross.",
         )
         settings = _settings(state[ENGINE], listed)
+        hold_values_of(settings)  # before anything is computed on the text: a new own text replaces the last's values
         minimum = _describe_corpus(settings)
         _vocab_inputs(minimum, _live_top(settings, minimum))
         st.header("Training")
@@ -302,6 +304,7 @@ def _replay_sidebar(run_file: str, version: str) -> Settings:
         top_k=int(state[TOP_K]),
         run_file=run_file,
     )
+    hold_values_of(stub)  # before the file is parsed: an uploaded run replaces the last own text's values
     try:
         opened = opened_run(stub)
     except BpeError as error:

@@ -29,7 +29,7 @@ from bpe.steps import TIE_RULES
 from bpe.wording import counted
 from pages._shared.data.comparisons import RunComparison, run_comparison
 from pages._shared.data.measures import run_label
-from pages._shared.data.runs import alphabet_size, run_for, seen_runs
+from pages._shared.data.runs import alphabet_size, run_at_hand, run_for, seen_runs
 from pages._shared.render.html import escape_markdown, segments_html, two_merges_html
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
@@ -76,7 +76,7 @@ def what_if_buttons(settings: Settings, step: int) -> None:
 def chosen_runs(settings: Settings) -> tuple[tuple[Settings, TrainingRun], tuple[Settings, TrainingRun]] | None:
     """Draw the variant form and the two run pickers; return runs A and B as (settings,
     run), trained or taken from the cache, or None while the session has only one run.
-    Defaults: A the current run, B the most recent other one."""
+    Defaults: A the current run, B the most recent other one at hand (`_most_recent_at_hand`)."""
     state = st.session_state
     keep_with(run_identity(settings), KEPT_WITH_RUN)
     _variant_form(settings)
@@ -91,7 +91,7 @@ def chosen_runs(settings: Settings) -> tuple[tuple[Settings, TrainingRun], tuple
     seen = seen_runs()
     state[RUN_A] = _in(state.get(RUN_A), seen) or _in(settings, seen)
     others = [s for s in seen if s.training_key() != state[RUN_A].training_key()]
-    state[RUN_B] = _in(state.get(RUN_B), others) or (others[0] if others else None)
+    state[RUN_B] = _in(state.get(RUN_B), others) or _most_recent_at_hand(others)
     if state[RUN_B] is None:
         return None
     left, right = st.columns(2)
@@ -100,6 +100,20 @@ def chosen_runs(settings: Settings) -> tuple[tuple[Settings, TrainingRun], tuple
     with right:
         bind(st.selectbox, "Run B", RUN_B, options=seen, format_func=run_label)
     return (state[RUN_A], run_for(state[RUN_A])), (state[RUN_B], run_for(state[RUN_B]))
+
+
+def _most_recent_at_hand(others: list[Settings]) -> Settings | None:
+    """Run B by default: the most recent other run that needs no training, else the most
+    recent one (trained). A run let go (a session's runs on its earlier own text go with that
+    text's values: `data.owned`) would be trained again on the first visit after each new
+    text, where a run at hand (the class's) costs nothing."""
+    for other in others:
+        try:
+            if run_at_hand(other) is not None:
+                return other
+        except BpeError:
+            continue  # a run file that cannot be read: picking it says so
+    return others[0] if others else None
 
 
 def _in(wanted: Settings | None, seen: list[Settings]) -> Settings | None:

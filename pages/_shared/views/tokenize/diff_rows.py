@@ -15,7 +15,7 @@ from bpe.analysis.span_diff import MAX_ROWS, span_diff
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from pages._shared.data.measures import run_label
-from pages._shared.data.runs import run_for, seen_runs
+from pages._shared.data.runs import run_at_hand, seen_runs
 from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, base_level, bpe_at, extra_tokenizers
 from pages._shared.frame.presenter import LARGE
 from pages._shared.render.html import escape_markdown
@@ -38,11 +38,14 @@ def diff_choices(settings: Settings, run: TrainingRun) -> dict[str, Compared]:
             choices.setdefault(f"this run, vocab {other.vocab_size:,}", other)
     alphabet = base_level(settings, run)
     choices[f"this run's {alphabet.label} alone"] = alphabet
-    for other in seen_runs():
+    for other in seen_runs():  # those at hand only: a visit never trains a run to offer it
         if other.training_key() == settings.training_key():
             continue
         try:
-            compared = bpe_at(other, run_for(other), other.vocab_size)
+            other_run = run_at_hand(other)
+            if other_run is None:
+                continue
+            compared = bpe_at(other, other_run, other.vocab_size)
         except BpeError:
             continue
         choices[f"run: {run_label(other)}"] = compared
