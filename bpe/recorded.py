@@ -292,16 +292,23 @@ class SpilledColumn:
         self._tail = array(typecode)
 
     def append(self, value: int) -> None:
-        self.extend((value,))
+        tail = self._tail
+        tail.append(value)
+        if len(tail) >= self.BLOCK_ITEMS:
+            self._write_tail()
 
     def extend(self, values: Iterable[int]) -> None:
-        self._tail.extend(values)
-        if len(self._tail) >= self.BLOCK_ITEMS:
-            block = memoryview(self._tail).cast("B")
-            while block:  # a raw file may take part of a write
-                block = block[self._file.write(block) :]
-            self._stored += len(self._tail)
-            self._tail = array(self.typecode)
+        tail = self._tail
+        tail.extend(values)
+        if len(tail) >= self.BLOCK_ITEMS:
+            self._write_tail()
+
+    def _write_tail(self) -> None:
+        block = memoryview(self._tail).cast("B")
+        while block:  # a raw file may take part of a write
+            block = block[self._file.write(block) :]
+        self._stored += len(self._tail)
+        self._tail = array(self.typecode)
 
     def __len__(self) -> int:
         return self._stored + len(self._tail)
