@@ -25,6 +25,7 @@ PROCESS = textwrap.dedent(
     from bpe.lm.slots import MachineJobSlots
     folder, cap, jobs, hold = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
     slots = MachineJobSlots(cap, folder)
+    printing = threading.Lock()  # print writes a line and its newline apart: two threads could mix them
     print("ready", flush=True)
 
     def job(number):
@@ -34,7 +35,8 @@ PROCESS = textwrap.dedent(
         time.sleep(hold)
         ended = time.monotonic()
         slots.leave(me)
-        print(json.dumps([started, ended]), flush=True)
+        with printing:
+            print(json.dumps([started, ended]), flush=True)
 
     threads = [threading.Thread(target=job, args=(n,)) for n in range(jobs)]
     for thread in threads:
