@@ -237,6 +237,19 @@ def test_good_tokenizer_upload_is_used_on_the_tokenize_page():
     assert any("uploaded: mine.json" in unescape_markdown(m.value) for m in at.markdown)
 
 
+@pytest.mark.parametrize("uploaded", [False, True])
+def test_tokenize_puts_two_tokenizers_a_row_in_presenter_mode(uploaded):
+    """Three columns a row leave no room at 1024 px for presenter mode's "Characters per
+    token": the browser found it cut in two with three tokenizers (no GPT-2 files here) and
+    with five (an upload beside GPT-2 and GPT-4). Whatever is here, with or without an
+    upload, a row holds two in presenter mode."""
+    upload = {"vocab_uploaded": ("mine.json", small_run().tokenizer())} if uploaded else {}
+    at = new_app(TOKENIZE, settings_corpus=SMALL, presenter_large=True, **upload)
+    assert not at.exception
+    weights = [c.weight for c in at.columns if any("(vocab" in m.value for m in c.markdown)]
+    assert len(weights) >= 2 + uploaded and weights == [0.5] * len(weights)
+
+
 @pytest.mark.parametrize("script", [TOKENIZE, COMPRESSION, CONTEXT, VOCABULARY])
 def test_pages_work_on_a_byte_level_pretokenized_run(script):
     at = new_app(

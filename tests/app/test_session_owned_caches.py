@@ -159,13 +159,20 @@ def counted_trainings(monkeypatch) -> list[str]:
     return started
 
 
+def new_session_on(text: str):
+    """A new session (the last one ended) on the class's corpus that pastes ``text`` and
+    visits every page with it."""
+    end_session()
+    at = new_app(settings_corpus=SMALL_CORPUS)
+    paste(at, text)
+    visit_every_page(at)
+    return at
+
+
 def test_a_new_own_text_lets_the_last_ones_values_and_runs_go():
     """After text A then text B on every page, the session holds what a session that only
     ever had B holds: B's values, not A's beside them, and A's run is gone from the process."""
-    end_session()
-    at = new_app(settings_corpus=SMALL_CORPUS)
-    paste(at, TEXT_A)
-    visit_every_page(at)
+    at = new_session_on(TEXT_A)
     run_a = held_run(at)
     paste(at, TEXT_B)
     visit_every_page(at)
@@ -173,10 +180,7 @@ def test_a_new_own_text_lets_the_last_ones_values_and_runs_go():
     gc.collect()
     assert run_a() is None
     del at
-    end_session()
-    at = new_app(settings_corpus=SMALL_CORPUS)
-    paste(at, TEXT_B)
-    visit_every_page(at)
+    new_session_on(TEXT_B)
     only_b = own_values_now()
     assert only_b and after_a_then_b == only_b
     end_session()
@@ -200,10 +204,7 @@ def test_a_shipped_corpus_in_between_keeps_the_own_texts_values(monkeypatch):
 def test_after_a_new_own_text_the_pages_train_its_run_only(monkeypatch):
     """The pages that offer the session's other runs (Tokenize's span diff, Compare runs' run
     B) offer those at hand: they never train again the run of an own text let go."""
-    end_session()
-    at = new_app(settings_corpus=SMALL_CORPUS)
-    paste(at, TEXT_A)
-    visit_every_page(at)
+    at = new_session_on(TEXT_A)
     trained = counted_trainings(monkeypatch)
     paste(at, TEXT_B)
     visit_every_page(at)

@@ -4,8 +4,9 @@ the characters it cannot encode marked (see `bpe.analysis.encodable`), GPT-2's
 
 Tokenize shows a column per tokenizer; with GPT-2, GPT-4 and an upload beside the
 characters and the run that is five, too narrow at 1024 px for the numbers in them. So
-`tokenizer_columns` keeps one row for up to `PER_ROW`, and otherwise puts the run's
-tokenizers in one row and the pretrained ones (GPT-2 beside GPT-4) in the next.
+`tokenizer_columns` keeps one row for up to `PER_ROW` (two in presenter mode's larger
+type), and otherwise puts the run's tokenizers in one row and the pretrained ones (GPT-2
+beside GPT-4) in the next.
 
 The text belongs to the corpus it was typed for: on another corpus it starts again from a
 sentence of that corpus (`state.per_run.keep_with`), so "low lower lowest" never opens on an
@@ -32,6 +33,7 @@ from bpe.tokenizer import BPETokenizer
 from bpe.wording import counted
 from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, cached_gpt2, extra_tokenizers
+from pages._shared.frame.presenter import LARGE
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown, linked_tokens_html
 from pages._shared.state import controls
@@ -40,7 +42,9 @@ from pages._shared.state.settings import Settings, bind
 
 # The plain keys (declared in `state.controls`): the text, the token traced, the special-token text
 TEXT, LINEAGE, SPECIAL_TEXT = controls.TOKENIZE_TEXT.key, controls.LINEAGE.key, controls.SPECIAL_TEXT.key
-PER_ROW = 3  # tokenizer columns a row: each keeps room for "Characters per token" and its value at 1024 px
+# Tokenizer columns a row: each keeps room for "Characters per token" and its value at 1024 px
+# (in presenter mode's larger type only two do; three cut "Characters" in two).
+PER_ROW, PER_ROW_LARGE = 3, 2
 
 
 def text_box(settings: Settings) -> str:
@@ -92,12 +96,13 @@ def unknown_note(encoded: Encoded) -> str | None:
 
 def tokenizer_columns(trained: int, pretrained: int) -> list:
     """A column for each of ``trained`` + ``pretrained`` tokenizers: one row when they are
-    `PER_ROW` or fewer; else the trained ones in a row, then the pretrained ones, at most
-    `PER_ROW` a row (every row as wide as the widest, so columns line up)."""
-    count = trained + pretrained
-    if count <= PER_ROW:
+    `PER_ROW` or fewer (`PER_ROW_LARGE` in presenter mode); else the trained ones in a row,
+    then the pretrained ones, at most that many a row (every row as wide as the widest, so
+    columns line up)."""
+    count, per_row = trained + pretrained, PER_ROW_LARGE if st.session_state.get(LARGE) else PER_ROW
+    if count <= per_row:
         return list(st.columns(max(count, 1)))[:count]
-    width = min(PER_ROW, max(trained, pretrained))
+    width = min(per_row, max(trained, pretrained))
     columns = list(st.columns(width))[:trained]
     while len(columns) < count:
         columns += st.columns(width)
