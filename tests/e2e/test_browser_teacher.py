@@ -172,7 +172,10 @@ def test_presenter_mode_enlarges_the_segments(page, app_url):
     page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}")
     segments = page.locator(".bpe-segments").first
     expect(segments).to_be_visible(timeout=60_000)
-    # each token's colour: its span carries only the hue (--h), the page's rule the rest
+    # each token's colour: its span carries only the hue (--h), the page's rule the rest. The
+    # rule is a style block of its own, which can be drawn a moment after the tokens on a busy
+    # machine (a full run on two workers read every token still transparent): wait for it.
+    expect(segments.locator(".tok").first).not_to_have_css("background-color", "rgba(0, 0, 0, 0)")
     colours = segments.locator(".tok").evaluate_all(
         "spans => spans.slice(0, 40).map(s => getComputedStyle(s).backgroundColor)"
     )
