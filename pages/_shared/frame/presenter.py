@@ -38,7 +38,7 @@ def presenter_toggle() -> None:
 
 def presented(fig):
     """``fig`` with larger type and height when presenter mode is on, else unchanged."""
-    return enlarged(fig) if st.session_state.get(LARGE) else fig
+    return enlarged(fig) if presenting() else fig
 
 
 def presented_once(key: tuple, build, *, own: bool = False):
@@ -50,4 +50,5 @@ def presented_once(key: tuple, build, *, own: bool = False):
 
 
 def presenting() -> bool:
+    """Whether presenter mode is on: what every view asks before sizing for a projector."""
     return bool(st.session_state.get(LARGE))

@@ -17,7 +17,7 @@ from bpe.run import TrainingRun
 from pages._shared.data.lenses import card_rows_of
 from pages._shared.data.runs import corpus_parts, opened_run
 from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers, session_owns
-from pages._shared.frame.presenter import LARGE, presented_once
+from pages._shared.frame.presenter import presented_once, presenting
 from pages._shared.render.report_card_html import report_card_figure, report_card_html
 from pages._shared.state.controls import CARD_UNIT
 from pages._shared.state.settings import Settings
@@ -65,7 +65,7 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
         horizontal=True,
         help="Bytes per token compares alphabets fairly: a Chinese character is 3 bytes of UTF-8.",
     )
-    st.html(report_card_html(rows, ours.label, references, ss[UNIT], large=bool(ss.get(LARGE))))
+    st.html(report_card_html(rows, ours.label, references, ss[UNIT], large=presenting()))
     if settings.run_file is not None:
         # the training part is graded by what the file records, for this run only
         merges = len(ours.tokenizer.merges)
@@ -85,7 +85,7 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
             "— : it covers too little of the text to grade (hover for how much). "
             "Hover a text's name for its source."
         )
-    unit, large = ss[UNIT], bool(ss.get(LARGE))
+    unit, large = ss[UNIT], presenting()
     key = ("report card", settings.corpus_key(), tuple((c.label, c.key) for c in compared), unit)  # what rows holds
     own = session_owns(settings, *compared)
     figure = presented_once(key, lambda: report_card_figure(rows, unit, large=large), own=own)  # presenter: in the key

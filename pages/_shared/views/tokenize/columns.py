@@ -33,7 +33,7 @@ from bpe.tokenizer import BPETokenizer
 from bpe.wording import counted
 from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, cached_gpt2, extra_tokenizers
-from pages._shared.frame.presenter import LARGE
+from pages._shared.frame.presenter import presenting
 from pages._shared.frame.tables import count_columns
 from pages._shared.render.html import escape_markdown, linked_tokens_html
 from pages._shared.state import controls
@@ -99,7 +99,7 @@ def tokenizer_columns(trained: int, pretrained: int) -> list:
     `PER_ROW` or fewer (`PER_ROW_LARGE` in presenter mode); else the trained ones in a row,
     then the pretrained ones, at most that many a row (every row as wide as the widest, so
     columns line up)."""
-    count, per_row = trained + pretrained, PER_ROW_LARGE if st.session_state.get(LARGE) else PER_ROW
+    count, per_row = trained + pretrained, PER_ROW_LARGE if presenting() else PER_ROW
     if count <= per_row:
         return list(st.columns(max(count, 1)))[:count]
     width = min(per_row, max(trained, pretrained))

@@ -17,7 +17,7 @@ from bpe.run import TrainingRun
 from pages._shared.data.measures import run_label
 from pages._shared.data.runs import run_at_hand, seen_runs
 from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, base_level, bpe_at, extra_tokenizers
-from pages._shared.frame.presenter import LARGE
+from pages._shared.frame.presenter import presenting
 from pages._shared.render.html import escape_markdown
 from pages._shared.render.span_diff_html import span_diff_html
 from pages._shared.state.controls import DIFF_ROWS
@@ -97,7 +97,7 @@ def draw_span_diff(settings: Settings, run: TrainingRun, text: str) -> None:
     most.metric("Most tokens", f"{max(diff.counts):,}")
     spread.metric("Spread", f"{diff.spread:.0%}", help="(most tokens − fewest tokens) / fewest tokens")
     stretches.metric("Cut differently", f"{len(diff.regions):,}", help="stretches of the text, ringed")
-    st.html(span_diff_html(diff, scope="tokenize-diff", large=bool(ss.get(LARGE))))
+    st.html(span_diff_html(diff, scope="tokenize-diff", large=presenting()))
     st.caption(
         "Same colour: the same characters as one token. Ringed: a stretch the rows cut differently (a token "
         "whose boundaries not every row shares). Hover a token to mark its characters in every row; a red "
