@@ -25,6 +25,6 @@ if nothing_to_measure(found):  # a run file that keeps no text
     st.stop()
 draw_coverage(found, block)
 st.subheader(f"The first {block:,} tokens of the same passage")
-draw_passages(found, block)
+draw_passages(settings, found, block)
 st.subheader("What attention costs")
 draw_attention_cost(settings, found)

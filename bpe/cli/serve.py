@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib.util
 import ipaddress
 import math
 import os
@@ -395,6 +396,9 @@ def run_serve(args, *, say: Callable[[str], None] | None = None) -> int:
         _check_config(haproxy, config)
         try:
             if not remote:
+                note = speedups_note()
+                if note:
+                    say(note)
                 for n, backend in enumerate(backends, start=1):
                     children.append(start_child(f"app{n} :{backend.port}", app_command(backend), env=env, say=say))
                 wait_healthy(children, backends, START_SECONDS)
@@ -486,6 +490,26 @@ def _warm_when_healthy(name: str, backend: Backend, link: str, *, env: dict, say
         warm_backends({name: backend}, link, env=env, say=say)
 
     threading.Thread(target=run, name=f"warm {name}", daemon=True).start()
+
+
+# Streamlit's "performance" extra (requirements.txt pins both): with them its server runs
+# on uvloop and parses HTTP with httptools, and a page visit costs an app process about a
+# third less CPU (tests/load/page_cost.py), which is what a lecture hall runs out of.
+SPEEDUPS = ("uvloop", "httptools")
+
+
+def speedups_note(installed: Callable[[str], bool] | None = None) -> str | None:
+    """A line for the teacher when the app processes will run without `SPEEDUPS` (they
+    start with this Python), or None."""
+    installed = installed or (lambda name: importlib.util.find_spec(name) is not None)
+    missing = [name for name in SPEEDUPS if not installed(name)]
+    if not missing:
+        return None
+    return (
+        f"note: {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not installed in {sys.executable}: "
+        "each app process spends about half as much CPU again on a page visit "
+        "(pip install -r requirements.txt installs them)"
+    )
 
 
 def _serving_line(address: str, port: int, backends: list[Backend], remote: bool) -> str:

@@ -25,6 +25,7 @@ from bpe.gpt2.files import find_gpt2_files
 from bpe.runfile import RUNS_DIR, list_runs, read_run_file
 from bpe.text import printable
 from pages._shared.state.controls import RARE_BELOW
+from pages._shared.views.token_health import sorted_rows
 
 SHIPPED = list_runs([RUNS_DIR])[0]
 RECORDED = read_run_file(SHIPPED.path)
@@ -214,3 +215,11 @@ def test_report_card_chart_names_read_across_in_presenter_mode():
             assert "English prose" in spec["data"][0]["y"]  # the names on the axis that reads across
         else:
             assert spec["layout"]["xaxis"]["tickangle"] == -35 and "orientation" not in spec["data"][0]
+
+
+def test_the_health_table_sorts_by_a_column_ties_by_id_and_missing_values_last_either_way():
+    rows = [{"id": i, "uses (held-out)": uses} for i, uses in [(5, 2), (1, None), (3, 2), (2, 7), (4, None), (0, 1)]]
+    fewest = sorted_rows(rows, "uses (held-out)", ascending=True)
+    assert [row["id"] for row in fewest] == [0, 3, 5, 2, 1, 4]
+    most = sorted_rows(rows, "uses (held-out)", ascending=False)
+    assert [row["id"] for row in most] == [2, 3, 5, 0, 1, 4]

@@ -87,6 +87,13 @@ def test_a_bad_backend_is_one_line(text, capsys):
 # ==================== One-line errors before anything starts
 
 
+def test_app_processes_without_streamlits_speedups_are_said():
+    assert serve.speedups_note() is None  # requirements.txt installs uvloop and httptools
+    note = serve.speedups_note(installed=lambda name: name != "uvloop")
+    assert note.startswith("note: uvloop is not installed in ") and "pip install -r requirements.txt" in note
+    assert "uvloop and httptools are" in serve.speedups_note(installed=lambda name: False)
+
+
 def test_a_missing_haproxy_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setattr(serve.shutil, "which", lambda name: None)
     monkeypatch.setattr(serve, "HAPROXY_PLACES", ())

@@ -7,6 +7,8 @@ Computation stays in `bpe.analysis`; this only caches and remembers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pyarrow as pa
 import streamlit as st
 
@@ -34,10 +36,12 @@ from bpe.text import printable
 from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, session_owns
+from pages._shared.render.html import context_window_html
 from pages._shared.state.settings import DEFAULTS, PREFIX_CAP, Settings
 from pages._shared.state.stores import MAX_SEEN_CURVES, SEEN_CURVES, is_own_text, recent, remember
 
 MEASURE_CHARS = 200_000  # coverage is measured on at most this much held-out text: enough, and quick
+MAX_PASSAGE = 12_000  # characters drawn per tokenizer in the Context window's highlighted passage
 
 
 # ==================== Cached measurements
@@ -84,6 +88,35 @@ def passage_tokens(settings: Settings, compared: Compared, chars: int) -> int:
     return _token_count(
         compared.key, settings.corpus_key(), chars, _tokenizer=compared.tokenizer, _text=text[:chars], own=own
     )
+
+
+@dataclass(frozen=True)
+class Passage:
+    """The Context window's passage as one tokenizer cuts it: the characters and tokens of
+    its first window, and the passage drawn with that window highlighted."""
+
+    window_characters: int
+    window_tokens: int
+    html: str
+
+
+def passage_window(settings: Settings, compared: Compared, block: int) -> Passage:
+    """The start of the `measured_text` (`MAX_PASSAGE` characters at most) cut by ``compared``,
+    its first ``block`` tokens highlighted. Cached: a class opening the page with one setting
+    encodes and draws each passage once, not once a student."""
+    _what, text = measured_text(settings)
+    own = session_owns(settings, compared)
+    passage = text[: min(MAX_PASSAGE, max(6 * block, 600))]
+    return _passage(
+        compared.key, settings.corpus_key(), block, _tokenizer=compared.tokenizer, _passage=passage, own=own
+    )
+
+
+# A few hundred kB of HTML each (a span per token): fewer kept than of the numbers above.
+@cache_resource_by_owner(show_spinner=False, max_entries=24, session_entries=7)
+def _passage(tokenizer_key: tuple, corpus_key: tuple, block: int, _tokenizer, _passage: str) -> Passage:
+    lengths = token_lengths(_tokenizer.encode_tokens(_passage))
+    return Passage(sum(lengths[:block]), min(block, len(lengths)), context_window_html(_passage, lengths, block))
 
 
 @cache_data_by_owner(show_spinner=False, max_entries=64, session_entries=7)

@@ -4,7 +4,7 @@ right edge) and `count_columns` (whole numbers in a sortable `st.dataframe`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 import pyarrow as pa
@@ -41,7 +41,7 @@ def rows_table(rows: Sequence[Mapping], *, counts: Sequence[str] = (), **datafra
     st.dataframe(arrow_rows(rows), hide_index=True, column_config=count_columns(*counts), **dataframe_options)
 
 
-def arrow_rows(rows: Sequence[Mapping]) -> pa.Table | pd.DataFrame:
+def arrow_rows(rows: Iterable[Mapping]) -> pa.Table | pd.DataFrame:
     """The rows as an Arrow table, which Streamlit sends as it is: going through pandas
     (a DataFrame, then its conversion to Arrow) cost a merge step about a tenth of its
     server time, twice a step, for every student. A column that mixes types (a count and

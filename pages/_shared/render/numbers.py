@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import pandas as pd
+import pyarrow as pa
 
 from pages._shared.render.html import escape_markdown
 
@@ -34,13 +34,20 @@ def cell(value, decimals: int = DEFAULT_DECIMALS) -> str:
     return escape_markdown(str(value)) if str(value) else MISSING
 
 
-def table_frame(rows: Sequence[Mapping], decimals: Mapping[str, int] | None = None) -> pd.DataFrame:
-    """Rows of plain values as a frame of display text (see `cell`), columns in row order."""
+def table_frame(rows: Sequence[Mapping], decimals: Mapping[str, int] | None = None) -> pa.Table:
+    """Rows of plain values as a table of display text (see `cell`), columns in row order.
+    An Arrow table, which Streamlit sends as it is: a pandas frame cost about 1 ms more a
+    table (its construction, then its conversion to Arrow), on every visit of every page
+    that shows one."""
     decimals = decimals or {}
     columns = list(rows[0]) if rows else []
-    return pd.DataFrame(
-        [{column: cell(row.get(column), decimals.get(column, DEFAULT_DECIMALS)) for column in columns} for row in rows],
-        columns=columns,
+    return pa.table(
+        {
+            column: pa.array(
+                [cell(row.get(column), decimals.get(column, DEFAULT_DECIMALS)) for row in rows], pa.string()
+            )
+            for column in columns
+        }
     )
 
 

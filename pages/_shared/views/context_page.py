@@ -14,16 +14,16 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from bpe.analysis.metrics import Coverage, relative_attention_cost, token_lengths
+from bpe.analysis.metrics import Coverage, relative_attention_cost
 from bpe.analysis.vocab_sizes import reached_vocab_size
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
-from pages._shared.data.measures import measured_coverage, measured_text, passage_tokens
+from pages._shared.data.measures import measured_coverage, measured_text, passage_tokens, passage_window
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presented_once
 from pages._shared.frame.tables import show_table
 from pages._shared.render.figures import coverage_figure
-from pages._shared.render.html import context_window_html, escape_markdown
+from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import BLOCK, CONTEXT_SIZES, PASSAGE
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
@@ -52,8 +52,6 @@ def chosen_sizes(settings: Settings, run: TrainingRun, choices: list[int]) -> li
 
 
 # ==================== The page's blocks
-
-MAX_PASSAGE = 12_000  # characters drawn per tokenizer in the highlighted passage
 
 
 def draw_controls(settings: Settings, run: TrainingRun) -> int:
@@ -147,17 +145,15 @@ def draw_coverage(found: Measured, block: int) -> None:
     )
 
 
-def draw_passages(found: Measured, block: int) -> None:
+def draw_passages(settings: Settings, found: Measured, block: int) -> None:
     """The same passage per tokenizer, its first ``block`` tokens highlighted."""
-    passage = found.text[: min(MAX_PASSAGE, max(6 * block, 600))]
     for c in found.compared:
-        cut = c.tokenizer.encode_tokens(passage)
-        passage_lengths = token_lengths(cut)
+        passage = passage_window(settings, c, block)
         st.markdown(
-            f"**{escape_markdown(c.label)}**: {sum(passage_lengths[:block]):,} characters in "
-            f"{min(block, len(cut)):,} tokens"
+            f"**{escape_markdown(c.label)}**: {passage.window_characters:,} characters in "
+            f"{passage.window_tokens:,} tokens"
         )
-        st.html(context_window_html(passage, passage_lengths, block))
+        st.html(passage.html)
 
 
 def draw_attention_cost(settings: Settings, found: Measured) -> None:

@@ -3,7 +3,6 @@ run, sorted views of them, and the same check on GPT-2, GPT-4 and an uploaded to
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from bpe.analysis.undertrained import (
@@ -22,7 +21,7 @@ from pages._shared.data.measures import MEASURE_CHARS
 from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presenting
-from pages._shared.frame.tables import count_columns
+from pages._shared.frame.tables import arrow_rows, count_columns
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
 from pages._shared.state.per_run import keep_with, run_identity
@@ -52,32 +51,28 @@ SORTS = {
 }
 
 
-def health_table(rows: list[TokenHealth]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {
-                "id": r.id,
-                "token": printable(r.token),
-                "flags": ", ".join(r.flags),
-                "step": r.step,
-                "count at creation": r.created_count,
-                "uses (training)": r.train_uses,
-                "uses (held-out)": r.heldout_uses,
-                "its own text encodes as": "" if r.encodes_as is None else " ".join(printable(t) for t in r.encodes_as),
-            }
-            for r in rows
-        ],
-        columns=[
-            "id",
-            "token",
-            "flags",
-            "step",
-            "count at creation",
-            "uses (training)",
-            "uses (held-out)",
-            "its own text encodes as",
-        ],
-    )
+def health_rows(rows: list[TokenHealth]) -> list[dict]:
+    return [
+        {
+            "id": r.id,
+            "token": printable(r.token),
+            "flags": ", ".join(r.flags),
+            "step": r.step,
+            "count at creation": r.created_count,
+            "uses (training)": r.train_uses,
+            "uses (held-out)": r.heldout_uses,
+            "its own text encodes as": "" if r.encodes_as is None else " ".join(printable(t) for t in r.encodes_as),
+        }
+        for r in rows
+    ]
+
+
+def sorted_rows(rows: list[dict], column: str, ascending: bool) -> list[dict]:
+    """``rows`` by ``column`` (ties by id), rows without a value (None) last either way."""
+    by_id = sorted(rows, key=lambda row: row["id"])
+    if ascending:
+        return sorted(by_id, key=lambda row: (row[column] is None, row[column] or 0))
+    return sorted(by_id, key=lambda row: (row[column] is not None, row[column] or 0), reverse=True)
 
 
 def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: int) -> None:
@@ -112,11 +107,8 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
     wanted = SHOW[ss[HEALTH_SHOW.key]]
     shown = [r for r in rows if (r.flags if wanted is None else wanted == "all" or wanted in r.flags)]
     column, ascending = SORTS[ss[HEALTH_SORT.key]]
-    table = health_table(shown)
-    if len(table):
-        table = table.sort_values([column, "id"], ascending=[ascending, True], na_position="last")
     st.dataframe(
-        table,
+        arrow_rows(sorted_rows(health_rows(shown), column, ascending)),
         hide_index=True,
         key="vocab_health",
         column_config=count_columns("id", "step", "count at creation", "uses (training)", "uses (held-out)"),
@@ -173,7 +165,13 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
     b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
     c.metric(f"Unused on {where}", f"{unused:,}", help=f"of {health.total:,} tokens longer than one symbol")
     if unreachable:
-        st.dataframe(health_table(unreachable)[["id", "token", "its own text encodes as"]], hide_index=True)
+        st.dataframe(
+            arrow_rows(
+                {key: row[key] for key in ("id", "token", "its own text encodes as")}
+                for row in health_rows(unreachable)
+            ),
+            hide_index=True,
+        )
     else:
         st.caption(
             f"Every token of {chosen.label} that is whole text encodes to itself: none is unreachable "
@@ -183,16 +181,14 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
     if glitches:
         st.markdown("**Suspicious tokens reported in GPT-2** (SolidGoldMagikarp and friends: reachable, under-trained)")
         st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "id": token_id,
-                        "token": printable(text),
-                        "uses (training)": health.uses(token_id)[0],
-                        "uses (held-out)": health.uses(token_id)[1],
-                    }
-                    for token_id, text in glitches
-                ]
+            arrow_rows(
+                {
+                    "id": token_id,
+                    "token": printable(text),
+                    "uses (training)": health.uses(token_id)[0],
+                    "uses (held-out)": health.uses(token_id)[1],
+                }
+                for token_id, text in glitches
             ),
             hide_index=True,
             key="vocab_glitches",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from functools import reduce
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import streamlit as st
@@ -23,7 +22,7 @@ from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
 from pages._shared.data.measures import encoded_training_ids, learned_rows, token_table
 from pages._shared.data.tokenizers import Compared, bpe_at
-from pages._shared.frame.tables import count_columns
+from pages._shared.frame.tables import arrow_rows, count_columns
 from pages._shared.state.controls import LENGTHS, SEARCH, UNUSED
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
@@ -108,11 +107,9 @@ def draw_first_and_longest(run: TrainingRun, merges: int, table: pa.Table) -> No
     first, tall = st.columns(2)
     first.markdown("**The first 50 merges**")
     first.dataframe(
-        pd.DataFrame(
-            [
-                {"step": n, "pair": pair_label(p), "token": printable(t), "pair count": f}
-                for n, p, t, f in first_merges(run, min(50, merges))
-            ]
+        arrow_rows(
+            {"step": n, "pair": pair_label(p), "token": printable(t), "pair count": f}
+            for n, p, t, f in first_merges(run, min(50, merges))
         ),
         hide_index=True,
         key="vocab_first",

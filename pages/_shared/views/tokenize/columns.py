@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
 import streamlit as st
 
 from bpe.analysis.encodable import applied_merges_in_known, segments_marking_unknown, unknown_characters
@@ -34,7 +33,7 @@ from bpe.wording import counted
 from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, cached_gpt2, extra_tokenizers
 from pages._shared.frame.presenter import presenting
-from pages._shared.frame.tables import count_columns
+from pages._shared.frame.tables import arrow_rows, count_columns
 from pages._shared.render.html import escape_markdown, linked_tokens_html
 from pages._shared.state import controls
 from pages._shared.state.per_run import corpus_identity, keep_with
@@ -176,17 +175,15 @@ def draw_lineage(run: TrainingRun, tokenizer: BPETokenizer, ids: list[int], text
             "learned, in the order training learned them"
         )
         st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "step": m.step,
-                        "pair": pair_label(m.pair),
-                        "token": printable(m.token),
-                        "times here": m.times,
-                        "pair count in training": run.steps[m.step - 1].frequency,
-                    }
-                    for m in fired
-                ]
+            arrow_rows(
+                {
+                    "step": m.step,
+                    "pair": pair_label(m.pair),
+                    "token": printable(m.token),
+                    "times here": m.times,
+                    "pair count in training": run.steps[m.step - 1].frequency,
+                }
+                for m in fired
             ),
             hide_index=True,
             key="tokenize_applied",

@@ -10,7 +10,6 @@ another text or tokenizer starts the film again.
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -24,6 +23,7 @@ from bpe.wording import counted
 from pages._shared.data.lenses import film_of
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers, session_owns
+from pages._shared.frame.tables import arrow_rows
 from pages._shared.render.encode_film_html import frame_headline_html
 from pages._shared.render.html import escape_markdown, segments_html
 from pages._shared.state.controls import FILM_FRAME, FILM_OF, STEP
@@ -193,15 +193,13 @@ def _rule_differences(film: EncodeFilm) -> None:
         )
     )
     st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "chunk": printable(d.text),
-                    "this tokenizer": " ".join(printable(t) for t in d.tokens),
-                    film.other_rule: " ".join(printable(t) for t in d.other_tokens),
-                }
-                for d in film.differences[:50]
-            ]
+        arrow_rows(
+            {
+                "chunk": printable(d.text),
+                "this tokenizer": " ".join(printable(t) for t in d.tokens),
+                film.other_rule: " ".join(printable(t) for t in d.other_tokens),
+            }
+            for d in film.differences[:50]
         ),
         hide_index=True,
         key="tokenize_film_differences",
