@@ -59,7 +59,8 @@ def test_four_tokenizers_side_by_side_without_gpt2(no_gpt2):
     assert sum(shaded["characters, no split"]) > 0 and sum(shaded["bytes, GPT-2 split"]) == 0
     assert "python -m bpe gpt2 download" in at.info[0].value
     assert "bytes_parity_run" not in [button.key for button in at.button]  # no GPT-2, no tiktoken check
-    characters = at.dataframe[-1].value
+    partial, characters = at.dataframe[-2].value, at.dataframe[-1].value
+    assert "<0xE0><0xA4>" in set(partial["token"])  # a dataframe shows cells as they are: no Markdown escapes
     assert {"€", "ü", "🙂", "你"} <= set(characters["character"])
     assert "None" not in characters.to_string()
     assert list(characters.columns) == [

@@ -20,6 +20,7 @@ def test_cells_have_separators_fixed_decimals_and_no_none():
         "—",
     ]
     assert cell("a*b_c") == "a\\*b\\_c"  # st.table renders Markdown: token text is escaped
+    assert cell("<0xE2>", markdown=False) == "<0xE2>"  # st.dataframe shows a backslash as one
     frame = table_frame([{"size": 1000, "held-out": None, "bits": 1.23456}], decimals={"bits": 3})
     assert frame.to_pylist() == [{"size": "1,000", "held-out": "—", "bits": "1.235"}]
 

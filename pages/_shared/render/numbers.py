@@ -18,9 +18,10 @@ MISSING = "—"
 DEFAULT_DECIMALS = 2
 
 
-def cell(value, decimals: int = DEFAULT_DECIMALS) -> str:
+def cell(value, decimals: int = DEFAULT_DECIMALS, *, markdown: bool = True) -> str:
     """One table cell as text: None -> "—", 1234 -> "1,234", 3.14159 -> "3.14" (``decimals``),
-    True/False -> "yes"/"no", text escaped for Markdown."""
+    True/False -> "yes"/"no", text escaped for Markdown (``markdown``: for `st.table`, which
+    renders it; an `st.dataframe` shows cells as they are, backslashes included)."""
     if value is None:
         return MISSING
     if isinstance(value, bool):
@@ -31,12 +32,16 @@ def cell(value, decimals: int = DEFAULT_DECIMALS) -> str:
         if value != value:  # NaN: no value
             return MISSING
         return f"{value:,.{decimals}f}"
-    return escape_markdown(str(value)) if str(value) else MISSING
+    if not str(value):
+        return MISSING
+    return escape_markdown(str(value)) if markdown else str(value)
 
 
-def table_frame(rows: Sequence[Mapping], decimals: Mapping[str, int] | None = None) -> pa.Table:
-    """Rows of plain values as a table of display text (see `cell`), columns in row order.
-    An Arrow table, which Streamlit sends as it is: a pandas frame cost about 1 ms more a
+def table_frame(
+    rows: Sequence[Mapping], decimals: Mapping[str, int] | None = None, *, markdown: bool = True
+) -> pa.Table:
+    """Rows of plain values as a table of display text (see `cell`; ``markdown=False`` for
+    an `st.dataframe`), columns in row order. An Arrow table, which Streamlit sends as it is: a pandas frame cost about 1 ms more a
     table (its construction, then its conversion to Arrow), on every visit of every page
     that shows one."""
     decimals = decimals or {}
@@ -44,7 +49,8 @@ def table_frame(rows: Sequence[Mapping], decimals: Mapping[str, int] | None = No
     return pa.table(
         {
             column: pa.array(
-                [cell(row.get(column), decimals.get(column, DEFAULT_DECIMALS)) for row in rows], pa.string()
+                [cell(row.get(column), decimals.get(column, DEFAULT_DECIMALS), markdown=markdown) for row in rows],
+                pa.string(),
             )
             for column in columns
         }

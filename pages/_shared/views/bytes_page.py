@@ -95,7 +95,7 @@ def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> Non
         "(part of a character, shown as `<0xE2>`)."
     )
     if partial:
-        st.dataframe(table_frame(partial), hide_index=True)
+        st.dataframe(table_frame(partial, markdown=False), hide_index=True)
     chars = multibyte_table(
         settings.corpus_key(),
         len(variant.merges),
@@ -107,7 +107,7 @@ def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> Non
     if not chars:
         st.info("This training text has no character beyond ASCII: every character is one byte.")
         return
-    st.dataframe(table_frame(chars), hide_index=True)
+    st.dataframe(table_frame(chars, markdown=False), hide_index=True)
     st.caption(
         "Held whole: the first merge whose token holds all the character's bytes (perhaps with more). "
         "Own token: the first merge that makes exactly that character. —: not within these merges."
