@@ -1,5 +1,6 @@
-"""Cached measurements, keyed by what they depend on: token lengths, compression curves
-(and this session's earlier curves, for overlays), the vocab sizes' rows, token usage,
+"""Cached measurements, keyed by what they depend on: token lengths, the Context window's
+passages, compression curves (and this session's earlier curves, for overlays), the vocab
+sizes' rows, token usage,
 the training ids, the text hash of lessons, pretrained tokenizers' prefix curves, the
 languages' costs.
 Computation stays in `bpe.analysis`; this only caches and remembers.
