@@ -24,8 +24,9 @@ from bpe.cli.main import main
 from bpe.gpt2.files import find_gpt2_files
 from bpe.runfile import RUNS_DIR, list_runs, read_run_file
 from bpe.text import printable
+from pages._shared.frame.tables import arrow_rows
 from pages._shared.state.controls import RARE_BELOW
-from pages._shared.views.token_health import sorted_rows
+from pages._shared.views.token_health import HEALTH_COLUMNS, health_rows, sorted_rows
 
 SHIPPED = list_runs([RUNS_DIR])[0]
 RECORDED = read_run_file(SHIPPED.path)
@@ -223,3 +224,13 @@ def test_the_health_table_sorts_by_a_column_ties_by_id_and_missing_values_last_e
     assert [row["id"] for row in fewest] == [0, 3, 5, 2, 1, 4]
     most = sorted_rows(rows, "uses (held-out)", ascending=False)
     assert [row["id"] for row in most] == [2, 3, 5, 0, 1, 4]
+
+
+def test_the_health_table_keeps_its_header_when_no_token_is_shown():
+    at = new_app(VOCABULARY, settings_corpus=WORKED)  # characters: no token is part of a character
+    at.selectbox(key="_w_vocab_show").set_value("partial characters").run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "flags" in d.value.columns)
+    assert len(table) == 0 and list(table.columns) == list(HEALTH_COLUMNS)
+    assert list(health_rows(expected_health())[0]) == list(HEALTH_COLUMNS)  # the rows name the same columns
+    assert arrow_rows([], columns=("a", "b")).column_names == ["a", "b"]

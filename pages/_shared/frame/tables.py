@@ -41,13 +41,15 @@ def rows_table(rows: Sequence[Mapping], *, counts: Sequence[str] = (), **datafra
     st.dataframe(arrow_rows(rows), hide_index=True, column_config=count_columns(*counts), **dataframe_options)
 
 
-def arrow_rows(rows: Iterable[Mapping]) -> pa.Table | pd.DataFrame:
+def arrow_rows(rows: Iterable[Mapping], *, columns: Sequence[str] = ()) -> pa.Table | pd.DataFrame:
     """The rows as an Arrow table, which Streamlit sends as it is: going through pandas
     (a DataFrame, then its conversion to Arrow) cost a merge step about a tenth of its
     server time, twice a step, for every student. A column that mixes types (a count and
     a "—") has no Arrow type: those rows go through pandas, whose object column Streamlit
-    shows as text."""
+    shows as text. ``columns``: the header an empty table still shows (rows name their own)."""
     rows = list(rows)
+    if not rows and columns:
+        return pa.table({column: pa.array([], pa.null()) for column in columns})
     if rows and any(row.keys() != rows[0].keys() for row in rows):
         return pd.DataFrame(rows)  # Arrow would take the first row's columns for all
     try:

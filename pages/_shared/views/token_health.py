@@ -51,7 +51,20 @@ SORTS = {
 }
 
 
+HEALTH_COLUMNS = (
+    "id",
+    "token",
+    "flags",
+    "step",
+    "count at creation",
+    "uses (training)",
+    "uses (held-out)",
+    "its own text encodes as",
+)
+
+
 def health_rows(rows: list[TokenHealth]) -> list[dict]:
+    """One row of `HEALTH_COLUMNS` per token."""
     return [
         {
             "id": r.id,
@@ -108,7 +121,7 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
     shown = [r for r in rows if (r.flags if wanted is None else wanted == "all" or wanted in r.flags)]
     column, ascending = SORTS[ss[HEALTH_SORT.key]]
     st.dataframe(
-        arrow_rows(sorted_rows(health_rows(shown), column, ascending)),
+        arrow_rows(sorted_rows(health_rows(shown), column, ascending), columns=HEALTH_COLUMNS),
         hide_index=True,
         key="vocab_health",
         column_config=count_columns("id", "step", "count at creation", "uses (training)", "uses (held-out)"),
