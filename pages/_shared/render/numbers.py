@@ -32,18 +32,19 @@ def cell(value, decimals: int = DEFAULT_DECIMALS, *, markdown: bool = True) -> s
         if value != value:  # NaN: no value
             return MISSING
         return f"{value:,.{decimals}f}"
-    if not str(value):
+    text = str(value)
+    if not text:
         return MISSING
-    return escape_markdown(str(value)) if markdown else str(value)
+    return escape_markdown(text) if markdown else text
 
 
 def table_frame(
     rows: Sequence[Mapping], decimals: Mapping[str, int] | None = None, *, markdown: bool = True
 ) -> pa.Table:
     """Rows of plain values as a table of display text (see `cell`; ``markdown=False`` for
-    an `st.dataframe`), columns in row order. An Arrow table, which Streamlit sends as it is: a pandas frame cost about 1 ms more a
-    table (its construction, then its conversion to Arrow), on every visit of every page
-    that shows one."""
+    an `st.dataframe`), columns in row order. An Arrow table, which Streamlit sends as it
+    is: a pandas frame cost about 1 ms more a table (its construction, then its conversion
+    to Arrow), on every visit of every page that shows one."""
     decimals = decimals or {}
     columns = list(rows[0]) if rows else []
     return pa.table(
