@@ -26,10 +26,10 @@ from itertools import accumulate, chain
 
 from bpe.alphabet import ALPHABETS, BYTES, CHARACTERS, check_alphabet, default_base_tokens, require_unicode, symbols_of
 from bpe.errors import BpeError
-from bpe.files import atomic_writer
-from bpe.jsonfile import load_json
+from bpe.io.files import atomic_writer
+from bpe.io.jsonfile import load_json
+from bpe.io.untrusted import open_regular_file
 from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern, chunk_counts
-from bpe.untrusted import open_regular_file
 
 CUSTOM = "custom"  # the pre-tokenizer name of a table counted with a pattern of its own
 PRETOKENIZER_NAMES = (None, *NAMED_PATTERNS, CUSTOM)
@@ -463,7 +463,7 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
     import pyarrow.parquet as pq
 
     name = str(path)
-    # Opened as a stranger's file (bpe.untrusted): a FIFO or a device would block or never
+    # Opened as a stranger's file (bpe.io.untrusted): a FIFO or a device would block or never
     # end, and the size is checked on the open file before Parquet reads a byte of it.
     with open_regular_file(
         path, what="the counts file", name=name, max_bytes=MAX_COUNTS_FILE_BYTES, error=BpeError

@@ -31,15 +31,15 @@ from pathlib import Path
 
 from bpe.alphabet import BYTES, from_gpt2_spelling, gpt2_spelling
 from bpe.errors import BpeError
-from bpe.files import atomic_write_bytes
-from bpe.jsonfile import load_json
+from bpe.io.files import atomic_write_bytes
+from bpe.io.jsonfile import load_json
+from bpe.io.untrusted import open_regular_file, read_file_bytes
 from bpe.paths import DATA_DIR
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import TrainingRun
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.text import shown_name
 from bpe.training import DEFAULT_ENGINE, MAX_TOP_K, TrainingSettings
-from bpe.untrusted import open_regular_file, read_file_bytes
 
 RUN_FORMAT = "bpe-lab-run"
 RUN_VERSION = 1

@@ -24,13 +24,13 @@ import os
 from dataclasses import dataclass
 
 from bpe.alphabet import BYTES, CHARACTERS, from_gpt2_spelling, gpt2_spelling
-from bpe.budget import MAX_TOTAL_TOKEN_BYTES, check_json_values, check_token_lengths
 from bpe.errors import BpeError, TokenizerFileError
-from bpe.files import atomic_write_bytes
-from bpe.jsonfile import load_json
+from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES, check_json_values, check_token_lengths
+from bpe.io.files import atomic_write_bytes
+from bpe.io.jsonfile import load_json
+from bpe.io.untrusted import read_file_bytes
 from bpe.pretokenize import check_pretokenizer
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
-from bpe.untrusted import read_file_bytes
 
 FILE_TYPES = {CHARACTERS: "character_bpe", BYTES: "byte_bpe"}
 ALPHABET_OF_TYPE = {kind: alphabet for alphabet, kind in FILE_TYPES.items()}
@@ -134,7 +134,7 @@ def parse_tokenizer_json(
 
     ``max_bytes`` and ``max_merges`` bound what a file may hold (an upload: see
     `UPLOAD_MAX_BYTES`, `UPLOAD_MAX_MERGES`); both are checked before anything is built,
-    as are the JSON's values and its tokens' total length (`bpe.budget`; the tokens of an
+    as are the JSON's values and its tokens' total length (`bpe.io.budget`; the tokens of an
     upload may hold at most ``max_bytes`` characters in all).
     """
     if max_bytes is not None and len(raw) > max_bytes:
@@ -157,7 +157,7 @@ def tokenizer_data_from_dict(
     """Check a parsed file's shape, types and fingerprint; return its `TokenizerData`.
 
     The merges spell every token out, so their total length (at most ``max_token_bytes``
-    characters, `bpe.budget`) is what the tokenizer will hold; no single token is bounded
+    characters, `bpe.io.budget`) is what the tokenizer will hold; no single token is bounded
     on its own, since training on repetitive text may learn long ones."""
     if not isinstance(data, dict):
         raise TokenizerFileError(

@@ -23,9 +23,9 @@ import math
 from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
-from bpe.jsonfile import load_json
+from bpe.io.jsonfile import load_json
+from bpe.io.untrusted import check_size
 from bpe.text import shown_name, shown_value
-from bpe.untrusted import check_size
 
 FORMAT = "bpe-lab-lesson"
 VERSION = 1

@@ -32,7 +32,7 @@ from bpe.benchmarks import bytes_level
 from bpe.benchmarks.tutorial_loop import tutorial_train
 from bpe.corpora.corpus import python_reference_text
 from bpe.encoder import replay_merges
-from bpe.files import atomic_write_bytes
+from bpe.io.files import atomic_write_bytes
 from bpe.paths import PROJECT_ROOT, shared_data_dir
 from bpe.tokenizer import BPETokenizer
 from bpe.training import train_steps

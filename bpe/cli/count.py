@@ -19,7 +19,7 @@ from bpe.corpora.counting import CountProgress, available_cores, count_corpus
 from bpe.corpora.streams import ReadOptions
 from bpe.counts import CUSTOM, write_counts
 from bpe.errors import BpeError
-from bpe.files import check_writable_folder, check_writable_target
+from bpe.io.files import check_writable_folder, check_writable_target
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.wording import counted
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
-from bpe.files import check_writable_folder, check_writable_target
+from bpe.io.files import check_writable_folder, check_writable_target
 from bpe.lm.config import Budget, ModelConfig, TrainSettings  # torch-free
 from bpe.lm.job import training_threads  # torch-free: the app's thread policy
 from bpe.tokenizer import BPETokenizer

@@ -19,7 +19,7 @@ from bpe.alphabet import ALPHABETS, BYTES, default_base_tokens
 from bpe.cli.count import CORPUS_DEFAULTS, chosen_pretokenizer, given_corpus_options
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
-from bpe.files import check_writable_target
+from bpe.io.files import check_writable_target
 from bpe.parity import MAX_CHARACTERS, PARITY, RULES, STANDARD, MultilingualRun, train_multilingual
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES

@@ -23,7 +23,7 @@ from bpe.analysis.metrics import compression, context_coverage, token_count_redu
 from bpe.corpora.textfile import read_text_file
 from bpe.counts import check_fits_in_memory
 from bpe.errors import BpeError
-from bpe.files import check_writable_target, staged_files
+from bpe.io.files import check_writable_target, staged_files
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StopReason, log_line, should_log
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer

@@ -29,7 +29,7 @@ from bpe.cli.parity import run_parity_training
 from bpe.cli.pipeline import add_max_vocab_characters_option, budget_hint, unchanged_message
 from bpe.counts import read_counts
 from bpe.errors import BpeError
-from bpe.files import check_writable_target, staged_files
+from bpe.io.files import check_writable_target, staged_files
 from bpe.run import TrainingRun, train_run_from_counts
 from bpe.runfile import MAX_MERGES, RunSource, check_run_fits, read_run_file, run_file_bytes
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep

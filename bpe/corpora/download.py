@@ -1,6 +1,6 @@
 """Download WikiText-2 (raw, v1) once, check its SHA-256, and unpack it into the cache.
 
-The transfer is `bpe.fetch.fetch_verified`'s (mirrors in order, a deadline per transfer,
+The transfer is `bpe.io.fetch.fetch_verified`'s (mirrors in order, a deadline per transfer,
 SHA-256 checked before the archive gets its name). Here:
 - every unpacked file goes through a temporary name too; unpacking streams each member to
   disk with a size cap, so a small archive that inflates to gigabytes is refused, not
@@ -9,7 +9,7 @@ SHA-256 checked before the archive gets its name). Here:
   archive already in the cache (put there by hand on an offline machine) is verified and
   unpacked without any network.
 - Several server processes may share one cache (`python -m bpe serve`): they take turns
-  on the machine's lock for the cache folder (`bpe.locks.folder_lock`), so whichever gets
+  on the machine's lock for the cache folder (`bpe.io.locks.folder_lock`), so whichever gets
   there first downloads and unpacks, and the others wait for it and then find the files.
 """
 
@@ -24,9 +24,9 @@ from pathlib import Path
 from bpe.corpora.textfile import DEFAULT_MAX_BYTES
 from bpe.corpora.wikitext import ARCHIVE_NAME, CACHE_FOLDER, RAW_MEMBERS, clean_files, clean_text, has_clean_files
 from bpe.errors import BpeError, CorpusError, DownloadError
-from bpe.fetch import CHUNK_BYTES, DEFAULT_DEADLINE, Progress, check_mirrors, check_sha256_digest, fetch_verified
-from bpe.files import atomic_write_bytes, atomic_writer, verified_cached_file
-from bpe.locks import folder_lock
+from bpe.io.fetch import CHUNK_BYTES, DEFAULT_DEADLINE, Progress, check_mirrors, check_sha256_digest, fetch_verified
+from bpe.io.files import atomic_write_bytes, atomic_writer, verified_cached_file
+from bpe.io.locks import folder_lock
 
 WIKITEXT2_MIRRORS = (
     "https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-2-raw-v1.zip",

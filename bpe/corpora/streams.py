@@ -39,8 +39,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from bpe.errors import BpeError, CorpusError
+from bpe.io.untrusted import UTF8_BOM
 from bpe.pretokenize import GPT2_WHITESPACE
-from bpe.untrusted import UTF8_BOM
 
 TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
 SUFFIXES = {".txt": (TEXT, False), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False)}

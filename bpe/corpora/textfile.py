@@ -9,7 +9,7 @@ when the caller asks.
 
 Everything that goes wrong raises `CorpusError` with the file name, the byte offset
 (and line) of the first bad byte, or the size and the limit, and what to do next: the
-reading itself is `bpe.untrusted`'s, as for every file from a stranger.
+reading itself is `bpe.io.untrusted`'s, as for every file from a stranger.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import os
 import unicodedata
 
 from bpe.errors import BpeError, CorpusError
-from bpe.untrusted import UTF8_BOM, check_size, decode_utf8, line_of, read_file_bytes
+from bpe.io.untrusted import UTF8_BOM, check_size, decode_utf8, line_of, read_file_bytes
 
 DEFAULT_MAX_BYTES = 50_000_000  # 50 MB: ~10x WikiText-2's training split, still quick to read
 NORMALIZATIONS = (None, "NFC")
@@ -36,7 +36,7 @@ def decode_text_bytes(
     normalize: str | None = None,
     if_empty: str | None = NO_TEXT_TO_TRAIN_ON,
 ) -> str:
-    """Decode an upload (or a file's bytes) as corpus text (`bpe.untrusted.decode_utf8`,
+    """Decode an upload (or a file's bytes) as corpus text (`bpe.io.untrusted.decode_utf8`,
     and no NUL byte, and some text).
 
     `name` is only used in error messages, so pass what the user will recognise (the
@@ -76,7 +76,7 @@ def read_text_file(
 ) -> str:
     """Read a UTF-8 text file as corpus text, with the same rules as `decode_text_bytes`.
 
-    The file is read as every stranger's file is (`bpe.untrusted.read_file_bytes`): the
+    The file is read as every stranger's file is (`bpe.io.untrusted.read_file_bytes`): the
     size is checked from `stat` before reading, so a multi-gigabyte file is refused
     without being loaded, and a FIFO or a device is refused instead of blocking. Messages
     name the file by ``name`` when given (the app passes the corpus name, so a visitor

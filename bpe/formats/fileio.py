@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 
-from bpe import jsonfile, untrusted
-from bpe.budget import check_json_values
 from bpe.errors import TokenizerFileError
+from bpe.io import jsonfile, untrusted
+from bpe.io.budget import check_json_values
+from bpe.io.untrusted import MAX_FILE_BYTES, decode_utf8, read_file_bytes
 from bpe.training import MAX_VOCAB_SIZE
-from bpe.untrusted import MAX_FILE_BYTES, decode_utf8, read_file_bytes
 
 # Real pretrained tokenizer files are a few MB (cl100k_base.tiktoken: 1.7 MB; a 256k-token
 # tokenizer.json: ~20 MB): `MAX_FILE_BYTES` refuses anything far larger before it is read.
@@ -24,7 +24,7 @@ MAX_TOKENS = MAX_VOCAB_SIZE
 
 def read_limited(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file of at most ``max_bytes``, or `TokenizerFileError`
-    (`bpe.untrusted.read_file_bytes`)."""
+    (`bpe.io.untrusted.read_file_bytes`)."""
     return read_file_bytes(path, what=what, name=repr(str(path)), max_bytes=max_bytes, error=TokenizerFileError)
 
 
@@ -42,8 +42,8 @@ def decode_text(raw: bytes, *, name: str) -> str:
 
 
 def load_json(raw: bytes, *, name: str):
-    """A file's JSON value, at most `MAX_FILE_BYTES` and `bpe.budget.MAX_JSON_VALUES` values
-    (`bpe.jsonfile.load_json` says the rest)."""
+    """A file's JSON value, at most `MAX_FILE_BYTES` and `bpe.io.budget.MAX_JSON_VALUES` values
+    (`bpe.io.jsonfile.load_json` says the rest)."""
     check_size(raw, name=name)
     check_json_values(raw, name=name)
     return jsonfile.load_json(raw, name=name)

@@ -34,12 +34,12 @@ import unicodedata
 from pathlib import Path
 
 from bpe.alphabet import BYTES, CHARACTERS, bytes_to_unicode, gpt2_spelling, unicode_to_bytes
-from bpe.budget import MAX_TOTAL_TOKEN_BYTES, check_token_lengths
 from bpe.errors import PatternError, TokenizerFileError, UnknownSymbolsError
 from bpe.formats.fileio import MAX_TOKENS, load_json, quoted, read_limited
 from bpe.formats.patterns import GPT2_ORIGINAL_PATTERN, check_pattern, from_oniguruma, pretokenizer_for, to_oniguruma
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.rules import hf_merge, hf_merge_map
+from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES, check_token_lengths
 from bpe.pretokenize import NAMED_PATTERNS, pattern_for
 from bpe.wording import counted
 
@@ -135,7 +135,7 @@ def hf_from_dict(
     max_merges: int = MAX_TOKENS,
 ) -> PretrainedTokenizer:
     """A `PretrainedTokenizer` from a parsed tokenizer.json; its vocabulary may hold at most
-    ``max_token_bytes`` characters in all and `bpe.budget.MAX_TOKEN_LENGTH` a token, its
+    ``max_token_bytes`` characters in all and `bpe.io.budget.MAX_TOKEN_LENGTH` a token, its
     merge list at most ``max_merges`` merges, checked before anything is built."""
     if not isinstance(data, dict):
         raise TokenizerFileError(f"{name} holds a JSON {type(data).__name__}, not a tokenizer object")

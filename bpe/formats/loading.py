@@ -16,7 +16,6 @@ import os
 import re
 from pathlib import Path
 
-from bpe.budget import JSON_VALUES_PER_MERGE, MAX_TOTAL_TOKEN_BYTES, check_json_values
 from bpe.errors import TokenizerFileError
 from bpe.formats.fileio import MAX_TOKENS, load_json, read_limited
 from bpe.formats.huggingface import hf_from_dict
@@ -24,6 +23,7 @@ from bpe.formats.minbpe import VERSION_LINE, load_minbpe_file, minbpe_from_bytes
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.tiktoken_bundle import is_zip, tiktoken_from_zip
 from bpe.formats.tiktoken_ranks import load_tiktoken_file, tiktoken_from_bytes
+from bpe.io.budget import JSON_VALUES_PER_MERGE, MAX_TOTAL_TOKEN_BYTES, check_json_values
 from bpe.tokenizer import BPETokenizer
 
 LAB = "lab"
@@ -69,7 +69,7 @@ def pretrained_from_bytes(
     """An uploaded tokenizer.json, .tiktoken (``pattern`` required: gpt2, gpt4, cl100k,
     none or a regex) or minbpe .model. A lab file is refused with a pointer to the lab's
     own loader (`bpe.tokenizer.BPETokenizer`). ``max_token_bytes``: the most its tokens
-    may hold in all (`bpe.budget`); ``max_merges``: the most merges (a server's bound);
+    may hold in all (`bpe.io.budget`); ``max_merges``: the most merges (a server's bound);
     both checked before anything is built."""
     kind = detect_format(raw, file_name)
     merge_limit = MAX_TOKENS if max_merges is None else max_merges
@@ -135,7 +135,7 @@ def load_upload(
     (``pattern`` needed) or minbpe file (a `PretrainedTokenizer`). ``max_bytes`` and
     ``max_merges`` are what a server accepts (`bpe.storage.UPLOAD_MAX_BYTES`,
     `UPLOAD_MAX_MERGES`), for every kind alike; the tokens a file describes may then hold
-    no more than ``max_bytes`` bytes in all (`bpe.budget`), checked before they are built."""
+    no more than ``max_bytes`` bytes in all (`bpe.io.budget`), checked before they are built."""
     if max_bytes is not None and len(raw) > max_bytes:  # before anything is read, whatever the kind
         raise TokenizerFileError(f"{name} is {len(raw):,} bytes; the most this server accepts is {max_bytes:,} bytes")
     kind = detect_format(raw, name)

@@ -29,13 +29,13 @@ import os
 from pathlib import Path
 
 from bpe.alphabet import BYTES
-from bpe.budget import MAX_TOTAL_TOKEN_BYTES, check_line_count, check_token_lengths, merged_lengths
 from bpe.encoder import RankEncoder
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.formats.fileio import MAX_TOKENS, decode_text, quoted, read_limited
 from bpe.formats.patterns import check_pattern, pretokenizer_for
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.tiktoken_ranks import MAX_SPECIAL_TOKENS, require_byte_level
+from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES, check_line_count, check_token_lengths, merged_lengths
 from bpe.pretokenize import pattern_for
 from bpe.wording import counted
 
@@ -83,8 +83,8 @@ def parse_minbpe(
     """(pattern, special tokens, merges as id pairs), checked line by line as minbpe's
     ``load`` reads them, plus what minbpe does not check: ids that do not exist yet,
     pairs given twice, special ids that collide, and what the merges would build
-    (`bpe.budget`: a line names its halves by id, so each may double a token's length):
-    at most `bpe.budget.MAX_TOKEN_LENGTH` bytes a token, ``max_token_bytes`` in all, and
+    (`bpe.io.budget`: a line names its halves by id, so each may double a token's length):
+    at most `bpe.io.budget.MAX_TOKEN_LENGTH` bytes a token, ``max_token_bytes`` in all, and
     at most ``max_merges`` merges."""
     refuse_sentencepiece(raw, name=name)
     check_line_count(raw, name=name, max_lines=3 + MAX_SPECIAL_TOKENS + max_merges + 1, what="merge")

@@ -25,12 +25,12 @@ from pathlib import Path
 
 from bpe.alphabet import CHARACTERS
 from bpe.errors import BpeError
-from bpe.files import atomic_write_bytes
 from bpe.formats.export import HF, TIKTOKEN, check_format, export_files
 from bpe.formats.fileio import escape_token, load_json, read_limited
 from bpe.formats.merges_vs_ranks import MergesVsRanks, merges_vs_ranks
 from bpe.formats.minbpe import load_minbpe_file
 from bpe.formats.tiktoken_ranks import MAX_SETTINGS_BYTES, parse_ranks, settings_path
+from bpe.io.files import atomic_write_bytes
 from bpe.wording import counted
 
 # Strings that trip tokenizers up: empty, whitespace of every kind, control characters,

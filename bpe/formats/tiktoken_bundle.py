@@ -18,7 +18,6 @@ import io
 import zipfile
 import zlib
 
-from bpe.budget import MAX_TOTAL_TOKEN_BYTES
 from bpe.errors import TokenizerFileError
 from bpe.formats.fileio import MAX_FILE_BYTES, quoted
 from bpe.formats.pretrained import PretrainedTokenizer
@@ -29,6 +28,7 @@ from bpe.formats.tiktoken_ranks import (
     settings_pattern,
     tiktoken_from_bytes,
 )
+from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES
 
 BUNDLE_SUFFIX = ".zip"  # bpe_600.tiktoken -> bpe_600.tiktoken.zip
 ZIP_MAGIC = b"PK\x03\x04"
@@ -58,7 +58,7 @@ def tiktoken_from_zip(
 ) -> PretrainedTokenizer:
     """The tokenizer of a zip holding one ``*.tiktoken`` file and its ``*.tiktoken.json``
     settings: their pattern and special tokens, checked against the ranks' hash. The
-    ranks are bounded as a bare ``.tiktoken`` file is (`bpe.budget`)."""
+    ranks are bounded as a bare ``.tiktoken`` file is (`bpe.io.budget`)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(bytes(raw)))
         members = [info for info in archive.infolist() if not info.is_dir()]

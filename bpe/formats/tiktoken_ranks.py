@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bpe.alphabet import BYTES
-from bpe.budget import MAX_TOTAL_TOKEN_BYTES, TokenTally, check_line_count
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.formats.fileio import MAX_TOKENS, decode_text, load_json, quoted, read_limited
 from bpe.formats.patterns import check_pattern, pretokenizer_for, resolve_pattern
 from bpe.formats.pretrained import PretrainedTokenizer
+from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES, TokenTally, check_line_count
 from bpe.pretokenize import pattern_for
 from bpe.ranks import rank_merge, recover_merge
 
@@ -122,7 +122,7 @@ def parse_ranks(
 ) -> dict[bytes, int]:
     """A ``.tiktoken`` file's bytes to {token bytes: rank}, strictly: every line two fields,
     valid base64, a whole-number rank; no token or rank twice; all 256 single bytes; at
-    most `bpe.budget.MAX_TOKEN_LENGTH` bytes a token and ``max_token_bytes`` in all, and
+    most `bpe.io.budget.MAX_TOKEN_LENGTH` bytes a token and ``max_token_bytes`` in all, and
     at most ``max_tokens`` tokens."""
     # Blank lines are skipped (as tiktoken does), so they are bounded before the split.
     check_line_count(raw, name=name, max_lines=2 * max_tokens, what="token")

@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe.alphabet import bytes_to_unicode, unicode_to_bytes
-from bpe.budget import MAX_JSON_VALUES, check_json_values, check_line_count, check_token_lengths
 from bpe.errors import BpeError, DownloadError
-from bpe.fetch import DEFAULT_DEADLINE, Progress, fetch_verified
-from bpe.files import verified_cached_file
-from bpe.jsonfile import load_json
-from bpe.locks import folder_lock
+from bpe.io.budget import MAX_JSON_VALUES, check_json_values, check_line_count, check_token_lengths
+from bpe.io.fetch import DEFAULT_DEADLINE, Progress, fetch_verified
+from bpe.io.files import verified_cached_file
+from bpe.io.jsonfile import load_json
+from bpe.io.locks import folder_lock
+from bpe.io.untrusted import decode_utf8, read_file_bytes
 from bpe.paths import CACHE_DIR, shared_data_dir
-from bpe.untrusted import decode_utf8, read_file_bytes
 
 OPENAI_BASE_URL = "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main"
 ENCODER_JSON = "encoder.json"
@@ -47,7 +47,7 @@ GPT2_FOLDER = "gpt2"
 SPECIAL_TOKEN = re.compile(r"<\|[^|]+\|>")
 N_BYTES = 256
 # The most entries read from encoder.json (and merge lines from vocab.bpe): GPT-2 has
-# 50,257; the bound keeps what a stranger's pair of files can cost (`bpe.budget`).
+# 50,257; the bound keeps what a stranger's pair of files can cost (`bpe.io.budget`).
 MAX_ENTRIES = MAX_JSON_VALUES // 2
 
 

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 
 from bpe.errors import BpeError
-from bpe.files import check_sha256
 from bpe.gpt2.files import ENCODER_JSON, GPT2_SHA256, VOCAB_BPE, parse_gpt2_files
+from bpe.io.files import check_sha256
 from bpe.pretokenize import GPT2_PATTERN
 
 

@@ -40,7 +40,6 @@ from typing import Literal
 
 from bpe.alphabet import BYTES, require_unicode
 from bpe.errors import BpeError
-from bpe.files import check_sha256
 from bpe.gpt2.files import (
     ENCODER_JSON,
     GPT2_SHA256,
@@ -51,6 +50,7 @@ from bpe.gpt2.files import (
     missing_files_message,
     parse_gpt2_files,
 )
+from bpe.io.files import check_sha256
 from bpe.pretokenize import GPT2_PATTERN, gpt2_segments, segment_text
 from bpe.ranks import merge_by_rank, rank_merge
 from bpe.storage import TokenizerData, fingerprint_of

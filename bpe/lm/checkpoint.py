@@ -22,10 +22,10 @@ from pathlib import Path
 import torch
 
 from bpe.errors import BpeError
-from bpe.files import atomic_writer
+from bpe.io.files import atomic_writer
+from bpe.io.untrusted import open_regular_file
 from bpe.lm.config import ModelConfig
 from bpe.lm.model import TinyGPT
-from bpe.untrusted import open_regular_file
 from bpe.wording import counted
 
 FORMAT = "bpe-lab tinygpt v1"
@@ -60,7 +60,7 @@ def save_checkpoint(path: str | os.PathLike, model: TinyGPT, *, fingerprint: str
 
 
 def _read(path: Path) -> dict:
-    # Opened as every stranger's file is (bpe.untrusted): torch.load opening the path itself
+    # Opened as every stranger's file is (bpe.io.untrusted): torch.load opening the path itself
     # blocked for good on a FIFO and never ended on /dev/zero; the size is bounded first.
     with open_regular_file(
         path, what="checkpoint file", name=repr(str(path)), max_bytes=MAX_CHECKPOINT_BYTES, error=BpeError

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe.errors import BpeError
-from bpe.locks import TicketLine, try_lock, unlock
+from bpe.io.locks import TicketLine, try_lock, unlock
 
 POLL_SECONDS = 0.25  # how often a waiting job checks whether it should give up, or may start
 
@@ -97,7 +97,7 @@ class MachineJobSlots(JobSlots):
     """At most ``slots`` jobs train at once among *all* the processes that give the same
     ``folder``; the others wait their turn, first come first served across processes.
 
-    A slot is the lock on ``<folder>/slot-<i>.lock``; the line is a `bpe.locks.TicketLine`
+    A slot is the lock on ``<folder>/slot-<i>.lock``; the line is a `bpe.io.locks.TicketLine`
     in ``<folder>/line``. Both are kernel file locks, so a process that dies (even killed)
     gives its slot and its place back at once. Every waiting job looks again every
     `POLL_SECONDS`: a freed slot is taken within that time by the first in line.

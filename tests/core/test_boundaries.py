@@ -5,10 +5,15 @@
   imports it in (see `FORK_TREE`), so a heavy import hidden behind another module is
   caught too.
 - The import graph inside `bpe/` (read with `ast`, every import statement, wherever it
-  sits) has no cycle, and no import points from the algorithm at `bpe/`'s root up into a
-  sub-package.
+  sits) has no cycle, and it stands in floors, each importing only the floors below it:
+  `bpe.errors` and `bpe.paths` at the bottom; the floor for files and the network
+  (`bpe.io`) on them; the algorithm at `bpe/`'s root (at most `MAX_ROOT_MODULES` modules) on
+  the floor; the sub-packages (`bpe.scale`, `bpe.formats`, `bpe.cli`, ...) on the root,
+  importing one another without a circle.
 - No function imports a `bpe` module to dodge a cycle: the only imports inside functions
   are of heavy optional libraries, and of `bpe.lm` modules that load torch.
+- The prose names what exists: every dotted `bpe` name and every file path in docstrings
+  and comments.
 """
 
 from __future__ import annotations
@@ -26,34 +31,10 @@ from helpers import ROOT
 PACKAGE = ROOT / "bpe"
 UI_LIBRARIES = ("streamlit", "plotly", "pandas")
 TORCH_ALLOWED = ("bpe.lm", "bpe.analysis.exports", "bpe.cli.pipeline", "bpe.benchmarks.lm")
-ROOT_FLOOR = {
-    "errors",
-    "paths",
-    "files",
-    "alphabet",
-    "pretokenize",
-    "pairs",
-    "steps",
-    "reference",
-    "fast",
-    "training",
-    "encoder",
-    "tokenizer",
-    "storage",
-    "run",
-    "text",
-    "jsonfile",
-    "fetch",
-    "untrusted",
-    "ranks",
-    "regex_syntax",
-    "counts",
-    "budget",
-    "recorded",
-    "runfile",
-    "token_ids",
-    "wording",
-}
+# The bottom: what every floor may import (the errors raised, where data lives).
+GROUND = ("bpe.errors", "bpe.paths")
+FLOOR = "bpe.io"  # files and the network: knows nothing of BPE
+MAX_ROOT_MODULES = 24  # the algorithm, as minbpe's package holds it (``__init__`` and ``__main__`` counted)
 
 
 def module_name(path: Path) -> str:
@@ -239,7 +220,7 @@ def test_the_merge_phase_loads_neither_gpt2_nor_the_network_modules():
     The public names still come from the package, each on first use."""
     code = (
         "import sys, bpe.corpora.counting, bpe.run, bpe.runfile; "
-        "print(sorted(m for m in ('bpe.gpt2', 'bpe.fetch', 'socket', 'uuid', 'platform') if m in sys.modules)); "
+        "print(sorted(m for m in ('bpe.gpt2', 'bpe.io.fetch', 'socket', 'uuid', 'platform') if m in sys.modules)); "
         "import bpe; from bpe import *; print(all(getattr(bpe, name) is not None for name in bpe.__all__))"
     )
     assert printed_by(code) == ["[]", "True"]
@@ -265,14 +246,67 @@ def test_the_import_graph_has_no_cycle():
             walk(module, [module])
 
 
-def test_the_algorithm_at_the_root_imports_no_sub_package():
+def floor_of(module: str) -> int:
+    """0 the ground, 1 the floor (`bpe.io`), 2 the algorithm at the root, 3 a sub-package."""
+    if module in GROUND or module == "bpe":
+        return 0
+    if module == FLOOR or module.startswith(FLOOR + "."):
+        return 1
+    return 2 if module.count(".") == 1 and not (PACKAGE / module.split(".")[1]).is_dir() else 3
+
+
+def room_of(module: str) -> str:
+    """The room a module stands in: its sub-package (``bpe.scale``), or the root (``bpe``)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 and (PACKAGE / parts[1]).is_dir() else "bpe"
+
+
+def test_the_ground_and_the_floor_import_nothing_above_them():
     graph = import_graph()
     upward = {
-        module: sorted(m for m in targets if m.count(".") >= 1 and m.split(".")[1] not in ROOT_FLOOR)
+        module: sorted(t for t in targets if floor_of(t) > floor_of(module) or (floor_of(module) == 0 and t != module))
         for module, targets in graph.items()
-        if module.count(".") == 1 and module.split(".")[1] in ROOT_FLOOR
+        if floor_of(module) <= 1 and module != "bpe"
+    }
+    assert {m: t for m, t in upward.items() if t} == {}, "the floor imports only bpe.errors, bpe.paths and itself"
+
+
+def test_the_algorithm_at_the_root_imports_only_the_root_and_the_floor():
+    graph = import_graph()
+    upward = {
+        module: sorted(t for t in targets if floor_of(t) > 2)
+        for module, targets in graph.items()
+        if floor_of(module) == 2
     }
     assert {m: t for m, t in upward.items() if t} == {}
+
+
+def test_the_root_holds_the_algorithm_alone():
+    root = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, f"bpe/ holds {len(root)} modules: {', '.join(root)}"
+
+
+def test_the_sub_packages_import_one_another_without_a_circle():
+    rooms: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        if floor_of(module) == 3:
+            rooms.setdefault(room_of(module), set()).update(
+                room_of(t) for t in targets if floor_of(t) == 3 and room_of(t) != room_of(module)
+            )
+    state: dict[str, str] = {}
+
+    def walk(room, trail):
+        state[room] = "open"
+        for nxt in sorted(rooms.get(room, ())):
+            if state.get(nxt) == "open":
+                pytest.fail("sub-packages in a circle: " + " -> ".join(trail[trail.index(nxt) :] + [nxt]))
+            if nxt not in state:
+                walk(nxt, trail + [nxt])
+        state[room] = "done"
+
+    for room in sorted(rooms):
+        if room not in state:
+            walk(room, [room])
 
 
 def test_no_relative_imports_and_no_bpe_import_inside_a_function_except_torch_users():

@@ -141,7 +141,7 @@ def test_sizes_are_bounded_before_the_work(tmp_path, raw):
     path.write_bytes(raw)
     with pytest.raises(
         RunFileError, match=r"big.bperun. is [0-9,]+ bytes, over the limit of 1,000 bytes"
-    ):  # bpe.untrusted's words
+    ):  # bpe.io.untrusted's words
         read_run_file(path, max_bytes=1_000)
     # a header claiming a huge body is refused before it is inflated (a gzip bomb)
     header, body = parts(raw)

@@ -130,7 +130,7 @@ def test_malformed_json_and_non_utf8(tmp_path):
     ids=["huge-integer", "key-twice", "deep"],
 )
 def test_hostile_json_is_one_line(tmp_path, raw, message):
-    # Read through bpe.jsonfile, as every tokenizer and encoder.json file is: a huge integer
+    # Read through bpe.io.jsonfile, as every tokenizer and encoder.json file is: a huge integer
     # used to escape as a plain ValueError (then came with Python's advice to call
     # sys.set_int_max_str_digits()), and a key given twice kept its last value.
     (tmp_path / "d.json").write_bytes(raw)

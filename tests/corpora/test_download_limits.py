@@ -19,7 +19,7 @@ from bpe.corpora import download
 from bpe.corpora.download import download_wikitext2
 from bpe.corpora.wikitext import ARCHIVE_NAME, RAW_MEMBERS
 from bpe.errors import BpeError, DownloadError
-from bpe.fetch import fetch_verified
+from bpe.io.fetch import fetch_verified
 
 
 class Trickle(BaseHTTPRequestHandler):

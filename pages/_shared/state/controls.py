@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bpe.analysis.special_tokens import SAMPLE
-from bpe.jsonfile import load_json
+from bpe.io.jsonfile import load_json
 from bpe.lm.job import DEFAULT_SHAPE, MODEL_SHAPES
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.steps import TIE_RULES
@@ -334,7 +334,7 @@ def _shown(value) -> str:
 
 def from_link(field: Control, raw: str):
     """A link parameter's text as the field's value (checked). Its length is checked before
-    anything is parsed, and a list is read by `bpe.jsonfile.load_json` (duplicate keys,
+    anything is parsed, and a list is read by `bpe.io.jsonfile.load_json` (duplicate keys,
     nesting too deep and huge numbers give one line, never a traceback)."""
     cap = {str: MAX_TEXT_VALUE, list: MAX_LIST_PARAM}.get(field.kind, MAX_PLAIN_PARAM)
     refused = ValueError(f"{field.param}={_shown(raw)} is not {expected(field)}")

@@ -6,7 +6,7 @@ bytes that are not UTF-8, nesting deep enough to exhaust the recursion limit (``
 last of two equal keys in one object, which in a vocabulary means two ids for one token,
 and parses an escaped lone surrogate (``"\\ud800"``) into text nothing can encode.
 `load_json` turns every one of them into a one-line error naming the file; the bytes are
-read as every stranger's bytes are (`bpe.untrusted`).
+read as every stranger's bytes are (`bpe.io.untrusted`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 import sys
 
 from bpe.errors import BpeError, TokenizerFileError
-from bpe.untrusted import decode_utf8
+from bpe.io.untrusted import decode_utf8
 
 
 def load_json(raw: bytes, *, name: str, what: str = "a tokenizer file", error: type[BpeError] = TokenizerFileError):

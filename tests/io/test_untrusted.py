@@ -1,4 +1,4 @@
-"""The one reader of a stranger's bytes (`bpe.untrusted`): every door gives the same
+"""The one reader of a stranger's bytes (`bpe.io.untrusted`): every door gives the same
 bounds and the same one-line errors, and text that cannot be UTF-8 is refused at the door."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from bpe.analysis.lesson import LessonError, parse_lesson
 from bpe.corpora.textfile import decode_text_bytes, read_text_file
 from bpe.errors import BpeError, CorpusError, TokenizerFileError
 from bpe.formats import hf_from_bytes, minbpe_from_bytes, tiktoken_from_bytes
-from bpe.untrusted import read_file_bytes
+from bpe.io.untrusted import read_file_bytes
 
 BAD = b"ab\ncd\xffef"  # 0xFF at byte offset 5: line 2, its third byte
 MINBPE_HEADER = b"minbpe v1\n"  # one line more before the bad byte
@@ -106,6 +106,6 @@ def test_a_lab_file_with_a_lone_surrogate_token_is_refused():
 def test_surrogate_pairs_are_characters_and_pass():
     raw = json.dumps({"text": "😀 and \U0001d518"}).encode()  # written as \ud83d\ude00 pairs
     assert b"\\ud83d\\ude00" in raw
-    from bpe.jsonfile import load_json
+    from bpe.io.jsonfile import load_json
 
     assert load_json(raw, name="ok.json") == {"text": "😀 and \U0001d518"}

@@ -1,4 +1,4 @@
-"""What a tokenizer file from a stranger may cost (`bpe.budget`), in every format.
+"""What a tokenizer file from a stranger may cost (`bpe.io.budget`), in every format.
 
 A small file can describe huge tokens (minbpe names a merge's halves by id, so each line
 may double a token's length) or huge parsed structures (60 MB of ``{}``). Each reader
@@ -15,11 +15,11 @@ import tracemalloc
 
 import pytest
 
-from bpe.budget import MAX_JSON_VALUES, MAX_TOKEN_LENGTH, MAX_TOTAL_TOKEN_BYTES, check_token_lengths, merged_lengths
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.formats import load_any, load_upload, minbpe_from_bytes, tiktoken_from_bytes
 from bpe.formats.huggingface import hf_from_dict
 from bpe.gpt2.files import parse_gpt2_files
+from bpe.io.budget import MAX_JSON_VALUES, MAX_TOKEN_LENGTH, MAX_TOTAL_TOKEN_BYTES, check_token_lengths, merged_lengths
 from bpe.storage import UPLOAD_MAX_BYTES, UPLOAD_MAX_MERGES, parse_tokenizer_json, tokenizer_data_from_dict
 
 LONGEST = f"the longest BPE Lab accepts is {MAX_TOKEN_LENGTH:,} bytes"

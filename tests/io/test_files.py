@@ -1,4 +1,4 @@
-"""The atomic writer (`bpe.files`) on real failures: a read-only file system (a tmpfs
+"""The atomic writer (`bpe.io.files`) on real failures: a read-only file system (a tmpfs
 mounted read-only in a private mount namespace, so the OS itself answers EROFS) and
 writers killed with SIGKILL, whose temporary files the next write of the same target
 recognises by their name (host and pid) and removes, and only those.
@@ -18,7 +18,7 @@ import pytest
 from helpers import ROOT
 
 from bpe import BPETokenizer
-from bpe.files import atomic_write_bytes, atomic_writer, remove_stale_temporaries, staged_files, temporary_path
+from bpe.io.files import atomic_write_bytes, atomic_writer, remove_stale_temporaries, staged_files, temporary_path
 
 
 def _can_mount_privately() -> bool:
@@ -66,7 +66,7 @@ def test_every_writer_on_a_read_only_file_system_fails_in_one_line_and_keeps_the
         f"""
         import sys
         from bpe import BPETokenizer, BpeError
-        from bpe.files import atomic_write_bytes, staged_files
+        from bpe.io.files import atomic_write_bytes, staged_files
         target = {str(folder / "out.json")!r}
         tries = [
             lambda: atomic_write_bytes(target, b"new"),
@@ -121,7 +121,7 @@ def test_export_to_a_read_only_file_system_is_one_line(tmp_path):
 
 KILLED_WRITER = """
 import sys, time
-from bpe.files import atomic_writer
+from bpe.io.files import atomic_writer
 with atomic_writer(sys.argv[1]) as handle:
     handle.write(b"half")
     handle.flush()
@@ -199,7 +199,7 @@ def test_temporary_names_carry_the_pid_and_are_never_taken_for_stale_while_it_ru
 def test_the_folder_check_before_a_long_job_leaves_no_new_folders(tmp_path):
     # Found by probing: `count /dev/zero --output new/sub/c.parquet` refused the input in
     # one line but left new/sub behind; the check makes the folders only to try them.
-    from bpe.files import check_writable_folder
+    from bpe.io.files import check_writable_folder
 
     target = tmp_path / "new" / "sub"
     assert check_writable_folder(target) == target

@@ -4,7 +4,7 @@ Used by every download (`bpe.corpora.download` for WikiText-2, `bpe.gpt2.files` 
 OpenAI's GPT-2 files). Why it is built this way (after tiktoken's `load.py`):
 
 - Nothing half-written ever carries a final name. The body streams into
-  `<target>.bpe-<host>-<pid>-<random>.part` (named by `bpe.files.temporary_path`), is
+  `<target>.bpe-<host>-<pid>-<random>.part` (named by `bpe.io.files.temporary_path`), is
   hashed on the way, and only a verified file is moved into place with `os.replace`.
   Whatever happens (a broken connection, a wrong hash, Ctrl-C), the partial file is
   deleted, so the next run never mistakes it for a good one; one left by a download
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from bpe.errors import BpeError, DownloadError
-from bpe.files import check_writable_target, temporary_path
+from bpe.io.files import check_writable_target, temporary_path
 
 if TYPE_CHECKING:
     import urllib.request
