@@ -107,7 +107,7 @@ def encoded_costs(texts: Mapping[str, str], tokenizer, *, baseline: str | None =
 
 
 def run_costs(run, merges: int, *, texts: Mapping[str, str], baseline: str | None = None) -> list[LanguageCost]:
-    """The rows of a `bpe.parity.MultilingualRun` after its first ``merges`` merges:
+    """The rows of a `bpe.variants.parity.MultilingualRun` after its first ``merges`` merges:
     one shared tokenizer, so every language has the same vocab size."""
     tokens = dict(zip(run.languages, run.tokens_after(merges)))
     baseline = run.languages[0] if baseline is None else baseline

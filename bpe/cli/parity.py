@@ -3,7 +3,7 @@ over several languages' texts, parity-aware.
 
 Each TEXT is one language's version of the same content (parallel texts); the language is
 named by the file's stem (``en.txt`` -> ``en``) unless ``--names`` says otherwise. Training
-serves the language that currently costs the most tokens (`bpe.parity`); ``--compare``
+serves the language that currently costs the most tokens (`bpe.variants.parity`); ``--compare``
 trains standard BPE on the same texts too and prints both, language by language.
 
 ``parity`` counts merges (``--merges``); ``train --parity`` aims at a vocab size, as
@@ -20,10 +20,10 @@ from bpe.cli.count import CORPUS_DEFAULTS, chosen_pretokenizer, given_corpus_opt
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
 from bpe.io.files import check_writable_target
-from bpe.parity import MAX_CHARACTERS, PARITY, RULES, STANDARD, MultilingualRun, train_multilingual
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
 from bpe.training import MAX_VOCAB_SIZE
+from bpe.variants.parity import MAX_CHARACTERS, PARITY, RULES, STANDARD, MultilingualRun, train_multilingual
 
 
 def add_parity_command(commands) -> None:
@@ -72,7 +72,7 @@ NOT_FOR_PARITY += ("--heldout-fraction", "--seed", "--workers", "--dask")
 
 def run_parity_training(args) -> int:
     """`train INPUT... --parity`: each INPUT one language's text, trained to ``--vocab-size``
-    by `bpe.parity`; the table printed, the tokenizer written. Wrong combinations are one line."""
+    by `bpe.variants.parity`; the table printed, the tokenizer written. Wrong combinations are one line."""
     if args.counts is not None:
         raise BpeError(
             "--parity trains on each language's own text, and a counts file holds one table for the whole "

@@ -73,7 +73,7 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
     p.add_argument(
         "--parity",
         action="store_true",
-        help="parity-aware BPE (bpe/parity.py): each INPUT is one language's version of the same text, and "
+        help="parity-aware BPE (bpe/variants/parity.py): each INPUT is one language's version of the same text, and "
         "every merge serves the language that costs the most tokens; writes only the tokenizer",
     )
     p.add_argument("--run-output", type=Path, metavar="RUN", help="the run file to write (.bperun)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from app_helpers import metric, new_app, plotly_specs
 
 from bpe.corpora.builtin import LIGHTHOUSE
-from bpe.parity import PARITY, STANDARD, train_multilingual
+from bpe.variants.parity import PARITY, STANDARD, train_multilingual
 
 LANGUAGES = "pages/9_Languages.py"
 

@@ -11,8 +11,8 @@ import pytest
 
 from bpe.cli.main import main
 from bpe.corpora.builtin import LIGHTHOUSE
-from bpe.parity import PARITY, STANDARD, train_multilingual
 from bpe.tokenizer import BPETokenizer
+from bpe.variants.parity import PARITY, STANDARD, train_multilingual
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -29,11 +29,11 @@ from bpe.analysis.pretrained import PrefixPoint, full_compression, prefix_curve
 from bpe.analysis.tie_rules import tie_rule_label
 from bpe.analysis.vocabulary import LearnedToken, learned_tokens
 from bpe.corpora.builtin import LIGHTHOUSE
-from bpe.parity import RULES, MultilingualRun, train_multilingual
 from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.text import printable
+from bpe.variants.parity import RULES, MultilingualRun, train_multilingual
 from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, session_owns

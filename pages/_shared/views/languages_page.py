@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.analysis.languages import LanguageCost, evenness_curve, run_costs, served_counts
-from bpe.parity import PARITY, STANDARD
+from bpe.variants.parity import PARITY, STANDARD
 from pages._shared.data.measures import gpt2_costs, lighthouse_texts, multilingual_runs, trained_costs
 from pages._shared.data.tokenizers import GPT2_LABEL, cached_gpt2
 from pages._shared.frame.presenter import presented_once

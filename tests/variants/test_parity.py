@@ -14,10 +14,10 @@ from bpe.alphabet import BYTES, CHARACTERS, default_base_tokens
 from bpe.corpora.builtin import LIGHTHOUSE
 from bpe.errors import BpeError
 from bpe.pairs import count_pairs, merge_pair
-from bpe.parity import PARITY, STANDARD, train_multilingual
 from bpe.reference import most_frequent, reference_steps
 from bpe.steps import FIRST_OCCURRENCE, HUGGINGFACE, LEXICOGRAPHIC, TIE_RULES, huggingface_order
 from bpe.training import prepare_words
+from bpe.variants.parity import PARITY, STANDARD, train_multilingual
 
 
 def parity_loop(texts: dict, merges: int, *, alphabet: str, pretokenizer, minimum: int, tie_rule: str):
