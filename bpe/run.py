@@ -12,22 +12,17 @@ import threading
 import time
 from array import array
 from bisect import bisect_right
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from bpe.alphabet import CHARACTERS, default_base_tokens, symbol_count, symbols_of
-from bpe.counts import ChunkCounts
+from bpe.alphabet import default_base_tokens, symbol_count
 from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
-from bpe.recorded import RecordedSteps, SpilledColumn
-from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StepStream, StopReason
+from bpe.recorded import RecordedSteps
+from bpe.steps import MergeStep, StopReason
 from bpe.tokenizer import BPETokenizer, prefix_tokenizer
 from bpe.training import (
-    DEFAULT_ENGINE,
-    DEFAULT_TOP_K,
-    ENGINES,
     TrainingSettings,
     check_vocab_size,
     prepare_words,
@@ -258,131 +253,3 @@ class RunInTraining:
             heldout_lengths=heldout_lengths,
             step_seconds=step_seconds,
         )
-
-
-def train_run_from_counts(
-    counts: ChunkCounts,
-    *,
-    target_vocab_size: int,
-    minimum_pair_frequency: int = 2,
-    tie_rule: str = DEFAULT_TIE_RULE,
-    top_k: int = DEFAULT_TOP_K,
-    engine: str = DEFAULT_ENGINE,
-    max_vocab_characters: int | None = None,
-    progress: ProgressCallback | None = None,
-) -> TrainingRun:
-    """The merge phase: train on a counts table (`bpe.counts`), as `train_run` trains on
-    the text it was counted from, held-out part included: the same steps, merge for merge.
-
-    Base characters come from the training and held-out parts together, as `train_run`
-    takes them from the training and held-out text."""
-    base = list(counts.base_tokens)
-    if counts.alphabet == CHARACTERS:
-        base = sorted(set(base).union(*counts.heldout_chunks))
-    settings = TrainingSettings(
-        target_vocab_size=target_vocab_size,
-        minimum_pair_frequency=minimum_pair_frequency,
-        engine=engine,
-        top_k=top_k,
-        alphabet=counts.alphabet,
-        pretokenizer=counts.training_pretokenizer,
-        base_tokens=tuple(base),
-        tie_rule=tie_rule,
-        max_vocab_characters=max_vocab_characters,
-    )
-    alphabet = counts.alphabet
-    return train_run_from_words(
-        ((symbols_of(chunk, alphabet), count) for chunk, count in zip(counts.chunks, counts.counts)),
-        settings,
-        training_characters=counts.characters,
-        heldout_words=((symbols_of(c, alphabet), n) for c, n in zip(counts.heldout_chunks, counts.heldout_counts)),
-        heldout_characters=counts.heldout_characters,
-        progress=progress,
-    )
-
-
-def train_run_from_words(
-    words: Iterable,
-    settings: TrainingSettings,
-    /,
-    *,
-    training_characters: int,
-    heldout_words: Iterable = (),
-    heldout_characters: int = 0,
-    progress: ProgressCallback | None = None,
-) -> TrainingRun:
-    """Train on distinct chunks and their counts (the merge phase of a corpus too big to
-    hold, see `bpe.counts`) and record the run compactly (`RecordedSteps`).
-
-    ``words`` are ``(symbols, count)`` in order of first occurrence, as
-    `bpe.training.prepare_words` makes them from a text: then the steps are exactly those
-    of `train_run` on that text. It may be a generator (read once). ``settings`` must
-    name its base tokens (the corpus's alphabet); ``training_characters`` is the corpus's
-    length, for compression figures. ``heldout_words`` are the held-out text's, in the same
-    form (their symbols must be base tokens), for the held-out curve.
-    """
-    if settings.base_tokens is None:
-        raise BpeError("training from counts needs the base tokens: the counts file records them")
-    base = list(settings.base_tokens)
-    check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size")
-    started = time.perf_counter()
-    counted = _CountedWords(words)
-    # The record's runners-up and count changes go to a temporary file as they come: at
-    # tens of thousands of merges they weigh as much as the engine (`RecordedSteps`). Its
-    # map of tokens to ids is the engine's (`bpe.steps.shared_token_ids`).
-    recorded = RecordedSteps(base, spill=True)
-    steps = ENGINES[settings.engine](
-        counted,
-        base,
-        target_vocab_size=settings.target_vocab_size,
-        minimum_pair_frequency=settings.minimum_pair_frequency,
-        top_k=settings.top_k,
-        tie_rule=settings.tie_rule,
-        max_vocab_characters=settings.max_vocab_characters,
-        token_ids=recorded.ids,
-    )
-    stream = StepStream(steps, base_tokens=base, settings=settings)
-    heldout = HeldOutTracker(heldout_words, base, settings.target_vocab_size)
-    lefts, rights = recorded.lefts, recorded.rights
-    step_seconds = SpilledColumn("d")
-    try:
-        for step in stream:
-            recorded.append(step)
-            step_seconds.append(time.perf_counter() - started)
-            heldout.apply_ids(lefts[-1], rights[-1], step.token_id)  # the record's ids: no map of its own
-            if progress is not None:
-                progress(step, settings.target_vocab_size)
-    finally:
-        stream.close()  # stopped early (Ctrl-C): the engine lets go of its arrays now
-    return TrainingRun(
-        settings=settings,
-        base_tokens=base,
-        steps=recorded,
-        stop_reason=stream.stop_reason,
-        stop_explanation=stream.explain_stop(),
-        training_seconds=time.perf_counter() - started,
-        training_characters=training_characters,
-        initial_length=counted.symbols,
-        heldout_characters=heldout_characters,
-        base_counts=tuple(counted.base_counts.get(token, 0) for token in base),
-        heldout_lengths=heldout.lengths(),
-        step_seconds=step_seconds,
-    )
-
-
-class _CountedWords:
-    """The words passed through once, adding up how many base symbols they stand for, and
-    how often each base symbol occurs (what token usage starts from)."""
-
-    def __init__(self, words: Iterable) -> None:
-        self.words = words
-        self.symbols = 0
-        self.base_counts: Counter = Counter()
-
-    def __iter__(self):
-        base_counts = self.base_counts
-        for symbols, count in self.words:
-            self.symbols += len(symbols) * count
-            for symbol, times in Counter(symbols).items():
-                base_counts[symbol] += times * count
-            yield symbols, count

@@ -46,7 +46,7 @@ MAX_VOCAB_CHARACTERS = 64_000_000
 # fast engine's C arrays of token ids.
 MAX_VOCAB_SIZE = 1_000_000
 # The most competing pairs a step records (`TrainingSettings.top_k`): what a run file
-# holds per step (`bpe.runfile`) and the command line's `--top-k` allows. More would
+# holds per step (`bpe.scale.run_file`) and the command line's `--top-k` allows. More would
 # train a run that writes a file its own reader refuses.
 MAX_TOP_K = 100
 # What training takes when not told: the fast engine, and ten runners-up a step (what the

@@ -21,13 +21,13 @@ import time
 from pathlib import Path
 
 from bpe.benchmarks.in_memory import shared_text
-from bpe.corpora.counting import count_corpus
-from bpe.corpora.streams import ReadOptions
 from bpe.paths import PROJECT_ROOT
+from bpe.scale.count_phase import count_corpus
+from bpe.scale.partitions import ReadOptions
 
 MEMORY_JOB = """
 import json, resource, sys
-from bpe.corpora.counting import count_corpus
+from bpe.scale.count_phase import count_corpus
 counts = count_corpus([{folder!r}], alphabet="bytes", pretokenizer="gpt2", workers={workers})
 # VmHWM, not ru_maxrss: that one survives exec, so it would report the benchmark's own peak
 hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))

@@ -1,5 +1,5 @@
 """`python -m bpe.benchmarks.in_memory`: what training a text whole in one process costs in
-memory, the figures behind `bpe.counts.in_memory_bytes`.
+memory, the figures behind `bpe.training_memory.in_memory_bytes`.
 
 Each job runs in a fresh interpreter (so its peak resident size is its own): read the
 text, train with the fast engine, report ``ru_maxrss``. The bytes per character are the

@@ -38,10 +38,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bpe.corpora.counting import count_corpus
 from bpe.paths import CACHE_DIR, PROJECT_ROOT, shared_data_dir
-from bpe.run import train_run_from_counts
-from bpe.runfile import RunSource, run_file_bytes
+from bpe.scale.count_phase import count_corpus
+from bpe.scale.merge_phase import train_run_from_counts
+from bpe.scale.run_file import RunSource, run_file_bytes
 
 DEFAULT_SIZES = "16M,64M,100M,256M,1G"
 MERGES = (32_000, 50_000)

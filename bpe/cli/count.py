@@ -1,7 +1,7 @@
 """`python -m bpe count INPUT... --output COUNTS`: the count phase on the command line.
 
 Reads the corpus (files, folders, globs of .txt, .jsonl, .parquet, .gz) on every core or
-on a Dask cluster and writes one counts file (`bpe.counts`), which `train` reads. Progress
+on a Dask cluster and writes one counts file (`bpe.scale.chunk_counts`), which `train` reads. Progress
 goes to stderr; the file is written at the end, whole, so Ctrl-C or SIGTERM leaves the old
 one (or none) in place.
 """
@@ -15,12 +15,13 @@ from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, CHARACTERS
 from bpe.cli.errors import stop_status
-from bpe.corpora.counting import CountProgress, available_cores, count_corpus
-from bpe.corpora.streams import ReadOptions
-from bpe.counts import CUSTOM, write_counts
 from bpe.errors import BpeError
 from bpe.io.files import check_writable_folder, check_writable_target
 from bpe.pretokenize import PRETOKENIZER_CHOICES
+from bpe.scale.chunk_counts import CUSTOM
+from bpe.scale.count_phase import CountProgress, available_cores, count_corpus
+from bpe.scale.counts_file import write_counts
+from bpe.scale.partitions import ReadOptions
 from bpe.wording import counted
 
 DEFAULT_PRETOKENIZER = "gpt2"

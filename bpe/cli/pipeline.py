@@ -21,13 +21,13 @@ from bpe.alphabet import CHARACTERS, default_base_tokens
 from bpe.analysis.exports import ids_tensor_bytes
 from bpe.analysis.metrics import compression, context_coverage, token_count_reduction, token_lengths
 from bpe.corpora.textfile import read_text_file
-from bpe.counts import check_fits_in_memory
 from bpe.errors import BpeError
 from bpe.io.files import check_writable_target, staged_files
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StopReason, log_line, should_log
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
 from bpe.training import DEFAULT_ENGINE, MAX_VOCAB_CHARACTERS, train_steps
+from bpe.training_memory import check_fits_in_memory
 
 SPLITS = ("train", "val", "test")
 CONTEXT_TOKENS = 128

@@ -27,11 +27,12 @@ from bpe.cli.count import ProgressLine, add_corpus_options, count_from_args, giv
 from bpe.cli.errors import stop_status
 from bpe.cli.parity import run_parity_training
 from bpe.cli.pipeline import add_max_vocab_characters_option, budget_hint, unchanged_message
-from bpe.counts import read_counts
 from bpe.errors import BpeError
 from bpe.io.files import check_writable_target, staged_files
-from bpe.run import TrainingRun, train_run_from_counts
-from bpe.runfile import MAX_MERGES, RunSource, check_run_fits, read_run_file, run_file_bytes
+from bpe.run import TrainingRun
+from bpe.scale.counts_file import read_counts
+from bpe.scale.merge_phase import train_run_from_counts
+from bpe.scale.run_file import MAX_MERGES, RunSource, check_run_fits, read_run_file, run_file_bytes
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer

@@ -22,7 +22,8 @@ from bpe.analysis.samples import TUTORIAL_SENTENCE
 from bpe.analysis.undertrained import ABSORBED, RARE, flag_counts, run_token_health, uses
 from bpe.cli.main import main
 from bpe.gpt2.files import find_gpt2_files
-from bpe.runfile import RUNS_DIR, list_runs, read_run_file
+from bpe.scale.run_file import read_run_file
+from bpe.scale.run_listing import RUNS_DIR, list_runs
 from bpe.text import printable
 from pages._shared.frame.tables import arrow_rows
 from pages._shared.state.controls import RARE_BELOW

@@ -118,7 +118,7 @@ def test_stop_before_the_first_merge_says_so_and_trains_again_on_request(monkeyp
 
 
 def test_a_text_that_will_not_fit_in_memory_is_refused_in_one_line(monkeypatch):
-    monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: 30 << 20)
+    monkeypatch.setattr("bpe.training_memory.available_memory_bytes", lambda: 30 << 20)
     at = new_app(PAGE)
     assert not at.exception, at.exception
     errors = [unescape_markdown(error.value) for error in at.error]

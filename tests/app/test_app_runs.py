@@ -12,7 +12,8 @@ from helpers import counted_runs
 
 from bpe.cli.main import main
 from bpe.paths import DATA_DIR
-from bpe.runfile import RUNS_DIR, list_runs, read_run_file
+from bpe.scale.run_file import read_run_file
+from bpe.scale.run_listing import RUNS_DIR, list_runs
 
 PAGES = [
     "app.py",

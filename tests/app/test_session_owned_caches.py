@@ -19,7 +19,7 @@ from streamlit.runtime import caching
 from streamlit.testing.v1 import AppTest
 
 import pages._shared.data.runs as runs
-from bpe.runfile import RUNS_DIR, list_runs
+from bpe.scale.run_listing import RUNS_DIR, list_runs
 from pages._shared.data.runs import RUN_MEMO
 
 SHIPPED = list_runs([RUNS_DIR])[0]  # the run file data/ ships

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from bpe.cli.main import main
-from bpe.corpora.counting import count_corpus
-from bpe.corpora.streams import ReadOptions
-from bpe.counts import read_counts
+from bpe.scale.count_phase import count_corpus
+from bpe.scale.counts_file import read_counts
+from bpe.scale.partitions import ReadOptions
 from tests.helpers import ROOT
 
 
@@ -98,7 +98,7 @@ def test_sigterm_leaves_no_counts_file(tmp_path):
 
 
 def test_build_refuses_a_training_text_that_will_not_fit_in_memory(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("bpe.counts.available_memory_bytes", lambda: 20 << 20)
+    monkeypatch.setattr("bpe.training_memory.available_memory_bytes", lambda: 20 << 20)
     folder = tmp_path / "processed"
     folder.mkdir()
     for name in ("train", "val", "test"):
@@ -111,7 +111,7 @@ def test_build_refuses_a_training_text_that_will_not_fit_in_memory(tmp_path, cap
 
 
 def test_an_unreachable_dask_scheduler_is_one_line(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("bpe.corpora.counting.DASK_CONNECT_SECONDS", 1)
+    monkeypatch.setattr("bpe.scale.count_phase.DASK_CONNECT_SECONDS", 1)
     folder = _corpus(tmp_path)
     argv = ["count", str(folder), "--dask", "tcp://127.0.0.1:9", "--output", str(tmp_path / "c.parquet"), "--quiet"]
     assert main(argv) == 1

@@ -16,10 +16,11 @@ from helpers import ROOT
 from bpe import BPETokenizer
 from bpe.cli.main import main
 from bpe.cli.train import progress_line
-from bpe.counts import count_text, write_counts
 from bpe.paths import DATA_DIR
 from bpe.run import train_run
-from bpe.runfile import read_run_file
+from bpe.scale.chunk_counts import count_text
+from bpe.scale.counts_file import write_counts
+from bpe.scale.run_file import read_run_file
 from bpe.training import MAX_VOCAB_CHARACTERS
 
 TEXT = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")

@@ -206,7 +206,7 @@ def test_counting_training_and_the_command_line_load_no_http_client():
     """urllib.request brings http.client and ssl, about 9 MB resident in each counting
     worker and in the merge phase: only a download needs them."""
     code = (
-        "import sys, bpe, bpe.corpora.counting, bpe.runfile, bpe.cli.main; bpe.cli.main.make_parser(); "
+        "import sys, bpe, bpe.scale.count_phase, bpe.scale.run_file, bpe.cli.main; bpe.cli.main.make_parser(); "
         "bpe.train_run('low lower lowest', target_vocab_size=20); "
         "print(sorted(m for m in ('urllib.request', 'http.client', 'ssl') if m in sys.modules))"
     )
@@ -219,7 +219,7 @@ def test_the_merge_phase_loads_neither_gpt2_nor_the_network_modules():
     platform (1.1 MB of a merge phase that must stay within 4 MB per million characters).
     The public names still come from the package, each on first use."""
     code = (
-        "import sys, bpe.corpora.counting, bpe.run, bpe.runfile; "
+        "import sys, bpe.scale.count_phase, bpe.run, bpe.scale.merge_phase, bpe.scale.run_file; "
         "print(sorted(m for m in ('bpe.gpt2', 'bpe.io.fetch', 'socket', 'uuid', 'platform') if m in sys.modules)); "
         "import bpe; from bpe import *; print(all(getattr(bpe, name) is not None for name in bpe.__all__))"
     )

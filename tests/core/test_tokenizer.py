@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import BpeError, BPETokenizer, TrainingSettings, UnknownSymbolsError, train_run, train_steps
-from bpe.runfile import MAX_PAIRS_PER_STEP
+from bpe.scale.run_file import MAX_PAIRS_PER_STEP
 from bpe.tokenizer import merges_for_vocab_size
 from bpe.training import MAX_TOP_K, MAX_VOCAB_SIZE
 
@@ -260,8 +260,8 @@ def test_a_runs_merge_count_is_the_tokenizers_for_every_vocab_size(text, top):
     """`TrainingRun.merge_count` reads the vocab size after each merge; it agrees with
     `merges_for_vocab_size`, which spells the merges out, also where a merge makes a token
     that exists already ('a'+'bc' after 'ab'+'c') and the vocabulary does not grow."""
-    from bpe.counts import count_text
-    from bpe.run import train_run_from_counts
+    from bpe.scale.chunk_counts import count_text
+    from bpe.scale.merge_phase import train_run_from_counts
 
     listed = train_run(text, target_vocab_size=top, minimum_pair_frequency=1)
     recorded = train_run_from_counts(

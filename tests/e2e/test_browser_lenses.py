@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from bpe.formats.cl100k import cl100k_path
 from bpe.gpt2.files import find_gpt2_files
-from bpe.runfile import RUNS_DIR, list_runs
+from bpe.scale.run_listing import RUNS_DIR, list_runs
 
 pytestmark = pytest.mark.e2e
 QUERY = "?vocab=300"  # the default corpus (Tiny Shakespeare) at vocab 300, as the other page tests

@@ -185,7 +185,7 @@ def test_nothing_is_cut_at_projector_widths(browser, app_url, screenshot, presen
 def test_nothing_is_cut_on_the_lens_pages_of_a_run_file(browser, app_url):
     """The shipped run file replayed, whose numbers are longer (918,799 characters, sizes to
     2,000), on the pages of its lenses, at 1024 px in presenter mode: the narrowest case."""
-    from bpe.runfile import RUNS_DIR, list_runs
+    from bpe.scale.run_listing import RUNS_DIR, list_runs
 
     run = list_runs([RUNS_DIR])[0]
     context = browser.new_context(viewport={"width": 1024, "height": 768})

@@ -15,7 +15,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from bpe.paths import DATA_DIR
-from bpe.runfile import list_runs
+from bpe.scale.run_listing import list_runs
 
 pytestmark = pytest.mark.e2e
 

@@ -15,14 +15,14 @@ from dataclasses import replace
 import streamlit as st
 
 from bpe.corpora.corpus import load_corpus, split_train_heldout
-from bpe.counts import check_fits_in_memory
 from bpe.errors import BpeError
 from bpe.live_training import LiveTraining, SharedTrainings
 from bpe.run import TrainingRun
-from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
+from bpe.scale.run_file import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
+from bpe.training_memory import check_fits_in_memory
 from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
 from pages._shared.state.sessions import session_watch
 from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, TRAIN_UP_TO, VOCAB, Settings

@@ -15,7 +15,8 @@ from bpe.corpora.corpus import corpus_from_upload, corpus_version, list_corpora
 from bpe.corpora.textfile import decode_text_bytes
 from bpe.errors import BpeError, CorpusError
 from bpe.pretokenize import pretokenizer_name
-from bpe.runfile import MAX_RUN_FILE_BYTES, RunFile, RunListing, labelled_runs, parse_run_file
+from bpe.scale.run_file import MAX_RUN_FILE_BYTES, RunFile, parse_run_file
+from bpe.scale.run_listing import RunListing, labelled_runs
 from bpe.text import shown_name
 from bpe.training import MAX_VOCAB_SIZE
 from pages._shared.data.owned import hold_values_of

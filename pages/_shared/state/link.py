@@ -15,7 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.corpora.corpus import list_corpora
-from bpe.runfile import labelled_runs
+from bpe.scale.run_listing import labelled_runs
 from pages._shared.state.controls import (
     PAGE_CONTROLS,
     Control,

@@ -23,22 +23,18 @@ import json
 import os
 import zlib
 from array import array
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain, count
 from pathlib import Path
 
 from bpe.alphabet import BYTES, from_gpt2_spelling, gpt2_spelling
 from bpe.errors import BpeError
 from bpe.io.files import atomic_write_bytes
 from bpe.io.jsonfile import load_json
-from bpe.io.untrusted import open_regular_file, read_file_bytes
-from bpe.paths import DATA_DIR
+from bpe.io.untrusted import read_file_bytes
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import TrainingRun
 from bpe.steps import CHANGES_KEPT, StopReason
-from bpe.text import shown_name
 from bpe.training import DEFAULT_ENGINE, MAX_TOP_K, TrainingSettings
 
 RUN_FORMAT = "bpe-lab-run"
@@ -170,7 +166,7 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
         "version": RUN_VERSION,
         "body_bytes": size,
         "body_sha256": digest.hexdigest(),
-        # what the corpus picker lists, readable without the body (`list_runs`)
+        # what the corpus picker lists, readable without the body (`bpe.scale.run_listing`)
         "summary": {
             "name": source.name[:200],
             "inputs": body["source"]["inputs"][:3],
@@ -248,106 +244,6 @@ def _spelled(tokens, alphabet: str) -> list[str]:
     return [gpt2_spelling(t) for t in tokens] if alphabet == BYTES else list(tokens)
 
 
-# ==================== Listing
-
-
-RUNS_DIR = DATA_DIR / "runs"  # run files the project ships
-RUNS_ENV_VAR = "BPE_RUNS"  # more folders of run files, separated by os.pathsep
-
-
-@dataclass(frozen=True)
-class RunListing:
-    """A run file as the corpus picker lists it, read from its header alone."""
-
-    path: Path
-    name: str
-    inputs: tuple[str, ...]
-    characters: int
-    merges: int
-
-    @property
-    def label(self) -> str:
-        """``run: NAME — source, characters, merges``."""
-        inputs = ", ".join(map(shown_name, self.inputs)) or "counts"  # the file's words: never raw on a page
-        return f"run: {shown_name(self.name)} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
-
-
-def run_folders() -> list[Path]:
-    """``data/runs/`` and the folders named by ``$BPE_RUNS``."""
-    extra = [Path(part) for part in os.environ.get(RUNS_ENV_VAR, "").split(os.pathsep) if part]
-    return [RUNS_DIR, *extra]
-
-
-def list_runs(folders: list[Path] | None = None) -> list[RunListing]:
-    """Every readable run file (``*.bperun``) in the folders, sorted by name within each
-    folder; a file whose header is not a run file's is left out (opening it says why)."""
-    listed = []
-    for folder in run_folders() if folders is None else folders:
-        try:
-            paths = sorted(Path(folder).glob(f"*{RUN_SUFFIX}"))
-        except OSError:
-            continue
-        for path in paths:
-            try:
-                listed.append(read_listing(path))
-            except RunFileError:
-                continue
-    return listed
-
-
-def labelled_runs(folders: list[Path] | None = None) -> dict[str, RunListing]:
-    """`list_runs` by the label a picker shows, one label per file. Labels say the source,
-    its size and the merges, not the settings, so runs of one counts file with two tie rules
-    read the same: the first keeps the plain label (a link made before the second appeared
-    still finds it), the next says its file name, then its folder too (the same file in two
-    folders), and past that a number."""
-    listings = list_runs(folders)
-    names = Counter(listing.path.name for listing in listings)
-    found: dict[str, RunListing] = {}
-    for listing in listings:
-        plain, path = listing.label, listing.path
-        where = f"{shown_name(path.parent.name)}/{shown_name(path.name)}"
-        # a file name that two folders hold says nothing alone: the folder comes with it
-        candidates = (
-            plain,
-            f"{plain} ({shown_name(path.name) if names[path.name] == 1 else where})",
-            f"{plain} ({where})",
-        )
-        numbered = (f"{candidates[-1]} #{number}" for number in count(2))
-        found[next(c for c in chain(candidates, numbered) if c not in found)] = listing
-    return found
-
-
-def read_listing(path: Path) -> RunListing:
-    """What `list_runs` shows of one file: its header's summary (the body is not read)."""
-    name = path.name
-    # Only the head is read, but the file is opened as a stranger's: a FIFO or a device
-    # named *.bperun in a runs folder would block the sidebar's listing for good.
-    with open_regular_file(path, what="run file", name=repr(name), max_bytes=None, error=RunFileError) as file:
-        try:
-            start = file.read(MAX_HEADER_BYTES)
-        except OSError as error:
-            raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
-    try:
-        head = zlib.decompressobj(31).decompress(start, MAX_HEADER_BYTES)
-    except zlib.error:
-        raise RunFileError(f"{name} is not a BPE Lab run file (not gzip data, or damaged)") from None
-    line, newline, _ = head.partition(b"\n")
-    header = load_json(line, name=name, what="a run file header", error=RunFileError) if newline else None
-    _check_header(header, name)
-    summary = header.get("summary")
-    try:
-        inputs = tuple(str(Path(i).name)[:200] for i in summary["inputs"][:3] if isinstance(i, str))
-        listing = RunListing(
-            path, str(summary["name"])[:200], inputs, int(summary["characters"]), int(summary["merges"])
-        )
-    except (TypeError, KeyError, ValueError):
-        raise RunFileError(f"{name} has a malformed header (summary)") from None
-    if not listing.name or listing.characters < 0 or listing.merges < 0:
-        raise RunFileError(f"{name} has a malformed header (summary)")
-    return listing
-
-
 # ==================== Reading
 
 
@@ -391,7 +287,7 @@ def _decompressed(raw: bytes, name: str) -> tuple[dict, bytes]:
                 raise RunFileError(f"{name} is cut short: it ends inside its header")
             raise RunFileError(f"{name} is not a BPE Lab run file (no header line)")
         header = load_json(line, name=name, what="a run file header", error=RunFileError)
-        _check_header(header, name)
+        check_header(header, name)
         wanted = header["body_bytes"] + 1  # the body and its newline
         pieces, size, values = [rest], len(rest), _values_in(rest)
         # Inflated a piece at a time up to one byte more than wanted (to see whether the run
@@ -422,7 +318,7 @@ def _decompressed(raw: bytes, name: str) -> tuple[dict, bytes]:
     return header, body
 
 
-def _check_header(header, name: str) -> None:
+def check_header(header, name: str) -> None:
     if not isinstance(header, dict) or header.get("format") != RUN_FORMAT:
         raise RunFileError(f"{name} is not a BPE Lab run file (its header names no {RUN_FORMAT!r} format)")
     version = header.get("version")

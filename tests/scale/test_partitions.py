@@ -14,10 +14,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from bpe.corpora.counting import count_corpus
-from bpe.corpora.streams import CUT_RULES, ReadOptions, find_corpus_files, first_cut, is_heldout
-from bpe.counts import count_text, merge_counts
 from bpe.errors import BpeError, CorpusError
+from bpe.scale.chunk_counts import count_text, merge_counts
+from bpe.scale.corpus_files import find_corpus_files
+from bpe.scale.count_phase import count_corpus
+from bpe.scale.partitions import ReadOptions, is_heldout
+from bpe.scale.safe_cuts import CUT_RULES, first_cut
 from tests.helpers import MAX_EXAMPLES
 
 # Pieces that meet at every kind of boundary the patterns care about: letters, digits,

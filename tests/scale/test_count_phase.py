@@ -10,10 +10,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bpe.corpora.counting import count_corpus
-from bpe.corpora.streams import ReadOptions
-from bpe.counts import count_text, merge_counts
 from bpe.errors import BpeError
+from bpe.scale.chunk_counts import count_text, merge_counts
+from bpe.scale.count_phase import count_corpus
+from bpe.scale.partitions import ReadOptions
 from tests.helpers import shared_file
 
 # Small partitions, so that even this small corpus is many partitions of every kind.
@@ -77,7 +77,7 @@ def test_a_real_dask_cluster_gives_the_same_table(corpus):
 
 
 def test_an_unreachable_scheduler_is_one_line(corpus, monkeypatch):
-    monkeypatch.setattr("bpe.corpora.counting.DASK_CONNECT_SECONDS", 1)
+    monkeypatch.setattr("bpe.scale.count_phase.DASK_CONNECT_SECONDS", 1)
     _, inputs = corpus
     with pytest.raises(BpeError, match="cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
         count_corpus(inputs[:1], alphabet="bytes", pretokenizer="gpt2", dask="tcp://127.0.0.1:9")

@@ -1,56 +1,44 @@
-"""Corpora as people keep them, read in bounded pieces: text, JSON lines, Parquet, gzip.
+"""A corpus cut into partitions that workers read on their own, each read as documents.
 
-A corpus is a list of files (folders and globs expanded, in sorted order): ``.txt``,
-``.jsonl`` (one JSON object per line, the text in a field, ``text`` by default),
-``.parquet`` (the text in a column, ``text`` by default, read one row group at a time),
-and ``.txt.gz`` / ``.jsonl.gz``. Each file is read as *documents*: a line of JSON, a row
-of Parquet, and for a text file a *passage* of about `ReadOptions.passage_bytes`.
+A `Partition` is a byte range of a plain file, a row group of Parquet, or a whole gzip
+file; `documents` reads one in bounded pieces. A document is a line of JSON, a row of
+Parquet, and for a text file a *passage* of about `ReadOptions.passage_bytes`. A 40 MB
+text file with the defaults (16 MB partitions, 64 KB passages) is three partitions of
+about 256, 256 and 128 passages.
 
 Memory stays the same however big the corpus: a text file is read in blocks and cut into
-passages, and a passage ends only where the pre-tokenizer cuts too, so counting passage
-by passage gives exactly the counts of the whole text. Where a pattern must cut is read
-from the pattern (see `CUT_RULES`); a custom pattern has no such rule, so its text files
-are read whole, up to `MAX_UNCUT_BYTES`.
+passages, and a passage ends only where the pre-tokenizer cuts too (`bpe.scale.safe_cuts`),
+so counting passage by passage gives exactly the counts of the whole text. A custom
+pattern has no such rule, so its text files are read whole, up to `MAX_UNCUT_BYTES`.
 
-The work is split into `Partition`s (byte ranges of a plain file, a row group of Parquet,
-a whole gzip file) that workers read on their own. Passage boundaries sit where the first
-safe cut at or after each multiple of ``passage_bytes`` falls, counted from the start of
-the file, so they are the same however the file is split into partitions, and held-out
-documents are chosen by a hash of where they start: what is counted never depends on the
-number of workers.
+Passage boundaries sit where the first safe cut at or after each multiple of
+``passage_bytes`` falls, counted from the start of the file, so they are the same however
+the file is split into partitions, and held-out documents are chosen by a hash of where
+they start: what is counted never depends on the number of workers.
 
 Bad input raises `CorpusError` naming the file and the problem (and the byte or line).
 """
 
 from __future__ import annotations
 
-import glob
 import gzip
 import hashlib
 import json
 import math
-import os
-import re
-import stat
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 from bpe.errors import BpeError, CorpusError
 from bpe.io.untrusted import UTF8_BOM
-from bpe.pretokenize import GPT2_WHITESPACE
+from bpe.scale.corpus_files import JSONL, PARQUET, CorpusFile
+from bpe.scale.safe_cuts import CONTEXT_BYTES, CUT_RULES, first_cut
 
-TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
-SUFFIXES = {".txt": (TEXT, False), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False)}
-SUFFIXES |= {".txt.gz": (TEXT, True), ".jsonl.gz": (JSONL, True)}
 MAX_HELDOUT_FRACTION = 0.9
 MAX_LINE_BYTES = 256 << 20  # one JSON line (one document)
 MAX_UNCUT_BYTES = 256 << 20  # a text file that cannot be cut (a custom pattern)
 MAX_PASSAGE_BYTES = 64 << 20  # the longest stretch of text without a safe cut
 MAX_ROW_GROUP_BYTES = 2 << 30  # one Parquet row group, decompressed
-CONTEXT_BYTES = 16  # what a cut rule looks at before a cut: two characters of up to 4 bytes, and more
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,197 +82,6 @@ class ReadOptions:
         for name in ("field", "column"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise BpeError(f"{name}={getattr(self, name)!r} must be the name of a {name}")
-
-
-# ==================== Finding the files
-
-
-@dataclass(frozen=True)
-class CorpusFile:
-    """One input file: where it is, what it holds, how big it is on disk."""
-
-    path: Path  # absolute: a Dask worker may run in another folder
-    kind: str  # TEXT, JSONL or PARQUET
-    compressed: bool  # gzip
-    size: int
-    name: str  # as the user named it, for messages and the counts file
-
-
-def kind_of(path: Path) -> tuple[str, bool] | None:
-    """(kind, gzip?) from a file's name, or None when BPE Lab does not read it."""
-    name = path.name.lower()
-    for suffix, kind in SUFFIXES.items():
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return kind
-    return None
-
-
-def find_corpus_files(inputs: Sequence[str | os.PathLike[str]]) -> list[CorpusFile]:
-    """The files a list of inputs names: files as given, folders searched (recursively,
-    hidden entries skipped), globs expanded, each in sorted order; a file named twice is
-    read once. Raises `CorpusError` for an input that names nothing readable."""
-    if isinstance(inputs, str | os.PathLike):
-        inputs = [inputs]
-    if not inputs:
-        raise CorpusError("no input given: name the corpus files, folders or globs to read")
-    found: list[CorpusFile] = []
-    seen: set[Path] = set()
-    for given in inputs:
-        for path in _expanded(str(given)):
-            resolved = path.resolve()
-            if resolved not in seen:
-                seen.add(resolved)
-                found.append(_corpus_file(path))
-    return found
-
-
-def _expanded(given: str) -> list[Path]:
-    path = Path(given)
-    if path.is_dir():
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if kind_of(p) and p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-        )
-        if not files:
-            raise CorpusError(f"the folder {given} holds no corpus files ({', '.join(SUFFIXES)})")
-        return files
-    if path.exists() or path.is_symlink():
-        if kind_of(path) is None:
-            raise CorpusError(f"{given} is not a corpus file BPE Lab reads: name it {', '.join(SUFFIXES)}")
-        return [path]
-    if glob.has_magic(given):
-        files = sorted(Path(p) for p in glob.glob(given, recursive=True) if kind_of(Path(p)) and Path(p).is_file())
-        if not files:
-            raise CorpusError(f"the pattern {given} matches no corpus files ({', '.join(SUFFIXES)})")
-        return files
-    raise CorpusError(f"cannot read {given}: no such file or folder")
-
-
-def _corpus_file(path: Path) -> CorpusFile:
-    kind, compressed = kind_of(path)  # type: ignore[misc]
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the first read, a device never end
-            raise CorpusError(f"cannot read {path}: it is not a regular file (a device, pipe or socket)")
-        size = info.st_size
-        with path.open("rb"):
-            pass
-    except OSError as error:
-        raise CorpusError(f"cannot read {path}: {error.strerror or error}") from None
-    return CorpusFile(path=path.absolute(), kind=kind, compressed=compressed, size=size, name=str(path))
-
-
-def file_sha256(file: CorpusFile) -> str:
-    digest = hashlib.sha256()
-    try:
-        with file.path.open("rb") as handle:
-            while block := handle.read(1 << 20):
-                digest.update(block)
-    except OSError as error:
-        raise CorpusError(f"cannot read {file.name}: {error.strerror or error}") from None
-    return digest.hexdigest()
-
-
-# ==================== Where a pattern certainly cuts
-#
-# A cut between two characters is *safe* for a pattern when the pattern's chunks of the
-# whole text are the chunks of the text before the cut followed by the chunks of the text
-# after it. The named patterns read at most one character past a chunk and nothing
-# before it, so a few positions are safe by construction (each rule below says why);
-# tests check every rule with hypothesis against counting the whole text.
-#
-# "S" below is a character that is certainly not whitespace: not in GPT2_WHITESPACE and
-# not str.isspace() (the regex module's \s is a subset of both together).
-
-
-@lru_cache(maxsize=1)
-def _whitespace() -> frozenset[str]:
-    return frozenset(GPT2_WHITESPACE) | frozenset(c for c in map(chr, range(0x3001)) if c.isspace())
-
-
-def _char_after(buffer: bytes, at: int) -> str | None:
-    """The character whose UTF-8 starts at ``buffer[at]``; None if none, incomplete or invalid."""
-    if at >= len(buffer):
-        return None
-    lead = buffer[at]
-    width = 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if lead < 0xF8 else 0
-    try:
-        return buffer[at : at + width].decode("utf-8") if width and at + width <= len(buffer) else None
-    except UnicodeDecodeError:
-        return None
-
-
-def _char_before(buffer: bytes, at: int) -> str | None:
-    """The character whose UTF-8 ends just before ``buffer[at]``; None if none or invalid."""
-    start = at - 1
-    while start >= 0 and at - start < 4 and 0x80 <= buffer[start] < 0xC0:
-        start -= 1
-    if start < 0:
-        return None
-    try:
-        return buffer[start:at].decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _solid(char: str | None) -> bool:
-    """Certainly not whitespace (and a character at all)."""
-    return char is not None and char not in _whitespace()
-
-
-def _whitespace_cuts(buffer: bytes, start: int, stop: int) -> Iterator[int]:
-    """`\\s*\\S+|\\s+`: before a space, tab or newline that follows an S. The chunk holding
-    that S ends there (\\S+ stops at whitespace) and the next one starts there."""
-    for found in _WHITESPACE_ANCHOR.finditer(buffer, start, stop):
-        if _solid(_char_before(buffer, found.start())):
-            yield found.start()
-
-
-def _gpt2_cuts(buffer: bytes, start: int, stop: int) -> Iterator[int]:
-    """GPT-2: (a) before a space followed by an S: ` ?\\p{L}++`, ` ?\\p{N}++` or
-    ` ?[^\\s\\p{L}\\p{N}]++` starts a chunk there, and a whitespace run before it ends one
-    character early (\\s+(?!\\S)) in the whole text and at the cut (\\s++$) in the piece:
-    the same chunk (see `bpe.pretokenize.gpt2_segments`). (b) after S + newline, before an
-    S: the newline is a chunk of its own either way (\\s, or \\s++$ at the piece's end)."""
-    for found in _GPT2_ANCHOR.finditer(buffer, max(start - 1, 0), stop):
-        at = found.start()
-        if buffer[at] == 0x20:
-            if at >= start and _solid(_char_after(buffer, at + 1)):
-                yield at
-        elif _solid(_char_before(buffer, at)) and _solid(_char_after(buffer, at + 1)) and at + 1 >= start:
-            yield at + 1
-
-
-def _gpt4_cuts(buffer: bytes, start: int, stop: int) -> Iterator[int]:
-    """GPT-4 (cl100k): (a) after a newline, before an S. No chunk reaches across: letters
-    may take one leading character but never \\r or \\n, and the whitespace before ends at
-    its last newline (\\s*[\\r\\n]) in the whole text and at the cut (\\s++$) in the piece.
-    (b) before a space that follows an S: the chunk holding the S stops at the space either
-    way (no alternative takes a space after an S, and \\s++$ cannot reach back past an S),
-    and the chunks from the space on are the same, the regex reading nothing to its left."""
-    for found in _GPT2_ANCHOR.finditer(buffer, max(start - 1, 0), stop):
-        at = found.start()
-        if buffer[at] == 0x20:
-            if at >= start and _solid(_char_before(buffer, at)):
-                yield at
-        elif at + 1 >= start and _solid(_char_after(buffer, at + 1)):
-            yield at + 1
-
-
-_WHITESPACE_ANCHOR = re.compile(rb"[ \t\n\r]")
-_GPT2_ANCHOR = re.compile(rb"[ \n]")
-CUT_RULES = {"whitespace": _whitespace_cuts, "gpt2": _gpt2_cuts, "gpt4": _gpt4_cuts}
-
-
-def first_cut(rule, buffer: bytes | bytearray, start: int, *, final: bool) -> int | None:
-    """The first safe cut at or after ``buffer[start]``, or None when there is none in
-    ``buffer``. Unless ``final`` (the buffer ends the file), the last bytes are left alone:
-    a rule looks a character or two past a cut."""
-    stop = len(buffer) if final else len(buffer) - CONTEXT_BYTES
-    if stop <= start:
-        return None
-    return next(rule(buffer, start, stop), None)
 
 
 # ==================== Work: partitions of the input

@@ -2,9 +2,9 @@
 their tables summed in input order.
 
 This is a map-reduce, as in every serious trainer: each worker reads its partitions
-(`bpe.corpora.streams`) and counts their documents' chunks (`bpe.pretokenize.ChunkTally`,
+(`bpe.scale.partitions`) and counts their documents' chunks (`bpe.pretokenize.ChunkTally`,
 as in-memory training does); the main process adds the tables in input order
-(`bpe.counts.CountsTotal`), so each chunk keeps the place of its first occurrence and the
+(`bpe.scale.chunk_counts.CountsTotal`), so each chunk keeps the place of its first occurrence and the
 result is the same table whatever the number of workers. At most a few partitions are in
 flight at a time, so memory is the total table plus a window of partition tables, however
 big the corpus.
@@ -20,18 +20,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from bpe.alphabet import check_alphabet
-from bpe.corpora.streams import (
-    TEXT,
-    CorpusFile,
-    Partition,
-    ReadOptions,
-    documents,
-    file_sha256,
-    find_corpus_files,
-    is_heldout,
-    partitions,
-)
-from bpe.counts import (
+from bpe.errors import BpeError, CorpusError
+from bpe.pretokenize import ChunkTally
+from bpe.scale.chunk_counts import (
     HELDOUT_SAMPLE_CHARACTERS,
     ChunkCounts,
     Chunks,
@@ -41,8 +32,8 @@ from bpe.counts import (
     counts_array,
     training_value,
 )
-from bpe.errors import BpeError, CorpusError
-from bpe.pretokenize import ChunkTally
+from bpe.scale.corpus_files import TEXT, CorpusFile, file_sha256, find_corpus_files
+from bpe.scale.partitions import Partition, ReadOptions, documents, is_heldout, partitions
 
 BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
 # Distinct runs a tally keeps before chunking them, when it counts in the process that goes

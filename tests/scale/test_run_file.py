@@ -17,19 +17,16 @@ from bpe.errors import BpeError
 from bpe.paths import DATA_DIR
 from bpe.recorded import RecordedSteps
 from bpe.run import train_run
-from bpe.runfile import (
+from bpe.scale.run_file import (
     MAX_MERGES,
-    RUNS_DIR,
     RunFileError,
     RunSource,
-    labelled_runs,
-    list_runs,
     parse_run_file,
     read_run_file,
     run_file_bytes,
-    run_folders,
     write_run_file,
 )
+from bpe.scale.run_listing import RUNS_DIR, labelled_runs, list_runs, run_folders
 from bpe.steps import TIE_RULES
 
 SOURCE = RunSource(name="shakespeare", inputs=("tinyshakespeare.txt",), characters=100_000, documents=1)
@@ -360,7 +357,8 @@ def test_a_pipe_or_device_named_as_a_run_file_is_refused_instead_of_blocking(tmp
     os.mkfifo(tmp_path / "pipe.bperun")
     (tmp_path / "zero.bperun").symlink_to("/dev/zero")
     probe = (
-        "import sys; from pathlib import Path; from bpe.runfile import RunFileError, list_runs, read_run_file\n"
+        "import sys; from pathlib import Path; from bpe.scale.run_file import RunFileError, read_run_file\n"
+        "from bpe.scale.run_listing import list_runs\n"
         "assert list_runs([Path(sys.argv[1])]) == []\n"
         "for name in ('pipe.bperun', 'zero.bperun'):\n"
         "    try: read_run_file(Path(sys.argv[1]) / name)\n"
@@ -416,7 +414,7 @@ def test_a_flood_of_numbers_is_refused_before_it_is_parsed(raw):
 
 def test_a_run_too_big_to_read_back_is_not_written(run, monkeypatch):
     """The writer refuses what the reader would: a run with many runners-up a step."""
-    monkeypatch.setattr("bpe.runfile.MAX_BODY_VALUES", 1_000)
+    monkeypatch.setattr("bpe.scale.run_file.MAX_BODY_VALUES", 1_000)
     with pytest.raises(BpeError, match=r"this run is [0-9,]+ bytes and [0-9,]+ values .* record fewer runners-up"):
         run_file_bytes(run, source=SOURCE)
 
@@ -424,7 +422,7 @@ def test_a_run_too_big_to_read_back_is_not_written(run, monkeypatch):
 def test_a_real_run_is_far_below_the_body_bounds(raw):
     """The bounds are set from a real run (202 bytes and 52 values a merge with 10 runners-up):
     this one, scaled to the most merges a run file holds, still fits."""
-    from bpe.runfile import MAX_BODY_BYTES, MAX_BODY_VALUES, _values_in
+    from bpe.scale.run_file import MAX_BODY_BYTES, MAX_BODY_VALUES, _values_in
 
     header, body = parts(raw)
     body_raw = gzip.decompress(raw).split(b"\n", 1)[1]

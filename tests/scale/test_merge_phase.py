@@ -11,11 +11,13 @@ from helpers import MAX_EXAMPLES, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe.counts import count_text, read_counts, write_counts
 from bpe.errors import BpeError
 from bpe.paths import DATA_DIR
 from bpe.recorded import RecordedSteps
-from bpe.run import train_run, train_run_from_counts, train_run_from_words
+from bpe.run import train_run
+from bpe.scale.chunk_counts import count_text
+from bpe.scale.counts_file import read_counts, write_counts
+from bpe.scale.merge_phase import train_run_from_counts, train_run_from_words
 from bpe.steps import TIE_RULES
 from bpe.training import TrainingSettings, prepare_words
 
@@ -238,7 +240,7 @@ def test_a_merge_phase_keeps_its_runners_up_on_disk_and_writes_the_same_run_file
     """Spilled, the runners-up and count changes of a run trained from counts cost a block
     of memory each; the run file it writes is the one its steps held in memory write."""
     from bpe.recorded import SpilledColumn
-    from bpe.runfile import RunSource, run_file_bytes
+    from bpe.scale.run_file import RunSource, run_file_bytes
 
     text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:200_000]
     run = train_run_from_counts(counts_of(text, "", "bytes", "gpt2"), target_vocab_size=1_256, top_k=10)

@@ -1,0 +1,116 @@
+"""The files of a corpus: what the user named (files, folders, globs), found and checked.
+
+A corpus is a list of files, each read by its name's ending: ``.txt``, ``.jsonl`` (one
+JSON object per line, the text in a field), ``.parquet`` (the text in a column), and
+``.txt.gz`` / ``.jsonl.gz``. Folders are searched (hidden entries skipped) and globs
+expanded, each in sorted order, and a file named twice is read once::
+
+    find_corpus_files(["books/", "extra/*.jsonl"])
+    # -> [books/a.txt, books/b/c.txt.gz, extra/x.jsonl]   (as CorpusFile records)
+
+A name that reads nothing (no such file, a folder of other files, a device or a pipe) is
+one `CorpusError` line naming it, before any counting starts.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bpe.errors import CorpusError
+
+TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
+SUFFIXES = {".txt": (TEXT, False), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False)}
+SUFFIXES |= {".txt.gz": (TEXT, True), ".jsonl.gz": (JSONL, True)}
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    """One input file: where it is, what it holds, how big it is on disk."""
+
+    path: Path  # absolute: a Dask worker may run in another folder
+    kind: str  # TEXT, JSONL or PARQUET
+    compressed: bool  # gzip
+    size: int
+    name: str  # as the user named it, for messages and the counts file
+
+
+def kind_of(path: Path) -> tuple[str, bool] | None:
+    """(kind, gzip?) from a file's name, or None when BPE Lab does not read it."""
+    name = path.name.lower()
+    for suffix, kind in SUFFIXES.items():
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return kind
+    return None
+
+
+def find_corpus_files(inputs: Sequence[str | os.PathLike[str]]) -> list[CorpusFile]:
+    """The files a list of inputs names: files as given, folders searched (recursively,
+    hidden entries skipped), globs expanded, each in sorted order; a file named twice is
+    read once. Raises `CorpusError` for an input that names nothing readable."""
+    if isinstance(inputs, str | os.PathLike):
+        inputs = [inputs]
+    if not inputs:
+        raise CorpusError("no input given: name the corpus files, folders or globs to read")
+    found: list[CorpusFile] = []
+    seen: set[Path] = set()
+    for given in inputs:
+        for path in _expanded(str(given)):
+            resolved = path.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                found.append(_corpus_file(path))
+    return found
+
+
+def _expanded(given: str) -> list[Path]:
+    path = Path(given)
+    if path.is_dir():
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if kind_of(p) and p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+        if not files:
+            raise CorpusError(f"the folder {given} holds no corpus files ({', '.join(SUFFIXES)})")
+        return files
+    if path.exists() or path.is_symlink():
+        if kind_of(path) is None:
+            raise CorpusError(f"{given} is not a corpus file BPE Lab reads: name it {', '.join(SUFFIXES)}")
+        return [path]
+    if glob.has_magic(given):
+        files = sorted(Path(p) for p in glob.glob(given, recursive=True) if kind_of(Path(p)) and Path(p).is_file())
+        if not files:
+            raise CorpusError(f"the pattern {given} matches no corpus files ({', '.join(SUFFIXES)})")
+        return files
+    raise CorpusError(f"cannot read {given}: no such file or folder")
+
+
+def _corpus_file(path: Path) -> CorpusFile:
+    kind, compressed = kind_of(path)  # type: ignore[misc]
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the first read, a device never end
+            raise CorpusError(f"cannot read {path}: it is not a regular file (a device, pipe or socket)")
+        size = info.st_size
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise CorpusError(f"cannot read {path}: {error.strerror or error}") from None
+    return CorpusFile(path=path.absolute(), kind=kind, compressed=compressed, size=size, name=str(path))
+
+
+def file_sha256(file: CorpusFile) -> str:
+    digest = hashlib.sha256()
+    try:
+        with file.path.open("rb") as handle:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+    except OSError as error:
+        raise CorpusError(f"cannot read {file.name}: {error.strerror or error}") from None
+    return digest.hexdigest()

@@ -1,0 +1,123 @@
+"""The run files the app can replay, listed for the corpus picker from their headers alone.
+
+A folder of run files may hold hundreds of megabytes of runs; the sidebar lists them on
+every page visit. So a listing reads only a file's first line (`bpe.scale.run_file`
+writes a summary into its header: name, inputs, characters, merges) and never the body.
+``data/runs/shakespeare.bperun`` is listed as::
+
+    run: shakespeare — tinyshakespeare.txt, 1,115,394 characters, 1,744 merges
+
+The folders are the project's ``data/runs/`` and those ``$BPE_RUNS`` names. A file whose
+header is not a run file's is left out of the list; opening it says why.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+from itertools import chain, count
+from pathlib import Path
+
+from bpe.io.jsonfile import load_json
+from bpe.io.untrusted import open_regular_file
+from bpe.paths import DATA_DIR
+from bpe.scale.run_file import MAX_HEADER_BYTES, RUN_SUFFIX, RunFileError, check_header
+from bpe.text import shown_name
+
+RUNS_DIR = DATA_DIR / "runs"  # run files the project ships
+RUNS_ENV_VAR = "BPE_RUNS"  # more folders of run files, separated by os.pathsep
+
+
+@dataclass(frozen=True)
+class RunListing:
+    """A run file as the corpus picker lists it, read from its header alone."""
+
+    path: Path
+    name: str
+    inputs: tuple[str, ...]
+    characters: int
+    merges: int
+
+    @property
+    def label(self) -> str:
+        """``run: NAME — source, characters, merges``."""
+        inputs = ", ".join(map(shown_name, self.inputs)) or "counts"  # the file's words: never raw on a page
+        return f"run: {shown_name(self.name)} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
+
+
+def run_folders() -> list[Path]:
+    """``data/runs/`` and the folders named by ``$BPE_RUNS``."""
+    extra = [Path(part) for part in os.environ.get(RUNS_ENV_VAR, "").split(os.pathsep) if part]
+    return [RUNS_DIR, *extra]
+
+
+def list_runs(folders: list[Path] | None = None) -> list[RunListing]:
+    """Every readable run file (``*.bperun``) in the folders, sorted by name within each
+    folder; a file whose header is not a run file's is left out (opening it says why)."""
+    listed = []
+    for folder in run_folders() if folders is None else folders:
+        try:
+            paths = sorted(Path(folder).glob(f"*{RUN_SUFFIX}"))
+        except OSError:
+            continue
+        for path in paths:
+            try:
+                listed.append(read_listing(path))
+            except RunFileError:
+                continue
+    return listed
+
+
+def labelled_runs(folders: list[Path] | None = None) -> dict[str, RunListing]:
+    """`list_runs` by the label a picker shows, one label per file. Labels say the source,
+    its size and the merges, not the settings, so runs of one counts file with two tie rules
+    read the same: the first keeps the plain label (a link made before the second appeared
+    still finds it), the next says its file name, then its folder too (the same file in two
+    folders), and past that a number."""
+    listings = list_runs(folders)
+    names = Counter(listing.path.name for listing in listings)
+    found: dict[str, RunListing] = {}
+    for listing in listings:
+        plain, path = listing.label, listing.path
+        where = f"{shown_name(path.parent.name)}/{shown_name(path.name)}"
+        # a file name that two folders hold says nothing alone: the folder comes with it
+        candidates = (
+            plain,
+            f"{plain} ({shown_name(path.name) if names[path.name] == 1 else where})",
+            f"{plain} ({where})",
+        )
+        numbered = (f"{candidates[-1]} #{number}" for number in count(2))
+        found[next(c for c in chain(candidates, numbered) if c not in found)] = listing
+    return found
+
+
+def read_listing(path: Path) -> RunListing:
+    """What `list_runs` shows of one file: its header's summary (the body is not read)."""
+    name = path.name
+    # Only the head is read, but the file is opened as a stranger's: a FIFO or a device
+    # named *.bperun in a runs folder would block the sidebar's listing for good.
+    with open_regular_file(path, what="run file", name=repr(name), max_bytes=None, error=RunFileError) as file:
+        try:
+            start = file.read(MAX_HEADER_BYTES)
+        except OSError as error:
+            raise RunFileError(f"cannot read run file {name!r}: {error.strerror or error}") from None
+    try:
+        head = zlib.decompressobj(31).decompress(start, MAX_HEADER_BYTES)
+    except zlib.error:
+        raise RunFileError(f"{name} is not a BPE Lab run file (not gzip data, or damaged)") from None
+    line, newline, _ = head.partition(b"\n")
+    header = load_json(line, name=name, what="a run file header", error=RunFileError) if newline else None
+    check_header(header, name)
+    summary = header.get("summary")
+    try:
+        inputs = tuple(str(Path(i).name)[:200] for i in summary["inputs"][:3] if isinstance(i, str))
+        listing = RunListing(
+            path, str(summary["name"])[:200], inputs, int(summary["characters"]), int(summary["merges"])
+        )
+    except (TypeError, KeyError, ValueError):
+        raise RunFileError(f"{name} has a malformed header (summary)") from None
+    if not listing.name or listing.characters < 0 or listing.merges < 0:
+        raise RunFileError(f"{name} has a malformed header (summary)")
+    return listing

@@ -1,0 +1,79 @@
+"""What training a whole text in memory will need, said before it starts.
+
+The root's engines hold the text they train on: the fast engine keeps one position per
+symbol, so character-level training with no pre-tokenizer (the tutorial's semantics), which
+merges across the whole text and so cannot be counted in chunks, grows with the text. A
+caller that is about to train in one process (``python -m bpe build``, the app's own
+trainings) asks `check_fits_in_memory` first and refuses, in one line, a text that would
+swap or be killed half way; the way out it names is the count phase (`bpe.scale`), which
+needs only the distinct chunks.
+
+The estimate is a straight line per alphabet and split: a fixed part, plus bytes per
+character of text. 10 million characters, characters, no pre-tokenizer::
+
+    in_memory_bytes(10_000_000) == 40 MiB + 21 * 10,000,000 bytes  # about 240 MiB
+
+The slopes are the peak resident sizes measured by ``python -m bpe.benchmarks.in_memory``,
+rounded up by about a tenth (the measurements are in docs/speed.md).
+
+It is a module of its own because it is one idea, the engines' cost stated up front, read
+by callers on both sides of the package (the command line and the app), and it is not the
+algorithm: `bpe.training` checks settings and runs an engine, and never asks the machine
+what memory it has.
+"""
+
+from __future__ import annotations
+
+from bpe.alphabet import BYTES, CHARACTERS, check_alphabet
+from bpe.errors import BpeError
+
+IN_MEMORY_FIXED_BYTES = 40 << 20
+IN_MEMORY_BYTES_PER_CHARACTER = {
+    (CHARACTERS, False): 21.0,  # no pre-tokenizer: the whole text is one sequence of positions
+    (BYTES, False): 31.0,  # ... one position per UTF-8 byte, and byte tokens
+    (CHARACTERS, True): 19.0,  # pre-tokenized: the text, its chunks, then the distinct ones
+    (BYTES, True): 19.0,
+}
+
+
+def in_memory_bytes(characters: int, alphabet: str = CHARACTERS, pretokenizer: str | None = None) -> int:
+    """About how many bytes of memory training ``characters`` characters in one process
+    takes (the fast engine, peak resident size), so a caller can refuse what will not fit."""
+    check_alphabet(alphabet)
+    split = not (pretokenizer is None or pretokenizer == "none")
+    return int(IN_MEMORY_FIXED_BYTES + IN_MEMORY_BYTES_PER_CHARACTER[alphabet, split] * max(0, characters))
+
+
+def check_fits_in_memory(characters: int, alphabet: str = CHARACTERS, pretokenizer: str | None = None) -> None:
+    """`BpeError` when training ``characters`` characters in memory needs more memory than
+    this machine has available now (nothing is refused when that cannot be read)."""
+    needed = in_memory_bytes(characters, alphabet, pretokenizer)
+    available = available_memory_bytes()
+    if available is not None and needed > available:
+        advice = (
+            "train on fewer characters"
+            if pretokenizer is None or pretokenizer == "none"
+            else "count it with python -m bpe count and train from the counts, or train on fewer characters"
+        )
+        raise BpeError(
+            f"training {characters:,} characters in memory needs about {_memory(needed)}, and this "
+            f"machine has {_memory(available)} available: {advice}"
+        )
+
+
+def _memory(size_bytes: int) -> str:
+    """2.0 GiB, or 300 MiB below a GiB (where a tenth of a GiB says too little)."""
+    return f"{size_bytes / 2**30:.1f} GiB" if size_bytes >= 2**30 else f"{size_bytes / 2**20:,.0f} MiB"
+
+
+def available_memory_bytes() -> int | None:
+    """The memory this machine can give a new task now (Linux's MemAvailable), or None
+    when it cannot be read (then callers do not refuse on memory)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
