@@ -1,7 +1,7 @@
 """Regex syntax read without compiling it: one scanner for every reader of a pattern.
 
 A split pattern is read twice before anything runs it: the safety check
-(`bpe.pretokenize.pattern_cost`) sizes what the compiler would expand, and the export to
+(`bpe.pattern_safety.pattern_cost`) sizes what the compiler would expand, and the export to
 Hugging Face (`bpe.formats.patterns.to_oniguruma`) respells it for Oniguruma. Both must
 read the pattern as the `regex` package reads it (version 0, its default), or a pattern
 can mean one thing to the check and another to the compiler: in ``[[](?:x{3000}){3000}``

@@ -1,7 +1,7 @@
 """Split patterns that come from files: checked before use, and spelled for each library.
 
 A tokenizer file from elsewhere may carry any regex. `check_pattern` runs it through the
-project's safe-pattern check (`bpe.pretokenize.check_safe_pattern`: length, nesting,
+project's safe-pattern check (`bpe.pattern_safety.check_safe_pattern`: length, nesting,
 compile cost, no capturing group, no empty match, covers probe strings, no catastrophic
 backtracking on them) and reports a refusal as a `TokenizerFileError` naming the file.
 
@@ -26,7 +26,8 @@ the lab does.
 from __future__ import annotations
 
 from bpe.errors import PatternError, TokenizerFileError
-from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern
+from bpe.pattern_safety import check_safe_pattern
+from bpe.pretokenize import NAMED_PATTERNS
 from bpe.regex_syntax import (
     ANCHOR,
     CLASS,

@@ -28,7 +28,8 @@ from itertools import accumulate, chain
 
 from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, default_base_tokens, require_unicode, symbols_of
 from bpe.errors import BpeError
-from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern, chunk_counts
+from bpe.pattern_safety import check_safe_pattern
+from bpe.pretokenize import NAMED_PATTERNS, chunk_counts
 
 CUSTOM = "custom"  # the pre-tokenizer name of a table counted with a pattern of its own
 PRETOKENIZER_NAMES = (None, *NAMED_PATTERNS, CUSTOM)
@@ -195,7 +196,7 @@ def chunk_settings(pretokenizer: str | None, pattern: str | None = None) -> tupl
     """``(name, pattern)`` as a table records them, from either spelling of a pre-tokenizer:
     ``("gpt2", None)`` -> ``("gpt2", GPT2_PATTERN)``; ``("custom", regex)`` or ``(regex, None)``
     (as `TrainingSettings` holds a custom pattern) -> ``("custom", regex)``, once the regex
-    passes `bpe.pretokenize.check_safe_pattern`; ``None`` / ``"none"`` -> ``(None, None)``."""
+    passes `bpe.pattern_safety.check_safe_pattern`; ``None`` / ``"none"`` -> ``(None, None)``."""
     if pretokenizer is None or pretokenizer == "none":
         if pattern is not None:
             raise BpeError(

@@ -2,7 +2,7 @@
 
 Issue 15, point 1: a 727-byte file whose pattern was ``(?:x{65535}){65535}|[\\s\\S]`` took
 the server to 5.4 GB; ``(?:a|aa)+$|[\\s\\S]`` made encoding exponential; a capturing group
-ended in ``KeyError: ''``. Each is refused here by `bpe.pretokenize.check_safe_pattern`,
+ended in ``KeyError: ''``. Each is refused here by `bpe.pattern_safety.check_safe_pattern`,
 in the library, the command line and (tests/app/test_app_hostile.py) the app.
 """
 
@@ -13,11 +13,12 @@ import time
 import pytest
 from helpers import CAPTURING_PATTERN, EXPANDING_PATTERN, EXPONENTIAL_PATTERN, tokenizer_file_with_pattern
 
-import bpe.pretokenize as pretokenize
+import bpe.pattern_safety as pattern_safety
 from bpe import BPETokenizer
 from bpe.cli.main import main
 from bpe.errors import PatternError, TokenizerFileError
-from bpe.pretokenize import NAMED_PATTERNS, check_safe_pattern, pattern_cost, split
+from bpe.pattern_safety import check_safe_pattern, pattern_cost
+from bpe.pretokenize import NAMED_PATTERNS, split
 
 EXPANDING, EXPONENTIAL, CAPTURING = EXPANDING_PATTERN, EXPONENTIAL_PATTERN, CAPTURING_PATTERN
 tokenizer_file = tokenizer_file_with_pattern
@@ -91,8 +92,8 @@ def test_a_custom_pattern_runs_under_a_time_limit(monkeypatch):
     # Passes the probes (no run of 'q' among them), explodes on a long run of 'q'.
     sneaky = r"(?:q|qq)+$|[\s\S]"
     check_safe_pattern(sneaky)
-    monkeypatch.setattr(pretokenize, "PATTERN_SECONDS", 0.2)
-    monkeypatch.setattr(pretokenize, "PATTERN_SECONDS_PER_MILLION_CHARS", 0.0)
+    monkeypatch.setattr(pattern_safety, "PATTERN_SECONDS", 0.2)
+    monkeypatch.setattr(pattern_safety, "PATTERN_SECONDS_PER_MILLION_CHARS", 0.0)
     started = time.perf_counter()
     with pytest.raises(PatternError, match=r"took over 0\.2 s on 61 characters and was stopped"):
         split("q" * 60 + "!", sneaky)
@@ -145,13 +146,13 @@ def test_case_line_and_dot_flags_stay_allowed():
 
 def test_the_probe_refuses_chunks_that_do_not_join_back_to_the_text(monkeypatch):
     # With the flag check out of the way, the round-trip probe alone catches (?r).
-    monkeypatch.setattr(pretokenize, "SAFE_FLAGS", (*pretokenize.SAFE_FLAGS, "r"))
-    pretokenize._compiled_custom.cache_clear()
+    monkeypatch.setattr(pattern_safety, "SAFE_FLAGS", (*pattern_safety.SAFE_FLAGS, "r"))
+    pattern_safety._compiled_custom.cache_clear()
     try:
         with pytest.raises(PatternError, match=r"joined, are not the text .*reorders them"):
             check_safe_pattern(REVERSED)
     finally:
-        pretokenize._compiled_custom.cache_clear()
+        pattern_safety._compiled_custom.cache_clear()
 
 
 def test_every_door_refuses_the_reversing_flag(tmp_path):

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe.errors import PatternError
-from bpe.pretokenize import MAX_PATTERN_COST, check_safe_pattern, pattern_cost
+from bpe.pattern_safety import MAX_PATTERN_COST, check_safe_pattern, pattern_cost
 from bpe.regex_syntax import CLASS, FLAGS, INTERVAL, LITERAL, OPEN, OTHER, class_end, pieces
 
 SYNTAX = st.text(alphabet="ab\\[]^-:(){},?*+|$.=!<>Pp#imxr0123LZz", max_size=30)
