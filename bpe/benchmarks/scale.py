@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from bpe.cli.arguments import parse_size
 from bpe.paths import CACHE_DIR, PROJECT_ROOT, shared_data_dir
 from bpe.scale.count_phase import count_corpus
 from bpe.scale.merge_phase import train_run_from_counts
@@ -59,14 +60,6 @@ SHARED_TEXTS = (
 GPT2_RELEASE_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 TARGET_SECONDS_100M = 30.0
 TARGET_MB_PER_MILLION = 4.0
-
-
-def parse_size(text: str) -> int:
-    """``"16M"`` -> 16,000,000; ``"1G"`` -> 1,000,000,000; plain digits as they are."""
-    match = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG]?)", text.strip().upper())
-    if not match:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 16M or 1G")
-    return int(float(match.group(1)) * {"": 1, "K": 10**3, "M": 10**6, "G": 10**9}[match.group(2)])
 
 
 def size_name(characters: int) -> str:

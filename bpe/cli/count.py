@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, CHARACTERS
+from bpe.cli.arguments import at_least_one
 from bpe.cli.errors import stop_status
 from bpe.errors import BpeError
 from bpe.io.files import check_writable_folder, check_writable_target
@@ -86,14 +87,14 @@ def add_corpus_options(p: argparse.ArgumentParser, *, suppressed: bool = False) 
     p.add_argument("--column", default=default("column"), help="the Parquet column that holds the text (default text)")
     p.add_argument(
         "--max-characters",
-        type=_positive,
+        type=at_least_one,
         default=default("max_characters"),
         metavar="N",
         help="stop after N characters of the corpus",
     )
     p.add_argument(
         "--max-document-characters",
-        type=_positive,
+        type=at_least_one,
         default=default("max_document_characters"),
         metavar="N",
         help="keep the first N characters of each document",
@@ -108,7 +109,7 @@ def add_corpus_options(p: argparse.ArgumentParser, *, suppressed: bool = False) 
     p.add_argument("--seed", type=int, default=default("seed"), help="which documents are held out (default 0)")
     p.add_argument(
         "--workers",
-        type=_positive,
+        type=at_least_one,
         default=default("workers"),
         metavar="N",
         help=f"processes on this machine (default: every core, here {available_cores()}, one per 32 MB of input at most)",
@@ -149,16 +150,6 @@ def count_from_args(args, on_progress=None):
         dask=value["dask"],
         on_progress=on_progress,
     )
-
-
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{number} must be at least 1")
-    return number
 
 
 def chosen_pretokenizer(pretokenizer: str | None, pattern: str | None) -> tuple[str | None, str | None]:

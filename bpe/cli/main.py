@@ -7,10 +7,10 @@
     python -m bpe inspect --tokenizer F          # first merges, longest tokens
     python -m bpe export --tokenizer F --format hf|tiktoken|minbpe --output PATH   # and prove it
     python -m bpe train --counts C --vocab-size 50000 --run-output R  # the merge phase of a corpus
+    python -m bpe train en.txt de.txt --rule parity --vocab-size 600  # one BPE fair to several languages
     python -m bpe download wikitext-2            # fetch the corpus into data/cache
     python -m bpe gpt2 encode --text "..."       # OpenAI's GPT-2 tokenizer (files needed)
     python -m bpe lm train --text F              # does BPE help a tiny GPT?
-    python -m bpe parity en.txt de.txt --compare # one BPE fair to several languages
     python -m bpe serve --processes 2 --port 8501   # a lecture hall: app processes behind haproxy
 
 ``encode``, ``decode`` and ``inspect`` also read a Hugging Face tokenizer.json, a .tiktoken
@@ -27,13 +27,13 @@ from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, CHARACTERS
 from bpe.analysis.metrics import longest_tokens
+from bpe.cli.arguments import zero_or_more
 from bpe.cli.count import add_count_command
 from bpe.cli.download import add_download_command
 from bpe.cli.errors import Parser, parse_arguments, reporting_errors, stop_status, terminating_cleanly
 from bpe.cli.export import add_export_command
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
-from bpe.cli.parity import add_parity_command
 from bpe.cli.pipeline import (
     add_max_vocab_characters_option,
     build,
@@ -80,7 +80,6 @@ def make_parser() -> argparse.ArgumentParser:
     add_export_command(commands)
     add_gpt2_command(commands)
     add_lm_command(commands)
-    add_parity_command(commands)
     add_serve_command(commands)
     return parser
 
@@ -263,20 +262,9 @@ def run_decode(args) -> int:
 def _add_inspect(commands) -> None:
     p = commands.add_parser("inspect", help="a saved tokenizer's first merges and longest tokens")
     _add_tokenizer_file(p)
-    p.add_argument("--first", type=count_argument, default=20, help="how many first merges to list")
-    p.add_argument("--longest", type=count_argument, default=30, help="how many longest tokens to list")
+    p.add_argument("--first", type=zero_or_more, default=20, help="how many first merges to list")
+    p.add_argument("--longest", type=zero_or_more, default=30, help="how many longest tokens to list")
     p.set_defaults(func=run_inspect)
-
-
-def count_argument(value: str) -> int:
-    """A whole number of things to list, 0 or more (a negative one would slice from the end)."""
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"{number} is negative; give 0 or more")
-    return number
 
 
 def run_inspect(args) -> int:

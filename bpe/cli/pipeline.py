@@ -20,6 +20,7 @@ from pathlib import Path
 from bpe.alphabet import CHARACTERS, default_base_tokens
 from bpe.analysis.exports import ids_tensor_bytes
 from bpe.analysis.metrics import compression, context_coverage, token_count_reduction, token_lengths
+from bpe.cli.arguments import bound_or_none
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
 from bpe.io.files import check_writable_target, staged_files
@@ -210,7 +211,7 @@ def add_max_vocab_characters_option(parser: argparse.ArgumentParser) -> None:
     more asks for it."""
     parser.add_argument(
         "--max-vocab-characters",
-        type=_max_vocab_characters,
+        type=bound_or_none,
         default=MAX_VOCAB_CHARACTERS,
         metavar="N",
         help="stop before the merge that takes all tokens past N characters in all "
@@ -223,15 +224,3 @@ def budget_hint(reason: StopReason) -> str:
     if reason is not StopReason.VOCAB_CHARACTERS_REACHED:
         return ""
     return " (--max-vocab-characters N raises the bound; none removes it)"
-
-
-def _max_vocab_characters(value: str) -> int | None:
-    if value.strip().lower() == "none":
-        return None
-    try:
-        number = int(value.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number or 'none'") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{number} is below 1 (give 'none' for no bound)")
-    return number

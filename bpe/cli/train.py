@@ -1,19 +1,24 @@
-"""`python -m bpe train`: the merge phase of a big corpus, from a counts file, to a run file.
+"""`python -m bpe train`: every training to a vocab size but the tutorial's (that is ``build``).
 
     python -m bpe count corpus/ --pretokenizer gpt2 --alphabet bytes --output counts.parquet
     python -m bpe train --counts counts.parquet --vocab-size 50000 \\
         --run-output data/runs/corpus.bperun --tokenizer-output corpus.json
     python -m bpe train corpus/ --alphabet bytes --vocab-size 50000 --run-output R   # counting first
-    python -m bpe train en.txt de.txt el.txt --parity --alphabet bytes --vocab-size 600 \
-        --tokenizer-output fair.json   # parity-aware: one text per language (bpe/cli/parity.py)
+    python -m bpe train en.txt de.txt el.txt --rule parity --compare --alphabet bytes \\
+        --vocab-size 600 --tokenizer-output fair.json   # one text per language (bpe/cli/parity.py)
 
-The counts file says what shapes the chunks (alphabet, pre-tokenizer) and holds the
-held-out part; ``train`` adds what decides the merges (vocab size, tie rule, minimum pair
-frequency). It gives the same merges as training the text in memory. A progress bar on
-stderr shows merges per second and the time left. The run file (for the app: every step,
-the held-out curve, a held-out sample) and the tokenizer (BPE Lab's JSON, as ``build``
-writes it; ``export`` turns it into other libraries' files) are written together at the
-end, or not at all: Ctrl-C or SIGTERM while training leaves every output as it was.
+The standard rule is the merge phase of a big corpus (`bpe.scale`): the counts file says
+what shapes the chunks (alphabet, pre-tokenizer) and holds the held-out part; ``train``
+adds what decides the merges (vocab size, tie rule, minimum pair frequency). It gives the
+same merges as training the text in memory. A progress bar on stderr shows merges per
+second and the time left. The run file (for the app: every step, the held-out curve, a
+held-out sample) and the tokenizer (BPE Lab's JSON, as ``build`` writes it; ``export``
+turns it into other libraries' files) are written together at the end, or not at all:
+Ctrl-C or SIGTERM while training leaves every output as it was.
+
+``--rule parity`` trains parity-aware BPE (`bpe.variants.parity`) instead: each INPUT is
+one language's version of the same text, and every merge serves the language that costs
+the most tokens.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import sys
 import time
 from pathlib import Path
 
+from bpe.cli.arguments import between
 from bpe.cli.count import ProgressLine, add_corpus_options, count_from_args, given_corpus_options
 from bpe.cli.errors import stop_status
 from bpe.cli.parity import run_parity_training
@@ -30,6 +36,7 @@ from bpe.cli.pipeline import add_max_vocab_characters_option, budget_hint, uncha
 from bpe.errors import BpeError
 from bpe.io.files import check_writable_target, staged_files
 from bpe.run import TrainingRun
+from bpe.scale.chunk_counts import ChunkCounts
 from bpe.scale.counts_file import read_counts
 from bpe.scale.merge_phase import train_run_from_counts
 from bpe.scale.run_file import MAX_MERGES, RunSource, check_run_fits, read_run_file, run_file_bytes
@@ -37,15 +44,18 @@ from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
 from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, ENGINES, MAX_TOP_K, TrainingSettings
+from bpe.variants.parity import PARITY, RULES, STANDARD
 
 
 def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add ``train`` to a parser's subcommands; its ``func`` is `run_train`."""
     p = subparsers.add_parser(
         "train",
-        help="the merge phase: train from a counts file (python -m bpe count) to a run file and a tokenizer",
-        description="Train BPE on the distinct chunks of a counts file, merge for merge as on the text itself; "
-        "write a run file the app replays and a BPE Lab tokenizer.",
+        help="train to a vocab size: a corpus's merge phase (from a counts file, or counting first) to a run "
+        "file and a tokenizer; or, with --rule parity, one BPE fair to several languages",
+        description="Train BPE on the distinct chunks of a counts file (or of the inputs, counted first), merge "
+        "for merge as on the text itself; write a run file the app replays and a BPE Lab tokenizer. With "
+        "--rule parity, each input is one language's text and training is parity-aware.",
     )
     p.add_argument(
         "inputs",
@@ -63,20 +73,25 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
         default=DEFAULT_TIE_RULE,
         help="which of equally frequent pairs wins (default: the earliest first occurrence)",
     )
-    # no default in the parser: --parity refuses these two when given (its loop has no engine or runners-up)
+    # no default in the parser: --rule parity refuses these two when given (its loop has no engine or runners-up)
     p.add_argument(
         "--top-k",
-        type=_top_k,
+        type=between(0, MAX_TOP_K),
         help=f"competing pairs the run file records per merge (0 to {MAX_TOP_K}; default {DEFAULT_TOP_K})",
     )
     p.add_argument("--engine", choices=sorted(ENGINES), help=f"default {DEFAULT_ENGINE}")
     add_max_vocab_characters_option(p)
-    p.add_argument(
-        "--parity",
-        action="store_true",
-        help="parity-aware BPE (bpe/variants/parity.py): each INPUT is one language's version of the same text, and "
-        "every merge serves the language that costs the most tokens; writes only the tokenizer",
+    rules = p.add_argument_group("the training rule")
+    rules.add_argument(
+        "--rule",
+        choices=RULES,
+        default=STANDARD,
+        help="standard: the most frequent pair over the corpus (default); parity: parity-aware BPE "
+        "(bpe/variants/parity.py), each INPUT one language's version of the same text, every merge "
+        "serving the language that costs the most tokens; writes only the tokenizer",
     )
+    rules.add_argument("--compare", action="store_true", help="with --rule parity: also train standard BPE, print both")
+    rules.add_argument("--names", nargs="+", help="with --rule parity: the languages' names (default: file stems)")
     p.add_argument("--run-output", type=Path, metavar="RUN", help="the run file to write (.bperun)")
     p.add_argument("--tokenizer-output", type=Path, metavar="TOKENIZER", help="the tokenizer to write (.json)")
     p.add_argument("--name", help="what the run is called in the app (default: the counts file's name)")
@@ -86,24 +101,11 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 
 def run_train(args) -> int:
-    if args.parity:
+    if args.rule == PARITY:
         return run_parity_training(args)
+    refuse_contradictions(args)
     args.top_k = DEFAULT_TOP_K if args.top_k is None else args.top_k
     args.engine = args.engine or DEFAULT_ENGINE
-    if args.counts is None and not args.inputs:
-        raise BpeError("nothing to train on: give a counts file (--counts COUNTS) or corpus files to count (INPUT...)")
-    if args.counts is not None and args.inputs:
-        raise BpeError("give a counts file (--counts COUNTS) or corpus files to count (INPUT...), not both")
-    if args.counts is not None and given_corpus_options(args):
-        raise BpeError(
-            f"{', '.join(given_corpus_options(args))} {'shapes' if len(given_corpus_options(args)) == 1 else 'shape'} the counting; a counts file was counted "
-            "already: its settings are in it (count again to change them)"
-        )
-    if args.run_output is not None and args.vocab_size > MAX_MERGES:
-        raise BpeError(
-            f"--vocab-size {args.vocab_size:,} is more than a run file holds ({MAX_MERGES:,} merges); "
-            "choose a smaller vocab or write only the tokenizer"
-        )
     # The settings are checked before counting or reading the counts, which may take minutes
     # (the alphabet and pre-tokenizer come from the counts, and were checked there).
     fields = dict(
@@ -121,41 +123,78 @@ def run_train(args) -> int:
     for path in outputs:  # a folder or a device in the way is refused before the work, not after
         check_writable_target(path)
     try:
-        if args.counts is not None:
-            counts, name = read_counts(args.counts), args.counts.name.split(".")[0]
-        else:
-            counting = None if args.quiet else ProgressLine()
-            try:
-                counts = count_from_args(args, counting)
-            finally:
-                if counting is not None:
-                    counting.end()
-            name = Path(counts.inputs[0][0]).name.split(".")[0] if counts.inputs else "corpus"
+        counts, name = counts_of(args)
+        print(
+            f"{len(counts.chunks):,} distinct chunks of {counts.characters:,} characters "
+            f"({counts.alphabet}, pre-tokenizer {counts.pretokenizer or 'none'})",
+            file=sys.stderr,
+        )
+        run = merge_and_write(args, counts, name, fields)
     except KeyboardInterrupt as stop:
         print(f"\ninterrupted. {unchanged_message(outputs)}", file=sys.stderr)
         return stop_status(stop)
-    print(
-        f"{len(counts.chunks):,} distinct chunks of {counts.characters:,} characters "
-        f"({counts.alphabet}, pre-tokenizer {counts.pretokenizer or 'none'})",
-        file=sys.stderr,
-    )
-    progress = None if args.quiet else MergeProgress(sys.stderr)
+    print_summary(run, outputs)
+    return 0
+
+
+def refuse_contradictions(args) -> None:
+    """A `BpeError` for a standard training asked for in a way that cannot be meant: no
+    input, two inputs, counting options for counts already made, a vocab past a run file."""
+    given = [option for option, value in (("--compare", args.compare), ("--names", args.names)) if value]
+    if given:
+        raise BpeError(
+            f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for --rule parity (one text per "
+            "language); the standard rule trains one corpus"
+        )
+    if args.counts is None and not args.inputs:
+        raise BpeError("nothing to train on: give a counts file (--counts COUNTS) or corpus files to count (INPUT...)")
+    if args.counts is not None and args.inputs:
+        raise BpeError("give a counts file (--counts COUNTS) or corpus files to count (INPUT...), not both")
+    shaping = given_corpus_options(args)
+    if args.counts is not None and shaping:
+        raise BpeError(
+            f"{', '.join(shaping)} {'shapes' if len(shaping) == 1 else 'shape'} the counting; a counts file was counted "
+            "already: its settings are in it (count again to change them)"
+        )
+    if args.run_output is not None and args.vocab_size > MAX_MERGES:
+        raise BpeError(
+            f"--vocab-size {args.vocab_size:,} is more than a run file holds ({MAX_MERGES:,} merges); "
+            "choose a smaller vocab or write only the tokenizer"
+        )
+
+
+def counts_of(args) -> tuple[ChunkCounts, str]:
+    """The chunk table to train on (read from ``--counts``, or the inputs counted now, with a
+    progress line) and the name the run takes by default: the file's, up to its first dot."""
+    if args.counts is not None:
+        return read_counts(args.counts), args.counts.name.split(".")[0]
+    counting = None if args.quiet else ProgressLine()
     try:
-        run = train_run_from_counts(counts, **fields, progress=progress)
-        if progress is not None:
-            progress.finish()
-        source = RunSource(
-            name=args.name or name,
-            inputs=tuple(name for name, _size, _sha in counts.inputs),
-            characters=counts.characters,
-            documents=counts.documents,
-        )
-        write_outputs(
-            run, source, counts.heldout_text, run_output=args.run_output, tokenizer_output=args.tokenizer_output
-        )
-    except KeyboardInterrupt as stop:
-        print(f"\ninterrupted. {unchanged_message(outputs)}", file=sys.stderr)
-        return stop_status(stop)
+        counts = count_from_args(args, counting)
+    finally:
+        if counting is not None:
+            counting.end()
+    return counts, Path(counts.inputs[0][0]).name.split(".")[0] if counts.inputs else "corpus"
+
+
+def merge_and_write(args, counts: ChunkCounts, name: str, fields: dict) -> TrainingRun:
+    """The merge phase with a progress bar, then the run file and the tokenizer written together."""
+    progress = None if args.quiet else MergeProgress(sys.stderr)
+    run = train_run_from_counts(counts, **fields, progress=progress)
+    if progress is not None:
+        progress.finish()
+    source = RunSource(
+        name=args.name or name,
+        inputs=tuple(name for name, _size, _sha in counts.inputs),
+        characters=counts.characters,
+        documents=counts.documents,
+    )
+    write_outputs(run, source, counts.heldout_text, run_output=args.run_output, tokenizer_output=args.tokenizer_output)
+    return run
+
+
+def print_summary(run: TrainingRun, outputs: list[Path]) -> None:
+    """Merges, speed and why training stopped; the token counts before and after; what was written."""
     print(
         f"{len(run.steps):,} merges in {run.training_seconds:.1f} s "
         f"({len(run.steps) / max(run.training_seconds, 1e-9):,.0f} merges/s); {run.stop_explanation}"
@@ -171,17 +210,6 @@ def run_train(args) -> int:
     )
     for path in outputs:
         print(f"wrote {path}")
-    return 0
-
-
-def _top_k(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 0 <= number <= MAX_TOP_K:
-        raise argparse.ArgumentTypeError(f"{number} is outside 0..{MAX_TOP_K}")
-    return number
 
 
 def write_outputs(

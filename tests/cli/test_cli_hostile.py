@@ -260,7 +260,10 @@ TRAIN_COUNTS = ["train", "--counts", "c.parquet", "--vocab-size", "300"]
         (["build", "--target-vocab-size", "300.5"], "argument --target-vocab-size: invalid int value: '300.5'"),
         (["build", "--training-characters", "x"], "argument --training-characters: invalid int value: 'x'"),
         (["inspect", "--tokenizer", "t.json", "--longest", "x"], "argument --longest: 'x' is not a whole number"),
-        (["parity", "a.txt", "b.txt", "--merges", "1.5"], "argument --merges: invalid int value: '1.5'"),
+        (
+            ["train", "a.txt", "b.txt", "--rule", "parity", "--vocab-size", "1.5"],
+            "argument --vocab-size: invalid int value: '1.5'",
+        ),
         (["lm", "train", "--text", "a.txt", "--width", "wide"], "argument --width: invalid int value: 'wide'"),
         (["download", "wikitext-2", "--timeout", "soon"], "argument --timeout: invalid float value: 'soon'"),
         (["serve", "--processes", "0"], "argument --processes: 0 is not a number of processes"),
