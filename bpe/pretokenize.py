@@ -164,17 +164,10 @@ _NOT_SPACE = "[^" + re.escape(GPT2_SPACES) + "]"
 _GPT2_RUNS = re.compile(f" ?{_NOT_SPACE}+|{_SPACE}+(?!{_NOT_SPACE})|{_SPACE}")
 
 
-def gpt2_runs(text: str) -> list[str]:
-    """``text`` cut into its runs of non-whitespace (each with the space before it, if
-    any) and its whitespace chunks; GPT-2's regex chunks each run alone exactly as it
-    chunks it in ``text``."""
-    return _GPT2_RUNS.findall(text)
-
-
 def count_gpt2_chunks(text: str) -> Counter:
     """``Counter(GPT-2's regex chunks of text)``, in order of first appearance, as
     ``Counter(split(text, "gpt2"))`` gives it, about twice as fast: the runs of
-    `gpt2_runs` are counted in C and the regex runs once per distinct run.
+    `_GPT2_RUNS` are counted in C and the regex runs once per distinct run.
     """
     tally = ChunkTally("gpt2")
     tally.add(text)
@@ -186,7 +179,7 @@ class ChunkTally:
     appearance: ``chunk_counts`` of each text, summed in order, for the count phase's
     stream of passages.
 
-    With GPT-2's pattern it keeps the texts' `gpt2_runs` counted (in C) until asked, and
+    With GPT-2's pattern it keeps the texts' runs (`_GPT2_RUNS`) counted (in C) until asked, and
     chunks each distinct run once then, not once per text it occurs in: most runs of a
     corpus ("the", " word,") recur in every megabyte. Runs keep their order of first
     appearance, and a run's chunks lie in order inside it, so the chunks come out in the

@@ -86,7 +86,8 @@ class TrainingRun:
         if vocab_size is None:
             return len(self.steps)
         check_vocab_size(self.base_tokens, vocab_size)
-        # the merges whose vocabulary stays within it (`merges_for_vocab_size`, from the sizes)
+        # the merges whose vocabulary stays within it: the size after each merge never falls
+        # (a merge adds one token or none), so a bisection finds the last one that fits
         return bisect_right(self._sizes_after, vocab_size)
 
     def tokenizer(self, vocab_size: int | None = None, *, merges: int | None = None) -> BPETokenizer:

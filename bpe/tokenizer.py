@@ -23,7 +23,7 @@ from bpe.pretokenize import check_pretokenizer, split
 from bpe.steps import DEFAULT_TIE_RULE, check_tie_rule, log_line, should_log
 from bpe.storage import TokenizerData, fingerprint_of, parse_tokenizer_json, read_tokenizer_file, write_tokenizer_file
 from bpe.token_ids import token_pieces
-from bpe.training import DEFAULT_ENGINE, TrainingSettings, check_vocab_size, train_steps
+from bpe.training import DEFAULT_ENGINE, TrainingSettings, train_steps
 from bpe.wording import counted
 
 
@@ -147,7 +147,7 @@ class BPETokenizer:
     def with_merges(self, count: int) -> BPETokenizer:
         """The tokenizer after its first ``count`` merges: what a shorter training run would
         have produced (token ids agree: base tokens first, then merge results in order).
-        `merges_for_vocab_size` says which count a vocab size allows."""
+        A run's `bpe.run.TrainingRun.merge_count` says which count a vocab size allows."""
         return prefix_tokenizer(
             self.base_tokens,
             self.merges,
@@ -294,21 +294,6 @@ def prefix_tokenizer(
     return BPETokenizer(
         base_tokens, merges[:count], alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule, merged=merged
     )
-
-
-def merges_for_vocab_size(base_tokens: Sequence, merges: Sequence[tuple], vocab_size: int) -> int:
-    """How many leading merges keep the vocabulary at or under ``vocab_size`` tokens."""
-    check_vocab_size(base_tokens, vocab_size)
-    known = set(base_tokens)
-    size = len(known)
-    for count, (left, right) in enumerate(merges):
-        token = left + right
-        if token not in known:
-            if size + 1 > vocab_size:
-                return count
-            known.add(token)
-            size += 1
-    return len(merges)
 
 
 def _require_bytes_covered(chunks: list[str], known: dict) -> None:

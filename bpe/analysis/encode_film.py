@@ -105,14 +105,6 @@ class EncodeFilm:
     def ids_at(self, frame: int) -> list[int]:
         return [i for chunk in self.chunks_at(frame) for i in chunk]
 
-    def tokens_at(self, frame: int) -> list:
-        itos = self.itos
-        return [itos[i] for i in self.ids_at(frame)]
-
-    def frame_of_merge(self, merge: int) -> int | None:
-        """The frame (1-based) that applies merge number ``merge``, if one does."""
-        return next((f.number for f in self.frames if f.merge == merge), None)
-
 
 def frame_segments(film: EncodeFilm, frame: int) -> tuple[list[Segment], list[Segment]]:
     """(before, after) frame ``frame`` (1-based) as segments: in "before" the halves of each

@@ -64,10 +64,6 @@ class SpanDiff:
         low, high = min(self.counts, default=0), max(self.counts, default=0)
         return (high - low) / low if low else 0.0
 
-    @property
-    def differing_tokens(self) -> int:
-        return sum(1 for row in self.rows for span in row.spans if not span.shared)
-
 
 def span_diff(text: str, rows: Mapping[str, Sequence]) -> SpanDiff:
     """Align each row's tokens (token strings or bytes, or `Segment`s) on ``text``.

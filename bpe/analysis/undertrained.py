@@ -74,13 +74,6 @@ class TokenHealth:
     encodes_as: tuple | None  # what its own text encodes to, when that is not the token itself
     flags: tuple[str, ...]
 
-    @property
-    def reachable(self) -> bool | None:
-        """Does its own text encode to it? None for a partial byte token (it has no text)."""
-        if PARTIAL in self.flags:
-            return None
-        return UNREACHABLE not in self.flags
-
 
 def reach(tokenizer, token_id: int) -> tuple[str | None, tuple | None]:
     """(PARTIAL, None), (UNREACHABLE, its own text's tokens) or (None, None) when its text

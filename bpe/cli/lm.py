@@ -86,7 +86,52 @@ def run_lm(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> None:
-    # Bad paths and settings are reported first, before torch loads or a tokenizer trains.
+    text, budget, config, settings = _checked_arguments(args)  # before torch loads or a tokenizer trains
+
+    # torch loads here, once the settings are known to be good
+    import torch
+
+    from bpe.lm.experiment import ModelSummary, train_model_per_tokenizer
+    from bpe.lm.train import default_device
+
+    # The app's thread policy (this command is an entry point, so it may set torch's
+    # process-wide thread count): with every core, a busy machine gives each model a
+    # different share of compute, and "equal compute" no longer holds.
+    torch.set_num_threads(args.threads or training_threads())
+    device = torch.device(args.device) if args.device else default_device()
+    where = (
+        f"{counted(torch.get_num_threads(), 'CPU thread')} of {counted(os.cpu_count() or 1, 'core')}"
+        if device.type == "cpu"
+        else ""
+    )
+    print(f"Training on {device}" + (f", {where}" if where else "") + " (--threads to change)", flush=True)
+
+    summaries: list[ModelSummary] = []
+    for record in train_model_per_tokenizer(
+        _tokenizer_specs(args, text),
+        config,
+        budget,
+        text=text,
+        settings=settings,
+        heldout_fraction=args.heldout_fraction,
+        prompt=args.prompt,
+        sample_chars=args.sample_chars,
+    ):
+        if isinstance(record, ModelSummary):
+            summaries.append(record)
+        elif record.progress.evaluation is not None:
+            print(_progress_line(record.tokenizer, record.progress), flush=True)
+    print()
+    print(_summary_table(summaries))
+    for summary in summaries:
+        print(f"\n--- sample from {summary.tokenizer} ---\n{summary.sample}")
+        if args.save_dir is not None:
+            _save(args.save_dir / f"{summary.tokenizer}.pt", summary)
+
+
+def _checked_arguments(args: argparse.Namespace) -> tuple[str, Budget, ModelConfig, TrainSettings]:
+    """The text and the settings, every bad path and value refused in one line before any work:
+    the text read, the budget, the model's shape, the optimizer's settings, the save folder."""
     text = read_text_file(args.text)
     if not 0 < args.heldout_fraction < 1:
         raise BpeError(f"--held-out {args.heldout_fraction} must be a fraction between 0 and 1 (exclusive), e.g. 0.1")
@@ -110,61 +155,35 @@ def _train(args: argparse.Namespace) -> None:
     )
     if args.threads is not None and args.threads < 1:
         raise BpeError(f"--threads {args.threads} must be at least 1")
-    names = ["chars", *(f"bpe-{size}" for size in args.vocab_size)]
     if args.save_dir is not None:  # checked now: finding a read-only folder after training would lose the models
         check_writable_folder(args.save_dir)
-        for name in names:
+        for name in ["chars", *(f"bpe-{size}" for size in args.vocab_size)]:
             check_writable_target(args.save_dir / f"{name}.pt")
+    return text, budget, config, settings
 
-    # torch loads here, once the settings are known to be good
-    import torch
 
-    from bpe.lm.checkpoint import save_checkpoint
-    from bpe.lm.experiment import ModelSummary, TokenizerSpec, train_model_per_tokenizer
-    from bpe.lm.train import default_device
+def _tokenizer_specs(args: argparse.Namespace, text: str) -> list:
+    """Characters, then one BPE tokenizer per ``--vocab-size``. They see the whole text, so
+    every held-out character is in their alphabet."""
+    from bpe.lm.experiment import TokenizerSpec
 
-    # The app's thread policy (this command is an entry point, so it may set torch's
-    # process-wide thread count): with every core, a busy machine gives each model a
-    # different share of compute, and "equal compute" no longer holds.
-    torch.set_num_threads(args.threads or training_threads())
-    device = torch.device(args.device) if args.device else default_device()
-    where = (
-        f"{counted(torch.get_num_threads(), 'CPU thread')} of {counted(os.cpu_count() or 1, 'core')}"
-        if device.type == "cpu"
-        else ""
-    )
-    print(f"Training on {device}" + (f", {where}" if where else "") + " (--threads to change)", flush=True)
-
-    # Tokenizers see the whole text, so every held-out character is in their alphabet.
     specs = [TokenizerSpec.from_tokenizer("chars", BPETokenizer.train(text, target_vocab_size=len(set(text))))]
     for size in args.vocab_size:
         tokenizer = BPETokenizer.train(text, target_vocab_size=size, minimum_pair_frequency=args.minimum_pair_frequency)
         specs.append(TokenizerSpec.from_tokenizer(f"bpe-{size}", tokenizer))
+    return specs
 
-    summaries: list[ModelSummary] = []
-    for record in train_model_per_tokenizer(
-        specs,
-        config,
-        budget,
-        text=text,
-        settings=settings,
-        heldout_fraction=args.heldout_fraction,
-        prompt=args.prompt,
-        sample_chars=args.sample_chars,
-    ):
-        if isinstance(record, ModelSummary):
-            summaries.append(record)
-        elif record.progress.evaluation is not None:
-            print(_progress_line(record.tokenizer, record.progress), flush=True)
-    print()
-    print(_summary_table(summaries))
-    for summary in summaries:
-        print(f"\n--- sample from {summary.tokenizer} ---\n{summary.sample}")
-        if args.save_dir is not None:
-            args.save_dir.mkdir(parents=True, exist_ok=True)
-            path = args.save_dir / f"{summary.tokenizer}.pt"
-            save_checkpoint(path, summary.model, fingerprint=summary.fingerprint)
-            print(f"(saved {path})")
+
+def _save(path: Path, summary) -> None:
+    """Write one model's checkpoint, then load it back as a user will (`load_checkpoint`: the
+    tokenizer's fingerprint and every weight's shape checked), so a file that would not load
+    is an error now, not in someone's notebook later."""
+    from bpe.lm.checkpoint import load_checkpoint, save_checkpoint
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(path, summary.model, fingerprint=summary.fingerprint)
+    load_checkpoint(path, fingerprint=summary.fingerprint)
+    print(f"(saved {path})")
 
 
 def _progress_line(name: str, progress) -> str:

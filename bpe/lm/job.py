@@ -165,11 +165,6 @@ class ExperimentJob:
         return self
 
     @property
-    def thread_id(self) -> int | None:
-        """The operating system's id of the job's thread (None before `start`)."""
-        return self._thread.native_id
-
-    @property
     def running(self) -> bool:
         return self._thread.is_alive()
 

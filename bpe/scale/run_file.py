@@ -29,7 +29,6 @@ from pathlib import Path
 
 from bpe.alphabet import BYTES, from_gpt2_spelling, gpt2_spelling
 from bpe.errors import BpeError
-from bpe.io.files import atomic_write_bytes
 from bpe.io.jsonfile import load_json
 from bpe.io.untrusted import read_file_bytes
 from bpe.recorded import RecordedSteps, SpilledColumn
@@ -108,7 +107,8 @@ class RunFile:
 
 
 def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> bytes:
-    """The bytes of a run file for ``run`` (to write with `write_run_file` or stage)."""
+    """The bytes of a run file for ``run``, to write through a temporary name (`bpe.io.files`)
+    or to stage beside a tokenizer and move into place together (``python -m bpe train``)."""
     recorded = run.steps if isinstance(run.steps, RecordedSteps) else _recorded(run)
     if len(recorded) > MAX_MERGES:
         raise BpeError(f"a run file holds at most {MAX_MERGES:,} merges; this run has {len(recorded):,}")
@@ -226,11 +226,6 @@ def check_run_fits(merges: int, top_k: int) -> None:
             f"a run file of {merges:,} merges with {top_k} runners-up a step may hold {most:,} values, over the "
             f"{MAX_BODY_VALUES:,} one holds: record fewer runners-up (--top-k) or at most {fitting:,} merges"
         )
-
-
-def write_run_file(path: str | os.PathLike[str], run: TrainingRun, *, source: RunSource, sample: str = "") -> None:
-    """Write the run file whole through a temporary name, or leave the old file as it was."""
-    atomic_write_bytes(path, run_file_bytes(run, source=source, sample=sample))
 
 
 def _recorded(run: TrainingRun) -> RecordedSteps:

@@ -30,6 +30,17 @@ from bpe.formats.tiktoken_ranks import tokenizer_from_ranks
 from bpe.run import train_run
 from bpe.tokenizer import BPETokenizer
 
+
+def tokens_at(film, frame: int) -> list:
+    """The film's tokens after ``frame`` frames (0: the base tokens)."""
+    return [film.itos[i] for i in film.ids_at(frame)]
+
+
+def frame_of_merge(film, merge: int) -> int | None:
+    """The frame (1-based) that applies merge number ``merge``, if one does."""
+    return next((f.number for f in film.frames if f.merge == merge), None)
+
+
 WORKED = "low lower lowest"
 
 
@@ -69,7 +80,7 @@ def test_low_lower_lowest_frames_are_the_merges_that_fire_in_learned_order():
     film = encode_film(tokenizer, "lowest low", steps=run.steps)
     assert film.rule == REPLAY
     assert [f.pair for f in film.frames][:3] == [("l", "o"), ("lo", "w"), ("low", "e")] or film.frames
-    assert film.tokens_at(0) == list("lowest low")
+    assert tokens_at(film, 0) == list("lowest low")
     merges = [f.merge for f in film.frames]
     assert merges == sorted(merges) and len(set(merges)) == len(merges)  # learned order, each once
     for frame in film.frames:
@@ -78,10 +89,10 @@ def test_low_lower_lowest_frames_are_the_merges_that_fire_in_learned_order():
     # the first merge, l + o, fires twice: at character 0 and character 7
     first = film.frames[0]
     assert first.pair == ("l", "o") and first.places == ((0, 0), (0, 7)) and first.merge == 1
-    assert film.tokens_at(1) == ["lo", "w", "e", "s", "t", " ", "lo", "w"]
+    assert tokens_at(film, 1) == ["lo", "w", "e", "s", "t", " ", "lo", "w"]
     assert film.ids_at(len(film.frames)) == tokenizer.encode("lowest low")
     assert_frames_consistent(film)
-    assert film.frame_of_merge(1) == 1
+    assert frame_of_merge(film, 1) == 1
 
 
 def test_frame_segments_mark_the_pair_before_and_the_new_token_after():
@@ -106,7 +117,7 @@ def test_merges_the_text_never_holds_are_skipped():
     tokenizer = train_run(WORKED, target_vocab_size=40).tokenizer()
     film = encode_film(tokenizer, "low")
     assert [f.token for f in film.frames] == ["lo", "low"]  # nothing for 'er', 'est', ' low', ...
-    assert film.tokens_at(2) == ["low"]
+    assert tokens_at(film, 2) == ["low"]
 
 
 def test_no_merge_applies_gives_no_frames():
@@ -118,7 +129,7 @@ def test_no_merge_applies_gives_no_frames():
 def test_an_overlapping_pair_merges_left_to_right():
     tokenizer = BPETokenizer(["a"], [("a", "a")])
     film = encode_film(tokenizer, "aaaaa")
-    assert film.frames[0].places == ((0, 0), (0, 2)) and film.tokens_at(1) == ["aa", "aa", "a"]
+    assert film.frames[0].places == ((0, 0), (0, 2)) and tokens_at(film, 1) == ["aa", "aa", "a"]
 
 
 def test_pre_tokenizer_chunks_are_kept_apart():
@@ -153,7 +164,7 @@ def test_a_token_reachable_by_two_splits_is_named_as_a_rule_difference():
         [bytes([v]) for v in range(256)], [(b"a", b"n"), (b"n", b"d"), (b"a", b"nd")], alphabet="bytes"
     )
     film = encode_film(tokenizer, "and")
-    assert film.tokens_at(len(film.frames)) == [b"an", b"d"] == tokenizer.encode_tokens("and")
+    assert tokens_at(film, len(film.frames)) == [b"an", b"d"] == tokenizer.encode_tokens("and")
     (difference,) = film.differences
     assert difference.text == "and" and difference.other_tokens == (b"and",)
     assert "tiktoken" in film.other_rule

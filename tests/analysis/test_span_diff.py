@@ -14,6 +14,11 @@ from bpe.errors import BpeError
 from bpe.run import train_run
 
 
+def differing_tokens(diff) -> int:
+    """How many tokens, over all the rows, are not shared by every row."""
+    return sum(1 for row in diff.rows for span in row.spans if not span.shared)
+
+
 def test_worked_example_two_cuts_of_one_word():
     diff = span_diff("low lowest", {"A": ["low", " ", "low", "est"], "B": ["lo", "w", " ", "lowest"]})
     a, b = diff.rows
@@ -21,7 +26,7 @@ def test_worked_example_two_cuts_of_one_word():
     assert [s.shared for s in b.spans] == [False, False, True, False]
     assert diff.regions == ((0, 3), (4, 10))
     assert diff.counts == (4, 4) and diff.spread == 0.0
-    assert diff.differing_tokens == 6
+    assert differing_tokens(diff) == 6
     assert [(s.start, s.end) for s in b.spans] == [(0, 2), (2, 3), (3, 4), (4, 10)]
 
 

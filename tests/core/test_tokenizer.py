@@ -7,8 +7,24 @@ from hypothesis import strategies as st
 
 from bpe import BpeError, BPETokenizer, TrainingSettings, UnknownSymbolsError, train_run, train_steps
 from bpe.scale.run_file import MAX_PAIRS_PER_STEP
-from bpe.tokenizer import merges_for_vocab_size
-from bpe.training import MAX_TOP_K, MAX_VOCAB_SIZE
+from bpe.training import MAX_TOP_K, MAX_VOCAB_SIZE, check_vocab_size
+
+
+def merges_for_vocab_size(base_tokens, merges, vocab_size: int) -> int:
+    """How many leading merges keep the vocabulary at or under ``vocab_size`` tokens, spelled
+    out merge by merge: the oracle for `TrainingRun.merge_count`'s bisection."""
+    check_vocab_size(base_tokens, vocab_size)
+    known = set(base_tokens)
+    size = len(known)
+    for count, (left, right) in enumerate(merges):
+        token = left + right
+        if token not in known:
+            if size + 1 > vocab_size:
+                return count
+            known.add(token)
+            size += 1
+    return len(merges)
+
 
 CORPUS = "the quick brown fox jumps over the lazy dog; the dog naps.\nThe end.\r\n"
 

@@ -119,6 +119,11 @@ def test_slots_must_be_a_positive_whole_number():
         JobSlots(0)
 
 
+def thread_id(job) -> int | None:
+    """The operating system's id of the job's training thread (None before `start`)."""
+    return job._thread.native_id
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value is Linux's")
 def test_a_job_trains_at_the_niceness_it_was_given_and_leaves_the_other_threads_alone():
     """A server's students come first: its jobs' training thread is niced (issue 25), while the
@@ -127,7 +132,7 @@ def test_a_job_trains_at_the_niceness_it_was_given_and_leaves_the_other_threads_
     j = job(seconds=300, niceness=5).start()
     try:
         until(lambda: training(j))
-        assert os.getpriority(os.PRIO_PROCESS, j.thread_id) == min(mine + 5, 19)
+        assert os.getpriority(os.PRIO_PROCESS, thread_id(j)) == min(mine + 5, 19)
         assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine, "the job niced another thread"
     finally:
         j.stop()
@@ -135,7 +140,7 @@ def test_a_job_trains_at_the_niceness_it_was_given_and_leaves_the_other_threads_
     plain = job(seconds=300).start()  # a job given no niceness keeps its caller's
     try:
         until(lambda: training(plain))
-        assert os.getpriority(os.PRIO_PROCESS, plain.thread_id) == mine
+        assert os.getpriority(os.PRIO_PROCESS, thread_id(plain)) == mine
     finally:
         plain.stop()
         assert plain.wait(timeout=20)

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe.errors import BpeError
+from bpe.io.files import atomic_write_bytes
 from bpe.paths import DATA_DIR
 from bpe.recorded import RecordedSteps
 from bpe.run import train_run
@@ -24,10 +25,15 @@ from bpe.scale.run_file import (
     parse_run_file,
     read_run_file,
     run_file_bytes,
-    write_run_file,
 )
 from bpe.scale.run_listing import RUNS_DIR, labelled_runs, list_runs, run_folders
 from bpe.steps import TIE_RULES
+
+
+def write_run_file(path, run, *, source, sample: str = "") -> None:
+    """Write the run file whole through a temporary name, as the command line's staging does."""
+    atomic_write_bytes(path, run_file_bytes(run, source=source, sample=sample))
+
 
 SOURCE = RunSource(name="shakespeare", inputs=("tinyshakespeare.txt",), characters=100_000, documents=1)
 
