@@ -88,24 +88,8 @@ class RankEncoder:
         neighbour" and reads a sentinel slot whose symbol makes no pair (see `_EDGE`).
         """
         shift = self._shift
-        symbols: list[int] = []
-        nxt: list[int] = []
-        prev: list[int] = []
-        starts = []
-        for ids in sequences:
-            start = len(symbols)
-            starts.append(start)
-            symbols.extend(ids)
-            end = len(symbols)
-            nxt.extend(range(start + 1, end + 1))
-            prev.extend(range(start - 1, end - 1))
-            if end > start:
-                nxt[end - 1] = -1
-                prev[start] = -1
-        n = len(symbols)
-        symbols.append(_EDGE)
-        nxt.append(-1)
-        prev.append(-1)
+        symbols, nxt, prev, starts = _laid_end_to_end(sequences)
+        n = len(symbols) - 1  # the sentinel slot last
         first_rank = self._first_rank.get
         rank_after = self._rank_after
         results = self._results
@@ -212,6 +196,31 @@ class RankEncoder:
                     live[left] = key = r << bits | left
                     heappush(heap, key)
         return _read_list(symbols, nxt)
+
+
+def _laid_end_to_end(sequences: list[list[int]]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """``(symbols, nxt, prev, starts)``: the sequences one after another as doubly linked
+    lists without links between them, then one sentinel slot (`_EDGE`) that index -1 reads.
+    ``[[5, 6], [7]]`` -> symbols ``[5, 6, 7, EDGE]``, nxt ``[1, -1, -1, -1]``, prev
+    ``[-1, 0, -1, -1]``, starts ``[0, 2]``."""
+    symbols: list[int] = []
+    nxt: list[int] = []
+    prev: list[int] = []
+    starts = []
+    for ids in sequences:
+        start = len(symbols)
+        starts.append(start)
+        symbols.extend(ids)
+        end = len(symbols)
+        nxt.extend(range(start + 1, end + 1))
+        prev.extend(range(start - 1, end - 1))
+        if end > start:
+            nxt[end - 1] = -1
+            prev[start] = -1
+    symbols.append(_EDGE)
+    nxt.append(-1)
+    prev.append(-1)
+    return symbols, nxt, prev, starts
 
 
 def _read_list(symbols: list[int], nxt: list[int], start: int = 0) -> list[int]:

@@ -140,9 +140,30 @@ def build(
     seconds = time.perf_counter() - started
     tokenizer = BPETokenizer(base_tokens, merges, alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule)
     say(f"Learned {len(merges)} merges in {seconds:.2f} s; {stream.explain_stop()}")
+    reloaded, reports, encoded = write_checked(tokenizer, texts, outputs, say)
+    return BuildReport(
+        reloaded,
+        Path(tokenizer_output),
+        reloaded.fingerprint(),
+        len(training_text),
+        seconds,
+        len(merges),
+        stream.explain_stop() + budget_hint(stream.stop_reason),
+        reports,
+        mean_context_characters(reloaded, encoded["val"]),
+    )
 
-    # Everything is staged under temporary names and moved into place together at the end:
-    # a failure or Ctrl-C on the way never leaves the new tokenizer beside old ids.
+
+def write_checked(
+    tokenizer: BPETokenizer, texts: dict[str, str], outputs: list[Path], say: Callable[[str], None]
+) -> tuple[BPETokenizer, list[SplitReport], dict[str, list[int]]]:
+    """Stage the tokenizer and each split's ids under temporary names, checking each on the
+    way (the tokenizer reloads to itself, fingerprint included; every split survives encode
+    then decode, its ids within the vocabulary), then move all of them into place together.
+    A failure or Ctrl-C on the way never leaves the new tokenizer beside old ids: every
+    output stays as it was, and the message says so. Returns the reloaded tokenizer, each
+    split's report and its ids."""
+    tokenizer_output = outputs[0]
     try:
         with staged_files() as stage:
             staged = stage.write(tokenizer_output, to_json_text(tokenizer.data()).encode("utf-8"))
@@ -167,17 +188,7 @@ def build(
     except BpeError as error:
         raise BpeError(f"{error}. {unchanged_message(outputs)}") from None
     say(f"Saved {', '.join(str(path) for path in outputs)}")
-    return BuildReport(
-        reloaded,
-        Path(tokenizer_output),
-        reloaded.fingerprint(),
-        len(training_text),
-        seconds,
-        len(merges),
-        stream.explain_stop() + budget_hint(stream.stop_reason),
-        reports,
-        mean_context_characters(reloaded, encoded["val"]),
-    )
+    return reloaded, reports, encoded
 
 
 def output_paths(tokenizer_output: Path, encoded_output_dir: Path) -> list[Path]:

@@ -31,6 +31,8 @@ import hashlib
 import json
 import os
 import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bpe.alphabet import BYTES, CHARACTERS, bytes_to_unicode, gpt2_spelling, unicode_to_bytes
@@ -136,7 +138,67 @@ def hf_from_dict(
 ) -> PretrainedTokenizer:
     """A `PretrainedTokenizer` from a parsed tokenizer.json; its vocabulary may hold at most
     ``max_token_bytes`` characters in all and `bpe.io.budget.MAX_TOKEN_LENGTH` a token, its
-    merge list at most ``max_merges`` merges, checked before anything is built."""
+    merge list at most ``max_merges`` merges, checked before anything is built.
+
+    The file is read in the order its parts depend on one another: the model (a BPE model,
+    without options BPE Lab cannot honour), the normalizer and pre-tokenizer, the
+    vocabulary and added tokens, the unknown token, the merges; then the encoder is built
+    for a byte-level or a character-level vocabulary."""
+    model = _bpe_model(data, name)
+    normalize = _normalizer(data.get("normalizer"), name)
+    pattern, byte_level, prefix_space, drop_whitespace = _pre_tokenizer(data.get("pre_tokenizer"), name)
+    notes = []
+    if drop_whitespace:
+        notes.append("its Whitespace pre-tokenizer drops whitespace: decoding gives the text without it")
+    if data.get("post_processor") is not None:
+        notes.append("its post-processor (tokens it adds around the text, such as <s>) is not applied")
+    vocab, itos, by_text, specials = _vocabulary(data, model, name, max_token_bytes)
+    unk = model.get("unk_token")
+    if unk is not None and (not isinstance(unk, str) or unk not in by_text):
+        raise TokenizerFileError(f"{name}: unk_token {_shown(unk)} is not in the vocabulary")
+    unk_id = None if unk is None else by_text[unk]
+    merges_as_ids, merge_pairs = _merges(model.get("merges"), by_text, name, max_merges)
+    build = _byte_level_encoder if byte_level else _character_encoder
+    encoder = build(model, itos, by_text, unk_id, merges_as_ids, merge_pairs, name)
+    if fingerprint is None:
+        fingerprint = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def with_merges(count: int) -> PretrainedTokenizer:
+        kept_merges = merge_pairs[:count]
+        kept = {text for text in by_text if len(text) == 1 or text == unk}
+        kept.update(left + right for left, right in kept_merges)
+        shorter = dict(
+            data,
+            added_tokens=[],
+            model=dict(
+                model, merges=[list(pair) for pair in kept_merges], vocab={t: i for t, i in vocab.items() if t in kept}
+            ),
+        )
+        digest = hashlib.sha256(f"{fingerprint}:{count}".encode()).hexdigest()
+        return hf_from_dict(shorter, name=f"{name} [:{count}]", fingerprint=digest)
+
+    return PretrainedTokenizer(
+        name=_display_name(name),
+        source_format=FORMAT,
+        alphabet=encoder.alphabet,
+        pretokenizer=pattern,
+        itos=encoder.tokens,
+        merge=encoder.merge,
+        whole=encoder.whole,
+        merges=encoder.pairs,
+        special_tokens=specials,
+        fingerprint=fingerprint,
+        normalize=normalize,
+        prefix_space=prefix_space,
+        drop_whitespace=drop_whitespace,
+        cut=not (unk_id is not None and model.get("fuse_unk")),
+        notes=notes,
+        with_merges=with_merges,
+    )
+
+
+def _bpe_model(data, name: str) -> dict:
+    """The file's ``model`` object, once it is a BPE model with options BPE Lab honours."""
     if not isinstance(data, dict):
         raise TokenizerFileError(f"{name} holds a JSON {type(data).__name__}, not a tokenizer object")
     model = data.get("model")
@@ -149,14 +211,13 @@ def hf_from_dict(
             "(not WordPiece, Unigram or WordLevel)"
         )
     _check_model_options(model, name)
-    normalize = _normalizer(data.get("normalizer"), name)
-    pattern, byte_level, prefix_space, drop_whitespace = _pre_tokenizer(data.get("pre_tokenizer"), name)
-    notes = []
-    if drop_whitespace:
-        notes.append("its Whitespace pre-tokenizer drops whitespace: decoding gives the text without it")
-    if data.get("post_processor") is not None:
-        notes.append("its post-processor (tokens it adds around the text, such as <s>) is not applied")
+    return model
 
+
+def _vocabulary(data: dict, model: dict, name: str, max_token_bytes: int) -> tuple[dict, dict, dict, dict]:
+    """``(vocab, itos, by_text, specials)``: the model's vocabulary as the file gives it, id ->
+    token and token -> id for the learned tokens, and the added (special) tokens; each token
+    non-empty, each id given once, the lengths within the budget."""
     vocab = model.get("vocab")
     if not isinstance(vocab, dict):
         raise TokenizerFileError(f"{name}: model.vocab must be an object of token: id")
@@ -190,89 +251,63 @@ def hf_from_dict(
                 f"{name}: added token {quoted(special)} has id {token_id}, which the vocabulary "
                 f"gives to {quoted(itos[token_id])}"
             )
+    return vocab, itos, by_text, specials
 
-    unk = model.get("unk_token")
-    unk_id = None
-    if unk is not None:
-        if not isinstance(unk, str) or unk not in by_text:
-            raise TokenizerFileError(f"{name}: unk_token {_shown(unk)} is not in the vocabulary")
-        unk_id = by_text[unk]
 
-    merges_as_ids, merge_pairs = _merges(model.get("merges"), by_text, name, max_merges)
+@dataclass(frozen=True)
+class _Encoder:
+    """What encoding needs of a vocabulary: id -> token, a piece's merged ids, the tokens
+    looked up whole (``ignore_merges``), the merges as token pairs, and the alphabet."""
 
-    if byte_level:
-        table = unicode_to_bytes()
-        tokens: dict = {}
-        for token_id, text in itos.items():
-            if all(char in table for char in text):
-                tokens[token_id] = bytes(table[char] for char in text)
-            elif token_id != unk_id:
-                raise TokenizerFileError(
-                    f"{name}: token {quoted(text)} (id {token_id}) is not spelled with GPT-2's "
-                    "byte-to-unicode table, which a ByteLevel tokenizer needs"
-                )
-        spelled = bytes_to_unicode()
-        byte_ids = [by_text.get(spelled[value]) for value in range(256)]
-        missing = [value for value, token_id in enumerate(byte_ids) if token_id is None]
-        if missing:
+    tokens: dict
+    merge: Callable
+    whole: dict | None
+    pairs: list
+    alphabet: str
+
+
+def _byte_level_encoder(model, itos, by_text, unk_id, merges_as_ids, merge_pairs, name) -> _Encoder:
+    """A ByteLevel vocabulary: tokens are bytes spelled with GPT-2's byte-to-unicode table,
+    and all 256 bytes must be tokens (a piece starts as its bytes)."""
+    table = unicode_to_bytes()
+    tokens: dict = {}
+    for token_id, text in itos.items():
+        if all(char in table for char in text):
+            tokens[token_id] = bytes(table[char] for char in text)
+        elif token_id != unk_id:
             raise TokenizerFileError(
-                f"{name}: a ByteLevel tokenizer needs all 256 bytes as tokens; "
-                f"{len(missing)} are missing (first: {quoted(spelled[missing[0]])})"
+                f"{name}: token {quoted(text)} (id {token_id}) is not spelled with GPT-2's "
+                "byte-to-unicode table, which a ByteLevel tokenizer needs"
             )
-        merge_map = hf_merge_map(merges_as_ids)
-
-        def merge(piece: bytes) -> list[int]:
-            return hf_merge([byte_ids[value] for value in piece], merge_map)
-
-        whole = {token: token_id for token_id, token in tokens.items()} if model.get("ignore_merges") else None
-        pairs = [(_unspell(a, table), _unspell(b, table)) for a, b in merge_pairs]
-        alphabet = BYTES
-    else:
-        tokens = itos
-        merge_map = hf_merge_map(merges_as_ids)
-        fuse = bool(model.get("fuse_unk"))
-
-        def merge(piece: str) -> list[int]:
-            return hf_merge(_char_symbols(piece, by_text, unk_id, fuse), merge_map)
-
-        whole = dict(by_text) if model.get("ignore_merges") else None
-        pairs = merge_pairs
-        alphabet = CHARACTERS
-    if fingerprint is None:
-        fingerprint = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
-
-    def with_merges(count: int) -> PretrainedTokenizer:
-        kept_merges = merge_pairs[:count]
-        kept = {text for text in by_text if len(text) == 1 or text == unk}
-        kept.update(left + right for left, right in kept_merges)
-        shorter = dict(
-            data,
-            added_tokens=[],
-            model=dict(
-                model, merges=[list(pair) for pair in kept_merges], vocab={t: i for t, i in vocab.items() if t in kept}
-            ),
+    spelled = bytes_to_unicode()
+    byte_ids = [by_text.get(spelled[value]) for value in range(256)]
+    missing = [value for value, token_id in enumerate(byte_ids) if token_id is None]
+    if missing:
+        raise TokenizerFileError(
+            f"{name}: a ByteLevel tokenizer needs all 256 bytes as tokens; "
+            f"{len(missing)} are missing (first: {quoted(spelled[missing[0]])})"
         )
-        digest = hashlib.sha256(f"{fingerprint}:{count}".encode()).hexdigest()
-        return hf_from_dict(shorter, name=f"{name} [:{count}]", fingerprint=digest)
+    merge_map = hf_merge_map(merges_as_ids)
 
-    return PretrainedTokenizer(
-        name=_display_name(name),
-        source_format=FORMAT,
-        alphabet=alphabet,
-        pretokenizer=pattern,
-        itos=tokens,
-        merge=merge,
-        whole=whole,
-        merges=pairs,
-        special_tokens=specials,
-        fingerprint=fingerprint,
-        normalize=normalize,
-        prefix_space=prefix_space,
-        drop_whitespace=drop_whitespace,
-        cut=not (unk_id is not None and model.get("fuse_unk")),
-        notes=notes,
-        with_merges=with_merges,
-    )
+    def merge(piece: bytes) -> list[int]:
+        return hf_merge([byte_ids[value] for value in piece], merge_map)
+
+    whole = {token: token_id for token_id, token in tokens.items()} if model.get("ignore_merges") else None
+    pairs = [(_unspell(a, table), _unspell(b, table)) for a, b in merge_pairs]
+    return _Encoder(tokens, merge, whole, pairs, BYTES)
+
+
+def _character_encoder(model, itos, by_text, unk_id, merges_as_ids, merge_pairs, name) -> _Encoder:
+    """A character vocabulary: a piece starts as its characters (unknown ones as the unknown
+    token, fused into one when ``fuse_unk``)."""
+    merge_map = hf_merge_map(merges_as_ids)
+    fuse = bool(model.get("fuse_unk"))
+
+    def merge(piece: str) -> list[int]:
+        return hf_merge(_char_symbols(piece, by_text, unk_id, fuse), merge_map)
+
+    whole = dict(by_text) if model.get("ignore_merges") else None
+    return _Encoder(itos, merge, whole, merge_pairs, CHARACTERS)
 
 
 def _check_model_options(model: dict, name: str) -> None:

@@ -85,25 +85,54 @@ def parse_minbpe(
     pairs given twice, special ids that collide, and what the merges would build
     (`bpe.io.budget`: a line names its halves by id, so each may double a token's length):
     at most `bpe.io.budget.MAX_TOKEN_LENGTH` bytes a token, ``max_token_bytes`` in all, and
-    at most ``max_merges`` merges."""
+    at most ``max_merges`` merges.
+
+    A file is its version line, its pattern, a count of special tokens, that many
+    ``token id`` lines, then one ``left right`` line per merge::
+
+        minbpe v1
+        <pattern>
+        0
+        97 98        <- merge 1 makes id 256 from bytes 97 and 98 ("ab")
+        256 99       <- merge 2 makes id 257 ("abc")
+    """
     refuse_sentencepiece(raw, name=name)
     check_line_count(raw, name=name, max_lines=3 + MAX_SPECIAL_TOKENS + max_merges + 1, what="merge")
     text = decode_text(raw, name=name)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    pattern, count = _header(lines, name)
+    specials = _special_tokens(lines, count, name)
+    first_merge_line = 4 + count
+    merges = _merges(lines, first_merge_line, name, max_merges)
+    check_token_lengths(
+        merged_lengths([1] * 256, merges),
+        name=name,
+        max_total=max_token_bytes,
+        where=lambda index: f"line {first_merge_line + index:,} (id {256 + index:,})",
+    )
+    _check_special_ids(specials, 256 + len(merges), name)
+    return pattern, specials, merges
+
+
+def _header(lines: list[str], name: str) -> tuple[str, int]:
+    """(pattern, number of special tokens) from the first three lines."""
     if not lines or lines[0].strip() != VERSION_LINE:
         first = quoted(lines[0]) if lines else "nothing"
         raise TokenizerFileError(f"{name} is not a minbpe model: its first line is {first}, not {VERSION_LINE!r}")
     if len(lines) < 3:
         raise TokenizerFileError(f"{name} is cut short: it needs a pattern line and a count of special tokens")
-    pattern = lines[1].strip()
     count_text = lines[2].strip()
     if not count_text.isascii() or not count_text.isdigit() or int(count_text) > MAX_SPECIAL_TOKENS:
         raise TokenizerFileError(
             f"{name}, line 3: {quoted(count_text)} is not a number of special tokens (0 to {MAX_SPECIAL_TOKENS:,})"
         )
-    count = int(count_text)
+    return lines[1].strip(), int(count_text)
+
+
+def _special_tokens(lines: list[str], count: int, name: str) -> dict[str, int]:
+    """The ``count`` special tokens of lines 4 on, each named once."""
     if len(lines) < 3 + count:
         raise TokenizerFileError(f"{name} is cut short: it announces {count} special tokens and holds {len(lines) - 3}")
     specials: dict[str, int] = {}
@@ -116,9 +145,15 @@ def parse_minbpe(
         if fields[0] in specials:
             raise TokenizerFileError(f"{name}, line {number}: special token {quoted(fields[0])} is given twice")
         specials[fields[0]] = int(fields[1])
+    return specials
+
+
+def _merges(lines: list[str], first_line: int, name: str, max_merges: int) -> list[tuple[int, int]]:
+    """The merges from line ``first_line`` on: two ids each, both made before this merge
+    (merge k makes id 255 + k), no pair twice, at most ``max_merges``."""
     merges: list[tuple[int, int]] = []
     seen: dict[tuple[int, int], int] = {}
-    for number in range(4 + count, len(lines) + 1):
+    for number in range(first_line, len(lines) + 1):
         fields = lines[number - 1].split()
         if len(fields) != 2 or not all(_is_id(f) for f in fields):
             raise TokenizerFileError(
@@ -141,14 +176,11 @@ def parse_minbpe(
         merges.append(pair)
         if len(merges) > max_merges:
             raise TokenizerFileError(f"{name} has more than {max_merges:,} merges; the most accepted is {max_merges:,}")
-    first_merge_line = 4 + count
-    check_token_lengths(
-        merged_lengths([1] * 256, merges),
-        name=name,
-        max_total=max_token_bytes,
-        where=lambda index: f"line {first_merge_line + index:,} (id {256 + index:,})",
-    )
-    top = 256 + len(merges)
+    return merges
+
+
+def _check_special_ids(specials: dict[str, int], top: int, name: str) -> None:
+    """Special ids come after every byte and merge (from ``top`` on), one token each."""
     ids_seen: dict[int, str] = {}
     for special, special_id in specials.items():
         if special_id < top:
@@ -161,7 +193,6 @@ def parse_minbpe(
                 f"{name}: special tokens {quoted(ids_seen[special_id])} and {quoted(special)} share id {special_id}"
             )
         ids_seen[special_id] = special
-    return pattern, specials, merges
 
 
 def refuse_sentencepiece(raw: bytes, *, name: str) -> None:

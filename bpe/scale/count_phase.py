@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -33,7 +33,7 @@ from bpe.scale.chunk_counts import (
     training_value,
 )
 from bpe.scale.corpus_files import TEXT, CorpusFile, file_sha256, find_corpus_files
-from bpe.scale.partitions import Partition, ReadOptions, documents, is_heldout, partitions
+from bpe.scale.partitions import Document, Partition, ReadOptions, documents, is_heldout, partitions
 
 BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
 # Distinct runs a tally keeps before chunking them, when it counts in the process that goes
@@ -292,9 +292,6 @@ def count_partition(
     tallies = {False: ChunkTally(splitting, pending_runs), True: ChunkTally(splitting, pending_runs)}
     sums = {"characters": 0, "documents": 0, "heldout_characters": 0, "heldout_documents": 0}
     samples = {"training": "", "heldout": ""}
-    cap = options.max_document_characters
-    file_left = cap if file.kind == TEXT and cap is not None else None  # a text file is one document for the cap
-    read = 0
     # A text file's passage waits for the next one before it is counted: when a limit cuts
     # the next one short, the two are counted as one text. The cut between them was safe for
     # the whole file, not for its prefix: GPT-2 cuts before " a" (a space, then a letter),
@@ -302,10 +299,43 @@ def count_partition(
     waiting: tuple[bool, str] | None = None
     # Each passage is counted as it comes (a text file's 64 KB passages meet at safe cuts):
     # the tally's runs cost nothing per text, and each text's runs are a Python string each
-    # while it is cut, so short texts keep a worker small (2 M characters at once took the
-    # 16 M corpus's count to 80 MB, passage by passage 57 MB, in the same time).
+    # while it is cut, so short texts keep a worker small.
+    for document, text in _capped_documents(partition, options, pretokenizer, limit):
+        if not text:
+            continue
+        held = is_heldout(options, partition.input_index, document.key)
+        if file.kind == TEXT:
+            counted = text
+            if waiting is not None and waiting[0] == held and len(text) < len(document.text):
+                counted, waiting = waiting[1] + text, None  # the cut short passage with the one before
+            if waiting is not None:
+                tallies[waiting[0]].add(waiting[1])
+            waiting = (held, counted)
+        else:
+            tallies[held].add(text)
+        key, part = ("heldout_", "heldout") if held else ("", "training")
+        sums[key + "characters"] += len(text)
+        sums[key + "documents"] += 1
+        if len(samples[part]) < HELDOUT_SAMPLE_CHARACTERS:
+            samples[part] = (samples[part] + text)[:HELDOUT_SAMPLE_CHARACTERS]
+    if waiting is not None:
+        tallies[waiting[0]].add(waiting[1])
+    return _partition_table(tallies, sums, samples, alphabet, pretokenizer, pattern)
+
+
+def _capped_documents(
+    partition: Partition, options: ReadOptions, pretokenizer: str, limit: int | None
+) -> Iterator[tuple[Document, str]]:
+    """Each document of the partition with the text of it that is counted: within
+    ``max_document_characters`` (a text file's passages share one cap: the file is one
+    document for it) and within what is left of ``limit``; it stops once either is used up.
+    With a cap of 10 on a text file of passages "abcdefgh" and "ijklmnop", the second
+    passage keeps "ij" and nothing after it is read."""
+    cap = options.max_document_characters
+    file_left = cap if partition.file.kind == TEXT and cap is not None else None
+    read = 0
     for document in documents(partition, options, pretokenizer):
-        text = whole = document.text
+        text = document.text
         if file_left is not None:
             text = text[:file_left]
             file_left -= len(text)
@@ -313,27 +343,18 @@ def count_partition(
             text = text[:cap]
         if limit is not None:
             text = text[: limit - read]
-        if text:
-            read += len(text)
-            held = is_heldout(options, partition.input_index, document.key)
-            if file.kind == TEXT:
-                counted = text
-                if waiting is not None and waiting[0] == held and len(text) < len(whole):
-                    counted, waiting = waiting[1] + text, None  # the cut short passage with the one before
-                if waiting is not None:
-                    tallies[waiting[0]].add(waiting[1])
-                waiting = (held, counted)
-            else:
-                tallies[held].add(text)
-            key, part = ("heldout_", "heldout") if held else ("", "training")
-            sums[key + "characters"] += len(text)
-            sums[key + "documents"] += 1
-            if len(samples[part]) < HELDOUT_SAMPLE_CHARACTERS:
-                samples[part] = (samples[part] + text)[:HELDOUT_SAMPLE_CHARACTERS]
+        read += len(text)
+        yield document, text
         if (limit is not None and read >= limit) or file_left == 0:
-            break
-    if waiting is not None:
-        tallies[waiting[0]].add(waiting[1])
+            return
+
+
+def _partition_table(
+    tallies: dict, sums: dict, samples: dict, alphabet: str, pretokenizer: str, pattern
+) -> ChunkCounts:
+    """The table of one counted partition: its training and held-out tallies (keyed False
+    and True), its sizes (``characters``, ``documents`` and their held-out twins) and the
+    first characters of each part."""
     training, heldout = tallies[False].counts(), tallies[True].counts()
     chunks = Chunks(training)
     return ChunkCounts(

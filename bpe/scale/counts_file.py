@@ -148,66 +148,102 @@ def _values_bytes(values, width: int) -> memoryview:
 
 def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
     """Read a counts file written by `write_counts`, or raise a one-line `BpeError` naming it
-    and what is wrong (too big, not Parquet, not a counts file, columns, checksum, values)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+    and what is wrong (too big, not Parquet, not a counts file, columns, checksum, values).
 
+    Four steps, each refusing before the next costs more: the footer (rows, bytes, schema,
+    metadata) before any data; the data read and validated; the checksum; every value."""
     name = str(path)
     # Opened as a stranger's file (bpe.io.untrusted): a FIFO or a device would block or never
     # end, and the size is checked on the open file before Parquet reads a byte of it.
     with open_regular_file(
         path, what="the counts file", name=name, max_bytes=MAX_COUNTS_FILE_BYTES, error=BpeError
     ) as handle:
-        try:
-            parquet = pq.ParquetFile(handle)
-        except (pa.ArrowException, OSError, ValueError) as error:
-            raise BpeError(f"{name} is not a counts file: not readable as Parquet ({_first_line(error)})") from None
-        meta = parquet.metadata
-        if meta.num_rows > MAX_COUNTS_ROWS:
-            raise BpeError(
-                f"the counts file {name} holds {meta.num_rows:,} rows; a counts file may hold at most "
-                f"{MAX_COUNTS_ROWS:,} (a 1 GB corpus has 1-2 million distinct chunks), so it is not read"
-            )
-        data_bytes = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-        if data_bytes > MAX_COUNTS_DATA_BYTES:
-            raise BpeError(
-                f"the counts file {name} holds {data_bytes:,} bytes once decompressed; a counts file may hold at "
-                f"most {MAX_COUNTS_DATA_BYTES:,}, so it is not read"
-            )
-        schema = parquet.schema_arrow
-        expected = {"chunk": pa.large_string(), "count": pa.uint64(), "heldout": pa.bool_()}
-        found = {schema.field(i).name: schema.field(i).type for i in range(len(schema))}
-        if found != expected:
-            shown = ", ".join(f"{key} ({value})" for key, value in found.items())
-            raise BpeError(f"{name} is not a counts file: its columns are {shown}, not chunk, count, heldout")
-        raw = (schema.metadata or {}).get(METADATA_KEY)
-        if raw is None:
-            raise BpeError(f"{name} is not a counts file: it has no BPE Lab metadata")
-        if len(raw) > MAX_METADATA_BYTES:
-            raise BpeError(f"the counts file {name} has {len(raw):,} bytes of metadata, over the limit")
-        metadata = _parsed_metadata(raw, name)
-        if meta.num_rows != metadata["rows"] + metadata["heldout_rows"]:  # from the footer, before the data
-            raise BpeError(
-                f"the counts file {name} has {meta.num_rows:,} rows, but its metadata says "
-                f"{metadata['rows'] + metadata['heldout_rows']:,}"
-            )
-        try:
-            table = parquet.read()
-            table.validate(full=True)  # chunks that are not UTF-8 are refused here, not met later
-        except MemoryError:  # Arrow's own (ArrowMemoryError) too: the file is too big here, not damaged
-            raise BpeError(
-                f"the counts file {name} ({meta.num_rows:,} rows) does not fit in the memory this process has"
-            ) from None
-        except (pa.ArrowException, OSError, ValueError) as error:
-            raise BpeError(f"the counts file {name} is damaged: {_first_line(error)}") from None
-    if table.num_rows != meta.num_rows:
-        raise BpeError(f"the counts file {name} has {table.num_rows:,} rows, but its footer says {meta.num_rows:,}")
+        parquet = _parquet_file(handle, name)
+        metadata = _metadata_from_footer(parquet, name)
+        table = _read_table(parquet, name)
     if metadata["checksum"] != _checksum(metadata, table):
         raise BpeError(f"the counts file {name} fails its checksum: it was changed or damaged after it was written")
-    if table.num_rows and any(table.column(column).null_count for column in expected):
+    _check_columns(table, metadata["rows"], name)
+    return _table_of(table, metadata, name)
+
+
+COLUMNS = {"chunk": "large_string", "count": "uint64", "heldout": "bool"}  # name -> Arrow type, in order
+
+
+def _parquet_file(handle, name: str):
+    """The open file as Parquet, or why it is not."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(handle)
+    except (pa.ArrowException, OSError, ValueError) as error:
+        raise BpeError(f"{name} is not a counts file: not readable as Parquet ({_first_line(error)})") from None
+
+
+def _metadata_from_footer(parquet, name: str) -> dict:
+    """What the footer says, checked before any data is read: at most `MAX_COUNTS_ROWS` rows
+    and `MAX_COUNTS_DATA_BYTES` decompressed, the three columns, BPE Lab's metadata, and as
+    many rows as that metadata counts."""
+    meta = parquet.metadata
+    if meta.num_rows > MAX_COUNTS_ROWS:
+        raise BpeError(
+            f"the counts file {name} holds {meta.num_rows:,} rows; a counts file may hold at most "
+            f"{MAX_COUNTS_ROWS:,} (a 1 GB corpus has 1-2 million distinct chunks), so it is not read"
+        )
+    data_bytes = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if data_bytes > MAX_COUNTS_DATA_BYTES:
+        raise BpeError(
+            f"the counts file {name} holds {data_bytes:,} bytes once decompressed; a counts file may hold at "
+            f"most {MAX_COUNTS_DATA_BYTES:,}, so it is not read"
+        )
+    schema = parquet.schema_arrow
+    found = {schema.field(i).name: str(schema.field(i).type) for i in range(len(schema))}
+    if found != COLUMNS:
+        shown = ", ".join(f"{key} ({value})" for key, value in found.items())
+        raise BpeError(f"{name} is not a counts file: its columns are {shown}, not chunk, count, heldout")
+    raw = (schema.metadata or {}).get(METADATA_KEY)
+    if raw is None:
+        raise BpeError(f"{name} is not a counts file: it has no BPE Lab metadata")
+    if len(raw) > MAX_METADATA_BYTES:
+        raise BpeError(f"the counts file {name} has {len(raw):,} bytes of metadata, over the limit")
+    metadata = _parsed_metadata(raw, name)
+    if meta.num_rows != metadata["rows"] + metadata["heldout_rows"]:
+        raise BpeError(
+            f"the counts file {name} has {meta.num_rows:,} rows, but its metadata says "
+            f"{metadata['rows'] + metadata['heldout_rows']:,}"
+        )
+    return metadata
+
+
+def _read_table(parquet, name: str):
+    """The whole table, validated (chunks that are not UTF-8 are refused here, not met later);
+    a file too big for this process's memory is said so, not called damaged."""
+    import pyarrow as pa
+
+    try:
+        table = parquet.read()
+        table.validate(full=True)
+    except MemoryError:  # Arrow's own (ArrowMemoryError) too: the file is too big here, not damaged
+        raise BpeError(
+            f"the counts file {name} ({parquet.metadata.num_rows:,} rows) does not fit in the memory this process has"
+        ) from None
+    except (pa.ArrowException, OSError, ValueError) as error:
+        raise BpeError(f"the counts file {name} is damaged: {_first_line(error)}") from None
+    if table.num_rows != parquet.metadata.num_rows:
+        raise BpeError(
+            f"the counts file {name} has {table.num_rows:,} rows, but its footer says {parquet.metadata.num_rows:,}"
+        )
+    return table
+
+
+def _check_columns(table, rows: int, name: str) -> None:
+    """No empty cell; the ``rows`` training rows first, then only held-out rows; no count of
+    0 and no empty chunk."""
+    import pyarrow.compute as pc
+
+    if table.num_rows and any(table.column(column).null_count for column in COLUMNS):
         raise BpeError(f"the counts file {name} has empty (null) cells")
-    rows = metadata["rows"]
     heldout = table.column("heldout")
     if (rows and pc.any(heldout.slice(0, rows)).as_py()) or (
         table.num_rows > rows and not pc.all(heldout.slice(rows)).as_py()
@@ -217,6 +253,12 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
         raise BpeError(f"the counts file {name} has a count of 0; every chunk counted occurs at least once")
     if table.num_rows and pc.min(pc.binary_length(table.column("chunk"))).as_py() < 1:
         raise BpeError(f"the counts file {name} has an empty chunk")
+
+
+def _table_of(table, metadata: dict, name: str) -> ChunkCounts:
+    """The `ChunkCounts` the checked columns and metadata hold, once they agree: each chunk
+    listed once, the characters the metadata counts, the base tokens its chunks hold."""
+    rows = metadata["rows"]
     chunk_column = table.column("chunk")
     training_chunks = Chunks(chunk_column.slice(0, rows).to_pylist())
     heldout_chunks = Chunks(chunk_column.slice(rows).to_pylist())

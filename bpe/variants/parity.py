@@ -168,26 +168,9 @@ def train_multilingual(
     >>> run.steps[0].language, run.steps[0].pair, run.tokens_after(1)
     ('el', ('β', 'β'), (4, 3))
     """
-    if rule not in RULES:
-        raise BpeError(f"rule={rule!r} must be one of {', '.join(RULES)}")
-    if not texts:
-        raise BpeError("parity-aware training needs at least one language's text")
-    empty = [language for language, text in texts.items() if not text]
-    if empty:
-        raise BpeError(f"the text of {empty[0]!r} is empty: every language needs its text")
-    if not isinstance(merges, int) or isinstance(merges, bool) or merges < 0:
-        raise BpeError(f"merges={merges!r} must be a whole number, 0 or more")
-    if merges > MAX_VOCAB_SIZE:  # the bound every vocabulary has here (`bpe.training.MAX_VOCAB_SIZE`)
-        raise BpeError(f"merges={merges:,} is more than BPE Lab learns: at most {MAX_VOCAB_SIZE:,}")
-    if minimum_pair_frequency < 1:
-        raise BpeError(f"minimum_pair_frequency={minimum_pair_frequency} must be at least 1")
+    _check_settings(texts, merges, rule, minimum_pair_frequency)
     alphabet = check_alphabet(alphabet)
     tie_rule = check_tie_rule(tie_rule)
-    characters = sum(len(text) for text in texts.values())
-    if characters > MAX_CHARACTERS:
-        raise BpeError(
-            f"the texts hold {characters:,} characters; parity-aware training takes at most {MAX_CHARACTERS:,}"
-        )
     names = tuple(texts)
     base = default_base_tokens("".join(texts.values()), alphabet)
     total: Counter = Counter()
@@ -236,6 +219,30 @@ def train_multilingual(
         steps=tuple(steps),
         stop_reason=stop,
     )
+
+
+def _check_settings(texts: Mapping[str, str], merges: int, rule: str, minimum_pair_frequency: int) -> None:
+    """A `BpeError` naming the first setting that cannot train: an unknown rule, no text or an
+    empty one, a number of merges that is not a whole number within the vocabulary's bound,
+    a minimum frequency below 1, more text than `MAX_CHARACTERS`."""
+    if rule not in RULES:
+        raise BpeError(f"rule={rule!r} must be one of {', '.join(RULES)}")
+    if not texts:
+        raise BpeError("parity-aware training needs at least one language's text")
+    empty = [language for language, text in texts.items() if not text]
+    if empty:
+        raise BpeError(f"the text of {empty[0]!r} is empty: every language needs its text")
+    if not isinstance(merges, int) or isinstance(merges, bool) or merges < 0:
+        raise BpeError(f"merges={merges!r} must be a whole number, 0 or more")
+    if merges > MAX_VOCAB_SIZE:  # the bound every vocabulary has here (`bpe.training.MAX_VOCAB_SIZE`)
+        raise BpeError(f"merges={merges:,} is more than BPE Lab learns: at most {MAX_VOCAB_SIZE:,}")
+    if minimum_pair_frequency < 1:
+        raise BpeError(f"minimum_pair_frequency={minimum_pair_frequency} must be at least 1")
+    characters = sum(len(text) for text in texts.values())
+    if characters > MAX_CHARACTERS:
+        raise BpeError(
+            f"the texts hold {characters:,} characters; parity-aware training takes at most {MAX_CHARACTERS:,}"
+        )
 
 
 def _choose(languages: list[_Language], total: Counter, rule: str, floor: int, tie_key) -> tuple[int, tuple] | None:
