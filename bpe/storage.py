@@ -159,32 +159,7 @@ def tokenizer_data_from_dict(
     The merges spell every token out, so their total length (at most ``max_token_bytes``
     characters, `bpe.io.budget`) is what the tokenizer will hold; no single token is bounded
     on its own, since training on repetitive text may learn long ones."""
-    if not isinstance(data, dict):
-        raise TokenizerFileError(
-            f"{name} holds a JSON {type(data).__name__}, not an object with the keys {', '.join(REQUIRED_KEYS)}"
-        )
-    missing = [key for key in REQUIRED_KEYS if key not in data]
-    if missing:
-        raise TokenizerFileError(
-            f"{name} is missing {'the key' if len(missing) == 1 else 'the keys'} {', '.join(missing)}"
-        )
-    alphabet = ALPHABET_OF_TYPE.get(data["type"]) if isinstance(data["type"], str) else None
-    if alphabet is None:
-        raise TokenizerFileError(
-            f"{name} has type {str(data['type'])[:40]!r}; expected one of "
-            f"{', '.join(repr(t) for t in ALPHABET_OF_TYPE)}"
-        )
-    base_tokens, merges = data["base_tokens"], data["merges"]
-    if not isinstance(base_tokens, list) or not all(isinstance(t, str) for t in base_tokens):
-        raise TokenizerFileError(f"{name}: base_tokens must be a list of strings")
-    if not isinstance(merges, list) or not all(_is_spelled_pair(m) for m in merges):
-        bad = (
-            next((i for i, m in enumerate(merges, 1) if not _is_spelled_pair(m)), None)
-            if isinstance(merges, list)
-            else None
-        )
-        where = f" (merge {bad} is {str(merges[bad - 1])[:60]})" if bad else ""
-        raise TokenizerFileError(f"{name}: merges must be a list of [left, right] string pairs{where}")
+    alphabet, base_tokens, merges = _shape(data, name)
     check_token_lengths(
         (len(left) + len(right) for left, right in merges),
         name=name,
@@ -219,6 +194,38 @@ def tokenizer_data_from_dict(
             f"{name} says vocab_size={repr(data['vocab_size'])[:20]}, but its merges build {parsed.vocab_size()} tokens"
         )
     return parsed
+
+
+def _shape(data, name: str) -> tuple[str, list, list]:
+    """``(alphabet, base_tokens, merges)`` once the file is an object with every required key,
+    a type BPE Lab writes, a list of strings and a list of ``[left, right]`` string pairs."""
+    if not isinstance(data, dict):
+        raise TokenizerFileError(
+            f"{name} holds a JSON {type(data).__name__}, not an object with the keys {', '.join(REQUIRED_KEYS)}"
+        )
+    missing = [key for key in REQUIRED_KEYS if key not in data]
+    if missing:
+        raise TokenizerFileError(
+            f"{name} is missing {'the key' if len(missing) == 1 else 'the keys'} {', '.join(missing)}"
+        )
+    alphabet = ALPHABET_OF_TYPE.get(data["type"]) if isinstance(data["type"], str) else None
+    if alphabet is None:
+        raise TokenizerFileError(
+            f"{name} has type {str(data['type'])[:40]!r}; expected one of "
+            f"{', '.join(repr(t) for t in ALPHABET_OF_TYPE)}"
+        )
+    base_tokens, merges = data["base_tokens"], data["merges"]
+    if not isinstance(base_tokens, list) or not all(isinstance(t, str) for t in base_tokens):
+        raise TokenizerFileError(f"{name}: base_tokens must be a list of strings")
+    if not isinstance(merges, list) or not all(_is_spelled_pair(m) for m in merges):
+        bad = (
+            next((i for i, m in enumerate(merges, 1) if not _is_spelled_pair(m)), None)
+            if isinstance(merges, list)
+            else None
+        )
+        where = f" (merge {bad} is {str(merges[bad - 1])[:60]})" if bad else ""
+        raise TokenizerFileError(f"{name}: merges must be a list of [left, right] string pairs{where}")
+    return alphabet, base_tokens, merges
 
 
 def _check_merges_build(data: TokenizerData, name: str) -> None:

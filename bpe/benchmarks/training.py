@@ -213,6 +213,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_targets(figures: dict) -> None:
     """Each target of the speed issue beside its measured value and the two sides of its ratio."""
+    print("\n[targets] (the app's page times: .venv/bin/python tests/app/measure_render.py)")
+    for target, measured, met in target_rows(figures):
+        print(f"  {'met ' if met else 'MISS'}  {target}: {measured}")
+
+
+def target_rows(figures: dict) -> list[tuple[str, str, bool]]:
+    """``(target, what was measured, met?)`` for each target the figures say something about."""
     rows = []
     train, big, encode = figures["train_500k"], figures["train_all"], figures["encode_1m"]
     rows.append(
@@ -277,9 +284,7 @@ def print_targets(figures: dict) -> None:
                 ratio >= 0.75,
             )
         )
-    print("\n[targets] (the app's page times: .venv/bin/python tests/app/measure_render.py)")
-    for target, measured, met in rows:
-        print(f"  {'met ' if met else 'MISS'}  {target}: {measured}")
+    return rows
 
 
 if __name__ == "__main__":

@@ -196,6 +196,31 @@ def merges_vs_ranks(
     if fmt in (HF, MINBPE) and not remade:
         return MergesVsRanks(fmt, library, (), left_out, 0, (), (), 0, 0, 0, 0, 0, True)
 
+    examples, tokens_checked = _token_examples(tokenizer, reader, limit, max_tokens)
+    sample = _SampleCheck()
+    if sample_text:
+        sample.run(tokenizer, reader, sample_text, examples, 2 * limit)
+    examples.sort(key=lambda e: (e.source != "sample", -e.count, len(e.text)))
+    return MergesVsRanks(
+        fmt,
+        library,
+        tuple(remade),
+        left_out,
+        len(splits),
+        tuple(splits[:limit]),
+        tuple(examples[:limit]),
+        tokens_checked,
+        sample.chunks_checked,
+        sample.chunks_differing,
+        sample.occurrences_differing,
+        sample.occurrences_checked,
+        False,
+    )
+
+
+def _token_examples(tokenizer, reader, limit: int, max_tokens: int) -> tuple[list[Example], int]:
+    """Each learned token's own text (up to ``max_tokens`` of them) encoded both ways: the
+    first ``limit`` that differ, and how many tokens were checked."""
     examples: list[Example] = []
     tokens_checked = 0
     for token in tokenizer.tokens:
@@ -208,35 +233,32 @@ def merges_vs_ranks(
         example = _compare(tokenizer, reader, text, "token", 1)
         if example is not None and len(examples) < limit:
             examples.append(example)
+    return examples, tokens_checked
 
-    chunks_checked = chunks_differing = occurrences_differing = occurrences_checked = 0
-    if sample_text:
+
+@dataclass
+class _SampleCheck:
+    """The distinct chunks of a real text encoded both ways: how many were checked and how
+    many differ, each weighted by how often it occurs too."""
+
+    chunks_checked: int = 0
+    chunks_differing: int = 0
+    occurrences_differing: int = 0
+    occurrences_checked: int = 0
+
+    def run(self, tokenizer, reader, sample_text: str, examples: list[Example], most: int) -> None:
+        """Check every distinct chunk of ``sample_text``, adding those that differ to
+        ``examples`` while it holds fewer than ``most``."""
         counts = Counter(_sample_chunks(sample_text, tokenizer.pretokenizer))
         for chunk, count in counts.items():
-            chunks_checked += 1
-            occurrences_checked += count
+            self.chunks_checked += 1
+            self.occurrences_checked += count
             example = _compare(tokenizer, reader, chunk, "sample", count)
             if example is not None:
-                chunks_differing += 1
-                occurrences_differing += count
-                if len(examples) < 2 * limit:
+                self.chunks_differing += 1
+                self.occurrences_differing += count
+                if len(examples) < most:
                     examples.append(example)
-    examples.sort(key=lambda e: (e.source != "sample", -e.count, len(e.text)))
-    return MergesVsRanks(
-        fmt,
-        library,
-        tuple(remade),
-        left_out,
-        len(splits),
-        tuple(splits[:limit]),
-        tuple(examples[:limit]),
-        tokens_checked,
-        chunks_checked,
-        chunks_differing,
-        occurrences_differing,
-        occurrences_checked,
-        False,
-    )
 
 
 def _compare(tokenizer, reader, text: str, source: str, count: int) -> Example | None:

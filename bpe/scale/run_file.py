@@ -112,8 +112,45 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
     recorded = run.steps if isinstance(run.steps, RecordedSteps) else _recorded(run)
     if len(recorded) > MAX_MERGES:
         raise BpeError(f"a run file holds at most {MAX_MERGES:,} merges; this run has {len(recorded):,}")
+    body = _body(run, recorded, source, sample)
+    # The header names the body's size and hash, so the body is spelled twice: once to
+    # measure it, once into the compressor. Either way a piece at a time, never whole.
+    size, values, digest = 0, 0, hashlib.sha256()
+    for piece in _body_pieces(body):
+        size += len(piece)
+        values += _values_in(piece)
+        digest.update(piece)
+    if size > MAX_BODY_BYTES or values > MAX_BODY_VALUES:  # it would not be read back
+        raise BpeError(
+            f"this run is {size:,} bytes and {values:,} values as a run file; one holds at most "
+            f"{MAX_BODY_BYTES:,} bytes and {MAX_BODY_VALUES:,} values: record fewer runners-up (top_k) or merges"
+        )
+    header = {
+        "format": RUN_FORMAT,
+        "version": RUN_VERSION,
+        "body_bytes": size,
+        "body_sha256": digest.hexdigest(),
+        # what the corpus picker lists, readable without the body (`bpe.scale.run_listing`)
+        "summary": {
+            "name": source.name[:200],
+            "inputs": body["source"]["inputs"][:3],
+            "characters": run.training_characters,
+            "merges": len(recorded),
+        },
+    }
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # gzip framing, no file name or time: same run, same bytes
+    out = [compressor.compress(json.dumps(header).encode("utf-8") + b"\n")]
+    out.extend(compressor.compress(piece) for piece in _body_pieces(body))
+    out.append(compressor.compress(b"\n") + compressor.flush())
+    return b"".join(out)
+
+
+def _body(run: TrainingRun, recorded: RecordedSteps, source: RunSource, sample: str) -> dict:
+    """The run as the body's JSON object holds it: the settings, the source, the base tokens
+    spelled as text, the record's columns (arrays, spelled a piece at a time), the held-out
+    curve, the timings and the sample."""
     settings = run.settings
-    body = {
+    return {
         "settings": {
             "target_vocab_size": settings.target_vocab_size,
             "minimum_pair_frequency": settings.minimum_pair_frequency,
@@ -149,36 +186,6 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
         "base_counts": None if run.base_counts is None else list(run.base_counts),
         "sample": sample[:MAX_SAMPLE_CHARACTERS],
     }
-    # The header names the body's size and hash, so the body is spelled twice: once to
-    # measure it, once into the compressor. Either way a piece at a time, never whole.
-    size, values, digest = 0, 0, hashlib.sha256()
-    for piece in _body_pieces(body):
-        size += len(piece)
-        values += _values_in(piece)
-        digest.update(piece)
-    if size > MAX_BODY_BYTES or values > MAX_BODY_VALUES:  # it would not be read back
-        raise BpeError(
-            f"this run is {size:,} bytes and {values:,} values as a run file; one holds at most "
-            f"{MAX_BODY_BYTES:,} bytes and {MAX_BODY_VALUES:,} values: record fewer runners-up (top_k) or merges"
-        )
-    header = {
-        "format": RUN_FORMAT,
-        "version": RUN_VERSION,
-        "body_bytes": size,
-        "body_sha256": digest.hexdigest(),
-        # what the corpus picker lists, readable without the body (`bpe.scale.run_listing`)
-        "summary": {
-            "name": source.name[:200],
-            "inputs": body["source"]["inputs"][:3],
-            "characters": run.training_characters,
-            "merges": len(recorded),
-        },
-    }
-    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # gzip framing, no file name or time: same run, same bytes
-    out = [compressor.compress(json.dumps(header).encode("utf-8") + b"\n")]
-    out.extend(compressor.compress(piece) for piece in _body_pieces(body))
-    out.append(compressor.compress(b"\n") + compressor.flush())
-    return b"".join(out)
 
 
 NUMBERS_PER_PIECE = 65_536
@@ -338,37 +345,12 @@ def _values_in(raw: bytes) -> int:
 
 
 def _run_file_from_body(body: dict) -> RunFile:
-    settings_fields = _field(body, "settings", dict)
-    alphabet = settings_fields.get("alphabet")
-    base_tokens = _unspelled(_field(body, "base_tokens", list), alphabet)
-    try:
-        settings = TrainingSettings(
-            target_vocab_size=settings_fields.get("target_vocab_size"),
-            minimum_pair_frequency=settings_fields.get("minimum_pair_frequency"),
-            engine=settings_fields.get("engine", DEFAULT_ENGINE),
-            top_k=settings_fields.get("top_k"),
-            alphabet=alphabet,
-            pretokenizer=settings_fields.get("pretokenizer"),  # a custom pattern is checked as safe here
-            base_tokens=tuple(base_tokens),
-            tie_rule=settings_fields.get("tie_rule"),
-            max_vocab_characters=settings_fields.get("max_vocab_characters"),  # absent: none (older files)
-        )
-    except TypeError:  # an unhashable JSON value where a name belongs
-        raise BpeError("its settings hold a value of the wrong kind") from None
-    columns = {
-        key: _counts(body, key)
-        for key in ("lefts", "rights", "frequencies", "sequence_lengths", "top_sizes", "change_sizes")
-    }
-    merges = len(columns["lefts"])
-    if merges > MAX_MERGES:
-        raise BpeError(f"it holds {merges:,} merges; a run file may hold at most {MAX_MERGES:,}")
-    for key in ("top_sizes", "change_sizes"):
-        if any(size > MAX_PAIRS_PER_STEP for size in columns[key]):
-            raise BpeError(f"{key} lists more than {MAX_PAIRS_PER_STEP} pairs for one step")
-    top_values, change_values = _ints(body, "top_values"), _ints(body, "change_values")
-    steps = RecordedSteps.from_columns(base_tokens, top_values=top_values, change_values=change_values, **columns)
-    if any(value < 1 for value in top_values[2::3]):
-        raise BpeError("a runner-up pair has a count below 1")
+    """The `RunFile` a parsed body describes, every field checked on the way: the settings,
+    the recorded steps, the per-merge lists, then the arithmetic every real training obeys."""
+    base_tokens = _unspelled(_field(body, "base_tokens", list), _field(body, "settings", dict).get("alphabet"))
+    settings = _settings(_field(body, "settings", dict), base_tokens)
+    steps = _steps(body, base_tokens)
+    merges = len(steps)
     heldout_lengths = _counts(body, "heldout_lengths")
     if heldout_lengths and len(heldout_lengths) != merges + 1:
         raise BpeError(f"heldout_lengths has {len(heldout_lengths):,} entries for {merges:,} merges (want one more)")
@@ -403,6 +385,44 @@ def _run_file_from_body(body: dict) -> RunFile:
     )
     _check_arithmetic(run)  # the first merge's shrinking included
     return RunFile(run=run, source=_source(_field(body, "source", dict)), sample=sample)
+
+
+def _settings(fields: dict, base_tokens: list) -> TrainingSettings:
+    """The run's `TrainingSettings`, checked as every training's are (a custom pattern as safe)."""
+    try:
+        return TrainingSettings(
+            target_vocab_size=fields.get("target_vocab_size"),
+            minimum_pair_frequency=fields.get("minimum_pair_frequency"),
+            engine=fields.get("engine", DEFAULT_ENGINE),
+            top_k=fields.get("top_k"),
+            alphabet=fields.get("alphabet"),
+            pretokenizer=fields.get("pretokenizer"),  # a custom pattern is checked as safe here
+            base_tokens=tuple(base_tokens),
+            tie_rule=fields.get("tie_rule"),
+            max_vocab_characters=fields.get("max_vocab_characters"),  # absent: none (older files)
+        )
+    except TypeError:  # an unhashable JSON value where a name belongs
+        raise BpeError("its settings hold a value of the wrong kind") from None
+
+
+def _steps(body: dict, base_tokens: list) -> RecordedSteps:
+    """The record's columns, bounded (merges, pairs a step) before the record is built from
+    them; every runner-up counted at least once."""
+    columns = {
+        key: _counts(body, key)
+        for key in ("lefts", "rights", "frequencies", "sequence_lengths", "top_sizes", "change_sizes")
+    }
+    merges = len(columns["lefts"])
+    if merges > MAX_MERGES:
+        raise BpeError(f"it holds {merges:,} merges; a run file may hold at most {MAX_MERGES:,}")
+    for key in ("top_sizes", "change_sizes"):
+        if any(size > MAX_PAIRS_PER_STEP for size in columns[key]):
+            raise BpeError(f"{key} lists more than {MAX_PAIRS_PER_STEP} pairs for one step")
+    top_values, change_values = _ints(body, "top_values"), _ints(body, "change_values")
+    steps = RecordedSteps.from_columns(base_tokens, top_values=top_values, change_values=change_values, **columns)
+    if any(value < 1 for value in top_values[2::3]):
+        raise BpeError("a runner-up pair has a count below 1")
+    return steps
 
 
 def _check_arithmetic(run: TrainingRun) -> None:
