@@ -2,13 +2,15 @@
 
 This is the public API. It imports nothing heavy: no streamlit, plotly, pandas or torch
 (a test imports every module in a fresh interpreter). The algorithm lives at the package's
-root; each use of it has a sub-package: `bpe.gpt2`, `bpe.corpora`, `bpe.analysis`,
-`bpe.cli`, `bpe.lm` (the only torch user) and `bpe.benchmarks`.
+root, on a floor for files and the network (`bpe.io`); each use of it has a sub-package:
+`bpe.scale` (the big-corpus pipeline), `bpe.variants` (training rules beyond the textbook),
+`bpe.gpt2`, `bpe.corpora`, `bpe.formats`, `bpe.analysis`, `bpe.cli`, `bpe.lm` (the only
+torch user) and `bpe.benchmarks`.
 
 Each name is imported from its module the first time it is asked for (``from bpe import
 BPETokenizer``, ``bpe.train_run``): importing any part of the package runs this file, and a
 merge phase or a counting worker that never touches GPT-2 need not load it and the download
-code it brings (the network modules: a megabyte or two of a process that should stay small).
+code it brings (the network modules, which a process that should stay small need not hold).
 """
 
 import importlib

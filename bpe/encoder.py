@@ -234,8 +234,8 @@ def _read_list(symbols: list[int], nxt: list[int], start: int = 0) -> list[int]:
 
 # How many leading merges `CodePointEncoder` replays over the whole text with `str.replace`.
 # They are the most frequent merges, so they do most of the merging, at C speed; after them
-# the text falls into short pieces that repeat (see `joinable_pairs`). On 1 M characters of
-# WikiText-2 at vocab 1,000: 50, 100 and 150 take about the same time, 0 takes 1.8x as long.
+# the text falls into short pieces that repeat (see `joinable_pairs`). Anywhere from 50 to 150
+# encodes as fast; none at all is much slower (docs/speed.md).
 REPLAYED_WITH_REPLACE = 100
 # Encoded pieces kept per encoder; bounded so a long-lived tokenizer cannot grow forever.
 PIECE_CACHE_SIZE = 200_000
@@ -290,7 +290,7 @@ class CodePointEncoder:
     def encode(self, symbols: str) -> list[int]:
         """The merged ids of ``symbols`` (one code point per base-token id)."""
         for pair, merged in self._replacements:
-            symbols = merged.join(symbols.split(pair))  # str.replace's result; 1.25x as fast here
+            symbols = merged.join(symbols.split(pair))  # str.replace's result, faster here (docs/speed.md)
         if len(symbols) < 2:
             return [ord(ch) for ch in symbols if ch != self.separator]
         if self._joinable is _NOT_WORKED_OUT:

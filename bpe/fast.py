@@ -27,7 +27,7 @@ The engine leaves Python's garbage collector alone (several trainings may share 
 process). Its millions of positions live in C arrays, which the collector never
 traverses and which hold no int objects: in lists (or tuples) each position is an int
 object somewhere in memory, touched again by every collection, copy and free, and
-those cache misses made a run a third slower. The symbols and the chunks' weights are
+those cache misses slow a whole run (docs/speed.md says by how much). The symbols and the chunks' weights are
 arrays too (4 bytes a slot), built in one pass over the words, which may be a generator:
 the merge phase of a big corpus never holds a Python object per symbol.
 """
@@ -86,7 +86,7 @@ class _Sequence:
         # One pass over the words, so they may come from a generator: a corpus's distinct
         # chunks are read once, and no per-chunk list of symbols outlives this loop.
         # An array: 4 bytes a slot instead of a list's 8-byte pointer (reading an item
-        # builds an int, which costs about 5% of a run's time; the memory matters more).
+        # builds an int, a small cost of a run's time; the memory matters more).
         symbols = array("i", (self.edge,))
         chunk_lengths, frequencies = array("I"), array("Q")
         getitem = token_ids.__getitem__
@@ -109,13 +109,13 @@ class _Sequence:
         self.lengths = array("I", repeat(1, len(token_ids)))  # base symbols per token id
         self.length = sum(map(operator.mul, chunk_lengths, frequencies))
         # A pair's entry is its count and the positions where it may occur, in one object:
-        # one dict entry a pair, where a dict of counts beside a dict of positions took two
-        # entries and an int more (a fifth of the merge phase's memory at its peak). Either
+        # one dict entry a pair, where a dict of counts beside a dict of positions would take
+        # two entries and an int more, a large share of the merge phase's memory. Either
         # an array, its count first, then the positions; or, for a pair listed at one
         # position (most pairs a merge makes occur once), one int, ``count << bits |
         # position``: 32 bytes instead of an array's 88. Arrays are unsigned: "I" items are
-        # stored without the argument parsing that signed typecodes go through, which made
-        # every append several times slower; 8 bytes only when a count could outgrow 4 (no
+        # stored without the argument parsing that signed typecodes go through, which slows
+        # every append; 8 bytes only when a count could outgrow 4 (no
         # count exceeds the text's length).
         typecode = "I" if self.length < 1 << 32 and len(symbols) < 1 << 32 else "Q"
         self.new_entry = partial(array, typecode, (0,))  # a count of 0 (see `weigh`), no positions yet

@@ -1,21 +1,23 @@
 """`RecordedSteps`: a run's merge steps held as flat arrays, each `MergeStep` built on demand.
 
-A `MergeStep` as an object costs about 4 KB once its ten runners-up and sixteen count
-changes are tuples of tuples; 100,000 of them would hold 400 MB for one run. Here a step
-is a few ints in C arrays (tokens by id: every token a step names is a base token or the
-result of an earlier merge, so one list of token strings spells them all) and the whole
-record of 100,000 merges takes tens of megabytes. It behaves as a read-only list:
-``len(steps)``, ``steps[k]``, ``steps[a:b]``, iteration.
+A `MergeStep` as an object is a tree of tuples (its ten runners-up and sixteen count
+changes each a tuple of tuples), kilobytes a step; a run of 100,000 merges would hold
+hundreds of megabytes of them. Here a step is a few ints in C arrays (tokens by id: every
+token a step names is a base token or the result of an earlier merge, so one list of
+token strings spells them all). Merge 1 of "low lower" joining ``l`` (id 2) and ``o`` (id
+3) into ``lo`` (id 7) is ``lefts[0] == 2``, ``rights[0] == 3``, the new token's id being
+the base size plus the merge's index. It behaves as a read-only list: ``len(steps)``,
+``steps[k]``, ``steps[a:b]``, iteration.
 
 The runners-up and the count changes are most of it, so their token ids and their counts
 are kept apart: ids in 4 bytes, counts in 4 bytes until one does not fit, then the whole
 column in 8 (a run on a corpus of billions of characters). That is 12 bytes a pair where
-one 8-byte column of (left, right, count) triples took 24.
+one 8-byte column of (left, right, count) triples would take 24.
 
 A training that records as it goes (the merge phase of a big corpus) can keep those
-columns on disk instead (``spill=True``, see `SpilledColumn`): 26 pairs a merge are 16 MB
-at 50,000 merges, as much as the engine itself needs then, and a merge phase that
-holds them in memory cannot stay within a few megabytes per million characters.
+columns on disk instead (``spill=True``, see `SpilledColumn`): at tens of thousands of
+merges they weigh as much as the engine itself, and a merge phase that holds them in
+memory cannot stay within a few megabytes per million characters (docs/speed.md).
 
     recorded = RecordedSteps(base_tokens)
     for step in train_steps(...):

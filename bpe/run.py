@@ -62,7 +62,7 @@ class TrainingRun:
 
     # A run does not change once made, and the pages ask it for its merges and for the
     # merges of a vocab size many times a visit (each a pass over every merge, spelling
-    # every token: a run of 50,000 merges made that seconds). Both are kept once found.
+    # every token). Both are kept once found.
     @cached_property
     def _pairs(self) -> tuple[tuple, ...]:
         if isinstance(self.steps, RecordedSteps):  # without building every step

@@ -121,8 +121,8 @@ def read_tokenizer_file(path: str | os.PathLike[str]) -> TokenizerData:
 
 
 # What a server accepts from a visitor (`parse_tokenizer_json(raw, max_bytes=..., max_merges=...)`):
-# GPT-2's 50,000 merges fit (2 MB in this format, about 30 MB once loaded); a file of
-# 500,000 short merges (10 MB) would hold ~500 MB of server memory for its session.
+# GPT-2's 50,000 merges fit; a file ten times as long would hold ten times the server
+# memory for its session (docs/speed.md has what a loaded merge costs).
 UPLOAD_MAX_BYTES = 5_000_000
 UPLOAD_MAX_MERGES = 60_000
 

@@ -5,7 +5,7 @@ token, and a passage of the text cut into tokens before the merge, each consumed
 marked. The passage is re-segmented merge by merge, exactly as the encoder would cut
 it (replaying merges in order, left to right without overlap, inside each chunk), so
 frame k shows what the app shows at step k. The app turns this into one self-contained
-HTML file (``pages/_shared/film.py``); nothing here knows about HTML.
+HTML file (``pages/_shared/render/film_html.py``); nothing here knows about HTML.
 
 Token text is spelled with `bpe.text.printable` (· for a space, ↵ for a newline).
 """
@@ -16,7 +16,7 @@ from bpe.pairs import merge_pair, merge_positions
 from bpe.run import TrainingRun
 from bpe.text import printable
 
-MAX_FRAMES = 500  # ~2 KB per frame for a 600-character passage: a film stays under about 1 MB
+MAX_FRAMES = 500  # a frame is a few KB for a passage of hundreds of characters: a film stays small
 # Marks in a frame's ``before`` list: 0 untouched, 1 left half of a merged pair, 2 right half.
 PLAIN, LEFT, RIGHT = 0, 1, 2
 

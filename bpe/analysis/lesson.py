@@ -85,7 +85,7 @@ def parse_lesson(data: bytes, *, name: str = "The lesson file", max_bytes: int) 
 
     Checks the size, the JSON, the format and version, the checksum, the embedded text
     against its hash, and that every value is a plain value. It does not judge whether a
-    setting makes sense here: the app does (see ``pages/_shared/lesson.py``).
+    setting makes sense here: the app does (see ``pages/_shared/frame/lesson_links.py``).
     """
     check_size(len(data), name=name, max_bytes=max_bytes, error=LessonError)
     body = load_json(data, name=name, what="a lesson file", error=LessonError)

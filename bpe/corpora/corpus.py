@@ -156,7 +156,7 @@ def _txt_files(folder: Path) -> list[Path]:
 def _txt_files_as_of(folder: Path, modified_ns: int) -> tuple[Path, ...]:
     # Listed again only when the folder changes (a file added, removed or renamed changes its
     # modification time): the app lists the corpora on every page view, and a glob and a stat
-    # of each file was most of a listing's cost once the fixed sizes were measured once.
+    # of each file would be most of a listing's cost.
     return tuple(sorted(p for p in folder.glob("*.txt") if p.is_file() and not p.name.startswith(".")))
 
 
@@ -270,7 +270,7 @@ def corpus_from_upload(
 
 def python_reference_text() -> str:
     """Python's language reference topics (the text `help('if')` shows), in name order."""
-    from pydoc_data.topics import topics  # ~0.5 MB module: loaded only when asked for
+    from pydoc_data.topics import topics  # a large module: loaded only when asked for
 
     return "\n\n".join(topics[key] for key in sorted(topics))
 

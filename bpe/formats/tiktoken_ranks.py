@@ -241,8 +241,8 @@ def tokenizer_from_ranks(
         return pairs
 
     # The single bytes, and the longer tokens in rank order: found once, on the first cut. A
-    # curve cuts the same tokenizer to a dozen sizes for every text it is drawn on, and
-    # sorting GPT-4's 100,000 ranks at each cut cost about 60 ms, the cut itself little.
+    # curve cuts the same tokenizer to a dozen sizes for every text it is drawn on, and the
+    # sort of 100,000 ranks, not the cut, is what each cut would otherwise cost.
     split: list = []
 
     def with_merges(count: int) -> PretrainedTokenizer:

@@ -5,7 +5,8 @@ describes. minbpe's ``.model`` names each merge by the ids of its two halves, so
 ``256 256`` joins the newest token with itself: 40 such lines (about 400 bytes) describe
 a token of 2**40 bytes, and 50,000 lines ``k 97``, each adding one byte to the last
 token, describe 1.25 GB (the cost grows with the square of the lines). JSON is a
-description too: 60 MB of ``[{},{},...]`` become 20 million dictionaries (1.5 GB).
+description too: every ``{},`` of ``[{},{},...]`` (three bytes) becomes a dictionary of a
+few dozen bytes, so a few megabytes of it become millions of dictionaries.
 
 So every reader of tokenizer files (BPE Lab's own, Hugging Face, tiktoken, minbpe,
 GPT-2's encoder.json + vocab.bpe) first checks, from lengths and counts alone (integers,

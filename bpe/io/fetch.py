@@ -108,8 +108,8 @@ def _stream(
     url: str, out: BinaryIO, *, progress: Progress | None, timeout: float, deadline: float, max_bytes: int
 ) -> tuple[int, int | None, str]:
     """Copy the response body into `out`; return (bytes done, Content-Length or None, sha256)."""
-    # Imported here, not with the module: urllib.request brings http.client and ssl (about
-    # 9 MB resident), and everything that imports `bpe` (counting, training, the app) reaches
+    # Imported here, not with the module: urllib.request brings http.client and ssl (megabytes
+    # resident), and everything that imports `bpe` (counting, training, the app) reaches
     # this module through `bpe.gpt2`, while only a download ever opens a connection.
     import urllib.request
     from http.client import HTTPException

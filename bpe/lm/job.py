@@ -38,8 +38,8 @@ MODEL_SHAPES = {
 }
 DEFAULT_SHAPE = "small"
 TRAIN_CHARS = 500_000  # encoding stays quick (about a second for BPE) and the models never run out of text
-HELDOUT_CHARS = 10_000  # scored in full at every evaluation: about 1 s for a character-level "small" model on one core
-EVAL_EVERY = 25  # optimizer steps between held-out evaluations: 4-10 s of CPU training for "small"
+HELDOUT_CHARS = 10_000  # scored in full at every evaluation: short enough to score often (docs/speed.md)
+EVAL_EVERY = 25  # optimizer steps between held-out evaluations: a few seconds of CPU training for "small"
 
 
 @dataclass(frozen=True)

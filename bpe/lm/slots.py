@@ -11,7 +11,7 @@ one machine (`python -m bpe serve`), which share the cores, so the cap belongs t
 machine: `MachineJobSlots` keeps the line and the slots as locked files in a folder that
 every process of the machine uses (`bpe.paths.machine_dir`), so that all of them together
 never train more than the cap. Torch-free and Streamlit-free: the app keeps the one
-instance (see `pages/_shared/model.py`); this module holds no global state.
+instance (see `pages/_shared/data/jobs.py`); this module holds no global state.
 """
 
 from __future__ import annotations

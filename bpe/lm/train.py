@@ -121,8 +121,8 @@ def _warm_up(model: TinyGPT, data: TokenData, batch_size: int, device: torch.dev
     """One untimed training step on a throwaway copy of the model.
 
     The first step in a process is slow (memory first touched, kernels chosen, lazy
-    imports: about 2 s on a CPU, against 0.2 s for the next). Without this, a seconds
-    budget would charge that to whichever model trains first. The copy keeps the real
+    imports: several times the next one). Without this, a seconds budget would charge that
+    to whichever model trains first. The copy keeps the real
     model, the batch generator and the global RNG (seeded after this) untouched.
     """
     scratch = copy.deepcopy(model)

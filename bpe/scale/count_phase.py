@@ -38,11 +38,10 @@ from bpe.scale.partitions import Document, Partition, ReadOptions, documents, is
 BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
 # Distinct runs a tally keeps before chunking them, when it counts in the process that goes
 # on to train (a small corpus, counted here): its tables are freed before training but stay
-# in that process's heap, in pieces too small to hold the merge phase's arrays (the 16 M
-# corpus's 230,000 runs in one table left 5 MB of the merge phase's 64 MB budget unusable).
-# A worker's tally keeps the default, ChunkTally.MAX_PENDING_RUNS: chunking each distinct
-# run once is what makes counting fast (flushes every 32,768 runs made prose count 40%
-# slower), and a worker's memory goes back with it.
+# in that process's heap, in pieces too small to hold the merge phase's arrays, so they are
+# kept small. A worker's tally keeps the default, ChunkTally.MAX_PENDING_RUNS: chunking each
+# distinct run once is what makes counting fast, and a worker's memory goes back with it
+# (docs/speed.md has both measurements).
 IN_PROCESS_PENDING_RUNS = 1 << 15
 DASK_CONNECT_SECONDS = 20  # how long to wait for a scheduler before saying it cannot be reached
 NO_PRETOKENIZER = (

@@ -45,14 +45,14 @@ from bpe.scale.chunk_counts import (
 FORMAT_VERSION = 1
 METADATA_KEY = b"bpe_lab.counts"
 MAX_COUNTS_FILE_BYTES = 4 << 30  # 4 GiB on disk
-# What a file may hold is read from its footer and refused before any of its data: 100 million
-# dictionary-encoded rows of "a" are a 925 KB file that took 1.87 GB before its checksum was
-# compared. The shared texts (3.7 MB, bytes, GPT-2 split) count to 31,456 distinct chunks,
-# 15 bytes a row uncompressed; distinct chunks grow slower than the text, so a 1 GB corpus
-# has 1-2 million. Read back, a row costs ~220 bytes (2 million rows: 439 MB), so the row
-# bound, five times a 1 GB corpus or more, keeps reading one to about 2 GB.
+# What a file may hold is read from its footer and refused before any of its data: Parquet
+# encodes a column of one repeated value in a few bytes, so millions of rows of "a" fit in a
+# file of kilobytes and would be read whole before the checksum is compared. Distinct chunks
+# grow slower than the text, so a 1 GB corpus has 1-2 million of them; the row bound is five
+# times that or more, and keeps reading a file to a couple of gigabytes (docs/speed.md has
+# the bytes a row costs read back).
 MAX_COUNTS_ROWS = 10_000_000
-MAX_COUNTS_DATA_BYTES = 1 << 30  # once decompressed; 10 million rows of real chunks are ~150 MB
+MAX_COUNTS_DATA_BYTES = 1 << 30  # once decompressed; 10 million rows of real chunks are well under
 MAX_METADATA_BYTES = 64 << 20  # base tokens of a character table: at most every Unicode character
 MAX_CHUNK_BYTES = 1 << 30
 

@@ -41,30 +41,28 @@ RUN_VERSION = 1
 RUN_SUFFIX = ".bperun"
 SAMPLE_CHARACTERS = 4_000  # the held-out sample the film plays its steps on
 # What a run file may hold, checked before it is built (a visitor may upload one):
-MAX_RUN_FILE_BYTES = 64 << 20  # compressed; a run of 100,000 merges with 10 runners-up is ~15 MB
+MAX_RUN_FILE_BYTES = 64 << 20  # compressed: several times a run of 100,000 merges (docs/speed.md)
 MAX_MERGES = 200_000
 MAX_PAIRS_PER_STEP = MAX_TOP_K  # the runners-up a step records: training's own bound
 MAX_SAMPLE_CHARACTERS = 100_000
 MAX_HEADER_BYTES = 4_096
 MAX_INPUTS_LISTED = 1_000
 # What the body may cost is bounded from the header and while it is inflated, never by
-# parsing it: gzip shrinks a repetitive body ~1000 times, so a 486 KB file inflated to 500 MB
-# of zeros, parsed for 49 s into 2.9 GB before it was found to hold no settings.
-# A real run (the shared texts, bytes, GPT-2 split, vocab 20,000, 10 runners-up) is 3.98 MB
-# for 19,744 merges: 202 bytes and 51.6 JSON values a merge (its numbers are short on a
-# 3.7 MB corpus). A merge holds at most 8 numbers of its own, 3 per runner-up and 3 per
-# count change (`CHANGES_KEPT`, 16): 86 values with 10 runners-up, 356 with 100.
+# parsing it: gzip shrinks a repetitive body about a thousand times, so a small file can
+# inflate to gigabytes of zeros that a parser would then build.
+# A merge holds at most 8 numbers of its own, 3 per runner-up and 3 per count change
+# (`CHANGES_KEPT`, 16): 86 values with 10 runners-up, 356 with 100.
 VALUES_PER_MERGE = 8 + 3 * CHANGES_KEPT  # and 3 per runner-up
-# 200,000 merges with 10 runners-up: at most 17.2 million values, ~10 million measured; the
-# sample and base tokens add at most a few hundred thousand. Parsed, a value costs ~44 bytes
-# (the run above read in 44 MB), so 20 million is ~900 MB at worst.
+# 200,000 merges with 10 runners-up hold at most 17.2 million values; the sample and base
+# tokens add at most a few hundred thousand. Real runs hold about half their bound
+# (docs/speed.md has the measured values a merge and bytes a value).
 MAX_BODY_VALUES = 20_000_000
-# The same run's bytes scaled to 200,000 merges are 40 MB; a corpus of billions of tokens
-# makes its counts about twice as long. An honest body stays well under this.
+# A real run of 200,000 merges spells to a few tens of megabytes; a corpus of billions of
+# tokens makes its counts about twice as long. An honest body stays well under this.
 MAX_BODY_BYTES = 128 << 20  # decompressed
 # A run's body is one object of about twenty lists of numbers; "{" and "[" in it are those,
-# or characters of its text (the sample, base tokens, names). Counted before parsing: 60 MB
-# of "{}," parsed into 20 million dicts took 1.5 GB and 11 s before it was found not a run.
+# or characters of its text (the sample, base tokens, names). They are counted before
+# parsing: a body of "{}," repeated is millions of dicts to a parser, and no run at all.
 MAX_BODY_CONTAINERS = MAX_SAMPLE_CHARACTERS + 100_000
 INFLATE_PIECE_BYTES = 4 << 20  # the body is inflated and its values counted this much at a time
 
@@ -202,9 +200,10 @@ class _Pieces:
 def _body_pieces(body: dict) -> Iterator[bytes]:
     """``body`` as the compact JSON ``json.dumps(body, ensure_ascii=False,
     separators=(",", ":"))`` spells, a piece at a time. A run's steps are arrays of
-    millions of numbers; as one ``list`` and one string they took a Python object per
-    number and a whole copy (at 32,000 merges with 10 runners-up, 45 MB at the end of a
-    16M-character training that had needed 100), so each array is spelled a slice at a time."""
+    millions of numbers; as one ``list`` and one string they would take a Python object per
+    number and a whole copy at the end of a training, so each array is spelled a slice at a
+    time: ``{"lefts": array('Q', [97, 256])}`` comes out as ``{``, ``"lefts":``, ``[``,
+    ``97,256``, ``]``, ``}``."""
     yield b"{"
     for index, (key, value) in enumerate(body.items()):
         yield f"{',' if index else ''}{json.dumps(key)}:".encode()

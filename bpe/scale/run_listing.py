@@ -3,9 +3,9 @@
 A folder of run files may hold hundreds of megabytes of runs; the sidebar lists them on
 every page visit. So a listing reads only a file's first line (`bpe.scale.run_file`
 writes a summary into its header: name, inputs, characters, merges) and never the body.
-``data/runs/shakespeare.bperun`` is listed as::
+``data/runs/tinyshakespeare.bperun`` is listed as::
 
-    run: shakespeare — tinyshakespeare.txt, 1,115,394 characters, 1,744 merges
+    run: tinyshakespeare — tinyshakespeare.txt, 918,799 characters, 1,744 merges
 
 The folders are the project's ``data/runs/`` and those ``$BPE_RUNS`` names. A file whose
 header is not a run file's is left out of the list; opening it says why.

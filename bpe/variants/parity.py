@@ -43,8 +43,8 @@ from bpe.training import MAX_VOCAB_SIZE, prepare_words
 PARITY = "parity"
 STANDARD = "standard"
 RULES = (STANDARD, PARITY)
-# Every language's chunks are recounted where a merge touches them; a text of a few
-# megabytes per language trains in seconds to minutes. Past this the CLI says so up front.
+# Every language's chunks are recounted where a merge touches them, so the time grows with
+# the text times the merges. Past this the CLI says so up front.
 MAX_CHARACTERS = 20_000_000
 
 

@@ -19,10 +19,12 @@
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -347,11 +349,46 @@ def top_level_names(path: Path) -> set[str]:
     return names
 
 
+def prose_of(path: Path):
+    """``(line, text)`` of every comment and docstring in a Python file."""
+    source = path.read_text(encoding="utf-8")
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            yield token.start[0], token.string
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                yield first.lineno, first.value.value
+
+
+# A file or folder of the checkout named in prose: ``bpe/scale/run_file.py``, ``pages/_shared/``,
+# ``docs/speed.md``, ``app.py``. A stem such as ``pages/10_...`` (no suffix, no closing slash)
+# names no one file and is not checked; ``data/`` holds what runs write (the cache, run files).
+PROSE_PATH = re.compile(r"(?<![\w./-])((?:bpe|pages|tests|docs)/[\w./-]*[\w/]|app\.py)(?![\w/-])")
+
+
+def named_paths(text: str) -> list[str]:
+    found = []
+    for match in PROSE_PATH.finditer(text):
+        path = match.group(1)
+        if path.endswith("/") or Path(path).suffix:
+            found.append(path)
+    return found
+
+
 def test_the_bpe_names_in_docstrings_and_comments_exist():
     # Renamed modules leave their old names behind in prose (the metrics module was named
     # by its old name six times after it moved into bpe.analysis, and the pages' and tests'
     # prose kept three more): every dotted bpe name in the package, the pages, the tests
-    # and the README must be a module, or a name defined at the top of one.
+    # and the README must be a module, or a name defined at the top of one. Moved files
+    # leave their paths behind too (three docstrings of the core named UI files gone in a
+    # reorganisation): every path of the checkout that a docstring or comment of the
+    # package, the pages or app.py names must exist, from the checkout or from its folder.
     missing = []
     prose = [*PACKAGE.rglob("*.py"), *(ROOT / "pages").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]
     for path in sorted([*prose, ROOT / "app.py", ROOT / "README.md"]):
@@ -368,4 +405,9 @@ def test_the_bpe_names_in_docstrings_and_comments_exist():
             if module not in MODULES or (rest and rest[0] not in top_level_names(file)):
                 line = text.count("\n", 0, found.start()) + 1
                 missing.append(f"{path.relative_to(ROOT)}:{line}: {found.group()}")
+    for path in sorted([*PACKAGE.rglob("*.py"), *(ROOT / "pages").rglob("*.py"), ROOT / "app.py"]):
+        for line, text in prose_of(path):
+            for named in named_paths(text):
+                if not ((ROOT / named).exists() or (path.parent / named).exists()):
+                    missing.append(f"{path.relative_to(ROOT)}:{line}: {named}")
     assert missing == []
