@@ -136,7 +136,14 @@ def train_steps(text: str, settings: TrainingSettings | int | None = None, /, **
     require_unicode(text, "the training text")
     base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet)
     check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size")
-    words = prepare_words(text, settings.alphabet, settings.pretokenizer)
+    return engine_steps(prepare_words(text, settings.alphabet, settings.pretokenizer), base, settings)
+
+
+def engine_steps(words, base: list, settings: TrainingSettings, *, token_ids: dict | None = None) -> StepStream:
+    """The settings' engine over ``words`` (``(symbols, count)`` pairs in order of first
+    occurrence, as `prepare_words` makes them) from the base tokens ``base``, as a
+    `StepStream`. ``token_ids``: the map of tokens to ids to share (see
+    `bpe.steps.shared_token_ids`)."""
     steps = ENGINES[settings.engine](
         words,
         base,
@@ -145,6 +152,7 @@ def train_steps(text: str, settings: TrainingSettings | int | None = None, /, **
         top_k=settings.top_k,
         tie_rule=settings.tie_rule,
         max_vocab_characters=settings.max_vocab_characters,
+        token_ids=token_ids,
     )
     return StepStream(steps, base_tokens=base, settings=settings)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import operator
 from array import array
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
 
@@ -241,18 +241,43 @@ def count_text(text: str, *, alphabet: str, pretokenizer: str | None, pattern: s
     if not isinstance(text, str):
         raise BpeError(f"text must be a str, got {type(text).__name__}")
     require_unicode(text, "the text")
-    counted = chunk_counts(text, training_value(name, pattern))
+    return table_from_counts(
+        chunk_counts(text, training_value(name, pattern)),
+        alphabet=alphabet,
+        pretokenizer=name,
+        pattern=pattern,
+        characters=len(text),
+        documents=1 if text else 0,
+        training_sample=text[:HELDOUT_SAMPLE_CHARACTERS],
+    )
+
+
+def table_from_counts(
+    counted: Mapping[str, int],
+    heldout: Mapping[str, int] | None = None,
+    *,
+    alphabet: str,
+    pretokenizer: str | None,
+    pattern: str | None,
+    **sizes,
+) -> ChunkCounts:
+    """The table of ``{chunk: count}`` in order of first occurrence (as `chunk_counts` and
+    `bpe.pretokenize.ChunkTally` give them), the held-out part's apart; its base tokens are
+    the characters its chunks hold (or the 256 bytes). ``sizes`` are the rest of the table's
+    fields: ``characters``, ``documents``, the samples. ``{"low": 2, " lower": 1}`` is the
+    table of chunks ``("low", " lower")`` with counts ``(2, 1)``."""
     chunks = Chunks(counted)
+    heldout = heldout or {}
     return ChunkCounts(
         chunks=chunks,
         counts=counts_array(counted.values()),
         alphabet=alphabet,
-        pretokenizer=name,
+        pretokenizer=pretokenizer,
         pattern=pattern,
         base_tokens=base_tokens_of(chunks, alphabet),
-        characters=len(text),
-        documents=1 if text else 0,
-        training_sample=text[:HELDOUT_SAMPLE_CHARACTERS],
+        heldout_chunks=Chunks(heldout),
+        heldout_counts=counts_array(heldout.values()),
+        **sizes,
     )
 
 

@@ -25,11 +25,9 @@ from bpe.pretokenize import ChunkTally
 from bpe.scale.chunk_counts import (
     HELDOUT_SAMPLE_CHARACTERS,
     ChunkCounts,
-    Chunks,
     CountsTotal,
-    base_tokens_of,
     chunk_settings,
-    counts_array,
+    table_from_counts,
     training_value,
 )
 from bpe.scale.corpus_files import TEXT, CorpusFile, file_sha256, find_corpus_files
@@ -319,7 +317,16 @@ def count_partition(
             samples[part] = (samples[part] + text)[:HELDOUT_SAMPLE_CHARACTERS]
     if waiting is not None:
         tallies[waiting[0]].add(waiting[1])
-    return _partition_table(tallies, sums, samples, alphabet, pretokenizer, pattern)
+    return table_from_counts(
+        tallies[False].counts(),
+        tallies[True].counts(),
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        pattern=pattern,
+        heldout_text=samples["heldout"],
+        training_sample=samples["training"],
+        **sums,
+    )
 
 
 def _capped_documents(
@@ -346,26 +353,3 @@ def _capped_documents(
         yield document, text
         if (limit is not None and read >= limit) or file_left == 0:
             return
-
-
-def _partition_table(
-    tallies: dict, sums: dict, samples: dict, alphabet: str, pretokenizer: str, pattern
-) -> ChunkCounts:
-    """The table of one counted partition: its training and held-out tallies (keyed False
-    and True), its sizes (``characters``, ``documents`` and their held-out twins) and the
-    first characters of each part."""
-    training, heldout = tallies[False].counts(), tallies[True].counts()
-    chunks = Chunks(training)
-    return ChunkCounts(
-        chunks=chunks,
-        counts=counts_array(training.values()),
-        alphabet=alphabet,
-        pretokenizer=pretokenizer,
-        pattern=pattern,
-        base_tokens=base_tokens_of(chunks, alphabet),
-        heldout_text=samples["heldout"],
-        training_sample=samples["training"],
-        heldout_chunks=Chunks(heldout),
-        heldout_counts=counts_array(heldout.values()),
-        **sums,
-    )

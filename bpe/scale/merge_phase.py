@@ -25,14 +25,8 @@ from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import ProgressCallback, TrainingRun
 from bpe.scale.chunk_counts import ChunkCounts
-from bpe.steps import DEFAULT_TIE_RULE, StepStream
-from bpe.training import (
-    DEFAULT_ENGINE,
-    DEFAULT_TOP_K,
-    ENGINES,
-    TrainingSettings,
-    check_vocab_size,
-)
+from bpe.steps import DEFAULT_TIE_RULE
+from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, TrainingSettings, check_vocab_size, engine_steps
 
 
 def train_run_from_counts(
@@ -106,17 +100,7 @@ def train_run_from_words(
     # tens of thousands of merges they weigh as much as the engine (`RecordedSteps`). Its
     # map of tokens to ids is the engine's (`bpe.steps.shared_token_ids`).
     recorded = RecordedSteps(base, spill=True)
-    steps = ENGINES[settings.engine](
-        counted,
-        base,
-        target_vocab_size=settings.target_vocab_size,
-        minimum_pair_frequency=settings.minimum_pair_frequency,
-        top_k=settings.top_k,
-        tie_rule=settings.tie_rule,
-        max_vocab_characters=settings.max_vocab_characters,
-        token_ids=recorded.ids,
-    )
-    stream = StepStream(steps, base_tokens=base, settings=settings)
+    stream = engine_steps(counted, base, settings, token_ids=recorded.ids)
     heldout = HeldOutTracker(heldout_words, base, settings.target_vocab_size)
     lefts, rights = recorded.lefts, recorded.rights
     step_seconds = SpilledColumn("d")
