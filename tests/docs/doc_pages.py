@@ -19,15 +19,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
+DATA_README = ROOT / "data" / "README.md"  # the shipped texts' credits, and the command that made the shipped run
 SHELL_LANGUAGES = ("bash", "sh", "shell", "console")
 RUNNABLE = "runnable"
 NOT_RUNNABLE = "not-runnable:"
-FENCE = re.compile(r"^```(?P<info>.*)$")
+FENCE = re.compile(r"^(?P<indent> *)```(?P<info>.*)$")  # indented inside a list item too
 
 
 def pages() -> list[Path]:
-    """README.md, then every page of docs/, by name."""
-    return [README, *sorted(DOCS.glob("*.md"))]
+    """README.md, every page of docs/ by name, and data/README.md."""
+    return [README, *sorted(DOCS.glob("*.md")), DATA_README]
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,12 @@ def blocks(page: Path) -> list[Block]:
     for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
         fence = FENCE.match(line)
         if opened is None and fence:
-            opened, lines = (number, fence["info"].strip()), []
+            opened, lines = (number, fence["info"].strip(), len(fence["indent"])), []
         elif opened is not None and line.strip() == "```":
             found.append(Block(page, opened[0], opened[1], "\n".join(lines) + "\n"))
             opened = None
         elif opened is not None:
-            lines.append(line)
+            lines.append(line[opened[2] :] if line[: opened[2]].isspace() else line)
     assert opened is None, f"{page.relative_to(ROOT)}:{opened[0]}: a fenced block is never closed"
     return found
 
@@ -97,6 +98,6 @@ def anchors(page: Path) -> set[str]:
     """The anchors GitHub makes of ``page``'s headings: lower case, punctuation dropped but
     hyphens, spaces as hyphens ("## GPT-2 and GPT-4" -> ``gpt-2-and-gpt-4``)."""
     text = page.read_text(encoding="utf-8")
-    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)  # a '# comment' in a block is no heading
+    text = re.sub(r"^ *```.*?^ *```", "", text, flags=re.S | re.M)  # a '# comment' in a block is no heading
     headings = re.findall(r"^#{1,6} (.+)$", text, flags=re.M)
     return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}

@@ -18,7 +18,7 @@ def links() -> list[tuple[str, bool, str, str]]:
     found = []
     for page in pages():
         text = re.sub(
-            r"^```.*?^```", lambda m: "\n" * m[0].count("\n"), page.read_text(encoding="utf-8"), flags=re.S | re.M
+            r"^ *```.*?^ *```", lambda m: "\n" * m[0].count("\n"), page.read_text(encoding="utf-8"), flags=re.S | re.M
         )
         for number, line in enumerate(text.splitlines(), start=1):
             for picture, target in LINK.findall(line):
