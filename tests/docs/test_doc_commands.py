@@ -69,7 +69,7 @@ def test_some_commands_of_every_kind_are_run():
     assert {page.name for page in runnable_pages()} >= {"README.md", "command-line.md", "big-corpora.md"}
 
 
-@pytest.mark.parametrize("page", runnable_pages(), ids=lambda page: page.name)
+@pytest.mark.parametrize("page", runnable_pages(), ids=lambda page: str(page.relative_to(ROOT)))
 def test_runnable_commands_run_as_written(page, tmp_path):
     checkout = copy_of_checkout(tmp_path / "bpe-lab")
     env = {key: value for key, value in os.environ.items() if key not in ("BPE_CORPORA", "BPE_RUNS")}
