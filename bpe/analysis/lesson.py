@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
+from bpe.io.budget import check_json_values
 from bpe.io.jsonfile import load_json
 from bpe.io.untrusted import check_size
 from bpe.text import shown_name, shown_value
@@ -31,6 +32,11 @@ FORMAT = "bpe-lab-lesson"
 VERSION = 1
 HASH_CHARS = 12  # 48 bits: two different texts of the same name will not collide by chance
 TOP_LEVEL = ("format", "version", "page", "corpus", "settings", "controls", "checksum")
+# A lesson holds a few dozen values (the settings, the page's controls, lists of at most 20)
+# and perhaps one text. Its JSON is checked to be that small before it is parsed: 10 MB of
+# "{}," (as much as an upload may be) parsed into 3.5 million dicts took 280 MB before
+# the file was found not to be a lesson. The text's own commas are not counted.
+MAX_LESSON_VALUES = 10_000
 
 
 class LessonError(BpeError):
@@ -83,11 +89,15 @@ def lesson_json(lesson: Lesson) -> str:
 def parse_lesson(data: bytes, *, name: str = "The lesson file", max_bytes: int) -> Lesson:
     """Read a lesson file, or raise `LessonError` saying in one line what is wrong with it.
 
-    Checks the size, the JSON, the format and version, the checksum, the embedded text
-    against its hash, and that every value is a plain value. It does not judge whether a
+    Checks the size, how many JSON values it holds (before parsing it), the JSON, the format
+    and version, the checksum, the embedded text against its hash, and that every value is
+    a plain value. It does not judge whether a
     setting makes sense here: the app does (see ``pages/_shared/frame/lesson_links.py``).
     """
     check_size(len(data), name=name, max_bytes=max_bytes, error=LessonError)
+    check_json_values(
+        data, name=name, max_values=MAX_LESSON_VALUES, strings_count=False, what="a lesson file", error=LessonError
+    )
     body = load_json(data, name=name, what="a lesson file", error=LessonError)
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise LessonError(f'{name} is not a BPE Lab lesson file (no "format": {FORMAT!r}).')

@@ -10,13 +10,16 @@ Each one shows one idea:
 - `multilingual sample`: several scripts and an emoji in one text, for byte vs
   character alphabets.
 - `lighthouse (<language>)`: one short paragraph, translated, so the same content can
-  be compared across languages (tokens per sentence, alphabet size). All the texts
-  were written for this project and are in Unicode NFC.
+  be compared across languages (tokens per sentence, alphabet size); its eleven texts
+  are files in `data/lighthouse/`, read here. All the texts were written for this
+  project and are in Unicode NFC.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from bpe.paths import DATA_DIR
 
 
 @dataclass(frozen=True)
@@ -29,70 +32,28 @@ class BuiltinText:
     description: str
 
 
-# One paragraph, by language code; the English one is the original.
+# The lighthouse paragraph's languages, in the order pages and tables list them; the English
+# one is the original. Each text is one file, `data/lighthouse/<code>.txt` (one paragraph, no
+# final newline), so that the command line reads the same text the app shows:
+# `python -m bpe train data/lighthouse/*.txt --rule parity` names each language by its code.
+LIGHTHOUSE_DIR = DATA_DIR / "lighthouse"
+LIGHTHOUSE_LANGUAGES = {
+    "en": "English",
+    "fr": "French",
+    "de": "German",
+    "es": "Spanish",
+    "ru": "Russian",
+    "el": "Greek",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "ar": "Arabic",
+    "hi": "Hindi",
+}
+# By language code: (language, paragraph), e.g. LIGHTHOUSE["fr"] == ("French", "Le vieux gardien ...").
 LIGHTHOUSE = {
-    "en": (
-        "English",
-        "The old lighthouse keeper climbs the stairs every evening. He lights the lamp, "
-        "watches the sea, and writes the weather in his notebook. Ships pass in the night, "
-        "and none of them knows his name.",
-    ),
-    "fr": (
-        "French",
-        "Le vieux gardien du phare monte l'escalier chaque soir. Il allume la lampe, "
-        "regarde la mer et note le temps dans son carnet. Des navires passent dans la nuit, "
-        "et aucun d'eux ne connaît son nom.",
-    ),
-    "de": (
-        "German",
-        "Der alte Leuchtturmwärter steigt jeden Abend die Treppe hinauf. Er zündet die Lampe "
-        "an, beobachtet das Meer und schreibt das Wetter in sein Notizbuch. Schiffe fahren in "
-        "der Nacht vorbei, und keines von ihnen kennt seinen Namen.",
-    ),
-    "es": (
-        "Spanish",
-        "El viejo farero sube la escalera cada tarde. Enciende la lámpara, mira el mar y anota "
-        "el tiempo en su cuaderno. Los barcos pasan en la noche, y ninguno de ellos conoce su "
-        "nombre.",
-    ),
-    "ru": (
-        "Russian",
-        "Старый смотритель маяка каждый вечер поднимается по лестнице. Он зажигает лампу, "
-        "смотрит на море и записывает погоду в свою тетрадь. Корабли проходят в ночи, и ни "
-        "один из них не знает его имени.",
-    ),
-    "el": (
-        "Greek",
-        "Ο γέρος φαροφύλακας ανεβαίνει τη σκάλα κάθε βράδυ. Ανάβει τη λάμπα, κοιτάζει τη "
-        "θάλασσα και γράφει τον καιρό στο σημειωματάριό του. Τα πλοία περνούν μέσα στη νύχτα, "
-        "και κανένα δεν ξέρει το όνομά του.",
-    ),
-    "zh": (
-        "Chinese",
-        "老灯塔看守人每天傍晚都爬上楼梯。他点亮灯，眺望大海，把天气记在笔记本上。"
-        "船只在夜里驶过，没有一艘知道他的名字。",
-    ),
-    "ja": (
-        "Japanese",
-        "年老いた灯台守は毎晩、階段を上る。ランプをともし、海を見つめ、天気をノートに書き留める。"
-        "船は夜の中を通り過ぎ、誰も彼の名前を知らない。",
-    ),
-    "ko": (
-        "Korean",
-        "늙은 등대지기는 매일 저녁 계단을 오른다. 그는 등불을 켜고, 바다를 바라보며, 날씨를 "
-        "공책에 적는다. 배들은 밤에 지나가고, 그 누구도 그의 이름을 알지 못한다.",
-    ),
-    "ar": (
-        "Arabic",
-        "يصعد حارس المنارة العجوز الدرج كل مساء. يشعل المصباح، ويراقب البحر، ويكتب حالة الطقس "
-        "في دفتره. تمر السفن في الليل، ولا تعرف أي منها اسمه.",
-    ),
-    "hi": (
-        "Hindi",
-        "बूढ़ा प्रकाशस्तंभ रक्षक हर शाम सीढ़ियाँ चढ़ता है। वह दीपक जलाता है, समुद्र को देखता है "
-        "और अपनी नोटबुक में मौसम लिखता है। जहाज़ रात में गुज़रते हैं, और उनमें से कोई भी उसका "
-        "नाम नहीं जानता।",
-    ),
+    code: (language, (LIGHTHOUSE_DIR / f"{code}.txt").read_text(encoding="utf-8"))
+    for code, language in LIGHTHOUSE_LANGUAGES.items()
 }
 
 MULTILINGUAL_SAMPLE = (

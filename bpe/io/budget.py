@@ -19,15 +19,17 @@ and refuses it in one line that names the bound:
   long ones, so the lab's own files are not held to this bound;
 - all tokens together: at most as many bytes as the file itself may hold
   (`MAX_TOTAL_TOKEN_BYTES` from disk, the server's upload limit from a visitor);
-- JSON: at most `MAX_JSON_VALUES` values, counted from the punctuation before parsing;
+- JSON: at most `MAX_JSON_VALUES` values, counted from the punctuation before parsing
+  (lesson files too, with a bound of their own: `bpe.analysis.lesson`);
 - files of lines: at most `line_limit` lines, counted before they are split.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from bpe.errors import TokenizerFileError
+from bpe.errors import BpeError, TokenizerFileError
 
 # Longest token accepted from another library's file, in bytes (or characters).
 MAX_TOKEN_LENGTH = 4096
@@ -108,19 +110,35 @@ def merged_lengths(base_lengths: Sequence[int], merges: Iterable[tuple[int, int]
         yield length
 
 
-def check_json_values(raw: bytes, *, name: str, max_values: int = MAX_JSON_VALUES) -> None:
-    """`TokenizerFileError` when ``raw`` could hold more than ``max_values`` JSON values.
+def check_json_values(
+    raw: bytes,
+    *,
+    name: str,
+    max_values: int = MAX_JSON_VALUES,
+    strings_count: bool = True,
+    what: str = "a tokenizer file",
+    error: type[BpeError] = TokenizerFileError,
+) -> None:
+    """``error`` when ``raw`` could hold more than ``max_values`` JSON values.
 
     Every value after the first in a list or an object is preceded by a comma, every
     object member has a colon, every container an opening bracket: their count bounds
-    the number of values, and it is counted in C without parsing anything (commas inside
-    strings count too, which only overestimates)."""
-    counted = raw.count(b",") + raw.count(b":") + raw.count(b"[") + raw.count(b"{")
+    the number of values, and it is counted in C without parsing anything. Commas inside
+    strings count too, which only overestimates; ``strings_count=False`` leaves them out
+    (one more pass, a regex in C) for a file whose one long string is text with commas
+    of its own, a lesson's pasted text: ``{"text": "a, b, c"}`` counts 1, not 3."""
+    shape = raw if strings_count else _JSON_STRING.sub(b'""', raw)
+    counted = shape.count(b",") + shape.count(b":") + shape.count(b"[") + shape.count(b"{")
     if counted > max_values:
-        raise TokenizerFileError(
-            f"{name} holds about {counted:,} JSON values; a tokenizer file holds at most "
+        raise error(
+            f"{name} holds about {counted:,} JSON values; {what} holds at most "
             f"{max_values:,}, so it is refused before it is parsed"
         )
+
+
+# A JSON string: its quotes and everything between them, escapes included (unrolled, so
+# that a long string is one tight loop, not one alternation a character).
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
 def check_line_count(raw: bytes, *, name: str, max_lines: int, what: str) -> None:

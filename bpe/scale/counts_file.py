@@ -54,7 +54,6 @@ MAX_COUNTS_FILE_BYTES = 4 << 30  # 4 GiB on disk
 MAX_COUNTS_ROWS = 10_000_000
 MAX_COUNTS_DATA_BYTES = 1 << 30  # once decompressed; 10 million rows of real chunks are well under
 MAX_METADATA_BYTES = 64 << 20  # base tokens of a character table: at most every Unicode character
-MAX_CHUNK_BYTES = 1 << 30
 
 
 def write_counts(path: str | os.PathLike[str], counts: ChunkCounts) -> None:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bpe.analysis.lesson import Lesson, LessonError, lesson_json, parse_lesson, text_hash
+from bpe.analysis.lesson import MAX_LESSON_VALUES, Lesson, LessonError, lesson_json, parse_lesson, text_hash
 
 LIMIT = 1_000_000
 
@@ -60,7 +60,7 @@ def tamper(edit) -> bytes:
         (tamper(lambda b: b.update(version=2)), "is lesson format version 2; this BPE Lab reads version 1"),
         (tamper(lambda b: b.update(extra=1)), "has unknown fields ['extra']"),
         (lesson_json(lesson())[:-30].encode(), "The lesson file is not valid JSON"),
-        (b"[" * 100_000, "The lesson file is JSON nested too deeply to be a lesson file"),
+        (b"[" * 5_000, "The lesson file is JSON nested too deeply to be a lesson file"),
         (
             b'{"format": ' + b"9" * 5_000 + b"}",
             "The lesson file holds a number 5,000 digits long; the numbers in a lesson file have at most 4,300",
@@ -101,9 +101,23 @@ def test_an_oversized_file_is_refused_before_it_is_parsed():
         parse_lesson(b" " * 2000, max_bytes=1000)
 
 
+def test_a_file_of_many_json_values_is_refused_before_it_is_parsed():
+    # 10 MB of "{}," (as much as an upload may be) parsed into 3.5 million dicts (280 MB)
+    # before the file was found not to be a lesson; counted first, it costs its own bytes.
+    flood = b'{"format": "bpe-lab-lesson", "x": [' + b"{}," * (MAX_LESSON_VALUES // 2 + 1) + b"{}]}"
+    with pytest.raises(LessonError, match=r"holds about [\d,]+ JSON values; a lesson file holds at most 10,000"):
+        parse_lesson(flood, max_bytes=LIMIT)
+
+
+def test_the_commas_of_an_embedded_text_are_not_counted_as_values():
+    text = 'one, two: [three] {four} "five" \\ ' * (MAX_LESSON_VALUES // 4)  # 15,000 punctuation marks, no value
+    original = lesson(corpus="pasted text", text_hash=text_hash(text), text=text)
+    assert parse_lesson(lesson_json(original).encode(), max_bytes=LIMIT).text == text
+
+
 @pytest.mark.parametrize(
     "edit",
-    [lambda body: body.update(version="v" * 200_000), lambda body: body["controls"].update(step=[0.5] * 100_000)],
+    [lambda body: body.update(version="v" * 200_000), lambda body: body["controls"].update(step=[0.5] * 5_000)],
     ids=["version", "a control's list"],
 )
 def test_a_huge_value_from_a_lesson_file_is_cut_in_its_message(edit):

@@ -10,7 +10,7 @@ from helpers import MAX_EXAMPLES, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe.corpora.builtin import BUILTIN_TEXTS, LIGHTHOUSE, lighthouse_name
+from bpe.corpora.builtin import BUILTIN_TEXTS, LIGHTHOUSE, LIGHTHOUSE_DIR, lighthouse_name
 from bpe.corpora.corpus import (
     CORPORA_ENV_VAR,
     PYTHON_REFERENCE,
@@ -63,6 +63,17 @@ def test_lighthouse_exists_in_many_scripts_and_is_nfc():
     for builtin in BUILTIN_TEXTS:
         assert unicodedata.is_normalized("NFC", builtin.text), builtin.name
     assert lighthouse_name("fr") == "lighthouse (French)"
+
+
+def test_lighthouse_texts_are_the_shipped_files_one_paragraph_each():
+    # One home for the paragraphs: data/lighthouse/<code>.txt, which the docs' parity command
+    # reads as `data/lighthouse/*.txt`; a file there that the app does not list would make the
+    # command line and the Languages page compare different languages.
+    files = sorted(path.stem for path in LIGHTHOUSE_DIR.glob("*"))
+    assert files == sorted(LIGHTHOUSE) and len(files) == 11
+    for code, (_, text) in LIGHTHOUSE.items():
+        assert text == (LIGHTHOUSE_DIR / f"{code}.txt").read_text(encoding="utf-8")
+        assert text.strip() == text and "\n" not in text, code  # one paragraph, as the app shows it
 
 
 def test_builtin_size_is_utf8_bytes(tmp_path, no_env):
