@@ -1,21 +1,25 @@
 """The UI package is arranged by kind and imports one way (read from the source, no import).
 
     render  <-  state  <-  data  <-  frame  <-  views  <-  pages (app.py, pages/*.py)
+                                                        <-  lecture_hall
 
 A room may import its own room and the rooms to its left, never one to its right: pure
 builders never reach for session state, the caches never draw the page frame, and so on.
+The lecture hall (the command that serves the app to a class, its warm-up client and the
+load scripts) comes last: it depends on the app by import, and nothing of the app on it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 from helpers import ROOT
 
 PACKAGE = ROOT / "pages" / "_shared"
-ROOMS = ("render", "state", "data", "frame", "views")  # in import order: each uses only those before it
+ROOMS = ("render", "state", "data", "frame", "views", "lecture_hall")  # in import order: each uses only those before it
 PAGES = sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
 MODULES = sorted(path for path in PACKAGE.rglob("*.py") if path != PACKAGE / "__init__.py")
 # Folder names the brief gives the rooms (`data/`, `views/model/` for the Model page): a
@@ -79,7 +83,7 @@ def test_streamlit_plotly_and_caches_each_stay_in_their_room(path):
 
 def test_no_ui_module_takes_the_name_of_a_core_module():
     core = {path.stem for path in (ROOT / "bpe").rglob("*.py")} | {path.name for path in (ROOT / "bpe").iterdir()}
-    ui = {path.stem for path in MODULES if path.name != "__init__.py"}
+    ui = {path.stem for path in MODULES if path.name not in ("__init__.py", "__main__.py")}
     ui |= {path.name for path in PACKAGE.rglob("*") if path.is_dir() and path.name != "__pycache__"} - ROOM_FOLDERS
     assert sorted(ui & core) == []
 
@@ -110,3 +114,42 @@ def test_a_pair_is_spelled_by_bpe_text_pair_label_not_rebuilt():
     rebuilt = re.compile(r"\{printable\([^)]*\)\} \+ \{printable\(")
     found = [path.relative_to(ROOT).as_posix() for path in MODULES + PAGES if rebuilt.search(path.read_text("utf-8"))]
     assert found == [], f"use bpe.text.pair_label in {found}"
+
+
+def test_no_module_is_named_in_a_string_to_be_run():
+    # A program started by its module's name in a string (``[python, "-m", "pages...."]``)
+    # is a dependency no import shows: the lecture hall once ran the app's warm-up client
+    # that way. The app's own modules reach each other by import, which the tests above see.
+    module_name_pattern = re.compile(r"(pages|bpe)(\.[A-Za-z_]\w*)+")
+    found = []
+    for path in MODULES + PAGES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        found += [
+            f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and module_name_pattern.fullmatch(node.value.strip())
+        ]
+    assert found == []
+
+
+def test_the_lecture_hall_reaches_the_app_by_import():
+    # Its warm-up client is the app's, imported where the app processes are warmed.
+    hall = PACKAGE / "lecture_hall"
+    assert "pages._shared.lecture_hall.warm_up.warm" in imported(hall / "app_processes.py")
+    users = [
+        module_name(path)
+        for path in MODULES + PAGES
+        if room(module_name(path)) != "lecture_hall" and any(room(name) == "lecture_hall" for name in imported(path))
+    ]
+    assert users == [], f"{users} import the lecture hall: it serves the app, the app never uses it"

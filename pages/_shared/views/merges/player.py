@@ -129,7 +129,7 @@ def play(film: Film) -> None:
 
     A step reruns only this fragment, not the sidebar and the page around it: a third of
     the work, and what decides how many students one server keeps stepping without delay
-    (tests/load/classroom.py)."""
+    (pages/_shared/lecture_hall/load/classroom.py)."""
     ss = st.session_state
     playing = ss[PLAYING]  # when the fragment was defined (with or without its timer)
 

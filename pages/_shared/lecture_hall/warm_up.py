@@ -1,22 +1,21 @@
 """Warm a running app process for a class: open the teacher's link there, then every page.
 
-    python -m pages._shared.data.warm http://127.0.0.1:8502 "http://lab:8501/?corpus=Tiny+Shakespeare&vocab=1000"
+    python -m pages._shared.lecture_hall.warm_up http://127.0.0.1:8502 "http://lab:8501/?corpus=Tiny+Shakespeare&vocab=1000"
 
 Why: a page's shared results (the run of the class's settings, its comparisons, charts and
 token checks) are computed once per process and setting, and every session that asks
 meanwhile waits for that one computation. Without a warm-up the first students of a
-lecture wait on each of those in turn (seconds a page, the whole class at once); after it
-they only read the caches. `python -m bpe serve --warm LINK` runs this against each app
-process it starts, before the proxy lets browsers in, and again for a process that was
-started anew.
+lecture wait on each of those in turn (the whole class at once, on each page); after it
+they only read the caches. The lecture hall's ``--warm LINK`` runs `warm` against each
+app process it starts, before the proxy lets browsers in, and again for a process that
+was started anew (`app_processes.warm_backends`).
 
 It speaks Streamlit's own websocket protocol as a browser does: one session, the link's
 query string, then each page of the navigation in order, each script run waited for; it
-closes the session after. (The load scripts of `tests/load/` speak it with the same
-pieces: `browser_cookies`, `navigation_pages`, `shown_problem`.) A page that shows an
-exception or an error box is reported, not retried: the same page would show it to the
-students; so is a warning about the link itself (a corpus that is not here, a value out of
-range).
+closes the session after. (The load scripts of `load/` speak it with the same pieces:
+`browser_cookies`, `navigation_pages`, `shown_problem`.) A page that shows an exception or
+an error box is reported, not retried: the same page would show it to the students; so is
+a warning about the link itself (a corpus that is not here, a value out of range).
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
-from bpe.cli.serve import HEALTH_PATH  # the proxy's health check: the same address
+from pages._shared.lecture_hall.proxy import HEALTH_PATH  # the proxy's health check: the same address
 
 STREAM_PATH = "/_stcore/stream"
 ERROR_BOX, WARNING_BOX = 1, 2  # Streamlit's Alert.Format values
@@ -69,7 +68,7 @@ def link_query(link: str) -> str:
 
 def browser_cookies(base: str) -> tuple[list[str], object]:
     """The cookies (``name=value``) and the headers of a browser's first request to ``base``
-    (``http://host:port``): through `bpe serve`'s proxy they include the proxy's cookie,
+    (``http://host:port``): through the lecture hall's proxy they include the proxy's cookie,
     which keeps the browser on its app process for its websocket too."""
     with urllib.request.urlopen(base + HEALTH_PATH, timeout=30) as reply:
         return [c.split(";", 1)[0] for c in reply.headers.get_all("Set-Cookie") or []], reply.headers
@@ -145,9 +144,19 @@ class _Session:
                 return problems
 
 
-def warm(url: str, link: str, *, page_seconds: float = PAGE_SECONDS) -> Warmed:
-    """Open ``link``'s settings on the app process at ``url``, then each of its pages."""
+def warm(url: str, link: str, *, page_seconds: float = PAGE_SECONDS, seconds: float | None = None) -> Warmed:
+    """Open ``link``'s settings on the app process at ``url``, then each of its pages; a
+    page may take ``page_seconds``, the whole warm-up ``seconds`` (None: no bound)."""
     query, done = link_query(link), Warmed()
+    ends = None if seconds is None else time.monotonic() + seconds
+
+    def budget() -> float:  # what the next page may take
+        if ends is None:
+            return page_seconds
+        if time.monotonic() >= ends:
+            raise WarmingFailed(f"gave up after {seconds:g} s")
+        return min(page_seconds, ends - time.monotonic())
+
     try:
         ws = _connect(url.rstrip("/"))
     except (OSError, TimeoutError, WebSocketException) as error:
@@ -156,12 +165,12 @@ def warm(url: str, link: str, *, page_seconds: float = PAGE_SECONDS) -> Warmed:
         session, started = _Session(ws), time.monotonic()
         # The link's own notes (a corpus not here, a value out of range) are warnings on its
         # first run: the teacher should hear of them before the class does.
-        for problem in session.run(query, "", page_seconds, warnings=True):
+        for problem in session.run(query, "", budget(), warnings=True):
             done.problems.append(f"the link: {problem}")
         done.pages["the link"] = time.monotonic() - started
         for name, page in session.pages.items():
             started = time.monotonic()
-            done.problems.extend(f"{name}: {problem}" for problem in session.run(query, page, page_seconds))
+            done.problems.extend(f"{name}: {problem}" for problem in session.run(query, page, budget()))
             done.pages[name] = time.monotonic() - started
     return done
 

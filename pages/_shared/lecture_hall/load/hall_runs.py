@@ -1,17 +1,16 @@
-"""A lecture hall measured (not a test): the classroom script through `python -m bpe serve`,
+"""A lecture hall measured (not a test): the classroom script through the lecture hall,
 one class per line of one table.
 
-    .venv/bin/python tests/load/lecture_hall.py                  # 30 and 60 on one process, 100 on two
-    .venv/bin/python tests/load/lecture_hall.py --runs 2x20 --merges 10 --jobs-per 1000   # a quick look
-    .venv/bin/python tests/load/lecture_hall.py --runs 2x100 --rounds 4   # a longer class: where memory settles
+    .venv/bin/python -m pages._shared.lecture_hall.load.hall_runs          # 30 and 60 on one process, 100 on two
+    .venv/bin/python -m pages._shared.lecture_hall.load.hall_runs --runs 2x20 --merges 10 --jobs-per 1000
+    .venv/bin/python -m pages._shared.lecture_hall.load.hall_runs --runs 2x100 --rounds 4   # where memory settles
 
-Each run ``PxN`` starts `python -m bpe serve --processes P` on free loopback ports, warmed
-for the class's link (``--warm``, as a teacher starts it before a lecture; ``--cold`` to
-leave that out), drives
-N students through it with tests/load/classroom.py (``--url``, every other option passed
-on unchanged: the same lesson as the one-server figures), stops it with SIGTERM, and
-checks that it stopped cleanly with no traceback in its output. Then it prints one
-Markdown table (the README's), and ``--json`` keeps every run's figures.
+Each run ``PxN`` starts the lecture hall's command with ``--processes P`` on free loopback
+ports, warmed for the class's link (``--warm``, as a teacher starts it before a lecture;
+``--cold`` to leave that out), drives N students through it with `classroom` (``--url``,
+every other option passed on unchanged: the same lesson as the one-server figures), stops
+it with SIGTERM, and checks that it stopped cleanly with no traceback in its output. Then
+it prints one Markdown table (the README's), and ``--json`` keeps every run's figures.
 """
 
 from __future__ import annotations
@@ -26,26 +25,25 @@ import time
 import urllib.parse
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: load.classroom and helpers
+from bpe.paths import PROJECT_ROOT
+from pages._shared.lecture_hall import command
+from pages._shared.lecture_hall.load.classroom import FIRST_VISITS
+from pages._shared.lecture_hall.load.classroom import main as classroom
+from pages._shared.lecture_hall.proxy import free_ports
 
-from helpers import free_ports  # noqa: E402  (the tests' own: a port with the ports after it free)
-from load.classroom import FIRST_VISITS  # noqa: E402
-from load.classroom import main as classroom  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RUNS = ["1x30", "1x60", "2x100"]
 
 
 def one_run(processes: int, students: int, passed: list[str], folder: Path, warm: str | None) -> dict:
     port = free_ports(processes + 1)
-    log = folder / f"serve-{processes}x{students}.log"
+    log = folder / f"lecture-hall-{processes}x{students}.log"
     env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "20"}  # as the one-server script sets it
     with open(log, "w") as out:
-        serve = subprocess.Popen(
-            [sys.executable, "-m", "bpe", "serve", "--processes", str(processes), "--port", str(port)]
+        hall = subprocess.Popen(
+            [sys.executable, "-m", command.__spec__.parent, "--processes", str(processes), "--port", str(port)]
             + ["--address", "127.0.0.1"]
             + (["--warm", warm] if warm else []),
-            cwd=ROOT,
+            cwd=PROJECT_ROOT,
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -54,21 +52,23 @@ def one_run(processes: int, students: int, passed: list[str], folder: Path, warm
     try:
         deadline = time.monotonic() + 180
         while "BPE Lab: open" not in log.read_text():
-            if serve.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"serve did not start:\n{log.read_text()[-3000:]}")
+            if hall.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the lecture hall did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.5)
         figures = folder / f"class-{processes}x{students}.json"
         status = classroom(
             ["--url", f"http://127.0.0.1:{port}", "--sessions", str(students), "--json", str(figures), *passed]
         )
     finally:
-        os.killpg(serve.pid, signal.SIGTERM)
-        serve.wait(timeout=120)
+        os.killpg(hall.pid, signal.SIGTERM)
+        hall.wait(timeout=120)
     found = json.loads(figures.read_text())
     output = log.read_text()
-    found["status"], found["serve_exit"] = status, serve.returncode
-    if "Traceback" in output or serve.returncode != 143:
-        found["errors"].append(f"serve's output holds a traceback or it exited with {serve.returncode} ({log})")
+    found["status"], found["lecture_hall_exit"] = status, hall.returncode
+    if "Traceback" in output or hall.returncode != 143:
+        found["errors"].append(
+            f"the lecture hall's output holds a traceback or it exited with {hall.returncode} ({log})"
+        )
     return found
 
 
@@ -104,9 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every run's figures here")
     parser.add_argument("--corpus", default="Python language reference", help="the class's corpus (the link's)")
     parser.add_argument("--vocab", type=int, default=1000, help="the class's vocab size (the link's)")
-    parser.add_argument(
-        "--cold", action="store_true", help="no `serve --warm`: the first students compute the link's results"
-    )
+    parser.add_argument("--cold", action="store_true", help="no --warm: the first students compute the link's results")
     args, passed = parser.parse_known_args(argv)  # the rest goes to the classroom script
     passed += ["--corpus", args.corpus, "--vocab", str(args.vocab)]
     link = None if args.cold else "?" + urllib.parse.urlencode({"corpus": args.corpus, "vocab": args.vocab})

@@ -1,7 +1,7 @@
 """What a closed session leaves on the server (a measurement, not a test).
 
-    .venv/bin/python tests/load/session_memory.py                   # 10 sessions, 10 MB each
-    .venv/bin/python tests/load/session_memory.py --sessions 3 --megabytes 2 --ttl 5 --watch 30
+    .venv/bin/python -m pages._shared.lecture_hall.load.session_memory      # 10 sessions, 10 MB each
+    .venv/bin/python -m pages._shared.lecture_hall.load.session_memory --sessions 3 --megabytes 2 --ttl 5 --watch 30
 
 Starts the real server (`streamlit run app.py`) inside a small wrapper that samples,
 every second, from within the server process: its resident memory (RSS), the bytes
@@ -30,8 +30,9 @@ import urllib.parse
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from classroom import HEALTH_PATH, ROOT, Report, Session, free_port, server_log, stop_server, xsrf_cookie  # noqa: E402
+from bpe.paths import PROJECT_ROOT
+from pages._shared.lecture_hall.load.classroom import Report, Session, free_port, server_log, stop_server, xsrf_cookie
+from pages._shared.lecture_hall.proxy import HEALTH_PATH
 
 # Runs inside the server process: a sampler thread, then Streamlit's own command line.
 WRAPPER = r"""
@@ -137,7 +138,7 @@ def start_probed_server(port: int, probe_file: Path, ttl: int):
     command += ["--server.headless", "true", "--server.fileWatcherType", "none"]
     command += ["--browser.gatherUsageStats", "false", "--server.disconnectedSessionTTL", str(ttl)]
     log = tempfile.TemporaryFile()
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     process.log = log
     deadline = time.monotonic() + 90
     import urllib.request
@@ -172,7 +173,10 @@ def last_row(probe_file: Path) -> dict:
 
 
 def ask_top(probe_file: Path, wait: float = 90.0, trim: bool = False) -> dict:
+    """The sampler's next row with a snapshot of the heap's top allocation sites (asked for
+    now: a row written before, an earlier snapshot's among them, is not the answer)."""
     # A snapshot of a big heap under load takes tens of seconds: wait for it.
+    asked_after = last_row(probe_file).get("t", -1.0)
     if trim:
         Path(str(probe_file) + ".trim").touch()
     Path(str(probe_file) + ".top").touch()
@@ -180,7 +184,7 @@ def ask_top(probe_file: Path, wait: float = 90.0, trim: bool = False) -> dict:
     while time.monotonic() < deadline:
         time.sleep(0.5)
         row = last_row(probe_file)
-        if "top" in row:
+        if "top" in row and row["t"] > asked_after:
             return row
     return last_row(probe_file)
 

@@ -1,14 +1,14 @@
 """A classroom on one server: 30 students through one lesson, measured (not a test).
 
-    .venv/bin/python tests/load/classroom.py                 # 30 sessions, the whole lesson
-    .venv/bin/python tests/load/classroom.py --sessions 5 --merges 10 --model-seconds 5
-    .venv/bin/python tests/load/classroom.py --url http://127.0.0.1:8501 --sessions 100   # a lecture hall
+    .venv/bin/python -m pages._shared.lecture_hall.load.classroom                 # 30 sessions, the whole lesson
+    .venv/bin/python -m pages._shared.lecture_hall.load.classroom --sessions 5 --merges 10 --model-seconds 5
+    .venv/bin/python -m pages._shared.lecture_hall.load.classroom --url http://127.0.0.1:8501 --sessions 100
 
 Starts the real server (`streamlit run app.py`) on a free loopback port, or with ``--url``
-uses one already running (the proxy of `python -m bpe serve`, with several app processes
-behind it), and drives N browser sessions through Streamlit's own websocket protocol (a real browser per student
-would measure the browsers: see the shared folder's streamlit-recipe.md, "Load-testing a
-classroom"). Each session, like a student given the teacher's link:
+uses one already running (the lecture hall's proxy, with several app processes behind
+it), and drives N browser sessions through Streamlit's own websocket protocol (a real
+browser per student would measure the browsers instead of the server). Each session, like
+a student given the teacher's link:
 
 1. opens the link (``?corpus=...&vocab=...``) and then every page in turn;
 2. steps through ``--merges`` merges on Merge by merge, pausing ``--think`` seconds
@@ -26,7 +26,7 @@ another session's data (each upload carries a marker unique to its session; ever
 a session receives is searched for the other sessions' markers). ``--json`` writes it all.
 
 Through a proxy each session is a browser of its own: it keeps the proxy's cookie, and
-every response says which app process answered (``X-Bpe-Server``, set by `bpe serve`).
+every response says which app process answered (``X-Bpe-Server``, set by its `proxy`).
 So the figures come per process as well as in total, with the memory of each process
 that runs on this machine (found by the loopback port it listens on), and a session that
 is ever answered by two processes (not stuck to its own) is an error.
@@ -41,7 +41,6 @@ import os
 import random
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -60,15 +59,13 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))  # run as a script: the app's own client pieces (pages._shared.data.warm)
-
-from bpe.cli.serve import HEALTH_PATH  # noqa: E402
-from pages._shared.data.warm import STREAM_PATH, browser_cookies, navigation_pages, shown_problem  # noqa: E402
+from bpe.paths import PROJECT_ROOT
+from pages._shared.lecture_hall.app_processes import app_command
+from pages._shared.lecture_hall.proxy import HEALTH_PATH, SERVED_BY_HEADER, Backend, free_ports
+from pages._shared.lecture_hall.warm_up import STREAM_PATH, browser_cookies, navigation_pages, shown_problem
 
 MERGE_PAGE, MODEL_PAGE = "Merge by merge", "Model"
 REQUEST_TIMEOUT = 300.0  # seconds one request may take before it counts as an error
-SERVED_BY_HEADER = "X-Bpe-Server"  # which app process answered (bpe.cli.serve sets it)
 FIRST_VISITS = "first page visits (all pages)"
 VERBOSE = False
 
@@ -77,30 +74,15 @@ VERBOSE = False
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return free_ports(1)
 
 
 def start_server(port: int, env: dict) -> subprocess.Popen:
-    """`streamlit run app.py` on 127.0.0.1:port; its output goes to a file, `server_log(process)`."""
-    command = [
-        str(Path(sys.executable).parent / "streamlit"),
-        "run",
-        "app.py",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--server.fileWatcherType",
-        "none",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
+    """`streamlit run app.py` on 127.0.0.1:port, as the lecture hall starts an app process;
+    its output goes to a file, `server_log(process)`."""
     log = tempfile.TemporaryFile()  # a pipe nobody reads would fill up and stall the server
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    command = app_command(Backend("127.0.0.1", port))
+    process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     process.log = log
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -681,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--url",
-        help="drive the class through this running server (e.g. `python -m bpe serve`'s proxy, "
+        help="drive the class through this running server (e.g. the lecture hall's proxy, "
         "http://127.0.0.1:8501) instead of starting one",
     )
     parser.add_argument("--json", type=Path, help="write the figures here")

@@ -1,13 +1,13 @@
-"""The warm-up client (`pages._shared.data.warm`): which settings a link carries, and what it
-says of an app process it cannot reach. tests/cli/test_serve.py warms real app processes
-through `python -m bpe serve --warm`."""
+"""The warm-up client (`pages._shared.lecture_hall.warm_up`): which settings a link carries,
+and what it says of an app process it cannot reach. test_lecture_hall_command.py warms real
+app processes through the lecture hall's ``--warm``."""
 
 from __future__ import annotations
 
 import pytest
 from helpers import free_ports
 
-from pages._shared.data.warm import WarmingFailed, link_query, main, warm
+from pages._shared.lecture_hall.warm_up import WarmingFailed, link_query, main, warm
 
 
 @pytest.mark.parametrize(

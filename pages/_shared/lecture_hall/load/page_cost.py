@@ -1,7 +1,7 @@
 """What each page visit and each merge step costs the server, in CPU seconds (not a test).
 
-    .venv/bin/python tests/load/page_cost.py                  # 5 visits of each page, 20 steps
-    .venv/bin/python tests/load/page_cost.py --visits 10 --url http://127.0.0.1:8502   # a running app process
+    .venv/bin/python -m pages._shared.lecture_hall.load.page_cost           # 5 visits of each page, 20 steps
+    .venv/bin/python -m pages._shared.lecture_hall.load.page_cost --visits 10 --url http://127.0.0.1:8502
 
 Wall times on a shared machine say as much about the other work as about the app; the CPU
 seconds the server process spends on a request hardly change with the load, and since a
@@ -13,7 +13,7 @@ request at a time: for each page, ``--visits`` new sessions each open the link a
 visit that page (its first visit, as a student's), and the server's CPU seconds over the
 page requests alone are averaged; then one session steps ``--steps`` merges on Merge by
 merge (a fragment rerun each). The sessions speak Streamlit's websocket protocol
-(tests/load/classroom.py's `Session`).
+(`classroom.Session`).
 """
 
 from __future__ import annotations
@@ -27,9 +27,7 @@ import urllib.parse
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: load.classroom
-
-from load.classroom import (  # noqa: E402
+from pages._shared.lecture_hall.load.classroom import (
     MERGE_PAGE,
     MemorySampler,
     Report,

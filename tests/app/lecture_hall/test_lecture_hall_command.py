@@ -1,4 +1,5 @@
-"""`python -m bpe serve` (issue 25): the proxy's configuration, checked by haproxy itself;
+"""The lecture hall's command, `python -m pages._shared.lecture_hall` (issue 25): the proxy's
+configuration, checked by haproxy itself;
 one-line errors for a missing haproxy, a taken port or a bad --backend; and stopping
 leaves nothing behind, whether by Ctrl-C or with the command itself killed.
 
@@ -8,18 +9,20 @@ tests/e2e/test_server_lecture_hall.py."""
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import socket
 import subprocess
 import time
 
 import pytest
-from helpers import children_of, free_ports, gone, nobody_listens, start_serve
+from helpers import ROOT, children_of, free_ports, gone, nobody_listens, start_lecture_hall
 
-from bpe.cli import serve
-from bpe.cli.main import main
-from bpe.cli.serve import Backend, haproxy_config, healthy, local_backends, parse_backend
+from bpe.cli.errors import parse_arguments
 from pages._shared.frame.navigation import app_pages
+from pages._shared.lecture_hall import app_processes, command, proxy
+from pages._shared.lecture_hall.command import main
+from pages._shared.lecture_hall.proxy import Backend, haproxy_config, healthy, local_backends, parse_backend
 
 HAPROXY = next((p for p in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy") if os.access(p, os.X_OK)), None)
 needs_haproxy = pytest.mark.skipif(
@@ -79,7 +82,7 @@ def test_a_backend_is_host_colon_port(text, expected):
 
 @pytest.mark.parametrize("text", ["10.0.0.5", "host:", ":8501", "host:0", "host:70000", "host:85x1", "a b:1"])
 def test_a_bad_backend_is_one_line(text, capsys):
-    assert main(["serve", "--backend", text]) == 1
+    assert main(["--backend", text]) == 1
     err = capsys.readouterr().err
     assert f"{text!r} is not HOST:PORT" in err and err.count("\n") == 1
 
@@ -88,22 +91,22 @@ def test_a_bad_backend_is_one_line(text, capsys):
 
 
 def test_app_processes_without_streamlits_speedups_are_said():
-    assert serve.speedups_note() is None  # requirements.txt installs uvloop and httptools
-    note = serve.speedups_note(installed=lambda name: name != "uvloop")
+    assert command.speedups_note() is None  # requirements.txt installs uvloop and httptools
+    note = command.speedups_note(installed=lambda name: name != "uvloop")
     assert note.startswith("note: uvloop is not installed in ") and "pip install -r requirements.txt" in note
-    assert "uvloop and httptools are" in serve.speedups_note(installed=lambda name: False)
+    assert "uvloop and httptools are" in command.speedups_note(installed=lambda name: False)
 
 
 def test_a_missing_haproxy_says_how_to_install_it(monkeypatch, capsys):
-    monkeypatch.setattr(serve.shutil, "which", lambda name: None)
-    monkeypatch.setattr(serve, "HAPROXY_PLACES", ())
-    assert main(["serve", "--processes", "1", "--port", str(free_ports(2))]) == 1
+    monkeypatch.setattr(proxy.shutil, "which", lambda name: None)
+    monkeypatch.setattr(proxy, "HAPROXY_PLACES", ())
+    assert main(["--processes", "1", "--port", str(free_ports(2))]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "haproxy is not installed" in err and "apt-get install haproxy" in err
 
 
 def test_a_haproxy_path_that_is_not_a_program_is_refused(tmp_path, capsys):
-    assert main(["serve", "--haproxy", str(tmp_path / "nowhere")]) == 1
+    assert main(["--haproxy", str(tmp_path / "nowhere")]) == 1
     assert "is not an executable program" in capsys.readouterr().err
 
 
@@ -114,14 +117,14 @@ def test_a_taken_port_is_named(capsys, taken):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", port + taken))
         sock.listen()
-        assert main(["serve", "--processes", "2", "--port", str(port), "--address", "127.0.0.1"]) == 1
+        assert main(["--processes", "2", "--port", str(port), "--address", "127.0.0.1"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"port {port + taken} " in err and "is taken" in err
 
 
 @needs_haproxy
 def test_a_backend_haproxy_cannot_resolve_is_one_line(capsys):
-    assert main(["serve", "--backend", "nohost.invalid:8502", "--port", str(free_ports())]) == 1
+    assert main(["--backend", "nohost.invalid:8502", "--port", str(free_ports())]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "could not resolve address 'nohost.invalid'" in err and "haproxy.cfg" not in err
 
@@ -134,7 +137,9 @@ def test_warm_opens_the_link_and_every_page_in_each_process_before_the_proxy_ope
     port = free_ports(3)
     # A vocab that is not a number: the link's note must reach the teacher, not only the class.
     link = "http://lab:8501/Tokenize?corpus=the+cat+in+the+hat&vocab=twenty"
-    process, lines = start_serve("--processes", "2", "--port", str(port), "--address", "127.0.0.1", "--warm", link)
+    process, lines = start_lecture_hall(
+        "--processes", "2", "--port", str(port), "--address", "127.0.0.1", "--warm", link
+    )
     try:
         said = "".join(lines)
         pages = len(app_pages()) + 1  # the link's own run, then each page
@@ -152,7 +157,7 @@ def test_warm_opens_the_link_and_every_page_in_each_process_before_the_proxy_ope
 def test_an_app_process_that_cannot_be_warmed_is_said_not_fatal():
     nobody = free_ports()
     said = []
-    serve.warm_backends({"app1": Backend("127.0.0.1", nobody)}, "?vocab=500", env=dict(os.environ), say=said.append)
+    app_processes.warm_backends({"app1": Backend("127.0.0.1", nobody)}, "?vocab=500", say=said.append)
     assert len(said) == 1 and said[0].startswith(f"[warm app1] not warmed: cannot reach http://127.0.0.1:{nobody} ")
 
 
@@ -162,7 +167,7 @@ def test_an_app_process_that_cannot_be_warmed_is_said_not_fatal():
 @needs_haproxy
 def test_an_app_process_that_dies_is_started_again_and_ctrl_c_stops_everything():
     port = free_ports(2)
-    process, _ = start_serve("--processes", "1", "--port", str(port), "--address", "127.0.0.1")
+    process, _ = start_lecture_hall("--processes", "1", "--port", str(port), "--address", "127.0.0.1")
     try:
         stop_cleanly_after_a_restart(process, port)
     finally:
@@ -191,10 +196,10 @@ def stop_cleanly_after_a_restart(process, port: int) -> None:
 
 
 @needs_haproxy
-def test_the_proxy_dies_with_a_killed_serve_command():
+def test_the_proxy_dies_with_a_killed_lecture_hall_command():
     # Proxy only (the app process it points at is not running): no app to wait for.
     port, nobody = free_ports(), free_ports()
-    process, _ = start_serve("--backend", f"127.0.0.1:{nobody}", "--port", str(port), "--address", "127.0.0.1")
+    process, _ = start_lecture_hall("--backend", f"127.0.0.1:{nobody}", "--port", str(port), "--address", "127.0.0.1")
     try:
         # The note follows the serving line, but haproxy's own word on its failed check of the
         # backend (passed on with "[haproxy]" in front) may come between them.
@@ -209,3 +214,41 @@ def test_the_proxy_dies_with_a_killed_serve_command():
         process.kill()  # no clean-up code runs: the kernel must end the child (PR_SET_PDEATHSIG)
         process.wait()
     assert gone(children) and nobody_listens(port)
+
+
+# ==================== The command's name, as --help and the README say it
+
+
+def test_help_names_the_lecture_halls_command(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: python -m pages._shared.lecture_hall ")
+
+
+def test_the_readmes_lecture_hall_commands_are_the_commands_options():
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Serving a lecture hall", 1)[1]
+    section = section.split("\n## ", 1)[0].replace("\\\n", " ")
+    lines = [line.split("  #")[0].strip() for line in section.splitlines() if " -m pages._shared.lecture_hall " in line]
+    commands = [line for line in lines if line.startswith(".venv/bin/python -m pages._shared.lecture_hall")]
+    assert len(commands) >= 3 and "bpe serve" not in section.replace("it was `python -m bpe serve`", "")
+    for line in commands:
+        argv = shlex.split(line)[3:]
+        parse_arguments(command.make_parser(), argv)  # every option and value as the command takes it
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--processes", "0"], "argument --processes: 0 is not a number of processes"),
+        (["--port", "70000"], "argument --port: 70000 is not a port number"),
+        (["--stop-seconds", "-1"], "argument --stop-seconds: -1 is not a number of seconds"),
+        (["--stop-seconds", "nan"], "argument --stop-seconds: nan is not a number of seconds"),
+    ],
+)
+def test_a_bad_option_value_is_one_line_and_status_1(tmp_path, monkeypatch, capsys, argv, message):
+    monkeypatch.chdir(tmp_path)  # nothing is started: the value is refused first
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"error: {message}") and captured.err.count("\n") == 1, captured.err
+    assert captured.out == "" and os.listdir(tmp_path) == []
