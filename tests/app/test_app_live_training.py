@@ -91,16 +91,16 @@ def test_one_sessions_stop_leaves_another_sessions_training_of_the_same_settings
 def test_stop_before_the_first_merge_says_so_and_trains_again_on_request(monkeypatch):
     import threading
 
-    import bpe.live_training
+    import pages._shared.data.live_training as live_training_module
 
     prepared = threading.Event()  # the text's preparation, held until the test lets it go
-    real = bpe.live_training.start_run
+    real = live_training_module.start_run
 
     def slow_start(*args, **kwargs):
         prepared.wait(30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bpe.live_training, "start_run", slow_start)
+    monkeypatch.setattr(live_training_module, "start_run", slow_start)
     at = new_app(PAGE, **LONG)
     assert any(text.startswith("Preparing the text") for text in progress_texts(at)), progress_texts(at)
     training = at.session_state[LIVE][1]

@@ -17,12 +17,12 @@ import streamlit as st
 from bpe.corpora.corpus import load_corpus, split_train_heldout
 from bpe.counts import check_fits_in_memory
 from bpe.errors import BpeError
-from bpe.live_training import LiveTraining, SharedTrainings
 from bpe.run import TrainingRun
 from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
+from pages._shared.data.live_training import LiveTraining, SharedTrainings
 from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
 from pages._shared.state.sessions import session_watch
 from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, TRAIN_UP_TO, VOCAB, Settings
@@ -115,7 +115,7 @@ def _distinct_characters(key: tuple, _train: str, _heldout: str) -> int:
 
 # ==================== Training
 #
-# A run trains on a thread of its own (`bpe.live_training`), shared by every session that
+# A run trains on a thread of its own (`data.live_training`), shared by every session that
 # asks for the same settings, so a long training (50,000 merges) shows its progress and a
 # Stop button instead of holding the page (`frame.training_progress` draws them). Finished
 # runs are kept for every session; a run this session stopped is kept in this session

@@ -1,6 +1,6 @@
 """A run stopped part way is a prefix of the full run; a shared training goes on while
 anyone waits for it, stops once nobody does, and only a run that ran to its end is kept
-for others (`bpe.run.RunInTraining`, `bpe.live_training`)."""
+for others (`bpe.run.RunInTraining`, `pages._shared.data.live_training`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import threading
 import pytest
 
 from bpe.corpora.corpus import load_corpus
-from bpe.live_training import LiveTraining, SharedTrainings
 from bpe.run import start_run, train_run
 from bpe.steps import StopReason
 from bpe.training import TrainingSettings
+from pages._shared.data.live_training import LiveTraining, SharedTrainings
 
 TEXT = load_corpus("Tiny Shakespeare")[:60_000]
 HELDOUT = load_corpus("Tiny Shakespeare")[60_000:66_000]
@@ -102,7 +102,7 @@ def test_a_bad_setting_is_the_trainings_one_line_error():
 
 
 def test_the_pace_leaves_the_preparation_out():
-    from bpe.live_training import Progress
+    from pages._shared.data.live_training import Progress
 
     # 10 s preparing the text, then 1,000 merges in 2 s: 500 merges a second, not 83
     progress = Progress(merges=1_001, target_merges=5_001, seconds=12.0, preparing=False, merging_seconds=2.0)
