@@ -12,7 +12,7 @@ from bpe.corpora.corpus import load_corpus
 from bpe.run import train_run
 from pages._shared.render.film_html import film_html, script_json
 from pages._shared.state.settings import DEFAULTS, Settings
-from pages._shared.views.merges.film_file import film_file
+from pages._shared.views.merge_by_merge.film_download import film_file
 
 EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> &amp; \u2028 <!-- " * 6
 

@@ -1,8 +1,7 @@
 """Cached measurements, keyed by what they depend on: token lengths, the Context window's
 passages, compression curves (and this session's earlier curves, for overlays), the vocab
-sizes' rows, token usage,
-the training ids, the text hash of lessons, pretrained tokenizers' prefix curves, the
-languages' costs.
+sizes' rows, token usage, the training ids, the text hash of lessons, pretrained
+tokenizers' prefix curves, the report card's rows, the encode film, the languages' costs.
 Computation stays in `bpe.analysis`; this only caches and remembers.
 """
 
@@ -13,6 +12,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import streamlit as st
 
+from bpe.analysis.encode_film import EncodeFilm, encode_film
 from bpe.analysis.languages import LanguageCost, encoded_costs, language_costs
 from bpe.analysis.lesson import text_hash
 from bpe.analysis.metrics import (
@@ -26,6 +26,7 @@ from bpe.analysis.metrics import (
     token_usage,
 )
 from bpe.analysis.pretrained import PrefixPoint, full_compression, prefix_curve
+from bpe.analysis.report_card import CardRow, report_card
 from bpe.analysis.tie_rules import tie_rule_label
 from bpe.analysis.vocabulary import LearnedToken, learned_tokens
 from bpe.corpora.builtin import LIGHTHOUSE
@@ -34,7 +35,7 @@ from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.text import printable
-from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
+from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, session_owns
 from pages._shared.render.html import context_window_html
@@ -255,6 +256,18 @@ def pretrained_compression(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, 
 
 
 # ==================== The same paragraph in several languages
+
+
+@cache_resource_by_owner(show_spinner=False, max_entries=8)  # a film of GPT-4 over 2,000 characters: a few MB
+def film_of(tokenizer_key: tuple, text: str, _tokenizer, _steps) -> EncodeFilm:
+    """`bpe.analysis.encode_film.encode_film`; ``_steps`` (a run's steps) give each merge's count."""
+    return encode_film(_tokenizer, text, steps=_steps)
+
+
+@cache_data_by_owner(show_spinner="Measuring the report card…", max_entries=32)
+def card_rows_of(tokenizer_key: tuple, corpus_key: tuple, label: str, _tokenizer, _texts) -> list[CardRow]:
+    """One tokenizer (``label``) on every report-card text of the corpus."""
+    return report_card({label: _tokenizer}, _texts)
 
 
 def lighthouse_texts() -> dict[str, str]:

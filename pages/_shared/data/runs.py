@@ -2,7 +2,7 @@
 
 What is computed on a shipped corpus or a run file on disk is shared by every browser
 session; what is computed on a session's own text (pasted, uploaded, a lesson file's, an
-uploaded run file) is that session's alone (`data.owned`). Every key names the text's
+uploaded run file) is that session's alone (`data.cache_scopes`). Every key names the text's
 *content* (`Settings.corpus_version`), never just a name two sessions could both use. The
 texts themselves come from this session's state and are passed unhashed (`_text`).
 """
@@ -22,8 +22,8 @@ from bpe.runfile import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
+from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
 from pages._shared.data.live_training import LiveTraining, SharedTrainings
-from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
 from pages._shared.state.sessions import session_watch
 from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, TRAIN_UP_TO, VOCAB, Settings
 from pages._shared.state.stores import (
@@ -191,7 +191,7 @@ def run_at_hand(settings: Settings) -> TrainingRun | None:
     replayed run file, the run it stopped, or a finished run still kept), else None: for a
     page that offers runs to look at, where training each run offered would cost a visit
     one training for every run let go (past `MAX_FINISHED_RUNS`, past `MAX_OWN_RUNS`, or with
-    the session's earlier own text: `data.owned`)."""
+    the session's earlier own text: `data.cache_scopes`)."""
     return _at_hand(settings)
 
 

@@ -18,7 +18,7 @@ from bpe.pretokenize import pretokenizer_name
 from bpe.runfile import MAX_RUN_FILE_BYTES, RunFile, RunListing, labelled_runs, parse_run_file
 from bpe.text import shown_name
 from bpe.training import MAX_VOCAB_SIZE
-from pages._shared.data.owned import hold_values_of
+from pages._shared.data.cache_scopes import hold_values_of
 from pages._shared.data.runs import alphabet_size, corpus_texts, opened_run
 from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown

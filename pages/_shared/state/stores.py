@@ -60,7 +60,7 @@ def user_texts() -> dict[str, str]:
 def is_own_text(settings: Settings) -> bool:
     """Is the text ``settings`` train on this session's own (pasted, uploaded, a lesson
     file's, or an uploaded run file's) rather than a shipped corpus or a run file on disk?
-    What is computed on it is cached for this session only (`data.owned`)."""
+    What is computed on it is cached for this session only (`data.cache_scopes`)."""
     if settings.run_file is not None:
         return settings.run_file.startswith(RUN_UPLOAD_PREFIX)
     return settings.corpus in user_texts()

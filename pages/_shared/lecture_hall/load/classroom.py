@@ -63,6 +63,7 @@ from bpe.paths import PROJECT_ROOT
 from pages._shared.lecture_hall.app_processes import app_command
 from pages._shared.lecture_hall.proxy import HEALTH_PATH, SERVED_BY_HEADER, Backend, free_ports
 from pages._shared.lecture_hall.warm_up import STREAM_PATH, browser_cookies, navigation_pages, shown_problem
+from pages._shared.state.controls import SECONDS as MODEL_SECONDS
 
 MERGE_PAGE, MODEL_PAGE = "Merge by merge", "Model"
 REQUEST_TIMEOUT = 300.0  # seconds one request may take before it counts as an error
@@ -462,7 +463,7 @@ def student_text(session: Session, round_: int) -> bytes:
 
 async def model_job(session: Session, args, jobs: list) -> None:
     await session.rerun(f"page: {MODEL_PAGE}", page=session.pages[MODEL_PAGE])
-    await session.set_int("model: set seconds", "_w_model_seconds", args.model_seconds)
+    await session.set_int("model: set seconds", f"_w_{MODEL_SECONDS.key}", args.model_seconds)
     await session.click("model: start", "model_start")
     started, waited = time.monotonic(), []
     while session.fragment is not None:  # the page's timer: one fragment run per second, as a browser does
@@ -602,7 +603,7 @@ def summary(report: Report, jobs: list, phases: dict, samplers: Samplers, args, 
         "cores": cores,
         "corpus": args.corpus,
         "vocab": args.vocab,
-        "model_seconds": args.model_seconds,
+        "model_job_seconds": args.model_seconds,  # each model of a job trains this long
         "latency": latency_rows(report.latencies),
         "errors": report.errors,
         "leaks": sorted(set(report.leaks)),

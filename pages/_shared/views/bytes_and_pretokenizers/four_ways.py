@@ -1,5 +1,7 @@
-"""The Bytes and pre-tokenizers page's blocks: the four-way training (cached), its tables,
-and GPT-2 checked id for id against tiktoken. The page only arranges them."""
+"""Bytes and pre-tokenizers: the same corpus trained four ways (characters or bytes, with
+or without a pre-tokenizer) for the same number of merges, cached; the tables that
+compare them, their merge lists side by side, and what the byte alphabet does to
+multi-byte characters."""
 
 from __future__ import annotations
 
@@ -12,20 +14,13 @@ from bpe.analysis.compare import (
     summary_rows,
     with_variant,
 )
-from bpe.errors import BpeError
-from bpe.gpt2.files import find_gpt2_files, missing_files_details, missing_files_note
-from bpe.gpt2.tiktoken_check import check_against_tiktoken
-from bpe.paths import shared_data_dir
+from bpe.gpt2.files import missing_files_details, missing_files_note
 from pages._shared.data.comparisons import four_way_comparison, gpt2_column, merge_lists, multibyte_table
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.frame.tables import show_table
-from pages._shared.render.html import escape_markdown
 from pages._shared.render.numbers import table_frame
 from pages._shared.state.controls import BYTES_MERGES, BYTES_VARIANT, GPT2_SPELLING
 from pages._shared.state.settings import Settings, bind
-
-WIKITEXT_TEST = "WikiText-2 test.txt"
-PARITY_SOURCE = "bytes_parity_source"  # plain key: which text GPT-2 and tiktoken encode
 
 
 def four_ways(settings: Settings, merges: int, train_text: str, heldout_text: str) -> tuple[Comparison, float | None]:
@@ -114,32 +109,6 @@ def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> Non
     )
 
 
-def draw_gpt2_parity(train_text: str) -> None:
-    """On request, encode a text with our pure-Python GPT-2 and with tiktoken; say whether the ids agree."""
-    wikitext = shared_data_dir() / "wikitext-2" / "test.txt"
-    sources = ([WIKITEXT_TEST] if wikitext.is_file() else []) + ["this corpus's training text"]
-    st.session_state.setdefault(PARITY_SOURCE, sources[0])
-    bind(st.radio, "Text", PARITY_SOURCE, options=sources, horizontal=True)
-    if not st.button("Encode it with our pure-Python GPT-2 and with tiktoken", key="bytes_parity_run"):
-        return
-    text = wikitext.read_text(encoding="utf-8") if st.session_state[PARITY_SOURCE] == WIKITEXT_TEST else train_text
-    try:
-        parity = check_against_tiktoken(cached_gpt2(), text, *find_gpt2_files())
-    except BpeError as error:
-        st.warning(f"Not compared: {escape_markdown(str(error))}")
-        return
-    if parity.equal:
-        st.success(
-            f"Identical ids: {parity.tokens:,} tokens. Ours (pure Python): {parity.mb_per_s:.2f} MB/s; "
-            f"tiktoken (Rust): {parity.tiktoken_mb_per_s:.2f} MB/s."
-        )
-    else:
-        st.error(
-            f"The ids differ from position {parity.first_difference:,} ({parity.tokens:,} vs "
-            f"{parity.tiktoken_tokens:,} tokens)."
-        )
-
-
 def draw_controls() -> tuple[int, bool]:
     """Merges per tokenizer and the byte spelling; returns both."""
     state = st.session_state
@@ -151,10 +120,3 @@ def draw_controls() -> tuple[int, bool]:
     with c2:
         GPT2_SPELLING.draw(st.toggle, "Spell bytes as GPT-2's files do (Ġ is a space)")
     return state[BYTES_MERGES.key], state[GPT2_SPELLING.key]
-
-
-def draw_gpt2_section(train_text: str) -> None:
-    """GPT-2 checked id for id against tiktoken, when its files are here."""
-    if cached_gpt2() is not None:
-        st.subheader("GPT-2, id for id like tiktoken")
-        draw_gpt2_parity(train_text)

@@ -10,7 +10,7 @@ from bpe.lm.job import MODEL_SHAPES
 from pages._shared.frame.presenter import presented
 from pages._shared.render.figures import bits_per_char_curves
 from pages._shared.state.settings import Settings
-from pages._shared.views.model.owner import belongs_here, draw_results, shown_job
+from pages._shared.views.model.job_owner import belongs_here, draw_results, shown_job
 from pages._shared.views.model.training_job import current_job, progress_text
 
 

@@ -10,8 +10,14 @@ from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared
 from pages._shared.state.controls import SECONDS, SHAPE
 from pages._shared.state.settings import Settings, bind
-from pages._shared.views.model.live import shape_label
-from pages._shared.views.model.owner import CHOSEN, keep_choice, other_results_note, start_blocked_reason, start_here
+from pages._shared.views.model.job_owner import (
+    CHOSEN,
+    keep_choice,
+    other_results_note,
+    start_blocked_reason,
+    start_here,
+)
+from pages._shared.views.model.job_progress import shape_label
 from pages._shared.views.model.training_job import CAVEATS, current_job, stop_job
 
 

@@ -126,17 +126,3 @@ def drop_own_values() -> None:
     Other sessions' caches and the shared ones are untouched."""
     for cached in SESSION_CACHES.values():
         cached.clear()  # a session-scoped cache clears the calling session's values only
-
-
-def own_values_held() -> dict[str, int]:
-    """How many values this session's own caches hold, by function (those holding any):
-    what `hold_values_of` bounds, for tests and a look into a running server. Streamlit 1.67
-    has no public count, so this reads its cache objects: a data cache's values are in its
-    storage, a resource cache's in the cache itself."""
-    held = {}
-    for name, cached in SESSION_CACHES.items():
-        cache = cached._info.get_function_cache(cached._function_key)
-        values = cache._mem_cache if hasattr(cache, "_mem_cache") else cache.storage._mem_cache
-        if len(values):
-            held[name] = len(values)
-    return held

@@ -27,10 +27,10 @@ from pages._shared.render.numbers import change_delta
 from pages._shared.state.controls import FOLLOW, WINDOW
 from pages._shared.state.settings import Settings
 from pages._shared.state.stores import is_own_text
-from pages._shared.views.compare_page import what_if_buttons
-from pages._shared.views.merges.guess import chart_options, quiz_box
-from pages._shared.views.merges.pair_counts import draw_counts
-from pages._shared.views.merges.teach_mode import frame_view, next_merge, scan_events, shown_length, shown_vocab
+from pages._shared.views.compare_runs.what_if import what_if_buttons
+from pages._shared.views.merge_by_merge.merge_quiz import chart_options, quiz_box
+from pages._shared.views.merge_by_merge.pair_counts import draw_counts
+from pages._shared.views.merge_by_merge.teach_mode import frame_view, next_merge, scan_events, shown_length, shown_vocab
 
 WINDOW_CHARS = 600
 

@@ -1,5 +1,6 @@
-"""The Vocabulary page's blocks: the learned tokens' table and its filters, the first and
-the longest tokens, and the files to take away. The filters belong to the run.
+"""Vocabulary's learned tokens: the run's tokenizer at the vocab shown and its table of
+learned tokens (cached), three numbers about them, the table with its filters, and the
+first merges beside the longest tokens. The filters belong to the run.
 
 The length filter is a range of token lengths in one run's vocabulary; kept as it was
 for another run, it hides most of the new one ("732 of 887 shown" on a corpus whose
@@ -15,33 +16,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import streamlit as st
 
-from bpe.analysis.exports import ids_tensor_bytes, tokenizer_json
-from bpe.analysis.merge_log import log_csv
 from bpe.analysis.vocabulary import first_merges
 from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
-from pages._shared.data.measures import encoded_training_ids, learned_rows, token_table
+from pages._shared.data.measures import learned_rows, token_table
 from pages._shared.data.tokenizers import Compared, bpe_at
 from pages._shared.frame.tables import arrow_rows, count_columns
 from pages._shared.state.controls import LENGTHS, SEARCH, UNUSED
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
-from pages._shared.views.other_libraries import draw_exports, draw_merges_vs_ranks, draw_upload
-from pages._shared.views.token_health import draw_undertrained
-
-__all__ = [
-    "draw_downloads",
-    "draw_exports",
-    "draw_filters",
-    "draw_first_and_longest",
-    "draw_merges_vs_ranks",
-    "draw_summary",
-    "draw_token_table",
-    "draw_undertrained",
-    "draw_upload",
-    "learned_table",
-]  # what the page arranges; the files for other libraries are `other_libraries`, the
-# under-trained tokens `token_health`
 
 
 def draw_filters(settings: Settings, table: pa.Table) -> pa.Table:
@@ -130,39 +113,6 @@ def draw_first_and_longest(run: TrainingRun, merges: int, table: pa.Table) -> No
             "token": st.column_config.TextColumn("token", width="medium"),
         },
     )
-
-
-def draw_downloads(settings: Settings, run: TrainingRun, trained: Compared) -> None:
-    """The tokenizer, its merges and the encoded training text, as files; its fingerprint."""
-    tokenizer = trained.tokenizer
-    merges = len(tokenizer.merges)
-    d1, d2, d3 = st.columns(3)
-    d1.download_button(
-        "Tokenizer (JSON)",
-        lambda: tokenizer_json(tokenizer),  # made on click, as the other two: not on every visit
-        file_name=f"bpe_{tokenizer.vocab_size}.json",
-        mime="application/json",
-        key="vocab_download_json",
-        on_click="ignore",
-    )
-    d2.download_button(
-        "Merges (CSV)",
-        lambda: log_csv(run, merges),
-        file_name=f"bpe_{tokenizer.vocab_size}_merges.csv",
-        mime="text/csv",
-        key="vocab_download_csv",
-        on_click="ignore",
-    )
-    d3.download_button(
-        "Encoded training text (torch .pt)",
-        lambda: ids_tensor_bytes(encoded_training_ids(settings, trained)),  # made on click
-        file_name=f"train_ids_{tokenizer.vocab_size}.pt",
-        mime="application/octet-stream",
-        key="vocab_download_pt",
-        on_click="ignore",
-        help="A torch long tensor of the training text's ids.",
-    )
-    st.caption(f"Fingerprint {tokenizer.fingerprint()}: a loaded file must hash to the same.")
 
 
 def learned_table(settings: Settings, run: TrainingRun) -> tuple[Compared, list, pa.Table]:

@@ -1,11 +1,12 @@
-"""The lenses' cached computations: encode films, report-card measures, token health.
+"""Token health, cached: which learned tokens a run's final encoding absorbed, uses rarely
+or cannot reach (`bpe.analysis.undertrained`), and the same check of a pretrained
+tokenizer's whole vocabulary in this corpus.
 
-Each is keyed by what it depends on (a tokenizer's cache key, the corpus, the text), never
-by the objects themselves, which are passed unhashed (``_tokenizer``). Films and token health
-(a run's, or a 100,000-token vocabulary's) are resources (not copied per rerun: they hold the
-tokenizer's id table or 100,000 rows); the report card's rows are small data. Each is
-shared by every session, or cached for one session when computed on its own text or
-tokenizer (`data.owned`): the caller says which with ``own=``.
+Each is keyed by what it depends on (the run's training key or a tokenizer's cache key,
+the corpus), never by the objects themselves, which are passed unhashed (``_tokenizer``).
+The rows (a run's, or a 100,000-token vocabulary's) are resources: frozen, shared, not
+copied per rerun. Each is shared by every session, or cached for one session when
+computed on its own text or tokenizer (`data.cache_scopes`): the caller says which with ``own=``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from bpe.analysis.encode_film import EncodeFilm, encode_film
-from bpe.analysis.report_card import CardRow, report_card
 from bpe.analysis.undertrained import (
     UNREACHABLE,
     TokenHealth,
@@ -23,22 +22,10 @@ from bpe.analysis.undertrained import (
     tokenizer_token_health,
     uses,
 )
+from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.measures import run_usage
-from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_parts
 from pages._shared.state.settings import Settings
-
-
-@cache_resource_by_owner(show_spinner=False, max_entries=8)  # a film of GPT-4 over 2,000 characters: a few MB
-def film_of(tokenizer_key: tuple, text: str, _tokenizer, _steps) -> EncodeFilm:
-    """`bpe.analysis.encode_film.encode_film`; ``_steps`` (a run's steps) give each merge's count."""
-    return encode_film(_tokenizer, text, steps=_steps)
-
-
-@cache_data_by_owner(show_spinner="Measuring the report card…", max_entries=32)
-def card_rows_of(tokenizer_key: tuple, corpus_key: tuple, label: str, _tokenizer, _texts) -> list[CardRow]:
-    """One tokenizer (``label``) on every report-card text of the corpus."""
-    return report_card({label: _tokenizer}, _texts)
 
 
 @cache_data_by_owner(show_spinner=False, max_entries=16)
@@ -50,7 +37,7 @@ def heldout_uses(training_key: tuple, merges: int, _tokenizer, _heldout: str):
 def learned_health(settings: Settings, run, tokenizer, merges: int, rare_below: int, *, own: bool) -> list[TokenHealth]:
     """`run_token_health` of the run's first ``merges`` merges (``tokenizer``), its uses in
     the training and held-out text, with tokens used fewer than ``rare_below`` times rare.
-    ``own``: the run is on this session's own text (`data.owned`)."""
+    ``own``: the run is on this session's own text (`data.cache_scopes`)."""
     return _learned_health(
         settings.training_key(),
         merges,

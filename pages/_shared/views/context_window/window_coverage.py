@@ -1,5 +1,6 @@
-"""The Context window page's blocks: the block size and the vocab sizes compared, the
-coverage chart and table, the highlighted passage, and what attention costs.
+"""Context window: the block size and the vocab sizes compared, how much text a block of
+T tokens covers per tokenizer (chart and table), the highlighted passage, and what
+attention costs.
 
 The offered sizes are sizes the run really reaches (`reached_vocab_size`), so the chip
 a teacher picks reads the same as the row it adds ("BPE 12", never a chip "995" beside a

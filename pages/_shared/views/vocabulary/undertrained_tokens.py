@@ -16,9 +16,9 @@ from bpe.analysis.undertrained import (
 )
 from bpe.run import TrainingRun
 from bpe.text import printable
-from pages._shared.data.lenses import learned_health, pretrained_health
 from pages._shared.data.measures import MEASURE_CHARS
 from pages._shared.data.runs import corpus_parts
+from pages._shared.data.token_health import learned_health, pretrained_health
 from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presenting
 from pages._shared.frame.tables import arrow_rows, count_columns

@@ -1,40 +1,39 @@
-"""Streamlit glue for the Vocabulary page's files for other libraries (`bpe.formats`): the
-three exports (Hugging Face, tiktoken, minbpe), the "merges vs ranks" lesson, and the
-upload of a tokenizer file in any format the lab reads.
+"""Vocabulary's files to take away and to bring: the run's tokenizer, merges and encoded
+training text; the three exports for other libraries (`bpe.formats`: Hugging Face,
+tiktoken, minbpe), each checked by reading it back; and the upload of a tokenizer file in
+any format the lab reads, checked and compared with the run it came from.
 
-Exports and findings are cached per tokenizer fingerprint (process-wide, bounded). Every
-token a file or a text brings is drawn through `html.segments_html` or `escape_markdown`,
-so it shows as the text it is.
+Exports are cached per tokenizer fingerprint (process-wide, bounded). Every token a file
+or a text brings is drawn through `render.html.segments_html` or `escape_markdown`, so it
+shows as the text it is.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from bpe.analysis.segments import Segment
+from bpe.analysis.exports import ids_tensor_bytes, tokenizer_json
+from bpe.analysis.merge_log import log_csv
 from bpe.errors import BpeError
 from bpe.formats import (
     FORMATS,
     LIBRARY,
-    MergesVsRanks,
     detect_format,
 )
 from bpe.formats.tiktoken_bundle import BUNDLE_SUFFIX, tiktoken_bundle
 from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
-from bpe.text import printable
 from bpe.tokenizer import BPETokenizer
-from pages._shared.data.comparisons import exported_files, format_findings, shared_demonstrations, upload_difference
-from pages._shared.data.measures import measured_text
+from pages._shared.data.comparisons import exported_files, upload_difference
+from pages._shared.data.measures import encoded_training_ids, measured_text
 from pages._shared.data.tokenizers import (
     UPLOAD_ERROR,
     UPLOADED,
     Compared,
     accept_upload,
     forget_upload,
-    session_owns,
 )
-from pages._shared.render.html import escape_markdown, splits_html
+from pages._shared.render.html import escape_markdown
 from pages._shared.state.settings import Settings, bind
 
 HF, TIKTOKEN, MINBPE = FORMATS
@@ -48,20 +47,44 @@ HELP = {
     "tiktoken.Encoding needs too. Upload the zip here as it is to get the same tokens back."
 }
 FILE_NAMES = {HF: "{stem}_tokenizer.json", TIKTOKEN: "{stem}.tiktoken", MINBPE: "{stem}.model"}
-HOLDS = {
-    HF: "its merges as pairs, in order",
-    TIKTOKEN: "one rank per token, no pairs",
-    MINBPE: "its merges, each making a new id",
-}
 UPLOAD = "vocab_upload"  # the uploader's key (the tests upload through it)
 PATTERN = "formats_pattern"  # plain key: the split pattern given to an uploaded .tiktoken file
 ACCEPTED = "formats_accepted"  # plain key: which file (and pattern) the last upload check read
 PATTERNS = {"gpt4": "GPT-4 (cl100k)", "gpt2": "GPT-2", "none": "none: the whole text is one chunk"}
-EXAMPLES_SHOWN = 3
 COMPARED_CHARS = 20_000  # an upload is compared with the run it came from on this much text
 
 
-# ==================== Exports
+def draw_downloads(settings: Settings, run: TrainingRun, trained: Compared) -> None:
+    """The tokenizer, its merges and the encoded training text, as files; its fingerprint."""
+    tokenizer = trained.tokenizer
+    merges = len(tokenizer.merges)
+    d1, d2, d3 = st.columns(3)
+    d1.download_button(
+        "Tokenizer (JSON)",
+        lambda: tokenizer_json(tokenizer),  # made on click, as the other two: not on every visit
+        file_name=f"bpe_{tokenizer.vocab_size}.json",
+        mime="application/json",
+        key="vocab_download_json",
+        on_click="ignore",
+    )
+    d2.download_button(
+        "Merges (CSV)",
+        lambda: log_csv(run, merges),
+        file_name=f"bpe_{tokenizer.vocab_size}_merges.csv",
+        mime="text/csv",
+        key="vocab_download_csv",
+        on_click="ignore",
+    )
+    d3.download_button(
+        "Encoded training text (torch .pt)",
+        lambda: ids_tensor_bytes(encoded_training_ids(settings, trained)),  # made on click
+        file_name=f"train_ids_{tokenizer.vocab_size}.pt",
+        mime="application/octet-stream",
+        key="vocab_download_pt",
+        on_click="ignore",
+        help="A torch long tensor of the training text's ids.",
+    )
+    st.caption(f"Fingerprint {tokenizer.fingerprint()}: a loaded file must hash to the same.")
 
 
 def draw_exports(trained: Compared) -> None:
@@ -105,88 +128,6 @@ def draw_exports(trained: Compared) -> None:
 
 
 # ==================== Merges vs ranks
-
-
-def draw_merges_vs_ranks(settings: Settings, tokenizer: BPETokenizer) -> None:
-    """The lesson: what each format holds, what that changes for this tokenizer (checked on
-    every token's text and the held-out text), and two small tokenizers where it shows."""
-    st.subheader("Merges vs ranks")
-    st.markdown(
-        "BPE Lab keeps an ordered list of **merges** and replays them in the order they were learned. "
-        "Hugging Face keeps the pairs too, but merges whichever listed pair is lowest whenever it forms; "
-        "minbpe gives every merge a new id; tiktoken keeps only **ranks**: it joins any two neighbours "
-        "whose concatenation is a token. Most tokenizers encode the same in all four, but not every one."
-    )
-    what, sample = measured_text(settings)
-    own = session_owns(settings)  # the run's tokenizer, on its text
-    found = format_findings(
-        tokenizer.fingerprint(), settings.corpus_key(), _tokenizer=tokenizer, _sample=sample, own=own
-    )
-    for fmt in FORMATS:
-        lesson = found[fmt]
-        st.markdown(
-            f"**{LIBRARY[fmt]}** ({HOLDS[fmt]}): "
-            + escape_markdown(lesson if isinstance(lesson, str) else _summary(lesson, what))
-        )
-        if not isinstance(lesson, MergesVsRanks):
-            continue
-        shown = lesson.examples[:EXAMPLES_SHOWN]
-        for line in lesson.lines(limit=EXAMPLES_SHOWN, show=_shown)[1:]:  # re-created tokens, other splits
-            if line.strip() not in {example.line(_shown) for example in shown}:
-                st.caption(escape_markdown(line.strip()))
-        for example in shown:
-            _draw_splits(
-                [example.text],
-                {
-                    "BPE Lab": [list(zip(example.ours_tokens, example.ours))],
-                    LIBRARY[fmt]: [list(zip(example.theirs_tokens, example.theirs))],
-                },
-            )
-    st.markdown("**Where they part: two tokenizers of a few merges** (byte alphabet, no pre-tokenizer)")
-    for demo in shared_demonstrations():
-        ids = demo.token_ids()
-        merges = ", ".join(f"{n}: {_shown(a)} + {_shown(b)}" for n, (a, b) in enumerate(demo.merges, 1))
-        with st.container(border=True):
-            st.markdown(f"**{escape_markdown(demo.title)}**. Merges {escape_markdown(merges)}")
-            _draw_splits(
-                demo.texts,
-                {
-                    who: [[(t, ids[t]) for t in found_tokens[text]] for text in demo.texts]
-                    for who, found_tokens in demo.results.items()
-                },
-            )
-            for line in demo.explanation:
-                st.caption(escape_markdown(line))
-
-
-def _summary(lesson: MergesVsRanks, what: str) -> str:
-    if lesson.exact:
-        return "exact: no merge re-creates a token, so it gives the lab's ids on every text."
-    return lesson.summary().split(": ", 1)[1].replace("of the sample", f"of the {what}")
-
-
-def _draw_splits(texts, splits: dict) -> None:
-    """A row per library (its name, then its tokens of each text, coloured by id), a column
-    per text, in one element."""
-    st.html(
-        splits_html(
-            [f"Text {_shown(text)}" for text in texts],
-            {
-                who: [[Segment(token, token_id) for token, token_id in tokens] for tokens in cuts]
-                for who, cuts in splits.items()
-            },
-        )
-    )
-
-
-def _shown(token, limit: int = 60) -> str:
-    """A token or text in quotes, its whitespace visible (a space is ·), cut after ``limit``
-    characters: how the other pages spell tokens."""
-    text = printable(token)
-    return "'" + (text if len(text) <= limit else text[:limit] + "…") + "'"
-
-
-# ==================== Upload
 
 
 def draw_upload(settings: Settings, run: TrainingRun) -> None:

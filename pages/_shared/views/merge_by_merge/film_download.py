@@ -13,8 +13,8 @@ from bpe.run import TrainingRun
 from pages._shared.render.film_html import film_html
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
-from pages._shared.views.merges.one_step import Film
-from pages._shared.views.merges.player import passage
+from pages._shared.views.merge_by_merge.film_player import passage
+from pages._shared.views.merge_by_merge.step_frame import Film
 
 FILM_MERGES = "teach_film_merges"  # plain key: how many merges the film holds
 DEFAULT_MERGES = 50

@@ -20,7 +20,7 @@ from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import printable
 from bpe.wording import counted
-from pages._shared.data.lenses import film_of
+from pages._shared.data.measures import film_of
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers, session_owns
 from pages._shared.frame.tables import arrow_rows

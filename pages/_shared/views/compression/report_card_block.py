@@ -14,7 +14,7 @@ import streamlit as st
 from bpe.analysis.metrics import compression
 from bpe.analysis.report_card import CardRow, card_csv, card_texts
 from bpe.run import TrainingRun
-from pages._shared.data.lenses import card_rows_of
+from pages._shared.data.measures import card_rows_of
 from pages._shared.data.runs import corpus_parts, opened_run
 from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_at, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presented_once, presenting

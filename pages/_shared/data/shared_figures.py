@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pages._shared.data.owned import cache_resource_by_owner
+from pages._shared.data.cache_scopes import cache_resource_by_owner
 from pages._shared.render.figures import enlarged
 
 
-# A chart of a session's own text is that session's (`data.owned`): ``own=`` at each call.
+# A chart of a session's own text is that session's (`data.cache_scopes`): ``own=`` at each call.
 @cache_resource_by_owner(show_spinner=False, max_entries=64)  # a figure of two 1,000-point curves: about 100 kB
 def shared_figure(key: tuple, large: bool, _build: Callable):
     """The plotly figure ``_build()`` (built in `render.figures`), enlarged when ``large``

@@ -1,5 +1,5 @@
 """Merge by merge: the film's state and controls, and the player that draws one frame
-(`one_step.draw_step`) per step.
+(`step_frame.draw_step`) per step.
 
 Stepping goes through `teach_mode.move_film`, so Step, Play and the keyboard also walk the algorithm's phases
 when the panel is on, and Play stops at a step that waits for the class's guess.
@@ -17,8 +17,8 @@ from pages._shared.state.controls import FOLLOW, STEP, WINDOW
 from pages._shared.state.link import mirror_controls
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import bind
-from pages._shared.views.merges.one_step import WINDOW_CHARS, Film, draw_step
-from pages._shared.views.merges.teach_mode import (
+from pages._shared.views.merge_by_merge.step_frame import WINDOW_CHARS, Film, draw_step
+from pages._shared.views.merge_by_merge.teach_mode import (
     film_at_end,
     film_at_start,
     move_film,

@@ -1,5 +1,6 @@
-"""The Languages page's blocks: the lighthouse paragraph in eleven languages, its cost in
-tokens per tokenizer (cached in `data.measures`), as a chart and a table."""
+"""Languages: the lighthouse paragraph in eleven languages, its cost in tokens per
+tokenizer (cached in `data.measures`), as a chart and a table; and parity-aware BPE beside
+standard BPE, the languages evening out as the merges grow."""
 
 from __future__ import annotations
 

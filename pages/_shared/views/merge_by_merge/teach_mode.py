@@ -22,7 +22,7 @@ from bpe.tokenizer import BPETokenizer
 from pages._shared.state import controls
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings
-from pages._shared.views.merges.guess import ANSWERS, JUST_ANSWERED, answers, quiz_pending
+from pages._shared.views.merge_by_merge.merge_quiz import ANSWERS, JUST_ANSWERED, answers, quiz_pending
 
 # The plain keys, declared (with their defaults and bounds) in `state.controls`: the step;
 # the quiz is on; the panel is shown and merges play in phases; the phase (an index into
