@@ -133,9 +133,9 @@ def test_a_run_whose_tokens_pass_the_bound_stops_there_and_says_why(monkeypatch)
     # Pairs seen once, no pre-tokenizer: each merge grows one token, and the tokens' lengths
     # add up quadratically. The app's bound (made small here) stops the run at the last
     # merge within it, and every page says so.
-    import pages._shared.data.runs as runs
+    import pages._shared.state.settings as app_settings
 
-    monkeypatch.setattr(runs, "MAX_VOCAB_CHARACTERS", 20_000)
+    monkeypatch.setattr(app_settings, "MAX_VOCAB_CHARACTERS", 20_000)
     state = dict(
         settings_prefix_cap=20_000,
         settings_min_freq=1,

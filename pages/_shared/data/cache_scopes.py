@@ -30,9 +30,6 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from pages._shared.state.settings import Settings
-from pages._shared.state.stores import is_own_text
-
 # How many values of each function one session keeps of its own: a session works on one text
 # at a time, and a cap sized for a whole class's settings (up to 64), held once per session,
 # would let a class's memory grow with every student's text and every setting they try. A
@@ -104,15 +101,15 @@ def cache_resource_per_session(**params) -> Callable[[Callable], Callable]:
     return lambda function: _per_session(st.cache_resource, function, params, SESSION_MAX_ENTRIES)
 
 
-def hold_values_of(settings: Settings) -> None:
-    """Keep this session's own caches for the text of ``settings`` when it is the session's
-    own: if they hold the values of another own text, drop them first (`drop_own_values`).
-    Called where the sidebar has resolved the run's corpus, before anything is computed on
-    it, so no value of the text a run works on is dropped during that run. A shipped corpus
-    changes nothing: the last own text's values stay for the way back to it."""
-    if not is_own_text(settings):
+def hold_values_of(text: tuple[str, str], *, own: bool) -> None:
+    """Keep this session's own caches for ``text`` (a corpus's name and content version)
+    when it is the session's ``own``: if they hold the values of another own text, drop them
+    first (`drop_own_values`). Called where the sidebar has resolved the run's corpus, before
+    anything is computed on it, so no value of the text a run works on is dropped during
+    that run. A shipped corpus changes nothing: the last own text's values stay for the way
+    back to it."""
+    if not own:
         return
-    text = settings.corpus_key()[:2]  # its name and its content's hash: not the prefix or the split
     state = st.session_state
     if state.get(OWN_TEXT_HELD, text) != text:
         drop_own_values()

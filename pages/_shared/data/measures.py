@@ -39,7 +39,7 @@ from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, session_owns
 from pages._shared.render.html import context_window_html
-from pages._shared.state.settings import DEFAULTS, PREFIX_CAP, Settings
+from pages._shared.state.settings import DEFAULTS, PREFIX_CAP, Settings, Trained
 from pages._shared.state.stores import MAX_SEEN_CURVES, SEEN_CURVES, is_own_text, recent, remember
 
 MEASURE_CHARS = 200_000  # coverage is measured on at most this much held-out text: enough, and quick
@@ -53,7 +53,7 @@ def measured_text(settings: Settings) -> tuple[str, str]:
     """(what, text): held-out text (its first `MEASURE_CHARS`), or the training text when
     nothing is held out, so the pages can say which they measured."""
     train, heldout = corpus_texts(settings)
-    if settings.run_file is not None:  # a replayed run's text is the sample its file keeps
+    if not isinstance(settings, Trained):  # a replayed run's text is the sample its file keeps
         return "the run's sample", train[:MEASURE_CHARS]
     if heldout:
         return "held-out text", heldout[:MEASURE_CHARS]
@@ -147,19 +147,25 @@ def seen_curves(settings: Settings) -> dict[str, list[CurvePoint]]:
 
 def run_label(settings: Settings) -> str:
     """A short name for a run that tells it apart from the others in a legend."""
-    pre = f", pre-tokenizer {pretokenizer_name(settings.pretokenizer)}" if settings.pretokenizer else ""
-    ties = f", ties {tie_rule_label(settings.tie_rule)}" if settings.tie_rule != DEFAULT_TIE_RULE else ""
-    cut = f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS[PREFIX_CAP] else ""
+    pre = (
+        f", pre-tokenizer {pretokenizer_name(settings.training.pretokenizer)}" if settings.training.pretokenizer else ""
+    )
+    ties = (
+        f", ties {tie_rule_label(settings.training.tie_rule)}" if settings.training.tie_rule != DEFAULT_TIE_RULE else ""
+    )
+    cut = ""
+    if isinstance(settings, Trained) and settings.prefix_cap != DEFAULTS[PREFIX_CAP]:
+        cut = f", first {settings.prefix_cap:,} characters"
     return (
-        f"{settings.corpus} ({settings.alphabet}, min freq {settings.min_freq}{pre}{ties}{cut}, "
-        f"to {settings.trained_vocab_size:,})"
+        f"{settings.corpus} ({settings.training.alphabet}, min freq {settings.training.minimum_pair_frequency}{pre}{ties}{cut}, "
+        f"to {settings.training.target_vocab_size:,})"
     )
 
 
 def run_usage(settings: Settings, run: TrainingRun, merges: int):
     """Token counts in the final encoding of the training text at ``merges`` merges. Cached.
     A replayed run has no training text: its recorded base-token counts stand in for it."""
-    train = None if settings.run_file is not None else corpus_texts(settings)[0]
+    train = None if not isinstance(settings, Trained) else corpus_texts(settings)[0]
     return _usage(settings.training_key(), merges, _run=run, _train=train, own=is_own_text(settings))
 
 

@@ -85,11 +85,12 @@ def _in(wanted: Settings | None, seen: list[Settings]) -> Settings | None:
 def _variant_form(settings: Settings) -> None:
     """Train a variant of run A (the current run unless another is picked) as run B."""
     base = st.session_state.get(RUN_A) or settings
+    training = base.training
     with st.expander("Train a variant to compare with", expanded=len(seen_runs()) < 2):
         with st.form("compare_variant_form", border=False):
             c1, c2, c3, c4 = st.columns(4)
             rules = list(TIE_RULES)
-            default_rule = next(r for r in rules if r != base.tie_rule)
+            default_rule = next(r for r in rules if r != training.tie_rule)
             rule = c1.selectbox(
                 "Tie rule",
                 rules,
@@ -98,7 +99,7 @@ def _variant_form(settings: Settings) -> None:
                 key="compare_variant_rule",
             )
             choices = list(PRETOKENIZER_CHOICES)
-            current = base.pretokenizer or "none"
+            current = training.pretokenizer or "none"
             pre = c2.selectbox(
                 "Pre-tokenizer",
                 choices,
@@ -109,23 +110,33 @@ def _variant_form(settings: Settings) -> None:
             alphabet = c3.selectbox(
                 "Alphabet",
                 ["characters", "bytes"],
-                index=["characters", "bytes"].index(base.alphabet),
+                index=["characters", "bytes"].index(training.alphabet),
                 key="compare_variant_alphabet",
             )
-            min_freq = c4.number_input(
-                "Minimum pair frequency", min_value=1, value=base.min_freq, key="compare_variant_min_freq"
+            minimum = c4.number_input(
+                "Minimum pair frequency",
+                min_value=1,
+                value=training.minimum_pair_frequency,
+                key="compare_variant_min_freq",
             )
             if st.form_submit_button("Train and compare as run B", type="primary"):
                 st.session_state[RUN_A] = base
-                st.session_state[RUN_B] = _variant(base, rule, None if pre == "none" else pre, alphabet, int(min_freq))
+                st.session_state[RUN_B] = _variant(
+                    base,
+                    tie_rule=rule,
+                    pretokenizer=None if pre == "none" else pre,
+                    alphabet=alphabet,
+                    minimum_pair_frequency=int(minimum),
+                )
                 st.session_state.pop(FOCUS, None)
 
 
-def _variant(base: Settings, rule: str, pretokenizer: str | None, alphabet: str, min_freq: int) -> Settings:
-    """``base`` with the chosen settings; across alphabets the vocab sizes move by the
-    difference in base tokens, so both runs learn the same number of merges."""
-    variant = replace(base, tie_rule=rule, pretokenizer=pretokenizer, alphabet=alphabet, min_freq=min_freq)
-    if alphabet == base.alphabet:
+def _variant(base: Settings, **training) -> Settings:
+    """``base`` with the chosen training settings; across alphabets the vocab sizes move by
+    the difference in base tokens, so both runs learn the same number of merges."""
+    variant = base.with_training(**training)
+    if variant.training.alphabet == base.training.alphabet:
         return variant
     shift = alphabet_size(variant) - alphabet_size(base)
-    return replace(variant, vocab_size=base.vocab_size + shift, trained_vocab_size=base.trained_vocab_size + shift)
+    shifted = variant.with_training(target_vocab_size=base.training.target_vocab_size + shift)
+    return replace(shifted, vocab_size=base.vocab_size + shift)

@@ -7,8 +7,6 @@ tests/app/test_ui_layers.py): the buttons set the two runs of `run_pair` and swi
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -24,7 +22,7 @@ COMPARE_PAGE = "pages/8_Compare_runs.py"
 def what_if_buttons(settings: Settings, step: int) -> None:
     """One button per other tie rule: open Compare runs on this run against that rule's,
     at ``step``. The other run trains (once, cached) when the page opens."""
-    others = [rule for rule in TIE_RULES if rule != settings.tie_rule]
+    others = [rule for rule in TIE_RULES if rule != settings.training.tie_rule]
     for column, rule in zip(st.columns(len(others)), others):
         if column.button(
             f"What if {tie_rule_label(rule)}? Compare →",
@@ -34,7 +32,7 @@ def what_if_buttons(settings: Settings, step: int) -> None:
         ):
             state = st.session_state
             keep_with(run_identity(settings), KEPT_WITH_RUN)
-            state[RUN_A], state[RUN_B] = settings, replace(settings, tie_rule=rule)
+            state[RUN_A], state[RUN_B] = settings, settings.with_training(tie_rule=rule)
             state[FOCUS] = state[MERGES] = step
             state[WIDEN] = True  # Compare runs then shows the merges up to where the runs part
             try:

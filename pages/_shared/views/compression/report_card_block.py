@@ -20,7 +20,7 @@ from pages._shared.data.tokenizers import GPT2_LABEL, GPT4_LABEL, Compared, bpe_
 from pages._shared.frame.presenter import presented_once, presenting
 from pages._shared.render.report_card_html import report_card_figure, report_card_html
 from pages._shared.state.controls import CARD_UNIT
-from pages._shared.state.settings import Settings
+from pages._shared.state.settings import Replayed, Settings
 
 UNIT = CARD_UNIT.key
 
@@ -29,7 +29,7 @@ def card_rows(settings: Settings, compared: list[Compared]) -> list[CardRow]:
     """One row per text, with a measure for each of ``compared`` (each measured once, cached).
     A replayed run has a held-out row (its file's sample) and no training row."""
     train, heldout = corpus_parts(settings)
-    replayed = settings.run_file is not None
+    replayed = isinstance(settings, Replayed)
     corpus = opened_run(settings).source.name if replayed else settings.corpus
     texts = card_texts(train, heldout, corpus=corpus, kept_sample=replayed)
     parts = [
@@ -66,7 +66,7 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
         help="Bytes per token compares alphabets fairly: a Chinese character is 3 bytes of UTF-8.",
     )
     st.html(report_card_html(rows, ours.label, references, ss[UNIT], large=presenting()))
-    if settings.run_file is not None:
+    if isinstance(settings, Replayed):
         # the training part is graded by what the file records, for this run only
         merges = len(ours.tokenizer.merges)
         st.caption(

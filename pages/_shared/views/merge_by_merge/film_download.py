@@ -52,11 +52,11 @@ def film_download(settings: Settings, run: TrainingRun, passage: str, last: int)
 def film_file(settings: Settings, run: TrainingRun, passage: str, merges: int) -> str:
     title = f"BPE, merge by merge: {settings.corpus}"
     data = film_data(run, passage, merges, top_k=settings.top_k, title=title)
-    pretokenizer = pretokenizer_name(settings.pretokenizer) if settings.pretokenizer else "no"
+    pretokenizer = pretokenizer_name(settings.training.pretokenizer) if settings.training.pretokenizer else "no"
     about = (
-        f"The first {data['merges']:,} merges of BPE Lab's run on {settings.corpus!r}: {settings.alphabet}, "
-        f"{pretokenizer} pre-tokenizer, minimum pair frequency {settings.min_freq:,}, ties by "
-        f"{tie_rule_label(settings.tie_rule)}. The passage is {len(passage):,} characters of the training text."
+        f"The first {data['merges']:,} merges of BPE Lab's run on {settings.corpus!r}: {settings.training.alphabet}, "
+        f"{pretokenizer} pre-tokenizer, minimum pair frequency {settings.training.minimum_pair_frequency:,}, ties by "
+        f"{tie_rule_label(settings.training.tie_rule)}. The passage is {len(passage):,} characters of the training text."
     )
     return film_html(data, about)
 

@@ -64,7 +64,7 @@ def _clicked(key: str, step: MergeStep, settings: Settings) -> None:
     points = st.session_state[key].selection.points
     asked = _asked_pairs(step, settings.top_k)
     if points and 0 <= int(points[0]["x"]) < len(asked):
-        answer(step, asked[int(points[0]["x"])][0], settings.tie_rule)
+        answer(step, asked[int(points[0]["x"])][0], settings.training.tie_rule)
 
 
 def quiz_box(step: MergeStep, settings: Settings, *, next_merge, args: tuple = ()) -> None:
@@ -113,7 +113,7 @@ def _question(step: MergeStep, settings: Settings) -> None:
 def _picked(step: MergeStep, settings: Settings, pairs: list) -> None:
     chosen = st.session_state.get(f"teach_pick_{step.number}")
     if chosen is not None:
-        answer(step, pairs[chosen], settings.tie_rule)
+        answer(step, pairs[chosen], settings.training.tie_rule)
 
 
 def _typed(step: MergeStep, settings: Settings) -> None:
@@ -125,4 +125,4 @@ def _typed(step: MergeStep, settings: Settings) -> None:
     except BpeError as error:
         st.session_state[TYPED_ERROR] = str(error)
         return
-    answer(step, guess, settings.tie_rule)
+    answer(step, guess, settings.training.tie_rule)

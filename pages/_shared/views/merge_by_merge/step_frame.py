@@ -81,7 +81,7 @@ def draw_step(film: Film, step) -> None:
     )
     ties = len(tied_with_winner(step))
     if view.shown.winner and ties:  # the tie rule decided this step: say so, and offer the other rules
-        chart.caption(f"⚠️ {tie_with_winner(ties)}. Tie rule: {tie_rule_sentence(settings.tie_rule)}.")
+        chart.caption(f"⚠️ {tie_with_winner(ties)}. Tie rule: {tie_rule_sentence(settings.training.tie_rule)}.")
         with chart:
             what_if_buttons(settings, k)
     if view.algorithm:
@@ -89,9 +89,9 @@ def draw_step(film: Film, step) -> None:
             algorithm_html(
                 step,
                 view.phase,
-                minimum=settings.min_freq,
+                minimum=settings.training.minimum_pair_frequency,
                 merged=run.merges_applied(k),
-                tie_rule=settings.tie_rule,
+                tie_rule=settings.training.tie_rule,
                 stop=run.stop_explanation if k == last else None,
                 asking=view.pending,
             )
@@ -136,8 +136,16 @@ def pair_chart(settings: Settings, step, *, winner: bool, asking: bool):
     setting and step and shared by every session at that step (`frame.presenter.presented_once`)."""
 
     def build():
-        figure = pair_frequency_figure(step, settings.top_k, settings.tie_rule)
+        figure = pair_frequency_figure(step, settings.top_k, settings.training.tie_rule)
         return figure if winner else question_figure(figure, step, asking=asking)
 
-    key = ("pair chart", settings.training_key(), step.number, settings.top_k, settings.tie_rule, winner, asking)
+    key = (
+        "pair chart",
+        settings.training_key(),
+        step.number,
+        settings.top_k,
+        settings.training.tie_rule,
+        winner,
+        asking,
+    )
     return presented_once(key, build, own=is_own_text(settings))

@@ -25,7 +25,7 @@ from pages._shared.frame.tables import arrow_rows, count_columns
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
 from pages._shared.state.per_run import keep_with, run_identity
-from pages._shared.state.settings import Settings, bind
+from pages._shared.state.settings import Replayed, Settings, bind
 
 WHY = (
     "A model learns a token's embedding only from the places the token occurs in its training data. A token "
@@ -134,7 +134,7 @@ def uses_measured(settings: Settings, run: TrainingRun, heldout: str) -> str:
     """Which texts the uses columns count: a replayed run's training uses come from the
     counts its file records (the whole training text), its held-out uses from the sample
     it keeps, which is all of the held-out text that is here."""
-    if settings.run_file is None:
+    if not isinstance(settings, Replayed):
         return "Uses: the final encoding of the training text" + (
             " and held-out text." if heldout else " (nothing is held out)."
         )
@@ -172,7 +172,7 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         own=session_owns(settings, chosen),
     )
     counts, unused, unreachable = health.counts, health.unused, health.unreachable
-    where = "the run's sample" if settings.run_file is not None else "this corpus"  # a run file: its sample only
+    where = "the run's sample" if isinstance(settings, Replayed) else "this corpus"  # a run file: its sample only
     a, b, c = st.columns(3)
     a.metric("Their unreachable", f"{counts[UNREACHABLE]:,}", help="tokens whose own text encodes to other tokens")
     b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
@@ -211,7 +211,7 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         if not train:
             notes.append("Uses (training): not measured, the run file keeps no training text.")
         if not heldout:
-            kept = "the run file keeps no held-out text" if settings.run_file is not None else "nothing is held out"
+            kept = "the run file keeps no held-out text" if isinstance(settings, Replayed) else "nothing is held out"
             notes.append(f"Uses (held-out): not measured, {kept}.")
         if notes:
             st.caption(" ".join(notes))
