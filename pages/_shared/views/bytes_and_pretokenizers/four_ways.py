@@ -17,7 +17,7 @@ from bpe.analysis.compare import (
 from bpe.gpt2.files import missing_files_details, missing_files_note
 from pages._shared.data.comparisons import four_way_comparison, gpt2_column, merge_lists, multibyte_table
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
-from pages._shared.frame.tables import show_table
+from pages._shared.frame.tables import grid_table, show_table
 from pages._shared.render.numbers import table_frame
 from pages._shared.state.controls import BYTES_MERGES, BYTES_VARIANT, GPT2_SPELLING
 from pages._shared.state.settings import Settings, bind
@@ -90,7 +90,7 @@ def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> Non
         "(part of a character, shown as `<0xE2>`)."
     )
     if partial:
-        st.dataframe(table_frame(partial, markdown=False), hide_index=True)
+        grid_table(table_frame(partial, markdown=False))
     chars = multibyte_table(
         settings.corpus_key(),
         len(variant.merges),
@@ -102,7 +102,7 @@ def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> Non
     if not chars:
         st.info("This training text has no character beyond ASCII: every character is one byte.")
         return
-    st.dataframe(table_frame(chars, markdown=False), hide_index=True)
+    grid_table(table_frame(chars, markdown=False))
     st.caption(
         "Held whole: the first merge whose token holds all the character's bytes (perhaps with more). "
         "Own token: the first merge that makes exactly that character. —: not within these merges."

@@ -20,6 +20,7 @@ from bpe.analysis.run_diff import (
 from bpe.run import TrainingRun
 from bpe.wording import counted
 from pages._shared.data.comparisons import RunComparison, run_comparison
+from pages._shared.frame.tables import grid_table
 from pages._shared.render.html import escape_markdown, segments_html, two_merges_html
 from pages._shared.state.settings import Settings, bind
 from pages._shared.views.compare_runs.run_pair import FOCUS, MERGES, WIDEN
@@ -44,11 +45,7 @@ def draw_differences(found: RunComparison) -> None:
     if not found.differences:
         st.info("The two runs have the same training settings.")
         return
-    st.dataframe(
-        pd.DataFrame(found.differences, columns=["setting", "run A", "run B"]),
-        hide_index=True,
-        key="compare_settings_table",
-    )
+    grid_table(pd.DataFrame(found.differences, columns=["setting", "run A", "run B"]), key="compare_settings_table")
 
 
 def draw_divergence(found: RunComparison, merges: int) -> None:
@@ -70,7 +67,7 @@ def draw_divergence(found: RunComparison, merges: int) -> None:
     st.markdown(f"**{DECIDED[divergence.decided_by]}.** {escape_markdown(divergence.explanation)}")
     if divergence.competitors:
         st.caption("The most frequent pairs before this step, counted in each run:")
-        st.dataframe(pd.DataFrame(list(divergence.competitors)), hide_index=True, key="compare_competitors")
+        grid_table(pd.DataFrame(list(divergence.competitors)), key="compare_competitors")
 
 
 def draw_vocabularies(found: RunComparison) -> None:
@@ -83,7 +80,7 @@ def draw_vocabularies(found: RunComparison) -> None:
         "Merges aligned by token, not by step: a token learned at step 40 in one run and 43 in the other "
         "is one row (B − A = 3). Base tokens count in the totals above; the table lists learned tokens."
     )
-    st.dataframe(pd.DataFrame(aligned_rows(vocab)), hide_index=True, key="compare_aligned")
+    grid_table(pd.DataFrame(aligned_rows(vocab)), key="compare_aligned")
 
 
 def draw_samples(found: RunComparison) -> None:

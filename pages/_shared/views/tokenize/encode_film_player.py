@@ -23,7 +23,7 @@ from bpe.wording import counted
 from pages._shared.data.measures import film_of
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, bpe_at, extra_tokenizers, session_owns
-from pages._shared.frame.tables import arrow_rows
+from pages._shared.frame.tables import arrow_rows, grid_table
 from pages._shared.render.encode_film_html import frame_headline_html
 from pages._shared.render.html import escape_markdown, segments_html
 from pages._shared.state.controls import FILM_FRAME, FILM_OF, STEP
@@ -192,7 +192,7 @@ def _rule_differences(film: EncodeFilm) -> None:
             "(a merge list and a rank order disagree where a token can be built two ways):"
         )
     )
-    st.dataframe(
+    grid_table(
         arrow_rows(
             {
                 "chunk": printable(d.text),
@@ -201,6 +201,5 @@ def _rule_differences(film: EncodeFilm) -> None:
             }
             for d in film.differences[:50]
         ),
-        hide_index=True,
         key="tokenize_film_differences",
     )

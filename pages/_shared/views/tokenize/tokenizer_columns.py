@@ -33,7 +33,7 @@ from bpe.wording import counted
 from pages._shared.data.runs import corpus_parts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at, cached_gpt2, extra_tokenizers
 from pages._shared.frame.presenter import presenting
-from pages._shared.frame.tables import arrow_rows, count_columns
+from pages._shared.frame.tables import arrow_rows, grid_table
 from pages._shared.render.html import escape_markdown, linked_tokens_html
 from pages._shared.state import controls
 from pages._shared.state.per_run import corpus_identity, keep_with
@@ -174,7 +174,7 @@ def draw_lineage(run: TrainingRun, tokenizer: BPETokenizer, ids: list[int], text
             f"**Merges applied while encoding this text**: {len(fired):,} of the {len(tokenizer.merges):,} "
             "learned, in the order training learned them"
         )
-        st.dataframe(
+        grid_table(
             arrow_rows(
                 {
                     "step": m.step,
@@ -185,7 +185,6 @@ def draw_lineage(run: TrainingRun, tokenizer: BPETokenizer, ids: list[int], text
                 }
                 for m in fired
             ),
-            hide_index=True,
             key="tokenize_applied",
-            column_config=count_columns("step", "times here", "pair count in training"),
+            counts=("step", "times here", "pair count in training"),
         )

@@ -21,7 +21,7 @@ from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
 from pages._shared.data.measures import learned_rows, token_table
 from pages._shared.data.tokenizers import Compared, bpe_at
-from pages._shared.frame.tables import arrow_rows, count_columns
+from pages._shared.frame.tables import arrow_rows, grid_table
 from pages._shared.state.controls import LENGTHS, SEARCH, UNUSED
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings, bind
@@ -59,12 +59,11 @@ def draw_filters(settings: Settings, table: pa.Table) -> pa.Table:
 
 
 def draw_token_table(shown: pa.Table, total: int) -> None:
-    st.dataframe(
+    grid_table(
         shown,
-        hide_index=True,
         key="vocab_table",
-        column_config={
-            **count_columns("id", "step", "pair count at creation", "uses"),
+        counts=("id", "step", "pair count at creation", "uses"),
+        columns={
             "absorbed": st.column_config.ProgressColumn(
                 "absorbed",
                 help="share of its count at creation no longer used",
@@ -88,31 +87,31 @@ def draw_summary(rows, table: pa.Table) -> None:
 def draw_first_and_longest(run: TrainingRun, merges: int, table: pa.Table) -> None:
     """The first 50 merges beside the 50 longest tokens."""
     first, tall = st.columns(2)
-    first.markdown("**The first 50 merges**")
-    first.dataframe(
-        arrow_rows(
-            {"step": n, "pair": pair_label(p), "token": printable(t), "pair count": f}
-            for n, p, t, f in first_merges(run, min(50, merges))
-        ),
-        hide_index=True,
-        key="vocab_first",
-        column_config=count_columns("step", "pair count"),
-    )
-    tall.markdown("**The 50 longest tokens**")
-    # the numbers first and the token in a column of its own width: beside the first merges,
-    # at a projector's 1024 px, a long token would push them out of sight
-    tall.dataframe(
-        table.sort_by([("length", "descending"), ("id", "ascending")])
-        .slice(0, 50)
-        .select(["length", "step", "token", "id"]),
-        hide_index=True,
-        key="vocab_longest",
-        column_config={
-            **count_columns("step", "id"),
-            "length": st.column_config.NumberColumn("length", width="small"),
-            "token": st.column_config.TextColumn("token", width="medium"),
-        },
-    )
+    with first:
+        st.markdown("**The first 50 merges**")
+        grid_table(
+            arrow_rows(
+                {"step": n, "pair": pair_label(p), "token": printable(t), "pair count": f}
+                for n, p, t, f in first_merges(run, min(50, merges))
+            ),
+            key="vocab_first",
+            counts=("step", "pair count"),
+        )
+    with tall:
+        st.markdown("**The 50 longest tokens**")
+        # the numbers first and the token in a column of its own width: beside the first merges,
+        # at a projector's 1024 px, a long token would push them out of sight
+        grid_table(
+            table.sort_by([("length", "descending"), ("id", "ascending")])
+            .slice(0, 50)
+            .select(["length", "step", "token", "id"]),
+            key="vocab_longest",
+            counts=("step", "id"),
+            columns={
+                "length": st.column_config.NumberColumn("length", width="small"),
+                "token": st.column_config.TextColumn("token", width="medium"),
+            },
+        )
 
 
 def learned_table(settings: Settings, run: TrainingRun) -> tuple[Compared, list, pa.Table]:

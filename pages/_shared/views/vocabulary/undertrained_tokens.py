@@ -21,7 +21,7 @@ from pages._shared.data.runs import corpus_parts
 from pages._shared.data.token_health import learned_health, pretrained_health
 from pages._shared.data.tokenizers import GPT2_LABEL, Compared, extra_tokenizers, session_owns
 from pages._shared.frame.presenter import presenting
-from pages._shared.frame.tables import arrow_rows, count_columns
+from pages._shared.frame.tables import arrow_rows, grid_table
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
 from pages._shared.state.per_run import keep_with, run_identity
@@ -120,11 +120,10 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
     wanted = SHOW[ss[HEALTH_SHOW.key]]
     shown = [r for r in rows if (r.flags if wanted is None else wanted == "all" or wanted in r.flags)]
     column, ascending = SORTS[ss[HEALTH_SORT.key]]
-    st.dataframe(
+    grid_table(
         arrow_rows(sorted_rows(health_rows(shown), column, ascending), columns=HEALTH_COLUMNS),
-        hide_index=True,
         key="vocab_health",
-        column_config=count_columns("id", "step", "count at creation", "uses (training)", "uses (held-out)"),
+        counts=("id", "step", "count at creation", "uses (training)", "uses (held-out)"),
     )
     st.caption(f"{len(shown):,} of {len(rows):,} learned tokens shown. {uses_measured(settings, run, heldout)}")
     draw_other_tokenizers(settings, train[:MEASURE_CHARS], heldout[:MEASURE_CHARS])
@@ -178,12 +177,11 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
     b.metric("Their partial", f"{counts[PARTIAL]:,}", help="byte tokens inside a character")
     c.metric(f"Unused on {where}", f"{unused:,}", help=f"of {health.total:,} tokens longer than one symbol")
     if unreachable:
-        st.dataframe(
+        grid_table(
             arrow_rows(
                 {key: row[key] for key in ("id", "token", "its own text encodes as")}
                 for row in health_rows(unreachable)
-            ),
-            hide_index=True,
+            )
         )
     else:
         st.caption(
@@ -193,7 +191,7 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
     glitches = glitch_tokens(chosen.tokenizer) if chosen.label == GPT2_LABEL else []
     if glitches:
         st.markdown("**Suspicious tokens reported in GPT-2** (SolidGoldMagikarp and friends: reachable, under-trained)")
-        st.dataframe(
+        grid_table(
             arrow_rows(
                 {
                     "id": token_id,
@@ -203,9 +201,8 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
                 }
                 for token_id, text in glitches
             ),
-            hide_index=True,
             key="vocab_glitches",
-            column_config=count_columns("id", "uses (training)", "uses (held-out)"),
+            counts=("id", "uses (training)", "uses (held-out)"),
         )
         notes = []  # None in a column is "not measured", never "used 0 times"
         if not train:
