@@ -47,10 +47,24 @@ class Film:
 
 
 def draw_step(film: Film, step) -> None:
-    settings, run, last, train_text = film.settings, film.run, film.last, film.train_text
-    ss = st.session_state
-    k = step.number
+    """The frame of ``step``, as far as its phase reveals (`teach_mode.frame_view`): the
+    numbers, the headline and the quiz, the pair chart beside what the merge changed, the
+    text, the merge log."""
     view = frame_view(step)
+    _draw_numbers(film, step, view)
+    if view.shown.winner:
+        st.html(merge_headline_html(step))
+    quiz_box(step, film.settings, next_merge=next_merge, args=(film.last,))
+    if view.shown.after:
+        draw_counts(film.run, step)
+    _draw_chart_and_changes(film, step, view)
+    _draw_text(film, step, view)
+    _draw_log(film, step, view)
+
+
+def _draw_numbers(film: Film, step, view) -> None:
+    """Step, vocab size, sequence length and characters per token, as the frame shows them."""
+    run, last, k = film.run, film.last, step.number
     if presenting():  # large type: two numbers a row, so each keeps the width it needs at 1024 px
         m1, m2 = st.columns(2)
         m3, m4 = st.columns(2)
@@ -68,11 +82,12 @@ def draw_step(film: Film, step) -> None:
         f"{compression(run.training_characters, length):.2f}",
         help="compression so far: characters per token of the training text after this merge",
     )
-    if view.shown.winner:
-        st.html(merge_headline_html(step))
-    quiz_box(step, settings, next_merge=next_merge, args=(last,))
-    if view.shown.after:
-        draw_counts(run, step)
+
+
+def _draw_chart_and_changes(film: Film, step, view) -> None:
+    """The pair chart (with "what if" another tie rule, when one decided the step) beside the
+    algorithm panel and what the merge changed."""
+    settings, run, k = film.settings, film.run, step.number
     # side by side; in presenter mode one under the other, so the large type keeps its columns
     chart, changes = (st.container(), st.container()) if presenting() else st.columns([3, 2])
     chart.plotly_chart(
@@ -92,7 +107,7 @@ def draw_step(film: Film, step) -> None:
                 minimum=settings.training.minimum_pair_frequency,
                 merged=run.merges_applied(k),
                 tie_rule=settings.training.tie_rule,
-                stop=run.stop_explanation if k == last else None,
+                stop=run.stop_explanation if k == film.last else None,
                 asking=view.pending,
             )
         )
@@ -100,6 +115,13 @@ def draw_step(film: Film, step) -> None:
         changes.markdown("**What the merge changed** (pair counts)")
         with changes:
             rows_table(count_change_rows(step), counts=["change"])
+
+
+def _draw_text(film: Film, step, view) -> None:
+    """The text window: the slow scan, occurrence by occurrence; or the text before and
+    after the merge, its pairs outlined; or the text as it stands before the merge."""
+    settings, run, train_text, k = film.settings, film.run, film.train_text, step.number
+    ss = st.session_state
     start = window_around(train_text, step.token, WINDOW_CHARS) if ss[FOLLOW.key] else ss[WINDOW.key]
     text = window(train_text, start, WINDOW_CHARS)
     if view.slow:
@@ -119,6 +141,11 @@ def draw_step(film: Film, step) -> None:
     else:
         st.markdown("**The text as it stands** — before this merge")
         st.html(step_window(settings, run, step, text, start, outlines=False).before)
+
+
+def _draw_log(film: Film, step, view) -> None:
+    """The merge log around the step as far as it is recorded, and why training stopped at the last."""
+    run, last, k = film.run, film.last, step.number
     shown_log = k if view.shown.recorded else k - 1
     if shown_log:  # nothing recorded yet (step 1 before its record phase, or awaiting a guess): no empty table
         st.markdown("**Merge log**")

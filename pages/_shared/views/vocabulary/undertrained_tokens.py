@@ -188,27 +188,35 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
             f"Every token of {chosen.label} that is whole text encodes to itself: none is unreachable "
             "(special tokens such as <|endoftext|> are not text and are left out)."
         )
-    glitches = glitch_tokens(chosen.tokenizer) if chosen.label == GPT2_LABEL else []
-    if glitches:
-        st.markdown("**Suspicious tokens reported in GPT-2** (SolidGoldMagikarp and friends: reachable, under-trained)")
-        grid_table(
-            arrow_rows(
-                {
-                    "id": token_id,
-                    "token": printable(text),
-                    "uses (training)": health.uses(token_id)[0],
-                    "uses (held-out)": health.uses(token_id)[1],
-                }
-                for token_id, text in glitches
-            ),
-            key="vocab_glitches",
-            counts=("id", "uses (training)", "uses (held-out)"),
-        )
-        notes = []  # None in a column is "not measured", never "used 0 times"
-        if not train:
-            notes.append("Uses (training): not measured, the run file keeps no training text.")
-        if not heldout:
-            kept = "the run file keeps no held-out text" if isinstance(settings, Replayed) else "nothing is held out"
-            notes.append(f"Uses (held-out): not measured, {kept}.")
-        if notes:
-            st.caption(" ".join(notes))
+    if chosen.label == GPT2_LABEL:
+        _draw_glitch_tokens(settings, chosen, health, train, heldout)
+
+
+def _draw_glitch_tokens(settings: Settings, gpt2: Compared, health, train: str, heldout: str) -> None:
+    """GPT-2's tokens reported as glitches (SolidGoldMagikarp and friends), with their uses
+    in this corpus: reachable, yet under-trained."""
+    glitches = glitch_tokens(gpt2.tokenizer)
+    if not glitches:
+        return
+    st.markdown("**Suspicious tokens reported in GPT-2** (SolidGoldMagikarp and friends: reachable, under-trained)")
+    grid_table(
+        arrow_rows(
+            {
+                "id": token_id,
+                "token": printable(text),
+                "uses (training)": health.uses(token_id)[0],
+                "uses (held-out)": health.uses(token_id)[1],
+            }
+            for token_id, text in glitches
+        ),
+        key="vocab_glitches",
+        counts=("id", "uses (training)", "uses (held-out)"),
+    )
+    notes = []  # None in a column is "not measured", never "used 0 times"
+    if not train:
+        notes.append("Uses (training): not measured, the run file keeps no training text.")
+    if not heldout:
+        kept = "the run file keeps no held-out text" if isinstance(settings, Replayed) else "nothing is held out"
+        notes.append(f"Uses (held-out): not measured, {kept}.")
+    if notes:
+        st.caption(" ".join(notes))
