@@ -97,8 +97,9 @@ def test_no_ui_module_takes_the_name_of_a_core_module():
 
 
 def test_no_two_ui_modules_share_a_name():
-    # `render/figures.py` beside `data/figures.py` made every "figures" in prose and in a
-    # traceback ambiguous: each module's name says its page or its concept, once.
+    # Two modules of one name (plotly's builders and the cache of built charts were both
+    # "figures") make every mention in prose and in a traceback ambiguous: each module's
+    # name says its page or its concept, once.
     stems = [path.stem for path in MODULES if path.name not in ("__init__.py", "__main__.py")]
     assert sorted({stem for stem in stems if stems.count(stem) > 1}) == []
 

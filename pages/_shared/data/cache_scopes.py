@@ -5,21 +5,19 @@ computed once per process and shared by every session: a class opening the same 
 waits for one computation (`tests/app/test_cache_once.py`). What is computed on a
 session's own text (pasted, uploaded, a lesson file's, an uploaded run file or tokenizer:
 `state.stores.is_own_text`) belongs to that session: it is cached with Streamlit's
-``scope="session"``, which empties when the session disconnects. In the shared caches a
-closed session's runs and texts stayed until newer entries pushed them out, up to each
-cache's ``max_entries``, for nobody: no other session holds that text. A dropped
-connection that comes back keeps its current run, which session state holds
-(`runs.RUN_MEMO`), and computes the rest again.
+``scope="session"``, which empties when the session disconnects; in a shared cache a
+closed session's runs and texts would stay, for nobody, until newer entries pushed them
+out. A dropped connection that comes back keeps its current run, which session state
+holds (`runs.RUN_MEMO`), and computes the rest again.
 
 A session works on one own text at a time, so its own caches hold the values of one text:
 when its corpus becomes another own text (a new upload, paste, lesson file or run file, or
 another of its kept texts picked in the sidebar), `hold_values_of` drops every value the
 session cached of its own, its finished runs on its own texts included, before anything
-of the new text is computed. Without that, each new text's values joined the last ones up
-to each function's bound (`SESSION_MAX_ENTRIES`), and in a class where every student
-brings a new text each round every process grew by tens of MB a round until the bounds
-were full (README, "Serving a lecture hall"). Going back to an earlier own text computes
-its values again; a shipped corpus in between keeps them.
+of the new text is computed, so a class where every student brings a new text each
+round does not grow by a text's values a round until each function's bound
+(`SESSION_MAX_ENTRIES`) is full. Going back to an earlier own text computes its values
+again; a shipped corpus in between keeps them.
 """
 
 from __future__ import annotations

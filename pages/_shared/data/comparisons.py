@@ -49,7 +49,7 @@ def gpt2_column(key: tuple, merges: int, _train: str, _heldout: str):
 
 
 # A resource: the rows are shared, not copied per visit. Finding them reads every character
-# of the training text (about 25 ms for 450,000), once per corpus and tokenizer.
+# of the training text, once per corpus and tokenizer.
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
 def multibyte_table(key: tuple, merges: int, label: str, _train: str, _merges) -> list[dict]:
     """`bpe.analysis.compare.multibyte_rows` of the variant ``label`` of the four-way
@@ -57,9 +57,8 @@ def multibyte_table(key: tuple, merges: int, label: str, _train: str, _merges) -
     return multibyte_rows(_train, _merges)
 
 
-# A resource, shared and never changed: the same HTML for every visitor of a setting. As a
-# styled dataframe, Streamlit translated its cells on each visit (half of the page's
-# server time); built per visit, its rows alone were an eighth.
+# A resource, shared and never changed: the same HTML for every visitor of a setting,
+# built once (a styled dataframe would have its cells translated on every visit).
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
 def merge_lists(key: tuple, merges: int, labels: tuple, gpt2_spelling: bool, _comp: Comparison) -> str:
     """The four-way comparison's merge lists side by side as HTML (``labels``: its

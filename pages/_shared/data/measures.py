@@ -134,7 +134,7 @@ def run_curve(settings: Settings, run: TrainingRun) -> list[CurvePoint]:
 
 
 # A resource, shared and never changed: every page visit asks for the curve (`setup_page`),
-# and a data cache unpickles a copy each time (about 1 ms and 100 kB per 1,000 points).
+# and a data cache would unpickle a copy of every point each time.
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
 def _curve(training_key: tuple, _run: TrainingRun) -> list[CurvePoint]:
     return compression_curve(_run)

@@ -347,8 +347,8 @@ def shared_trainings(*, own: bool = False) -> SharedTrainings:
     return _trainings(MAX_OWN_RUNS if own else MAX_FINISHED_RUNS, own=own)
 
 
-# A TrainingRun is frozen and nothing mutates it: one object for everyone (a copy per
-# session cost a class ~6 MB per student, and a bigger heap for the collector to walk).
+# A TrainingRun is frozen and nothing mutates it: one object for everyone, where a copy
+# per session would grow a class's memory, and the heap the collector walks, by a run a student.
 @cache_resource_by_owner(show_spinner=False)
 def _trainings(keep: int) -> SharedTrainings:
     return SharedTrainings(keep=keep)

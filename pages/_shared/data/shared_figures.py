@@ -1,12 +1,12 @@
 """Charts built once per setting and shared by every session (`shared_figure`).
 
-A chart is a pure function of cached results, yet building it cost some pages more than
-all the rest: plotly checks every property as a figure is built (Languages' bars,
-Compression's curves, Context window's markers: 15-17 ms each, where drawing a built one
-takes 0.5-2.5 ms), and a class opening a page at once built the same figure once per
-student. `st.plotly_chart` only reads a figure (it copies it to JSON), so one object
-serves every session, as the cached runs and tokenizers do: its key names everything it shows, and presenter mode, which enlarges it
-in place, is applied here, before it is kept. A shared figure is drawn, never changed.
+A chart is a pure function of cached results, yet building one costs more than drawing
+it many times: plotly checks every property as a figure is built (Languages' bars,
+Compression's curves, Context window's markers; docs/speed.md), and a class opening a
+page at once would build the same figure once per student. `st.plotly_chart` only reads
+a figure (it copies it to JSON), so one object serves every session, as the cached runs
+and tokenizers do: its key names everything it shows, and presenter mode, which enlarges
+it in place, is applied here, before it is kept. A shared figure is drawn, never changed.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def shared_figure(key: tuple, large: bool, _build: Callable):
     if large:
         figure = enlarged(figure)
     # st.plotly_chart turns the figure into a dict on every draw, a deep copy of all its
-    # data (a merge step's pair chart: 6% of the step's server time, for every student); a
-    # shared figure never changes, so the dict made here is the one every draw sends.
+    # data (a merge step's pair chart, for every student); a shared figure never changes,
+    # so the dict made here is the one every draw sends.
     drawn = figure.to_dict()
     figure.to_dict = lambda: drawn
     return figure

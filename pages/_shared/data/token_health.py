@@ -51,7 +51,7 @@ def learned_health(settings: Settings, run, tokenizer, merges: int, rare_below: 
 
 
 # A resource: the rows are frozen and shared, not unpickled per visit. Checking that each
-# learned token's own text encodes to it is an encode per token (about 0.1 s at 1,000
+# learned token's own text encodes to it is an encode per token (1,000 encodes at 1,000
 # merges), once per run, not once per student opening the page.
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
 def _learned_health(
@@ -65,10 +65,9 @@ def _learned_health(
 @dataclass(frozen=True)
 class PretrainedHealth:
     """What the page shows of a pretrained tokenizer's tokens in one corpus, counted once.
-    Small on purpose: each student's own text keeps one (GPT-2's 50,000 rows copied with
-    that text's uses were about 10 MB a student); the rows stay in the process's one check
-    (`pretrained_reach`), and the uses are the corpus's counts (ids it uses: few on a
-    student's notes)."""
+    Small on purpose: each student's own text keeps one, so it holds no copy of GPT-2's
+    50,000 rows; the rows stay in the process's one check (`pretrained_reach`), and the
+    uses are the corpus's counts (ids it uses: few on a student's notes)."""
 
     total: int  # tokens longer than one symbol, the rows checked
     counts: dict[str, int]  # `flag_counts`

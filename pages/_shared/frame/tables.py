@@ -60,11 +60,12 @@ def grid_table(data, *, counts: Sequence[str] = (), columns: Mapping | None = No
 
 
 def arrow_rows(rows: Iterable[Mapping], *, columns: Sequence[str] = ()) -> pa.Table | pd.DataFrame:
-    """The rows as an Arrow table, which Streamlit sends as it is: going through pandas
-    (a DataFrame, then its conversion to Arrow) cost a merge step about a tenth of its
-    server time, twice a step, for every student. A column that mixes types (a count and
-    a "—") has no Arrow type: those rows go through pandas, whose object column Streamlit
-    shows as text. ``columns``: the header an empty table still shows (rows name their own)."""
+    """The rows as an Arrow table, which Streamlit sends as it is, where a pandas frame is
+    built and then converted to Arrow on every draw (twice a merge step, for every student:
+    docs/speed.md). A column that mixes types (a count and a "—") has no Arrow type: those
+    rows go through pandas, whose object column Streamlit shows as text. ``columns``: the
+    header an empty table still shows (rows name their own), e.g. ``arrow_rows([],
+    columns=("id", "token"))`` is an empty table with those two columns."""
     rows = list(rows)
     if not rows and columns:
         return pa.table({column: pa.array([], pa.null()) for column in columns})

@@ -61,8 +61,8 @@ from pages._shared.lecture_hall.proxy import (
 PROGRAM = "python -m pages._shared.lecture_hall"
 STOP_SECONDS = 40.0  # an app process stopping waits up to 30 s for model jobs to end their step
 # Streamlit's "performance" extra (requirements.txt pins both): with them its server runs
-# on uvloop and parses HTTP with httptools, and a page visit costs an app process about a
-# third less CPU (`load.page_cost` measures it), which is what a lecture hall runs out of.
+# on uvloop and parses HTTP with httptools, and a page visit costs an app process less CPU
+# (`load.page_cost` measures it; docs/speed.md), which is what a lecture hall runs out of.
 SPEEDUPS = ("uvloop", "httptools")
 
 

@@ -132,8 +132,9 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     ties in the rule's order), so the winner is the leftmost bar.
 
     Drawn on every step of every student in a class, so it is written as a plain spec (with
-    `readable`'s type sizes) and built without plotly's per-property validation: 0.4 ms
-    instead of 11 (tests/app/test_figures.py checks the spec validates).
+    `readable`'s type sizes) and built without plotly's per-property validation, which
+    costs most of a built figure's time (docs/speed.md); tests/app/test_figures.py checks
+    the spec validates.
     """
     pairs = step.top_pairs[: max(top_k, 1)]
     tied = set(tied_with_winner(step))

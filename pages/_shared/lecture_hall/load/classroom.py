@@ -242,9 +242,9 @@ class Session:
         self.number, self.cookie, self.xsrf = number, cookie, xsrf
         self.report, self.markers = report, markers  # markers: session number -> its secret bytes
         # Every frame is searched for the other sessions' markers. They share a prefix
-        # ("SECRET"), so one search for it rules out almost every frame: 99 searches of each
-        # frame for each of 100 students made this script's CPU grow with the square of the
-        # class, on the machine whose CPU the servers share.
+        # ("SECRET"), so one search for it rules out almost every frame, instead of 99
+        # searches of each frame for each of 100 students: this script's CPU would grow with
+        # the square of the class, on the machine whose CPU the servers share.
         self._others = [(other, secret) for other, secret in markers.items() if other != number]
         self._others_prefix = os.path.commonprefix([secret for _, secret in self._others]) if self._others else b""
         self.served_by: list[str] = []  # the app process of each HTTP answer (proxy header), in order

@@ -60,10 +60,11 @@ def steps_due(speed: float) -> int:
     """How many steps this tick moves so that playing keeps the speed it names.
 
     The browser's timer asks for a tick every ``speed`` seconds, but a tick that arrives
-    while the page is still drawing the last frame is late, so one step per tick played
-    0.25 s per step at about 0.42 s. The steps are counted against the clock since Play
-    instead: a late tick moves two (never more than `MAX_STEPS_PER_TICK`: a film far behind,
-    after a pause of the browser, drops the backlog rather than jumping through it)."""
+    while the page is still drawing the last frame is late, so one step per tick would play
+    slower than the speed it names. The steps are counted against the clock since Play
+    instead: at 0.25 s a step, a tick 0.5 s after the last moves two (never more than
+    `MAX_STEPS_PER_TICK`: a film far behind, after a pause of the browser, drops the backlog
+    rather than jumping through it)."""
     ss, now = st.session_state, time.monotonic()
     started, clock_speed, moved = ss.get(PLAY_CLOCK) or (None, None, 0)
     if started is None or clock_speed != speed:
