@@ -61,7 +61,7 @@ from websockets.asyncio.client import connect
 
 from bpe.paths import PROJECT_ROOT
 from pages._shared.lecture_hall.app_processes import app_command
-from pages._shared.lecture_hall.proxy import HEALTH_PATH, SERVED_BY_HEADER, Backend, free_ports
+from pages._shared.lecture_hall.proxy import SERVED_BY_HEADER, Backend, free_ports, healthy
 from pages._shared.lecture_hall.warm_up import STREAM_PATH, browser_cookies, navigation_pages, shown_problem
 from pages._shared.state.controls import SECONDS as MODEL_SECONDS
 
@@ -85,14 +85,17 @@ def start_server(port: int, env: dict) -> subprocess.Popen:
     command = app_command(Backend("127.0.0.1", port))
     process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     process.log = log
-    deadline = time.monotonic() + 60
+    return healthy_or_stop(process, port, 60)
+
+
+def healthy_or_stop(process: subprocess.Popen, port: int, seconds: float) -> subprocess.Popen:
+    """``process`` once the server it started answers its health check on loopback ``port``;
+    if it does not within ``seconds``, kill it and end the script with the end of its log."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{HEALTH_PATH}", timeout=1) as reply:
-                if reply.status == 200:
-                    return process
-        except OSError:
-            time.sleep(0.2)
+        if healthy(f"http://127.0.0.1:{port}", timeout=1):
+            return process
+        time.sleep(0.2)
     process.kill()
     raise SystemExit(f"the server did not start: {server_log(process)[-2000:]}")
 

@@ -31,8 +31,14 @@ import uuid
 from pathlib import Path
 
 from bpe.paths import PROJECT_ROOT
-from pages._shared.lecture_hall.load.classroom import Report, Session, free_port, server_log, stop_server, xsrf_cookie
-from pages._shared.lecture_hall.proxy import HEALTH_PATH
+from pages._shared.lecture_hall.load.classroom import (
+    Report,
+    Session,
+    free_port,
+    healthy_or_stop,
+    stop_server,
+    xsrf_cookie,
+)
 
 # Runs inside the server process: a sampler thread, then Streamlit's own command line.
 WRAPPER = r"""
@@ -140,18 +146,7 @@ def start_probed_server(port: int, probe_file: Path, ttl: int):
     log = tempfile.TemporaryFile()
     process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     process.log = log
-    deadline = time.monotonic() + 90
-    import urllib.request
-
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{HEALTH_PATH}", timeout=1) as reply:
-                if reply.status == 200:
-                    return process
-        except OSError:
-            time.sleep(0.3)
-    process.kill()
-    raise SystemExit(f"the server did not start: {server_log(process)[-2000:]}")
+    return healthy_or_stop(process, port, 90)
 
 
 def upload_text(number: int, megabytes: float) -> bytes:
