@@ -4,7 +4,7 @@ import streamlit as st
 
 from bpe.analysis.merge_log import why_stopped
 from pages._shared.frame import corpus_texts, setup_page
-from pages._shared.views.merges import Film, draw_downloads, film_controls, film_state, play, teach_controls
+from pages._shared.views.merge_by_merge import Film, draw_downloads, film_controls, film_state, play, teach_controls
 
 settings, run = setup_page(
     "Merge by merge",

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages._shared.frame import setup_page
-from pages._shared.views.compression_page import (
+from pages._shared.views.compression import (
     draw_cost,
     draw_curve,
     draw_pretrained_table,

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages._shared.frame import setup_page
-from pages._shared.views.context_page import (
+from pages._shared.views.context_window import (
     draw_attention_cost,
     draw_controls,
     draw_coverage,

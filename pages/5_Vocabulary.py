@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages._shared.frame import setup_page
-from pages._shared.views.vocabulary_page import (
+from pages._shared.views.vocabulary import (
     draw_downloads,
     draw_exports,
     draw_filters,

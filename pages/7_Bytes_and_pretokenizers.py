@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages._shared.frame import corpus_texts, setup_page
-from pages._shared.views.bytes_page import (
+from pages._shared.views.bytes_and_pretokenizers import (
     draw_controls,
     draw_gpt2_section,
     draw_merge_lists,

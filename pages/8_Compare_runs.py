@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages._shared.frame import setup_page
-from pages._shared.views.compare_page import chosen_runs, draw_comparison
+from pages._shared.views.compare_runs import chosen_runs, draw_comparison
 
 settings, run = setup_page(
     "Compare runs",

@@ -1,7 +1,7 @@
 """Languages: the same paragraph in eleven languages, and what each costs in tokens."""
 
 from pages._shared.frame import setup_page
-from pages._shared.views.languages_page import draw_controls, draw_costs
+from pages._shared.views.languages import draw_controls, draw_costs
 
 setup_page(
     "Languages",

@@ -58,3 +58,19 @@ def capture_downloads(monkeypatch) -> dict:
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
     return files
+
+
+def own_values_held() -> dict[str, int]:
+    """How many values this session's own caches hold, by function (those holding any):
+    what `cache_scopes.hold_values_of` bounds. Call it from a script AppTest runs, so that
+    "this session" is AppTest's. Streamlit has no public count, so this reads its cache
+    objects: a data cache's values are in its storage, a resource cache's in the cache itself."""
+    from pages._shared.data.cache_scopes import SESSION_CACHES
+
+    held = {}
+    for name, cached in SESSION_CACHES.items():
+        cache = cached._info.get_function_cache(cached._function_key)
+        values = cache._mem_cache if hasattr(cache, "_mem_cache") else cache.storage._mem_cache
+        if len(values):
+            held[name] = len(values)
+    return held

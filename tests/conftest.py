@@ -33,12 +33,12 @@ def main_module_kept():
         sys.modules["__main__"] = main
 
 
-# Tests that start servers or browsers (a real Streamlit server, `bpe serve` with its proxy,
+# Tests that start servers or browsers (a real Streamlit server, the lecture hall with its proxy,
 # Chromium) run one after another on one worker when pytest-xdist spreads the run over two
 # (pytest.ini): they pick loopback ports and time what a server does, so two of them at once
 # would race for ports and slow each other down, while the rest of the suite, pure Python,
 # runs beside them on the other worker.
-SERVER_TEST_FILES = {"test_serve.py", "test_warm.py"}
+SERVER_TEST_FILES = {"test_lecture_hall_command.py", "test_warm_up.py", "test_load_scripts.py"}
 
 
 def pytest_collection_modifyitems(config, items):

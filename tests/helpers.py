@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from pages._shared.lecture_hall.proxy import free_ports, port_free  # noqa: F401  (the tests' loopback ports)
+
 ROOT = Path(__file__).resolve().parents[1]
 # ../shared/data beside the project; BPE_SHARED_DATA points elsewhere when it lives elsewhere.
 SHARED_DATA = Path(os.environ.get("BPE_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -141,28 +143,9 @@ def loopback_server(monkeypatch, handler: type[BaseHTTPRequestHandler] = RoutesH
         server.close()
 
 
-# ==================== `python -m bpe serve`: ports and processes
+# ==================== The lecture hall (`python -m pages._shared.lecture_hall`): ports and processes
 
-
-def free_ports(span: int = 1) -> int:
-    """A loopback port with the ``span - 1`` ports after it free as well (the proxy's port
-    and its app processes')."""
-    for _ in range(50):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        if port + span < 65535 and all(port_free(port + n) for n in range(span)):
-            return port
-    raise RuntimeError("no free run of loopback ports")
-
-
-def port_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
+LECTURE_HALL = "pages._shared.lecture_hall"  # the command, as a teacher runs it: python -m LECTURE_HALL ...
 
 
 def nobody_listens(port: int, seconds: float = 10) -> bool:
@@ -179,11 +162,13 @@ def nobody_listens(port: int, seconds: float = 10) -> bool:
         time.sleep(0.2)
 
 
-def start_serve(*arguments: str, env: dict | None = None, seconds: float = 120) -> tuple[subprocess.Popen, list[str]]:
-    """`python -m bpe serve ...` in a session of its own (as a terminal runs it), once it says
-    it is serving; with its output lines so far (the rest: ``process.stdout``)."""
+def start_lecture_hall(
+    *arguments: str, env: dict | None = None, seconds: float = 120
+) -> tuple[subprocess.Popen, list[str]]:
+    """`python -m pages._shared.lecture_hall ...` in a session of its own (as a terminal runs
+    it), once it says it is serving; with its output lines so far (the rest: ``process.stdout``)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "bpe", "serve", *arguments],
+        [sys.executable, "-m", LECTURE_HALL, *arguments],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -201,7 +186,7 @@ def start_serve(*arguments: str, env: dict | None = None, seconds: float = 120) 
         if line.startswith("BPE Lab: open"):
             return process, lines
     process.kill()
-    raise AssertionError("serve did not start:\n" + "".join(lines))
+    raise AssertionError("the lecture hall did not start:\n" + "".join(lines))
 
 
 def children_of(pid: int) -> list[int]:

@@ -11,7 +11,6 @@
     python -m bpe download wikitext-2            # fetch the corpus into data/cache
     python -m bpe gpt2 encode --text "..."       # OpenAI's GPT-2 tokenizer (files needed)
     python -m bpe lm train --text F              # does BPE help a tiny GPT?
-    python -m bpe serve --processes 2 --port 8501   # a lecture hall: app processes behind haproxy
 
 ``encode``, ``decode`` and ``inspect`` also read a Hugging Face tokenizer.json, a .tiktoken
 ranks file (``--pattern`` when no settings file is beside it) or a minbpe .model.
@@ -42,7 +41,6 @@ from bpe.cli.pipeline import (
     split_paths,
     unchanged_message,
 )
-from bpe.cli.serve import add_serve_command
 from bpe.cli.train import add_train_command
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
@@ -80,7 +78,6 @@ def make_parser() -> argparse.ArgumentParser:
     add_export_command(commands)
     add_gpt2_command(commands)
     add_lm_command(commands)
-    add_serve_command(commands)
     return parser
 
 

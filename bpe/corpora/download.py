@@ -8,7 +8,7 @@ SHA-256 checked before the archive gets its name). Here:
 - a second call finds the clean files (written last) and makes no request at all. An
   archive already in the cache (put there by hand on an offline machine) is verified and
   unpacked without any network.
-- Several server processes may share one cache (`python -m bpe serve`): they take turns
+- Several server processes may share one cache (`python -m pages._shared.lecture_hall`): they take turns
   on the machine's lock for the cache folder (`bpe.io.locks.folder_lock`), so whichever gets
   there first downloads and unpacks, and the others wait for it and then find the files.
 """

@@ -1,6 +1,6 @@
 """Locks between the processes of one machine: "one at a time" on a file, and a line of tickets.
 
-Several server processes behind one proxy (`python -m bpe serve`) share the machine's
+Several server processes behind one proxy (`python -m pages._shared.lecture_hall`) share the machine's
 download cache and its cores. Threads of one process can share a `threading.Lock`;
 processes cannot, so these are `flock(2)` locks on small files. Two properties make them
 the right tool:

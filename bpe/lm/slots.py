@@ -7,7 +7,7 @@ while none is free it waits in line, first come first served, and its page can s
 many are ahead of it.
 
 `JobSlots` is the line of one process. A lecture hall runs several server processes on
-one machine (`python -m bpe serve`), which share the cores, so the cap belongs to the
+one machine (`python -m pages._shared.lecture_hall`), which share the cores, so the cap belongs to the
 machine: `MachineJobSlots` keeps the line and the slots as locked files in a folder that
 every process of the machine uses (`bpe.paths.machine_dir`), so that all of them together
 never train more than the cap. Torch-free and Streamlit-free: the app keeps the one

@@ -6,11 +6,18 @@ kind. Imports run one way, each room using only the rooms above it in this list:
 2. `state/`  — session state: `Settings` and `bind`, every linked control declared once,
    the link (URL) reader and writer, the bounded stores, state that belongs to one run,
    the browser session watch.
-3. `data/`   — the cached computations (`st.cache_data` / `st.cache_resource`): corpus
-   texts and runs, tokenizers, measurements, comparisons, the model-job line.
+3. `data/`   — the cached computations (`st.cache_data` / `st.cache_resource`) and what they
+   keep: corpus texts and runs (trained live, shared), tokenizers, measurements, token
+   health, comparisons, shared charts, the model-job line; each shared by every session or
+   one session's own (`data.cache_scopes`).
 4. `frame/`  — what every page shares: `setup_page`, the sidebar, navigation, presenter
-   mode, lesson links and files, the WikiText-2 download, tables.
-5. `views/`  — one module (or folder: `merges/`, `model/`) per page: its blocks.
+   mode, lesson links and files, the WikiText-2 download, tables (the one door for them).
+5. `views/`  — one folder per page, named after it (`views/merge_by_merge/`, ...,
+   `views/languages/`): an ``__init__`` naming the blocks its page arranges, a module per
+   block.
+6. `lecture_hall/` — the app served to a class: the command
+   (``python -m pages._shared.lecture_hall``), its proxy and app processes, the warm-up
+   client, the load scripts. It may use every room; nothing of the app uses it.
 
 A page (``app.py``, ``pages/*.py``) imports from `frame` and its own view, and only
 arranges::

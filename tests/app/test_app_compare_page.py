@@ -70,8 +70,8 @@ def test_what_if_the_other_rule_opens_the_comparison_at_the_current_step():
     at.button(key="compare_whatif_lexicographic").click().run()
     assert not at.exception
     assert at.title[0].value == "Compare runs"
-    assert at.session_state["compare_b"].tie_rule == "lexicographic"
-    assert at.session_state["compare_a"].tie_rule == "first_occurrence"
+    assert at.session_state["compare_b"].training.tie_rule == "lexicographic"
+    assert at.session_state["compare_a"].training.tie_rule == "first_occurrence"
     assert at.caption[0].value.startswith("Opened from step 1 of Merge by merge")
     headline = next(h.value for h in at.html if "bpe-divergence" in h.value)
     assert "Step 1: run A merges <code>t</code> + <code>h</code>" in headline
@@ -81,7 +81,7 @@ def test_what_if_the_other_rule_opens_the_comparison_at_the_current_step():
     assert "first occurrence" in why and "lexicographic" in why
     at.switch_page(MERGES).run()  # back: the session remembers both runs, nothing is lost
     at.switch_page(COMPARE).run()
-    assert at.session_state["compare_b"].tie_rule == "lexicographic"
+    assert at.session_state["compare_b"].training.tie_rule == "lexicographic"
     assert at.caption[0].value.startswith("Opened from step 1")
 
 
@@ -89,13 +89,13 @@ def test_a_new_current_run_starts_the_comparison_afresh():
     at = new_app("app.py", settings_corpus=TIES)
     at.switch_page(MERGES).run()
     at.button(key="compare_whatif_huggingface").click().run()
-    assert at.session_state["compare_b"].tie_rule == "huggingface"
+    assert at.session_state["compare_b"].training.tie_rule == "huggingface"
     at.switch_page(COMPARE)  # AppTest stays on the page it was given: follow the switch by hand
     at.sidebar.selectbox(key="_w_settings_corpus").set_value(SMALL_CORPUS).run()
     assert not at.exception and at.title[0].value == "Compare runs"
     a, b = at.session_state["compare_a"], at.session_state["compare_b"]
     assert a.corpus == SMALL_CORPUS  # run A follows the current run
-    assert (b.corpus, b.tie_rule) == (TIES, "huggingface")  # B: the most recent other run
+    assert (b.corpus, b.training.tie_rule) == (TIES, "huggingface")  # B: the most recent other run
     assert not any(c.value.startswith("Opened from") for c in at.caption)  # no longer at that step
 
 
@@ -108,10 +108,16 @@ def test_runs_are_picked_from_every_run_of_the_session():
     a, b = at.selectbox(key="_w_compare_a"), at.selectbox(key="_w_compare_b")
     assert len(a.options) == 3  # min freq 2, min freq 1, then Hugging Face's rule
     assert sum("ties Hugging Face" in option for option in a.options) == 1
-    assert (a.value.tie_rule, a.value.min_freq) == ("huggingface", 1)  # A: the current run
-    assert (b.value.tie_rule, b.value.min_freq) == ("first_occurrence", 1)  # B: the one before it
+    assert (a.value.training.tie_rule, a.value.training.minimum_pair_frequency) == (
+        "huggingface",
+        1,
+    )  # A: the current run
+    assert (b.value.training.tie_rule, b.value.training.minimum_pair_frequency) == (
+        "first_occurrence",
+        1,
+    )  # B: the one before it
     assert frame(at, "setting").values.tolist() == [["tie rule", "Hugging Face", "first occurrence"]]
-    first = next(s for s in at.session_state["settings_seen_runs"].values() if s.min_freq == 2)
+    first = next(s for s in at.session_state["settings_seen_runs"].values() if s.training.minimum_pair_frequency == 2)
     at.selectbox(key="_w_compare_b").set_value(first).run()  # pick the first run as B instead
     assert [row[0] for row in frame(at, "setting").values.tolist()] == ["tie rule", "minimum pair frequency"]
 

@@ -27,7 +27,7 @@ from bpe.scale.run_listing import RUNS_DIR, list_runs
 from bpe.text import printable
 from pages._shared.frame.tables import arrow_rows
 from pages._shared.state.controls import RARE_BELOW
-from pages._shared.views.token_health import HEALTH_COLUMNS, health_rows, sorted_rows
+from pages._shared.views.vocabulary.undertrained_tokens import HEALTH_COLUMNS, health_rows, sorted_rows
 
 SHIPPED = list_runs([RUNS_DIR])[0]
 RECORDED = read_run_file(SHIPPED.path)

@@ -91,16 +91,16 @@ def test_one_sessions_stop_leaves_another_sessions_training_of_the_same_settings
 def test_stop_before_the_first_merge_says_so_and_trains_again_on_request(monkeypatch):
     import threading
 
-    import bpe.live_training
+    import pages._shared.data.live_training as live_training_module
 
     prepared = threading.Event()  # the text's preparation, held until the test lets it go
-    real = bpe.live_training.start_run
+    real = live_training_module.start_run
 
     def slow_start(*args, **kwargs):
         prepared.wait(30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bpe.live_training, "start_run", slow_start)
+    monkeypatch.setattr(live_training_module, "start_run", slow_start)
     at = new_app(PAGE, **LONG)
     assert any(text.startswith("Preparing the text") for text in progress_texts(at)), progress_texts(at)
     training = at.session_state[LIVE][1]
@@ -133,9 +133,9 @@ def test_a_run_whose_tokens_pass_the_bound_stops_there_and_says_why(monkeypatch)
     # Pairs seen once, no pre-tokenizer: each merge grows one token, and the tokens' lengths
     # add up quadratically. The app's bound (made small here) stops the run at the last
     # merge within it, and every page says so.
-    import pages._shared.data.runs as runs
+    import pages._shared.state.settings as app_settings
 
-    monkeypatch.setattr(runs, "MAX_VOCAB_CHARACTERS", 20_000)
+    monkeypatch.setattr(app_settings, "MAX_VOCAB_CHARACTERS", 20_000)
     state = dict(
         settings_prefix_cap=20_000,
         settings_min_freq=1,

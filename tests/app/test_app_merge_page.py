@@ -169,7 +169,7 @@ def test_token_text_is_html_escaped():
 
 
 def test_stepping_through_the_python_reference():
-    """The classroom case: 500,000-character cap, vocab 1,000 (render times: tests/measure_render.py)."""
+    """The classroom case: 500,000-character cap, vocab 1,000 (render times: tests/app/measure_render.py)."""
     at = new_app(PAGE, settings_corpus="Python language reference", settings_vocab=1000)  # trains once
     assert metric(at, "Step") == "1 of 897"
     for _ in range(5):

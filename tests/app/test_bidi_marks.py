@@ -65,7 +65,7 @@ def test_token_html_of_tokenize_and_merge_by_merge_shows_marks(alphabet):
 
 
 def test_the_film_and_the_merge_headline_show_marks():
-    from pages._shared.views.merges.film_file import film_file
+    from pages._shared.views.merge_by_merge.film_download import film_file
     from tests.app.test_film import embedded, settings_for
 
     run = train_run(TEXT * 6, target_vocab_size=80, minimum_pair_frequency=2, top_k=10)

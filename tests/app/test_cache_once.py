@@ -18,7 +18,7 @@ import pytest
 import streamlit as st
 from app_helpers import metric, new_app, plotly_specs
 
-from pages._shared.data.figures import shared_figure
+from pages._shared.data.shared_figures import shared_figure
 from pages._shared.render.figures import BASE_FONT, readable
 
 
@@ -100,7 +100,7 @@ def test_a_shared_figure_is_built_once_per_key_and_presenter_mode():
 
 def test_a_class_opening_languages_builds_its_chart_once(monkeypatch):
     shared_figure.shared.clear()
-    builds = counted(monkeypatch, "pages._shared.views.languages_page.language_cost_figure")
+    builds = counted(monkeypatch, "pages._shared.views.languages.language_costs.language_cost_figure")
     first = new_app(LANGUAGES)
     second = new_app(LANGUAGES)
     assert not first.exception and not second.exception
@@ -115,7 +115,7 @@ def test_a_class_opening_languages_builds_its_chart_once(monkeypatch):
 
 def test_compression_shares_one_curve_per_setting_and_each_setting_draws_its_own(monkeypatch):
     shared_figure.shared.clear()
-    builds = counted(monkeypatch, "pages._shared.views.compression_page.compression_curve_figure")
+    builds = counted(monkeypatch, "pages._shared.views.compression.compression_curve.compression_curve_figure")
     first = new_app(COMPRESSION, **PROSE)
     second = new_app(COMPRESSION, **PROSE)
     assert not first.exception and not second.exception
@@ -127,10 +127,10 @@ def test_compression_shares_one_curve_per_setting_and_each_setting_draws_its_own
 
 
 def test_vocabulary_checks_a_runs_tokens_once_per_threshold(monkeypatch):
-    from pages._shared.data.lenses import _learned_health
+    from pages._shared.data.token_health import _learned_health
 
     _learned_health.shared.clear()
-    checks = counted(monkeypatch, "pages._shared.data.lenses.run_token_health")
+    checks = counted(monkeypatch, "pages._shared.data.token_health.run_token_health")
     first = new_app(VOCABULARY, **PROSE)
     second = new_app(VOCABULARY, **PROSE)
     assert not first.exception and not second.exception and len(checks) == 1
@@ -154,14 +154,14 @@ def test_bytes_finds_the_multibyte_characters_once_per_corpus(monkeypatch):
 def test_vocabulary_checks_a_pretrained_tokenizer_once_and_counts_each_corpus(monkeypatch):
     """A class's own texts (the lesson's second round) each need GPT-2's counts, not its
     50,000 reachability encodes again."""
-    from pages._shared.data.lenses import pretrained_health, pretrained_reach
+    from pages._shared.data.token_health import pretrained_health, pretrained_reach
     from pages._shared.data.tokenizers import extra_tokenizers
 
     if not extra_tokenizers():
         pytest.skip("no pretrained tokenizer here (GPT-2's files, GPT-4's package)")
     pretrained_reach.shared.clear()
     pretrained_health.shared.clear()
-    checks = counted(monkeypatch, "pages._shared.data.lenses.tokenizer_token_health")
+    checks = counted(monkeypatch, "pages._shared.data.token_health.tokenizer_token_health")
     first = new_app(VOCABULARY, **PROSE)
     other = new_app(VOCABULARY, **{**PROSE, "settings_prefix_cap": 5_000})  # another corpus (a shorter prefix)
     assert not first.exception and not other.exception and len(checks) == 1
@@ -175,7 +175,7 @@ def test_what_a_corpus_keeps_of_a_pretrained_tokenizers_check_is_small():
     a student, which grew a class's memory with every student)."""
     import pickle
 
-    from pages._shared.data.lenses import pretrained_health
+    from pages._shared.data.token_health import pretrained_health
     from pages._shared.data.tokenizers import GPT2_LABEL, extra_tokenizers
 
     gpt2 = next((c for c in extra_tokenizers() if c.label == GPT2_LABEL), None)

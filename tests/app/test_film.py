@@ -11,29 +11,32 @@ import pytest
 from bpe.corpora.corpus import load_corpus
 from bpe.run import train_run
 from pages._shared.render.film_html import film_html, script_json
-from pages._shared.state.settings import DEFAULTS, Settings
-from pages._shared.views.merges.film_file import film_file
+from pages._shared.state.settings import DEFAULTS, Settings, Trained, app_training
+from pages._shared.views.merge_by_merge.film_download import film_file
 
 EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> &amp; \u2028 <!-- " * 6
 
 
 def settings_for(corpus: str, **changes) -> Settings:
-    fields = dict(
+    """The settings of a run on ``corpus``; ``changes``: fields of its training settings."""
+    training = dict(
+        target_vocab_size=400,
+        minimum_pair_frequency=1,
+        engine="fast",
+        alphabet="characters",
+        pretokenizer=None,
+        tie_rule=DEFAULTS["settings_tie_rule"],
+    )
+    training.update(changes)
+    return Trained(
         corpus=corpus,
         corpus_version="v",
         prefix_cap=500_000,
         heldout_fraction=0.0,
+        training=app_training(**training),
         vocab_size=400,
-        trained_vocab_size=400,
-        min_freq=1,
-        engine="fast",
-        alphabet="characters",
-        pretokenizer=None,
         top_k=10,
-        tie_rule=DEFAULTS["settings_tie_rule"],
     )
-    fields.update(changes)
-    return Settings(**fields)
 
 
 def embedded(document: str) -> dict:
@@ -45,11 +48,11 @@ def film_of(text: str, merges: int, corpus: str = "a corpus", **changes) -> str:
     settings = settings_for(corpus, **changes)
     run = train_run(
         text,
-        target_vocab_size=settings.trained_vocab_size,
-        minimum_pair_frequency=settings.min_freq,
+        target_vocab_size=settings.training.target_vocab_size,
+        minimum_pair_frequency=settings.training.minimum_pair_frequency,
         top_k=20,
-        alphabet=settings.alphabet,
-        pretokenizer=settings.pretokenizer,
+        alphabet=settings.training.alphabet,
+        pretokenizer=settings.training.pretokenizer,
     )
     return film_file(settings, run, text[:600], merges)
 
@@ -69,7 +72,7 @@ def test_the_film_of_wikitext_plays_its_merges():
     from helpers import shared_file
 
     text = shared_file("wikitext-2/valid.txt").read_text(encoding="utf-8")[:30_000]
-    data = embedded(film_of(text, 40, min_freq=2))
+    data = embedded(film_of(text, 40, minimum_pair_frequency=2))
     assert len(data["frames"]) == 40
     assert data["frames"][0]["count"] >= data["frames"][-1]["count"]
 

@@ -59,3 +59,23 @@ def test_a_page_builds_no_table_itself(page):
     assert not calls & TABLE_CALLS, f"{page.name} draws a table itself ({sorted(calls & TABLE_CALLS)}): its view does"
     assert "pandas" not in imports, f"{page.name} imports pandas: tables are built in its view"
     assert built == [], f"{page.name} builds rows inline ({built}): its view does"
+
+
+# The one door for tables: frame/tables.py draws every one, so presenter mode and the
+# number formats reach them all (a table drawn directly skipped presenter mode's large type).
+TABLES_DOOR = ROOT / "pages" / "_shared" / "frame" / "tables.py"
+TABLE_WIDGETS = {"dataframe", "table", "data_editor"}
+
+
+def test_every_table_goes_through_the_frames_table_helpers():
+    found = []
+    for path in sorted((ROOT / "pages").rglob("*.py")) + [ROOT / "app.py"]:
+        if path == TABLES_DOOR:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner = node.func.value
+            if node.func.attr in TABLE_WIDGETS and not (isinstance(owner, ast.Name) and owner.id == "pa"):  # pyarrow's
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: .{node.func.attr}(")
+    assert found == [], "draw tables with pages/_shared/frame/tables.py: " + ", ".join(found)

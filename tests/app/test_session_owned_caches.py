@@ -93,8 +93,8 @@ def test_a_chart_of_a_pasted_text_is_drawn_for_its_session_only(monkeypatch):
     """A chart shared by the class (built once per setting) is, for a session's own text,
     that session's: two students pasting the same text each build it; on the shipped corpus
     the second student is handed the first one's."""
-    import pages._shared.views.context_page as context_page
-    from pages._shared.data.figures import shared_figure
+    import pages._shared.views.context_window.window_coverage as context_page
+    from pages._shared.data.shared_figures import shared_figure
 
     shared_figure.shared.clear()
     builds, real = [], context_page.coverage_figure
@@ -117,7 +117,7 @@ def test_a_chart_of_a_pasted_text_is_drawn_for_its_session_only(monkeypatch):
 #
 # In a class where every student brings a new text each round, each text's values joined the
 # last ones up to each function's bound, and every process grew round after round. A new own
-# text now lets the last one's values and runs go (`owned.hold_values_of`).
+# text now lets the last one's values and runs go (`cache_scopes.hold_values_of`).
 
 TEXT_A = "apples and pears, lower lowest newer newest " * 60
 TEXT_B = "bananas and berries, wider widest faster fastest " * 60
@@ -127,8 +127,7 @@ VISITED = [page for page in EVERY_PAGE if "Model" not in page]  # a model job is
 
 def _own_values_script():
     import streamlit as st
-
-    from pages._shared.data.owned import own_values_held
+    from app_helpers import own_values_held
 
     st.session_state["held"] = own_values_held()
 

@@ -266,10 +266,6 @@ TRAIN_COUNTS = ["train", "--counts", "c.parquet", "--vocab-size", "300"]
         ),
         (["lm", "train", "--text", "a.txt", "--width", "wide"], "argument --width: invalid int value: 'wide'"),
         (["download", "wikitext-2", "--timeout", "soon"], "argument --timeout: invalid float value: 'soon'"),
-        (["serve", "--processes", "0"], "argument --processes: 0 is not a number of processes"),
-        (["serve", "--port", "70000"], "argument --port: 70000 is not a port number"),
-        (["serve", "--stop-seconds", "-1"], "argument --stop-seconds: -1 is not a number of seconds"),
-        (["serve", "--stop-seconds", "nan"], "argument --stop-seconds: nan is not a number of seconds"),
     ],
 )
 def test_a_bad_option_value_is_one_line_and_status_1(tmp_path, monkeypatch, capsys, argv, message):

@@ -10,8 +10,9 @@ import os
 
 import pytest
 from helpers import on_own_thread
-from load.classroom import Report, Session, free_port, start_server, stop_server
-from load.classroom import main as classroom
+
+from pages._shared.lecture_hall.load.classroom import Report, Session, free_port, start_server, stop_server
+from pages._shared.lecture_hall.load.classroom import main as classroom
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,15 @@ import time
 
 import pytest
 from helpers import on_own_thread
-from load.classroom import MemorySampler, Report, Session, free_port, start_server, stop_server
+
+from pages._shared.lecture_hall.load.classroom import (
+    MemorySampler,
+    Report,
+    Session,
+    free_port,
+    start_server,
+    stop_server,
+)
 
 pytestmark = pytest.mark.e2e
 GRACE_SECONDS = 2

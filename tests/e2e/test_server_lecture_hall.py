@@ -1,9 +1,10 @@
-"""A lecture hall (issue 25): `python -m bpe serve` with two app processes behind haproxy,
-and a small class through the proxy with the classroom script (tests/load/classroom.py):
+"""A lecture hall (issue 25): `python -m pages._shared.lecture_hall` with two app processes
+behind haproxy, and a small class through the proxy with the classroom script
+(pages/_shared/lecture_hall/load/classroom.py):
 no errors, no session sees another's text, every session is answered by one process
 only (its websocket and its uploads alike), both processes get students, and SIGTERM
 stops the proxy and both processes, leaving nothing behind. The processes are warmed for
-the class's link first (`serve --warm`), as a teacher starts them."""
+the class's link first (``--warm``), as a teacher starts them."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import signal
 import urllib.parse
 
 import pytest
-from helpers import children_of, free_ports, gone, nobody_listens, on_own_thread, start_serve
-from load.classroom import main as classroom
+from helpers import children_of, free_ports, gone, nobody_listens, on_own_thread, start_lecture_hall
+
+from pages._shared.lecture_hall.load.classroom import main as classroom
 
 pytestmark = pytest.mark.e2e
 CLASS_CORPUS, CLASS_VOCAB = "Python language reference", 1000  # the classroom script's defaults
@@ -24,10 +26,10 @@ def test_a_class_through_two_processes_stays_apart_and_stuck(tmp_path):
     port = free_ports(3)
     env = {**os.environ, "BPE_SESSION_GRACE_SECONDS": "5", "BPE_MACHINE_DIR": str(tmp_path / "machine")}
     link = "?" + urllib.parse.urlencode({"corpus": CLASS_CORPUS, "vocab": CLASS_VOCAB})  # the class's, warmed
-    serve, started = start_serve(
+    hall, started = start_lecture_hall(
         "--processes", "2", "--port", str(port), "--address", "127.0.0.1", "--warm", link, env=env
     )
-    children = children_of(serve.pid)
+    children = children_of(hall.pid)
     try:
         figures = tmp_path / "class.json"
         status = on_own_thread(
@@ -55,8 +57,8 @@ def test_a_class_through_two_processes_stays_apart_and_stuck(tmp_path):
         )
         found = json.loads(figures.read_text())
     finally:
-        os.killpg(serve.pid, signal.SIGTERM)  # as a service manager stops it
-        output, _ = serve.communicate(timeout=90)
+        os.killpg(hall.pid, signal.SIGTERM)  # as a service manager stops it
+        output, _ = hall.communicate(timeout=90)
     assert status == 0 and found["errors"] == [] and found["leaks"] == [], found["errors"]
     apps = {f"127.0.0.1:{port + 1}", f"127.0.0.1:{port + 2}"}
     assert set(found["per_process"]) == apps  # the proxy placed students on both processes
@@ -65,7 +67,7 @@ def test_a_class_through_two_processes_stays_apart_and_stuck(tmp_path):
         assert row["latency"]["merge step"]["n"] == 3 * row["sessions"]
         assert row["memory_mb"]["after round 2"] > 0  # each process found and measured by its port
     assert found["latency"]["upload a text"]["n"] == 4 and len(found["jobs"]) == 1
-    assert serve.returncode == 143 and "Traceback" not in output, output[-3000:]
+    assert hall.returncode == 143 and "Traceback" not in output, output[-3000:]
     assert "stopped the proxy and 2 app process(es)" in output
     warmed = [line for line in started if line.startswith("[warm app")]
     assert len(warmed) == 2 and all(" warmed " in line for line in warmed), started  # no note, no failure

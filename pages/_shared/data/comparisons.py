@@ -2,7 +2,7 @@
 column, and where each byte-level variant holds a character whole), two runs of this session side by side (Compare runs), and a tokenizer in other
 libraries' formats (Vocabulary: the exported files and where each library encodes
 differently). Computation stays in `bpe.analysis` and `bpe.formats`; this only caches,
-for every session or, on a session's own text or tokenizer, for it alone (`data.owned`).
+for every session or, on a session's own text or tokenizer, for it alone (`data.cache_scopes`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from bpe.formats.merges_vs_ranks import Demonstration
 from bpe.formats.provenance import came_from, encoding_difference
 from bpe.run import TrainingRun
 from bpe.tokenizer import BPETokenizer
-from pages._shared.data.owned import cache_data_by_owner, cache_data_per_session, cache_resource_by_owner
+from pages._shared.data.cache_scopes import cache_data_by_owner, cache_data_per_session, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts, prefix_tokenizer
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.render.merge_lists_html import merge_lists_html
@@ -49,17 +49,16 @@ def gpt2_column(key: tuple, merges: int, _train: str, _heldout: str):
 
 
 # A resource: the rows are shared, not copied per visit. Finding them reads every character
-# of the training text (about 25 ms for 450,000), once per corpus and tokenizer.
+# of the training text, once per corpus and tokenizer.
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
 def multibyte_table(key: tuple, merges: int, label: str, _train: str, _merges) -> list[dict]:
     """`bpe.analysis.compare.multibyte_rows` of the variant ``label`` of the four-way
-    comparison of ``key`` (a corpus key) at ``merges`` merges. ``own=`` at each call (`data.owned`)."""
+    comparison of ``key`` (a corpus key) at ``merges`` merges. ``own=`` at each call (`data.cache_scopes`)."""
     return multibyte_rows(_train, _merges)
 
 
-# A resource, shared and never changed: the same HTML for every visitor of a setting. As a
-# styled dataframe, Streamlit translated its cells on each visit (half of the page's
-# server time); built per visit, its rows alone were an eighth.
+# A resource, shared and never changed: the same HTML for every visitor of a setting,
+# built once (a styled dataframe would have its cells translated on every visit).
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
 def merge_lists(key: tuple, merges: int, labels: tuple, gpt2_spelling: bool, _comp: Comparison) -> str:
     """The four-way comparison's merge lists side by side as HTML (``labels``: its

@@ -1,7 +1,7 @@
 """The machine's one line of model jobs (the Model page): joined once per server process.
 
 At most `training_slots()` jobs train at once on this machine, however many server
-processes it runs (a lecture hall: `python -m bpe serve`), and the rest wait their turn:
+processes it runs (a lecture hall: `python -m pages._shared.lecture_hall`), and the rest wait their turn:
 the slots and the line are locked files in `bpe.paths.machine_dir()`, shared by every
 process there. torch's thread count, a process-wide setting, is set once to
 `training_threads()`; each job's own thread trains at `TRAINING_NICENESS`; and when the

@@ -1,8 +1,7 @@
 """Cached measurements, keyed by what they depend on: token lengths, the Context window's
 passages, compression curves (and this session's earlier curves, for overlays), the vocab
-sizes' rows, token usage,
-the training ids, the text hash of lessons, pretrained tokenizers' prefix curves, the
-languages' costs.
+sizes' rows, token usage, the training ids, the text hash of lessons, pretrained
+tokenizers' prefix curves, the report card's rows, the encode film, the languages' costs.
 Computation stays in `bpe.analysis`; this only caches and remembers.
 """
 
@@ -13,6 +12,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import streamlit as st
 
+from bpe.analysis.encode_film import EncodeFilm, encode_film
 from bpe.analysis.languages import LanguageCost, encoded_costs, language_costs
 from bpe.analysis.lesson import text_hash
 from bpe.analysis.metrics import (
@@ -26,6 +26,7 @@ from bpe.analysis.metrics import (
     token_usage,
 )
 from bpe.analysis.pretrained import PrefixPoint, full_compression, prefix_curve
+from bpe.analysis.report_card import CardRow, report_card
 from bpe.analysis.tie_rules import tie_rule_label
 from bpe.analysis.vocabulary import LearnedToken, learned_tokens
 from bpe.corpora.builtin import LIGHTHOUSE
@@ -34,11 +35,11 @@ from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.text import printable
 from bpe.variants.parity import RULES, MultilingualRun, train_multilingual
-from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner
+from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, session_owns
 from pages._shared.render.html import context_window_html
-from pages._shared.state.settings import DEFAULTS, PREFIX_CAP, Settings
+from pages._shared.state.settings import DEFAULTS, PREFIX_CAP, Settings, Trained
 from pages._shared.state.stores import MAX_SEEN_CURVES, SEEN_CURVES, is_own_text, recent, remember
 
 MEASURE_CHARS = 200_000  # coverage is measured on at most this much held-out text: enough, and quick
@@ -52,7 +53,7 @@ def measured_text(settings: Settings) -> tuple[str, str]:
     """(what, text): held-out text (its first `MEASURE_CHARS`), or the training text when
     nothing is held out, so the pages can say which they measured."""
     train, heldout = corpus_texts(settings)
-    if settings.run_file is not None:  # a replayed run's text is the sample its file keeps
+    if not isinstance(settings, Trained):  # a replayed run's text is the sample its file keeps
         return "the run's sample", train[:MEASURE_CHARS]
     if heldout:
         return "held-out text", heldout[:MEASURE_CHARS]
@@ -133,7 +134,7 @@ def run_curve(settings: Settings, run: TrainingRun) -> list[CurvePoint]:
 
 
 # A resource, shared and never changed: every page visit asks for the curve (`setup_page`),
-# and a data cache unpickles a copy each time (about 1 ms and 100 kB per 1,000 points).
+# and a data cache would unpickle a copy of every point each time.
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
 def _curve(training_key: tuple, _run: TrainingRun) -> list[CurvePoint]:
     return compression_curve(_run)
@@ -146,19 +147,25 @@ def seen_curves(settings: Settings) -> dict[str, list[CurvePoint]]:
 
 def run_label(settings: Settings) -> str:
     """A short name for a run that tells it apart from the others in a legend."""
-    pre = f", pre-tokenizer {pretokenizer_name(settings.pretokenizer)}" if settings.pretokenizer else ""
-    ties = f", ties {tie_rule_label(settings.tie_rule)}" if settings.tie_rule != DEFAULT_TIE_RULE else ""
-    cut = f", first {settings.prefix_cap:,} characters" if settings.prefix_cap != DEFAULTS[PREFIX_CAP] else ""
+    pre = (
+        f", pre-tokenizer {pretokenizer_name(settings.training.pretokenizer)}" if settings.training.pretokenizer else ""
+    )
+    ties = (
+        f", ties {tie_rule_label(settings.training.tie_rule)}" if settings.training.tie_rule != DEFAULT_TIE_RULE else ""
+    )
+    cut = ""
+    if isinstance(settings, Trained) and settings.prefix_cap != DEFAULTS[PREFIX_CAP]:
+        cut = f", first {settings.prefix_cap:,} characters"
     return (
-        f"{settings.corpus} ({settings.alphabet}, min freq {settings.min_freq}{pre}{ties}{cut}, "
-        f"to {settings.trained_vocab_size:,})"
+        f"{settings.corpus} ({settings.training.alphabet}, min freq {settings.training.minimum_pair_frequency}{pre}{ties}{cut}, "
+        f"to {settings.training.target_vocab_size:,})"
     )
 
 
 def run_usage(settings: Settings, run: TrainingRun, merges: int):
     """Token counts in the final encoding of the training text at ``merges`` merges. Cached.
     A replayed run has no training text: its recorded base-token counts stand in for it."""
-    train = None if settings.run_file is not None else corpus_texts(settings)[0]
+    train = None if not isinstance(settings, Trained) else corpus_texts(settings)[0]
     return _usage(settings.training_key(), merges, _run=run, _train=train, own=is_own_text(settings))
 
 
@@ -255,6 +262,18 @@ def pretrained_compression(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, 
 
 
 # ==================== The same paragraph in several languages
+
+
+@cache_resource_by_owner(show_spinner=False, max_entries=8)  # a film of GPT-4 over 2,000 characters: a few MB
+def film_of(tokenizer_key: tuple, text: str, _tokenizer, _steps) -> EncodeFilm:
+    """`bpe.analysis.encode_film.encode_film`; ``_steps`` (a run's steps) give each merge's count."""
+    return encode_film(_tokenizer, text, steps=_steps)
+
+
+@cache_data_by_owner(show_spinner="Measuring the report card…", max_entries=32)
+def card_rows_of(tokenizer_key: tuple, corpus_key: tuple, label: str, _tokenizer, _texts) -> list[CardRow]:
+    """One tokenizer (``label``) on every report-card text of the corpus."""
+    return report_card({label: _tokenizer}, _texts)
 
 
 def lighthouse_texts() -> dict[str, str]:

@@ -2,30 +2,28 @@
 
 What is computed on a shipped corpus or a run file on disk is shared by every browser
 session; what is computed on a session's own text (pasted, uploaded, a lesson file's, an
-uploaded run file) is that session's alone (`data.owned`). Every key names the text's
-*content* (`Settings.corpus_version`), never just a name two sessions could both use. The
+uploaded run file) is that session's alone (`data.cache_scopes`). Every key names the text's
+*content* (`Trained.corpus_version`), never just a name two sessions could both use. The
 texts themselves come from this session's state and are passed unhashed (`_text`).
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import replace
 
 import streamlit as st
 
 from bpe.corpora.corpus import load_corpus, split_train_heldout
 from bpe.errors import BpeError
-from bpe.live_training import LiveTraining, SharedTrainings
 from bpe.run import TrainingRun
 from bpe.scale.run_file import RunFile, RunFileError, parse_run_file, read_run_file
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
-from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
 from bpe.training_memory import check_fits_in_memory
-from pages._shared.data.owned import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
+from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
+from pages._shared.data.live_training import LiveTraining, SharedTrainings
 from pages._shared.state.sessions import session_watch
-from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, RECORDED_TOP_K, TRAIN_UP_TO, VOCAB, Settings
+from pages._shared.state.settings import MIN_CHARS_TO_SPLIT, TRAIN_UP_TO, VOCAB, Settings, Trained, UnreadableRun
 from pages._shared.state.stores import (
     MAX_SEEN_RUNS,
     RUN_UPLOAD_PREFIX,
@@ -51,20 +49,29 @@ PROGRESS_SECONDS = 0.25  # how often a progress bar is redrawn: each update is a
 
 def corpus_texts(settings: Settings) -> tuple[str, str]:
     """(train_text, heldout_text) for these settings: the corpus cut to the prefix cap,
-    then split. Texts under `MIN_CHARS_TO_SPLIT` characters are not split. Cached.
-    A replayed run has no corpus: its text is the held-out sample its file keeps.
-    Raises `BpeError` (a `CorpusError`) when the corpus cannot be read."""
-    if settings.run_file is not None:
+    then split (`cut_texts`). A replayed run has no corpus: its text is the held-out sample
+    its file keeps. Raises `BpeError` (a `CorpusError`, a `RunFileError`) when the corpus
+    or the run file cannot be read."""
+    if not isinstance(settings, Trained):
         return opened_run(settings).sample, ""
-    pasted = user_texts().get(settings.corpus)
-    return _corpus_texts(settings.corpus_key(), _text=pasted, own=pasted is not None)
+    return cut_texts(settings.corpus_key())
+
+
+def cut_texts(corpus_key: tuple) -> tuple[str, str]:
+    """(train_text, heldout_text) of a listed corpus or this session's own text, by
+    `Trained.corpus_key` (its name, version, prefix cap and held-out fraction): the text cut
+    to the prefix cap, then split. Texts under `MIN_CHARS_TO_SPLIT` characters are not
+    split. Cached. The sidebar asks before the settings are whole (the vocab it offers
+    depends on the text)."""
+    pasted = user_texts().get(corpus_key[0])
+    return _corpus_texts(corpus_key, _text=pasted, own=pasted is not None)
 
 
 def corpus_parts(settings: Settings) -> tuple[str, str]:
     """(training text, held-out text) as far as each is here, for a lens that must say which
     part it measured: `corpus_texts`, except that a replayed run's file keeps no training
     text and its sample is held-out text, so it is ``("", sample)``."""
-    if settings.run_file is not None:
+    if not isinstance(settings, Trained):
         return "", opened_run(settings).sample
     return corpus_texts(settings)
 
@@ -84,7 +91,7 @@ def _corpus_texts(key: tuple, _text: str | None) -> tuple[str, str]:
 def corpus_length(settings: Settings) -> int:
     """Characters in the whole corpus, before the prefix cap cuts it. Cached. A replayed
     run's corpus is not here: its size is what the run file records it trained on."""
-    if settings.run_file is not None:
+    if not isinstance(settings, Trained):
         run = opened_run(settings).run
         return run.training_characters + run.heldout_characters
     pasted = user_texts().get(settings.corpus)
@@ -98,13 +105,18 @@ def _corpus_length(key: tuple, _text: str | None) -> int:
 
 def alphabet_size(settings: Settings) -> int:
     """How many base tokens training will start from (the smallest possible vocab)."""
-    if settings.run_file is not None:
+    if not isinstance(settings, Trained):
         return len(opened_run(settings).run.base_tokens)
-    return _base_size(settings.alphabet, settings.corpus_key(), *corpus_texts(settings), own=is_own_text(settings))
+    return base_size(settings.training.alphabet, settings.corpus_key())
 
 
-def _base_size(alphabet: str, corpus_key: tuple, train: str, heldout: str, own: bool) -> int:
-    return 256 if alphabet == "bytes" else _distinct_characters(corpus_key, train, heldout, own=own)
+def base_size(alphabet: str, corpus_key: tuple) -> int:
+    """How many base tokens training on the text of ``corpus_key`` (as `cut_texts`) starts
+    from under ``alphabet``: 256 bytes, or the text's distinct characters. Cached."""
+    train, heldout = cut_texts(corpus_key)  # read either way: a text that cannot be read says so
+    if alphabet == "bytes":
+        return 256
+    return _distinct_characters(corpus_key, train, heldout, own=corpus_key[0] in user_texts())
 
 
 @cache_data_by_owner(show_spinner=False, max_entries=16)
@@ -115,7 +127,7 @@ def _distinct_characters(key: tuple, _train: str, _heldout: str) -> int:
 
 # ==================== Training
 #
-# A run trains on a thread of its own (`bpe.live_training`), shared by every session that
+# A run trains on a thread of its own (`data.live_training`), shared by every session that
 # asks for the same settings, so a long training (50,000 merges) shows its progress and a
 # Stop button instead of holding the page (`frame.training_progress` draws them). Finished
 # runs are kept for every session; a run this session stopped is kept in this session
@@ -139,7 +151,7 @@ class StoppedBeforeFirstMerge(Exception):
 
 
 def trained_run(settings: Settings) -> TrainingRun:
-    """The run for these settings, trained to ``settings.trained_vocab_size`` at most once
+    """The run for these settings, trained to ``settings.training.target_vocab_size`` at most once
     per process (one object shared by every session), or the merges this session kept
     when it stopped that training.
 
@@ -147,6 +159,8 @@ def trained_run(settings: Settings) -> TrainingRun:
     vocab) costs nothing. Raises `TrainingUnderway` while it trains, `BpeError` on
     impossible settings or a text that will not fit in memory.
     """
+    if isinstance(settings, UnreadableRun):
+        raise RunFileError(settings.error)
     key = settings.training_key()
     state = st.session_state
     run = _at_hand(settings)
@@ -173,7 +187,7 @@ def run_for(settings: Settings) -> TrainingRun:
     run = _at_hand(settings)
     if run is None:
         training = _join(settings)
-        bar = st.progress(0.0, text=f"Training to {settings.trained_vocab_size:,} tokens…")
+        bar = st.progress(0.0, text=f"Training to {settings.training.target_vocab_size:,} tokens…")
         try:
             while not training.wait(PROGRESS_SECONDS):
                 fraction, said = progress_line(training)
@@ -191,7 +205,7 @@ def run_at_hand(settings: Settings) -> TrainingRun | None:
     replayed run file, the run it stopped, or a finished run still kept), else None: for a
     page that offers runs to look at, where training each run offered would cost a visit
     one training for every run let go (past `MAX_FINISHED_RUNS`, past `MAX_OWN_RUNS`, or with
-    the session's earlier own text: `data.owned`)."""
+    the session's earlier own text: `data.cache_scopes`)."""
     return _at_hand(settings)
 
 
@@ -234,7 +248,7 @@ def stop_training() -> None:
     reached = run.final_vocab_size
     state[TRAIN_UP_TO] = reached
     state[VOCAB] = min(int(state[VOCAB]), reached)  # the pages open on its last merge
-    state[STOPPED_RUN] = (replace(settings, trained_vocab_size=reached).training_key(), run)
+    state[STOPPED_RUN] = (settings.with_training(target_vocab_size=reached).training_key(), run)
 
 
 def train_again() -> None:
@@ -281,14 +295,14 @@ def _at_hand(settings: Settings) -> TrainingRun | None:
     memo = state.get(RUN_MEMO)
     if memo is not None and memo[0] == key:
         return memo[1]
-    if settings.run_file is not None:  # replayed from its file: never retrained
+    if not isinstance(settings, Trained):  # replayed from its file: never retrained
         run = opened_run(settings).run
         _require_recorded_settings(settings, run)
         return run
     stopped = state.get(STOPPED_RUN)
     if stopped is not None and stopped[0] == key:
         if stopped[1] is None:
-            raise StoppedBeforeFirstMerge(settings.trained_vocab_size)
+            raise StoppedBeforeFirstMerge(settings.training.target_vocab_size)
         return stopped[1]
     return shared_trainings(own=is_own_text(settings)).finished(key)
 
@@ -298,21 +312,11 @@ def _join(settings: Settings) -> LiveTraining:
     way), once its text is known to fit in memory."""
     train_text, heldout_text = corpus_texts(settings)
     # in-memory training: refuse plainly what will not fit, rather than swap or die
-    check_fits_in_memory(len(train_text) + len(heldout_text), settings.alphabet, settings.pretokenizer)
-    training_settings = TrainingSettings(
-        target_vocab_size=settings.trained_vocab_size,
-        minimum_pair_frequency=settings.min_freq,
-        engine=settings.engine,
-        top_k=RECORDED_TOP_K,
-        alphabet=settings.alphabet,
-        pretokenizer=settings.pretokenizer,
-        tie_rule=settings.tie_rule,
-        # whatever the settings (a lesson's, a link's), a run holds a bounded vocabulary
-        max_vocab_characters=MAX_VOCAB_CHARACTERS,
-    )
+    training = settings.training
+    check_fits_in_memory(len(train_text) + len(heldout_text), training.alphabet, training.pretokenizer)
     return shared_trainings(own=is_own_text(settings)).join(
         settings.training_key(),
-        lambda: LiveTraining(train_text, training_settings, heldout_text=heldout_text),
+        lambda: LiveTraining(train_text, training, heldout_text=heldout_text),
         _watcher(),
         session_watch(),
     )
@@ -343,8 +347,8 @@ def shared_trainings(*, own: bool = False) -> SharedTrainings:
     return _trainings(MAX_OWN_RUNS if own else MAX_FINISHED_RUNS, own=own)
 
 
-# A TrainingRun is frozen and nothing mutates it: one object for everyone (a copy per
-# session cost a class ~6 MB per student, and a bigger heap for the collector to walk).
+# A TrainingRun is frozen and nothing mutates it: one object for everyone, where a copy
+# per session would grow a class's memory, and the heap the collector walks, by a run a student.
 @cache_resource_by_owner(show_spinner=False)
 def _trainings(keep: int) -> SharedTrainings:
     return SharedTrainings(keep=keep)
@@ -356,13 +360,13 @@ def _trainings(keep: int) -> SharedTrainings:
 def _require_recorded_settings(settings: Settings, run: TrainingRun) -> None:
     """A run file holds one training: settings asking for another (a variant of it, on
     Compare runs) would need its corpus, which is not here."""
-    recorded = run.settings
+    asked, recorded = settings.training, run.settings
     wanted = {
-        "alphabet": (settings.alphabet, recorded.alphabet),
-        "pre-tokenizer": (settings.pretokenizer, recorded.pretokenizer),
-        "tie rule": (settings.tie_rule, recorded.tie_rule),
-        "minimum pair frequency": (settings.min_freq, recorded.minimum_pair_frequency),
-        "vocab size": (settings.trained_vocab_size, run.final_vocab_size),
+        "alphabet": (asked.alphabet, recorded.alphabet),
+        "pre-tokenizer": (asked.pretokenizer, recorded.pretokenizer),
+        "tie rule": (asked.tie_rule, recorded.tie_rule),
+        "minimum pair frequency": (asked.minimum_pair_frequency, recorded.minimum_pair_frequency),
+        "vocab size": (asked.target_vocab_size, run.final_vocab_size),
     }
     differ = [name for name, (asked, has) in wanted.items() if asked != has]
     if differ:
@@ -373,18 +377,25 @@ def _require_recorded_settings(settings: Settings, run: TrainingRun) -> None:
 
 
 def opened_run(settings: Settings) -> RunFile:
-    """The run file these settings replay: one listed on disk is read once per process and
-    shared (`st.cache_resource`, as trained runs are); one uploaded in this session is
-    parsed once for this session (up to 64 MB each: nobody else holds its bytes).
-    Raises `BpeError` (a `RunFileError`) when it cannot be read."""
-    name = settings.run_file
-    assert name is not None
+    """The run file these settings replay (`open_run_file`). Raises `BpeError` (a
+    `RunFileError`) when it cannot be read."""
+    if isinstance(settings, UnreadableRun):
+        raise RunFileError(settings.error)
+    return open_run_file(settings.run_file, settings.corpus_version)
+
+
+def open_run_file(name: str, version: str) -> RunFile:
+    """The run file ``name`` (a path, or `RUN_UPLOAD_PREFIX` + an upload's name) at
+    ``version``: one listed on disk is read once per process and shared
+    (`st.cache_resource`, as trained runs are); one uploaded in this session is parsed once
+    for this session (up to 64 MB each: nobody else holds its bytes). Raises `BpeError` (a
+    `RunFileError`) when it cannot be read."""
     if name.startswith(RUN_UPLOAD_PREFIX):
         found = run_uploads().get(name)
         if found is None:
             raise RunFileError(f"the uploaded run {name[len(RUN_UPLOAD_PREFIX) :]!r} is no longer in this session")
         return _parsed_run(found[0], _raw=found[1], _name=name[len(RUN_UPLOAD_PREFIX) :])
-    return _read_run(name, settings.corpus_version)
+    return _read_run(name, version)
 
 
 @st.cache_resource(show_spinner="Opening the run file…", max_entries=8)

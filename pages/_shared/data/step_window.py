@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from bpe.analysis.segments import Segment, merged_count, step_segments
 from bpe.run import TrainingRun
 from bpe.steps import MergeStep
-from pages._shared.data.owned import cache_resource_by_owner
+from pages._shared.data.cache_scopes import cache_resource_by_owner
 from pages._shared.data.runs import prefix_tokenizer
 from pages._shared.render.html import segments_html
 from pages._shared.state.settings import Settings
@@ -35,7 +35,7 @@ class StepWindow:
 def step_window(settings: Settings, run: TrainingRun, step: MergeStep, text: str, start: int, *, outlines: bool):
     """The window ``text`` (which begins at ``start`` in the training text) at ``step``:
     outlined (``outlines``) or plain. Built once per process for each setting, step and
-    window; a session's own text keeps its windows to itself (`data.owned`)."""
+    window; a session's own text keeps its windows to itself (`data.cache_scopes`)."""
     return _step_window(
         settings.training_key(),
         step.number,

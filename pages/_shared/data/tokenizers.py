@@ -38,7 +38,7 @@ class Compared:
     vocab_size: int
     key: tuple  # what the tokenizer depends on (run settings and merges, or a fingerprint)
     tokenizer: object = field(compare=False, hash=False, repr=False)
-    own: bool = False  # what is measured with it is cached for this session only (`data.owned`)
+    own: bool = False  # what is measured with it is cached for this session only (`data.cache_scopes`)
 
 
 def base_level(settings: Settings, run: TrainingRun) -> Compared:
@@ -58,7 +58,7 @@ def bpe_at(settings: Settings, run: TrainingRun, vocab_size: int) -> Compared:
 
 def session_owns(settings: Settings, *compared: Compared) -> bool:
     """Is what is computed on the text of ``settings`` with the ``compared`` tokenizers this
-    session's own (its text, its run, its upload), to be cached for it alone (`data.owned`)?"""
+    session's own (its text, its run, its upload), to be cached for it alone (`data.cache_scopes`)?"""
     return is_own_text(settings) or any(c.own for c in compared)
 
 

@@ -1,9 +1,9 @@
 """Lesson links and lesson files: hand out the exact frame on screen, and open it again.
 
-A lesson link is the page's address plus one query parameter per field of `Settings`
-(the sidebar: corpus, prefix, held-out part, vocab, train-up-to, minimum frequency,
-engine, alphabet, pre-tokenizer, top-k, tie rule, and any field added later whose state
-key is ``settings_<field>``), the short hash of the text trained on (``text_hash``), and
+A lesson link is the page's address plus one query parameter per input of the sidebar
+(`state.controls.SETTING_INPUTS`: corpus, prefix, held-out part, vocab, train-up-to,
+minimum frequency, engine, alphabet, pre-tokenizer, top-k, tie rule), the short hash of
+the text trained on (``text_hash``), and
 the page's own controls that change what is drawn (`state.controls.PAGE_CONTROLS`: the step, the text
 window, ...). A lesson file holds the same, plus the text when it was pasted or
 uploaded (a link cannot carry it). The file format and its checks are

@@ -45,8 +45,8 @@ def app_pages() -> list[AppPage]:
 @functools.cache
 def _pages_in(folder: Path) -> tuple[AppPage, ...]:
     # Read once per process: every page run lists the pages twice or more (the sidebar, the
-    # home page, lesson links), and a glob and sort of the folder each time was about 1.5% of
-    # a class's page visits. Streamlit itself learns of a new page file only on a restart.
+    # home page, lesson links), and the folder does not change while the server runs:
+    # Streamlit itself learns of a new page file only on a restart.
     numbered = sorted(folder.glob("[0-9]*_*.py"), key=lambda p: int(p.name.split("_", 1)[0]))
     return (AppPage(HOME, "Home", HOME_ICON),) + tuple(
         AppPage(f"pages/{p.name}", p.stem.split("_", 1)[1].replace("_", " ")) for p in numbered

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._shared.data.figures import shared_figure
+from pages._shared.data.shared_figures import shared_figure
 from pages._shared.render.figures import enlarged
 from pages._shared.render.html import PRESENTER_CSS, SEGMENTS_CSS, WHOLE_LABELS_CSS
 from pages._shared.state.settings import bind
@@ -43,7 +43,7 @@ def presented(fig):
 
 def presented_once(key: tuple, build, *, own: bool = False):
     """`presented(build())`, built once per server process for each ``key`` and presenter
-    mode and shared by every session (`data.figures.shared_figure`): for a chart that shows
+    mode and shared by every session (`data.shared_figures.shared_figure`): for a chart that shows
     only what ``key`` names. Draw it; never change it. ``own``: the chart shows this session's
     own text (`state.stores.is_own_text`), so it is kept for this session only."""
     return shared_figure(key, presenting(), _build=build, own=own)

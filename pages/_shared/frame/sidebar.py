@@ -7,6 +7,7 @@ training happen in `bpe` (through `data.runs`).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import streamlit as st
 
@@ -19,8 +20,8 @@ from bpe.scale.run_file import MAX_RUN_FILE_BYTES, RunFile, parse_run_file
 from bpe.scale.run_listing import RunListing, labelled_runs
 from bpe.text import shown_name
 from bpe.training import MAX_VOCAB_SIZE
-from pages._shared.data.owned import hold_values_of
-from pages._shared.data.runs import alphabet_size, corpus_texts, opened_run
+from pages._shared.data.cache_scopes import hold_values_of
+from pages._shared.data.runs import base_size, cut_texts, open_run_file
 from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import setting
@@ -38,7 +39,11 @@ from pages._shared.state.settings import (
     TOP_K,
     TRAIN_UP_TO,
     VOCAB,
+    Replayed,
     Settings,
+    Trained,
+    UnreadableRun,
+    app_training,
     bind,
     text_version,
 )
@@ -70,8 +75,8 @@ def upload_limit_bytes() -> int:
 
 
 def draw_sidebar() -> tuple[Settings, bool]:
-    """Draw the shared sidebar; return the settings and whether the corpus is listed
-    (built in or on disk, so it can go into a link)."""
+    """Draw the shared sidebar; return the settings, built once from what it shows, and
+    whether the corpus is listed (built in or on disk, so it can go into a link)."""
     listed = {info.name: info for info in list_corpora()}
     runs = labelled_runs()
     state = st.session_state
@@ -98,44 +103,67 @@ def draw_sidebar() -> tuple[Settings, bool]:
         run_file = _chosen_run(runs, uploaded_runs)
         if run_file is not None:
             return _replay_sidebar(*run_file), state[CORPUS] in runs
-        draw_download()  # WikiText-2, once, with a progress bar (the command line's downloader)
-        setting(PREFIX_CAP).draw(st.number_input, "Train on the first … characters", step=50_000)
-        setting(HELDOUT).draw(
-            st.slider,
-            "Held-out part",
-            step=0.05,
-            help=f"The end of the text, kept out of training for held-out measures. "
-            f"Texts under {MIN_CHARS_TO_SPLIT:,} characters are never split.",
-        )
-        st.header("Tokens")
-        setting(ALPHABET).draw(st.radio, "Alphabet", horizontal=True)
-        setting(PRETOKENIZER).draw(
-            st.selectbox,
-            "Pre-tokenizer",
-            format_func=pretokenizer_name,
-            help="Split the text into chunks (words) that merges never cross.",
-        )
-        settings = _settings(state[ENGINE], listed)
-        hold_values_of(settings)  # before anything is computed on the text: a new own text replaces the last's values
-        minimum = _describe_corpus(settings)
-        _vocab_inputs(minimum, _live_top(settings, minimum))
-        st.header("Training")
-        setting(MIN_FREQ).draw(st.number_input, "Minimum pair frequency")
-        setting(ENGINE).draw(
-            st.radio,
-            "Engine",
-            horizontal=True,
-            help="Both give the same merges; the reference engine is the textbook loop, slow on big text.",
-        )
-        setting(TIE_RULE).draw(
-            st.selectbox,
-            "Tie rule",
-            format_func=tie_rule_label,
-            help="Which of equally frequent pairs wins.\n\n" + tie_rules_help(),
-        )
-        setting(TOP_K).draw(st.slider, "Top pairs to show")
-        engine = _guard_engine(settings)
-    return _settings(engine, listed), state[CORPUS] in listed
+        return _training_sidebar(listed), state[CORPUS] in listed
+
+
+def _training_sidebar(listed: dict) -> Trained:
+    """The sidebar of a run trained here: the text, its tokens, the vocab it can reach and
+    the training settings; the settings, built once they are all drawn."""
+    state = st.session_state
+    draw_download()  # WikiText-2, once, with a progress bar (the command line's downloader)
+    setting(PREFIX_CAP).draw(st.number_input, "Train on the first … characters", step=50_000)
+    setting(HELDOUT).draw(
+        st.slider,
+        "Held-out part",
+        step=0.05,
+        help=f"The end of the text, kept out of training for held-out measures. "
+        f"Texts under {MIN_CHARS_TO_SPLIT:,} characters are never split.",
+    )
+    st.header("Tokens")
+    setting(ALPHABET).draw(st.radio, "Alphabet", horizontal=True)
+    setting(PRETOKENIZER).draw(
+        st.selectbox,
+        "Pre-tokenizer",
+        format_func=pretokenizer_name,
+        help="Split the text into chunks (words) that merges never cross.",
+    )
+    corpus_key = _corpus_key(listed)
+    # before anything is computed on the text: a new own text replaces the last's values
+    hold_values_of(corpus_key[:2], own=corpus_key[0] in user_texts())
+    minimum = _describe_corpus(corpus_key)
+    _vocab_inputs(minimum, _live_top(corpus_key, minimum))
+    st.header("Training")
+    setting(MIN_FREQ).draw(st.number_input, "Minimum pair frequency")
+    setting(ENGINE).draw(
+        st.radio,
+        "Engine",
+        horizontal=True,
+        help="Both give the same merges; the reference engine is the textbook loop, slow on big text.",
+    )
+    setting(TIE_RULE).draw(
+        st.selectbox,
+        "Tie rule",
+        format_func=tie_rule_label,
+        help="Which of equally frequent pairs wins.\n\n" + tie_rules_help(),
+    )
+    setting(TOP_K).draw(st.slider, "Top pairs to show")
+    corpus, version, prefix_cap, heldout_fraction = corpus_key
+    return Trained(
+        corpus=corpus,
+        corpus_version=version,
+        prefix_cap=prefix_cap,
+        heldout_fraction=heldout_fraction,
+        training=app_training(
+            target_vocab_size=max(int(state[TRAIN_UP_TO]), int(state[VOCAB])),
+            minimum_pair_frequency=int(state[MIN_FREQ]),
+            engine=_guard_engine(corpus_key),
+            alphabet=state[ALPHABET],
+            pretokenizer=None if state[PRETOKENIZER] == "none" else state[PRETOKENIZER],
+            tie_rule=state[TIE_RULE],
+        ),
+        vocab_size=int(state[VOCAB]),
+        top_k=int(state[TOP_K]),
+    )
 
 
 def _clamp(key: str) -> None:
@@ -143,33 +171,21 @@ def _clamp(key: str) -> None:
     st.session_state[key] = min(max(int(st.session_state[key]), field.low), field.high)
 
 
-def _settings(engine: str, listed: dict) -> Settings:
+def _corpus_key(listed: dict) -> tuple:
+    """The text the sidebar trains on, as `Trained.corpus_key` spells it: the corpus, its
+    content's version, the prefix cap and the held-out part."""
     state = st.session_state
     own = user_texts().get(state[CORPUS])
     # a file edited on disk changes its stat times, and so its cache entries (a cheap check: no read)
     version = text_version(own) if own is not None else corpus_version(listed[state[CORPUS]])
-    pretokenizer = None if state[PRETOKENIZER] == "none" else state[PRETOKENIZER]
-    return Settings(
-        corpus=state[CORPUS],
-        corpus_version=version,
-        prefix_cap=int(state[PREFIX_CAP]),
-        heldout_fraction=round(float(state[HELDOUT]), 2),
-        vocab_size=int(state[VOCAB]),
-        trained_vocab_size=max(int(state[TRAIN_UP_TO]), int(state[VOCAB])),
-        min_freq=int(state[MIN_FREQ]),
-        engine=engine,
-        alphabet=state[ALPHABET],
-        pretokenizer=pretokenizer,
-        top_k=int(state[TOP_K]),
-        tie_rule=state[TIE_RULE],
-    )
+    return (state[CORPUS], version, int(state[PREFIX_CAP]), round(float(state[HELDOUT]), 2))
 
 
-def _describe_corpus(settings: Settings) -> int:
+def _describe_corpus(corpus_key: tuple) -> int:
     """Caption the corpus; return the alphabet size (1 when the text cannot be read)."""
     try:
-        train, heldout = corpus_texts(settings)
-        size = alphabet_size(settings)
+        train, heldout = cut_texts(corpus_key)
+        size = base_size(st.session_state[ALPHABET], corpus_key)
     except BpeError as error:
         st.error(escape_markdown(str(error)), icon="⚠️")  # the page shows it too
         return 1
@@ -178,11 +194,11 @@ def _describe_corpus(settings: Settings) -> int:
     return size
 
 
-def _live_top(settings: Settings, minimum: int) -> int:
+def _live_top(corpus_key: tuple, minimum: int) -> int:
     """How far the vocab slider reaches for live training: `VOCAB_MAX`, and up to
     `LIVE_VOCAB_MAX` where the text is long enough (a merge per ten characters)."""
     try:
-        characters = len(corpus_texts(settings)[0])
+        characters = len(cut_texts(corpus_key)[0])
     except BpeError:
         characters = 0
     return max(VOCAB_MAX, minimum + 1_000, min(LIVE_VOCAB_MAX, minimum + characters // 10))
@@ -240,11 +256,13 @@ def _outside(label: str, typed: int, minimum: int, top: int, shown: int) -> str:
     return f"{label} {typed:,} is {why}; using {shown:,}."
 
 
-def _guard_engine(settings: Settings) -> str:
+def _guard_engine(corpus_key: tuple) -> str:
+    """The engine to train with: the one chosen, but fast where the reference engine would
+    take too long (said in words)."""
     if st.session_state[ENGINE] != "reference":
         return "fast"
     try:
-        length = len(corpus_texts(settings)[0])
+        length = len(cut_texts(corpus_key)[0])
     except BpeError:
         return "fast"
     if length > REFERENCE_MAX_CHARS:
@@ -287,52 +305,33 @@ def _chosen_run(runs: dict[str, RunListing], uploaded: dict[str, str]) -> tuple[
     return None
 
 
-def _replay_sidebar(run_file: str, version: str) -> Settings:
+def _replay_sidebar(run_file: str, version: str) -> Replayed | UnreadableRun:
     """The sidebar of a replayed run: what it was trained with, read from its file (no
     widget can change what would need retraining), and the vocab it reaches."""
     state = st.session_state
-    stub = Settings(
-        corpus=state[CORPUS],
-        corpus_version=version,
-        prefix_cap=int(state[PREFIX_CAP]),
-        heldout_fraction=round(float(state[HELDOUT]), 2),
-        vocab_size=int(state[VOCAB]),
-        trained_vocab_size=int(state[VOCAB]),
-        min_freq=1,
-        engine="fast",
-        alphabet="bytes",
-        pretokenizer=None,
-        top_k=int(state[TOP_K]),
-        run_file=run_file,
-    )
-    hold_values_of(stub)  # before the file is parsed: an uploaded run replaces the last own text's values
+    # before the file is parsed: an uploaded run replaces the last own text's values
+    hold_values_of((state[CORPUS], version), own=run_file.startswith(RUN_UPLOAD_PREFIX))
     try:
-        opened = opened_run(stub)
+        opened = open_run_file(run_file, version)
     except BpeError as error:
         st.error(escape_markdown(str(error)), icon="⚠️")
-        return stub
+        return UnreadableRun(corpus=state[CORPUS], corpus_version=version, run_file=run_file, error=str(error))
     run = opened.run
     _describe_run(opened)
     st.header("Tokens")
     final = run.final_vocab_size
     _vocab_inputs(len(run.base_tokens), max(final, len(run.base_tokens) + 1), trained=final)
     st.header("Training")
-    state[TOP_K] = min(max(int(state[TOP_K]), 1), max(1, run.settings.top_k))
-    bind(st.slider, "Top pairs to show", TOP_K, min_value=1, max_value=max(1, run.settings.top_k))
-    return Settings(
+    recorded_top_k = max(1, run.settings.top_k)
+    state[TOP_K] = min(max(int(state[TOP_K]), 1), recorded_top_k)
+    bind(st.slider, "Top pairs to show", TOP_K, min_value=1, max_value=recorded_top_k)
+    return Replayed(
         corpus=state[CORPUS],
         corpus_version=version,
-        prefix_cap=int(state[PREFIX_CAP]),
-        heldout_fraction=round(float(state[HELDOUT]), 2),
-        vocab_size=int(state[VOCAB]),
-        trained_vocab_size=final,
-        min_freq=run.settings.minimum_pair_frequency,
-        engine=run.settings.engine,
-        alphabet=run.alphabet,
-        pretokenizer=run.pretokenizer,
-        top_k=min(int(state[TOP_K]), max(1, run.settings.top_k)),
-        tie_rule=run.settings.tie_rule,
         run_file=run_file,
+        training=replace(run.settings, target_vocab_size=final),  # the vocab it reached
+        vocab_size=int(state[VOCAB]),
+        top_k=int(state[TOP_K]),
     )
 
 

@@ -1,6 +1,15 @@
-"""Tables every page draws the same way: `show_table` (a static `st.table` of cells
-formatted by `render.numbers`, which wraps long cells instead of hiding columns off the
-right edge) and `count_columns` (whole numbers in a sortable `st.dataframe`)."""
+"""Tables, every one of them: the one door through which a page draws a table (no other
+module of the app calls `st.table` or `st.dataframe`: tests/app/test_pages_shape.py).
+
+- `show_table`: a static table of cells formatted by `render.numbers`, which wraps long
+  cells instead of hiding columns off the right edge; presenter mode enlarges it;
+- `rows_table`: rows a class reads whole (the merge log, a step's pair counts): a sortable
+  grid, or in presenter mode a static table in large type;
+- `grid_table`: a table a reader scrolls, sorts and searches (the vocabulary, thousands of
+  rows): Streamlit's grid in either mode;
+- `count_columns`: whole numbers with thousands separators in a grid, still sortable;
+  `arrow_rows`: rows as an Arrow table, as a grid takes them.
+"""
 
 from __future__ import annotations
 
@@ -41,12 +50,22 @@ def rows_table(rows: Sequence[Mapping], *, counts: Sequence[str] = (), **datafra
     st.dataframe(arrow_rows(rows), hide_index=True, column_config=count_columns(*counts), **dataframe_options)
 
 
+def grid_table(data, *, counts: Sequence[str] = (), columns: Mapping | None = None, **dataframe_options) -> None:
+    """A table a reader scrolls, sorts and searches: Streamlit's grid, no index; ``counts``
+    its whole-number columns (`count_columns`), ``columns`` more column settings (a progress
+    bar, a width). The same in presenter mode: a grid may hold thousands of rows, which a
+    static table in large type could not show on a page."""
+    config = {**count_columns(*counts), **(columns or {})}
+    st.dataframe(data, hide_index=True, column_config=config or None, **dataframe_options)
+
+
 def arrow_rows(rows: Iterable[Mapping], *, columns: Sequence[str] = ()) -> pa.Table | pd.DataFrame:
-    """The rows as an Arrow table, which Streamlit sends as it is: going through pandas
-    (a DataFrame, then its conversion to Arrow) cost a merge step about a tenth of its
-    server time, twice a step, for every student. A column that mixes types (a count and
-    a "—") has no Arrow type: those rows go through pandas, whose object column Streamlit
-    shows as text. ``columns``: the header an empty table still shows (rows name their own)."""
+    """The rows as an Arrow table, which Streamlit sends as it is, where a pandas frame is
+    built and then converted to Arrow on every draw (twice a merge step, for every student:
+    docs/speed.md). A column that mixes types (a count and a "—") has no Arrow type: those
+    rows go through pandas, whose object column Streamlit shows as text. ``columns``: the
+    header an empty table still shows (rows name their own), e.g. ``arrow_rows([],
+    columns=("id", "token"))`` is an empty table with those two columns."""
     rows = list(rows)
     if not rows and columns:
         return pa.table({column: pa.array([], pa.null()) for column in columns})

@@ -17,8 +17,8 @@ import time
 
 import streamlit as st
 
-from bpe.live_training import LiveTraining
 from bpe.run import TrainingRun
+from pages._shared.data.live_training import LiveTraining
 from pages._shared.data.runs import PROGRESS_SECONDS, live_training, progress_line, stop_training, train_again
 
 QUICK_SECONDS = 0.3  # a training this short shows no bar at all

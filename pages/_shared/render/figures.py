@@ -132,8 +132,9 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     ties in the rule's order), so the winner is the leftmost bar.
 
     Drawn on every step of every student in a class, so it is written as a plain spec (with
-    `readable`'s type sizes) and built without plotly's per-property validation: 0.4 ms
-    instead of 11 (tests/app/test_figures.py checks the spec validates).
+    `readable`'s type sizes) and built without plotly's per-property validation, which
+    costs most of a built figure's time (docs/speed.md); tests/app/test_figures.py checks
+    the spec validates.
     """
     pairs = step.top_pairs[: max(top_k, 1)]
     tied = set(tied_with_winner(step))
@@ -232,64 +233,12 @@ def compression_curve_figure(
     ({label: [`bpe.analysis.pretrained.PrefixPoint`]}) adds pretrained tokenizers cut to
     their first merges, measured on ``pretrained_text``, dotted with markers."""
     fig = go.Figure()
-    sizes = [p.vocab_size for p in curve]
-    fig.add_trace(
-        go.Scatter(
-            x=sizes,
-            y=[p.train_compression for p in curve],
-            mode="lines",
-            name="training text",
-            line=dict(color=TRAIN_COLOUR, width=2.5),
-            hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra>training</extra>",
-        )
-    )
-    if any(p.heldout_compression is not None for p in curve):
-        fig.add_trace(
-            go.Scatter(
-                x=sizes,
-                y=[p.heldout_compression for p in curve],
-                mode="lines",
-                name="held-out text",
-                line=dict(color=HELDOUT_COLOUR, width=2.5),
-                hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra>held-out</extra>",
-            )
-        )
-    for (label, other), colour in zip((overlays or {}).items(), OVERLAY_COLOURS):
-        heldout = all(p.heldout_compression is not None for p in other)
-        fig.add_trace(
-            go.Scatter(
-                x=[p.vocab_size for p in other],
-                y=[p.heldout_compression if heldout else p.train_compression for p in other],
-                mode="lines",
-                name=plotly_text(f"{label} ({'held-out' if heldout else 'training'})"),
-                line=dict(color=colour, width=1.5, dash="dash"),
-                hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra></extra>",
-            )
-        )
-    for (label, points), colour in zip((pretrained or {}).items(), PRETRAINED_COLOURS):
-        fig.add_trace(
-            go.Scatter(
-                x=[p.vocab_size for p in points],
-                y=[p.compression for p in points],
-                mode="lines+markers",
-                name=plotly_text(f"{label}, first merges ({pretrained_text})"),
-                line=dict(color=colour, width=1.5, dash="dot"),
-                marker=dict(size=6, color=colour),
-                hovertemplate=f"{plotly_text(label)}: vocab %{{x:,}}<br>%{{y:.3f}} characters/token<extra></extra>",
-            )
-        )
+    traces = [*_run_curves(curve), *_overlay_curves(overlays or {})]
+    traces += _pretrained_curves(pretrained or {}, pretrained_text)
     if parting is not None:
-        fig.add_trace(
-            go.Scatter(
-                x=[parting.vocab_size, parting.vocab_size],
-                y=[parting.train_compression, parting.heldout_compression],
-                mode="markers+lines",
-                name=f"curves part (vocab {parting.vocab_size:,})",
-                line=dict(color="#111827", width=1),
-                marker=dict(size=9, symbol="diamond", color="#111827"),
-                hovertemplate="the curves part at vocab %{x:,}<extra></extra>",
-            )
-        )
+        traces.append(_parting_mark(parting))
+    for trace in traces:
+        fig.add_trace(trace)
     if shown_vocab is not None:
         fig.add_vline(
             x=shown_vocab,
@@ -306,6 +255,80 @@ def compression_curve_figure(
         legend=dict(orientation="h", y=-0.25),
     )
     return readable(fig)
+
+
+def _run_curves(curve) -> list[go.Scatter]:
+    """The run's own curves: its training text, and its held-out text when it has one."""
+    sizes = [p.vocab_size for p in curve]
+    traces = [
+        go.Scatter(
+            x=sizes,
+            y=[p.train_compression for p in curve],
+            mode="lines",
+            name="training text",
+            line=dict(color=TRAIN_COLOUR, width=2.5),
+            hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra>training</extra>",
+        )
+    ]
+    if any(p.heldout_compression is not None for p in curve):
+        traces.append(
+            go.Scatter(
+                x=sizes,
+                y=[p.heldout_compression for p in curve],
+                mode="lines",
+                name="held-out text",
+                line=dict(color=HELDOUT_COLOUR, width=2.5),
+                hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra>held-out</extra>",
+            )
+        )
+    return traces
+
+
+def _overlay_curves(overlays: dict) -> list[go.Scatter]:
+    """Other runs' curves, thin and dashed: held-out where a run has it (the comparable one)."""
+    traces = []
+    for (label, other), colour in zip(overlays.items(), OVERLAY_COLOURS):
+        heldout = all(p.heldout_compression is not None for p in other)
+        traces.append(
+            go.Scatter(
+                x=[p.vocab_size for p in other],
+                y=[p.heldout_compression if heldout else p.train_compression for p in other],
+                mode="lines",
+                name=plotly_text(f"{label} ({'held-out' if heldout else 'training'})"),
+                line=dict(color=colour, width=1.5, dash="dash"),
+                hovertemplate="vocab %{x:,}<br>%{y:.3f} characters/token<extra></extra>",
+            )
+        )
+    return traces
+
+
+def _pretrained_curves(pretrained: dict, measured_on: str) -> list[go.Scatter]:
+    """Pretrained tokenizers cut to their first merges, dotted with markers."""
+    return [
+        go.Scatter(
+            x=[p.vocab_size for p in points],
+            y=[p.compression for p in points],
+            mode="lines+markers",
+            name=plotly_text(f"{label}, first merges ({measured_on})"),
+            line=dict(color=colour, width=1.5, dash="dot"),
+            marker=dict(size=6, color=colour),
+            hovertemplate=f"{plotly_text(label)}: vocab %{{x:,}}<br>%{{y:.3f}} characters/token<extra></extra>",
+        )
+        for (label, points), colour in zip(pretrained.items(), PRETRAINED_COLOURS)
+    ]
+
+
+def _parting_mark(parting) -> go.Scatter:
+    """A diamond on each curve where they part, joined by a line."""
+    return go.Scatter(
+        x=[parting.vocab_size, parting.vocab_size],
+        y=[parting.train_compression, parting.heldout_compression],
+        mode="markers+lines",
+        name=f"curves part (vocab {parting.vocab_size:,})",
+        line=dict(color="#111827", width=1),
+        marker=dict(size=9, symbol="diamond", color="#111827"),
+        hovertemplate="the curves part at vocab %{x:,}<extra></extra>",
+    )
 
 
 TICK_RATIO = 2.5  # on the log axis, vocab sizes closer than this print over each other at 1024 px

@@ -130,8 +130,8 @@ def segments_html(segments: Iterable[Segment], *, css_class: str = "bpe-segments
     pair_open: str | None = None
     for seg in segments:
         text = printable(seg.token)
-        # in a double-quoted attribute only & < > " need escaping: a quote ' spelled &#x27;
-        # was six bytes more in most of a step's spans
+        # in a double-quoted attribute only & < > " need escaping: ' stays one byte, not
+        # the six of &#x27;, in most of a step's spans
         tip = html.escape(f"id {seg.token_id}: '{text}'", quote=False).replace('"', "&quot;")
         kind = MARK_CLASSES[seg.mark]
         # the shape, the colour's saturation and lightness and the outlines come from

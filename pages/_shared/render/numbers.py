@@ -43,8 +43,8 @@ def table_frame(
 ) -> pa.Table:
     """Rows of plain values as a table of display text (see `cell`; ``markdown=False`` for
     an `st.dataframe`), columns in row order. An Arrow table, which Streamlit sends as it
-    is: a pandas frame cost about 1 ms more a table (its construction, then its conversion
-    to Arrow), on every visit of every page that shows one."""
+    is: a pandas frame would be built and then converted to Arrow, on every visit of every
+    page that shows one."""
     decimals = decimals or {}
     columns = list(rows[0]) if rows else []
     return pa.table(

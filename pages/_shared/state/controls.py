@@ -8,8 +8,8 @@ are checked against it (`checked`), so widening a slider widens what a link may 
 
 Two kinds of declaration:
 
-- the sidebar's settings (`setting_fields`): one per field of `Settings` kept in state,
-  derived from `Settings` and `DEFAULTS`, so a field added there travels by itself;
+- the sidebar's settings (`setting_fields`): one per field of `Trained` the sidebar sets
+  (`SETTING_INPUTS`), with its default from `DEFAULTS`;
 - each page's own controls that change what is drawn (`PAGE_CONTROLS`; what only starts
   or times something, like Play or the film's speed, is left out).
 
@@ -21,7 +21,6 @@ to its widget, bound for bound.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,7 +47,6 @@ from pages._shared.state.settings import (
     TOP_K,
     TRAIN_UP_TO,
     VOCAB,
-    Settings,
     bind,
 )
 
@@ -107,19 +105,24 @@ def control(key: str, kind: type, default=None, *, param: str | None = None, **l
 
 # ==================== The sidebar's settings
 
-# Settings fields whose link parameter or state key is not simply the field's name
-SETTING_PARAMS = {
-    "vocab_size": "vocab",
-    "trained_vocab_size": "train_to",
-    "prefix_cap": "prefix",
-    "heldout_fraction": "heldout",
-    "pretokenizer": "pretok",
-}
-SETTING_KEYS = {
-    "vocab_size": VOCAB,
-    "trained_vocab_size": TRAIN_UP_TO,
-    "heldout_fraction": HELDOUT,
-}
+# The sidebar's inputs, one per field of `Trained` it sets (``training.<name>``: a field of
+# the core's `TrainingSettings`), each by the state key that holds it and the link parameter
+# that carries it, in the order a link spells them. (``corpus_version`` has no state: the
+# text hash stands in for it; the other fields of `TrainingSettings` are the app's own,
+# `state.settings.APP_TRAINING_FIELDS`.)
+SETTING_INPUTS = (
+    ("corpus", CORPUS, "corpus"),
+    ("prefix_cap", PREFIX_CAP, "prefix"),
+    ("heldout_fraction", HELDOUT, "heldout"),
+    ("vocab_size", VOCAB, "vocab"),
+    ("training.target_vocab_size", TRAIN_UP_TO, "train_to"),
+    ("training.minimum_pair_frequency", MIN_FREQ, "min_freq"),
+    ("training.engine", ENGINE, "engine"),
+    ("training.alphabet", ALPHABET, "alphabet"),
+    ("training.pretokenizer", PRETOKENIZER, "pretok"),
+    ("top_k", TOP_K, "top_k"),
+    ("training.tie_rule", TIE_RULE, "tie_rule"),
+)
 SETTING_LIMITS = {  # the sidebar's widgets draw exactly these (the vocab's narrowed to the alphabet)
     PREFIX_CAP: dict(low=100, high=MAX_PREFIX_CHARS),
     HELDOUT: dict(low=0.0, high=0.5),
@@ -136,9 +139,7 @@ SETTING_LIMITS = {  # the sidebar's widgets draw exactly these (the vocab's narr
 
 
 def setting_fields() -> list[Control]:
-    """One `Control` per field of `Settings` that the sidebar keeps in state, in the order of
-    `Settings`: a field added to `Settings` and `DEFAULTS` travels in links by itself.
-    (``corpus_version`` has no state: the text hash stands in for it.)"""
+    """One `Control` per input of the sidebar (`SETTING_INPUTS`), in a link's order."""
     return list(_SETTING_FIELDS)
 
 
@@ -149,18 +150,15 @@ def setting(key: str) -> Control:
 
 def _setting_fields() -> tuple[Control, ...]:
     fields = []
-    for field in dataclasses.fields(Settings):
-        key = SETTING_KEYS.get(field.name, f"settings_{field.name}")
-        if key not in DEFAULTS:
-            continue
+    for _field, key, param in SETTING_INPUTS:
         default = DEFAULTS[key]
         limits = SETTING_LIMITS.get(key, dict(low=1) if type(default) is int else {})
-        fields.append(Control(key, SETTING_PARAMS.get(field.name, field.name), type(default), default, **limits))
+        fields.append(Control(key, param, type(default), default, **limits))
     return tuple(fields)
 
 
 # Declared once: every page run asks for these a few dozen times (the sidebar, the link, the
-# lesson), and building the dozen frozen controls anew each time was 2% of a home page visit.
+# lesson), and they never change while the server runs.
 _SETTING_FIELDS = _setting_fields()
 _SETTING_BY_KEY = {field.key: field for field in _SETTING_FIELDS}
 

@@ -32,7 +32,14 @@ def corpus_identity(settings: Settings) -> tuple:
 def run_identity(settings: Settings) -> tuple:
     """What the merges depend on. Not the vocab sizes (a smaller one is a prefix of the
     same merges) nor the engine (both give the same merges)."""
-    return (*settings.corpus_key(), settings.min_freq, settings.alphabet, settings.pretokenizer, settings.tie_rule)
+    training = settings.training
+    return (
+        *settings.corpus_key(),
+        training.minimum_pair_frequency,
+        training.alphabet,
+        training.pretokenizer,
+        training.tie_rule,
+    )
 
 
 def keep_with(owner: Hashable, keys: Sequence[str]) -> bool:

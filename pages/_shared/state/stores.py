@@ -11,7 +11,7 @@ from collections.abc import Hashable
 
 import streamlit as st
 
-from pages._shared.state.settings import CORPUS, Settings
+from pages._shared.state.settings import CORPUS, Settings, Trained
 
 PASTED = "pasted text"  # the name of the session's pasted text
 UPLOADED = "upload: "  # an uploaded file's text is named "upload: notes.txt"
@@ -60,10 +60,10 @@ def user_texts() -> dict[str, str]:
 def is_own_text(settings: Settings) -> bool:
     """Is the text ``settings`` train on this session's own (pasted, uploaded, a lesson
     file's, or an uploaded run file's) rather than a shipped corpus or a run file on disk?
-    What is computed on it is cached for this session only (`data.owned`)."""
-    if settings.run_file is not None:
-        return settings.run_file.startswith(RUN_UPLOAD_PREFIX)
-    return settings.corpus in user_texts()
+    What is computed on it is cached for this session only (`data.cache_scopes`)."""
+    if isinstance(settings, Trained):
+        return settings.corpus in user_texts()
+    return settings.run_file.startswith(RUN_UPLOAD_PREFIX)
 
 
 def use_user_text(name: str, text: str) -> None:

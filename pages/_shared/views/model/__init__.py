@@ -1,8 +1,13 @@
-"""The Model page: the training job (`training_job`), whose results are shown where
-(`owner`), the controls (`controls`), and the live progress, curves and results (`live`)."""
+"""The Model page's blocks, one module each:
 
-from pages._shared.views.model.controls import draw_controls
-from pages._shared.views.model.live import draw_job
+- `training_job`: the tokenizers on offer and this session's training job;
+- `job_owner`: which corpus the results belong to, and why Train is not offered;
+- `model_controls`: the tokenizers, the model's shape, the time, Train and Stop;
+- `job_progress`: the live progress and curves, then the results.
+"""
+
+from pages._shared.views.model.job_progress import draw_job
+from pages._shared.views.model.model_controls import draw_controls
 from pages._shared.views.model.training_job import tokenizer_choices
 
 __all__ = ["draw_controls", "draw_job", "tokenizer_choices"]

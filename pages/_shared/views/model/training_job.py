@@ -47,7 +47,7 @@ def tokenizer_choices(settings: Settings, run: TrainingRun) -> dict[str, Compare
     half of it, and at the trained maximum, by label. Sizes that coincide are offered once."""
     base = base_level(settings, run)
     found = {base.label: base}
-    for size in (settings.vocab_size, settings.vocab_size // 2, settings.trained_vocab_size):
+    for size in (settings.vocab_size, settings.vocab_size // 2, settings.training.target_vocab_size):
         if size > base.vocab_size:
             compared = bpe_at(settings, run, size)
             if compared.vocab_size > base.vocab_size:  # training may have stopped short
