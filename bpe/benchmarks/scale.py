@@ -1,19 +1,25 @@
 """`python -m bpe.benchmarks scale`: BPE at corpus scale against Hugging Face and rustbpe.
 
 For each corpus size (``--sizes 16M,64M,100M,256M,1G`` by default) it builds a corpus of
-that many characters from distinct real text found offline, in this order: the shared
-reference data (WikiText-2's splits, Tiny Shakespeare, ...), Python's own documentation
-(pydoc's topics) and its library's sources (every distinct ``.py`` and ``.txt`` file of
-the standard library, site-packages left out); past what exists, a seeded word-level
-Markov chain over that prose (each word drawn from the words that follow the previous
-one in the prose: prose-like statistics, no passage repeated). Each row says what its
-corpus is made of. Corpora are cached under ``data/cache/scale/``.
+that many characters. ``--corpus open`` (the default, the headline table) is real text that
+keeps meeting new words, then generated text that keeps doing so at the rate Heaps' law
+fitted on the real text says (`bpe.benchmarks.open_corpus`); ``--corpus closed`` (the
+second table, with ``open,closed``) is distinct real text found offline, in this order:
+the shared reference data (WikiText-2's splits, Tiny Shakespeare, ...), Python's own
+documentation (pydoc's topics) and its library's sources (every distinct ``.py`` and
+``.txt`` file of the standard library, site-packages left out); past what exists, a seeded
+word-level Markov chain over that prose (each word drawn from the words that follow the
+previous one in the prose: prose-like statistics, no passage repeated, but no new words:
+the best case for BPE). Each row says what its corpus is made of, and how many distinct
+GPT-2 chunks it holds beside what the fit predicts. Corpora are cached under
+``data/cache/scale/``.
 
 Then, side by side in one run, each in a child process of its own: the project (count on
 every core, then the merge phase, as ``bpe count`` + ``bpe train`` do, run file
 included), Hugging Face ``tokenizers``' BpeTrainer and rustbpe, all byte-level with the
 GPT-2 split, to 32,000 and 50,000 merges: wall time, CPU time (the child and its
 workers), peak resident memory (of the whole process tree, sampled), and the ratios.
+``--tools ...,app`` adds `BPETokenizer.train` on the text read whole, as the app trains.
 Last, the targets with their measured values: 100 M characters -> 32,000 merges in 30 s
 or less; 1 G characters -> 50,000 merges at or below rustbpe's wall time; at most 4 MB
 per million characters; counts from 1 and 2 workers and from a Dask cluster identical.
@@ -34,7 +40,7 @@ import subprocess
 import sys
 import sysconfig
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +52,11 @@ from bpe.runfile import RunSource, run_file_bytes
 DEFAULT_SIZES = "16M,64M,100M,256M,1G"
 MERGES = (32_000, 50_000)
 TOOLS = ("project", "huggingface", "rustbpe")
+APP = "app"  # BPETokenizer.train on the text whole, as the app and the API train: asked for by name
+CORPORA = {
+    "open": "open-vocabulary corpus (real text, then text whose distinct chunks keep growing as real text's do)",
+    "closed": "closed-vocabulary corpus (real text, then word-level Markov prose over a fixed set of words)",
+}
 SEED = 2024
 MARKOV_BLOCK_CHARACTERS = 4_000_000  # one document of generated prose, seeded by its index
 SHARED_TEXTS = (
@@ -92,9 +103,20 @@ def real_sources() -> list[tuple[str, str, str]]:
     for topic, text in sorted(pydoc_data.topics.topics.items()):
         found.append(("Python docs", topic, text))
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    seen: set[bytes] = set()
-    for path in sorted(stdlib.rglob("*")):
-        if path.suffix not in (".py", ".txt") or "site-packages" in path.parts or not path.is_file():
+    library = (
+        path
+        for path in sorted(stdlib.rglob("*"))
+        if path.suffix in (".py", ".txt") and "site-packages" not in path.parts
+    )
+    found.extend((("Python sources", name, text) for name, text in distinct_texts(library, stdlib, set())))
+    return found
+
+
+def distinct_texts(paths: Iterable[Path], root: Path, seen: set[bytes]) -> Iterator[tuple[str, str]]:
+    """``(name under root, text)`` of each file among ``paths`` whose bytes are not in
+    ``seen`` (their SHA-256, which it adds), read as UTF-8; files that are not are left out."""
+    for path in paths:
+        if not path.is_file():
             continue
         raw = path.read_bytes()
         digest = hashlib.sha256(raw).digest()
@@ -105,8 +127,7 @@ def real_sources() -> list[tuple[str, str, str]]:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             continue  # a few test files are other encodings on purpose
-        found.append(("Python sources", str(path.relative_to(stdlib)), text))
-    return found
+        yield str(path.relative_to(root)), text
 
 
 def prose_words(sources: list[tuple[str, str, str]]) -> list[str]:
@@ -131,9 +152,9 @@ class MarkovChain:
         self.followers = [tuple(options) for options in followers]
         self.words = list(ids)
 
-    def block(self, index: int, characters: int) -> str:
-        """About ``characters`` characters of prose, the same for the same index every time."""
-        rng = random.Random(f"{SEED}-{index}")
+    def block(self, index: int, characters: int, seed: int = SEED) -> str:
+        """About ``characters`` characters of prose, the same for the same index and seed every time."""
+        rng = random.Random(f"{seed}-{index}")
         draw, followers = rng.random, self.followers
         state = rng.randrange(len(followers))
         out: list[int] = []
@@ -161,14 +182,17 @@ class Corpus:
     made_of: str  # "4.9M shared data + 0.5M Python docs + 31.5M Python sources + 27.7M Markov prose"
 
 
-def build_corpora(sizes: list[int], folder: Path = CACHE_DIR / "scale", say=print) -> dict[int, Corpus]:
-    """One text file per size, each a prefix of the same stream (real text, then prose);
-    built once and cached with a note of what each is made of."""
+def build_corpora(
+    sizes: list[int], folder: Path = CACHE_DIR / "scale", say=print, *, name: str = "corpus", pieces=None
+) -> dict[int, Corpus]:
+    """One text file per size (``corpus-16M.txt``, ...), each a prefix of the same stream
+    of ``(kind, text)`` pieces that ``pieces()`` makes (by default `closed_vocabulary_pieces`:
+    real text, then prose); built once and cached with a note of what each is made of."""
     folder.mkdir(parents=True, exist_ok=True)
     corpora = {}
     missing = []
     for size in sizes:
-        path, note = folder / f"corpus-{size_name(size)}.txt", folder / f"corpus-{size_name(size)}.json"
+        path, note = folder / f"{name}-{size_name(size)}.txt", folder / f"{name}-{size_name(size)}.json"
         if path.is_file() and note.is_file():
             made_of = json.loads(note.read_text(encoding="utf-8"))["made_of"]
             corpora[size] = Corpus(path, size, made_of)
@@ -177,62 +201,78 @@ def build_corpora(sizes: list[int], folder: Path = CACHE_DIR / "scale", say=prin
     if missing:
         started = time.perf_counter()
         say(f"[scale] building corpora of {', '.join(size_name(s) for s in missing)} characters in {folder.name}/ ...")
-        for size, made_of in _write_corpora(sorted(missing), folder):
-            path = folder / f"corpus-{size_name(size)}.txt"
-            (folder / f"corpus-{size_name(size)}.json").write_text(json.dumps({"made_of": made_of}), encoding="utf-8")
+        stream = (pieces or closed_vocabulary_pieces)()
+        for size, made_of in _write_corpora(sorted(missing), folder / name, stream):
+            path = folder / f"{name}-{size_name(size)}.txt"
+            (folder / f"{name}-{size_name(size)}.json").write_text(json.dumps({"made_of": made_of}), encoding="utf-8")
             corpora[size] = Corpus(path, size, made_of)
         say(f"[scale] corpora built in {time.perf_counter() - started:.0f} s")
     return {size: corpora[size] for size in sizes}
 
 
-def _write_corpora(sizes: list[int], folder: Path) -> Iterator[tuple[int, str]]:
-    """Stream the real text, then generated prose, into every file at once, each file
-    closed when it holds its number of characters."""
-    global _CHAIN
-    sources = real_sources()
-    handles = {size: open(folder / f"corpus-{size_name(size)}.txt.part", "w", encoding="utf-8") for size in sizes}
+def _write_corpora(sizes: list[int], stem: Path, pieces: Iterator[tuple[str, str]]) -> Iterator[tuple[int, str]]:
+    """Stream the pieces into every file at once, each file closed when it holds its
+    number of characters; then the stream is closed."""
+    files = {size: stem.with_name(f"{stem.name}-{size_name(size)}.txt") for size in sizes}
+    handles = {size: open(f"{path}.part", "w", encoding="utf-8") for size, path in files.items()}
     written = 0
     parts: dict[str, int] = {}
+    try:
+        for kind, text in pieces:
+            for size, handle in list(handles.items()):
+                room = size - written
+                if room > 0:
+                    handle.write(text[:room])
+            taken = min(len(text), max(sizes) - written)
+            parts[kind] = parts.get(kind, 0) + taken
+            written += taken
+            for size in [s for s in handles if written >= s]:
+                handles.pop(size).close()
+                os.replace(f"{files[size]}.part", files[size])
+                yield size, _made_of(parts, kind, written - size)
+            if not handles:
+                break
+    finally:
+        pieces.close()
+        for handle in handles.values():
+            handle.close()
 
-    def put(kind: str, text: str) -> Iterator[tuple[int, str]]:
-        nonlocal written
-        for size, handle in list(handles.items()):
-            room = size - written
-            if room > 0:
-                handle.write(text[:room])
-        taken = min(len(text), max(sizes) - written)
-        parts[kind] = parts.get(kind, 0) + taken
-        written += taken
-        for size in [s for s in handles if written >= s]:
-            handles.pop(size).close()
-            os.replace(folder / f"corpus-{size_name(size)}.txt.part", folder / f"corpus-{size_name(size)}.txt")
-            yield size, _made_of(parts, size)
 
+def closed_vocabulary_pieces() -> Iterator[tuple[str, str]]:
+    """The real text, then prose from a word-level Markov chain over its prose, for ever."""
+    global _CHAIN
+    sources = real_sources()
     for kind, _, text in sources:
-        if not handles:
-            break
-        yield from put(kind, text if text.endswith("\n") else text + "\n")
-    if handles:
-        _CHAIN = MarkovChain(prose_words(sources))
-        import multiprocessing
-
-        batch = 2 * (os.cpu_count() or 1)
-        with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
-            for first in itertools.count(0, batch):  # blocks in order, a few at a time, until all are full
-                for block in pool.imap(_generated_block, range(first, first + batch)):
-                    yield from put("Markov prose", block)
-                    if not handles:
-                        break
-                if not handles:
-                    break
+        yield kind, text if text.endswith("\n") else text + "\n"
+    _CHAIN = MarkovChain(prose_words(sources))
+    batch = 2 * (os.cpu_count() or 1)
+    try:
+        for block in blocks_in_order(
+            _generated_block, (range(first, first + batch) for first in itertools.count(0, batch))
+        ):
+            yield "Markov prose", block
+    finally:
         _CHAIN = None
 
 
-def _made_of(parts: dict[str, int], size: int) -> str:
-    left, shown = size, []
+def blocks_in_order(make_block, batches: Iterator) -> Iterator:
+    """``make_block(argument)`` for every argument of every batch, in order, each batch made
+    on every core. The next batch is asked for once the blocks before it are used, so it may
+    depend on them. The workers are forked: they see what ``make_block`` reads (a model
+    built once) as it was, without it being sent to each."""
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
+        for batch in batches:
+            yield from pool.imap(make_block, batch)
+
+
+def _made_of(parts: dict[str, int], last_kind: str, beyond: int) -> str:
+    """``"3.7M shared data + 12.3M Python sources"``: the characters of each kind, less the
+    ``beyond`` characters of the last piece (of ``last_kind``) that lie past the file's end."""
+    shown = []
     for kind, count in parts.items():
-        count = min(count, left)
-        left -= count
+        count -= beyond if kind == last_kind else 0
         if count:
             shown.append(f"{count / 1e6:.1f}M {kind}")
     return " + ".join(shown)
@@ -258,6 +298,14 @@ def run_job(kind: str, corpus: str, merges: int) -> dict:
         )
         tokenizer.train([corpus], trainer=trainer)
         return {"merges": tokenizer.get_vocab_size() - 256}
+    if kind == APP:
+        from bpe.tokenizer import BPETokenizer
+
+        with open(corpus, encoding="utf-8", newline="") as file:  # the text exactly, \r\n kept
+            text = file.read()
+        read_mb = _tree_rss_bytes(os.getpid()) / 2**20
+        tokenizer = BPETokenizer.train(text, 256 + merges, alphabet="bytes", pretokenizer="gpt2")
+        return {"merges": len(tokenizer.merges), "read_mb": read_mb}
     if kind == "rustbpe":
         import rustbpe
 
@@ -381,7 +429,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bpe.benchmarks scale", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"corpus sizes in characters (default {DEFAULT_SIZES})")
     parser.add_argument("--merges", default=",".join(map(str, MERGES)), help="merge counts (default 32000,50000)")
-    parser.add_argument("--tools", default=",".join(TOOLS), help=f"which to run (default {','.join(TOOLS)})")
+    parser.add_argument(
+        "--tools",
+        default=",".join(TOOLS),
+        help=f"which to run (default {','.join(TOOLS)}; also {APP}: BPETokenizer.train)",
+    )
+    parser.add_argument(
+        "--corpus",
+        default="open",
+        help="open (the default, the headline table) or closed, or open,closed for both tables: "
+        + "; ".join(f"{name}: {what}" for name, what in CORPORA.items()),
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument(
         "--skip-agreement", action="store_true", help="skip counting with 1, 2 and Dask workers (smallest size)"
@@ -395,33 +453,42 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [parse_size(size) for size in args.sizes.split(",")]
     merge_counts = [int(m) for m in args.merges.split(",")]
     tools = [tool for tool in args.tools.split(",") if tool]
-    unknown = sorted(set(tools) - set(TOOLS))
-    if unknown:
-        parser.error(
-            f"unknown {'tool' if len(unknown) == 1 else 'tools'} {', '.join(unknown)}: choose from {', '.join(TOOLS)}"
-        )
+    for given, known, what in ((tools, (*TOOLS, APP), "tool"), (args.corpus.split(","), CORPORA, "corpus")):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            parser.error(f"unknown {what} {', '.join(unknown)}: choose from {', '.join(known)}")
     tools = [tool for tool in tools if _available(tool)]
     print(f"[scale] {os.cpu_count()} cores, shared with whatever else runs on this machine; tools: {', '.join(tools)}")
-    corpora = build_corpora(sizes)
+    from bpe.benchmarks import open_corpus  # it builds on this module
+
+    fit = open_corpus.heaps_fit()
+    print(f"[scale] {open_corpus.fit_line(fit)}")
     rows = []
-    for size in sizes:
-        corpus = corpora[size]
-        print(f"\n[scale] {size_name(size)} characters: {corpus.made_of}")
-        for merges in merge_counts:
-            measured = {}
-            for tool in tools:
-                measured[tool] = measure(tool, corpus.path, merges)
-                rows.append({"size": size, "merges": merges, "tool": tool, **measured[tool].__dict__})
-            _print_rows(size, merges, measured)
     agreement = None
-    if "project" in tools and not args.skip_agreement:
-        smallest = corpora[min(sizes)]
-        agreement = counts_agree(smallest.path)
-        timings = ", ".join(f"{where} {seconds:.1f} s" for where, seconds in agreement["seconds"].items())
-        print(f"\n[scale] counts of {size_name(min(sizes))} characters: {timings}")
-    _print_targets(rows, agreement, min(sizes))
+    for number, kind in enumerate(args.corpus.split(","), start=1):
+        corpora = open_corpus.build_open_corpora(sizes) if kind == "open" else build_corpora(sizes)
+        distinct = open_corpus.distinct_chunks(list(corpora.values()))
+        print(f"\n[scale] table {number}: the {CORPORA[kind]}")
+        for size in sizes:
+            print(f"\n[scale] {size_name(size)} characters: {corpora[size].made_of}")
+            print(f"  {open_corpus.distinct_line(distinct[size], size, fit)}")
+            for merges in merge_counts:
+                measured = {}
+                for tool in tools:
+                    measured[tool] = measure(tool, corpora[size].path, merges)
+                    row = {"corpus": kind, "size": size, "distinct_chunks": distinct[size], "merges": merges}
+                    rows.append(row | {"tool": tool, **measured[tool].__dict__})
+                _print_rows(size, merges, measured)
+        if number == 1 and "project" in tools and not args.skip_agreement:
+            agreement = counts_agree(corpora[min(sizes)].path)
+            timings = ", ".join(f"{where} {seconds:.1f} s" for where, seconds in agreement["seconds"].items())
+            print(f"\n[scale] counts of {size_name(min(sizes))} characters: {timings}")
+    headline = args.corpus.split(",")[0]
+    _print_targets([row for row in rows if row["corpus"] == headline], agreement, min(sizes), headline)
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "counts_agree": agreement}, indent=2), encoding="utf-8")
+        args.json.write_text(
+            json.dumps({"heaps_fit": fit.__dict__, "rows": rows, "counts_agree": agreement}, indent=2), encoding="utf-8"
+        )
     return 0
 
 
@@ -453,13 +520,16 @@ def _print_rows(size: int, merges: int, measured: dict[str, Measured]) -> None:
                 f"   (count {m.result['count_s']:.1f} s, merge {m.result['merge_s']:.1f} s, {m.result['chunks']:,} chunks, "
                 f"{m.result['merges']:,} merges)"
                 if tool == "project"
+                else f"   ({m.result['merges']:,} merges, {m.result['read_mb']:.0f} MB once the text is read: "
+                f"{(m.peak_mb - m.result['read_mb']) / (size / 1e6):.2f} MB per million characters more)"
+                if tool == APP
                 else f"   ({m.result['merges']:,} merges)"
             )
         )
 
 
-def _print_targets(rows: list[dict], agreement: dict | None, smallest: int) -> None:
-    print("\n[scale] targets")
+def _print_targets(rows: list[dict], agreement: dict | None, smallest: int, corpus: str) -> None:
+    print(f"\n[scale] targets, on the {corpus}-vocabulary corpus")
 
     def row(size: int, merges: int, tool: str) -> dict | None:
         return next((r for r in rows if (r["size"], r["merges"], r["tool"]) == (size, merges, tool)), None)

@@ -50,3 +50,13 @@ def test_rustbpe_pieces_give_back_the_file_exactly(tmp_path):
     pieces = list(scale._lines(path, block_bytes=1_000))
     assert "".join(pieces) == text and len(pieces) > 10
     assert all(piece.endswith("\n") for piece in pieces[:-1])
+
+
+def test_an_unknown_corpus_or_tool_is_named(capsys):
+    for argv, message in (
+        (["--corpus", "open,wide"], "unknown corpus wide: choose from open, closed"),
+        (["--tools", "app,x"], "unknown tool x: choose from project, huggingface, rustbpe, app"),
+    ):
+        with pytest.raises(SystemExit):
+            scale.main(argv)
+        assert message in capsys.readouterr().err
