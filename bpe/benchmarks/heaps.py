@@ -6,8 +6,8 @@ N, ever more slowly (``beta`` < 1). BPE's merge phase works on the distinct chun
 not N, is what makes a big corpus hard: a corpus whose vocabulary stops growing (a Markov
 chain over a fixed set of words) is the best case, not the usual one.
 
-`DistinctChunks` counts D for a text read piece by piece, exactly and in bounded memory:
-8 bytes a distinct chunk (a sorted array of their hashes), whatever the length of the text.
+`DistinctChunks` counts D for a text read piece by piece, exactly, holding the distinct
+chunks and one piece, whatever the length of the text.
 Example: reading ``"the cat saw the cat"`` gives the chunks "the", " cat", " saw", " the",
 " cat": 4 distinct in 19 characters.
 """
@@ -18,8 +18,6 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from bpe.pretokenize import GPT2_WHITESPACE, count_gpt2_chunks
 
@@ -41,19 +39,20 @@ def last_cut(text: str) -> int:
 
 
 class DistinctChunks:
-    """The distinct GPT-2 chunks of a text given piece by piece (`add`), counted exactly,
-    but for 64-bit hash collisions (about one in a million at ten million chunks).
+    """The distinct GPT-2 chunks of a text given piece by piece (`add`), counted exactly.
 
     Each piece is chunked up to its last safe cut (`last_cut`); what follows waits for the
-    next piece, so any way of cutting the text into pieces gives the same count. The chunks
-    are kept as their hashes (Python's ``hash``, so only within one process) in one sorted
-    array, and a piece's new ones are merged in at once.
+    next piece, so any way of cutting the text into pieces gives the same count. Memory: the
+    distinct chunks (a set of them, about 100 MB for the million of the 1 G open-vocabulary
+    corpus) and one piece with its counts, however long the text. The chunks themselves, not
+    their hashes: CPython hashes a string's stored bytes, so ``hash("™") == hash('"!')``
+    (U+2122 is stored as the bytes 0x22 0x21, as '"!' is), and counting hashes undercounts.
     """
 
     def __init__(self, piece_characters: int = PIECE_CHARACTERS) -> None:
         self.piece_characters = piece_characters
         self.characters = 0  # characters chunked so far: the text up to the last cut
-        self._known = np.empty(0, dtype=np.int64)  # hashes of the chunks seen, sorted
+        self._known: set[str] = set()  # the chunks seen
         self._rest: list[str] = []  # the text after the last cut, not chunked yet
         self._rest_characters = 0
 
@@ -80,42 +79,22 @@ class DistinctChunks:
     def total(self) -> int:
         """Distinct chunks of the whole text given so far, as if it ended here."""
         rest = "".join(self._rest)
-        hashes = _hashes(count_gpt2_chunks(rest)) if rest else np.empty(0, dtype=np.int64)
-        return len(self._known) + len(self._unknown(hashes))
+        return len(self._known) + len(count_gpt2_chunks(rest).keys() - self._known)
 
     def is_known(self, chunk: str) -> bool:
         """Was ``chunk`` seen in the text up to the last cut?"""
-        found = hash(chunk)
-        at = np.searchsorted(self._known, found)
-        return at < len(self._known) and self._known[at] == found
+        return chunk in self._known
 
-    def add_chunks(self, chunks: list[str]) -> list[str]:
-        """Count ``chunks`` as seen (each once, from a text chunked apart); those not seen before."""
-        hashes = _hashes(chunks)
-        unknown = self._unknown(hashes)
-        if not len(unknown):
-            return []
-        self._known = np.insert(self._known, np.searchsorted(self._known, unknown), unknown)
-        fresh = set(unknown.tolist())
-        return [chunk for chunk, found in zip(chunks, hashes.tolist()) if found in fresh]
+    def add_chunks(self, chunks: Iterable[str]) -> list[str]:
+        """Count ``chunks`` as seen (from a text chunked apart); those not seen before, once each, in order."""
+        known = self._known
+        new = [chunk for chunk in dict.fromkeys(chunks) if chunk not in known]
+        known.update(new)
+        return new
 
     def _take(self, text: str) -> list[str]:
         self.characters += len(text)
-        return self.add_chunks(list(count_gpt2_chunks(text))) if text else []
-
-    def _unknown(self, hashes: np.ndarray) -> np.ndarray:
-        """The hashes (sorted, each once) not among the known ones."""
-        hashes = np.unique(hashes)
-        at = np.searchsorted(self._known, hashes)
-        inside = at < len(self._known)
-        known = np.zeros(len(hashes), dtype=bool)
-        known[inside] = self._known[at[inside]] == hashes[inside]
-        return hashes[~known]
-
-
-def _hashes(chunks: Iterable[str]) -> np.ndarray:
-    chunks = list(chunks)
-    return np.fromiter(map(hash, chunks), dtype=np.int64, count=len(chunks))
+        return self.add_chunks(count_gpt2_chunks(text)) if text else []
 
 
 def distinct_chunks_at(path: Path, checkpoints: Iterable[int]) -> Iterator[tuple[int, int]]:
@@ -164,6 +143,7 @@ def fit_heaps(points: Iterable[tuple[int, int]], smallest: int = 1_000_000) -> t
         if n >= next_n:
             kept.append((math.log(n), math.log(d)))
             next_n = n * 2**0.25
-    xs, ys = np.array(kept).T
-    beta, log_k = np.polyfit(xs, ys, 1)
-    return float(math.exp(log_k)), float(beta)
+    mean_x = sum(x for x, _ in kept) / len(kept)
+    mean_y = sum(y for _, y in kept) / len(kept)
+    beta = sum((x - mean_x) * (y - mean_y) for x, y in kept) / sum((x - mean_x) ** 2 for x, _ in kept)
+    return math.exp(mean_y - beta * mean_x), beta

@@ -1,7 +1,7 @@
 """`python -m bpe.benchmarks.open_corpus`: an open-vocabulary corpus, real text first, then
 generated text whose distinct GPT-2 chunks keep growing as real text's do.
 
-The real text is every distinct text found offline (`bpe.benchmarks.scale.real_sources`:
+The real text is every distinct text found offline (`bpe.benchmarks.scale_corpora.real_sources`:
 the shared data, pydoc's topics, the standard library's sources; and the installed
 packages' sources and documentation), each file once, in an order shuffled by the seed, so
 that every prefix is a mixture and the distinct chunks grow smoothly. Heaps' law
@@ -40,13 +40,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bpe.benchmarks import scale
+from bpe.benchmarks import scale_corpora
 from bpe.benchmarks.heaps import DistinctChunks, HeapsFit, distinct_chunks_at, fit_heaps
 from bpe.paths import CACHE_DIR
 from bpe.pretokenize import split
 
 NAME = "open"  # the files: open-16M.txt, open-16M.json, open-heaps.json
-SEED = scale.SEED
+SEED = scale_corpora.SEED
 BLOCK_CHARACTERS = 4_000_000
 BATCH_BLOCKS = 4  # blocks made at once (on every core)
 ORDER = 3  # letters of context in the character model
@@ -93,18 +93,18 @@ class RealText:
     def documents(self) -> Iterator[tuple[str, str]]:
         """``(kind, text)`` of each document, each ending in a line break."""
         seen: set[bytes] = set()
-        texts = scale.real_sources()
+        texts = scale_corpora.real_sources()
         for _, _, text in texts:
             seen.add(hashlib.sha256(text.encode("utf-8")).digest())
         root, doc_paths, source_paths = package_files()
-        texts += [("package docs", name, text) for name, text in scale.distinct_texts(doc_paths, root, seen)]
+        texts += [("package docs", name, text) for name, text in scale_corpora.distinct_texts(doc_paths, root, seen)]
         self.prose = [text for text in texts if text[0] in PROSE_KINDS]
         entries: list[tuple[str, str | Path]] = [(kind, text) for kind, _, text in texts]
         entries += [("package sources", path) for path in source_paths]  # read when their turn comes
         random.Random(self.seed).shuffle(entries)
         for kind, entry in entries:
             if isinstance(entry, Path):
-                found = [text for _, text in scale.distinct_texts([entry], root, seen)]
+                found = [text for _, text in scale_corpora.distinct_texts([entry], root, seen)]
                 if not found:
                     continue
                 entry = found[0]
@@ -204,7 +204,7 @@ class OpenVocabularyText:
         self.known = real.chunks  # the real text's chunks: a candidate's new chunks are new to them
         self.start, self.start_distinct = real.chunks.characters, len(real.chunks)
         self.beta, self.seed, self.block_characters = beta, seed, block_characters
-        self.chain = scale.MarkovChain(scale.prose_words(real.prose))
+        self.chain = scale_corpora.MarkovChain(scale_corpora.prose_words(real.prose))
         self.vocabulary = list(real.words)
         self.model = CharacterModel(self.vocabulary)
 
@@ -286,7 +286,7 @@ def open_vocabulary_pieces(seed: int = SEED, folder: Path = CACHE_DIR / "scale")
             yield [(index, max(0, after - before)) for index, before, after in zip(indices, targets, targets[1:])]
 
     try:
-        for block, new_chunks in scale.blocks_in_order(_open_block, batches()):
+        for block, new_chunks in scale_corpora.blocks_in_order(_open_block, batches()):
             generated.add_chunks(new_chunks)
             yield GENERATED, block
     finally:
@@ -298,9 +298,11 @@ def open_vocabulary_pieces(seed: int = SEED, folder: Path = CACHE_DIR / "scale")
 
 def build_open_corpora(
     sizes: list[int], folder: Path = CACHE_DIR / "scale", say=print, seed: int = SEED
-) -> dict[int, scale.Corpus]:
+) -> dict[int, scale_corpora.Corpus]:
     """The open-vocabulary corpus of each size, built once and cached like the scale benchmark's."""
-    return scale.build_corpora(sizes, folder, say, name=NAME, pieces=lambda: open_vocabulary_pieces(seed, folder))
+    return scale_corpora.build_corpora(
+        sizes, folder, say, name=NAME, pieces=lambda: open_vocabulary_pieces(seed, folder)
+    )
 
 
 def heaps_fit(folder: Path = CACHE_DIR / "scale", say=print) -> HeapsFit:
@@ -320,7 +322,7 @@ def _save_fit(fit: HeapsFit, folder: Path) -> None:
     (folder / f"{NAME}-heaps.json").write_text(json.dumps(fit.__dict__), encoding="utf-8")
 
 
-def distinct_chunks(corpora: list[scale.Corpus]) -> dict[int, int]:
+def distinct_chunks(corpora: list[scale_corpora.Corpus]) -> dict[int, int]:
     """The distinct GPT-2 chunks of each corpus (by size), read from its note, or measured
     (streaming, in one pass over the largest: the corpora are prefixes of one stream) and
     written there."""
@@ -350,9 +352,11 @@ def fit_line(fit: HeapsFit) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bpe.benchmarks.open_corpus", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default=scale.DEFAULT_SIZES, help=f"corpus sizes (default {scale.DEFAULT_SIZES})")
+    parser.add_argument(
+        "--sizes", default=scale_corpora.DEFAULT_SIZES, help=f"corpus sizes (default {scale_corpora.DEFAULT_SIZES})"
+    )
     args = parser.parse_args(argv)
-    sizes = [scale.parse_size(size) for size in args.sizes.split(",")]
+    sizes = [scale_corpora.parse_size(size) for size in args.sizes.split(",")]
     corpora = build_open_corpora(sizes)
     fit = heaps_fit()
     started = time.perf_counter()
@@ -363,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in sizes:
         predicted = fit.predict(size)
         print(
-            f"{scale.size_name(size):>6} {size:>15,} {distinct[size]:>16,} {predicted:>14,.0f} "
+            f"{scale_corpora.size_name(size):>6} {size:>15,} {distinct[size]:>16,} {predicted:>14,.0f} "
             f"{distinct[size] / predicted:>6.3f}  {corpora[size].made_of}"
         )
     return 0

@@ -1,18 +1,12 @@
 """`python -m bpe.benchmarks scale`: BPE at corpus scale against Hugging Face and rustbpe.
 
 For each corpus size (``--sizes 16M,64M,100M,256M,1G`` by default) it builds a corpus of
-that many characters. ``--corpus open`` (the default, the headline table) is real text that
-keeps meeting new words, then generated text that keeps doing so at the rate Heaps' law
-fitted on the real text says (`bpe.benchmarks.open_corpus`); ``--corpus closed`` (the
-second table, with ``open,closed``) is distinct real text found offline, in this order:
-the shared reference data (WikiText-2's splits, Tiny Shakespeare, ...), Python's own
-documentation (pydoc's topics) and its library's sources (every distinct ``.py`` and
-``.txt`` file of the standard library, site-packages left out); past what exists, a seeded
-word-level Markov chain over that prose (each word drawn from the words that follow the
-previous one in the prose: prose-like statistics, no passage repeated, but no new words:
-the best case for BPE). Each row says what its corpus is made of, and how many distinct
-GPT-2 chunks it holds beside what the fit predicts. Corpora are cached under
-``data/cache/scale/``.
+that many characters (`bpe.benchmarks.scale_corpora`). ``--corpus open`` (the default, the
+headline table) is real text found offline, then generated text that keeps meeting new
+words at the rate Heaps' law fitted on the real text says (`bpe.benchmarks.open_corpus`);
+``--corpus closed`` (the second table, with ``open,closed``) is real text, then word-level
+Markov prose over a closed vocabulary, the best case for BPE. Each row says what its
+corpus is made of, and how many distinct GPT-2 chunks it holds beside what the fit predicts.
 
 Then, side by side in one run, each in a child process of its own: the project (count on
 every core, then the merge phase, as ``bpe count`` + ``bpe train`` do, run file
@@ -30,26 +24,23 @@ The machine's other work shares its cores: timings are of this machine as it was
 from __future__ import annotations
 
 import argparse
-import hashlib
-import itertools
 import json
 import os
-import random
-import re
 import subprocess
 import sys
-import sysconfig
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from bpe.benchmarks import open_corpus
+from bpe.benchmarks.scale_corpora import DEFAULT_SIZES, build_corpora, parse_size, size_name
 from bpe.corpora.counting import count_corpus
-from bpe.paths import CACHE_DIR, PROJECT_ROOT, shared_data_dir
+from bpe.paths import PROJECT_ROOT
 from bpe.run import train_run_from_counts
 from bpe.runfile import RunSource, run_file_bytes
+from bpe.tokenizer import BPETokenizer
 
-DEFAULT_SIZES = "16M,64M,100M,256M,1G"
 MERGES = (32_000, 50_000)
 TOOLS = ("project", "huggingface", "rustbpe")
 APP = "app"  # BPETokenizer.train on the text whole, as the app and the API train: asked for by name
@@ -57,225 +48,10 @@ CORPORA = {
     "open": "open-vocabulary corpus (real text, then text whose distinct chunks keep growing as real text's do)",
     "closed": "closed-vocabulary corpus (real text, then word-level Markov prose over a fixed set of words)",
 }
-SEED = 2024
-MARKOV_BLOCK_CHARACTERS = 4_000_000  # one document of generated prose, seeded by its index
-SHARED_TEXTS = (
-    "wikitext-2/valid.txt",
-    "wikitext-2/test.txt",
-    "tinyshakespeare/input.txt",
-    "taylorswift.txt",
-    "the-verdict.txt",
-)
 # GPT-2's split as its release spells it (no possessive quantifiers), for rustbpe's regex engine
 GPT2_RELEASE_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 TARGET_SECONDS_100M = 30.0
 TARGET_MB_PER_MILLION = 4.0
-
-
-def parse_size(text: str) -> int:
-    """``"16M"`` -> 16,000,000; ``"1G"`` -> 1,000,000,000; plain digits as they are."""
-    match = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG]?)", text.strip().upper())
-    if not match:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 16M or 1G")
-    return int(float(match.group(1)) * {"": 1, "K": 10**3, "M": 10**6, "G": 10**9}[match.group(2)])
-
-
-def size_name(characters: int) -> str:
-    for unit, scale in (("G", 10**9), ("M", 10**6), ("K", 10**3)):
-        if characters >= scale and characters % scale == 0:
-            return f"{characters // scale}{unit}"
-    return f"{characters:,}"
-
-
-# ==================== Corpora
-
-
-def real_sources() -> list[tuple[str, str, str]]:
-    """``(kind, name, text)`` of every distinct real text found offline, in a fixed order."""
-    found = []
-    shared = shared_data_dir()
-    for relative in SHARED_TEXTS:
-        path = shared / relative
-        if path.is_file():
-            found.append(("shared data", relative, path.read_text(encoding="utf-8")))
-    import pydoc_data.topics
-
-    for topic, text in sorted(pydoc_data.topics.topics.items()):
-        found.append(("Python docs", topic, text))
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    library = (
-        path
-        for path in sorted(stdlib.rglob("*"))
-        if path.suffix in (".py", ".txt") and "site-packages" not in path.parts
-    )
-    found.extend((("Python sources", name, text) for name, text in distinct_texts(library, stdlib, set())))
-    return found
-
-
-def distinct_texts(paths: Iterable[Path], root: Path, seen: set[bytes]) -> Iterator[tuple[str, str]]:
-    """``(name under root, text)`` of each file among ``paths`` whose bytes are not in
-    ``seen`` (their SHA-256, which it adds), read as UTF-8; files that are not are left out."""
-    for path in paths:
-        if not path.is_file():
-            continue
-        raw = path.read_bytes()
-        digest = hashlib.sha256(raw).digest()
-        if digest in seen:
-            continue
-        seen.add(digest)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue  # a few test files are other encodings on purpose
-        yield str(path.relative_to(root)), text
-
-
-def prose_words(sources: list[tuple[str, str, str]]) -> list[str]:
-    """The words (and line breaks) of the prose among the sources: what the chain learns."""
-    prose = "\n".join(text for kind, _, text in sources if kind != "Python sources")
-    return re.findall(r"\S+|\n", prose)
-
-
-class MarkovChain:
-    """Word-level, order one: each next word is drawn from the words that follow the
-    current one somewhere in the prose, as often as they do."""
-
-    def __init__(self, words: list[str]) -> None:
-        ids: dict[str, int] = {}
-        sequence = [ids.setdefault(word, len(ids)) for word in words]
-        followers: list[list[int]] = [[] for _ in ids]
-        for current, following in zip(sequence, sequence[1:]):
-            followers[current].append(following)
-        for options in followers:
-            if not options:  # the last word: start again from the first
-                options.append(sequence[0])
-        self.followers = [tuple(options) for options in followers]
-        self.words = list(ids)
-
-    def block(self, index: int, characters: int, seed: int = SEED) -> str:
-        """About ``characters`` characters of prose, the same for the same index and seed every time."""
-        rng = random.Random(f"{seed}-{index}")
-        draw, followers = rng.random, self.followers
-        state = rng.randrange(len(followers))
-        out: list[int] = []
-        append = out.append
-        for _ in range(characters // 5 + 1):  # about 5.5 characters a word with its space
-            options = followers[state]
-            state = options[int(draw() * len(options))]
-            append(state)
-        text = " ".join(map(self.words.__getitem__, out)).replace(" \n ", "\n")
-        return text[:characters].rstrip() + "\n\n"
-
-
-_CHAIN: MarkovChain | None = None  # the chain, shared with forked workers
-
-
-def _generated_block(index: int) -> str:
-    assert _CHAIN is not None
-    return _CHAIN.block(index, MARKOV_BLOCK_CHARACTERS)
-
-
-@dataclass(frozen=True)
-class Corpus:
-    path: Path
-    characters: int
-    made_of: str  # "4.9M shared data + 0.5M Python docs + 31.5M Python sources + 27.7M Markov prose"
-
-
-def build_corpora(
-    sizes: list[int], folder: Path = CACHE_DIR / "scale", say=print, *, name: str = "corpus", pieces=None
-) -> dict[int, Corpus]:
-    """One text file per size (``corpus-16M.txt``, ...), each a prefix of the same stream
-    of ``(kind, text)`` pieces that ``pieces()`` makes (by default `closed_vocabulary_pieces`:
-    real text, then prose); built once and cached with a note of what each is made of."""
-    folder.mkdir(parents=True, exist_ok=True)
-    corpora = {}
-    missing = []
-    for size in sizes:
-        path, note = folder / f"{name}-{size_name(size)}.txt", folder / f"{name}-{size_name(size)}.json"
-        if path.is_file() and note.is_file():
-            made_of = json.loads(note.read_text(encoding="utf-8"))["made_of"]
-            corpora[size] = Corpus(path, size, made_of)
-        else:
-            missing.append(size)
-    if missing:
-        started = time.perf_counter()
-        say(f"[scale] building corpora of {', '.join(size_name(s) for s in missing)} characters in {folder.name}/ ...")
-        stream = (pieces or closed_vocabulary_pieces)()
-        for size, made_of in _write_corpora(sorted(missing), folder / name, stream):
-            path = folder / f"{name}-{size_name(size)}.txt"
-            (folder / f"{name}-{size_name(size)}.json").write_text(json.dumps({"made_of": made_of}), encoding="utf-8")
-            corpora[size] = Corpus(path, size, made_of)
-        say(f"[scale] corpora built in {time.perf_counter() - started:.0f} s")
-    return {size: corpora[size] for size in sizes}
-
-
-def _write_corpora(sizes: list[int], stem: Path, pieces: Iterator[tuple[str, str]]) -> Iterator[tuple[int, str]]:
-    """Stream the pieces into every file at once, each file closed when it holds its
-    number of characters; then the stream is closed."""
-    files = {size: stem.with_name(f"{stem.name}-{size_name(size)}.txt") for size in sizes}
-    handles = {size: open(f"{path}.part", "w", encoding="utf-8") for size, path in files.items()}
-    written = 0
-    parts: dict[str, int] = {}
-    try:
-        for kind, text in pieces:
-            for size, handle in list(handles.items()):
-                room = size - written
-                if room > 0:
-                    handle.write(text[:room])
-            taken = min(len(text), max(sizes) - written)
-            parts[kind] = parts.get(kind, 0) + taken
-            written += taken
-            for size in [s for s in handles if written >= s]:
-                handles.pop(size).close()
-                os.replace(f"{files[size]}.part", files[size])
-                yield size, _made_of(parts, kind, written - size)
-            if not handles:
-                break
-    finally:
-        pieces.close()
-        for handle in handles.values():
-            handle.close()
-
-
-def closed_vocabulary_pieces() -> Iterator[tuple[str, str]]:
-    """The real text, then prose from a word-level Markov chain over its prose, for ever."""
-    global _CHAIN
-    sources = real_sources()
-    for kind, _, text in sources:
-        yield kind, text if text.endswith("\n") else text + "\n"
-    _CHAIN = MarkovChain(prose_words(sources))
-    batch = 2 * (os.cpu_count() or 1)
-    try:
-        for block in blocks_in_order(
-            _generated_block, (range(first, first + batch) for first in itertools.count(0, batch))
-        ):
-            yield "Markov prose", block
-    finally:
-        _CHAIN = None
-
-
-def blocks_in_order(make_block, batches: Iterator) -> Iterator:
-    """``make_block(argument)`` for every argument of every batch, in order, each batch made
-    on every core. The next batch is asked for once the blocks before it are used, so it may
-    depend on them. The workers are forked: they see what ``make_block`` reads (a model
-    built once) as it was, without it being sent to each."""
-    import multiprocessing
-
-    with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
-        for batch in batches:
-            yield from pool.imap(make_block, batch)
-
-
-def _made_of(parts: dict[str, int], last_kind: str, beyond: int) -> str:
-    """``"3.7M shared data + 12.3M Python sources"``: the characters of each kind, less the
-    ``beyond`` characters of the last piece (of ``last_kind``) that lie past the file's end."""
-    shown = []
-    for kind, count in parts.items():
-        count -= beyond if kind == last_kind else 0
-        if count:
-            shown.append(f"{count / 1e6:.1f}M {kind}")
-    return " + ".join(shown)
 
 
 # ==================== Jobs, each in a child process
@@ -299,8 +75,6 @@ def run_job(kind: str, corpus: str, merges: int) -> dict:
         tokenizer.train([corpus], trainer=trainer)
         return {"merges": tokenizer.get_vocab_size() - 256}
     if kind == APP:
-        from bpe.tokenizer import BPETokenizer
-
         with open(corpus, encoding="utf-8", newline="") as file:  # the text exactly, \r\n kept
             text = file.read()
         read_mb = _tree_rss_bytes(os.getpid()) / 2**20
@@ -459,8 +233,6 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unknown {what} {', '.join(unknown)}: choose from {', '.join(known)}")
     tools = [tool for tool in tools if _available(tool)]
     print(f"[scale] {os.cpu_count()} cores, shared with whatever else runs on this machine; tools: {', '.join(tools)}")
-    from bpe.benchmarks import open_corpus  # it builds on this module
-
     fit = open_corpus.heaps_fit()
     print(f"[scale] {open_corpus.fit_line(fit)}")
     rows = []
