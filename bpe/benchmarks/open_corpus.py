@@ -9,14 +9,17 @@ that every prefix is a mixture and the distinct chunks grow smoothly. Heaps' law
 
 Past the real text, each block of `BLOCK_CHARACTERS` is the scale benchmark's word-level
 Markov prose (a closed vocabulary: it adds next to no new chunks) with new tokens put in
-between its words, as many as keep the curve on ``D_real * (N / N_real) ** beta``, the fit's
-growth carried on from where the real text ends:
+between its words, as many as keep the curve on ``D_real * (N / N_real) ** beta``: the fit's
+exponent, carried on from where the real text ends (not from the fitted line, which the
+real text's end may lie a little above or below), so that the curve has no kink there:
 
-- words of no real text, drawn letter by letter from an order-`ORDER` character model of
-  the real text's words ("tokenstrow", "Palendate"), a tenth of them capitalized like names;
-- identifiers of two or three parts, real words or new ones: ``camelCase`` (one chunk:
-  GPT-2 splits at neither case nor digits) and ``snake_case`` (the underscores split it);
-- numbers of six to twelve digits, a fifth of them with decimals.
+- (half of them) words of no real text, drawn letter by letter from an order-`ORDER`
+  character model of the real text's words ("tokenstrow", "Palendate"), a tenth of them
+  capitalized like names;
+- (a fifth, and a tenth) identifiers of two or three parts, real words or new ones:
+  ``camelCase`` (one chunk: GPT-2 splits at neither case nor digits) and ``snake_case``
+  (the underscores split it);
+- (a fifth) numbers of six to twelve digits, a fifth of them with decimals.
 
 A candidate counts for its chunks that neither the real text nor the block has shown; the
 block draws candidates until it has its share of new chunks. Then, as in Simon's model of
@@ -92,10 +95,8 @@ class RealText:
 
     def documents(self) -> Iterator[tuple[str, str]]:
         """``(kind, text)`` of each document, each ending in a line break."""
-        seen: set[bytes] = set()
-        texts = scale_corpora.real_sources()
-        for _, _, text in texts:
-            seen.add(hashlib.sha256(text.encode("utf-8")).digest())
+        texts = list(scale_corpora.real_sources())
+        seen = {hashlib.sha256(text.encode("utf-8")).digest() for _, _, text in texts}
         root, doc_paths, source_paths = package_files()
         texts += [("package docs", name, text) for name, text in scale_corpora.distinct_texts(doc_paths, root, seen)]
         self.prose = [text for text in texts if text[0] in PROSE_KINDS]
@@ -136,8 +137,8 @@ class RealText:
 class CharacterModel:
     """Order-``order`` letter model of a vocabulary: each next letter is drawn from the
     letters that follow the same ``order`` letters somewhere in its words, as often as they
-    do, and a word ends where words end. Example: from "token" and "toward", after "to" comes
-    "k" or "w", each half the time."""
+    do, and a word ends where words end. Example (order 2): from "token" and "toward", after
+    "to" comes "k" or "w", each half the time."""
 
     START, END = "^", "$"  # never letters, so never in a word
 
@@ -151,6 +152,7 @@ class CharacterModel:
         self.followers = {context: "".join(letters) for context, letters in followers.items()}
 
     def word(self, draw, longest: int = 24) -> str:
+        """A word spelled letter by letter with ``draw()`` (in [0, 1)), of ``longest`` letters at most."""
         context, letters = self.START * self.order, []
         while len(letters) < longest:
             options = self.followers[context]
