@@ -1,19 +1,19 @@
 """`python -m bpe.benchmarks scale`: BPE at corpus scale against Hugging Face and rustbpe.
 
 For each corpus size (``--sizes 16M,64M,100M,256M,1G`` by default) it builds a corpus of
-that many characters from distinct real text found offline, in this order: the shared
-reference data (WikiText-2's splits, Tiny Shakespeare, ...), Python's own documentation
-(pydoc's topics) and its library's sources (every distinct ``.py`` and ``.txt`` file of
-the standard library, site-packages left out); past what exists, a seeded word-level
-Markov chain over that prose (each word drawn from the words that follow the previous
-one in the prose: prose-like statistics, no passage repeated). Each row says what its
-corpus is made of. Corpora are cached under ``data/cache/scale/``.
+that many characters (`bpe.benchmarks.scale_corpora`). ``--corpus open`` (the default, the
+headline table) is real text found offline, then generated text that keeps meeting new
+words at the rate Heaps' law fitted on the real text says (`bpe.benchmarks.open_corpus`);
+``--corpus closed`` (the second table, with ``open,closed``) is real text, then word-level
+Markov prose over a closed vocabulary, the best case for BPE. Each row says what its
+corpus is made of, and how many distinct GPT-2 chunks it holds beside what the fit predicts.
 
 Then, side by side in one run, each in a child process of its own: the project (count on
 every core, then the merge phase, as ``bpe count`` + ``bpe train`` do, run file
 included), Hugging Face ``tokenizers``' BpeTrainer and rustbpe, all byte-level with the
 GPT-2 split, to 32,000 and 50,000 merges: wall time, CPU time (the child and its
 workers), peak resident memory (of the whole process tree, sampled), and the ratios.
+``--tools ...,app`` adds `BPETokenizer.train` on the text read whole, as the app trains.
 Last, the targets with their measured values: 100 M characters -> 32,000 merges in 30 s
 or less; 1 G characters -> 50,000 merges at or below rustbpe's wall time; at most 4 MB
 per million characters; counts from 1 and 2 workers and from a Dask cluster identical.
@@ -24,211 +24,34 @@ The machine's other work shares its cores: timings are of this machine as it was
 from __future__ import annotations
 
 import argparse
-import hashlib
-import itertools
 import json
 import os
-import random
-import re
 import subprocess
 import sys
-import sysconfig
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bpe.cli.arguments import parse_size
-from bpe.paths import CACHE_DIR, PROJECT_ROOT, shared_data_dir
+from bpe.benchmarks import open_corpus
+from bpe.benchmarks.scale_corpora import DEFAULT_SIZES, build_corpora, parse_size, size_name
+from bpe.paths import PROJECT_ROOT
 from bpe.scale.count_phase import count_corpus
 from bpe.scale.merge_phase import train_run_from_counts
 from bpe.scale.run_file import RunSource, run_file_bytes
+from bpe.tokenizer import BPETokenizer
 
-DEFAULT_SIZES = "16M,64M,100M,256M,1G"
 MERGES = (32_000, 50_000)
 TOOLS = ("project", "huggingface", "rustbpe")
-SEED = 2024
-MARKOV_BLOCK_CHARACTERS = 4_000_000  # one document of generated prose, seeded by its index
-SHARED_TEXTS = (
-    "wikitext-2/valid.txt",
-    "wikitext-2/test.txt",
-    "tinyshakespeare/input.txt",
-    "taylorswift.txt",
-    "the-verdict.txt",
-)
+APP = "app"  # BPETokenizer.train on the text whole, as the app and the API train: asked for by name
+CORPORA = {
+    "open": "open-vocabulary corpus (real text, then text whose distinct chunks keep growing as real text's do)",
+    "closed": "closed-vocabulary corpus (real text, then word-level Markov prose over a fixed set of words)",
+}
 # GPT-2's split as its release spells it (no possessive quantifiers), for rustbpe's regex engine
 GPT2_RELEASE_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 TARGET_SECONDS_100M = 30.0
 TARGET_MB_PER_MILLION = 4.0
-
-
-def size_name(characters: int) -> str:
-    for unit, scale in (("G", 10**9), ("M", 10**6), ("K", 10**3)):
-        if characters >= scale and characters % scale == 0:
-            return f"{characters // scale}{unit}"
-    return f"{characters:,}"
-
-
-# ==================== Corpora
-
-
-def real_sources() -> list[tuple[str, str, str]]:
-    """``(kind, name, text)`` of every distinct real text found offline, in a fixed order."""
-    found = []
-    shared = shared_data_dir()
-    for relative in SHARED_TEXTS:
-        path = shared / relative
-        if path.is_file():
-            found.append(("shared data", relative, path.read_text(encoding="utf-8")))
-    import pydoc_data.topics
-
-    for topic, text in sorted(pydoc_data.topics.topics.items()):
-        found.append(("Python docs", topic, text))
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    seen: set[bytes] = set()
-    for path in sorted(stdlib.rglob("*")):
-        if path.suffix not in (".py", ".txt") or "site-packages" in path.parts or not path.is_file():
-            continue
-        raw = path.read_bytes()
-        digest = hashlib.sha256(raw).digest()
-        if digest in seen:
-            continue
-        seen.add(digest)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue  # a few test files are other encodings on purpose
-        found.append(("Python sources", str(path.relative_to(stdlib)), text))
-    return found
-
-
-def prose_words(sources: list[tuple[str, str, str]]) -> list[str]:
-    """The words (and line breaks) of the prose among the sources: what the chain learns."""
-    prose = "\n".join(text for kind, _, text in sources if kind != "Python sources")
-    return re.findall(r"\S+|\n", prose)
-
-
-class MarkovChain:
-    """Word-level, order one: each next word is drawn from the words that follow the
-    current one somewhere in the prose, as often as they do."""
-
-    def __init__(self, words: list[str]) -> None:
-        ids: dict[str, int] = {}
-        sequence = [ids.setdefault(word, len(ids)) for word in words]
-        followers: list[list[int]] = [[] for _ in ids]
-        for current, following in zip(sequence, sequence[1:]):
-            followers[current].append(following)
-        for options in followers:
-            if not options:  # the last word: start again from the first
-                options.append(sequence[0])
-        self.followers = [tuple(options) for options in followers]
-        self.words = list(ids)
-
-    def block(self, index: int, characters: int) -> str:
-        """About ``characters`` characters of prose, the same for the same index every time."""
-        rng = random.Random(f"{SEED}-{index}")
-        draw, followers = rng.random, self.followers
-        state = rng.randrange(len(followers))
-        out: list[int] = []
-        append = out.append
-        for _ in range(characters // 5 + 1):  # about 5.5 characters a word with its space
-            options = followers[state]
-            state = options[int(draw() * len(options))]
-            append(state)
-        text = " ".join(map(self.words.__getitem__, out)).replace(" \n ", "\n")
-        return text[:characters].rstrip() + "\n\n"
-
-
-_CHAIN: MarkovChain | None = None  # the chain, shared with forked workers
-
-
-def _generated_block(index: int) -> str:
-    assert _CHAIN is not None
-    return _CHAIN.block(index, MARKOV_BLOCK_CHARACTERS)
-
-
-@dataclass(frozen=True)
-class Corpus:
-    path: Path
-    characters: int
-    made_of: str  # "4.9M shared data + 0.5M Python docs + 31.5M Python sources + 27.7M Markov prose"
-
-
-def build_corpora(sizes: list[int], folder: Path = CACHE_DIR / "scale", say=print) -> dict[int, Corpus]:
-    """One text file per size, each a prefix of the same stream (real text, then prose);
-    built once and cached with a note of what each is made of."""
-    folder.mkdir(parents=True, exist_ok=True)
-    corpora = {}
-    missing = []
-    for size in sizes:
-        path, note = folder / f"corpus-{size_name(size)}.txt", folder / f"corpus-{size_name(size)}.json"
-        if path.is_file() and note.is_file():
-            made_of = json.loads(note.read_text(encoding="utf-8"))["made_of"]
-            corpora[size] = Corpus(path, size, made_of)
-        else:
-            missing.append(size)
-    if missing:
-        started = time.perf_counter()
-        say(f"[scale] building corpora of {', '.join(size_name(s) for s in missing)} characters in {folder.name}/ ...")
-        for size, made_of in _write_corpora(sorted(missing), folder):
-            path = folder / f"corpus-{size_name(size)}.txt"
-            (folder / f"corpus-{size_name(size)}.json").write_text(json.dumps({"made_of": made_of}), encoding="utf-8")
-            corpora[size] = Corpus(path, size, made_of)
-        say(f"[scale] corpora built in {time.perf_counter() - started:.0f} s")
-    return {size: corpora[size] for size in sizes}
-
-
-def _write_corpora(sizes: list[int], folder: Path) -> Iterator[tuple[int, str]]:
-    """Stream the real text, then generated prose, into every file at once, each file
-    closed when it holds its number of characters."""
-    global _CHAIN
-    sources = real_sources()
-    handles = {size: open(folder / f"corpus-{size_name(size)}.txt.part", "w", encoding="utf-8") for size in sizes}
-    written = 0
-    parts: dict[str, int] = {}
-
-    def put(kind: str, text: str) -> Iterator[tuple[int, str]]:
-        nonlocal written
-        for size, handle in list(handles.items()):
-            room = size - written
-            if room > 0:
-                handle.write(text[:room])
-        taken = min(len(text), max(sizes) - written)
-        parts[kind] = parts.get(kind, 0) + taken
-        written += taken
-        for size in [s for s in handles if written >= s]:
-            handles.pop(size).close()
-            os.replace(folder / f"corpus-{size_name(size)}.txt.part", folder / f"corpus-{size_name(size)}.txt")
-            yield size, _made_of(parts, size)
-
-    for kind, _, text in sources:
-        if not handles:
-            break
-        yield from put(kind, text if text.endswith("\n") else text + "\n")
-    if handles:
-        _CHAIN = MarkovChain(prose_words(sources))
-        import multiprocessing
-
-        batch = 2 * (os.cpu_count() or 1)
-        with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
-            for first in itertools.count(0, batch):  # blocks in order, a few at a time, until all are full
-                for block in pool.imap(_generated_block, range(first, first + batch)):
-                    yield from put("Markov prose", block)
-                    if not handles:
-                        break
-                if not handles:
-                    break
-        _CHAIN = None
-
-
-def _made_of(parts: dict[str, int], size: int) -> str:
-    left, shown = size, []
-    for kind, count in parts.items():
-        count = min(count, left)
-        left -= count
-        if count:
-            shown.append(f"{count / 1e6:.1f}M {kind}")
-    return " + ".join(shown)
 
 
 # ==================== Jobs, each in a child process
@@ -251,6 +74,12 @@ def run_job(kind: str, corpus: str, merges: int) -> dict:
         )
         tokenizer.train([corpus], trainer=trainer)
         return {"merges": tokenizer.get_vocab_size() - 256}
+    if kind == APP:
+        with open(corpus, encoding="utf-8", newline="") as file:  # the text exactly, \r\n kept
+            text = file.read()
+        read_mb = _tree_rss_bytes(os.getpid()) / 2**20
+        tokenizer = BPETokenizer.train(text, 256 + merges, alphabet="bytes", pretokenizer="gpt2")
+        return {"merges": len(tokenizer.merges), "read_mb": read_mb}
     if kind == "rustbpe":
         import rustbpe
 
@@ -374,7 +203,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bpe.benchmarks scale", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"corpus sizes in characters (default {DEFAULT_SIZES})")
     parser.add_argument("--merges", default=",".join(map(str, MERGES)), help="merge counts (default 32000,50000)")
-    parser.add_argument("--tools", default=",".join(TOOLS), help=f"which to run (default {','.join(TOOLS)})")
+    parser.add_argument(
+        "--tools",
+        default=",".join(TOOLS),
+        help=f"which to run (default {','.join(TOOLS)}; also {APP}: BPETokenizer.train)",
+    )
+    parser.add_argument(
+        "--corpus",
+        default="open",
+        help="open (the default, the headline table) or closed, or open,closed for both tables: "
+        + "; ".join(f"{name}: {what}" for name, what in CORPORA.items()),
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     parser.add_argument(
         "--skip-agreement", action="store_true", help="skip counting with 1, 2 and Dask workers (smallest size)"
@@ -388,33 +227,40 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [parse_size(size) for size in args.sizes.split(",")]
     merge_counts = [int(m) for m in args.merges.split(",")]
     tools = [tool for tool in args.tools.split(",") if tool]
-    unknown = sorted(set(tools) - set(TOOLS))
-    if unknown:
-        parser.error(
-            f"unknown {'tool' if len(unknown) == 1 else 'tools'} {', '.join(unknown)}: choose from {', '.join(TOOLS)}"
-        )
+    for given, known, what in ((tools, (*TOOLS, APP), "tool"), (args.corpus.split(","), CORPORA, "corpus")):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            parser.error(f"unknown {what} {', '.join(unknown)}: choose from {', '.join(known)}")
     tools = [tool for tool in tools if _available(tool)]
     print(f"[scale] {os.cpu_count()} cores, shared with whatever else runs on this machine; tools: {', '.join(tools)}")
-    corpora = build_corpora(sizes)
+    fit = open_corpus.heaps_fit()
+    print(f"[scale] {open_corpus.fit_line(fit)}")
     rows = []
-    for size in sizes:
-        corpus = corpora[size]
-        print(f"\n[scale] {size_name(size)} characters: {corpus.made_of}")
-        for merges in merge_counts:
-            measured = {}
-            for tool in tools:
-                measured[tool] = measure(tool, corpus.path, merges)
-                rows.append({"size": size, "merges": merges, "tool": tool, **measured[tool].__dict__})
-            _print_rows(size, merges, measured)
     agreement = None
-    if "project" in tools and not args.skip_agreement:
-        smallest = corpora[min(sizes)]
-        agreement = counts_agree(smallest.path)
-        timings = ", ".join(f"{where} {seconds:.1f} s" for where, seconds in agreement["seconds"].items())
-        print(f"\n[scale] counts of {size_name(min(sizes))} characters: {timings}")
-    _print_targets(rows, agreement, min(sizes))
+    for number, kind in enumerate(args.corpus.split(","), start=1):
+        corpora = open_corpus.build_open_corpora(sizes) if kind == "open" else build_corpora(sizes)
+        distinct = open_corpus.distinct_chunks(list(corpora.values()))
+        print(f"\n[scale] table {number}: the {CORPORA[kind]}")
+        for size in sizes:
+            print(f"\n[scale] {size_name(size)} characters: {corpora[size].made_of}")
+            print(f"  {open_corpus.distinct_line(distinct[size], size, fit)}")
+            for merges in merge_counts:
+                measured = {}
+                for tool in tools:
+                    measured[tool] = measure(tool, corpora[size].path, merges)
+                    row = {"corpus": kind, "size": size, "distinct_chunks": distinct[size], "merges": merges}
+                    rows.append(row | {"tool": tool, **measured[tool].__dict__})
+                _print_rows(size, merges, measured)
+        if number == 1 and "project" in tools and not args.skip_agreement:
+            agreement = counts_agree(corpora[min(sizes)].path)
+            timings = ", ".join(f"{where} {seconds:.1f} s" for where, seconds in agreement["seconds"].items())
+            print(f"\n[scale] counts of {size_name(min(sizes))} characters: {timings}")
+    headline = args.corpus.split(",")[0]
+    _print_targets([row for row in rows if row["corpus"] == headline], agreement, min(sizes), headline)
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "counts_agree": agreement}, indent=2), encoding="utf-8")
+        args.json.write_text(
+            json.dumps({"heaps_fit": fit.__dict__, "rows": rows, "counts_agree": agreement}, indent=2), encoding="utf-8"
+        )
     return 0
 
 
@@ -446,13 +292,16 @@ def _print_rows(size: int, merges: int, measured: dict[str, Measured]) -> None:
                 f"   (count {m.result['count_s']:.1f} s, merge {m.result['merge_s']:.1f} s, {m.result['chunks']:,} chunks, "
                 f"{m.result['merges']:,} merges)"
                 if tool == "project"
+                else f"   ({m.result['merges']:,} merges, {m.result['read_mb']:.0f} MB once the text is read: "
+                f"{(m.peak_mb - m.result['read_mb']) / (size / 1e6):.2f} MB per million characters more)"
+                if tool == APP
                 else f"   ({m.result['merges']:,} merges)"
             )
         )
 
 
-def _print_targets(rows: list[dict], agreement: dict | None, smallest: int) -> None:
-    print("\n[scale] targets")
+def _print_targets(rows: list[dict], agreement: dict | None, smallest: int, corpus: str) -> None:
+    print(f"\n[scale] targets, on the {corpus}-vocabulary corpus")
 
     def row(size: int, merges: int, tool: str) -> dict | None:
         return next((r for r in rows if (r["size"], r["merges"], r["tool"]) == (size, merges, tool)), None)
