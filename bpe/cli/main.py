@@ -4,7 +4,8 @@
     python -m bpe count CORPUS... --output COUNTS  # the count phase of a big corpus (all cores or Dask)
     python -m bpe encode --tokenizer F --text "low lower"
     python -m bpe decode --tokenizer F --ids 5 7 9
-    python -m bpe inspect --tokenizer F          # first merges, longest tokens
+    python -m bpe inspect --tokenizer F          # first merges, longest tokens (--json: every merge)
+    python -m bpe evaluate --tokenizer gpt2 --text data/lighthouse/*.txt   # the field's measures, Gini
     python -m bpe export --tokenizer F --format hf|tiktoken|minbpe --output PATH   # and prove it
     python -m bpe train --counts C --vocab-size 50000 --run-output R  # the merge phase of a corpus
     python -m bpe train en.txt de.txt --rule parity --vocab-size 600  # one BPE fair to several languages
@@ -12,8 +13,9 @@
     python -m bpe gpt2 encode --text "..."       # OpenAI's GPT-2 tokenizer (files needed)
     python -m bpe lm train --text F              # does BPE help a tiny GPT?
 
-``encode``, ``decode`` and ``inspect`` also read a Hugging Face tokenizer.json, a .tiktoken
-ranks file (``--pattern`` when no settings file is beside it) or a minbpe .model.
+``encode``, ``decode``, ``inspect`` and ``evaluate`` also read a Hugging Face tokenizer.json, a
+.tiktoken ranks file (``--pattern`` when no settings file is beside it), a minbpe .model, a
+run file, or ``gpt2`` / ``gpt4`` by name (`bpe.cli.tokenizers`).
 
 Every `BpeError` ends the command with one line on stderr and exit status 1: never a traceback.
 """
@@ -21,15 +23,17 @@ Every `BpeError` ends the command with one line on stderr and exit status 1: nev
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
-from bpe.alphabet import ALPHABETS, CHARACTERS
+from bpe.alphabet import ALPHABETS, BYTES, CHARACTERS, gpt2_spelling
 from bpe.analysis.metrics import longest_tokens
 from bpe.cli.arguments import zero_or_more
 from bpe.cli.count import add_count_command
 from bpe.cli.download import add_download_command
 from bpe.cli.errors import Parser, parse_arguments, reporting_errors, stop_status, terminating_cleanly
+from bpe.cli.evaluate import add_evaluate_command
 from bpe.cli.export import add_export_command
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
@@ -41,10 +45,10 @@ from bpe.cli.pipeline import (
     split_paths,
     unchanged_message,
 )
+from bpe.cli.tokenizers import TOKENIZER_HELP, open_tokenizer
 from bpe.cli.train import add_train_command
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
-from bpe.formats import load_any
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
 from bpe.text import printable, token_characters
@@ -73,6 +77,7 @@ def make_parser() -> argparse.ArgumentParser:
     _add_encode(commands)
     _add_decode(commands)
     _add_inspect(commands)
+    add_evaluate_command(commands)
     add_train_command(commands)
     add_download_command(commands)
     add_export_command(commands)
@@ -194,12 +199,7 @@ def _covers(tok: BPETokenizer, text: str) -> bool:
 
 
 def _add_tokenizer_file(p) -> None:
-    p.add_argument(
-        "--tokenizer",
-        type=Path,
-        required=True,
-        help="a tokenizer saved by BPE Lab, a Hugging Face tokenizer.json, a .tiktoken ranks file or a minbpe .model",
-    )
+    p.add_argument("--tokenizer", required=True, help=TOKENIZER_HELP)
     p.add_argument(
         "--pattern",
         help="a .tiktoken file's split pattern when no settings file (<file>.json) is "
@@ -218,7 +218,7 @@ def _add_encode(commands) -> None:
 
 
 def run_encode(args) -> int:
-    tok = load_any(args.tokenizer, pattern=args.pattern)
+    tok = open_tokenizer(args.tokenizer, pattern=args.pattern)
     text = args.text if args.text is not None else read_text_file(args.file, if_empty=None)
     ids = tok.encode(text)
     print(" ".join(map(str, ids)))
@@ -241,7 +241,7 @@ def _add_decode(commands) -> None:
 
 
 def run_decode(args) -> int:
-    tok = load_any(args.tokenizer, pattern=args.pattern)
+    tok = open_tokenizer(args.tokenizer, pattern=args.pattern)
     raw = (
         " ".join(args.ids) if args.ids is not None else read_text_file(args.file, if_empty="there are no ids to decode")
     )
@@ -261,11 +261,19 @@ def _add_inspect(commands) -> None:
     _add_tokenizer_file(p)
     p.add_argument("--first", type=zero_or_more, default=20, help="how many first merges to list")
     p.add_argument("--longest", type=zero_or_more, default=30, help="how many longest tokens to list")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print every merge in order as a pair of strings, and the special tokens, as JSON for scripts",
+    )
     p.set_defaults(func=run_inspect)
 
 
 def run_inspect(args) -> int:
-    tok = load_any(args.tokenizer, pattern=args.pattern)
+    tok = open_tokenizer(args.tokenizer, pattern=args.pattern)
+    if args.json:
+        print(json.dumps(merges_json(tok), ensure_ascii=False))
+        return 0
     print(f"{args.tokenizer}: {tok!r}")
     print(f"fingerprint {tok.fingerprint()}")
     print(f"base tokens: {len(tok.base_tokens)}")
@@ -281,3 +289,22 @@ def run_inspect(args) -> int:
     print(f"{args.longest} longest tokens:")
     _print_longest(tok, args.longest)
     return 0
+
+
+def merges_json(tok: Tokenizer) -> dict:
+    """What ``inspect --json`` prints: the merges in learned order as pairs of strings, the
+    special tokens by id, and how tokens are spelled. A character tokenizer's tokens are its
+    strings; a byte tokenizer's are spelled as Hugging Face's merges.txt spells them (GPT-2's
+    byte-to-character table: one printable character a byte, 'Ġ' for a space), which spells
+    every byte, a piece of a character too, and reads back exactly."""
+    spelled = gpt2_spelling if tok.alphabet == BYTES else str
+    specials = getattr(tok, "special_tokens", None) or {}
+    found = {
+        "alphabet": tok.alphabet,
+        "spelling": "gpt2 bytes" if tok.alphabet == BYTES else "text",
+        "pretokenizer": tok.pretokenizer,
+        "merges": [[spelled(left), spelled(right)] for left, right in tok.merges],
+        "specials": {text: token_id for text, token_id in sorted(specials.items(), key=lambda item: item[1])},
+    }
+    found.update(getattr(tok, "rule_json", dict)())  # what a training rule beyond the textbook adds (bpe.variants)
+    return found
