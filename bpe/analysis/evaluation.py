@@ -73,14 +73,17 @@ class TextEvaluation:
 class Evaluation:
     """One tokenizer on several texts: each text's figures, and the Gini of their token counts."""
 
-    texts: dict[str, TextEvaluation]
+    texts: dict[str, TextEvaluation | None]  # None: a text the tokenizer cannot encode (`evaluate_encodable`)
     gini: float | None
     vocab_size: int
     alpha: float
 
     def as_json(self) -> dict:
         """``{"texts": {name: {figure: value}}, "gini": ...}``: what ``evaluate --json`` prints."""
-        return {"texts": {name: found.figures() for name, found in self.texts.items()}, "gini": self.gini}
+        return {
+            "texts": {name: None if found is None else found.figures() for name, found in self.texts.items()},
+            "gini": self.gini,
+        }
 
 
 def check_alpha(alpha: float) -> float:
@@ -161,6 +164,22 @@ def evaluate(tokenizer, texts: Mapping[str, str], *, alpha: float = DEFAULT_ALPH
     size = vocabulary_size(tokenizer)
     found = {name: evaluate_ids(tokenizer.encode(text), text, size, alpha=alpha) for name, text in texts.items()}
     return Evaluation(found, gini([f.tokens for f in found.values()]), size, alpha)
+
+
+def evaluate_encodable(tokenizer, texts: Mapping[str, str], *, alpha: float = DEFAULT_ALPHA) -> Evaluation:
+    """`evaluate`, but a text the tokenizer cannot encode (a character alphabet that lacks
+    some of its characters) has None for its figures, and the Gini is None unless every
+    text was measured: a page shows every tokenizer beside the others, whatever it covers."""
+    alpha = check_alpha(alpha)
+    size = vocabulary_size(tokenizer)
+    found: dict = {}
+    for name, text in texts.items():
+        try:
+            found[name] = evaluate_ids(tokenizer.encode(text), text, size, alpha=alpha)
+        except BpeError:
+            found[name] = None
+    measured = [f.tokens for f in found.values() if f is not None]
+    return Evaluation(found, gini(measured) if len(measured) == len(found) else None, size, alpha)
 
 
 def evaluation_rows(evaluations: Mapping[str, Evaluation]) -> list[dict]:

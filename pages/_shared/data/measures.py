@@ -13,6 +13,7 @@ import pyarrow as pa
 import streamlit as st
 
 from bpe.analysis.encode_film import EncodeFilm, encode_film
+from bpe.analysis.evaluation import Evaluation, evaluate_encodable
 from bpe.analysis.languages import LanguageCost, encoded_costs, language_costs
 from bpe.analysis.lesson import text_hash
 from bpe.analysis.metrics import (
@@ -274,6 +275,13 @@ def film_of(tokenizer_key: tuple, text: str, _tokenizer, _steps) -> EncodeFilm:
 def card_rows_of(tokenizer_key: tuple, corpus_key: tuple, label: str, _tokenizer, _texts) -> list[CardRow]:
     """One tokenizer (``label``) on every report-card text of the corpus."""
     return report_card({label: _tokenizer}, _texts)
+
+
+@cache_data_by_owner(show_spinner="Measuring what the field measures…", max_entries=32)
+def card_evaluation_of(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _texts) -> Evaluation:
+    """One tokenizer on every report-card text of the corpus, as ``evaluate`` measures it
+    (`bpe.analysis.evaluation.evaluate_encodable`)."""
+    return evaluate_encodable(_tokenizer, {text.name: text.text for text in _texts})
 
 
 def lighthouse_texts() -> dict[str, str]:

@@ -185,6 +185,7 @@ GAP = control("compression_gap", int, 5, low=1, high=30)
 WIDTH = control("compression_d", int, 128, low=1, high=16_384)
 COMPRESSION_SIZES = control("compression_sizes", list, low=1, high=MAX_LINK_VOCAB, envelope=True)
 CARD_UNIT = control("compression_card_unit", str, "characters", options=("characters", "bytes"))
+CARD_TEXT = control("compression_card_text", str, envelope=True)  # the text the field's measures are shown on
 
 BLOCK = control("context_block", int, 128, options=tuple(2**k for k in range(5, 12)))
 CONTEXT_SIZES = control("context_sizes", list, low=1, high=MAX_LINK_VOCAB, length=(1, 3), envelope=True)
@@ -213,7 +214,7 @@ LANGUAGES_PARITY = control("languages_parity", bool, False)  # parity-aware BPE 
 PAGE_CONTROLS: dict[str, tuple[Control, ...]] = {
     "pages/1_Merge_by_merge.py": (STEP, WINDOW, FOLLOW, QUIZ, ALGORITHM, PHASE, SCAN, SLOW),
     "pages/2_Tokenize.py": (TOKENIZE_TEXT, LINEAGE, SPECIAL_TEXT, DIFF_ROWS, FILM_OF, FILM_FRAME),
-    "pages/3_Compression.py": (GAP, WIDTH, COMPRESSION_SIZES, CARD_UNIT),
+    "pages/3_Compression.py": (GAP, WIDTH, COMPRESSION_SIZES, CARD_UNIT, CARD_TEXT),
     "pages/4_Context_window.py": (BLOCK, CONTEXT_SIZES, PASSAGE),
     "pages/5_Vocabulary.py": (SEARCH, LENGTHS, UNUSED, RARE_BELOW, HEALTH_SHOW, HEALTH_SORT, HEALTH_OTHER),
     "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, SECONDS),

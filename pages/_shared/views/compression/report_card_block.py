@@ -12,7 +12,7 @@ from dataclasses import replace
 import streamlit as st
 
 from bpe.analysis.metrics import compression
-from bpe.analysis.report_card import CardRow, card_csv, card_texts
+from bpe.analysis.report_card import CardRow, CardText, card_csv, card_texts
 from bpe.run import TrainingRun
 from pages._shared.data.measures import card_rows_of
 from pages._shared.data.runs import corpus_parts, opened_run
@@ -21,17 +21,22 @@ from pages._shared.frame.presenter import presented_once, presenting
 from pages._shared.render.report_card_html import report_card_figure, report_card_html
 from pages._shared.state.controls import CARD_UNIT
 from pages._shared.state.settings import Replayed, Settings
+from pages._shared.views.compression.field_measures import draw_field_measures
 
 UNIT = CARD_UNIT.key
 
 
-def card_rows(settings: Settings, compared: list[Compared]) -> list[CardRow]:
-    """One row per text, with a measure for each of ``compared`` (each measured once, cached).
-    A replayed run has a held-out row (its file's sample) and no training row."""
+def report_texts(settings: Settings) -> list[CardText]:
+    """The card's texts: the fixed ones, then the corpus's parts. A replayed run has a
+    held-out row (its file's sample) and no training row."""
     train, heldout = corpus_parts(settings)
     replayed = isinstance(settings, Replayed)
     corpus = opened_run(settings).source.name if replayed else settings.corpus
-    texts = card_texts(train, heldout, corpus=corpus, kept_sample=replayed)
+    return card_texts(train, heldout, corpus=corpus, kept_sample=replayed)
+
+
+def card_rows(settings: Settings, compared: list[Compared], texts: list[CardText]) -> list[CardRow]:
+    """One row per text, with a measure for each of ``compared`` (each measured once, cached)."""
     parts = [
         card_rows_of(
             c.key, settings.corpus_key(), c.label, _tokenizer=c.tokenizer, _texts=texts, own=session_owns(settings, c)
@@ -56,7 +61,8 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
         f"Characters and bytes per token on fixed kinds of text, this run beside {beside}: "
         "where does its vocabulary pay off, and where does it fall short?"
     )
-    rows = card_rows(settings, compared)
+    texts = report_texts(settings)
+    rows = card_rows(settings, compared, texts)
     CARD_UNIT.setdefault()
     CARD_UNIT.draw(
         st.radio,
@@ -98,3 +104,4 @@ def draw_report_card(settings: Settings, run: TrainingRun) -> None:
         key="compression_card_csv",
         on_click="ignore",
     )
+    draw_field_measures(settings, compared, texts)
