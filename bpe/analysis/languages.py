@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bpe.alphabet import BYTES
+from bpe.analysis.evaluation import gini
 from bpe.run import train_run
 from bpe.training import MAX_VOCAB_CHARACTERS
 
@@ -126,6 +127,9 @@ class EvennessPoint:
     worst_times_baseline: float  # the costliest language's tokens over the baseline's
     spread: float  # the costliest language's tokens over the cheapest's
     total_tokens: int
+    # the Gini coefficient of the languages' token counts (`bpe.analysis.evaluation.gini`): 0 when
+    # the same content costs the same in every language (Foroutan et al.'s headline measure)
+    gini: float
 
 
 def evenness_curve(run, *, baseline_index: int = 0) -> list[EvennessPoint]:
@@ -135,7 +139,11 @@ def evenness_curve(run, *, baseline_index: int = 0) -> list[EvennessPoint]:
         tokens = run.tokens_after(merges)
         points.append(
             EvennessPoint(
-                merges, max(tokens) / max(tokens[baseline_index], 1), max(tokens) / max(min(tokens), 1), sum(tokens)
+                merges,
+                max(tokens) / max(tokens[baseline_index], 1),
+                max(tokens) / max(min(tokens), 1),
+                sum(tokens),
+                gini(tokens) or 0.0,
             )
         )
     return points

@@ -3,6 +3,7 @@ training each, the bars and totals those trainings give."""
 
 from __future__ import annotations
 
+import pytest
 from app_helpers import metric, new_app, plotly_specs
 
 from bpe.corpora.builtin import LIGHTHOUSE
@@ -34,3 +35,26 @@ def test_switching_parity_off_gives_back_the_earlier_view():
     assert not at.exception and not at.error
     assert not [m for m in at.metric if m.label.startswith("All languages")]
     assert not at.radio(key="_w_languages_mode").disabled
+
+
+def test_parity_shows_the_gini_line_of_both_rules_animated_beside_the_bars():
+    from bpe.analysis.evaluation import gini
+
+    at = new_app(LANGUAGES, languages_parity=True, languages_merges=200)
+    assert not at.exception
+    film = plotly_specs(at)[0]
+    texts = {name: text for name, text in LIGHTHOUSE.values()}
+    runs = {rule: train_multilingual(texts, merges=500, rule=rule) for rule in (STANDARD, PARITY)}
+    lines = [t for t in film["data"] if t.get("mode") == "lines"]
+    assert len(lines) == 2
+    for line, rule in zip(lines, (STANDARD, PARITY)):
+        assert line["y"][300] == pytest.approx(gini(runs[rule].tokens_after(300)))
+    assert lines[1]["y"][-1] < lines[0]["y"][-1]  # parity-aware BPE prices the languages more evenly
+    frames = {frame["name"]: frame for frame in film["frames"]}
+    last = max(len(run.steps) for run in runs.values())  # the paragraphs run out of pairs seen twice
+    assert set(frames) == {str(k) for k in (*range(0, last + 1, 10), last)}
+    bars = frames["150"]["data"][0]
+    tokens = runs[STANDARD].tokens_after(150)
+    assert bars["y"] == pytest.approx([t / tokens[0] for t in tokens])
+    assert film["layout"]["sliders"][0]["active"] == 20  # the frame of the 200 merges chosen
+    assert [b["label"] for b in film["layout"]["updatemenus"][0]["buttons"]] == ["Play", "Pause"]

@@ -9,7 +9,9 @@ from __future__ import annotations
 import html
 
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
+from bpe.analysis.languages import evenness_curve
 from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
@@ -511,4 +513,114 @@ def evenness_figure(curves: dict, baseline: str, merges: int) -> go.Figure:
         yaxis=dict(title=f"× {plotly_text(baseline)}'s tokens", tickformat=".1f", rangemode="tozero"),
         legend=dict(orientation="h", y=-0.3),
     )
+    return readable(fig)
+
+
+FILM_STEP = 10  # merges between two frames of the fairness film: 51 frames for 500 merges
+FRAME_MS = 200  # how long Play shows each frame
+
+
+def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = FILM_STEP) -> go.Figure:
+    """The paragraph's cost per language (bars, × ``baseline``) beside the Gini coefficient
+    of the languages' token counts as merges grow (lines, a marker where the bars are), one
+    colour per rule (``{label: bpe.variants.parity.MultilingualRun}``, the baseline's language
+    first). Frames every ``step`` merges, played in the browser by the figure's own Play
+    button and slider (no rerun of the page a frame), starting at ``merges``."""
+    last = max(len(run.steps) for run in runs.values())
+    start = min(merges, last)
+    shown = sorted({*range(0, last + 1, step), last, start})
+    curves = {label: evenness_curve(run) for label, run in runs.items()}
+    colours = dict(zip(runs, [TRAIN_COLOUR, HELDOUT_COLOUR, *OVERLAY_COLOURS]))
+    languages = [plotly_text(language) for language in next(iter(runs.values())).languages]
+
+    def bars(label: str, k: int) -> go.Bar:
+        tokens = runs[label].tokens_after(k)
+        times = [t / max(tokens[0], 1) for t in tokens]
+        return go.Bar(
+            x=languages,
+            y=times,
+            name=plotly_text(label),
+            marker_color=colours[label],
+            customdata=tokens,
+            hovertemplate=f"%{{x}}: %{{customdata:,}} tokens, %{{y:.2f}}× {plotly_text(baseline)}"
+            f"<extra>{plotly_text(label)}</extra>",
+        )
+
+    def marker(label: str, k: int) -> go.Scatter:
+        point = curves[label][min(k, len(curves[label]) - 1)]
+        return go.Scatter(
+            x=[k],
+            y=[point.gini],
+            mode="markers",
+            name=plotly_text(f"{label}: at {k} merges"),
+            marker=dict(size=13, color=colours[label], line=dict(color="#111827", width=1)),
+            showlegend=False,
+            hovertemplate=f"{k} merges: Gini %{{y:.3f}}<extra>{plotly_text(label)}</extra>",
+        )
+
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1)
+    for label in runs:
+        fig.add_trace(bars(label, start), row=1, col=1)
+    for label, curve in curves.items():
+        fig.add_trace(
+            go.Scatter(
+                x=[p.merges for p in curve],
+                y=[p.gini for p in curve],
+                mode="lines",
+                name=plotly_text(f"Gini, {label}"),
+                line=dict(color=colours[label], width=3),
+                showlegend=False,
+                hovertemplate=f"%{{x}} merges: Gini %{{y:.3f}}<extra>{plotly_text(label)}</extra>",
+            ),
+            row=1,
+            col=2,
+        )
+    for label in runs:
+        fig.add_trace(marker(label, start), row=1, col=2)
+    moving = [*range(len(runs)), *range(2 * len(runs), 3 * len(runs))]  # the bars and the markers
+    fig.frames = [
+        go.Frame(name=str(k), data=[*(bars(label, k) for label in runs), *(marker(label, k) for label in runs)])
+        for k in shown
+    ]
+    for frame in fig.frames:
+        frame.traces = moving
+    frame_args = dict(mode="immediate", frame=dict(duration=FRAME_MS, redraw=True), transition=dict(duration=0))
+    top = max(t / max(run.tokens_after(k)[0], 1) for run in runs.values() for k in shown for t in run.tokens_after(k))
+    highest = max(p.gini for curve in curves.values() for p in curve)
+    fig.update_layout(
+        title=dict(text=f"Each language's cost (× {plotly_text(baseline)}) and the Gini of all, as merges grow"),
+        height=470,
+        margin=dict(l=10, r=10, t=50, b=10),
+        barmode="group",
+        legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0),
+        updatemenus=[
+            dict(
+                type="buttons",
+                direction="left",
+                x=0,
+                y=-0.3,
+                xanchor="left",
+                yanchor="top",
+                showactive=False,
+                buttons=[
+                    dict(label="Play", method="animate", args=[None, {**frame_args, "fromcurrent": True}]),
+                    dict(label="Pause", method="animate", args=[[None], frame_args]),
+                ],
+            )
+        ],
+        sliders=[
+            dict(
+                active=shown.index(start),
+                x=0.16,
+                len=0.84,
+                y=-0.3,
+                yanchor="top",
+                currentvalue=dict(prefix="merges: "),
+                steps=[dict(label=f"{k}", method="animate", args=[[str(k)], frame_args]) for k in shown],
+            )
+        ],
+    )
+    fig.update_yaxes(title_text=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.1], tickformat=".1f", row=1, col=1)
+    fig.update_xaxes(title_text="merges", range=[0, last], row=1, col=2)
+    fig.update_yaxes(title_text="Gini of the languages' tokens", range=[0, highest * 1.1], tickformat=".2f", row=1, col=2)
     return readable(fig)
