@@ -277,3 +277,27 @@ def test_report_card_shows_the_fields_measures_of_the_run_on_the_chosen_text():
         gpt2 = cached_gpt2()
         counts = [len(gpt2.encode(text)) for _, text in LIGHTHOUSE.values()]
         assert table.loc["GPT-2", "Gini across the languages"] == f"{gini(counts):.4f}"
+
+
+def test_junk_tokens_of_low_lower_lowest_and_of_gpt4_on_a_chosen_text():
+    from bpe.analysis.junk import run_junk, text_junk
+
+    at = new_app(VOCABULARY, settings_corpus=WORKED)
+    assert not at.exception
+    rows = run_junk(worked_run())
+    assert metric(at, "Residues") == str(sum(r.residue for r in rows)) == "2"  # 'lo' and '·low'
+    chips = next(h.value for h in at.html if "bpe-residues" in h.value)
+    assert chips.count('class="residue"') == 2 and ">lo</span>" in chips
+    table = next(d.value for d in at.dataframe if "F₂ absorbed" in d.value.columns)
+    first = table.iloc[0]
+    assert first["token"] in ("lo", "·low") and first["residue ratio"] == 0 and first["F₁ used"] == 0
+    if cl100k_path() is not None:
+        at.selectbox(key="_w_vocab_other").set_value(GPT4).run()
+        at.selectbox(key="_w_vocab_junk_text").set_value("English prose").run()
+        assert not at.exception
+        from pages._shared.data.tokenizers import cached_cl100k
+
+        english = shipped_texts()[0].text
+        expected = text_junk(cached_cl100k(), english)
+        residues = [m.value for m in at.metric if m.label == "Residues"]
+        assert residues[-1] == f"{sum(r.residue for r in expected):,}"

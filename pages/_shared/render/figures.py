@@ -620,7 +620,11 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
             )
         ],
     )
-    fig.update_yaxes(title_text=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.1], tickformat=".1f", row=1, col=1)
+    fig.update_yaxes(
+        title_text=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.1], tickformat=".1f", row=1, col=1
+    )
     fig.update_xaxes(title_text="merges", range=[0, last], row=1, col=2)
-    fig.update_yaxes(title_text="Gini of the languages' tokens", range=[0, highest * 1.1], tickformat=".2f", row=1, col=2)
+    fig.update_yaxes(
+        title_text="Gini of the languages' tokens", range=[0, highest * 1.1], tickformat=".2f", row=1, col=2
+    )
     return readable(fig)

@@ -323,3 +323,27 @@ def _tokens_within(tokens: list[str], chars: int) -> int:
             break
         count += 1
     return count
+
+
+# ==================== Junk tokens
+
+RESIDUE_CHIP = "border-radius:3px;padding:0 3px;margin:0 2px;white-space:pre"
+
+
+def residue_chips_html(rows, limit: int = 60) -> str:
+    """The residues among ``rows`` (`bpe.analysis.junk.JunkToken`), the most absorbed first, as
+    coloured chips: deep red at a residue ratio of 0 (never used, only absorbed), fading
+    towards amber as the ratio nears the residue threshold. A hover says F₁, F₂ and IoS."""
+    residues = sorted((r for r in rows if r.residue), key=lambda r: (-r.absorbed, r.id))[:limit]
+    chips = []
+    for row in residues:
+        ratio = row.residue_ratio
+        lightness = 45 + round(400 * ratio)  # 45 % at 0, 85 % at the threshold (0.1)
+        ios = "—" if row.ios is None else f"{row.ios:.2f}"
+        tip = f"id {row.id}: used {row.final:,}, absorbed {row.absorbed:,}, residue ratio {ratio:.3f}, IoS {ios}"
+        colour = "#ffffff" if lightness < 65 else "#111827"
+        chips.append(
+            f'<span class="residue" style="{RESIDUE_CHIP};background:hsl(8,80%,{lightness}%);color:{colour}" '
+            f'title="{html.escape(tip, quote=True)}">{text_html(printable(row.token))}</span>'
+        )
+    return f'<div class="bpe-residues" style="font-family:monospace;line-height:2.1">{" ".join(chips)}</div>'

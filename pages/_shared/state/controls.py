@@ -198,6 +198,7 @@ RARE_BELOW = control("vocab_rare_below", int, 3, low=1, high=1_000_000)
 HEALTH_SHOW = control("vocab_show", str, envelope=True)  # which flagged tokens the table shows
 HEALTH_SORT = control("vocab_sort", str, envelope=True)
 HEALTH_OTHER = control("vocab_other", str, envelope=True)  # the pretrained tokenizer checked
+JUNK_TEXT = control("vocab_junk_text", str, envelope=True)  # the text its junk tokens are counted on
 
 MODEL_TOKENIZERS = control("model_tokenizers", list, item=str, envelope=True)
 SHAPE = control("model_shape", str, DEFAULT_SHAPE, options=tuple(MODEL_SHAPES))
@@ -216,7 +217,7 @@ PAGE_CONTROLS: dict[str, tuple[Control, ...]] = {
     "pages/2_Tokenize.py": (TOKENIZE_TEXT, LINEAGE, SPECIAL_TEXT, DIFF_ROWS, FILM_OF, FILM_FRAME),
     "pages/3_Compression.py": (GAP, WIDTH, COMPRESSION_SIZES, CARD_UNIT, CARD_TEXT),
     "pages/4_Context_window.py": (BLOCK, CONTEXT_SIZES, PASSAGE),
-    "pages/5_Vocabulary.py": (SEARCH, LENGTHS, UNUSED, RARE_BELOW, HEALTH_SHOW, HEALTH_SORT, HEALTH_OTHER),
+    "pages/5_Vocabulary.py": (SEARCH, LENGTHS, UNUSED, RARE_BELOW, HEALTH_SHOW, HEALTH_SORT, HEALTH_OTHER, JUNK_TEXT),
     "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, SECONDS),
     "pages/7_Bytes_and_pretokenizers.py": (BYTES_MERGES, GPT2_SPELLING, BYTES_VARIANT),
     # Compare runs shows two runs of this session: a link cannot carry them, so it has no controls here.

@@ -60,7 +60,9 @@ def draw_field_measures(settings: Settings, compared: list[Compared], texts: lis
         state[CARD_TEXT.key] = names[-1]  # the corpus's own text (held out, when it is): every tokenizer encodes it
     bind(st.selectbox, "Measured on", CARD_TEXT.key, options=names)
     rows = field_rows(settings, compared, texts, state[CARD_TEXT.key])
-    show_table(rows, decimals={column: 3 for _, column in COLUMNS[1:4]} | {column: 4 for _, column in COLUMNS[4:]} | {GINI: 4})
+    show_table(
+        rows, decimals={column: 3 for _, column in COLUMNS[1:4]} | {column: 4 for _, column in COLUMNS[4:]} | {GINI: 4}
+    )
     st.caption(
         "N tokens of V ids, p each id's share of them: Shannon efficiency H₁(p) ÷ log₂ V; Rényi efficiency "
         f"H_α(p) ÷ log₂ V at α = {DEFAULT_ALPHA:g}, which weighs the frequent ids most (Zouhar et al., 2023); "

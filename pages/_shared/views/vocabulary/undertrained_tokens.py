@@ -26,6 +26,7 @@ from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import HEALTH_OTHER, HEALTH_SHOW, HEALTH_SORT, RARE_BELOW
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Replayed, Settings, bind
+from pages._shared.views.vocabulary.junk_tokens import draw_junk, draw_other_junk
 
 WHY = (
     "A model learns a token's embedding only from the places the token occurs in its training data. A token "
@@ -126,6 +127,7 @@ def draw_undertrained(settings: Settings, run: TrainingRun, tokenizer, merges: i
         counts=("id", "step", "count at creation", "uses (training)", "uses (held-out)"),
     )
     st.caption(f"{len(shown):,} of {len(rows):,} learned tokens shown. {uses_measured(settings, run, heldout)}")
+    draw_junk(settings, run, merges)
     draw_other_tokenizers(settings, train[:MEASURE_CHARS], heldout[:MEASURE_CHARS])
 
 
@@ -190,6 +192,7 @@ def draw_other_tokenizers(settings: Settings, train: str, heldout: str) -> None:
         )
     if chosen.label == GPT2_LABEL:
         _draw_glitch_tokens(settings, chosen, health, train, heldout)
+    draw_other_junk(settings, chosen, train, heldout)
 
 
 def _draw_glitch_tokens(settings: Settings, gpt2: Compared, health, train: str, heldout: str) -> None:
