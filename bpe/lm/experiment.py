@@ -80,6 +80,10 @@ class ModelSummary:
     evaluation: Evaluation  # final, on the held-out text
     sample: str  # the prompt and a sampled continuation
     model: TinyGPT = field(repr=False, compare=False)
+    # per token id: how often it is in the model's training ids, and the norm of its row of the
+    # input embedding once trained (`bpe.lm.report.embedding_points` reads them without torch)
+    token_counts: tuple[int, ...] = field(default=(), repr=False)
+    embedding_norms: tuple[float, ...] = field(default=(), repr=False)
 
     @property
     def bits_per_char(self) -> float:
@@ -205,6 +209,8 @@ def _summarise(
         evaluation=last.evaluation,
         sample=spec.decode(list(prompt_ids) + new),
         model=model,
+        token_counts=tuple(torch.bincount(data.train_ids, minlength=data.vocab_size).tolist()),
+        embedding_norms=tuple(model.token_embedding.weight.detach().norm(dim=1).cpu().tolist()),
     )
 
 

@@ -159,6 +159,10 @@ class ExperimentJob:
         self._thread = threading.Thread(target=self._work, name="bpe-lm-experiment", daemon=True)
         self.started_at: float | None = None
 
+    def tokenizer(self, name: str):
+        """The tokenizer the model ``name`` trained on (to spell its token ids)."""
+        return dict(self._tokenizers)[name]
+
     def start(self) -> ExperimentJob:
         self.started_at = time.monotonic()
         self._thread.start()

@@ -16,7 +16,7 @@ from app_helpers import SMALL_CORPUS, new_app, plotly_specs, unescape_markdown
 
 from bpe.lm.experiment import split_text
 from bpe.lm.job import experiment_text
-from bpe.lm.report import model_summary_rows, verdict
+from bpe.lm.report import RARE_COUNT, embedding_points, model_summary_rows, verdict
 from pages._shared.data.jobs import TRAINING_NICENESS
 from pages._shared.render.figures import bits_per_char_curves
 
@@ -94,8 +94,23 @@ def test_training_draws_both_curves_then_the_table_verdict_and_samples():
         assert f"{name} **{value:.3f}**" in note
     assert "won** by" in note or "No clear winner" in note
     assert len(at.code) == 2 and all(code.value for code in at.code)  # one sample per model
-    seconds, chars = plotly_specs(at)
+    seconds, chars, embeddings = plotly_specs(at)
     assert [trace["name"] for trace in seconds["data"]] == ["characters", "BPE 300"]
+    job = at.session_state["model_job"]
+    summary = job.snapshot().summaries[1]
+    train_part, _ = split_text(job.text.text, job.text.heldout_fraction)
+    ids = job.tokenizer("BPE 300").encode(train_part)
+    assert list(summary.token_counts) == [ids.count(i) for i in range(300)]
+    norms = summary.model.token_embedding.weight.detach().norm(dim=1)
+    assert summary.embedding_norms == pytest.approx(norms.tolist())
+    counts = torch.tensor(summary.token_counts)
+    low = torch.quantile(norms[counts >= RARE_COUNT], 0.25, interpolation="linear")
+    marked = set(torch.nonzero((counts < RARE_COUNT) & (norms < low)).flatten().tolist())
+    assert {p.id for p in embedding_points(summary) if p.under_trained} == marked
+    flagged = embeddings["data"][1]
+    assert sorted(row[0] for row in flagged.get("customdata", [])) == sorted(marked)
+    assert flagged["name"] == f"rare and low-norm ({len(marked):,})"
+    assert embeddings["layout"]["xaxis"]["type"] == "log"
     assert seconds["layout"]["xaxis"]["title"]["text"] == "training seconds"
     assert chars["layout"]["xaxis"]["title"]["text"] == "characters processed"
     assert max(seconds["data"][0]["x"]) >= 2 and chars["data"][1]["x"][-1] == table["characters seen"][1]

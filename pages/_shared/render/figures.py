@@ -628,3 +628,36 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
         title_text="Gini of the languages' tokens", range=[0, highest * 1.1], tickformat=".2f", row=1, col=2
     )
     return readable(fig)
+
+
+UNDER_TRAINED = "#dc2626"
+
+
+def embedding_scatter_figure(points, tokens: dict, label: str) -> go.Figure:
+    """Each token of a trained model: how often its training ids held it (log axis) against
+    its input-embedding row's norm (``points``: `bpe.lm.report.EmbeddingPoint`; ``tokens``:
+    id -> text shown on hover). Tokens both rare and low-norm in red."""
+    fig = go.Figure()
+    for flagged, name, colour in ((False, "learned", OTHER), (True, "rare and low-norm", UNDER_TRAINED)):
+        chosen = [p for p in points if p.under_trained == flagged]
+        fig.add_trace(
+            go.Scattergl(
+                x=[p.count + 1 for p in chosen],
+                y=[p.norm for p in chosen],
+                mode="markers",
+                name=f"{name} ({len(chosen):,})",
+                marker=dict(size=7 if flagged else 5, color=colour, opacity=0.9 if flagged else 0.5),
+                customdata=[[p.id, plotly_text(tokens.get(p.id, "")), p.count] for p in chosen],
+                hovertemplate="id %{customdata[0]}: '%{customdata[1]}'<br>seen %{customdata[2]:,} times"
+                "<br>norm %{y:.3f}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=f"{plotly_text(label)}: training count against embedding norm",
+        height=420,
+        margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=dict(type="log", title="times in the training ids + 1 (log scale)"),
+        yaxis=dict(title="input-embedding norm", rangemode="tozero"),
+        legend=dict(orientation="h", y=-0.25),
+    )
+    return readable(fig)

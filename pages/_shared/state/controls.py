@@ -203,6 +203,7 @@ JUNK_TEXT = control("vocab_junk_text", str, envelope=True)  # the text its junk 
 MODEL_TOKENIZERS = control("model_tokenizers", list, item=str, envelope=True)
 SHAPE = control("model_shape", str, DEFAULT_SHAPE, options=tuple(MODEL_SHAPES))
 SECONDS = control("model_seconds", int, 60, low=1, high=900)
+MODEL_SCATTER = control("model_scatter", str, envelope=True)  # the trained model whose embeddings are drawn
 
 BYTES_MERGES = control("bytes_merges", int, 300, options=(50, 100, 200, 300, 500, 1000))
 GPT2_SPELLING = control("bytes_gpt2_spelling", bool, False)
@@ -218,7 +219,7 @@ PAGE_CONTROLS: dict[str, tuple[Control, ...]] = {
     "pages/3_Compression.py": (GAP, WIDTH, COMPRESSION_SIZES, CARD_UNIT, CARD_TEXT),
     "pages/4_Context_window.py": (BLOCK, CONTEXT_SIZES, PASSAGE),
     "pages/5_Vocabulary.py": (SEARCH, LENGTHS, UNUSED, RARE_BELOW, HEALTH_SHOW, HEALTH_SORT, HEALTH_OTHER, JUNK_TEXT),
-    "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, SECONDS),
+    "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, SECONDS, MODEL_SCATTER),
     "pages/7_Bytes_and_pretokenizers.py": (BYTES_MERGES, GPT2_SPELLING, BYTES_VARIANT),
     # Compare runs shows two runs of this session: a link cannot carry them, so it has no controls here.
     "pages/9_Languages.py": (LANGUAGES_MERGES, LANGUAGES_MODE, LANGUAGES_PARITY),

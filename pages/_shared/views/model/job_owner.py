@@ -21,6 +21,7 @@ from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import MODEL_TOKENIZERS
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import Settings
+from pages._shared.views.model.embedding_norms import draw_embedding_norms
 from pages._shared.views.model.training_job import current_job, start_job
 
 OWNER = "model_job_owner"  # plain key: (job, run identity, corpus name) of the last job started here
@@ -146,6 +147,7 @@ def draw_results(job: ExperimentJob, settings: Settings) -> None:
     st.caption(escape_markdown(trained_on(settings)))
     show_table(result_rows(model_summary_rows(result.summaries)), decimals=RESULT_DECIMALS)
     st.markdown(verdict(result.summaries, budget_seconds=job.budget.seconds, requested=len(job.names)))
+    draw_embedding_norms(job, result.summaries)
     for summary in result.summaries:
         st.markdown(
             f"**Sample from {escape_markdown(summary.tokenizer)}** (the prompt is the start of the held-out text)"
