@@ -20,7 +20,7 @@ from bpe.alphabet import default_base_tokens, symbol_count
 from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps
-from bpe.steps import MergeStep, StopReason
+from bpe.steps import MergeStep, StepStream, StopReason
 from bpe.tokenizer import BPETokenizer, prefix_tokenizer
 from bpe.training import (
     TrainingSettings,
@@ -184,11 +184,15 @@ class RunInTraining:
     of the full run (training to a larger vocab only adds merges after them).
     """
 
-    def __init__(self, text: str, settings: TrainingSettings, heldout_text: str) -> None:
+    def __init__(
+        self, text: str, settings: TrainingSettings, heldout_text: str, *, stream: StepStream | None = None, heldout=None
+    ) -> None:
+        """``stream`` and ``heldout``, when given, are a training rule's own (`bpe.variants`):
+        its steps, and what applies each to the held-out text (``apply(step)``, ``lengths(merges)``)."""
         self._started = time.perf_counter()
-        self._stream = train_steps(text, settings)
+        self._stream = train_steps(text, settings) if stream is None else stream
         self.settings = settings
-        self._heldout = HeldOutTracker(
+        self._heldout = heldout if heldout is not None else HeldOutTracker(
             prepare_words(heldout_text, settings.alphabet, settings.pretokenizer),
             self._stream.base_tokens,
             settings.target_vocab_size,

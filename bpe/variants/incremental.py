@@ -36,7 +36,7 @@ from bpe.variants.picky import Removal, live_parts, picky_step, removes
 from bpe.variants.rules import pair_score, pair_tie_key
 
 
-class _Chunks:
+class ChunkTable:
     """The text as distinct chunks of token ids, with pair (and token) counts and holders.
 
     A chunk is edited at its *sites* (where a merge or a split replaces tokens), and only the
@@ -182,7 +182,7 @@ def incremental_steps(
     token_ids = shared_token_ids(vocab, token_ids)
     hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))}
     tie_key = pair_tie_key(check_tie_rule(tie_rule), hf_ids)
-    text = _Chunks(words, token_ids, tokens=threshold is not None)
+    text = ChunkTable(words, token_ids, tokens=threshold is not None)
     floor = minimum_pair_frequency
 
     def names(pair: tuple) -> tuple:
@@ -248,7 +248,7 @@ def incremental_steps(
     return StopReason.TARGET_REACHED
 
 
-def _ranked(queue: list, text: _Chunks, key, wanted: int, tie_key, names) -> list[tuple]:
+def _ranked(queue: list, text: ChunkTable, key, wanted: int, tie_key, names) -> list[tuple]:
     """The ``wanted`` best pairs with their counts, in the textbook's order, and every pair
     tied with the last of them (found, then put back in the heap): ``[(pair, count), ...]``.
 
@@ -284,3 +284,24 @@ def _ranked(queue: list, text: _Chunks, key, wanted: int, tie_key, names) -> lis
 
     found.sort(key=order)
     return [(entry[2], text.pairs[entry[2]]) for entry in found[: max(wanted, 1)]]
+
+
+class PickyHeldOut:
+    """The held-out text's length after each step of a Picky BPE run: each merge and each
+    removal applied to its chunks (`ChunkTable`), as training applied them to its own."""
+
+    def __init__(self, words, base_tokens: list) -> None:
+        self._ids = {token: i for i, token in enumerate(base_tokens)}
+        self._table = ChunkTable(words, self._ids, tokens=True)
+        self._lengths = [self._table.length]
+
+    def apply(self, step) -> None:
+        ids, changes = self._ids, Counter()  # every token a step names was made before it, or is a base token
+        ids.setdefault(step.token, step.token_id)
+        self._table.merge((ids[step.pair[0]], ids[step.pair[1]]), step.token_id, changes)
+        for removal in step.removed:
+            self._table.split(ids[removal.token], tuple(ids[p] for p in removal.parts), changes)
+        self._lengths.append(self._table.length)
+
+    def lengths(self, merges: int | None = None) -> list[int]:
+        return list(self._lengths if merges is None else self._lengths[: merges + 1])
