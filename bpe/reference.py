@@ -42,7 +42,9 @@ def reference_steps(
     words = [(list(tokens), frequency) for tokens, frequency in words]
     vocab = list(base_tokens)  # ids are positions in this list
     token_ids = shared_token_ids(vocab, token_ids)
-    hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))}  # how Hugging Face numbers them
+    # how Hugging Face numbers them, under its rule only: it numbers single symbols, and a base of
+    # merged tokens (SuperBPE's second stage, `bpe.variants.superbpe`) has none to number
+    hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))} if tie_rule == HUGGINGFACE else {}
     tie_key = {LEXICOGRAPHIC: lambda pair: pair, HUGGINGFACE: lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]])}.get(
         check_tie_rule(tie_rule)
     )

@@ -185,17 +185,27 @@ class RunInTraining:
     """
 
     def __init__(
-        self, text: str, settings: TrainingSettings, heldout_text: str, *, stream: StepStream | None = None, heldout=None
+        self,
+        text: str,
+        settings: TrainingSettings,
+        heldout_text: str,
+        *,
+        stream: StepStream | None = None,
+        heldout=None,
     ) -> None:
         """``stream`` and ``heldout``, when given, are a training rule's own (`bpe.variants`):
         its steps, and what applies each to the held-out text (``apply(step)``, ``lengths(merges)``)."""
         self._started = time.perf_counter()
         self._stream = train_steps(text, settings) if stream is None else stream
         self.settings = settings
-        self._heldout = heldout if heldout is not None else HeldOutTracker(
-            prepare_words(heldout_text, settings.alphabet, settings.pretokenizer),
-            self._stream.base_tokens,
-            settings.target_vocab_size,
+        self._heldout = (
+            heldout
+            if heldout is not None
+            else HeldOutTracker(
+                prepare_words(heldout_text, settings.alphabet, settings.pretokenizer),
+                self._stream.base_tokens,
+                settings.target_vocab_size,
+            )
         )
         self._sizes = (len(text), symbol_count(text, settings.alphabet), len(heldout_text))  # chunks join back
         self._steps: list[MergeStep] = []

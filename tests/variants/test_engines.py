@@ -1,0 +1,226 @@
+"""The training rules beyond the textbook: each rule's readable engine and its fast one agree
+merge for merge (top pairs, count changes and stop reasons included); the textbook loop with
+no rule is the reference engine; what each rule changes, on worked examples; and each rule's
+tokenizer cuts the training text exactly as training left it."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import MAX_EXAMPLES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe.alphabet import default_base_tokens
+from bpe.errors import BpeError
+from bpe.reference import reference_steps
+from bpe.run import train_run
+from bpe.steps import StepStream, StopReason
+from bpe.training import TrainingSettings, prepare_words
+from bpe.variants.incremental import incremental_steps
+from bpe.variants.picky import PickyTokenizer
+from bpe.variants.rules import Variant
+from bpe.variants.runs import train_variant_run
+from bpe.variants.superbpe import SuperBPETokenizer, is_superword, segments
+from bpe.variants.textbook import textbook_steps
+
+texts = st.text(alphabet=st.sampled_from("ab c\n"), min_size=1, max_size=60)
+TIE_RULES = st.sampled_from(["first_occurrence", "lexicographic", "huggingface"])
+
+
+def streamed(engine, words, base, **options) -> tuple[list, StopReason]:
+    stream = StepStream(engine(words, base, **options), base_tokens=base, settings=None)
+    steps = list(stream)
+    return steps, stream.stop_reason
+
+
+def inputs(text: str, pretokenizer, alphabet="characters"):
+    return prepare_words(text, alphabet, pretokenizer), default_base_tokens(text, alphabet)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(text=texts, extra=st.integers(0, 30), floor=st.integers(1, 3), tie_rule=TIE_RULES)
+def test_the_textbook_loop_with_no_rule_is_the_reference_engine(text, extra, floor, tie_rule):
+    words, base = inputs(text, None)
+    options = dict(target_vocab_size=len(base) + extra, minimum_pair_frequency=floor, top_k=4, tie_rule=tie_rule)
+    assert streamed(textbook_steps, words, base, **options) == streamed(reference_steps, words, base, **options)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    text=texts,
+    extra=st.integers(0, 40),
+    floor=st.integers(1, 3),
+    tie_rule=TIE_RULES,
+    pretokenizer=st.sampled_from([None, "whitespace"]),
+    rule=st.sampled_from(
+        [dict(weighted=True), dict(threshold=0.9), dict(threshold=0.6), dict(weighted=True, threshold=0.75)]
+    ),
+    top_k=st.integers(0, 5),
+)
+def test_the_incremental_engine_agrees_with_the_textbook_merge_for_merge(
+    text, extra, floor, tie_rule, pretokenizer, rule, top_k
+):
+    words, base = inputs(text, pretokenizer)
+    options = dict(target_vocab_size=len(base) + extra, minimum_pair_frequency=floor, top_k=top_k, tie_rule=tie_rule)
+    slow, slow_stop = streamed(textbook_steps, words, base, **options, **rule)
+    fast, fast_stop = streamed(incremental_steps, words, base, **options, **rule)
+    for a, b in zip(slow, fast):
+        assert a == b, f"first difference at merge {a.number}"
+    assert (len(slow), slow_stop) == (len(fast), fast_stop)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    text=st.text(min_size=1, max_size=50),
+    extra=st.integers(1, 30),
+    alphabet=st.sampled_from(["characters", "bytes"]),
+    rule=st.sampled_from([Variant("picky", threshold=0.8), Variant("length_weighted")]),
+)
+def test_the_engines_agree_on_any_unicode(text, extra, alphabet, rule):
+    base = 256 if alphabet == "bytes" else len(set(text))
+    runs = [
+        train_variant_run(
+            text,
+            TrainingSettings(
+                target_vocab_size=base + extra,
+                engine=engine,
+                alphabet=alphabet,
+                pretokenizer="gpt2",
+                minimum_pair_frequency=1,
+                top_k=3,
+            ),
+            rule,
+        )
+        for engine in ("reference", "fast")
+    ]
+    assert runs[0].steps == runs[1].steps and runs[0].stop_reason == runs[1].stop_reason
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    text=st.text(alphabet=st.sampled_from("ab c.\n"), min_size=1, max_size=80),
+    extra=st.integers(1, 40),
+    transition=st.integers(0, 15),
+    tie_rule=st.sampled_from(["first_occurrence", "lexicographic"]),
+    floor=st.integers(1, 2),
+)
+def test_superbpe_engines_agree_and_its_tokenizer_cuts_as_training_did(text, extra, transition, tie_rule, floor):
+    variant = Variant("superbpe", transition=transition)
+    runs = []
+    for engine in ("reference", "fast"):
+        options = dict(engine=engine, pretokenizer="whitespace", tie_rule=tie_rule, minimum_pair_frequency=floor)
+        runs.append(
+            train_variant_run(text, TrainingSettings(target_vocab_size=len(set(text)) + extra, **options), variant)
+        )
+    slow, fast = runs
+    assert slow.steps == fast.steps and slow.stop_reason == fast.stop_reason and slow.joined_after == fast.joined_after
+    standard = train_run(
+        text,
+        target_vocab_size=len(set(text)) + extra,
+        pretokenizer="whitespace",
+        tie_rule=tie_rule,
+        minimum_pair_frequency=floor,
+    )
+    before = len(fast.steps) if fast.joined_after is None else fast.joined_after  # stage 1 may end early
+    assert [s.pair for s in fast.steps[:before]] == [s.pair for s in standard.steps[:before]]  # stage 1 is standard
+    for merges in {0, before, len(fast.steps)}:
+        tokenizer = fast.tokenizer(merges=merges)
+        ids = tokenizer.encode(text)
+        assert len(ids) == fast.sequence_length(merges) and tokenizer.decode(ids) == text
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    text=texts,
+    heldout=texts,
+    extra=st.integers(1, 30),
+    threshold=st.sampled_from([0.5, 0.8, 1.0]),
+    pretokenizer=st.sampled_from([None, "whitespace"]),
+)
+def test_picky_tokenizer_replays_the_removals_as_training_did(text, heldout, extra, threshold, pretokenizer):
+    settings_ = TrainingSettings(
+        target_vocab_size=len(set(text + heldout)) + extra, pretokenizer=pretokenizer, minimum_pair_frequency=1
+    )
+    run = train_variant_run(text, settings_, Variant("picky", threshold=threshold), heldout_text=heldout)
+    for merges in range(len(run.steps) + 1):
+        tokenizer = run.tokenizer(merges=merges)
+        ids = tokenizer.encode(text)
+        assert len(ids) == run.sequence_length(merges) and tokenizer.decode(ids) == text
+        assert len(tokenizer.encode(heldout)) == run.heldout_lengths[merges]
+        assert not {tokenizer.itos[i] for i in ids} - tokenizer.live_tokens  # a removed token is never given
+    if run.steps:
+        assert run.tokenizer(merges=len(run.steps)).live_vocab_size == run.final_vocab_size
+
+
+# ==================== What each rule changes, worked
+
+
+def test_picky_removes_a_token_that_lives_only_inside_a_longer_one():
+    run = train_variant_run(
+        "abcd abcd abcd abc", TrainingSettings(target_vocab_size=9, pretokenizer="whitespace"), Variant("picky")
+    )
+    merged = [step.pair for step in run.steps]
+    assert merged[:3] == [("a", "b"), ("ab", "c"), ("abc", "d")]
+    removal = run.steps[1].removed[0]  # 'ab' went into 'abc' 4 times of 4: IoS 1
+    assert (removal.token, removal.parts, removal.count, removal.ios) == ("ab", ("a", "b"), 0, 1.0)
+    assert run.steps[1].vocab_size == run.steps[0].vocab_size  # 'abc' came, 'ab' went
+    assert not run.steps[2].removed  # 'abc' went into 'abcd' 3 times of 4: IoS 0.75, kept
+    assert run.removed_at() == {"ab": 2}
+    tokenizer = run.tokenizer()
+    assert isinstance(tokenizer, PickyTokenizer) and "ab" not in tokenizer.live_tokens
+    assert tokenizer.encode_tokens("abcd ab") == ["abcd", " ", "a", "b"]  # 'ab' is no token any more
+
+
+def test_length_weighted_takes_the_longer_pair_when_count_times_length_is_higher():
+    weighted = train_variant_run(
+        "ab ab ab cd cd", TrainingSettings(target_vocab_size=10, pretokenizer="whitespace"), Variant("length_weighted")
+    )
+    standard = train_run("ab ab ab cd cd", target_vocab_size=10, pretokenizer="whitespace")
+    assert [s.pair for s in weighted.steps[:2]] == [("a", "b"), (" ", "ab")]  # 2 × 3 = 6 beats (' ', 'c'): 2 × 2
+    assert weighted.steps[1].top_pairs[:2] == (((" ", "ab"), 2), ((" ", "c"), 2))
+    assert [s.pair for s in standard.steps[:2]] == [("a", "b"), (" ", "ab")]
+    long = train_variant_run(
+        "xyzw xyzw ab ab ab",
+        TrainingSettings(target_vocab_size=20, pretokenizer="whitespace", minimum_pair_frequency=2),
+        Variant("length_weighted"),
+    )
+    assert long.steps[0].pair == (" ", "a")  # 3 × 2 = 6 beats ('x', 'y'): 2 × 2
+    assert all(step.frequency >= 2 for step in long.steps)  # a pair seen once never wins, however long
+
+
+def test_superbpe_learns_superwords_after_the_transition_only():
+    text = "of the sea, of the sky, of the land. " * 6
+    settings_ = TrainingSettings(target_vocab_size=60, pretokenizer="gpt2")
+    run = train_variant_run(text, settings_, Variant("superbpe", transition=10))
+    assert run.joined_after == 10
+    superwords = [step.token for step in run.steps if run.superword(step)]
+    assert superwords and " of the" in {step.token for step in run.steps}
+    assert not any(is_superword(step.token, "gpt2") for step in run.steps[:10])
+    assert isinstance(run.tokenizer(), SuperBPETokenizer) and not isinstance(run.tokenizer(merges=9), SuperBPETokenizer)
+    standard = train_run(text, settings_)
+    assert len(run.tokenizer().encode(text)) < len(standard.tokenizer().encode(text))
+    assert segments("a b<|endoftext|>c d", ["<|endoftext|>"]) == ["a b", "c d"]
+
+
+def test_rules_refuse_what_they_cannot_train_in_one_line():
+    with pytest.raises(BpeError, match="SuperBPE needs its transition"):
+        Variant("superbpe")
+    with pytest.raises(BpeError, match="threshold is Picky BPE's setting"):
+        Variant("superbpe", transition=3, threshold=0.5)
+    with pytest.raises(BpeError, match="must be a number above 0, at most 1"):
+        Variant("picky", threshold=1.5)
+    with pytest.raises(BpeError, match="unknown training rule 'lengthy'"):
+        Variant("lengthy")
+    assert Variant("picky").threshold == 0.9
+    with pytest.raises(BpeError, match="choose a pre-tokenizer"):
+        train_variant_run("a b", TrainingSettings(target_vocab_size=5), Variant("superbpe", transition=1))
+    with pytest.raises(BpeError, match="Hugging Face"):
+        train_variant_run(
+            "a b",
+            TrainingSettings(target_vocab_size=5, pretokenizer="gpt2", tie_rule="huggingface"),
+            Variant("superbpe", transition=1),
+        )
+    with pytest.raises(BpeError, match="holds merges only"):
+        train_variant_run(
+            "abcd abcd abcd abc", TrainingSettings(target_vocab_size=9, pretokenizer="whitespace"), Variant("picky")
+        ).tokenizer().save("unused.json")
