@@ -35,6 +35,8 @@ from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import TrainingRun
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.training import DEFAULT_ENGINE, MAX_TOP_K, TrainingSettings
+from bpe.variants.rules import LENGTH_WEIGHTED, pair_score
+from bpe.variants.runs import VariantRun, restored
 
 RUN_FORMAT = "bpe-lab-run"
 RUN_VERSION = 1
@@ -183,6 +185,7 @@ def _body(run: TrainingRun, recorded: RecordedSteps, source: RunSource, sample: 
         "heldout_characters": run.heldout_characters,
         "base_counts": None if run.base_counts is None else list(run.base_counts),
         "sample": sample[:MAX_SAMPLE_CHARACTERS],
+        **({"variant": run.rule_json()} if isinstance(run, VariantRun) else {}),
     }
 
 
@@ -382,6 +385,8 @@ def _run_file_from_body(body: dict) -> RunFile:
         step_seconds=[float(s) for s in step_seconds],
         base_counts=None if base_counts is None else tuple(base_counts),
     )
+    if "variant" in body:  # a rule beyond the textbook (`bpe.variants`): what it records, checked
+        run = restored(run, body["variant"])
     _check_arithmetic(run)  # the first merge's shrinking included
     return RunFile(run=run, source=_source(_field(body, "source", dict)), sample=sample)
 
@@ -436,7 +441,7 @@ def _check_arithmetic(run: TrainingRun) -> None:
     if run.training_characters and not before:
         raise BpeError("its training text has characters but no tokens (initial_length 0)")
     for number, (frequency, after) in enumerate(zip(steps.frequencies, steps.sequence_lengths), start=1):
-        removed = before - after
+        removed = run.merges_applied(number)  # a Picky run's removals lengthen it again after its merge
         if not (1 <= removed <= frequency <= 2 * removed) or (run.training_characters and after < 1):
             raise BpeError(
                 f"merge {number} takes the training text from {before:,} to {after:,} tokens, "
@@ -447,8 +452,8 @@ def _check_arithmetic(run: TrainingRun) -> None:
     for number, (size, frequency) in enumerate(zip(steps.top_sizes, steps.frequencies), start=1):
         if size > settings.top_k:
             raise BpeError(f"merge {number} records {size} competing pairs; its settings keep {settings.top_k}")
-        if any(found > frequency for found in steps.top_counts[start : start + size]):
-            raise BpeError(f"merge {number} has a competing pair found more often than the pair it merged")
+        if _outranked(run, number, start, size):
+            raise BpeError(f"merge {number} has a competing pair that ranks above the pair it merged")
         start += size
     if len(steps) and steps.vocab_size_after(len(steps)) > settings.target_vocab_size:
         raise BpeError(
@@ -456,12 +461,29 @@ def _check_arithmetic(run: TrainingRun) -> None:
             f"of {settings.target_vocab_size:,}"
         )
     lengths = run.heldout_lengths
+    picky = isinstance(run, VariantRun) and run.picky  # its removals lengthen the text again
     if lengths and (
-        any(later > earlier for earlier, later in zip(lengths, lengths[1:]))
+        (not picky and any(later > earlier for earlier, later in zip(lengths, lengths[1:])))
         or (run.heldout_characters > 0) != (lengths[-1] > 0)
         or (run.heldout_characters == 0 and lengths[0] > 0)
     ):
         raise BpeError("its held-out token counts do not fit its held-out text (they grow, or reach 0 tokens)")
+
+
+def _outranked(run: TrainingRun, number: int, start: int, size: int) -> bool:
+    """Whether a runner-up of merge ``number`` (its ``size`` pairs from ``start`` on) ranks
+    above the pair it merged: by count, or, length-weighted, by count × length among the pairs
+    at the minimum frequency (a pair below it never wins)."""
+    steps, frequency = run.steps, run.steps.frequencies[number - 1]
+    counts = steps.top_counts[start : start + size]
+    if not (isinstance(run, VariantRun) and run.variant.name == LENGTH_WEIGHTED):
+        return any(found > frequency for found in counts)
+    vocab, ids, floor = steps.vocab, steps.top_ids[2 * start : 2 * (start + size)], run.settings.minimum_pair_frequency
+    winner = pair_score((vocab[steps.lefts[number - 1]], vocab[steps.rights[number - 1]]), frequency, True)
+    return any(
+        count >= floor and pair_score((vocab[a], vocab[b]), count, True) > winner
+        for a, b, count in zip(ids[0::2], ids[1::2], counts)
+    )
 
 
 def _source(fields: dict) -> RunSource:

@@ -444,3 +444,92 @@ def test_the_body_is_the_compact_json_of_the_run_spelled_a_piece_at_a_time():
     header, body = json.loads(lines[0]), lines[1]
     assert header["body_bytes"] == len(body) and lines[2:] == [b""]
     assert json.dumps(json.loads(body), ensure_ascii=False, separators=(",", ":")).encode() == body
+
+
+# ==================== Runs under a rule beyond the textbook (bpe.variants)
+
+
+@pytest.fixture(scope="module")
+def variant_runs():
+    from bpe.training import TrainingSettings
+    from bpe.variants.rules import Variant
+    from bpe.variants.runs import train_variant_run
+
+    text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:40_000]
+    settings_ = TrainingSettings(target_vocab_size=400, pretokenizer="gpt2")
+    return {
+        name: train_variant_run(text[:36_000], settings_, variant, heldout_text=text[36_000:])
+        for name, variant in (
+            ("superbpe", Variant("superbpe", transition=150)),
+            ("picky", Variant("picky", threshold=0.9)),
+            ("length_weighted", Variant("length_weighted")),
+        )
+    }
+
+
+@pytest.mark.parametrize("name", ["superbpe", "picky", "length_weighted"])
+def test_a_run_under_each_rule_survives_its_file(variant_runs, name):
+    run = variant_runs[name]
+    loaded = parse_run_file(run_file_bytes(run, source=SOURCE)).run
+    assert (loaded.variant, loaded.joined_after) == (run.variant, run.joined_after)
+    assert list(loaded.steps) == list(run.steps) and loaded.vocab_sizes() == run.vocab_sizes()
+    assert loaded.heldout_lengths == run.heldout_lengths
+    for merges in (len(run.steps) // 3, len(run.steps)):
+        assert loaded.tokenizer(merges=merges) == run.tokenizer(merges=merges)
+    if name == "picky":
+        assert loaded.removals == run.removals and loaded.removals  # 'ab'-like parts went
+        assert loaded.merge_count(300) == run.merge_count(300)
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "message"),
+    [
+        (
+            "picky",
+            lambda v: {**v, "removals": [[1, 0, 1, 1, 1, [0, 1]]]},
+            "names a part that does not exist then, or a base token",
+        ),
+        ("picky", lambda v: {**v, "removals": [[10**6, 300, 1, 1, 1, [0, 1]]]}, "outside the"),
+        (
+            "picky",
+            lambda v: {**v, "removals": [[r[0], r[1], r[2], r[4] + 1, r[4], r[5]] for r in v["removals"]]},
+            "counts no training gives",
+        ),
+        ("picky", lambda v: {**v, "threshold": 7}, "threshold=7"),
+        ("superbpe", lambda v: {**v, "joined_after": 10**5}, "joined_after=100000"),
+        ("superbpe", lambda v: {**v, "rule": "magic"}, "unknown training rule 'magic'"),
+        ("length_weighted", lambda v: {**v, "removals": []}, "removals belong to Picky BPE"),
+    ],
+)
+def test_a_rule_edited_by_hand_is_refused_in_one_line(variant_runs, name, change, message):
+    raw = run_file_bytes(variant_runs[name], source=SOURCE)
+    _, body = parts(raw)
+    with pytest.raises(RunFileError, match=message) as error:
+        parse_run_file(edited(raw, variant=change(body["variant"])), name="edited.bperun")
+    assert "\n" not in str(error.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    text=st.text(alphabet="ab ca\nβ", min_size=1, max_size=60),
+    rule=st.sampled_from(["picky", "length_weighted", "superbpe"]),
+    threshold=st.sampled_from([0.5, 0.9, 1.0]),
+    minimum=st.sampled_from([1, 2]),
+    transition=st.integers(0, 10),
+)
+def test_every_real_run_of_a_rule_passes_the_checks(text, rule, threshold, minimum, transition):
+    from bpe.training import TrainingSettings
+    from bpe.variants.rules import Variant
+    from bpe.variants.runs import train_variant_run
+
+    variant = {
+        "picky": Variant("picky", threshold=threshold),
+        "length_weighted": Variant("length_weighted"),
+        "superbpe": Variant("superbpe", transition=transition),
+    }[rule]
+    settings_ = TrainingSettings(
+        target_vocab_size=40, pretokenizer="whitespace", minimum_pair_frequency=minimum, top_k=3
+    )
+    run = train_variant_run(text, settings_, variant, heldout_text=text[::-1][:20])
+    loaded = parse_run_file(run_file_bytes(run, source=SOURCE)).run
+    assert list(loaded.steps) == list(run.steps)
