@@ -306,5 +306,7 @@ def merges_json(tok: Tokenizer) -> dict:
         "merges": [[spelled(left), spelled(right)] for left, right in tok.merges],
         "specials": {text: token_id for text, token_id in sorted(specials.items(), key=lambda item: item[1])},
     }
-    found.update(getattr(tok, "rule_json", dict)())  # what a training rule beyond the textbook adds (bpe.variants)
+    rule = getattr(tok, "rule_json", None)  # a rule beyond the textbook's tokenizer says what it adds (bpe.variants)
+    if rule is not None:
+        found.update(rule(spelled))
     return found

@@ -18,7 +18,8 @@ Ctrl-C or SIGTERM while training leaves every output as it was.
 
 ``--rule parity`` trains parity-aware BPE (`bpe.variants.parity`) instead: each INPUT is
 one language's version of the same text, and every merge serves the language that costs
-the most tokens.
+the most tokens. ``--variant superbpe|picky|length_weighted`` trains another rule of
+`bpe.variants` in memory, each INPUT one document (`bpe.cli.variant_training`).
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ import sys
 import time
 from pathlib import Path
 
-from bpe.cli.arguments import between
+from bpe.cli.arguments import between, zero_or_more
 from bpe.cli.count import ProgressLine, add_corpus_options, count_from_args, given_corpus_options
 from bpe.cli.errors import stop_status
 from bpe.cli.parity import run_parity_training
 from bpe.cli.pipeline import add_max_vocab_characters_option, budget_hint, unchanged_message
+from bpe.cli.variant_training import run_variant_training
 from bpe.errors import BpeError
 from bpe.io.files import check_writable_target, staged_files
 from bpe.run import TrainingRun
@@ -45,6 +47,8 @@ from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
 from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, ENGINES, MAX_TOP_K, TrainingSettings
 from bpe.variants.parity import PARITY, RULES, STANDARD
+from bpe.variants.rules import STANDARD as STANDARD_RULE
+from bpe.variants.rules import VARIANTS
 
 
 def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -90,6 +94,16 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
         "(bpe/variants/parity.py), each INPUT one language's version of the same text, every merge "
         "serving the language that costs the most tokens; writes only the tokenizer",
     )
+    rules.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default=STANDARD_RULE,
+        help="a training rule beyond the textbook (bpe/variants/): superbpe (chunks join after --transition "
+        "merges), picky (removes tokens whose IoS reaches --threshold, default 0.9), length_weighted (pairs "
+        "scored by count x length); each INPUT one document, trained in memory (bpe/cli/variant_training.py)",
+    )
+    rules.add_argument("--transition", type=zero_or_more, help="with --variant superbpe: merges inside chunks first")
+    rules.add_argument("--threshold", type=float, help="with --variant picky: the IoS at which a token is removed")
     rules.add_argument("--compare", action="store_true", help="with --rule parity: also train standard BPE, print both")
     rules.add_argument("--names", nargs="+", help="with --rule parity: the languages' names (default: file stems)")
     p.add_argument("--run-output", type=Path, metavar="RUN", help="the run file to write (.bperun)")
@@ -101,6 +115,13 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 
 def run_train(args) -> int:
+    if args.variant != STANDARD_RULE or args.transition is not None or args.threshold is not None:
+        return run_variant_training(
+            args,
+            progress=lambda: None if args.quiet else MergeProgress(sys.stderr),
+            print_summary=print_summary,
+            write_outputs=write_outputs,
+        )
     if args.rule == PARITY:
         return run_parity_training(args)
     refuse_contradictions(args)

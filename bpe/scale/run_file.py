@@ -449,7 +449,7 @@ def _check_arithmetic(run: TrainingRun) -> None:
             )
         before = after
     start = 0
-    for number, (size, frequency) in enumerate(zip(steps.top_sizes, steps.frequencies), start=1):
+    for number, size in enumerate(steps.top_sizes, start=1):
         if size > settings.top_k:
             raise BpeError(f"merge {number} records {size} competing pairs; its settings keep {settings.top_k}")
         if _outranked(run, number, start, size):

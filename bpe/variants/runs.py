@@ -15,7 +15,7 @@ Picky run's vocabulary counts only live tokens. Standard BPE stays `bpe.run`'s o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
@@ -27,10 +27,10 @@ from bpe.run import ProgressCallback, RunInTraining, TrainingRun, start_run
 from bpe.steps import StepStream
 from bpe.tokenizer import BPETokenizer
 from bpe.training import (
+    ENGINES,
     TrainingSettings,
     check_vocab_size,
     prepare_base_tokens,
-    prepare_words,
     settings_from,
 )
 from bpe.variants.incremental import PickyHeldOut, incremental_steps
@@ -41,6 +41,7 @@ from bpe.variants.superbpe import (
     SuperBPETokenizer,
     check_superbpe,
     is_superword,
+    segment_words,
     segments,
     superbpe_steps,
 )
@@ -216,27 +217,43 @@ def _removals(steps: RecordedSteps, listed) -> dict[int, tuple[Removal, ...]]:
 
 
 def start_training(
-    text: str, settings: TrainingSettings, variant: Variant = STANDARD_VARIANT, *, heldout_text: str = ""
-) -> RunInTraining:
-    """`bpe.run.start_run` under ``variant``: one merge per iteration of what it returns,
-    `run` the run of the merges so far (a `VariantRun` under any rule but the standard)."""
-    if variant.standard:
-        return start_run(text, settings, heldout_text=heldout_text)
-    settings = settings_from(settings, {})
-    if settings.base_tokens is None:
-        settings = replace(settings, base_tokens=tuple(default_base_tokens(text + heldout_text, settings.alphabet)))
-    return VariantInTraining(text, settings, heldout_text, variant)
-
-
-def train_variant_run(
-    text: str,
+    text: str | Sequence[str],
     settings: TrainingSettings,
     variant: Variant = STANDARD_VARIANT,
     *,
-    heldout_text: str = "",
+    heldout_text: str | Sequence[str] = "",
+) -> RunInTraining:
+    """`bpe.run.start_run` under ``variant``: one merge per iteration of what it returns,
+    `run` the run of the merges so far (a `VariantRun` under any rule but the standard).
+    ``text`` (and ``heldout_text``) may be a list of documents: no chunk spans two, and
+    SuperBPE never joins across them."""
+    documents, heldout = _documents(text), _documents(heldout_text)
+    if variant.standard and len(documents) <= 1 and len(heldout) <= 1:
+        return start_run("".join(documents), settings, heldout_text="".join(heldout))
+    settings = settings_from(settings, {})
+    if settings.base_tokens is None:
+        every = "".join(documents) + "".join(heldout)
+        settings = replace(settings, base_tokens=tuple(default_base_tokens(every, settings.alphabet)))
+    return VariantInTraining(documents, settings, heldout, variant)
+
+
+def _documents(text: str | Sequence[str]) -> list[str]:
+    if isinstance(text, str):
+        return [text] if text else []
+    if not all(isinstance(document, str) for document in text):
+        raise BpeError("the documents must be texts (str)")
+    return [document for document in text if document]
+
+
+def train_variant_run(
+    text: str | Sequence[str],
+    settings: TrainingSettings,
+    variant: Variant = STANDARD_VARIANT,
+    *,
+    heldout_text: str | Sequence[str] = "",
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
-    """`bpe.run.train_run` under ``variant``."""
+    """`bpe.run.train_run` under ``variant``; ``text``: a text or its documents (`start_training`)."""
     training = start_training(text, settings, variant, heldout_text=heldout_text)
     for step in training:
         if progress is not None:
@@ -245,16 +262,18 @@ def train_variant_run(
 
 
 class VariantInTraining(RunInTraining):
-    """`bpe.run.RunInTraining` of a rule of this package: its engine's steps, its held-out curve."""
+    """`bpe.run.RunInTraining` of a rule of this package, over documents: its engine's steps,
+    its held-out curve."""
 
-    def __init__(self, text: str, settings: TrainingSettings, heldout_text: str, variant: Variant) -> None:
+    def __init__(self, documents: list[str], settings: TrainingSettings, heldout: list[str], variant: Variant) -> None:
         self.variant = variant
         self.joined_after: int | None = None
-        stream, heldout = self._opened(text, settings, heldout_text)
-        super().__init__(text, settings, heldout_text, stream=stream, heldout=heldout)
+        stream, tracker = self._opened(documents, settings, heldout)
+        super().__init__("".join(documents), settings, "".join(heldout), stream=stream, heldout=tracker)
 
-    def _opened(self, text: str, settings: TrainingSettings, heldout_text: str) -> tuple[StepStream, object]:
-        if not isinstance(text, str) or not text:
+    def _opened(self, documents: list[str], settings: TrainingSettings, heldout: list[str]) -> tuple:
+        text = "".join(documents)
+        if not text:
             raise BpeError("the training text is empty: give at least one character")
         require_unicode(text, "the training text")
         base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet)
@@ -262,37 +281,48 @@ class VariantInTraining(RunInTraining):
         variant = self.variant
         if variant.name == SUPERBPE:
             check_superbpe(settings)
-            heldout = SuperBPEHeldOut(segments(heldout_text, SPECIAL_TOKENS), base, settings)
+            tracker = SuperBPEHeldOut(_segments(heldout), base, settings)
 
             def joined(merges: int) -> None:
-                heldout.join()
+                tracker.join()
                 self.joined_after = merges
 
-            steps = superbpe_steps(segments(text, SPECIAL_TOKENS), base, settings, variant.transition, on_join=joined)
-            return StepStream(steps, base_tokens=base, settings=settings), heldout
+            steps = superbpe_steps(_segments(documents), base, settings, variant.transition, on_join=joined)
+            return StepStream(steps, base_tokens=base, settings=settings), tracker
         engine: Callable = textbook_steps if settings.engine == "reference" else incremental_steps
+        if variant.standard:
+            engine = ENGINES[settings.engine]
+        options = (
+            {} if variant.standard else dict(weighted=variant.name == LENGTH_WEIGHTED, threshold=variant.threshold)
+        )
         steps = engine(
-            prepare_words(text, settings.alphabet, settings.pretokenizer),
+            segment_words(documents, settings.alphabet, settings.pretokenizer),
             base,
             target_vocab_size=settings.target_vocab_size,
             minimum_pair_frequency=settings.minimum_pair_frequency,
             top_k=settings.top_k,
             tie_rule=settings.tie_rule,
             max_vocab_characters=settings.max_vocab_characters,
-            weighted=variant.name == LENGTH_WEIGHTED,
-            threshold=variant.threshold,
+            **options,
         )
-        held = prepare_words(heldout_text, settings.alphabet, settings.pretokenizer)
+        held = segment_words(heldout, settings.alphabet, settings.pretokenizer)
         if variant.name == PICKY:
-            heldout = PickyHeldOut(held, base)
+            tracker = PickyHeldOut(held, base)
         else:
-            heldout = HeldOutTracker(held, base, settings.target_vocab_size)
-        return StepStream(steps, base_tokens=base, settings=settings), heldout
+            tracker = HeldOutTracker(held, base, settings.target_vocab_size)
+        return StepStream(steps, base_tokens=base, settings=settings), tracker
 
-    def run(self) -> VariantRun:
+    def run(self) -> TrainingRun:
         run = super().run()
+        if self.variant.standard:
+            return run
         return VariantRun(
             **{f.name: getattr(run, f.name) for f in fields(TrainingRun)},
             variant=self.variant,
             joined_after=self.joined_after,
         )
+
+
+def _segments(documents: list[str]) -> list[str]:
+    """Every document cut at the special tokens (`bpe.variants.superbpe.segments`)."""
+    return [piece for document in documents for piece in segments(document, SPECIAL_TOKENS)]

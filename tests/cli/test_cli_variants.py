@@ -1,0 +1,102 @@
+"""`python -m bpe train --variant ...`: each rule trained from text files to a run file that
+reads back as the run `bpe.variants` trains in memory; what does not apply refused in one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bpe.cli.main import main
+from bpe.corpora.corpus import split_train_heldout
+from bpe.paths import DATA_DIR
+from bpe.scale.run_file import read_run_file
+from bpe.tokenizer import BPETokenizer
+from bpe.training import TrainingSettings
+from bpe.variants.rules import Variant
+from bpe.variants.runs import VariantRun, train_variant_run
+
+TEXT = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:30_000]
+
+
+@pytest.fixture
+def documents(tmp_path):
+    paths = []
+    for index, part in enumerate((TEXT[:15_000], TEXT[15_000:])):
+        path = tmp_path / f"doc{index}.txt"
+        path.write_text(part, encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize(
+    ("options", "variant"),
+    [
+        (["--variant", "superbpe", "--transition", "120"], Variant("superbpe", transition=120)),
+        (["--variant", "picky", "--threshold", "0.8"], Variant("picky", threshold=0.8)),
+        (["--variant", "length_weighted"], Variant("length_weighted")),
+    ],
+)
+def test_each_rule_trains_to_a_run_file_that_replays_the_run(documents, tmp_path, capsys, options, variant):
+    out = tmp_path / "run.bperun"
+    argv = ["train", *map(str, documents), *options, "--vocab-size", "300", "--heldout-fraction", "0.1"]
+    assert main([*argv, "--run-output", str(out), "--quiet"]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    loaded = read_run_file(out).run
+    cut = [split_train_heldout(path.read_text(encoding="utf-8"), 0.1) for path in documents]
+    expected = train_variant_run(
+        [train for train, _ in cut],
+        TrainingSettings(target_vocab_size=300, pretokenizer="gpt2"),
+        variant,
+        heldout_text=[held for _, held in cut],
+    )
+    assert isinstance(loaded, VariantRun) and loaded.variant == variant
+    assert [s.pair for s in loaded.steps] == [s.pair for s in expected.steps]
+    assert loaded.heldout_lengths == expected.heldout_lengths
+
+
+def test_a_length_weighted_tokenizer_is_a_plain_file_and_inspect_and_evaluate_read_run_files(
+    documents, tmp_path, capsys
+):
+    tokenizer, run = tmp_path / "lw.json", tmp_path / "picky.bperun"
+    common = ["--vocab-size", "300", "--quiet"]
+    assert (
+        main(
+            ["train", str(documents[0]), "--variant", "length_weighted", "--tokenizer-output", str(tokenizer), *common]
+        )
+        == 0
+    )
+    assert BPETokenizer.from_file(tokenizer).merges
+    assert main(["train", str(documents[0]), "--variant", "picky", "--run-output", str(run), *common]) == 0
+    capsys.readouterr()
+    assert main(["inspect", "--tokenizer", str(run), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    loaded = read_run_file(run).run
+    assert printed["rule"] == "picky" and printed["threshold"] == 0.9
+    assert len(printed["removals"]) == sum(len(r) for r in loaded.removals.values())
+    assert main(["evaluate", "--tokenizer", str(run), "--text", str(documents[1]), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)["texts"]["doc1.txt"]
+    assert figures["tokens"] == len(loaded.tokenizer().encode(documents[1].read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--variant", "superbpe"], "SuperBPE needs its transition"),
+        (["--variant", "picky", "--transition", "5"], "a transition is SuperBPE's setting"),
+        (["--threshold", "0.5"], "a threshold is Picky BPE's setting; standard BPE takes none"),
+        (["--variant", "picky", "--tokenizer-output", "t.json"], "write its run file with --run-output"),
+        (["--variant", "picky", "--workers", "2"], "--workers does not apply to --variant picky"),
+        (["--variant", "picky", "--rule", "parity"], "--rule parity trains one text per language"),
+        (["--variant", "superbpe", "--transition", "3", "--pretokenizer", "none"], "choose a pre-tokenizer"),
+    ],
+)
+def test_what_does_not_apply_is_one_line(documents, capsys, options, message):
+    assert main(["train", str(documents[0]), "--vocab-size", "300", *options]) == 1
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
+
+
+def test_a_counts_file_is_refused_for_a_rule(tmp_path, capsys):
+    assert main(["train", "--counts", str(tmp_path / "c.parquet"), "--variant", "picky", "--vocab-size", "300"]) == 1
+    assert "a counts file keeps no documents" in capsys.readouterr().err
