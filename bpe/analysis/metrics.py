@@ -194,14 +194,19 @@ def token_usage(run, training_text: str | None, merges: int | None = None) -> Co
         usage = Counter(dict(zip(run.base_tokens, run.base_counts)))
     else:
         usage = Counter(symbols_of(training_text, run.alphabet))
-    previous = run.initial_length
+    # a run that removes tokens as it trains (Picky BPE, `bpe.variants.runs.VariantRun`) says
+    # where they went: each removed token's occurrences became its parts
+    removals = run.removal_events() if hasattr(run, "removal_events") else {}
     for step in run.steps[:count]:
-        applied = previous - step.sequence_length
-        previous = step.sequence_length
+        applied = run.merges_applied(step.number)
         left, right = step.pair
         usage[left] -= applied
         usage[right] -= applied
         usage[step.token] += applied
+        for token, parts, occurrences in removals.get(step.number, ()):
+            usage[token] -= occurrences
+            for part in parts:
+                usage[part] += occurrences
     return +usage  # drops tokens used zero times
 
 

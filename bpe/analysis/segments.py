@@ -22,9 +22,11 @@ from bpe.steps import MergeStep
 from bpe.tokenizer import BPETokenizer
 
 Mark = (
-    Literal["left", "right", "merged", "differs", "unknown"] | None
+    Literal["left", "right", "merged", "differs", "unknown", "removed", "split"] | None
 )  # "differs": cut unlike the other run (bpe.analysis.run_diff)
 # "unknown": a character outside the tokenizer's alphabet, token_id None (bpe.analysis.encodable)
+# "removed", "split": a token Picky BPE removes after the merge, and the parts it splits into
+# (`removal_segments`)
 
 
 @dataclass(frozen=True)
@@ -94,3 +96,22 @@ def step_segments(before: BPETokenizer, text: str, step: MergeStep) -> tuple[lis
 def merged_count(segments: list[Segment]) -> int:
     """How many tokens in ``segments`` the current merge produced."""
     return sum(1 for s in segments if s.mark == "merged")
+
+
+def removal_segments(
+    before: list[Segment], after: list[Segment], removals, stoi: dict
+) -> tuple[list[Segment], list[Segment]]:
+    """`step_segments` of a Picky BPE step (`bpe.variants.picky.PickyStep`) with its removals:
+    in "before", each occurrence of a removed token that the merge leaves is marked "removed";
+    in "after", each is replaced by the parts it splits into, marked "split"."""
+    gone = {removal.token: removal.parts for removal in removals}
+    if not gone:
+        return before, after
+    old = [Segment(s.token, s.token_id, "removed") if s.mark is None and s.token in gone else s for s in before]
+    new: list[Segment] = []
+    for s in after:
+        if s.mark is None and s.token in gone:
+            new += [Segment(part, stoi[part], "split") for part in gone[s.token]]
+        else:
+            new.append(s)
+    return old, new

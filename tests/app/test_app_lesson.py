@@ -232,14 +232,16 @@ def test_every_settings_field_travels_except_the_version_the_hash_replaces():
     import dataclasses
 
     from bpe.training import TrainingSettings
+    from bpe.variants.rules import Variant
     from pages._shared.state.controls import SETTING_INPUTS
     from pages._shared.state.settings import APP_TRAINING_FIELDS, DEFAULTS, Trained
 
     travelling = {field.key for field in setting_fields()}
     # all but corpus_version (a replayed run's file follows from the corpus a link names), and
     # of the core's training settings all but those the app sets itself
-    fields = {field.name for field in dataclasses.fields(Trained)} - {"corpus_version", "training"}
+    fields = {field.name for field in dataclasses.fields(Trained)} - {"corpus_version", "training", "variant"}
     fields |= {f"training.{field.name}" for field in dataclasses.fields(TrainingSettings)}
+    fields |= {f"variant.{field.name}" for field in dataclasses.fields(Variant)}
     fields -= {f"training.{name}" for name in APP_TRAINING_FIELDS}
     assert {field for field, _key, _param in SETTING_INPUTS} == fields
     assert len(travelling) == len(fields)

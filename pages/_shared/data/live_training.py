@@ -22,9 +22,11 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from bpe.errors import BpeError
-from bpe.run import RunInTraining, TrainingRun, start_run
+from bpe.run import RunInTraining, TrainingRun
 from bpe.steps import StopReason
 from bpe.training import TrainingSettings
+from bpe.variants.rules import STANDARD_VARIANT, Variant
+from bpe.variants.runs import start_training
 
 Alive = Callable[[], bool]  # is this watcher still there? (safe on any thread)
 CHECK_SECONDS = 0.2  # how often the training looks whether anyone still waits: a stop takes at most this
@@ -56,7 +58,8 @@ class Progress:
 
 
 class LiveTraining:
-    """`bpe.run.train_run` of one text on a thread of its own, for watchers to wait on.
+    """`bpe.run.train_run` of one text on a thread of its own (under ``variant``'s rule,
+    `bpe.variants.runs.start_training`), for watchers to wait on.
 
     Watchers (`watch`, `leave`) are whoever waits for the run; each may come with an
     ``alive`` callable that says False once it has gone. The training checks every
@@ -65,8 +68,11 @@ class LiveTraining:
     the one-line reason it failed; `run_so_far` the merges learned until now.
     """
 
-    def __init__(self, text: str, settings: TrainingSettings, *, heldout_text: str = "") -> None:
+    def __init__(
+        self, text: str, settings: TrainingSettings, *, heldout_text: str = "", variant: Variant = STANDARD_VARIANT
+    ) -> None:
         self.settings = settings
+        self.variant = variant  # the training rule (`bpe.variants`)
         self._text, self._heldout_text = text, heldout_text
         self._lock = threading.Lock()
         self._watchers: dict[Hashable, Alive | None] = {}
@@ -155,7 +161,7 @@ class LiveTraining:
 
     def _work(self) -> None:
         try:
-            training = start_run(self._text, self.settings, heldout_text=self._heldout_text)
+            training = start_training(self._text, self.settings, self.variant, heldout_text=self._heldout_text)
             self._training = training
             checked = time.monotonic()
             for _ in training:

@@ -36,6 +36,7 @@ from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.text import printable
 from bpe.variants.parity import RULES, MultilingualRun, train_multilingual
+from bpe.variants.runs import VariantRun
 from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, session_owns
@@ -154,9 +155,9 @@ def run_label(settings: Settings) -> str:
     ties = (
         f", ties {tie_rule_label(settings.training.tie_rule)}" if settings.training.tie_rule != DEFAULT_TIE_RULE else ""
     )
-    cut = ""
+    cut = "" if settings.variant.standard else f", {settings.variant.label()}"
     if isinstance(settings, Trained) and settings.prefix_cap != DEFAULTS[PREFIX_CAP]:
-        cut = f", first {settings.prefix_cap:,} characters"
+        cut += f", first {settings.prefix_cap:,} characters"
     return (
         f"{settings.corpus} ({settings.training.alphabet}, min freq {settings.training.minimum_pair_frequency}{pre}{ties}{cut}, "
         f"to {settings.training.target_vocab_size:,})"
@@ -187,17 +188,17 @@ def _learned(training_key: tuple, merges: int, _settings: Settings, _run: Traini
     return learned_tokens(_run, merges, run_usage(_settings, _run, merges))
 
 
-def token_table(settings: Settings, merges: int, rows: list[LearnedToken]) -> pa.Table:
+def token_table(settings: Settings, merges: int, rows: list[LearnedToken], run: TrainingRun | None = None) -> pa.Table:
     """`learned_rows` ``rows`` of the first ``merges`` merges as the Vocabulary page's table
     (token text spelled for reading). An Arrow table, which cannot be changed, so every
     visitor of a setting shares one and Streamlit sends it as it is: a pandas frame built
     and converted per visit was a sixth of the page's server time."""
-    return _token_table(settings.training_key(), merges, _rows=rows, own=is_own_text(settings))
+    return _token_table(settings.training_key(), merges, _rows=rows, _run=run, own=is_own_text(settings))
 
 
 @cache_resource_by_owner(show_spinner=False, max_entries=16)
-def _token_table(training_key: tuple, merges: int, _rows: list[LearnedToken]) -> pa.Table:
-    return pa.table(  # typed columns: an empty vocabulary still has them
+def _token_table(training_key: tuple, merges: int, _rows: list[LearnedToken], _run: TrainingRun | None) -> pa.Table:
+    table = pa.table(  # typed columns: an empty vocabulary still has them
         {
             "id": pa.array([r.id for r in _rows], pa.int64()),
             "token": pa.array([printable(r.token) for r in _rows], pa.string()),
@@ -208,6 +209,14 @@ def _token_table(training_key: tuple, merges: int, _rows: list[LearnedToken]) ->
             "absorbed": pa.array([r.absorbed for r in _rows], pa.float64()),
         }
     )
+    if isinstance(_run, VariantRun) and _run.picky:  # the vocabulary keeps the step that removed a token
+        removed = _run.removed_at(merges)
+        table = table.append_column("removed after step", pa.array([removed.get(r.token) for r in _rows], pa.int64()))
+    if isinstance(_run, VariantRun) and _run.joined_after is not None:
+        made = {step.token: step for step in _run.steps[:merges]}
+        superwords = [r.token in made and _run.superword(made[r.token]) for r in _rows]
+        table = table.append_column("superword", pa.array(superwords, pa.bool_()))
+    return table
 
 
 def size_summaries(settings: Settings, run: TrainingRun, sizes: tuple, d: int) -> list[SizeSummary]:

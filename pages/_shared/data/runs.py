@@ -20,6 +20,8 @@ from bpe.scale.run_file import RunFile, RunFileError, parse_run_file, read_run_f
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training_memory import check_fits_in_memory
+from bpe.variants.rules import STANDARD_VARIANT
+from bpe.variants.runs import VariantRun
 from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
 from pages._shared.data.live_training import LiveTraining, SharedTrainings
 from pages._shared.state.sessions import session_watch
@@ -316,7 +318,7 @@ def _join(settings: Settings) -> LiveTraining:
     check_fits_in_memory(len(train_text) + len(heldout_text), training.alphabet, training.pretokenizer)
     return shared_trainings(own=is_own_text(settings)).join(
         settings.training_key(),
-        lambda: LiveTraining(train_text, training, heldout_text=heldout_text),
+        lambda: LiveTraining(train_text, training, heldout_text=heldout_text, variant=settings.variant),
         _watcher(),
         session_watch(),
     )
@@ -367,6 +369,7 @@ def _require_recorded_settings(settings: Settings, run: TrainingRun) -> None:
         "tie rule": (asked.tie_rule, recorded.tie_rule),
         "minimum pair frequency": (asked.minimum_pair_frequency, recorded.minimum_pair_frequency),
         "vocab size": (asked.target_vocab_size, run.final_vocab_size),
+        "training rule": (settings.variant, run.variant if isinstance(run, VariantRun) else STANDARD_VARIANT),
     }
     differ = [name for name, (asked, has) in wanted.items() if asked != has]
     if differ:

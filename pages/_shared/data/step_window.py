@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bpe.analysis.segments import Segment, merged_count, step_segments
+from bpe.analysis.segments import Segment, merged_count, removal_segments, step_segments
 from bpe.run import TrainingRun
 from bpe.steps import MergeStep
 from pages._shared.data.cache_scopes import cache_resource_by_owner
@@ -55,7 +55,10 @@ def step_window(settings: Settings, run: TrainingRun, step: MergeStep, text: str
 def _step_window(
     key: tuple, number: int, start: int, length: int, outlines: bool, _settings, _run, _step, _text
 ) -> StepWindow:
-    before, after = step_segments(prefix_tokenizer(_settings, _run, number - 1), _text, _step)
+    tokenizer = prefix_tokenizer(_settings, _run, number - 1)
+    before, after = step_segments(tokenizer, _text, _step)
+    if outlines:  # Picky BPE: what the step removes fades out, and splits into its parts
+        before, after = removal_segments(before, after, getattr(_step, "removed", ()), tokenizer.stoi)
     if not outlines:
         return StepWindow(segments_html([Segment(s.token, s.token_id) for s in before]), "", 0)
     return StepWindow(segments_html(before), segments_html(after), merged_count(after))

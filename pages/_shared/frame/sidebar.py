@@ -20,6 +20,8 @@ from bpe.scale.run_file import MAX_RUN_FILE_BYTES, RunFile, parse_run_file
 from bpe.scale.run_listing import RunListing, labelled_runs
 from bpe.text import shown_name
 from bpe.training import MAX_VOCAB_SIZE
+from bpe.variants.rules import NAMES, PICKY, SUPERBPE, WHAT_CHANGES, Variant
+from bpe.variants.runs import VariantRun
 from pages._shared.data.cache_scopes import hold_values_of
 from pages._shared.data.runs import base_size, cut_texts, open_run_file
 from pages._shared.frame.wikitext_download import draw_download
@@ -35,9 +37,12 @@ from pages._shared.state.settings import (
     MIN_FREQ,
     PREFIX_CAP,
     PRETOKENIZER,
+    THRESHOLD,
     TIE_RULE,
     TOP_K,
     TRAIN_UP_TO,
+    TRANSITION,
+    VARIANT,
     VOCAB,
     Replayed,
     Settings,
@@ -146,6 +151,7 @@ def _training_sidebar(listed: dict) -> Trained:
         format_func=tie_rule_label,
         help="Which of equally frequent pairs wins.\n\n" + tie_rules_help(),
     )
+    variant = _rule_inputs()
     setting(TOP_K).draw(st.slider, "Top pairs to show")
     corpus, version, prefix_cap, heldout_fraction = corpus_key
     return Trained(
@@ -163,7 +169,38 @@ def _training_sidebar(listed: dict) -> Trained:
         ),
         vocab_size=int(state[VOCAB]),
         top_k=int(state[TOP_K]),
+        variant=variant,
     )
+
+
+def _rule_inputs() -> Variant:
+    """The training rule, and its one setting when it has one (`bpe.variants.rules`)."""
+    state = st.session_state
+    setting(VARIANT).draw(
+        st.selectbox,
+        "Training rule",
+        format_func=NAMES.get,
+        help="\n\n".join(f"**{NAMES[name]}**: {what}" for name, what in WHAT_CHANGES.items()),
+    )
+    name = state[VARIANT]
+    if name == SUPERBPE:
+        setting(TRANSITION).draw(
+            st.number_input,
+            "Chunks join after … merges",
+            step=50,
+            help="SuperBPE's transition: the merges learned inside pre-tokenizer chunks before the chunks join "
+            "across whitespace (it needs a pre-tokenizer).",
+        )
+        return Variant(name, transition=int(state[TRANSITION]))
+    if name == PICKY:
+        setting(THRESHOLD).draw(
+            st.slider,
+            "IoS threshold",
+            step=0.05,
+            help="Picky BPE removes a token when this share of its occurrences went into one merge.",
+        )
+        return Variant(name, threshold=float(state[THRESHOLD]))
+    return Variant(name)
 
 
 def _clamp(key: str) -> None:
@@ -332,6 +369,7 @@ def _replay_sidebar(run_file: str, version: str) -> Replayed | UnreadableRun:
         training=replace(run.settings, target_vocab_size=final),  # the vocab it reached
         vocab_size=int(state[VOCAB]),
         top_k=int(state[TOP_K]),
+        variant=run.variant if isinstance(run, VariantRun) else Variant(),
     )
 
 
@@ -341,7 +379,8 @@ def _describe_run(opened: RunFile) -> None:
     st.caption(
         f"Replaying a recorded run: {run.training_characters:,} characters of {escape_markdown(shown_name(source.name))}, "
         f"{run.alphabet}, pre-tokenizer {pretokenizer_name(run.pretokenizer)}, ties "
-        f"{tie_rule_label(run.settings.tie_rule)}, minimum pair frequency {run.settings.minimum_pair_frequency:,}; "
+        f"{tie_rule_label(run.settings.tie_rule)}, minimum pair frequency {run.settings.minimum_pair_frequency:,}"
+        f"{', ' + escape_markdown(run.variant.label()) if isinstance(run, VariantRun) else ''}; "
         f"{len(run.steps):,} merges ({escape_markdown(run.stop_explanation)}){held}. Nothing is retrained; "
         f"the pages show its steps on a {len(opened.sample):,}-character sample."
     )

@@ -16,6 +16,7 @@ from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
 from bpe.text import bidi_marked, pair_label
+from bpe.variants.rules import pair_score
 from bpe.wording import most_frequent_pairs, tie_with_winner
 
 WINNER = "#dc2626"
@@ -118,15 +119,19 @@ def whole_number_axis(largest: float, **axis) -> dict:
     return axis
 
 
-def tied_with_winner(step: MergeStep) -> list[tuple]:
-    """The pairs (other than the winner) counted as often as the winner, before the merge."""
-    return [pair for pair, count in step.top_pairs if count == step.frequency and pair != step.pair]
+def tied_with_winner(step: MergeStep, weighted: bool = False) -> list[tuple]:
+    """The pairs (other than the winner) counted as often as the winner, before the merge;
+    ``weighted`` (length-weighted BPE): scored as high, by count × length."""
+    best = pair_score(step.pair, step.frequency, weighted)
+    return [pair for pair, count in step.top_pairs if pair_score(pair, count, weighted) == best and pair != step.pair]
 
 
 # ==================== Merge by merge
 
 
-def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_TIE_RULE) -> go.Figure:
+def pair_frequency_figure(
+    step: MergeStep, top_k: int, tie_rule: str = DEFAULT_TIE_RULE, *, weighted: bool = False
+) -> go.Figure:
     """Bar chart of the ``top_k`` most frequent pairs *before* ``step``'s merge.
 
     The winner is red; pairs tied with it are amber and labelled "tie"; the title states
@@ -137,9 +142,12 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     `readable`'s type sizes) and built without plotly's per-property validation, which
     costs most of a built figure's time (docs/speed.md); tests/app/test_figures.py checks
     the spec validates.
+
+    ``weighted`` (length-weighted BPE, `bpe.variants.rules.pair_score`): the bars are each
+    pair's score, its count × the length of the token it makes, which is what that rule ranks.
     """
     pairs = step.top_pairs[: max(top_k, 1)]
-    tied = set(tied_with_winner(step))
+    tied = set(tied_with_winner(step, weighted))
     # plotly decodes only &lt; &gt; &amp; (not &quot;), so quotes stay as they are
     labels = [plotly_text(pair_label(pair)) for pair, _ in pairs]
     colours = [WINNER if pair == step.pair else TIED if pair in tied else OTHER for pair, _ in pairs]
@@ -148,19 +156,23 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     positions = list(range(len(pairs)))
     # The chart sits in three fifths of the page: about 330 px at 1024 px. Plotly does not
     # wrap titles, so they are broken into lines here (the tie subtitle is smaller type).
-    lines = wrapped(f"Step {step.number:,}: {most_frequent_pairs(len(pairs))} before the merge", PAIR_TITLE_CHARS)
+    heading = f"the {len(pairs)} best pairs by count × length" if weighted else most_frequent_pairs(len(pairs))
+    lines = wrapped(f"Step {step.number:,}: {heading} before the merge", PAIR_TITLE_CHARS)
     if tied:
         sentence = f"{tie_with_winner(len(tied))}: {tie_rule_sentence(tie_rule)}"
         lines += [f"<sup>{line}</sup>" for line in wrapped(sentence, PAIR_SUBTITLE_CHARS)]
+    values = [pair_score(pair, count, weighted) for pair, count in pairs]
     bar = dict(
         type="bar",
         x=positions,
-        y=[count for _, count in pairs],
+        y=values,
         marker=dict(color=colours),
         text=notes,
         textposition="outside",
-        customdata=labels,
-        hovertemplate="%{customdata}<br>count %{y:,}<extra></extra>",
+        customdata=[[label, count] for label, (_, count) in zip(labels, pairs)] if weighted else labels,
+        hovertemplate="%{customdata[0]}<br>count %{customdata[1]:,} × length = score %{y:,}<extra></extra>"
+        if weighted
+        else "%{customdata}<br>count %{y:,}<extra></extra>",
     )
     axis_type = dict(tickfont=dict(size=TICK_FONT))
     hung = hung_title(lines)
@@ -178,8 +190,8 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
             **axis_type,
         ),
         yaxis=dict(
-            whole_number_axis(max((count for _, count in pairs), default=1)),
-            title=dict(text="count before the merge", font=dict(size=BASE_FONT)),
+            whole_number_axis(max(values, default=1)),
+            title=dict(text="count × length" if weighted else "count before the merge", font=dict(size=BASE_FONT)),
             **axis_type,
         ),
     )
@@ -227,13 +239,15 @@ def compression_curve_figure(
     overlays: dict | None = None,
     pretrained: dict | None = None,
     pretrained_text: str = "held-out text",
+    marks: dict | None = None,
 ) -> go.Figure:
     """Characters per token against vocab size: training text (blue) and held-out text (red)
     from one run's `bpe.analysis.metrics.CurvePoint` list; a marker where the curves part; a dotted
     line at the vocab size shown. ``overlays`` ({label: curve}) adds other runs' curves,
     held-out when they have it (that is the comparable one), thin and dashed. ``pretrained``
     ({label: [`bpe.analysis.pretrained.PrefixPoint`]}) adds pretrained tokenizers cut to
-    their first merges, measured on ``pretrained_text``, dotted with markers."""
+    their first merges, measured on ``pretrained_text``, dotted with markers. ``marks``
+    ({label: vocab size}) draws a labelled line where a training rule changes (SuperBPE's transition)."""
     fig = go.Figure()
     traces = [*_run_curves(curve), *_overlay_curves(overlays or {})]
     traces += _pretrained_curves(pretrained or {}, pretrained_text)
@@ -241,6 +255,12 @@ def compression_curve_figure(
         traces.append(_parting_mark(parting))
     for trace in traces:
         fig.add_trace(trace)
+    for label, size in (marks or {}).items():
+        fig.add_vline(
+            x=size,
+            line=dict(color="#7c3aed", dash="dash", width=2),
+            annotation=dict(text=plotly_text(label), yref="paper", y=0.02, yanchor="bottom", xanchor="left"),
+        )
     if shown_vocab is not None:
         fig.add_vline(
             x=shown_vocab,

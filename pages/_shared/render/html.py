@@ -23,6 +23,9 @@ MARK_STYLES = {
     "left": "outline:2px dashed #dc2626",
     "right": "outline:2px dashed #dc2626",
     "differs": "outline:2px solid #2563eb;outline-offset:0",
+    # Picky BPE (`bpe.variants.picky`): a removed token's occurrences fade out, its parts come in
+    "removed": "outline:2px dotted #6b7280;text-decoration:line-through;animation:bpe-fade 1.6s ease-in forwards",
+    "split": "outline:2px dashed #6b7280",
 }
 # Presenter mode: larger type for everything the class reads, for a projector: the token
 # views and the merge headline, the tokenizers' splits and the merge lists side by side,
@@ -79,12 +82,21 @@ COPY_BUTTON_CSS = """<style>
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"],
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { visibility: visible !important; }
 </style>"""
-MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
+MARK_CLASSES = {
+    None: "",
+    "merged": " merged",
+    "left": " pair-left",
+    "right": " pair-right",
+    "differs": " differs",
+    "removed": " removed",
+    "split": " split",
+}
 # On every page: the shape of `segments_html`'s token spans and the outlines of their marks.
 SEGMENTS_CSS = (
     "<style>\n"
     + f".bpe-segments .tok {{ {SPAN_STYLE};background:hsl(var(--h),70%,85%) }}\n"
     + "".join(f".bpe-segments .tok.{MARK_CLASSES[mark].strip()} {{ {style} }}\n" for mark, style in MARK_STYLES.items())
+    + "@keyframes bpe-fade { from { opacity: 1; } to { opacity: 0.3; } }\n"
     + "</style>"
 )
 
@@ -347,3 +359,37 @@ def residue_chips_html(rows, limit: int = 60) -> str:
             f'title="{html.escape(tip, quote=True)}">{text_html(printable(row.token))}</span>'
         )
     return f'<div class="bpe-residues" style="font-family:monospace;line-height:2.1">{" ".join(chips)}</div>'
+
+
+# ==================== Training rules beyond the textbook (bpe.variants)
+
+RULE_BADGE = "display:inline-block;border-radius:999px;padding:0 0.6rem;margin-right:0.4rem;font-weight:600"
+
+
+def rule_badge_html(badge: str, sentence: str, *, strong: bool = False) -> str:
+    """A badge and a sentence: what a training rule does at this step (``strong``: the transition)."""
+    colours = "background:#7c3aed;color:#ffffff" if strong else "background:#ede9fe;color:#4c1d95"
+    return (
+        f'<p class="bpe-rule" style="margin:0.2rem 0"><span class="bpe-rule-badge" style="{RULE_BADGE};{colours}">'
+        f"{html.escape(badge)}</span>{html.escape(sentence)}</p>"
+    )
+
+
+def removals_html(removals, threshold: float) -> str:
+    """Picky BPE's removals at a step (`bpe.variants.picky.Removal`): each token fading out, struck
+    through, with its IoS against the threshold and the parts its occurrences split into."""
+    lines = []
+    for removal in removals:
+        parts = " + ".join(f"<code>{text_html(printable(p))}</code>" for p in removal.parts)
+        left = (
+            f"its {removal.count:,} remaining occurrences split" if removal.count else "no occurrence is left to split"
+        )
+        lines.append(
+            f'<li><span class="bpe-removed" style="{RESIDUE_CHIP};background:#e5e7eb;text-decoration:line-through;'
+            f'animation:bpe-fade 1.6s ease-in forwards">{text_html(printable(removal.token))}</span> removed: IoS '
+            f"{removal.pair_count:,} ÷ {removal.own_count:,} = {removal.ios:.2f} ≥ {threshold:g}; {left} back into {parts}</li>"
+        )
+    return (
+        f'<div class="bpe-removals"><b>Removed from the vocabulary at this step</b>'
+        f'<ul style="margin:0.2rem 0">{"".join(lines)}</ul></div>'
+    )

@@ -33,6 +33,7 @@ from bpe.lm.job import DEFAULT_SHAPE, MODEL_SHAPES
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.steps import TIE_RULES
 from bpe.training import MAX_VOCAB_SIZE
+from bpe.variants.rules import VARIANTS
 from pages._shared.state.settings import (
     ALPHABET,
     CORPUS,
@@ -43,9 +44,12 @@ from pages._shared.state.settings import (
     PREFIX_CAP,
     PRETOKENIZER,
     RECORDED_TOP_K,
+    THRESHOLD,
     TIE_RULE,
     TOP_K,
     TRAIN_UP_TO,
+    TRANSITION,
+    VARIANT,
     VOCAB,
     bind,
 )
@@ -122,6 +126,9 @@ SETTING_INPUTS = (
     ("training.pretokenizer", PRETOKENIZER, "pretok"),
     ("top_k", TOP_K, "top_k"),
     ("training.tie_rule", TIE_RULE, "tie_rule"),
+    ("variant.name", VARIANT, "rule"),
+    ("variant.transition", TRANSITION, "transition"),
+    ("variant.threshold", THRESHOLD, "threshold"),
 )
 SETTING_LIMITS = {  # the sidebar's widgets draw exactly these (the vocab's narrowed to the alphabet)
     PREFIX_CAP: dict(low=100, high=MAX_PREFIX_CHARS),
@@ -134,6 +141,9 @@ SETTING_LIMITS = {  # the sidebar's widgets draw exactly these (the vocab's narr
     ALPHABET: dict(options=("characters", "bytes")),
     PRETOKENIZER: dict(options=tuple(PRETOKENIZER_CHOICES)),
     TIE_RULE: dict(options=TIE_RULES),
+    VARIANT: dict(options=VARIANTS),
+    TRANSITION: dict(low=0, high=MAX_LINK_VOCAB),
+    THRESHOLD: dict(low=0.05, high=1.0),
     CORPUS: dict(envelope=True),  # the corpora listed on this machine
 }
 

@@ -25,6 +25,7 @@ import streamlit as st
 from bpe.corpora.shipped import TINY_SHAKESPEARE
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
+from bpe.variants.rules import DEFAULT_THRESHOLD, STANDARD, STANDARD_VARIANT, Variant
 
 # The sidebar's plain keys, each named once here
 CORPUS = "settings_corpus"
@@ -38,6 +39,9 @@ ALPHABET = "settings_alphabet"
 PRETOKENIZER = "settings_pretokenizer"
 TOP_K = "settings_top_k"
 TIE_RULE = "settings_tie_rule"
+VARIANT = "settings_variant"  # the training rule (`bpe.variants.rules.VARIANTS`)
+TRANSITION = "settings_transition"  # SuperBPE's merges inside chunks before they join
+THRESHOLD = "settings_threshold"  # Picky BPE's IoS threshold
 
 DEFAULTS = {
     CORPUS: TINY_SHAKESPEARE,  # real English prose (data/tinyshakespeare.txt)
@@ -51,6 +55,9 @@ DEFAULTS = {
     PRETOKENIZER: "none",
     TOP_K: 10,
     TIE_RULE: DEFAULT_TIE_RULE,
+    VARIANT: STANDARD,
+    TRANSITION: 500,  # about half the merges of the default vocab of 1,000
+    THRESHOLD: DEFAULT_THRESHOLD,
 }
 
 # How many competing pairs each step records; the top-k slider shows up to this many
@@ -84,6 +91,7 @@ class Trained:
     ``top_k``, the competing pairs drawn beside a step (the run records `RECORDED_TOP_K`).
     For example the defaults: Tiny Shakespeare, 500,000 characters, a tenth held out,
     trained to 1,000 tokens with a minimum pair frequency of 2, shown at 1,000.
+    ``variant``: the training rule (`bpe.variants.rules.Variant`), standard BPE by default.
     """
 
     corpus: str
@@ -93,6 +101,7 @@ class Trained:
     training: TrainingSettings
     vocab_size: int
     top_k: int
+    variant: Variant = STANDARD_VARIANT
 
     def corpus_key(self) -> tuple:
         """What the (train, held-out) texts depend on."""
@@ -100,11 +109,15 @@ class Trained:
 
     def training_key(self) -> tuple:
         """What the training run depends on: not the vocab shown (a prefix) nor top_k (recorded)."""
-        return _training_key(self.corpus_key(), self.training)
+        return _training_key(self.corpus_key(), self.training, self.variant)
 
     def with_training(self, **changes) -> Trained:
         """These settings with other training settings (a variant to compare with)."""
         return replace(self, training=replace(self.training, **changes))
+
+    def with_variant(self, variant: Variant) -> Trained:
+        """These settings under another training rule."""
+        return replace(self, variant=variant)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,6 +134,7 @@ class Replayed:
     training: TrainingSettings
     vocab_size: int
     top_k: int
+    variant: Variant = STANDARD_VARIANT  # the rule the file records
 
     def corpus_key(self) -> tuple:
         """What the run's text depends on: its file (the sample it keeps: no prefix, no split)."""
@@ -128,7 +142,11 @@ class Replayed:
 
     def training_key(self) -> tuple:
         """What the run depends on: its file and the settings it records."""
-        return _training_key(self.corpus_key(), self.training)
+        return _training_key(self.corpus_key(), self.training, self.variant)
+
+    def with_variant(self, variant: Variant) -> Replayed:
+        """These settings under another rule: a run nobody can replay (`with_training`)."""
+        return replace(self, variant=variant, training=replace(self.training, base_tokens=None))
 
     def with_training(self, **changes) -> Replayed:
         """These settings with other training settings: a run nobody can replay (a file holds
@@ -157,7 +175,7 @@ class UnreadableRun:
 Settings = Trained | Replayed | UnreadableRun
 
 
-def _training_key(corpus_key: tuple, training: TrainingSettings) -> tuple:
+def _training_key(corpus_key: tuple, training: TrainingSettings, variant: Variant) -> tuple:
     return (
         *corpus_key,
         training.target_vocab_size,
@@ -166,6 +184,7 @@ def _training_key(corpus_key: tuple, training: TrainingSettings) -> tuple:
         training.alphabet,
         training.pretokenizer,
         training.tie_rule,
+        *(() if variant.standard else (variant,)),  # a standard run's key is what it always was
     )
 
 

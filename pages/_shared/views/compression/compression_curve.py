@@ -10,6 +10,7 @@ import streamlit as st
 
 from bpe.analysis.metrics import CurvePoint, embedding_parameters, parting_point
 from bpe.run import TrainingRun
+from bpe.variants.runs import VariantRun
 from pages._shared.data.measures import (
     run_curve,
     seen_curves,
@@ -51,9 +52,16 @@ def draw_curve(settings: Settings, run: TrainingRun, curve: list[CurvePoint], sh
     )
     overlays = {k: others[k] for k in state[OVERLAYS]}
 
+    marks = rule_marks(run)
+
     def build():
         return compression_curve_figure(
-            curve, parting=parting, shown_vocab=shown.vocab_size, overlays=overlays, **pretrained_curves(settings, run)
+            curve,
+            parting=parting,
+            shown_vocab=shown.vocab_size,
+            overlays=overlays,
+            marks=marks,
+            **pretrained_curves(settings, run),
         )
 
     if overlays:  # this session's other runs: a chart of its own
@@ -66,6 +74,12 @@ def draw_curve(settings: Settings, run: TrainingRun, curve: list[CurvePoint], sh
             own=session_owns(settings),
         )
     st.plotly_chart(figure, key="compression_chart")
+    if marks:
+        size = next(iter(marks.values()))
+        st.caption(
+            f"SuperBPE: up to vocab {size:,} its merges stayed inside pre-tokenizer chunks; after, the chunks join "
+            "and superword tokens (across whitespace) let the curve climb on where standard BPE's flattens."
+        )
     if shown.heldout_compression is None:
         st.caption("Nothing is held out for this corpus, so there is no held-out curve.")
     elif parting is None:
@@ -108,3 +122,10 @@ def draw_cost(run: TrainingRun, shown: CurvePoint) -> int:
         f"head adds as much again: {embedding_parameters(shown.vocab_size, width, tied=False):,}."
     )
     return width
+
+
+def rule_marks(run: TrainingRun) -> dict[str, int]:
+    """{label: vocab size} of what a training rule marks on the curve: SuperBPE's transition."""
+    if isinstance(run, VariantRun) and run.joined_after is not None and run.joined_after < len(run.steps):
+        return {"chunks join (SuperBPE)": run.vocab_size_after(run.joined_after)}
+    return {}

@@ -30,6 +30,7 @@ from pages._shared.state.stores import is_own_text
 from pages._shared.views.compare_runs.what_if import what_if_buttons
 from pages._shared.views.merge_by_merge.merge_quiz import chart_options, quiz_box
 from pages._shared.views.merge_by_merge.pair_counts import draw_counts
+from pages._shared.views.merge_by_merge.rule_notes import draw_rule_notes, weighted
 from pages._shared.views.merge_by_merge.teach_mode import frame_view, next_merge, scan_events, shown_length, shown_vocab
 
 WINDOW_CHARS = 600
@@ -54,6 +55,7 @@ def draw_step(film: Film, step) -> None:
     _draw_numbers(film, step, view)
     if view.shown.winner:
         st.html(merge_headline_html(step))
+        draw_rule_notes(film.settings, film.run, step, after=view.shown.after)
     quiz_box(step, film.settings, next_merge=next_merge, args=(film.last,))
     if view.shown.after:
         draw_counts(film.run, step)
@@ -94,7 +96,7 @@ def _draw_chart_and_changes(film: Film, step, view) -> None:
         pair_chart(settings, step, winner=view.shown.winner, asking=view.pending),
         **chart_options(step, settings, view.pending),
     )
-    ties = len(tied_with_winner(step))
+    ties = len(tied_with_winner(step, weighted(settings)))
     if view.shown.winner and ties:  # the tie rule decided this step: say so, and offer the other rules
         chart.caption(f"⚠️ {tie_with_winner(ties)}. Tie rule: {tie_rule_sentence(settings.training.tie_rule)}.")
         with chart:
@@ -163,7 +165,7 @@ def pair_chart(settings: Settings, step, *, winner: bool, asking: bool):
     setting and step and shared by every session at that step (`frame.presenter.presented_once`)."""
 
     def build():
-        figure = pair_frequency_figure(step, settings.top_k, settings.training.tie_rule)
+        figure = pair_frequency_figure(step, settings.top_k, settings.training.tie_rule, weighted=weighted(settings))
         return figure if winner else question_figure(figure, step, asking=asking)
 
     key = (

@@ -120,4 +120,4 @@ def learned_table(settings: Settings, run: TrainingRun) -> tuple[Compared, list,
     trained = bpe_at(settings, run, settings.vocab_size)
     merges = len(trained.tokenizer.merges)
     rows = learned_rows(settings, run, merges)
-    return trained, rows, token_table(settings, merges, rows)
+    return trained, rows, token_table(settings, merges, rows, run)
