@@ -112,9 +112,12 @@ class RecordedSteps(Sequence):
         top_values: Sequence[int],
         change_sizes: Sequence[int],
         change_values: Sequence[int],
+        grows: bool = False,
     ) -> RecordedSteps:
         """Rebuild a record from its columns (a run file's), checking every id against the
-        tokens that exist at that step; `BpeError` naming the first step that is wrong."""
+        tokens that exist at that step; `BpeError` naming the first step that is wrong.
+        ``grows``: the text may get longer after a step (a rule that removes tokens as it
+        trains, `bpe.variants.picky`, splits them back into their parts)."""
         steps = len(lefts)
         for name, column in (
             ("rights", rights),
@@ -142,7 +145,7 @@ class RecordedSteps(Sequence):
                 raise BpeError(f"merge {number + 1} names token ids ({left}, {right}); only 0..{known - 1} exist then")
             if frequencies[number] < 1 or sequence_lengths[number] < 0:
                 raise BpeError(f"merge {number + 1} has a count below 1 or a negative token count")
-            if number and sequence_lengths[number] > sequence_lengths[number - 1]:
+            if not grows and number and sequence_lengths[number] > sequence_lengths[number - 1]:
                 raise BpeError(f"merge {number + 1} makes the training text longer, which no merge does")
             record._add(left, right, frequencies[number], sequence_lengths[number])
             for what, values, start, end, limit in (

@@ -27,9 +27,11 @@ from bpe.run import TrainingRun
 from bpe.steps import MergeStep
 from bpe.text import pair_label, printable
 from bpe.tokenizer import BPETokenizer
+from bpe.variants.rules import LENGTH_WEIGHTED, STANDARD_VARIANT, Variant, pair_score
+from bpe.variants.runs import VariantRun
 from bpe.wording import counted, times
 
-TIE, COUNTS, STOPPED = "tie rule", "counts", "stopped"
+TIE, COUNTS, STOPPED, RULE = "tie rule", "counts", "stopped", "training rule"
 COMPETITORS_SHOWN = 8  # pairs of each run's top list in the competitor table
 SAMPLE_CHARS = 160  # a sample line is cut to about this many characters
 SAMPLE_CANDIDATES = 400  # lines looked at for samples: enough, and quick
@@ -58,8 +60,14 @@ def setting_differences(run_a: TrainingRun, run_b: TrainingRun) -> list[tuple[st
         ("training text", f"{run_a.training_characters:,} characters", f"{run_b.training_characters:,} characters"),
         ("base tokens", f"{len(run_a.base_tokens):,}", f"{len(run_b.base_tokens):,}"),
         ("target vocab size", f"{a.target_vocab_size:,}", f"{b.target_vocab_size:,}"),
+        ("training rule", rule_of(run_a).label(), rule_of(run_b).label()),
     ]
     return [row for row in found if row[1] != row[2]]
+
+
+def rule_of(run: TrainingRun) -> Variant:
+    """The training rule of ``run`` (`bpe.variants.rules.Variant`): standard BPE unless it says otherwise."""
+    return run.variant if isinstance(run, VariantRun) else STANDARD_VARIANT
 
 
 # ==================== The first step where the merges differ
@@ -92,6 +100,8 @@ def first_divergence(run_a: TrainingRun, run_b: TrainingRun) -> Divergence | Non
     b_in_a, a_in_b = counts_a(b.pair), counts_b(a.pair)
     if b_in_a == a.frequency and a_in_b == b.frequency:
         return Divergence(step, a.pair, b.pair, TIE, _tie_explanation(run_a, a, run_b, b), rows)
+    if rule_of(run_a) != rule_of(run_b) and b_in_a == b.frequency and a_in_b == a.frequency:
+        return Divergence(step, a.pair, b.pair, RULE, _rule_explanation(run_a, a, run_b, b), rows)
     return Divergence(step, a.pair, b.pair, COUNTS, _counts_explanation(run_a, a, b_in_a, run_b, b, a_in_b), rows)
 
 
@@ -138,6 +148,20 @@ def _tie_explanation(run_a: TrainingRun, a: MergeStep, run_b: TrainingRun, b: Me
         text + f"Both runs break ties by the same rule ({tie_rule_label(rule_a)}), but their texts "
         "differ, so the rule meets the pairs in a different order."
     )
+
+
+def _rule_explanation(run_a: TrainingRun, a: MergeStep, run_b: TrainingRun, b: MergeStep) -> str:
+    """Both runs count both pairs alike, and their rules rank them apart."""
+    text = (
+        f"Both runs count {_pair(a.pair)} {times(a.frequency)} and {_pair(b.pair)} {times(b.frequency)}, "
+        f"but rank them by different rules: run A ({rule_of(run_a).label()}) takes {_pair(a.pair)}, "
+        f"run B ({rule_of(run_b).label()}) takes {_pair(b.pair)}."
+    )
+    for name, run, step, other in (("A", run_a, a, b), ("B", run_b, b, a)):
+        if rule_of(run).name == LENGTH_WEIGHTED:
+            scores = [pair_score(p.pair, p.frequency, True) for p in (step, other)]
+            text += f" Run {name} scores count × length: {_pair(step.pair)} {scores[0]:,}, {_pair(other.pair)} {scores[1]:,}."
+    return text
 
 
 def _counts_explanation(
@@ -257,11 +281,15 @@ def compare_vocabularies(run_a: TrainingRun, merges_a: int, run_b: TrainingRun, 
 
 
 def _made(run: TrainingRun, merges: int) -> dict[bytes, tuple]:
-    """{token key: (token, step that first made it (0: base), pair it was made from)}."""
+    """{token key: (token, step that first made it (0: base), pair it was made from)} of the
+    vocabulary after ``merges`` merges: a token Picky BPE removed (and did not make again) is
+    no longer in it."""
     made = {token_key(t): (t, 0, None) for t in run.base_tokens}
     steps = run.steps[:merges]
+    removed = run.removed_at(merges) if isinstance(run, VariantRun) else {}
     for token, index in first_creations([s.pair for s in steps]).items():
-        made.setdefault(token_key(token), (token, index + 1, steps[index].pair))
+        if token not in removed:
+            made.setdefault(token_key(token), (token, index + 1, steps[index].pair))
     return made
 
 

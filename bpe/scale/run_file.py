@@ -35,7 +35,7 @@ from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import TrainingRun
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.training import DEFAULT_ENGINE, MAX_TOP_K, TrainingSettings
-from bpe.variants.rules import LENGTH_WEIGHTED, pair_score
+from bpe.variants.rules import LENGTH_WEIGHTED, PICKY, pair_score
 from bpe.variants.runs import VariantRun, restored
 
 RUN_FORMAT = "bpe-lab-run"
@@ -423,7 +423,11 @@ def _steps(body: dict, base_tokens: list) -> RecordedSteps:
         if any(size > MAX_PAIRS_PER_STEP for size in columns[key]):
             raise BpeError(f"{key} lists more than {MAX_PAIRS_PER_STEP} pairs for one step")
     top_values, change_values = _ints(body, "top_values"), _ints(body, "change_values")
-    steps = RecordedSteps.from_columns(base_tokens, top_values=top_values, change_values=change_values, **columns)
+    rule = body.get("variant")
+    grows = isinstance(rule, dict) and rule.get("rule") == PICKY  # its removals lengthen the text (checked later)
+    steps = RecordedSteps.from_columns(
+        base_tokens, top_values=top_values, change_values=change_values, grows=grows, **columns
+    )
     if any(value < 1 for value in top_values[2::3]):
         raise BpeError("a runner-up pair has a count below 1")
     return steps

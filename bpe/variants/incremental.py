@@ -24,6 +24,7 @@ from heapq import heappop, heappush
 
 from bpe.steps import (
     DEFAULT_TIE_RULE,
+    HUGGINGFACE,
     MergeStep,
     StopReason,
     check_tie_rule,
@@ -180,7 +181,9 @@ def incremental_steps(
     """The steps of `bpe.variants.textbook.textbook_steps` for the same arguments."""
     vocab = list(base_tokens)
     token_ids = shared_token_ids(vocab, token_ids)
-    hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))}
+    # Hugging Face's numbering, under its rule only (it numbers single symbols; SuperBPE's second
+    # stage starts from merged tokens)
+    hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))} if tie_rule == HUGGINGFACE else {}
     tie_key = pair_tie_key(check_tie_rule(tie_rule), hf_ids)
     text = ChunkTable(words, token_ids, tokens=threshold is not None)
     floor = minimum_pair_frequency
@@ -288,7 +291,8 @@ def _ranked(queue: list, text: ChunkTable, key, wanted: int, tie_key, names) -> 
 
 class PickyHeldOut:
     """The held-out text's length after each step of a Picky BPE run: each merge and each
-    removal applied to its chunks (`ChunkTable`), as training applied them to its own."""
+    removal applied to its chunks (`ChunkTable`), as training applied them to its own. Its
+    chunks may start as tokens of several symbols (SuperBPE's second stage uses it too)."""
 
     def __init__(self, words, base_tokens: list) -> None:
         self._ids = {token: i for i, token in enumerate(base_tokens)}
@@ -299,7 +303,7 @@ class PickyHeldOut:
         ids, changes = self._ids, Counter()  # every token a step names was made before it, or is a base token
         ids.setdefault(step.token, step.token_id)
         self._table.merge((ids[step.pair[0]], ids[step.pair[1]]), step.token_id, changes)
-        for removal in step.removed:
+        for removal in getattr(step, "removed", ()):
             self._table.split(ids[removal.token], tuple(ids[p] for p in removal.parts), changes)
         self._lengths.append(self._table.length)
 

@@ -39,6 +39,8 @@ from bpe.steps import HUGGINGFACE, MergeStep, StopReason
 from bpe.storage import fingerprint_of
 from bpe.tokenizer import BPETokenizer
 from bpe.training import ENGINES, TrainingSettings
+from bpe.variants.incremental import PickyHeldOut, incremental_steps
+from bpe.variants.textbook import textbook_steps
 
 UNSAVED = (
     "BPE Lab's tokenizer file holds merges applied inside pre-tokenizer chunks, and a SuperBPE tokenizer "
@@ -134,7 +136,11 @@ def superbpe_steps(
     limit = settings.max_vocab_characters
     if limit is not None and limit - held < 1:
         return StopReason.VOCAB_CHARACTERS_REACHED
-    second = engine(
+    # Stage 2 starts from tokens of several symbols, each one unit of its words, and may make a
+    # string stage 1 made already (no new token: the vocabulary is a set). `bpe.fast` lays its
+    # text out one slot per base symbol and cannot hold both; the engines of `bpe.variants` count
+    # over tokens, whatever they spell.
+    second = (textbook_steps if settings.engine == "reference" else incremental_steps)(
         joined_words(pieces, stage_one),
         list(stage_one.tokens),
         max_vocab_characters=None if limit is None else limit - held,
@@ -182,9 +188,8 @@ class SuperBPEHeldOut:
             self._base, self._merges, alphabet=self._settings.alphabet, pretokenizer=self._settings.pretokenizer
         )
         self._before = self._tracker.lengths()[:-1]
-        self._tracker = HeldOutTracker(
-            joined_words(self._pieces, stage_one), list(stage_one.tokens), self._settings.target_vocab_size
-        )
+        # counted over tokens, as stage 2 trains (`superbpe_steps`): `HeldOutTracker` cannot either
+        self._tracker = PickyHeldOut(joined_words(self._pieces, stage_one), list(stage_one.tokens))
         self.joined_after = len(self._merges)
 
     def apply(self, step: MergeStep) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from bpe.pairs import count_pairs, merge_pair
 from bpe.steps import (
     DEFAULT_TIE_RULE,
+    HUGGINGFACE,
     MergeStep,
     StopReason,
     check_tie_rule,
@@ -54,7 +55,9 @@ def textbook_steps(
     words = [(list(tokens), frequency) for tokens, frequency in words]
     vocab = list(base_tokens)  # ids are positions in this list: a removed token keeps its id
     token_ids = shared_token_ids(vocab, token_ids)
-    hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))}
+    # Hugging Face's numbering, under its rule only (it numbers single symbols; SuperBPE's second
+    # stage starts from merged tokens)
+    hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))} if tie_rule == HUGGINGFACE else {}
     tie_key = pair_tie_key(check_tie_rule(tie_rule), hf_ids)
     base, live = set(vocab), set(vocab)
     made_from: dict = {}  # token -> the pair it was last made from (what it splits into if removed)

@@ -224,3 +224,25 @@ def test_rules_refuse_what_they_cannot_train_in_one_line():
         train_variant_run(
             "abcd abcd abcd abc", TrainingSettings(target_vocab_size=9, pretokenizer="whitespace"), Variant("picky")
         ).tokenizer().save("unused.json")
+
+
+def test_superbpe_second_stage_may_make_a_string_the_first_made():
+    """Joined chunks can make again a token stage 1 made ('\\n' + '\\n' after GPT-2's pattern kept
+    '\\n\\n' whole): no new token, and both engines agree (`bpe.fast` lays out base symbols and
+    could not count it; the second stage runs on this package's engines)."""
+    from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
+
+    train, heldout = split_train_heldout(load_corpus(PYTHON_REFERENCE)[:12_000], 0.1)
+    runs = [
+        train_variant_run(
+            train,
+            TrainingSettings(target_vocab_size=400, pretokenizer="gpt2", engine=engine),
+            Variant("superbpe", transition=150),
+            heldout_text=heldout,
+        )
+        for engine in ("fast", "reference")
+    ]
+    assert runs[0].steps == runs[1].steps and runs[0].heldout_lengths == runs[1].heldout_lengths
+    again = [step for step in runs[0].steps if not step.new_token]
+    assert again and all(step.number > 150 for step in again)
+    assert len(runs[0].tokenizer().encode(heldout)) == runs[0].heldout_lengths[-1]

@@ -12,6 +12,7 @@ import streamlit as st
 
 from bpe.analysis.run_diff import (
     COUNTS,
+    RULE,
     STOPPED,
     TIE,
     aligned_rows,
@@ -25,7 +26,12 @@ from pages._shared.render.html import escape_markdown, segments_html, two_merges
 from pages._shared.state.settings import Settings, bind
 from pages._shared.views.compare_runs.run_pair import FOCUS, MERGES, WIDEN
 
-DECIDED = {TIE: "A tie rule decided", COUNTS: "The counts decided", STOPPED: "One run had stopped"}
+DECIDED = {
+    TIE: "A tie rule decided",
+    COUNTS: "The counts decided",
+    STOPPED: "One run had stopped",
+    RULE: "The training rule decided",
+}
 
 
 def merges_compared(run_a: TrainingRun, run_b: TrainingRun) -> int:

@@ -16,6 +16,7 @@ from bpe.errors import BpeError
 from bpe.pretokenize import PRETOKENIZER_CHOICES, pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.steps import TIE_RULES
+from bpe.variants.rules import DEFAULT_THRESHOLD, NAMES, PICKY, SUPERBPE, VARIANTS, WHAT_CHANGES, Variant
 from pages._shared.data.measures import run_label
 from pages._shared.data.runs import alphabet_size, run_at_hand, run_for, seen_runs
 from pages._shared.render.html import escape_markdown
@@ -119,6 +120,7 @@ def _variant_form(settings: Settings) -> None:
                 value=training.minimum_pair_frequency,
                 key="compare_variant_min_freq",
             )
+            variant = _rule_inputs(base)
             if st.form_submit_button("Train and compare as run B", type="primary"):
                 st.session_state[RUN_A] = base
                 st.session_state[RUN_B] = _variant(
@@ -127,7 +129,7 @@ def _variant_form(settings: Settings) -> None:
                     pretokenizer=None if pre == "none" else pre,
                     alphabet=alphabet,
                     minimum_pair_frequency=int(minimum),
-                )
+                ).with_variant(variant)
                 st.session_state.pop(FOCUS, None)
 
 
@@ -140,3 +142,37 @@ def _variant(base: Settings, **training) -> Settings:
     shift = alphabet_size(variant) - alphabet_size(base)
     shifted = variant.with_training(target_vocab_size=base.training.target_vocab_size + shift)
     return replace(shifted, vocab_size=base.vocab_size + shift)
+
+
+def _rule_inputs(base: Settings) -> Variant:
+    """The training rule of run B (`bpe.variants`) and its setting, in the variant form."""
+    c1, c2, c3 = st.columns(3)
+    current = base.variant
+    name = c1.selectbox(
+        "Training rule",
+        list(VARIANTS),
+        index=list(VARIANTS).index(current.name),
+        format_func=NAMES.get,
+        key="compare_variant_name",
+        help="\n\n".join(f"**{NAMES[rule]}**: {what}" for rule, what in WHAT_CHANGES.items()),
+    )
+    half = max((base.training.target_vocab_size - alphabet_size(base)) // 2, 0)
+    transition = c2.number_input(
+        "SuperBPE: chunks join after … merges",
+        min_value=0,
+        value=current.transition if current.transition is not None else half,
+        key="compare_variant_transition",
+    )
+    threshold = c3.slider(
+        "Picky BPE: IoS threshold",
+        min_value=0.05,
+        max_value=1.0,
+        step=0.05,
+        value=current.threshold if current.threshold is not None else DEFAULT_THRESHOLD,
+        key="compare_variant_threshold",
+    )
+    if name == SUPERBPE:
+        return Variant(name, transition=int(transition))
+    if name == PICKY:
+        return Variant(name, threshold=float(threshold))
+    return Variant(name)
