@@ -194,7 +194,7 @@ def token_usage(run, training_text: str | None, merges: int | None = None) -> Co
         usage = Counter(dict(zip(run.base_tokens, run.base_counts)))
     else:
         usage = Counter(symbols_of(training_text, run.alphabet))
-    # a run that removes tokens as it trains (Picky BPE, `bpe.variants.runs.VariantRun`) says
+    # a run that removes tokens as it trains (Picky BPE, `bpe.variants.rule_runs.VariantRun`) says
     # where they went: each removed token's occurrences became its parts
     removals = run.removal_events() if hasattr(run, "removal_events") else {}
     for step in run.steps[:count]:

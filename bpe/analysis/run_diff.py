@@ -27,8 +27,8 @@ from bpe.run import TrainingRun
 from bpe.steps import MergeStep
 from bpe.text import pair_label, printable
 from bpe.tokenizer import BPETokenizer
+from bpe.variants.rule_runs import VariantRun
 from bpe.variants.rules import LENGTH_WEIGHTED, STANDARD_VARIANT, Variant, pair_score
-from bpe.variants.runs import VariantRun
 from bpe.wording import counted, times
 
 TIE, COUNTS, STOPPED, RULE = "tie rule", "counts", "stopped", "training rule"

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 from bpe.analysis.evaluation import DEFAULT_ALPHA, Evaluation, check_alpha, evaluate
-from bpe.cli.tokenizers import TOKENIZER_HELP, open_tokenizer
+from bpe.cli.named_tokenizers import TOKENIZER_HELP, open_tokenizer
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
 

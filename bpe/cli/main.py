@@ -15,7 +15,7 @@
 
 ``encode``, ``decode``, ``inspect`` and ``evaluate`` also read a Hugging Face tokenizer.json, a
 .tiktoken ranks file (``--pattern`` when no settings file is beside it), a minbpe .model, a
-run file, or ``gpt2`` / ``gpt4`` by name (`bpe.cli.tokenizers`).
+run file, or ``gpt2`` / ``gpt4`` by name (`bpe.cli.named_tokenizers`).
 
 Every `BpeError` ends the command with one line on stderr and exit status 1: never a traceback.
 """
@@ -37,6 +37,7 @@ from bpe.cli.evaluate import add_evaluate_command
 from bpe.cli.export import add_export_command
 from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
+from bpe.cli.named_tokenizers import TOKENIZER_HELP, open_tokenizer
 from bpe.cli.pipeline import (
     add_max_vocab_characters_option,
     build,
@@ -45,7 +46,6 @@ from bpe.cli.pipeline import (
     split_paths,
     unchanged_message,
 )
-from bpe.cli.tokenizers import TOKENIZER_HELP, open_tokenizer
 from bpe.cli.train import add_train_command
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError

@@ -31,8 +31,8 @@ from bpe.scale.chunk_counts import HELDOUT_SAMPLE_CHARACTERS
 from bpe.scale.run_file import RunSource, check_run_fits
 from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, TrainingSettings
 from bpe.training_memory import check_fits_in_memory
+from bpe.variants.rule_runs import train_variant_run
 from bpe.variants.rules import LENGTH_WEIGHTED, NAMES, SUPERBPE, Variant
-from bpe.variants.runs import train_variant_run
 from bpe.variants.superbpe import check_superbpe
 
 # `train` options that read a corpus in records or share the work out: a document here is a whole file

@@ -35,8 +35,8 @@ from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import TrainingRun
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.training import DEFAULT_ENGINE, MAX_TOP_K, TrainingSettings
+from bpe.variants.rule_runs import VariantRun, restored
 from bpe.variants.rules import LENGTH_WEIGHTED, PICKY, pair_score
-from bpe.variants.runs import VariantRun, restored
 
 RUN_FORMAT = "bpe-lab-run"
 RUN_VERSION = 1

@@ -11,7 +11,7 @@ Worked example, "abab ab" in characters, T = 0.9: merge 1 joins a+b (3 times; 'a
 are base tokens, never removed); merge 2 joins ab+ab (once): IoS(ab) = 1 ÷ 3, kept.
 
 What this module holds, shared by both engines (`bpe.variants.textbook`,
-`bpe.variants.incremental`), the run (`bpe.variants.runs`) and the run file:
+`bpe.variants.incremental`), the run (`bpe.variants.rule_runs`) and the run file:
 
 - `Removal` and `PickyStep`: a merge step and the tokens removed right after it;
 - `live_parts`: what a removed token splits into (its parts when it was last made; a part

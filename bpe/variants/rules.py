@@ -5,9 +5,10 @@
     Variant("picky", threshold=0.9)             # Picky BPE: removes parts whose IoS reaches 0.9
     Variant("length_weighted")                  # pairs scored by count × length
 
-Each rule's engines are in its own module (`bpe.variants.superbpe`, `bpe.variants.picky`,
-`bpe.variants.length_weighted`); `bpe.variants.runs` trains and records a run under any of
-them. Ties between pairs ranked equal follow the tie rules of `bpe.steps` in every one
+The engines: the textbook loop extended (`bpe.variants.textbook`) and its incremental twin
+(`bpe.variants.incremental`) for Picky and length-weighted BPE, whose removals live in
+`bpe.variants.picky`; SuperBPE's two stages in `bpe.variants.superbpe`. `bpe.variants.rule_runs`
+trains and records a run under any of them. Ties between pairs ranked equal follow the tie rules of `bpe.steps` in every one
 (`pair_tie_key`), as in the core engines.
 """
 

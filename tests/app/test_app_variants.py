@@ -9,8 +9,8 @@ from app_helpers import metric, new_app, plotly_specs
 
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
 from bpe.scale.run_file import RunSource, run_file_bytes
+from bpe.variants.rule_runs import train_variant_run
 from bpe.variants.rules import Variant
-from bpe.variants.runs import train_variant_run
 from pages._shared.state.settings import app_training
 
 MERGES, COMPRESSION, VOCABULARY, COMPARE = (

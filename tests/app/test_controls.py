@@ -18,6 +18,13 @@ from pages._shared.state.controls import PAGE_CONTROLS, page_fields, setting_fie
 WIDGETS = ("slider", "select_slider", "number_input", "selectbox", "multiselect", "radio", "toggle", "checkbox")
 WIDGETS += ("text_input", "text_area")
 MEDIUM = dict(settings_prefix_cap=20_000, settings_vocab=300, settings_train_up_to=300)  # Tiny Shakespeare, quick
+# Controls drawn only in some state: the state that draws them (None: a trained model, which
+# tests/app/test_app_model_page.py trains)
+SHOWN_WHEN = {
+    "settings_transition": dict(settings_variant="superbpe", settings_pretokenizer="gpt2"),
+    "settings_threshold": dict(settings_variant="picky"),
+    "model_scatter": None,
+}
 
 
 def widget(at, key: str):
@@ -39,7 +46,12 @@ def test_every_linked_control_is_drawn_from_its_declaration(page):
     for field in drawn_on(page):
         if not field.drawn or (field.key == "tokenize_special_text" and cached_gpt2() is None):
             continue
-        shown = widget(at, field.key)
+        if field.key in SHOWN_WHEN:
+            if SHOWN_WHEN[field.key] is None:
+                continue
+            shown = widget(new_app(page, **MEDIUM, **SHOWN_WHEN[field.key]), field.key)
+        else:
+            shown = widget(at, field.key)
         assert shown is not None, f"{page}: no widget shows the linked control {field.key}"
         if field.envelope:
             continue  # the run narrows it (the vocab from the alphabet up, the sizes a run reaches)

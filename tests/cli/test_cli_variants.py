@@ -13,8 +13,8 @@ from bpe.paths import DATA_DIR
 from bpe.scale.run_file import read_run_file
 from bpe.tokenizer import BPETokenizer
 from bpe.training import TrainingSettings
+from bpe.variants.rule_runs import VariantRun, train_variant_run
 from bpe.variants.rules import Variant
-from bpe.variants.runs import VariantRun, train_variant_run
 
 TEXT = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:30_000]
 

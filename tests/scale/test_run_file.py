@@ -452,8 +452,8 @@ def test_the_body_is_the_compact_json_of_the_run_spelled_a_piece_at_a_time():
 @pytest.fixture(scope="module")
 def variant_runs():
     from bpe.training import TrainingSettings
+    from bpe.variants.rule_runs import train_variant_run
     from bpe.variants.rules import Variant
-    from bpe.variants.runs import train_variant_run
 
     text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:40_000]
     settings_ = TrainingSettings(target_vocab_size=400, pretokenizer="gpt2")
@@ -519,8 +519,8 @@ def test_a_rule_edited_by_hand_is_refused_in_one_line(variant_runs, name, change
 )
 def test_every_real_run_of_a_rule_passes_the_checks(text, rule, threshold, minimum, transition):
     from bpe.training import TrainingSettings
+    from bpe.variants.rule_runs import train_variant_run
     from bpe.variants.rules import Variant
-    from bpe.variants.runs import train_variant_run
 
     variant = {
         "picky": Variant("picky", threshold=threshold),

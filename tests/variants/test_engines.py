@@ -18,8 +18,8 @@ from bpe.steps import StepStream, StopReason
 from bpe.training import TrainingSettings, prepare_words
 from bpe.variants.incremental import incremental_steps
 from bpe.variants.picky import PickyTokenizer
+from bpe.variants.rule_runs import train_variant_run
 from bpe.variants.rules import Variant
-from bpe.variants.runs import train_variant_run
 from bpe.variants.superbpe import SuperBPETokenizer, is_superword, segments
 from bpe.variants.textbook import textbook_steps
 

@@ -25,8 +25,8 @@ from bpe.errors import BpeError
 from bpe.run import RunInTraining, TrainingRun
 from bpe.steps import StopReason
 from bpe.training import TrainingSettings
+from bpe.variants.rule_runs import start_training
 from bpe.variants.rules import STANDARD_VARIANT, Variant
-from bpe.variants.runs import start_training
 
 Alive = Callable[[], bool]  # is this watcher still there? (safe on any thread)
 CHECK_SECONDS = 0.2  # how often the training looks whether anyone still waits: a stop takes at most this
@@ -59,7 +59,7 @@ class Progress:
 
 class LiveTraining:
     """`bpe.run.train_run` of one text on a thread of its own (under ``variant``'s rule,
-    `bpe.variants.runs.start_training`), for watchers to wait on.
+    `bpe.variants.rule_runs.start_training`), for watchers to wait on.
 
     Watchers (`watch`, `leave`) are whoever waits for the run; each may come with an
     ``alive`` callable that says False once it has gone. The training checks every

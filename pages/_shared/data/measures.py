@@ -36,7 +36,7 @@ from bpe.run import TrainingRun
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.text import printable
 from bpe.variants.parity import RULES, MultilingualRun, train_multilingual
-from bpe.variants.runs import VariantRun
+from bpe.variants.rule_runs import VariantRun
 from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_by_owner
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, session_owns

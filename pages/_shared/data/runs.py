@@ -20,8 +20,8 @@ from bpe.scale.run_file import RunFile, RunFileError, parse_run_file, read_run_f
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training_memory import check_fits_in_memory
+from bpe.variants.rule_runs import VariantRun
 from bpe.variants.rules import STANDARD_VARIANT
-from bpe.variants.runs import VariantRun
 from pages._shared.data.cache_scopes import cache_data_by_owner, cache_resource_by_owner, cache_resource_per_session
 from pages._shared.data.live_training import LiveTraining, SharedTrainings
 from pages._shared.state.sessions import session_watch

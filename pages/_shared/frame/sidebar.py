@@ -20,8 +20,8 @@ from bpe.scale.run_file import MAX_RUN_FILE_BYTES, RunFile, parse_run_file
 from bpe.scale.run_listing import RunListing, labelled_runs
 from bpe.text import shown_name
 from bpe.training import MAX_VOCAB_SIZE
+from bpe.variants.rule_runs import VariantRun
 from bpe.variants.rules import NAMES, PICKY, SUPERBPE, WHAT_CHANGES, Variant
-from bpe.variants.runs import VariantRun
 from pages._shared.data.cache_scopes import hold_values_of
 from pages._shared.data.runs import base_size, cut_texts, open_run_file
 from pages._shared.frame.wikitext_download import draw_download

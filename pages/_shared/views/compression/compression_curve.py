@@ -10,7 +10,7 @@ import streamlit as st
 
 from bpe.analysis.metrics import CurvePoint, embedding_parameters, parting_point
 from bpe.run import TrainingRun
-from bpe.variants.runs import VariantRun
+from bpe.variants.rule_runs import VariantRun
 from pages._shared.data.measures import (
     run_curve,
     seen_curves,

@@ -13,8 +13,8 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe.run import TrainingRun
+from bpe.variants.rule_runs import VariantRun
 from bpe.variants.rules import LENGTH_WEIGHTED, PICKY, SUPERBPE
-from bpe.variants.runs import VariantRun
 from pages._shared.render.html import removals_html, rule_badge_html
 from pages._shared.state.settings import Settings
 
