@@ -71,8 +71,9 @@ class JunkToken:
 
 
 def run_junk(run, merges: int | None = None) -> list[JunkToken]:
-    """Every token learned by the first ``merges`` merges of ``run`` (all by default), in
-    order of first making, with its flows in the run's training text (see the module doc)."""
+    """Every token learned by the first ``merges`` merges of ``run`` (all by default) and still
+    in its vocabulary (a token Picky BPE removed is not), in order of first making, with its
+    flows in the run's training text (see the module doc)."""
     steps = run.steps[: len(run.steps) if merges is None else merges]
     removals = getattr(run, "removal_events", dict)()  # step -> [(token, parts, count)] of a run that removes tokens
     base = set(run.base_tokens)
@@ -97,10 +98,11 @@ def run_junk(run, merges: int | None = None) -> list[JunkToken]:
             counts[token] -= count  # its occurrences go back into its parts: they are not absorbed
             for part in parts:
                 counts[part] += count
+    gone = run.removed_at(len(steps)) if hasattr(run, "removed_at") else {}  # Picky's: out of the vocabulary
     return [
         JunkToken(token_id, token, number, counts[token], absorbed[token], ios.get(token))
         for token, (token_id, number) in made.items()
-        if token not in base
+        if token not in base and token not in gone
     ]
 
 

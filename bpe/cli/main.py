@@ -9,6 +9,8 @@
     python -m bpe export --tokenizer F --format hf|tiktoken|minbpe --output PATH   # and prove it
     python -m bpe train --counts C --vocab-size 50000 --run-output R  # the merge phase of a corpus
     python -m bpe train en.txt de.txt --rule parity --vocab-size 600  # one BPE fair to several languages
+    python -m bpe train corpus.txt --variant superbpe --transition 600 --vocab-size 1000 --run-output R
+    python -m bpe compare-rules corpus.txt --vocab-size 2000   # standard BPE beside each rule of bpe.variants
     python -m bpe download wikitext-2            # fetch the corpus into data/cache
     python -m bpe gpt2 encode --text "..."       # OpenAI's GPT-2 tokenizer (files needed)
     python -m bpe lm train --text F              # does BPE help a tiny GPT?
@@ -30,6 +32,7 @@ from pathlib import Path
 from bpe.alphabet import ALPHABETS, BYTES, CHARACTERS, gpt2_spelling
 from bpe.analysis.metrics import longest_tokens
 from bpe.cli.arguments import zero_or_more
+from bpe.cli.compare_rules import add_compare_rules_command
 from bpe.cli.count import add_count_command
 from bpe.cli.download import add_download_command
 from bpe.cli.errors import Parser, parse_arguments, reporting_errors, stop_status, terminating_cleanly
@@ -78,6 +81,7 @@ def make_parser() -> argparse.ArgumentParser:
     _add_decode(commands)
     _add_inspect(commands)
     add_evaluate_command(commands)
+    add_compare_rules_command(commands)
     add_train_command(commands)
     add_download_command(commands)
     add_export_command(commands)

@@ -100,3 +100,24 @@ def test_what_does_not_apply_is_one_line(documents, capsys, options, message):
 def test_a_counts_file_is_refused_for_a_rule(tmp_path, capsys):
     assert main(["train", "--counts", str(tmp_path / "c.parquet"), "--variant", "picky", "--vocab-size", "300"]) == 1
     assert "a counts file keeps no documents" in capsys.readouterr().err
+
+
+def test_compare_rules_prints_each_rules_figures(documents, capsys):
+    from bpe.analysis.evaluation import gini
+    from bpe.analysis.junk import residue_share, run_junk
+    from bpe.corpora.builtin import LIGHTHOUSE
+
+    assert main(["compare-rules", *map(str, documents), "--vocab-size", "400", "--transition", "60"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["rule", "merges", "held-out"]
+    cut = [split_train_heldout(path.read_text(encoding="utf-8"), 0.1) for path in documents]
+    settings = TrainingSettings(target_vocab_size=400, alphabet="bytes", pretokenizer="gpt2", top_k=0)
+    variants = [Variant(), Variant("superbpe", transition=60), Variant("picky"), Variant("length_weighted")]
+    for line, variant in zip(lines[1:], variants):
+        run = train_variant_run([t for t, _ in cut], settings, variant, heldout_text=[h for _, h in cut])
+        tokenizer = run.tokenizer()
+        spread = gini([len(tokenizer.encode(text)) for _, text in LIGHTHOUSE.values()])
+        assert line.startswith(variant.label())
+        cells = line[len(variant.label()) :].split()
+        assert cells[0] == f"{len(run.steps):,}" and cells[1] == f"{run.heldout_lengths[-1]:,}"
+        assert cells[3] == f"{spread:.3f}" and cells[4] == f"{residue_share(run_junk(run)):.1%}"
