@@ -82,9 +82,8 @@ def run_junk(run, merges: int | None = None) -> list[JunkToken]:
     absorbed: Counter = Counter()
     ios: dict = {}
     for step in steps:
-        # the sequence's change is the merge's and its removals' (each puts parts back in a token's place)
         events = removals.get(step.number, ())
-        applied = run.merges_applied(step.number) + sum(count * (len(parts) - 1) for _, parts, count in events)
+        applied = run.merges_applied(step.number)  # a Picky run's says how often the merge merged, its removals aside
         left, right = step.pair
         for part in {left, right}:
             if part not in base and counts[part]:

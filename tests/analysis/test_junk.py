@@ -72,3 +72,29 @@ def test_gpt2_on_a_text():
     residues = [row for row in rows if row.residue]
     assert all(row.residue_ratio < RESIDUE_BELOW for row in residues)
     assert all(0 < row.ios <= 1 for row in rows if row.ios is not None)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    text=st.text(alphabet="ab c=", min_size=1, max_size=80),
+    extra=st.integers(1, 30),
+    threshold=st.sampled_from([0.5, 0.8, 1.0]),
+)
+def test_a_picky_run_counts_its_removals_and_leaves_out_what_it_removed(text, extra, threshold):
+    from collections import Counter
+
+    from bpe.training import TrainingSettings
+    from bpe.variants.rule_runs import train_variant_run
+    from bpe.variants.rules import Variant
+
+    settings_ = TrainingSettings(
+        target_vocab_size=len(set(text)) + extra, pretokenizer="whitespace", minimum_pair_frequency=1
+    )
+    run = train_variant_run(text, settings_, Variant("picky", threshold=threshold))
+    tokenizer = run.tokenizer()
+    used = Counter(tokenizer.encode_tokens(text))
+    rows = run_junk(run)
+    assert {row.token for row in rows} <= tokenizer.live_tokens
+    for row in rows:
+        assert row.final == used.get(row.token, 0) and row.absorbed >= 0
+    assert token_usage(run, text) == +used

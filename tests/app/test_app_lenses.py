@@ -254,29 +254,31 @@ def test_report_card_shows_the_fields_measures_of_the_run_on_the_chosen_text():
     from bpe.analysis.evaluation import evaluate_ids, gini
     from bpe.corpora.builtin import LIGHTHOUSE
 
+    def field_table(at):
+        return next(t.value for t in at.table if "figure" in t.value.columns).set_index("figure")
+
     train, heldout = prose_texts()
     at = new_app(COMPRESSION, **PROSE)
     assert not at.exception
     tokenizer = train_run(train, target_vocab_size=300, heldout_text=heldout).tokenizer(300)
-    table = next(t.value for t in at.table if "Shannon efficiency" in t.value.columns).set_index("tokenizer")
     assert at.selectbox(key="_w_compression_card_text").value == "Corpus, held-out part"
-    ours = table.loc["this run (300)"]
+    ours = field_table(at)["this run (300)"]
     found = evaluate_ids(tokenizer.encode(heldout), heldout, tokenizer.vocab_size)
     assert ours["tokens"] == f"{found.tokens:,}"
-    assert ours["fertility"] == f"{found.fertility:.3f}"
+    assert ours["fertility (tokens per word)"] == f"{found.fertility:.3f}"
     assert ours["Shannon efficiency"] == f"{found.shannon_efficiency:.4f}"
     assert ours["Rényi efficiency (α 2.5)"] == f"{found.renyi_efficiency:.4f}"
     assert ours["utilisation"] == f"{found.utilisation:.4f}"
     assert ours["Gini across the languages"] == "—"  # a character alphabet of Python prose: no Greek, no Chinese
     at.selectbox(key="_w_compression_card_text").set_value("Mathematics").run()
-    table = next(t.value for t in at.table if "Shannon efficiency" in t.value.columns).set_index("tokenizer")
-    assert table.loc["this run (300)", "tokens"] == "—"  # characters outside its alphabet
-    if "GPT-2" in table.index:
+    assert field_table(at).loc["tokens", "this run (300)"] == "—"  # characters outside its alphabet
+    table = field_table(at)
+    if "GPT-2" in table.columns:
         from pages._shared.data.tokenizers import cached_gpt2
 
         gpt2 = cached_gpt2()
         counts = [len(gpt2.encode(text)) for _, text in LIGHTHOUSE.values()]
-        assert table.loc["GPT-2", "Gini across the languages"] == f"{gini(counts):.4f}"
+        assert table.loc["Gini across the languages", "GPT-2"] == f"{gini(counts):.4f}"
 
 
 def test_junk_tokens_of_low_lower_lowest_and_of_gpt4_on_a_chosen_text():

@@ -578,7 +578,7 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
             hovertemplate=f"{k} merges: Gini %{{y:.3f}}<extra>{plotly_text(label)}</extra>",
         )
 
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1)
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.12)
     for label in runs:
         fig.add_trace(bars(label, start), row=1, col=1)
     for label, curve in curves.items():
@@ -609,8 +609,8 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
     highest = max(p.gini for curve in curves.values() for p in curve)
     fig.update_layout(
         title=dict(text=f"Each language's cost (× {plotly_text(baseline)}) and the Gini of all, as merges grow"),
-        height=470,
-        margin=dict(l=10, r=10, t=50, b=10),
+        height=580,
+        margin=dict(l=10, r=10, t=50, b=190),  # below the plots: Play and Pause, and the slider under them
         barmode="group",
         legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0),
         updatemenus=[
@@ -618,7 +618,7 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
                 type="buttons",
                 direction="left",
                 x=0,
-                y=-0.3,
+                y=-0.42,
                 xanchor="left",
                 yanchor="top",
                 showactive=False,
@@ -631,11 +631,12 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
         sliders=[
             dict(
                 active=shown.index(start),
-                x=0.16,
-                len=0.84,
-                y=-0.3,
+                x=0,
+                len=1,
+                y=-0.42,
                 yanchor="top",
-                currentvalue=dict(prefix="merges: "),
+                pad=dict(t=60),  # under the buttons, never beside them: presenter type is wide
+                currentvalue=dict(prefix="merges: ", xanchor="right"),
                 steps=[dict(label=f"{k}", method="animate", args=[[str(k)], frame_args]) for k in shown],
             )
         ],
@@ -644,9 +645,7 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
         title_text=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.1], tickformat=".1f", row=1, col=1
     )
     fig.update_xaxes(title_text="merges", range=[0, last], row=1, col=2)
-    fig.update_yaxes(
-        title_text="Gini of the languages' tokens", range=[0, highest * 1.1], tickformat=".2f", row=1, col=2
-    )
+    fig.update_yaxes(title_text="Gini", range=[0, highest * 1.1], tickformat=".2f", side="right", row=1, col=2)
     return readable(fig)
 
 

@@ -11,39 +11,42 @@ from bpe.analysis.report_card import CardText
 from pages._shared.data.measures import card_evaluation_of
 from pages._shared.data.tokenizers import Compared, session_owns
 from pages._shared.frame.tables import show_table
+from pages._shared.render.numbers import cell
 from pages._shared.state.controls import CARD_TEXT
 from pages._shared.state.settings import Settings, bind
 
 LANGUAGE = "language"  # the report card's kind of the lighthouse paragraphs
 # (figure, column) of the table, in `bpe.analysis.evaluation.FIGURES`' order
-COLUMNS = (
-    ("tokens", "tokens"),
-    ("bytes_per_token", "bytes/token"),
-    ("chars_per_token", "characters/token"),
-    ("fertility", "fertility"),
-    ("shannon_efficiency", "Shannon efficiency"),
-    ("renyi_efficiency", f"Rényi efficiency (α {DEFAULT_ALPHA:g})"),
-    ("utilisation", "utilisation"),
+# (figure, row, decimals) of the table: one row a figure, one column a tokenizer, so that it fits
+# 1024 px in presenter type (a column a figure did not); characters per token is the card's own
+ROWS = (
+    ("tokens", "tokens", 0),
+    ("bytes_per_token", "bytes per token", 3),
+    ("chars_per_token", "characters per token", 3),
+    ("fertility", "fertility (tokens per word)", 3),
+    ("shannon_efficiency", "Shannon efficiency", 4),
+    ("renyi_efficiency", f"Rényi efficiency (α {DEFAULT_ALPHA:g})", 4),
+    ("utilisation", "utilisation", 4),
 )
 GINI = "Gini across the languages"
+FIGURE = "figure"
 
 
 def field_rows(settings: Settings, compared: list[Compared], texts: list[CardText], chosen: str) -> list[dict]:
-    """One row per tokenizer: its figures on the text ``chosen``, and the Gini of its token
-    counts across the lighthouse paragraphs (— where it cannot encode one of them)."""
+    """One row per figure, one column per tokenizer: its figures on the text ``chosen``, then
+    the Gini of its token counts across the lighthouse paragraphs (— where it cannot encode
+    one of them, or the text)."""
     languages = [text.name for text in texts if text.kind == LANGUAGE]
-    rows = []
+    rows = [{FIGURE: label} for _, label, _ in ROWS] + [{FIGURE: GINI}]
     for c in compared:
         found = card_evaluation_of(
             c.key, settings.corpus_key(), _tokenizer=c.tokenizer, _texts=texts, own=session_owns(settings, c)
         )
         figures = found.texts.get(chosen)
-        row = {"tokenizer": c.label}
-        for key, column in COLUMNS:
-            row[column] = None if figures is None else getattr(figures, key)  # None shows as —
+        for row, (key, _, decimals) in zip(rows, ROWS):
+            row[c.label] = cell(None if figures is None else getattr(figures, key), decimals)
         counts = [found.texts[name].tokens for name in languages if found.texts.get(name) is not None]
-        row[GINI] = gini(counts) if len(counts) == len(languages) else None
-        rows.append(row)
+        rows[-1][c.label] = cell(gini(counts) if len(counts) == len(languages) else None, 4)
     return rows
 
 
@@ -60,9 +63,7 @@ def draw_field_measures(settings: Settings, compared: list[Compared], texts: lis
         state[CARD_TEXT.key] = names[-1]  # the corpus's own text (held out, when it is): every tokenizer encodes it
     bind(st.selectbox, "Measured on", CARD_TEXT.key, options=names)
     rows = field_rows(settings, compared, texts, state[CARD_TEXT.key])
-    show_table(
-        rows, decimals={column: 3 for _, column in COLUMNS[1:4]} | {column: 4 for _, column in COLUMNS[4:]} | {GINI: 4}
-    )
+    show_table(rows)
     st.caption(
         "N tokens of V ids, p each id's share of them: Shannon efficiency H₁(p) ÷ log₂ V; Rényi efficiency "
         f"H_α(p) ÷ log₂ V at α = {DEFAULT_ALPHA:g}, which weighs the frequent ids most (Zouhar et al., 2023); "
