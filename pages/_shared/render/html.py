@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from bpe.analysis.segments import Segment
 from bpe.text import bidi_marked, printable, readable_token
+from bpe.wording import counted
 
 MARKDOWN_SPECIALS = set("\\`*_{}[]<>#|~$:")
 GOLDEN_ANGLE = 137.508  # degrees: consecutive ids get hues far apart
@@ -35,6 +36,7 @@ MARK_STYLES = {
 PRESENTER_CSS = """<style>
 .bpe-segments, .bpe-linked, .bpe-window { font-size: 1.45rem !important; line-height: 2.1 !important; }
 .bpe-merge { font-size: 1.7rem !important; }
+.bpe-removals, .bpe-rule { font-size: 1.35rem !important; }
 .bpe-splits, .bpe-merge-lists { font-size: 1.2rem !important; }
 .bpe-algorithm { font-size: 1.15rem !important; }
 .bpe-algorithm .note, .bpe-algorithm .phases { font-size: 1rem !important; }
@@ -382,7 +384,9 @@ def removals_html(removals, threshold: float) -> str:
     for removal in removals:
         parts = " + ".join(f"<code>{text_html(printable(p))}</code>" for p in removal.parts)
         left = (
-            f"its {removal.count:,} remaining occurrences split" if removal.count else "no occurrence is left to split"
+            f"its {counted(removal.count, 'remaining occurrence')} split"
+            if removal.count
+            else "no occurrence is left to split"
         )
         lines.append(
             f'<li><span class="bpe-removed" style="{RESIDUE_CHIP};background:#e5e7eb;text-decoration:line-through;'
