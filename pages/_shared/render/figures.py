@@ -14,6 +14,7 @@ from plotly.subplots import make_subplots
 from bpe.analysis.languages import evenness_curve
 from bpe.analysis.quiz import question_order
 from bpe.analysis.tie_rules import tie_rule_sentence
+from bpe.lm.report import RARE_COUNT
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep
 from bpe.text import bidi_marked, pair_label
 from bpe.variants.rules import pair_score
@@ -655,10 +656,16 @@ UNDER_TRAINED = "#dc2626"
 def embedding_scatter_figure(points, tokens: dict, label: str) -> go.Figure:
     """Each token of a trained model: how often its training ids held it (log axis) against
     its input-embedding row's norm (``points``: `bpe.lm.report.EmbeddingPoint`; ``tokens``:
-    id -> text shown on hover). Tokens both rare and low-norm in red."""
+    id -> text shown on hover). Tokens both rare and low-norm in red, the other rare ones amber."""
     fig = go.Figure()
-    for flagged, name, colour in ((False, "learned", OTHER), (True, "rare and low-norm", UNDER_TRAINED)):
-        chosen = [p for p in points if p.under_trained == flagged]
+    kinds = (
+        ("learned", OTHER, lambda p: p.count >= RARE_COUNT),
+        ("rare and low-norm", UNDER_TRAINED, lambda p: p.under_trained),
+        (f"rare (seen under {RARE_COUNT} times)", TIED, lambda p: p.count < RARE_COUNT and not p.under_trained),
+    )
+    for name, colour, kind in kinds:
+        flagged = colour != OTHER
+        chosen = [p for p in points if kind(p)]
         fig.add_trace(
             go.Scattergl(
                 x=[p.count + 1 for p in chosen],

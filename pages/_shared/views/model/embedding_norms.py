@@ -36,7 +36,8 @@ def draw_embedding_norms(job: ExperimentJob, summaries: list) -> None:
     st.caption(
         f"A model learns a token's input embedding only where the token occurs. Red: seen fewer than {RARE_COUNT} "
         "times, with a row whose norm is below the lower quartile of the frequent tokens' norms: the rare and "
-        "low-norm indicator (after Land and Bartolo, 2024), on this model. Here the embedding table is also the "
+        "low-norm indicator (after Land and Bartolo, 2024), on this model; amber: the other rare tokens. Here the "
+        "embedding table is also the "
         "output layer, so a row the model never reads still moves with every prediction: look whether the rare "
         f"tokens sit apart from the others. {len(flagged):,} of {len(points):,} tokens are flagged."
     )
