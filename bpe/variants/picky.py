@@ -27,8 +27,6 @@ number of live tokens.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
@@ -38,8 +36,8 @@ from bpe.encoder import RankEncoder
 from bpe.errors import BpeError
 from bpe.recorded import RecordedSteps
 from bpe.steps import MergeStep
-from bpe.storage import fingerprint_of
 from bpe.tokenizer import BPETokenizer
+from bpe.variants.rules import RuleTokenizer
 
 
 @dataclass(frozen=True)
@@ -106,13 +104,7 @@ def picky_step(step: MergeStep, removed: Sequence[Removal]) -> PickyStep:
     return PickyStep(**{f: getattr(step, f) for f in MergeStep.__dataclass_fields__}, removed=tuple(removed))
 
 
-UNSAVED = (
-    "BPE Lab's tokenizer file holds merges only, and a Picky BPE tokenizer also removes tokens between them: "
-    "its run file keeps it (python -m bpe train --run-output), and so does the app"
-)
-
-
-class PickyTokenizer(BPETokenizer):
+class PickyTokenizer(RuleTokenizer):
     """A Picky BPE tokenizer: merges and, after some of them, removals. Encoding replays them
     in order, chunk by chunk: the merges between two removals at once (`bpe.encoder.RankEncoder`
     merges lowest rank first, which is replaying them in order), then the removed token split.
@@ -120,6 +112,11 @@ class PickyTokenizer(BPETokenizer):
     ``removals`` are ``(merges made before it, token, parts)`` in order: ``(2, 'ab', ('a', 'b'))``
     removes 'ab' after the second merge. ``vocab_size`` counts every id (a removed token keeps
     its id); ``live_vocab_size`` the tokens the vocabulary holds."""
+
+    UNSAVED = (
+        "BPE Lab's tokenizer file holds merges only, and a Picky BPE tokenizer also removes tokens between them: "
+        "its run file keeps it (python -m bpe train --run-output), and so does the app"
+    )
 
     def __init__(
         self, base_tokens: Sequence, merges: Iterable, *, removals: Sequence[tuple] = (), threshold: float, **options
@@ -178,17 +175,9 @@ class PickyTokenizer(BPETokenizer):
             tie_rule=self.tie_rule,
         )
 
-    def data(self):
-        raise BpeError(UNSAVED)
-
-    def fingerprint(self) -> str:
-        """The merges' fingerprint (`bpe.storage.fingerprint_of`) hashed again with the removals
-        and the threshold: two Picky runs differing only in what they removed stay apart."""
-        if self._fingerprint is None:
-            removals = [[done, _spelled(token), [_spelled(p) for p in parts]] for done, token, parts in self.removals]
-            both = json.dumps([fingerprint_of(super().data()), self.threshold, removals], separators=(",", ":"))
-            self._fingerprint = hashlib.sha256(both.encode("utf-8")).hexdigest()
-        return self._fingerprint
+    def rule_state(self) -> list:
+        """The threshold and the removals: two Picky runs differing only in what they removed stay apart."""
+        return [self.threshold, [[done, _spelled(t), [_spelled(p) for p in parts]] for done, t, parts in self.removals]]
 
     def rule_json(self, spelled) -> dict:
         """What ``inspect --json`` adds: the rule, its threshold, each removal after its merge."""
@@ -200,15 +189,6 @@ class PickyTokenizer(BPETokenizer):
                 for done, token, parts in self.removals
             ],
         }
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, PickyTokenizer)
-            and super().__eq__(other)
-            and (self.removals, self.threshold) == (other.removals, other.threshold)
-        )
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"PickyTokenizer(live vocab {self.live_vocab_size}, merges={len(self.merges)}, removals={len(self.removals)})"

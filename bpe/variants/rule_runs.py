@@ -27,15 +27,15 @@ from bpe.run import ProgressCallback, RunInTraining, TrainingRun, start_run
 from bpe.steps import StepStream
 from bpe.tokenizer import BPETokenizer
 from bpe.training import (
-    ENGINES,
     TrainingSettings,
     check_vocab_size,
+    engine_steps,
     prepare_base_tokens,
     settings_from,
 )
 from bpe.variants.incremental import PickyHeldOut, incremental_steps
 from bpe.variants.picky import PickySteps, PickyTokenizer, Removal, largest_prefix
-from bpe.variants.rules import LENGTH_WEIGHTED, PICKY, STANDARD_VARIANT, SUPERBPE, Variant
+from bpe.variants.rules import LENGTH_WEIGHTED, PICKY, STANDARD_VARIANT, SUPERBPE, Variant, engine_options
 from bpe.variants.superbpe import (
     SuperBPEHeldOut,
     SuperBPETokenizer,
@@ -289,28 +289,26 @@ class VariantInTraining(RunInTraining):
 
             steps = superbpe_steps(_segments(documents), base, settings, variant.transition, on_join=joined)
             return StepStream(steps, base_tokens=base, settings=settings), tracker
-        engine: Callable = textbook_steps if settings.engine == "reference" else incremental_steps
-        if variant.standard:
-            engine = ENGINES[settings.engine]
-        options = (
-            {} if variant.standard else dict(weighted=variant.name == LENGTH_WEIGHTED, threshold=variant.threshold)
-        )
-        steps = engine(
-            segment_words(documents, settings.alphabet, settings.pretokenizer),
-            base,
-            target_vocab_size=settings.target_vocab_size,
-            minimum_pair_frequency=settings.minimum_pair_frequency,
-            top_k=settings.top_k,
-            tie_rule=settings.tie_rule,
-            max_vocab_characters=settings.max_vocab_characters,
-            **options,
-        )
+        words = segment_words(documents, settings.alphabet, settings.pretokenizer)
+        if variant.standard:  # documents of standard BPE: the core's engines over their chunks
+            stream = engine_steps(words, base, settings)
+        else:
+            engine: Callable = textbook_steps if settings.engine == "reference" else incremental_steps
+            steps = engine(
+                words,
+                base,
+                **engine_options(settings),
+                max_vocab_characters=settings.max_vocab_characters,
+                weighted=variant.name == LENGTH_WEIGHTED,
+                threshold=variant.threshold,
+            )
+            stream = StepStream(steps, base_tokens=base, settings=settings)
         held = segment_words(heldout, settings.alphabet, settings.pretokenizer)
         if variant.name == PICKY:
             tracker = PickyHeldOut(held, base)
         else:
             tracker = HeldOutTracker(held, base, settings.target_vocab_size)
-        return StepStream(steps, base_tokens=base, settings=settings), tracker
+        return stream, tracker
 
     def run(self) -> TrainingRun:
         run = super().run()

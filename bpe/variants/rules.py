@@ -14,12 +14,16 @@ trains and records a run under any of them. Ties between pairs ranked equal foll
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from bpe.errors import BpeError
 from bpe.steps import HUGGINGFACE, LEXICOGRAPHIC
+from bpe.storage import fingerprint_of
 from bpe.text import shown_value
+from bpe.tokenizer import BPETokenizer
 
 STANDARD, SUPERBPE, PICKY, LENGTH_WEIGHTED = VARIANTS = ("standard", "superbpe", "picky", "length_weighted")
 DEFAULT_THRESHOLD = 0.9  # Picky BPE's IoS threshold, its paper's choice for English
@@ -114,3 +118,40 @@ def pair_score(pair: tuple, count: int, weighted: bool) -> int:
     token it makes in base symbols (characters, or bytes): ('t', 'he') seen 10 times scores
     30, ('a', 'b') seen 14 times 28, so 'the' wins where standard BPE takes 'ab'."""
     return count * (len(pair[0]) + len(pair[1])) if weighted else count
+
+
+def engine_options(settings) -> dict:
+    """What an engine takes from a `bpe.training.TrainingSettings` besides its words and base tokens."""
+    return dict(
+        target_vocab_size=settings.target_vocab_size,
+        minimum_pair_frequency=settings.minimum_pair_frequency,
+        top_k=settings.top_k,
+        tie_rule=settings.tie_rule,
+    )
+
+
+class RuleTokenizer(BPETokenizer):
+    """A `BPETokenizer` that encodes by a rule its merges alone do not say (SuperBPE's
+    transition, Picky's removals): BPE Lab's tokenizer file cannot hold it (``data`` says
+    why, ``UNSAVED``), its fingerprint hashes the merges' with what the rule adds
+    (`rule_state`), and two are equal only with the same rule state."""
+
+    UNSAVED = "BPE Lab's tokenizer file holds merges only"
+
+    def rule_state(self) -> list:
+        """What the rule adds to the merges, as JSON values (each subclass says)."""
+        raise NotImplementedError
+
+    def data(self):
+        raise BpeError(self.UNSAVED)
+
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            both = json.dumps([fingerprint_of(super().data()), *self.rule_state()], separators=(",", ":"))
+            self._fingerprint = hashlib.sha256(both.encode("utf-8")).hexdigest()
+        return self._fingerprint
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and super().__eq__(other) and self.rule_state() == other.rule_state()
+
+    __hash__ = None  # type: ignore[assignment]

@@ -24,8 +24,6 @@ whitespace, never across a special token or a document).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -36,17 +34,11 @@ from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.pretokenize import chunk_counts, split
 from bpe.steps import HUGGINGFACE, MergeStep, StopReason
-from bpe.storage import fingerprint_of
 from bpe.tokenizer import BPETokenizer
 from bpe.training import ENGINES, TrainingSettings
 from bpe.variants.incremental import PickyHeldOut, incremental_steps
+from bpe.variants.rules import RuleTokenizer, engine_options
 from bpe.variants.textbook import textbook_steps
-
-UNSAVED = (
-    "BPE Lab's tokenizer file holds merges applied inside pre-tokenizer chunks, and a SuperBPE tokenizer "
-    "applies its later merges across them: its run file keeps it (python -m bpe train --run-output), and so "
-    "does the app"
-)
 
 
 def check_superbpe(settings: TrainingSettings) -> None:
@@ -105,12 +97,7 @@ def superbpe_steps(
     called when the chunks join, after that many merges."""
     check_superbpe(settings)
     engine = ENGINES[settings.engine]
-    options = dict(
-        target_vocab_size=settings.target_vocab_size,
-        minimum_pair_frequency=settings.minimum_pair_frequency,
-        top_k=settings.top_k,
-        tie_rule=settings.tie_rule,
-    )
+    options = engine_options(settings)
     first = engine(
         segment_words(pieces, settings.alphabet, settings.pretokenizer),
         base,
@@ -201,10 +188,16 @@ class SuperBPEHeldOut:
         return found if merges is None else found[: merges + 1]
 
 
-class SuperBPETokenizer(BPETokenizer):
+class SuperBPETokenizer(RuleTokenizer):
     """A SuperBPE tokenizer: its first ``joined_after`` merges applied inside pre-tokenizer
     chunks, the rest over the whole text (one segment: text without special tokens).
     Token ids are a `BPETokenizer`'s of the same merges."""
+
+    UNSAVED = (
+        "BPE Lab's tokenizer file holds merges applied inside pre-tokenizer chunks, and a SuperBPE tokenizer "
+        "applies its later merges across them: its run file keeps it (python -m bpe train --run-output), and so "
+        "does the app"
+    )
 
     def __init__(self, base_tokens: Sequence, merges, *, joined_after: int, **options) -> None:
         super().__init__(base_tokens, merges, **options)
@@ -243,25 +236,11 @@ class SuperBPETokenizer(BPETokenizer):
             tie_rule=self.tie_rule,
         )
 
-    def data(self):
-        raise BpeError(UNSAVED)
-
-    def fingerprint(self) -> str:
-        """The merges' fingerprint hashed again with the transition."""
-        if self._fingerprint is None:
-            both = json.dumps([fingerprint_of(super().data()), "superbpe", self.joined_after])
-            self._fingerprint = hashlib.sha256(both.encode("utf-8")).hexdigest()
-        return self._fingerprint
+    def rule_state(self) -> list:
+        return ["superbpe", self.joined_after]
 
     def rule_json(self, spelled) -> dict:
         return {"rule": "superbpe", "joined_after": self.joined_after}
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, SuperBPETokenizer) and super().__eq__(other) and self.joined_after == other.joined_after
-        )
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"SuperBPETokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, joined_after={self.joined_after})"
