@@ -22,8 +22,9 @@ from bpe.alphabet import (
 )
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
-from bpe.pretokenize import check_pretokenizer, chunk_counts
+from bpe.pretokenize import ChunkTally, check_pretokenizer, chunk_counts
 from bpe.reference import reference_steps
+from bpe.specials import check_special_tokens, initial_tokens, special_words
 from bpe.steps import DEFAULT_TIE_RULE, StepStream, check_tie_rule
 from bpe.text import shown_value
 
@@ -76,6 +77,9 @@ class TrainingSettings:
     # together; training stops before the merge that would pass it (`bpe.steps.over_budget`).
     # None: no bound. The app sets one, so no settings can take a server's memory.
     max_vocab_characters: int | None = None
+    # Strings such as "<|endoftext|>": the text is cut at each before pre-tokenization, and
+    # each is one token of its own, numbered first and counted in the vocab size (`bpe.specials`).
+    special_tokens: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         size = self.target_vocab_size
@@ -105,16 +109,21 @@ class TrainingSettings:
             )
         if self.base_tokens is not None:
             object.__setattr__(self, "base_tokens", tuple(check_base_tokens(self.base_tokens, self.alphabet)))
+        object.__setattr__(self, "special_tokens", check_special_tokens(self.special_tokens))
 
 
-def check_vocab_size(base_tokens: Sequence, vocab_size: int, *, name: str = "vocab_size") -> None:
-    """`BpeError` when ``vocab_size`` (the argument ``name``) is below the alphabet: no
-    tokenizer is that small. Training, training from counts and cutting a tokenizer to a
-    size all refuse it in these words."""
-    if vocab_size < len(base_tokens):
+def check_vocab_size(
+    base_tokens: Sequence, vocab_size: int, *, name: str = "vocab_size", special_tokens: Sequence[str] = ()
+) -> None:
+    """`BpeError` when ``vocab_size`` (the argument ``name``) is below the alphabet and the
+    special tokens: no tokenizer is that small. Training, training from counts and cutting
+    a tokenizer to a size all refuse it in these words."""
+    smallest = len(base_tokens) + len(special_tokens)
+    if vocab_size < smallest:
+        specials = f" and {len(special_tokens)} special" if special_tokens else ""
         raise BpeError(
-            f"{name}={vocab_size} is smaller than the alphabet ({len(base_tokens)} base tokens): "
-            f"choose at least {len(base_tokens)}"
+            f"{name}={vocab_size} is smaller than the alphabet{' and the special tokens' if special_tokens else ''} "
+            f"({len(base_tokens)} base tokens{specials}): choose at least {smallest}"
         )
 
 
@@ -135,18 +144,20 @@ def train_steps(text: str, settings: TrainingSettings | int | None = None, /, **
         raise BpeError("the training text is empty: give at least one character")
     require_unicode(text, "the training text")
     base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet)
-    check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size")
-    return engine_steps(prepare_words(text, settings.alphabet, settings.pretokenizer), base, settings)
+    check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size", special_tokens=settings.special_tokens)
+    words = prepare_words(text, settings.alphabet, settings.pretokenizer, settings.special_tokens)
+    return engine_steps(words, base, settings)
 
 
 def engine_steps(words, base: list, settings: TrainingSettings, *, token_ids: dict | None = None) -> StepStream:
     """The settings' engine over ``words`` (``(symbols, count)`` pairs in order of first
     occurrence, as `prepare_words` makes them) from the base tokens ``base``, as a
-    `StepStream`. ``token_ids``: the map of tokens to ids to share (see
-    `bpe.steps.shared_token_ids`)."""
+    `StepStream`. The engine numbers the settings' special tokens first, then ``base``
+    (`bpe.specials.initial_tokens`). ``token_ids``: the map of tokens to ids to share (see
+    `bpe.steps.shared_token_ids`: it holds those tokens, in that order)."""
     steps = ENGINES[settings.engine](
         words,
-        base,
+        initial_tokens(settings.special_tokens, base, settings.alphabet),
         target_vocab_size=settings.target_vocab_size,
         minimum_pair_frequency=settings.minimum_pair_frequency,
         top_k=settings.top_k,
@@ -196,6 +207,13 @@ def prepare_base_tokens(text: str, base_tokens, alphabet: str) -> list:
     return base
 
 
-def prepare_words(text: str, alphabet: str, pretokenizer: str | None) -> list:
-    """Distinct chunks as base-token sequences with their frequencies, first appearance first."""
-    return [(symbols_of(chunk, alphabet), n) for chunk, n in chunk_counts(text, pretokenizer).items()]
+def prepare_words(text: str, alphabet: str, pretokenizer: str | None, special_tokens: Sequence[str] = ()) -> list:
+    """Distinct chunks as base-token sequences with their frequencies, first appearance
+    first. With special tokens the text is cut at them first, so no chunk holds one, and
+    each special token that occurs comes last as a word of one symbol (`bpe.specials.special_words`)."""
+    if not special_tokens:
+        return [(symbols_of(chunk, alphabet), n) for chunk, n in chunk_counts(text, pretokenizer).items()]
+    tally = ChunkTally(pretokenizer, special_tokens=special_tokens)
+    tally.add(text)
+    words = [(symbols_of(chunk, alphabet), n) for chunk, n in tally.counts().items()]
+    return words + special_words(tally.special_counts(), alphabet)
