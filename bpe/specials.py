@@ -190,9 +190,10 @@ def allowed_specials(allowed_special, special_tokens: AbstractSet[str], *, name:
     allowed = set(allowed_special)
     unknown = allowed - set(special_tokens)
     if unknown:
-        shown = ", ".join(repr(s) for s in sorted(unknown))
-        have = ", ".join(repr(s) for s in sorted(special_tokens)) or "none"
-        raise BpeError(f"allowed_special names {shown}, which {name} does not have (its special tokens: {have})")
+        raise BpeError(
+            f"allowed_special names {sorted(unknown)!r}, which {name} does not have; "
+            f"its special tokens are {sorted(special_tokens)!r}"
+        )
     return allowed
 
 

@@ -18,16 +18,13 @@ token), which changes nothing and keeps the cost linear; chunks are cached.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from collections.abc import Set as AbstractSet
-from typing import Literal
 
 import regex
 
 from bpe.alphabet import BYTES, CHARACTERS
 from bpe.errors import BpeError
-from bpe.formats.fileio import quoted
-from bpe.gpt2.tokenizer import encode_around_special
 from bpe.pretokenize import split
+from bpe.specials import AllowedSpecial, encode_with_specials
 from bpe.token_ids import token_pieces
 
 _WHITESPACE = regex.compile(r"\s")  # the White_Space property, as Rust's char::is_whitespace
@@ -121,12 +118,22 @@ class PretrainedTokenizer:
     # ====================
     # Encoding
 
-    def encode(self, text: str, allowed_special: AbstractSet[str] | Literal["all"] = frozenset()) -> list[int]:
+    def encode(
+        self, text: str, allowed_special: AllowedSpecial = frozenset(), disallowed_special: AllowedSpecial = ()
+    ) -> list[int]:
         """Text to ids. Special tokens in the text become their id only when allowed (as
-        tiktoken's ``allowed_special``); otherwise they are encoded as the text they are."""
+        tiktoken's ``allowed_special``); one disallowed is an error; by default the rest are
+        encoded as the text they are (`bpe.specials.encode_with_specials`)."""
         if not isinstance(text, str):
             raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        return encode_around_special(text, self._allowed(allowed_special), self.special_tokens, self.encode_ordinary)
+        return encode_with_specials(
+            text,
+            self.special_tokens,
+            self.encode_ordinary,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            name=self.name,
+        )
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids, with no special tokens."""
@@ -194,18 +201,6 @@ class PretrainedTokenizer:
         if self._joinable is None or len(piece) < CUT_FROM:
             return [piece]
         return independent_pieces(piece, self._joinable)
-
-    def _allowed(self, allowed_special) -> AbstractSet[str]:
-        if allowed_special == "all":
-            return self.special_tokens.keys()
-        if isinstance(allowed_special, str):
-            raise BpeError(f"allowed_special={allowed_special!r}: give a set of special tokens or 'all'")
-        allowed = set(allowed_special)
-        unknown = allowed - self.special_tokens.keys()
-        if unknown:
-            shown = ", ".join(quoted(s) for s in sorted(unknown))
-            raise BpeError(f"allowed_special names {shown}, which {self.name} does not have")
-        return allowed
 
     # ====================
     # Decoding
