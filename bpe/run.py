@@ -16,11 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from bpe.alphabet import default_base_tokens
 from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps
-from bpe.specials import initial_length, initial_tokens
+from bpe.specials import base_tokens_of_texts, initial_length, initial_tokens
 from bpe.steps import MergeStep, StopReason
 from bpe.tokenizer import BPETokenizer, prefix_tokenizer
 from bpe.training import (
@@ -49,8 +48,9 @@ class TrainingRun:
     heldout_lengths: list[int] = field(default_factory=list)
     # seconds from the start of training to the end of each step (a prefix's training time)
     step_seconds: list[float] = field(default_factory=list)
-    # how often each base token occurs in the training text, in base-token order: a run
-    # trained from counts has no text, and token usage starts from these (None: use the text)
+    # how often each token before any merge occurs in the training text, in id order (the
+    # special tokens first, then the base tokens: `initial_tokens`): a run trained from counts
+    # has no text, and token usage starts from these (None: use the text)
     base_counts: tuple[int, ...] | None = None
 
     @property
@@ -186,7 +186,8 @@ def start_run(
     it part way (see `RunInTraining`). Raises `BpeError` on bad settings before any merge."""
     settings = settings_from(settings, fields)
     if settings.base_tokens is None:
-        settings = replace(settings, base_tokens=tuple(default_base_tokens(text + heldout_text, settings.alphabet)))
+        base = base_tokens_of_texts([text, heldout_text], settings.alphabet, settings.special_tokens)
+        settings = replace(settings, base_tokens=tuple(base))
     return RunInTraining(text, settings, heldout_text)
 
 

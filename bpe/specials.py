@@ -37,7 +37,7 @@ from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Literal
 
-from bpe.alphabet import BYTES
+from bpe.alphabet import BYTES, default_base_tokens
 from bpe.errors import BpeError
 from bpe.text import shown_value
 
@@ -138,6 +138,22 @@ def ordinary_pieces(text: str, special_tokens: Sequence[str]) -> list[str]:
     if not special_tokens:
         return [text] if text else []
     return [part for part in special_pattern(tuple(special_tokens)).split(text) if part]
+
+
+def base_tokens_of_texts(texts: Iterable[str], alphabet: str, special_tokens: Sequence[str]) -> list:
+    """The alphabet's default base tokens (`bpe.alphabet.default_base_tokens`) for the text
+    outside the special tokens of each of ``texts``: a special token is not text, so a
+    character only it holds (the ``|`` of ``<|endoftext|>``) is no base token, as the count
+    phase, which never sees it in a chunk, has none. A text of nothing but special tokens
+    has no characters to learn from: `BpeError`, saying so."""
+    ordinary = "".join(part for text in texts for part in ordinary_pieces(text, special_tokens))
+    base = default_base_tokens(ordinary, alphabet)
+    if not base:
+        raise BpeError(NOTHING_BUT_SPECIALS)
+    return base
+
+
+NOTHING_BUT_SPECIALS = "the text holds nothing but special tokens: there is no text between them to learn merges from"
 
 
 # ==================== Ids: special tokens first

@@ -14,8 +14,8 @@ import pytest
 from bpe import BPETokenizer
 from bpe.alphabet import from_gpt2_spelling
 from bpe.paths import shared_data_dir
-from bpe.presets import CS336, preset_fields
 from bpe.run import train_run
+from bpe.training import CS336, preset_fields
 
 FOLDER = shared_data_dir() / "cs336"
 
