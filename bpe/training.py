@@ -282,13 +282,13 @@ def apply_preset(name: str | None, given: Mapping) -> dict:
     return {**preset_fields(name), **given}
 
 
-def describe_preset(name: str, overridden: Mapping | None = None) -> str:
-    """What the preset set, in words, and what was given instead:
-    "preset cs336 (Stanford CS336 (assignment 1)) set the bytes alphabet, GPT-2's split
-    pattern, ties to the lexicographically greatest pair, minimum pair frequency 1 and
+def describe_preset(name: str, overridden: Mapping | None = None, *, only: Sequence[str] | None = None) -> str:
+    """What the preset set, in words, and what was given instead (``only``: the fields that
+    apply here): "preset cs336 (Stanford CS336 (assignment 1)) set the bytes alphabet, GPT-2's
+    split pattern, ties to the lexicographically greatest pair, minimum pair frequency 1 and
     special token <|endoftext|>"."""
-    fields = preset_fields(name)
-    overridden = dict(overridden or {})
+    fields = {key: value for key, value in preset_fields(name).items() if only is None or key in only}
+    overridden = {key: value for key, value in (overridden or {}).items() if key in fields}
     kept = [_WORDS[key](value) for key, value in fields.items() if key not in overridden]
     said = f"preset {name} ({PRESET_LABELS[name]}) set " + (
         ", ".join(kept[:-1]) + f" and {kept[-1]}" if len(kept) > 1 else "".join(kept) or "nothing"
