@@ -63,7 +63,7 @@ class TrainingRun:
 
     @property
     def special_tokens(self) -> tuple[str, ...]:
-        return self.settings.special_tokens
+        return getattr(self.settings, "special_tokens", ())  # (a record made by hand may leave them out)
 
     @property
     def initial_tokens(self) -> list:

@@ -150,7 +150,7 @@ def compression_curve(run) -> list[CurvePoint]:
     that size, which is exactly the tokenizer ``run.tokenizer(vocab_size)`` returns.
     """
     by_size: dict[int, CurvePoint] = {}
-    sizes = [len(run.base_tokens), *run.vocab_sizes()]
+    sizes = [run.initial_vocab_size, *run.vocab_sizes()]
     for merges, vocab_size in enumerate(sizes):
         heldout = None
         if run.heldout_characters and merges < len(run.heldout_lengths):

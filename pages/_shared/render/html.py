@@ -23,7 +23,10 @@ MARK_STYLES = {
     "left": "outline:2px dashed #dc2626",
     "right": "outline:2px dashed #dc2626",
     "differs": "outline:2px solid #2563eb;outline-offset:0",
+    # a special token (`bpe.specials`): dark, light type, bold, in every view that draws tokens
+    "special": "background:#1e293b;color:#f8fafc;font-weight:600",
 }
+SPECIAL_STYLE = MARK_STYLES["special"]
 # Presenter mode: larger type for everything the class reads, for a projector: the token
 # views and the merge headline, the tokenizers' splits and the merge lists side by side,
 # the algorithm panel and its notes, text, captions, metrics, static tables and control
@@ -79,7 +82,14 @@ COPY_BUTTON_CSS = """<style>
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"],
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { visibility: visible !important; }
 </style>"""
-MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
+MARK_CLASSES = {
+    None: "",
+    "merged": " merged",
+    "left": " pair-left",
+    "right": " pair-right",
+    "differs": " differs",
+    "special": " special",
+}
 # On every page: the shape of `segments_html`'s token spans and the outlines of their marks.
 SEGMENTS_CSS = (
     "<style>\n"
