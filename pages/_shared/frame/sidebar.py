@@ -265,7 +265,8 @@ def _preset_choice() -> None:
             wanted = list(fields[field]) if field == "special_tokens" else fields[field]
             if value != wanted:
                 changed[field] = tuple(value) if field == "special_tokens" else value
-        st.caption(escape_markdown(describe_preset(state[PRESET], changed).capitalize() + "."))
+        said = describe_preset(state[PRESET], changed)
+        st.caption(escape_markdown(said[0].upper() + said[1:] + "."))
 
 
 def _apply_preset() -> None:
@@ -459,7 +460,12 @@ def _corpus_inputs() -> None:
     with st.expander("Paste or upload a text"):
         st.text_area("Paste text", key=PASTE_BOX, height=120)
         st.button("Use pasted text", key="settings_use_paste", on_click=_use_pasted)
-        st.file_uploader("Upload a UTF-8 .txt file", type=["txt"], key=UPLOAD, on_change=_use_upload)
+        st.file_uploader(
+            "Upload a UTF-8 text file",
+            key=UPLOAD,
+            on_change=_use_upload,
+            help="Any file name is text: a .txt, CS336's corpus.en, WikiText-103's wiki.train.raw.",
+        )
         st.file_uploader(
             "Upload a run file (.bperun)",
             type=["bperun"],
