@@ -15,7 +15,7 @@ from a run's, and says why, in one of four ways:
 - a pair BPE Lab never sees (UNSEEN): at that step their pair does not occur in the run's
   cut of the text at all (it crosses a chunk or a special token, or a token of it does not
   exist yet);
-- a stop (STOPPED): one list ends first (the run's minimum pair frequency, say).
+- a stop (STOPPED): the run ends before their list does (its minimum pair frequency, say).
 
 Counts are exact: a pair the run's step does not record among its runners-up is counted
 again on the run's chunks with the merges before that step (`pair_count`).
@@ -171,14 +171,6 @@ def first_parting(student: StudentMerges, run: TrainingRun, text: str, *, label:
         ours = ours_pairs[index]
         if pair_key(theirs) != pair_key(ours):
             return _parted(run, text, label, compared, index + 1, theirs, ours)
-    if len(student.merges) < len(ours_pairs) and len(student.merges) < HOMEWORK_MAX_MERGES:
-        step = len(student.merges) + 1
-        ours = ours_pairs[step - 1]
-        said = (
-            f"Your list ends after {counted(len(student.merges), 'merge')}; BPE Lab's run goes on with "
-            f"{_pair(ours)} ({times(run.steps[step - 1].frequency)}). Train to a larger vocabulary to compare further."
-        )
-        return Parting(label, step, step, None, ours, STOPPED, run.steps[step - 1].frequency, None, said)
     return Parting(label, compared, None, None, None, None)
 
 

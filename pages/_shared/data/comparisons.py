@@ -122,7 +122,7 @@ def homework_runs(settings: Settings, student: StudentMerges) -> dict[str, Setti
     runs = {}
     for label, training in wanted.items():
         variant = settings.with_training(**training)
-        size = alphabet_size(variant) + student.compared + 1  # (one more: a list that ends early is said)
+        size = alphabet_size(variant) + student.compared
         runs[label] = replace(variant, vocab_size=size).with_training(target_vocab_size=size)
     return runs
 
