@@ -115,7 +115,10 @@ def test_the_homework_check_finds_where_smaller_pair_merges_part_from_cs336():
         f"Your merges are BPE Lab's under **lexicographic**: all {len(student.merges)} of them" in at.success[0].value
     )
     cs336 = unescape_markdown(next(m.value for m in at.markdown if m.value.startswith("**Against Stanford CS336")))
-    assert f"the same for {counted(parted - 1, 'merge')}, then a tie broken the other way" in cs336
+    assert (
+        f"the same for {counted(parted - 1, 'merge')}. At merge {parted}" in cs336
+        and "A tie broken the other way" in cs336
+    )
     ours, theirs = reference.merges[parted - 1], student.merges[parted - 1]
     assert "yours took the smaller pair" in cs336 and "both are counted" in cs336
     table = at.dataframe[-1].value.set_index("BPE Lab's run")

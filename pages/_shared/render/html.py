@@ -234,15 +234,14 @@ def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
             spans.append(span)
             ids.append(f'<span class="tid unknown t{i}" style="{UNKNOWN_STYLE}" title="{tip}">?</span>')
             continue
-        tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
-        colour = token_colour(seg.token_id)
-        span = (
-            f'<span class="tok t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{html.escape(text)}</span>'
-        )
+        special = seg.mark == "special"
+        what = "the special token " if special else ""
+        tip = html.escape(f"id {seg.token_id}: {what}'{text}'", quote=True)
+        style = f"{SPECIAL_STYLE};{SPAN_STYLE}" if special else f"background:{token_colour(seg.token_id)};{SPAN_STYLE}"
+        kind = "tok special" if special else "tok"
+        span = f'<span class="{kind} t{i}" style="{style}" title="{tip}">{html.escape(text)}</span>'
         spans.append(span + ("<br>" if readable_token(seg.token).endswith("\n") else ""))
-        ids.append(
-            f'<span class="tid t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{seg.token_id}</span>'
-        )
+        ids.append(f'<span class="tid t{i}" style="{style}" title="{tip}">{seg.token_id}</span>')
     rules = "".join(
         f".{scope_class}:has(.t{i}:hover) .t{i}{{{HOVER_OUTLINE}}}" for i in range(min(len(segments), MAX_LINKED))
     )

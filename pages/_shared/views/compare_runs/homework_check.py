@@ -85,23 +85,23 @@ def _draw_partings(partings) -> None:
         )
     else:
         st.markdown(
-            f"**Closest: {escape_markdown(best.label)}**, the same for {counted(best.agreed, 'merge')}; "
-            f"then {KINDS[best.kind]}. {escape_markdown(best.explanation)}"
+            f"**Closest: {escape_markdown(best.label)}**, the same for {counted(best.agreed, 'merge')}. "
+            f"{escape_markdown(best.explanation)}"
         )
     cs336 = partings[-1]  # (the preset's run comes last: `homework_runs`)
     if cs336 is not best and cs336.step is not None:
         st.markdown(
-            f"**Against Stanford CS336 (the preset)**: the same for {counted(cs336.agreed, 'merge')}, then "
-            f"{KINDS[cs336.kind]}. {escape_markdown(cs336.explanation)}"
+            f"**Against Stanford CS336 (the preset)**: the same for {counted(cs336.agreed, 'merge')}. "
+            f"{escape_markdown(cs336.explanation)}"
         )
     rows = [
         {
             "BPE Lab's run": parting.label,
-            "same merges": parting.agreed,
+            "why": "the same" if parting.kind is None else KINDS[parting.kind],
             "first difference": "—" if parting.step is None else f"merge {parting.step:,}",
             "yours": "" if parting.theirs is None else pair_label(parting.theirs),
             "BPE Lab's": "" if parting.ours is None else pair_label(parting.ours),
-            "why": "the same" if parting.kind is None else KINDS[parting.kind],
+            "same merges": parting.agreed,
         }
         for parting in partings
     ]
