@@ -182,7 +182,7 @@ def bench_encoding(text: str, chars: int, vocab: int) -> dict:
     return {"chars": chars, "replay_s": replay_s, "fast_s": fast_s, "ratio": replay_s / fast_s, "mb_per_s": mb / fast_s}
 
 
-# The course's figures for its train_bpe test (assignment 1's handout and tests/test_train_bpe.py):
+# The course's figures for its train_bpe test (assignment 1's handout and its test of train_bpe):
 # the reference implementation takes 0.38 s on the instructor's laptop; the test fails past 1.5 s.
 CS336_REFERENCE_S, CS336_TEST_BAR_S = 0.38, 1.5
 
