@@ -265,6 +265,35 @@ def encode_with_specials(
     return ids
 
 
+class EncodesAroundSpecials:
+    """``encode`` as tiktoken's, for a tokenizer read from a file (GPT-2's, another
+    library's) that has ``special_tokens`` (text -> id), ``encode_ordinary`` and ``name``:
+    special tokens become their id only when allowed; by default the rest are plain text
+    (tiktoken's default, ``disallowed_special="all"``, raises instead)."""
+
+    special_tokens: dict[str, int]
+    name: str
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        raise NotImplementedError
+
+    def encode(
+        self, text: str, allowed_special: AllowedSpecial = frozenset(), disallowed_special: AllowedSpecial = ()
+    ) -> list[int]:
+        """Text to ids, as ``encode(text, allowed_special=..., disallowed_special=...)`` of a
+        tiktoken ``Encoding`` with these special tokens (see `encode_with_specials`)."""
+        if not isinstance(text, str):
+            raise BpeError(f"encode takes a str, got {type(text).__name__}")
+        return encode_with_specials(
+            text,
+            self.special_tokens,
+            self.encode_ordinary,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            name=self.name,
+        )
+
+
 # ==================== Streaming: text that comes in parts
 
 

@@ -24,7 +24,7 @@ import regex
 from bpe.alphabet import BYTES, CHARACTERS
 from bpe.errors import BpeError
 from bpe.pretokenize import split
-from bpe.specials import AllowedSpecial, encode_with_specials
+from bpe.specials import EncodesAroundSpecials
 from bpe.token_ids import token_pieces
 
 _WHITESPACE = regex.compile(r"\s")  # the White_Space property, as Rust's char::is_whitespace
@@ -32,7 +32,7 @@ CACHE_LIMIT = 200_000  # distinct chunks remembered per tokenizer
 CUT_FROM = 64  # chunks at least this long are cut into independent pieces first
 
 
-class PretrainedTokenizer:
+class PretrainedTokenizer(EncodesAroundSpecials):
     """A tokenizer from a Hugging Face, tiktoken or minbpe file (see the module docstring)."""
 
     def __init__(
@@ -117,23 +117,6 @@ class PretrainedTokenizer:
 
     # ====================
     # Encoding
-
-    def encode(
-        self, text: str, allowed_special: AllowedSpecial = frozenset(), disallowed_special: AllowedSpecial = ()
-    ) -> list[int]:
-        """Text to ids. Special tokens in the text become their id only when allowed (as
-        tiktoken's ``allowed_special``); one disallowed is an error; by default the rest are
-        encoded as the text they are (`bpe.specials.encode_with_specials`)."""
-        if not isinstance(text, str):
-            raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        return encode_with_specials(
-            text,
-            self.special_tokens,
-            self.encode_ordinary,
-            allowed_special=allowed_special,
-            disallowed_special=disallowed_special,
-            name=self.name,
-        )
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids, with no special tokens."""

@@ -52,7 +52,7 @@ from bpe.gpt2.files import (
 from bpe.io.files import check_sha256
 from bpe.pretokenize import GPT2_PATTERN, gpt2_segments, segment_text
 from bpe.ranks import merge_by_rank, rank_merge
-from bpe.specials import AllowedSpecial, encode_with_specials
+from bpe.specials import EncodesAroundSpecials
 from bpe.storage import TokenizerData, fingerprint_of
 from bpe.token_ids import token_pieces
 
@@ -61,7 +61,7 @@ __all__ = ["GPT2Tokenizer", "download_gpt2_files", "find_gpt2_files", "load_defa
 CACHE_LIMIT = 500_000  # distinct pieces remembered per tokenizer; bounds memory on endless input
 
 
-class GPT2Tokenizer:
+class GPT2Tokenizer(EncodesAroundSpecials):
     """A byte-level BPE tokenizer read from GPT-2's files (see the module docstring)."""
 
     alphabet = BYTES
@@ -93,23 +93,6 @@ class GPT2Tokenizer:
 
     # ====================
     # Encoding
-
-    def encode(
-        self, text: str, allowed_special: AllowedSpecial = frozenset(), disallowed_special: AllowedSpecial = ()
-    ) -> list[int]:
-        """Text to ids, as ``tiktoken.get_encoding("gpt2").encode(text, allowed_special=...,
-        disallowed_special=...)``. Special tokens become their id only when allowed; by
-        default the rest are plain text (tiktoken's default, ``"all"``, raises instead)."""
-        if not isinstance(text, str):
-            raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        return encode_with_specials(
-            text,
-            self.special_tokens,
-            self.encode_ordinary,
-            allowed_special=allowed_special,
-            disallowed_special=disallowed_special,
-            name=self.name,
-        )
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids with no special tokens at all (``<|endoftext|>`` is plain text).

@@ -10,6 +10,7 @@ import json
 from urllib.parse import urlencode
 
 import pytest
+from e2e.conftest import sized_page
 from playwright.sync_api import expect
 
 from bpe import BPETokenizer
@@ -56,12 +57,7 @@ def student_files(folder):
 @pytest.mark.parametrize("width, height", [(1280, 800), (1024, 768)])
 def test_the_homework_check_finds_where_smaller_pair_merges_part(browser, app_url, tmp_path, screenshot, width, height):
     files, count = student_files(tmp_path)
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    own = (app_url, app_url.replace("http", "ws", 1), "data:", "blob:")
-    off_origin: list[str] = []
-    page.on("request", lambda request: request.url.startswith(own) or off_origin.append(request.url))
-    try:
+    with sized_page(browser, app_url, width, height) as page:
         page.goto(f"{app_url}/Compare_runs?{urlencode(LINK)}")
         expect(page.get_by_role("heading", name="Check your own BPE")).to_be_visible(timeout=90_000)
         settle(page)
@@ -85,6 +81,4 @@ def test_the_homework_check_finds_where_smaller_pair_merges_part(browser, app_ur
             page.get_by_role("heading", name="Check your own BPE").scroll_into_view_if_needed()
             mode = "presenter" if presenter else "plain"
             screenshot(page, f"homework_check_{mode}_{width}x{height}", height=max(height, 1600))
-        assert off_origin == []
-    finally:
-        context.close()
+        assert page.off_origin_requests == []
