@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, BYTES
@@ -29,10 +30,11 @@ from bpe.corpora.corpus import split_train_heldout
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
 from bpe.pretokenize import PRETOKENIZER_CHOICES
+from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
 from bpe.training import TrainingSettings
 from bpe.training_memory import check_fits_in_memory
 from bpe.variants.rule_runs import train_variant_run
-from bpe.variants.rules import DEFAULT_THRESHOLD, Variant
+from bpe.variants.rules import DEFAULT_THRESHOLD, Variant, check_rule_settings
 
 
 def add_compare_rules_command(subparsers: argparse._SubParsersAction) -> None:
@@ -47,6 +49,19 @@ def add_compare_rules_command(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--pretokenizer", choices=PRETOKENIZER_CHOICES, default="gpt2")
     p.add_argument("--heldout-fraction", type=float, default=0.1)
     p.add_argument("--minimum-pair-frequency", type=int, default=2)
+    p.add_argument(
+        "--tie-rule",
+        choices=TIE_RULES,
+        default=DEFAULT_TIE_RULE,
+        help="which of equally ranked pairs wins, under every rule (default: the earliest first occurrence)",
+    )
+    p.add_argument(
+        "--special-token",
+        dest="special_tokens",
+        action="append",
+        default=[],
+        help="refused in one line: the rules beside standard BPE do not take special tokens yet",
+    )
     p.add_argument("--transition", type=zero_or_more, help="SuperBPE's transition (default: half the merges)")
     p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD, help="Picky BPE's IoS threshold")
     p.set_defaults(func=run_compare_rules)
@@ -56,6 +71,7 @@ def run_compare_rules(args) -> int:
     settings = TrainingSettings(
         target_vocab_size=args.vocab_size,
         minimum_pair_frequency=args.minimum_pair_frequency,
+        tie_rule=args.tie_rule,
         alphabet=args.alphabet,
         pretokenizer=None if args.pretokenizer == "none" else args.pretokenizer,
         top_k=0,
@@ -68,6 +84,8 @@ def run_compare_rules(args) -> int:
         Variant("picky", threshold=args.threshold),
         Variant("length_weighted"),
     ]
+    if args.special_tokens:  # before any text is read: the first rule beyond standard BPE says why
+        check_rule_settings(replace(settings, special_tokens=tuple(args.special_tokens)), variants[1])
     documents = [read_text_file(Path(path)) for path in args.inputs]
     check_fits_in_memory(sum(map(len, documents)), settings.alphabet, settings.pretokenizer)
     cut = [split_train_heldout(document, args.heldout_fraction) for document in documents]

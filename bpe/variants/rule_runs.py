@@ -35,7 +35,15 @@ from bpe.training import (
 )
 from bpe.variants.incremental import PickyHeldOut, incremental_steps
 from bpe.variants.picky import PickySteps, PickyTokenizer, Removal, largest_prefix
-from bpe.variants.rules import LENGTH_WEIGHTED, PICKY, STANDARD_VARIANT, SUPERBPE, Variant, engine_options
+from bpe.variants.rules import (
+    LENGTH_WEIGHTED,
+    PICKY,
+    STANDARD_VARIANT,
+    SUPERBPE,
+    Variant,
+    check_rule_settings,
+    engine_options,
+)
 from bpe.variants.superbpe import (
     SuperBPEHeldOut,
     SuperBPETokenizer,
@@ -47,7 +55,8 @@ from bpe.variants.superbpe import (
 )
 from bpe.variants.textbook import textbook_steps
 
-# The seam where special tokens end SuperBPE's joining: none yet (a text is one segment).
+# The seam where special tokens end SuperBPE's joining: none yet (a text is one segment;
+# `bpe.variants.rules.check_rule_settings` refuses them).
 SPECIAL_TOKENS: tuple[str, ...] = ()
 
 
@@ -228,6 +237,7 @@ def start_training(
     ``text`` (and ``heldout_text``) may be a list of documents: no chunk spans two, and
     SuperBPE never joins across them."""
     documents, heldout = _documents(text), _documents(heldout_text)
+    check_rule_settings(settings, variant, documents=max(len(documents), len(heldout)))
     if variant.standard and len(documents) <= 1 and len(heldout) <= 1:
         return start_run("".join(documents), settings, heldout_text="".join(heldout))
     settings = settings_from(settings, {})

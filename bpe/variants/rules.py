@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bpe.errors import BpeError
-from bpe.steps import HUGGINGFACE, LEXICOGRAPHIC
+from bpe.steps import HUGGINGFACE, LEXICOGRAPHIC, LEXICOGRAPHIC_GREATEST, descending_key
 from bpe.storage import fingerprint_of
 from bpe.text import shown_value
 from bpe.tokenizer import BPETokenizer
@@ -108,9 +108,28 @@ def pair_tie_key(tie_rule: str, hf_ids: dict) -> Callable | None:
     (`bpe.steps.huggingface_order`, each new token last), which the training loop extends."""
     if tie_rule == LEXICOGRAPHIC:
         return lambda pair: pair
+    if tie_rule == LEXICOGRAPHIC_GREATEST:  # CS336's: the greatest pair first (`bpe.steps.descending_key`)
+        return lambda pair: (descending_key(pair[0]), descending_key(pair[1]))
     if tie_rule == HUGGINGFACE:
         return lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]])
     return None
+
+
+def check_rule_settings(settings, variant: Variant, *, documents: int = 1) -> None:
+    """`BpeError` in one line for settings the rules of this package do not train with yet:
+    special tokens (`bpe.specials`) under any rule but the standard one, or beside standard
+    BPE over several documents (SuperBPE would have to stop joining at them, and Picky's
+    removals and the run's ids would have to number them first). Standard BPE on one text
+    takes them (`bpe.run`)."""
+    specials = tuple(getattr(settings, "special_tokens", ()) or ())
+    if not specials or (variant.standard and documents <= 1):
+        return
+    shown = ", ".join(shown_value(special) for special in specials[:3]) + (", ..." if len(specials) > 3 else "")
+    who = NAMES[variant.name] + ("" if not variant.standard else " over several documents")
+    raise BpeError(
+        f"{who} does not take special tokens yet (got {shown}): train it without them, "
+        "or train standard BPE on one text with them"
+    )
 
 
 def pair_score(pair: tuple, count: int, weighted: bool) -> int:

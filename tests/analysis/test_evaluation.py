@@ -158,3 +158,26 @@ def test_inspect_json_lists_every_merge_as_plain_strings(tokenizer_file, capsys)
     main(["inspect", "--tokenizer", str(tokenizer_file), "--json"])
     printed = json.loads(capsys.readouterr().out)
     assert printed["spelling"] == "text" and [tuple(p) for p in printed["merges"]] == characters.merges
+
+
+def test_a_special_token_is_one_id_in_every_figure_and_inspect_lists_it(tmp_path, capsys):
+    """A tokenizer trained with <|endoftext|> (and a run file of one): evaluate counts the
+    special token as the one id its own encode gives, V holds it, and inspect --json names it
+    with its id; evaluate's figures still equal the independent computation from the ids."""
+    special = "<|endoftext|>"
+    english = (LIGHTHOUSE / "en.txt").read_text(encoding="utf-8")
+    tokenizer = BPETokenizer.train(
+        (english + special) * 3, 300, alphabet="bytes", pretokenizer="gpt2", special_tokens=[special]
+    )
+    path, text_path = tmp_path / "special.json", tmp_path / "docs.txt"
+    tokenizer.save(path)
+    text = english + special + english
+    text_path.write_text(text, encoding="utf-8")
+    assert main(["evaluate", "--tokenizer", str(path), "--text", str(text_path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)["texts"]["docs.txt"]
+    ids = tokenizer.encode(text)
+    assert ids.count(tokenizer.special_tokens[special]) == 1 and tokenizer.vocab_size == 300
+    for key, value in independent(ids, text, tokenizer.vocab_size).items():
+        assert printed[key] == pytest.approx(value, rel=1e-12), key
+    assert main(["inspect", "--tokenizer", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["specials"] == {special: tokenizer.special_tokens[special]}

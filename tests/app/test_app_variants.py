@@ -4,8 +4,10 @@ BPE on Compare runs, and replays from a run file; every number against `bpe` on 
 
 from __future__ import annotations
 
+from html import escape
+
 import pytest
-from app_helpers import metric, new_app, plotly_specs
+from app_helpers import metric, new_app, plotly_specs, unescape_markdown
 
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
 from bpe.scale.run_file import RunSource, run_file_bytes
@@ -153,3 +155,23 @@ def test_a_link_carries_the_rule_and_its_setting():
     assert at.selectbox(key="_w_settings_variant").value == "superbpe"
     assert at.number_input(key="_w_settings_transition").value == 150
     assert "From this merge on the chunks join across whitespace" in html(at)
+
+
+def test_a_rule_trains_under_cs336s_tie_rule_and_refuses_special_tokens_in_one_line():
+    """The sidebar's tie rule reaches the rule's engines (the film shows the merge the rule
+    makes under it), and special tokens beside a rule that does not take them yet are one
+    error line naming both, never a traceback and never a run that ignored them."""
+    train, heldout = split_train_heldout(load_corpus(PYTHON_REFERENCE)[:12_000], 0.1)
+    settings = app_training(target_vocab_size=400, pretokenizer="gpt2", tie_rule="lexicographic_greatest")
+    run = train_variant_run(train, settings, Variant("length_weighted"), heldout_text=heldout)
+    default = expected_run(Variant("length_weighted"))
+    step = next(s for s, other in zip(run.steps, default.steps) if s.pair != other.pair)  # where the rules part
+    at = at_step(MERGES, step.number, settings_variant="length_weighted", settings_tie_rule="lexicographic_greatest")
+    assert not at.exception and not at.error
+    left, right = (escape(part.replace(" ", "·")) for part in step.pair)
+    assert f"Merge {step.number}: <code>{left}</code> + <code>{right}</code>" in html(at)
+    at = at_step(MERGES, 1, settings_variant="picky", settings_special_tokens=["<|endoftext|>"])
+    assert not at.exception
+    errors = [unescape_markdown(e.value) for e in at.error]
+    assert errors and "Picky BPE does not take special tokens yet (got '<|endoftext|>')" in errors[0]
+    assert "\n" not in errors[0] and "Traceback" not in errors[0]

@@ -89,6 +89,11 @@ def test_a_length_weighted_tokenizer_is_a_plain_file_and_inspect_and_evaluate_re
         (["--variant", "picky", "--workers", "2"], "--workers does not apply to --variant picky"),
         (["--variant", "picky", "--rule", "parity"], "--rule parity trains one text per language"),
         (["--variant", "superbpe", "--transition", "3", "--pretokenizer", "none"], "choose a pre-tokenizer"),
+        (
+            ["--variant", "picky", "--special-token", "<|endoftext|>"],
+            "Picky BPE does not take special tokens yet (got '<|endoftext|>')",
+        ),
+        (["--variant", "length_weighted", "--preset", "cs336"], "--preset cs336 does not apply to --variant"),
     ],
 )
 def test_what_does_not_apply_is_one_line(documents, capsys, options, message):
@@ -121,3 +126,36 @@ def test_compare_rules_prints_each_rules_figures(documents, capsys):
         cells = line[len(variant.label()) :].split()
         assert cells[0] == f"{len(run.steps):,}" and cells[1] == f"{run.heldout_lengths[-1]:,}"
         assert cells[3] == f"{spread:.3f}" and cells[4] == f"{residue_share(run_junk(run)):.1%}"
+
+
+def test_a_rule_trains_under_cs336s_tie_rule_from_the_command_line(documents, tmp_path):
+    """--tie-rule lexicographic_greatest reaches the rule's engines: the run file's merges
+    are those of the rule trained in memory under it, and differ from the default rule's."""
+    runs = {}
+    for tie_rule in ("first_occurrence", "lexicographic_greatest"):
+        out = tmp_path / f"{tie_rule}.bperun"
+        argv = ["train", str(documents[0]), "--variant", "length_weighted", "--vocab-size", "300"]
+        assert main([*argv, "--tie-rule", tie_rule, "--run-output", str(out), "--quiet"]) == 0
+        runs[tie_rule] = read_run_file(out).run
+    settings = TrainingSettings(target_vocab_size=300, pretokenizer="gpt2", tie_rule="lexicographic_greatest")
+    expected = train_variant_run(documents[0].read_text(encoding="utf-8"), settings, Variant("length_weighted"))
+    greatest = [s.pair for s in runs["lexicographic_greatest"].steps]
+    assert greatest == [s.pair for s in expected.steps]
+    assert runs["lexicographic_greatest"].settings.tie_rule == "lexicographic_greatest"
+    assert greatest != [s.pair for s in runs["first_occurrence"].steps]
+
+
+def test_compare_rules_takes_the_tie_rule_and_refuses_special_tokens_in_one_line(documents, capsys):
+    argv = ["compare-rules", str(documents[0]), "--vocab-size", "300", "--transition", "20"]
+    assert main([*argv, "--tie-rule", "lexicographic_greatest"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    cut = split_train_heldout(documents[0].read_text(encoding="utf-8"), 0.1)
+    settings = TrainingSettings(
+        target_vocab_size=300, alphabet="bytes", pretokenizer="gpt2", top_k=0, tie_rule="lexicographic_greatest"
+    )
+    run = train_variant_run([cut[0]], settings, Variant("picky"), heldout_text=[cut[1]])
+    picky = next(line for line in printed if line.startswith("Picky BPE"))
+    assert picky[len(Variant("picky").label()) :].split()[:2] == [f"{len(run.steps):,}", f"{run.heldout_lengths[-1]:,}"]
+    assert main([*argv, "--special-token", "<|endoftext|>"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "SuperBPE does not take special tokens yet (got '<|endoftext|>')" in err and "\n" not in err

@@ -19,12 +19,12 @@ from bpe.training import TrainingSettings, prepare_words
 from bpe.variants.incremental import incremental_steps
 from bpe.variants.picky import PickyTokenizer
 from bpe.variants.rule_runs import train_variant_run
-from bpe.variants.rules import Variant
+from bpe.variants.rules import NAMES, Variant
 from bpe.variants.superbpe import SuperBPETokenizer, is_superword, segments
 from bpe.variants.textbook import textbook_steps
 
 texts = st.text(alphabet=st.sampled_from("ab c\n"), min_size=1, max_size=60)
-TIE_RULES = st.sampled_from(["first_occurrence", "lexicographic", "huggingface"])
+TIE_RULES = st.sampled_from(["first_occurrence", "lexicographic", "lexicographic_greatest", "huggingface"])
 
 
 def streamed(engine, words, base, **options) -> tuple[list, StopReason]:
@@ -101,7 +101,7 @@ def test_the_engines_agree_on_any_unicode(text, extra, alphabet, rule):
     text=st.text(alphabet=st.sampled_from("ab c.\n"), min_size=1, max_size=80),
     extra=st.integers(1, 40),
     transition=st.integers(0, 15),
-    tie_rule=st.sampled_from(["first_occurrence", "lexicographic"]),
+    tie_rule=st.sampled_from(["first_occurrence", "lexicographic", "lexicographic_greatest"]),
     floor=st.integers(1, 2),
 )
 def test_superbpe_engines_agree_and_its_tokenizer_cuts_as_training_did(text, extra, transition, tie_rule, floor):
@@ -224,6 +224,42 @@ def test_rules_refuse_what_they_cannot_train_in_one_line():
         train_variant_run(
             "abcd abcd abcd abc", TrainingSettings(target_vocab_size=9, pretokenizer="whitespace"), Variant("picky")
         ).tokenizer().save("unused.json")
+
+
+@pytest.mark.parametrize(  # SuperBPE at transition 0: its first merge is its second stage's, over joined chunks
+    "variant", [Variant("superbpe", transition=0), Variant("picky"), Variant("length_weighted")], ids=lambda v: v.name
+)
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+def test_every_rule_breaks_ties_toward_the_greatest_pair_under_cs336s_rule(variant, engine):
+    """'ab cd': ('a', 'b'), (' ', 'c') and ('c', 'd') (and ('b', ' ') once joined) each occur once (and score 2 when
+    length-weighted). The first occurrence takes 'ab'; the greatest pair by UTF-8 bytes is
+    ('c', 'd'), as Stanford CS336's max() over (count, pair) takes it."""
+    first = {}
+    for tie_rule in ("first_occurrence", "lexicographic_greatest"):
+        settings_ = TrainingSettings(
+            target_vocab_size=len(set("ab cd")) + 1,
+            minimum_pair_frequency=1,
+            pretokenizer="whitespace",
+            tie_rule=tie_rule,
+            engine=engine,
+        )
+        first[tie_rule] = train_variant_run("ab cd", settings_, variant).steps[0].pair
+    assert first == {"first_occurrence": ("a", "b"), "lexicographic_greatest": ("c", "d")}
+
+
+@pytest.mark.parametrize("variant", [Variant("superbpe", transition=1), Variant("picky"), Variant("length_weighted")])
+def test_rules_refuse_special_tokens_in_one_line(variant):
+    """The rules of bpe.variants do not number or cut at special tokens yet: refused before
+    any merge, naming the rule and the token, never trained as if they were text."""
+    settings_ = TrainingSettings(target_vocab_size=20, pretokenizer="gpt2", special_tokens=("<|endoftext|>",))
+    with pytest.raises(BpeError) as refused:
+        train_variant_run("a b<|endoftext|>a b", settings_, variant)
+    message = str(refused.value)
+    assert message.startswith(f"{NAMES[variant.name]} does not take special tokens yet (got '<|endoftext|>')")
+    assert "\n" not in message
+    with pytest.raises(BpeError, match="standard BPE over several documents does not take special tokens"):
+        train_variant_run(["a b", "a b"], settings_, Variant())
+    assert train_variant_run("a b<|endoftext|>a b", settings_, Variant()).special_tokens == ("<|endoftext|>",)
 
 
 def test_superbpe_second_stage_may_make_a_string_the_first_made():

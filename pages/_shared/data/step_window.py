@@ -60,5 +60,6 @@ def _step_window(
     if outlines:  # Picky BPE: what the step removes fades out, and splits into its parts
         before, after = removal_segments(before, after, getattr(_step, "removed", ()), tokenizer.stoi)
     if not outlines:
-        return StepWindow(segments_html([Segment(s.token, s.token_id) for s in before]), "", 0)
+        plain = [Segment(s.token, s.token_id, "special" if s.mark == "special" else None) for s in before]
+        return StepWindow(segments_html(plain), "", 0)
     return StepWindow(segments_html(before), segments_html(after), merged_count(after))

@@ -21,6 +21,7 @@ to its widget, bound for bound.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from pages._shared.state.settings import (
     PREFIX_CAP,
     PRETOKENIZER,
     RECORDED_TOP_K,
+    SPECIALS,
     THRESHOLD,
     TIE_RULE,
     TOP_K,
@@ -74,7 +76,7 @@ class Control:
     key: str
     param: str
     kind: type
-    default: object = None
+    default: object = dataclasses.field(default=None, hash=False)  # (a list's is not hashable: the special tokens' [])
     low: float | None = None  # for a list: each item's
     high: float | None = None
     options: tuple | None = None
@@ -129,6 +131,7 @@ SETTING_INPUTS = (
     ("variant.name", VARIANT, "rule"),
     ("variant.transition", TRANSITION, "transition"),
     ("variant.threshold", THRESHOLD, "threshold"),
+    ("training.special_tokens", SPECIALS, "specials"),
 )
 SETTING_LIMITS = {  # the sidebar's widgets draw exactly these (the vocab's narrowed to the alphabet)
     PREFIX_CAP: dict(low=100, high=MAX_PREFIX_CHARS),
@@ -144,6 +147,7 @@ SETTING_LIMITS = {  # the sidebar's widgets draw exactly these (the vocab's narr
     VARIANT: dict(options=VARIANTS),
     TRANSITION: dict(low=0, high=MAX_LINK_VOCAB),
     THRESHOLD: dict(low=0.05, high=1.0),
+    SPECIALS: dict(item=str, length=(0, MAX_LIST_ITEMS)),
     CORPUS: dict(envelope=True),  # the corpora listed on this machine
 }
 

@@ -27,6 +27,8 @@ from bpe.steps import DEFAULT_TIE_RULE
 from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
 from bpe.variants.rules import DEFAULT_THRESHOLD, STANDARD, STANDARD_VARIANT, Variant
 
+NO_PRESET = "none"
+
 # The sidebar's plain keys, each named once here
 CORPUS = "settings_corpus"
 PREFIX_CAP = "settings_prefix_cap"
@@ -42,6 +44,8 @@ TIE_RULE = "settings_tie_rule"
 VARIANT = "settings_variant"  # the training rule (`bpe.variants.rules.VARIANTS`)
 TRANSITION = "settings_transition"  # SuperBPE's merges inside chunks before they join
 THRESHOLD = "settings_threshold"  # Picky BPE's IoS threshold
+SPECIALS = "settings_special_tokens"
+PRESET = "settings_preset"  # the preset the settings match ("none" when they match none); not linked
 
 DEFAULTS = {
     CORPUS: TINY_SHAKESPEARE,  # real English prose (data/tinyshakespeare.txt)
@@ -58,6 +62,8 @@ DEFAULTS = {
     VARIANT: STANDARD,
     TRANSITION: 500,  # about half the merges of the default vocab of 1,000
     THRESHOLD: DEFAULT_THRESHOLD,
+    SPECIALS: [],  # special tokens, e.g. ["<|endoftext|>"] (`bpe.specials`)
+    PRESET: NO_PRESET,
 }
 
 # How many competing pairs each step records; the top-k slider shows up to this many
@@ -184,6 +190,7 @@ def _training_key(corpus_key: tuple, training: TrainingSettings, variant: Varian
         training.alphabet,
         training.pretokenizer,
         training.tie_rule,
+        training.special_tokens,
         *(() if variant.standard else (variant,)),  # a standard run's key is what it always was
     )
 
@@ -199,8 +206,9 @@ def text_version(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
-def bind(widget: Callable, label: str, key: str, *, suffix: str = "", **kwargs):
-    """Draw ``widget`` showing the plain state ``key``; a change is copied back to ``key``.
+def bind(widget: Callable, label: str, key: str, *, suffix: str = "", then: Callable | None = None, **kwargs):
+    """Draw ``widget`` showing the plain state ``key``; a change is copied back to ``key``
+    (and ``then`` called after it, where a change sets other state too).
 
     Set the widget's own key from the plain key *before* creating it (allowed: it does
     not exist yet in this run), and never pass ``value=`` as well. Two widgets showing
@@ -212,5 +220,7 @@ def bind(widget: Callable, label: str, key: str, *, suffix: str = "", **kwargs):
 
     def copy_back() -> None:
         state[key] = state[widget_key]
+        if then is not None:
+            then()
 
     return widget(label, key=widget_key, on_change=copy_back, **kwargs)
