@@ -175,3 +175,16 @@ def test_a_rule_trains_under_cs336s_tie_rule_and_refuses_special_tokens_in_one_l
     errors = [unescape_markdown(e.value) for e in at.error]
     assert errors and "Picky BPE does not take special tokens yet (got '<|endoftext|>')" in errors[0]
     assert "\n" not in errors[0] and "Traceback" not in errors[0]
+
+
+def test_compare_runs_refuses_a_rule_beside_special_tokens_in_one_line():
+    at = new_app(COMPARE, **SIDEBAR, settings_special_tokens=["<|endoftext|>"])
+    at.selectbox(key="compare_variant_rule").set_value("first_occurrence")
+    at.selectbox(key="compare_variant_name").set_value("picky")
+    next(b for b in at.button if b.label == "Train and compare as run B").click().run()
+    assert not at.exception
+    errors = [unescape_markdown(e.value) for e in at.error]
+    assert errors == [
+        "Cannot train that run: Picky BPE does not take special tokens yet (got '<|endoftext|>'): train it "
+        "without them, or train standard BPE on one text with them"
+    ]
