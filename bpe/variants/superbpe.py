@@ -53,7 +53,7 @@ def check_superbpe(settings: TrainingSettings) -> None:
     if settings.tie_rule == HUGGINGFACE:
         raise BpeError(
             "SuperBPE trains in two stages, and Hugging Face's numbering of tokens does not carry over from the "
-            "first to the second: choose the first-occurrence or the lexicographic tie rule"
+            "first to the second: choose another tie rule (first_occurrence, lexicographic or lexicographic_greatest)"
         )
 
 
