@@ -165,13 +165,7 @@ def restored(run: TrainingRun, recorded: dict) -> VariantRun:
     """The `VariantRun` of ``run`` (read from a run file, its steps a `RecordedSteps`) and what
     the file records of its rule (`VariantRun.rule_json`), every value checked: `BpeError`
     naming the first that is wrong."""
-    if not isinstance(recorded, dict):
-        raise BpeError("its training rule is not an object")
-    threshold = recorded.get("threshold")
-    try:
-        variant = Variant(str(recorded.get("rule")), recorded.get("transition"), threshold)
-    except TypeError:
-        raise BpeError("its training rule holds a value of the wrong kind") from None
+    variant = recorded_variant(recorded)
     joined = recorded.get("joined_after")
     if joined is not None and (
         variant.name != SUPERBPE
@@ -192,6 +186,16 @@ def restored(run: TrainingRun, recorded: dict) -> VariantRun:
         variant=variant,
         joined_after=joined,
     )
+
+
+def recorded_variant(recorded) -> Variant:
+    """The `Variant` a run file records (`VariantRun.rule_json`), checked: `BpeError` in one line."""
+    if not isinstance(recorded, dict):
+        raise BpeError("its training rule is not an object")
+    try:
+        return Variant(str(recorded.get("rule")), recorded.get("transition"), recorded.get("threshold"))
+    except TypeError:
+        raise BpeError("its training rule holds a value of the wrong kind") from None
 
 
 def _removals(steps: RecordedSteps, listed) -> dict[int, tuple[Removal, ...]]:

@@ -481,6 +481,16 @@ def test_a_run_under_each_rule_survives_its_file(variant_runs, name):
         assert loaded.merge_count(300) == run.merge_count(300)
 
 
+@pytest.mark.parametrize("name", ["superbpe", "picky", "length_weighted"])
+def test_a_rule_beside_special_tokens_is_refused_in_one_line(variant_runs, name):
+    """A file naming special tokens and a rule of bpe.variants, which trains without them:
+    refused, never replayed as if its tokenizer cut at them."""
+    raw = run_file_bytes(variant_runs[name], source=SOURCE)
+    with pytest.raises(RunFileError, match="does not take special tokens yet") as error:
+        parse_run_file(edited(raw, settings={"special_tokens": ["<|endoftext|>"]}), name="edited.bperun")
+    assert "\n" not in str(error.value)
+
+
 @pytest.mark.parametrize(
     ("name", "change", "message"),
     [
