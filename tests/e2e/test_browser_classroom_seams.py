@@ -24,7 +24,12 @@ def settle(page):
 
 
 def switch(page, label: str):
-    page.get_by_text(label, exact=True).first.click()
+    """Click the switch ``label``: the sidebar's, or one of the lesson's switches, which sit in
+    the stage's popover (opened first when it is closed)."""
+    target = page.get_by_text(label, exact=True).first
+    if not target.is_visible():
+        page.get_by_role("button", name="Lesson switches").click()
+    target.click()
     settle(page)
 
 
@@ -136,6 +141,7 @@ def test_a_slider_moved_by_keys_keeps_the_focus_after_a_training(browser, page, 
         settle(pg)
         params = parse_qs(urlparse(pg.url).query)
         assert params["corpus"] == ["Tiny Shakespeare"] and params["min_freq"] == ["3"], pg.url
+        pg.get_by_role("button", name="Lesson switches").click()  # the speed is one of the lesson's switches
         speed = pg.get_by_test_id("stSlider").filter(has_text="Speed").get_by_role("slider")
         speed.focus()
         for shown in ("1 s per step", "2 s per step"):  # from 0.5: two presses, each a rerun

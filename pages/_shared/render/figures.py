@@ -59,6 +59,11 @@ def enlarged(fig: go.Figure, scale: float = PRESENTER_SCALE) -> go.Figure:
     return fig
 
 
+# The pair chart's height, its title included: low enough that the chart ends on the stage's
+# first screen at 1024x768 in presenter type (which makes it a quarter taller), under the
+# controls and the headline (`views.merge_by_merge.stage`). The same at every step, a tie's
+# longer title taking room from the bars: while the film plays, nothing under it moves.
+PAIR_CHART_HEIGHT = 290
 # Characters per title line that fit the pair chart at 1024 px, in presenter type too.
 PAIR_TITLE_CHARS, PAIR_SUBTITLE_CHARS = 30, 46
 
@@ -164,7 +169,7 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     hung = hung_title(lines)
     layout = dict(
         title=hung["title"],
-        height=310 + hung["margin_t"],  # the bars keep their height under a longer title
+        height=PAIR_CHART_HEIGHT,
         font=dict(size=BASE_FONT),
         margin=dict(l=10, r=10, t=hung["margin_t"], b=10),
         showlegend=False,
@@ -177,7 +182,7 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
         ),
         yaxis=dict(
             whole_number_axis(max((count for _, count in pairs), default=1)),
-            title=dict(text="count before the merge", font=dict(size=BASE_FONT)),
+            title=dict(text="count", font=dict(size=BASE_FONT)),  # the title says "before the merge"
             **axis_type,
         ),
     )

@@ -71,6 +71,15 @@ WHOLE_LABELS_CSS = """<style>
   white-space: normal !important; overflow-wrap: break-word !important; word-break: normal !important;
 }
 </style>"""
+# The sidebar hidden for the lesson (`frame.presenter`): the sidebar and Streamlit's own
+# button to open it are removed, so the page takes the whole width, and the app's "Show the
+# sidebar" button is pinned where Streamlit's was, over the page's empty top left corner.
+HIDDEN_SIDEBAR_CSS = """<style>
+[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] {
+  display: none !important;
+}
+.st-key-view_show_sidebar { position: fixed !important; top: 0.6rem; left: 0.75rem; z-index: 999992; width: auto !important; }
+</style>"""
 # The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).
 COPY_BUTTON_CSS = """<style>
 [role="dialog"] [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) {
@@ -78,6 +87,26 @@ COPY_BUTTON_CSS = """<style>
 }
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"],
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { visibility: visible !important; }
+</style>"""
+# Merge by merge's stage (`views.merge_by_merge.stage`): the page's margins and title take
+# less of the first screen, so the controls, the step, the pair chart and the first line of
+# the text fit above the fold at 1024x768 in presenter type (Streamlit's wide page keeps
+# 6rem above the title and 5rem each side, and its title is 2.75rem with 2.25rem of padding).
+STAGE_CSS = """<style>
+[data-testid="stMainBlockContainer"] {
+  padding-top: 3.25rem !important; padding-left: 2rem !important; padding-right: 2rem !important;
+}
+[data-testid="stMain"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem !important; }
+.st-key-stage_headline [data-testid="stMetricValue"] { font-size: 2rem !important; }
+.st-key-stage_controls [class*="st-key-merges_jump"] { flex-basis: 5rem !important; }
+.st-key-merges_play button { min-width: 7.5rem; }
+</style>"""
+# (Play is as wide as Pause, so the row does not reflow when the film starts.) In presenter
+# mode, the controls' labels are a little larger than Streamlit's, not as large as presenter
+# text: the four controls and the step slider stay one row at 1024 px.
+STAGE_PRESENTER_CSS = """<style>
+.st-key-stage_headline [data-testid="stMetricValue"] { font-size: 2.5rem !important; }
+.st-key-stage_controls button [data-testid="stMarkdownContainer"] p { font-size: 1.05rem !important; }
 </style>"""
 MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
 # On every page: the shape of `segments_html`'s token spans and the outlines of their marks.
@@ -181,6 +210,13 @@ def merge_headline_html(step) -> str:
         f' → <code class="bpe-new-token">{html.escape(printable(step.token))}</code>, '
         f"{step.frequency:,} times{again}</p>"
     )
+
+
+def hidden_merge_html(step, *, asking: bool) -> str:
+    """The headline's place while the merge is not shown yet (the quiz, or the algorithm's
+    count phase): the same line, so nothing under it moves when the merge appears."""
+    question = "which pair is merged next?" if asking else "counting every adjacent pair …"
+    return f'<p class="bpe-merge" style="font-size:1.15rem;margin:0">Merge {step.number:,}: {question}</p>'
 
 
 def two_merges_html(step: int, pair_a: tuple | None, pair_b: tuple | None) -> str:

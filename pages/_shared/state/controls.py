@@ -6,12 +6,13 @@ list its length, its items' kind and order). The widget draws from the declarati
 (`Control.draw`: its bounds or options are the declaration's), and links and lesson files
 are checked against it (`checked`), so widening a slider widens what a link may set.
 
-Two kinds of declaration:
+Three kinds of declaration:
 
 - the sidebar's settings (`setting_fields`): one per field of `Trained` the sidebar sets
   (`SETTING_INPUTS`), with its default from `DEFAULTS`;
 - each page's own controls that change what is drawn (`PAGE_CONTROLS`; what only starts
-  or times something, like Play or the film's speed, is left out).
+  or times something, like Play or the film's speed, is left out);
+- the screen's view (`VIEW_CONTROLS`): presenter mode and the sidebar hidden, on every page.
 
 A control marked ``envelope`` has bounds that are only the outer limits: its widget
 narrows them to what the run offers (the vocab from the alphabet up, the step up to the
@@ -223,6 +224,19 @@ PAGE_CONTROLS: dict[str, tuple[Control, ...]] = {
 }
 
 
+# ==================== The screen's view
+
+# How this screen shows the pages, not what they show: presenter mode's large type, and the
+# sidebar hidden so the lesson takes the page's whole width (a button at the top left brings
+# it back). Both are carried on every page by the address bar, so reloading the projector's
+# page keeps them; a lesson link or file carries them only when the teacher asks for the
+# projector's link (`frame.lesson_links`): the link handed to students leaves them out, and
+# each student's screen keeps its own size and sidebar.
+PRESENTER = control("presenter_large", bool, False, param="presenter")
+SIDEBAR_HIDDEN = control("view_sidebar_hidden", bool, False, param="hide_sidebar")
+VIEW_CONTROLS = (PRESENTER, SIDEBAR_HIDDEN)
+
+
 # The Merge-by-merge step travels in every page's address (`state.link.mirror_in_url`), so a
 # link read on any page takes it: back on Merge by merge the class is at that step.
 ON_EVERY_PAGE = (STEP,)
@@ -233,8 +247,9 @@ def page_fields(page: str) -> tuple[Control, ...]:
 
 
 def link_fields(page: str) -> list[Control]:
-    """What a link opened on ``page`` may set: the settings, the step, the page's controls."""
-    fields = setting_fields() + list(ON_EVERY_PAGE)
+    """What a link opened on ``page`` may set: the settings, the step, the screen's view, the
+    page's controls."""
+    fields = setting_fields() + list(ON_EVERY_PAGE) + list(VIEW_CONTROLS)
     return fields + [field for field in page_fields(page) if field not in fields]
 
 
