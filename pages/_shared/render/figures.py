@@ -7,6 +7,7 @@ Token text in labels and hover text is HTML-escaped: plotly renders a subset of 
 from __future__ import annotations
 
 import html
+import math
 
 import plotly.graph_objects as go
 
@@ -256,10 +257,26 @@ def compression_curve_figure(
         height=440,
         margin=dict(l=10, r=10, t=80, b=10),
         xaxis=dict(title="vocab size", tickformat=",d"),
-        yaxis=dict(title="characters per token", tickformat=".1f"),
+        yaxis=dict(title="characters per token", **spaced_axis([y for trace in traces for y in trace.y or ()])),
         legend=dict(orientation="h", y=-0.25),
     )
     return readable(fig)
+
+
+def spaced_axis(values, ticks: int = 6) -> dict:
+    """Ticks for an axis of ``values`` (characters per token), with as many decimals as their
+    spacing needs, so no two ticks read alike: a small corpus's curve from 1.00 to 1.09 gets
+    ticks 0.02 apart, printed 1.00, 1.02, ... (one decimal printed 1.0, 1.0, 1.0, 1.1). The
+    spacing is 1, 2 or 5 times a power of ten, at most ``ticks`` of them across the values."""
+    found = [value for value in values if value is not None]
+    span = max(found) - min(found) if found else 0.0
+    if span <= 0:
+        return dict(tickformat=".2f")
+    rough = span / ticks
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(power * factor for factor in (1, 2, 5, 10) if power * factor >= rough)
+    decimals = max(1, -math.floor(math.log10(step) + 1e-9))
+    return dict(dtick=step, tickformat=f".{decimals}f")
 
 
 def _run_curves(curve) -> list[go.Scatter]:
