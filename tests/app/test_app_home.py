@@ -25,7 +25,7 @@ def test_home_summarises_the_run():
     at = new_app(settings_corpus=SMALL_CORPUS)
     assert at.title[0].value == "BPE Lab"
     assert metric(at, "Corpus size (characters)") == str(SMALL_SIZE)
-    assert metric(at, "Merges used") == "17 of 17"
+    assert metric(at, "Merges learned") == "17"
     assert metric(at, "Training time").endswith(" s")
     assert float(metric(at, "Characters per token")) > 1
     assert "Training stopped after 17 merges" in at.info[0].value
@@ -64,7 +64,7 @@ def test_bad_upload_shows_why_and_keeps_the_previous_corpus(data, message):
     shown = unescape_markdown(at.sidebar.error[0].value)
     assert message in shown and f"The previous corpus ('{SMALL_CORPUS}') stays selected." in shown
     assert at.session_state["settings_corpus"] == SMALL_CORPUS
-    assert metric(at, "Merges used") == "17 of 17"
+    assert metric(at, "Merges learned") == "17"
 
 
 def test_upload_over_the_configured_limit_is_refused():
@@ -126,7 +126,9 @@ def test_a_link_reopens_corpus_vocab_and_min_freq():
     assert at.session_state["settings_corpus"] == "the cat in the hat"
     assert at.sidebar.slider(key="_w_settings_vocab").value == 12
     assert at.sidebar.number_input(key="_w_settings_min_freq").value == 1
-    assert metric(at, "Merges used").startswith(f"{12 - len(set('the cat in the hat'))} of ")
+    assert [m.value for m in at.metric if m.label.startswith("Merges used (of ")] == [
+        str(12 - len(set("the cat in the hat")))
+    ]
     shown = dict(at.query_params)  # the address bar carries the whole frame, as "Copy link to this frame" does
     assert {"corpus": "the cat in the hat", "vocab": "12", "min_freq": "1"}.items() <= shown.items()
     assert {"tie_rule", "alphabet", "pretok", "prefix", "text_hash"} <= set(shown)
@@ -146,7 +148,7 @@ def test_out_of_range_link_values_are_clamped():
     assert not at.exception
     assert at.sidebar.number_input(key="_w_settings_min_freq").value == 1_000_000
     assert at.sidebar.slider(key="_w_settings_vocab").value == 11  # the alphabet: no vocab can be smaller
-    assert metric(at, "Merges used").startswith("0 of ")
+    assert metric(at, "Merges learned") == "0"
 
 
 def test_reference_engine_is_refused_on_large_text():
@@ -157,7 +159,7 @@ def test_reference_engine_is_refused_on_large_text():
 
 def test_reference_engine_runs_on_a_teaching_text():
     at = new_app(settings_corpus=SMALL_CORPUS, settings_engine="reference")
-    assert not at.sidebar.warning and metric(at, "Merges used") == "17 of 17"
+    assert not at.sidebar.warning and metric(at, "Merges learned") == "17"
 
 
 def test_unreadable_corpus_file_is_an_error_message_not_a_traceback(tmp_path, monkeypatch):
@@ -178,7 +180,8 @@ def test_wikitext_picked_through_bpe_corpora_trains(monkeypatch):
     monkeypatch.setenv("BPE_CORPORA", str(valid.parent))
     at = new_app(query={"corpus": "valid.txt", "vocab": "400"}, settings_prefix_cap=60_000)
     assert not at.exception and not at.error
-    assert int(metric(at, "Merges used").split(" of ")[0].replace(",", "")) > 250  # ~100 base characters, vocab 400
+    used = next(m.value for m in at.metric if m.label.startswith("Merges"))  # learned, or used of learned
+    assert int(used.replace(",", "")) > 250  # ~100 base characters, vocab 400
     assert at.session_state["settings_corpus"] == "valid.txt"
     assert "<unk>" in valid.read_text(encoding="utf-8")[:60_000]  # the word-level release, as shipped
 

@@ -18,7 +18,7 @@ def step_value(pg):
 def test_home_page_draws_the_summary_offline(page, app_url):
     page.goto(app_url)
     expect(page.get_by_role("heading", name="BPE Lab")).to_be_visible()
-    expect(page.get_by_test_id("stMetricLabel").filter(has_text="Merges used")).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stMetricLabel").filter(has_text="Merges learned")).to_be_visible(timeout=60_000)
     assert page.off_origin_requests == []
 
 

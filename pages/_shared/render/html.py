@@ -26,9 +26,10 @@ MARK_STYLES = {
 }
 # Presenter mode: larger type for everything the class reads, for a projector: the token
 # views and the merge headline, the tokenizers' splits and the merge lists side by side,
-# the algorithm panel and its notes, text, captions, metrics, static tables and control
-# labels (charts are enlarged by `figures.enlarged`, and canvas
-# tables are drawn as static tables in presenter mode: CSS cannot reach their type).
+# the algorithm panel and its notes, text, captions, metrics, static tables, control
+# labels and what is typed or picked in a box (the quiz's guess, the token to trace).
+# Charts are enlarged by `figures.enlarged`; a canvas table's type is out of CSS's reach, so
+# `frame.tables` draws its rows as a static table in presenter mode.
 PRESENTER_CSS = """<style>
 .bpe-segments, .bpe-linked, .bpe-window { font-size: 1.45rem !important; line-height: 2.1 !important; }
 .bpe-merge { font-size: 1.7rem !important; }
@@ -50,6 +51,8 @@ PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stAlert"] p { font-size: 1.2rem !important; }
 [data-testid="stMain"] [data-testid="stSliderThumbValue"] p,
 [data-testid="stMain"] [data-testid="stSliderTickBar"] p { font-size: inherit !important; }
+[data-testid="stMain"] input, [data-testid="stMain"] textarea { font-size: 1.2rem !important; }
+[role="listbox"] [role="option"] { font-size: 1.15rem !important; }
 </style>"""
 # (A slider's value and its ends keep their size: Streamlit places them a fixed distance above
 # and below the track, so larger type would sit on the track and the handle.)
