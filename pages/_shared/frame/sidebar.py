@@ -20,6 +20,7 @@ from bpe.scale.run_file import MAX_RUN_FILE_BYTES, RunFile, parse_run_file
 from bpe.scale.run_listing import RunListing, labelled_runs
 from bpe.text import shown_name
 from bpe.training import MAX_VOCAB_SIZE
+from bpe.wording import BPE_COMMAND
 from pages._shared.data.cache_scopes import hold_values_of
 from pages._shared.data.runs import base_size, cut_texts, open_run_file
 from pages._shared.frame.wikitext_download import draw_download
@@ -392,7 +393,7 @@ def _corpus_inputs() -> None:
             type=["bperun"],
             key=RUN_UPLOAD,
             on_change=_use_run_upload,
-            help="A training recorded by python -m bpe train: replayed here without retraining.",
+            help=f"A training recorded by {BPE_COMMAND} train: replayed here without retraining.",
         )
     error = st.session_state.get(UPLOAD_ERROR)
     if error:
