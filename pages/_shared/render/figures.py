@@ -422,17 +422,22 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
 # ==================== Does BPE help the model?
 
 MODEL_COLOURS = ["#64748b", TRAIN_COLOUR, HELDOUT_COLOUR, *OVERLAY_COLOURS]
-_CURVE_AXES = {"seconds": ("training seconds", "%{x:.1f} s"), "chars": ("characters processed", "%{x:,} characters")}
+_CURVE_AXES = {
+    "tokens": ("tokens processed (the work)", "%{x:,} tokens"),
+    "chars": ("characters processed", "%{x:,} characters"),
+}
+_CURVE_X = {"tokens": lambda p: p.tokens_seen, "chars": lambda p: p.chars_seen}
 
 
-def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
-    """Held-out bits per character, one line per tokenizer, against training seconds
-    (``x="seconds"``) or characters of training text processed (``x="chars"``).
+def bits_per_char_curves(records, x: str = "tokens") -> go.Figure:
+    """Held-out bits per character, one line per tokenizer, against tokens processed, the
+    work every model is given alike (``x="tokens"``), or characters of training text
+    processed (``x="chars"``). Never against seconds: a clock counts the machine's other load.
 
     ``records`` are `bpe.lm.experiment.ExperimentProgress` records that carry an evaluation, in order.
     """
     if x not in _CURVE_AXES:
-        raise ValueError(f"x={x!r} must be 'seconds' or 'chars'")
+        raise ValueError(f"x={x!r} must be 'tokens' or 'chars'")
     title, hover_x = _CURVE_AXES[x]
     by_name: dict[str, list] = {}
     for record in records:
@@ -441,7 +446,7 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
     for (name, points), colour in zip(by_name.items(), MODEL_COLOURS * 2):
         fig.add_trace(
             go.Scatter(
-                x=[p.seconds if x == "seconds" else p.chars_seen for p in points],
+                x=[_CURVE_X[x](p) for p in points],
                 y=[p.evaluation.bits_per_char for p in points],
                 mode="lines+markers",
                 name=plotly_text(name),
@@ -457,7 +462,7 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
         title=f"Against {title}",
         height=400,  # the y axis names the quantity; fits half a page
         margin=dict(l=10, r=10, t=50, b=10),
-        xaxis=dict(title=title, tickformat=",d" if x == "chars" else ",.0f"),
+        xaxis=dict(title=title, tickformat=",d"),
         yaxis=dict(title="held-out bits per character", tickformat=".2f"),
         legend=dict(orientation="h", y=-0.25),
     )

@@ -201,7 +201,8 @@ HEALTH_OTHER = control("vocab_other", str, envelope=True)  # the pretrained toke
 
 MODEL_TOKENIZERS = control("model_tokenizers", list, item=str, envelope=True)
 SHAPE = control("model_shape", str, DEFAULT_SHAPE, options=tuple(MODEL_SHAPES))
-SECONDS = control("model_seconds", int, 60, low=1, high=900)
+# Equal work, not equal seconds: every model trains this many steps of the same batch of tokens
+STEPS = control("model_steps", int, 200, low=10, high=5_000)
 
 BYTES_MERGES = control("bytes_merges", int, 300, options=(50, 100, 200, 300, 500, 1000))
 GPT2_SPELLING = control("bytes_gpt2_spelling", bool, False)
@@ -217,7 +218,7 @@ PAGE_CONTROLS: dict[str, tuple[Control, ...]] = {
     "pages/3_Compression.py": (GAP, WIDTH, COMPRESSION_SIZES, CARD_UNIT),
     "pages/4_Context_window.py": (BLOCK, CONTEXT_SIZES, PASSAGE),
     "pages/5_Vocabulary.py": (SEARCH, LENGTHS, UNUSED, RARE_BELOW, HEALTH_SHOW, HEALTH_SORT, HEALTH_OTHER),
-    "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, SECONDS),
+    "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, STEPS),
     "pages/7_Bytes_and_pretokenizers.py": (BYTES_MERGES, GPT2_SPELLING, BYTES_VARIANT),
     # Compare runs shows two runs of this session: a link cannot carry them, so it has no controls here.
     "pages/9_Languages.py": (LANGUAGES_MERGES, LANGUAGES_MODE, LANGUAGES_PARITY),
