@@ -20,7 +20,13 @@ import streamlit as st
 
 from pages._shared.data.shared_figures import shared_figure
 from pages._shared.render.figures import enlarged
-from pages._shared.render.html import HIDDEN_SIDEBAR_CSS, PRESENTER_CSS, SEGMENTS_CSS, WHOLE_LABELS_CSS
+from pages._shared.render.html import (
+    FONT_FACES_CSS,
+    HIDDEN_SIDEBAR_CSS,
+    PRESENTER_CSS,
+    SEGMENTS_CSS,
+    WHOLE_LABELS_CSS,
+)
 from pages._shared.state.controls import PRESENTER, SIDEBAR_HIDDEN, VIEW_CONTROLS
 
 SHOW_SIDEBAR = "view_show_sidebar"  # the button's own key (`HIDDEN_SIDEBAR_CSS` pins it by its class)
@@ -47,7 +53,8 @@ def view_toggles() -> None:
     if hidden:
         st.button("Show the sidebar", key=SHOW_SIDEBAR, icon=":material/left_panel_open:", on_click=_show_sidebar)
     st.html(
-        WHOLE_LABELS_CSS
+        FONT_FACES_CSS
+        + WHOLE_LABELS_CSS
         + SEGMENTS_CSS
         + (PRESENTER_CSS if presenting() else "")
         + (HIDDEN_SIDEBAR_CSS if hidden else "")

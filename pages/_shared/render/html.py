@@ -16,6 +16,10 @@ from bpe.analysis.segments import Segment
 from bpe.text import bidi_marked, printable, readable_token
 
 MARKDOWN_SPECIALS = set("\\`*_{}[]<>#|~$:")
+# The token views' type: the machine's monospace, then Streamlit's own, which the app serves
+# with the characters of its shipped texts that fonts often lack (`FONT_FACES_CSS`): a
+# Hindi or Chinese token then shows as itself on a PC with only its default fonts.
+MONOSPACE = "monospace,'Source Code Pro'"
 GOLDEN_ANGLE = 137.508  # degrees: consecutive ids get hues far apart
 SPAN_STYLE = "border-radius:3px;padding:0 2px"
 MARK_STYLES = {
@@ -83,6 +87,11 @@ HIDDEN_SIDEBAR_CSS = """<style>
 }
 .st-key-view_show_sidebar { position: fixed !important; top: 0.6rem; left: 0.75rem; z-index: 999992; width: auto !important; }
 </style>"""
+# On every page: the characters of the shipped texts that fonts often lack (Devanagari, Chinese,
+# Japanese, Korean, Arabic, the emoji), as small Noto subsets the app serves
+# (``static/fonts/``, made by tests/e2e/font_subsets.py) under Streamlit's own family names:
+# on a PC with only its default fonts they show as themselves, not as empty boxes.
+FONT_FACES_CSS = '<style>@import url("app/static/fonts/faces.css");</style>'
 # The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).
 COPY_BUTTON_CSS = """<style>
 [role="dialog"] [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) {
@@ -184,7 +193,7 @@ def segments_html(segments: Iterable[Segment], *, css_class: str = "bpe-segments
         units.append(pair_open + "</span>")
     body = " ".join(units)  # the spaces are where lines may wrap
     return (
-        f'<div class="{html.escape(css_class, quote=True)}" style="font-family:monospace;'
+        f'<div class="{html.escape(css_class, quote=True)}" style="font-family:{MONOSPACE};'
         f'line-height:2;font-size:0.95rem">{body}</div>'
     )
 
@@ -277,7 +286,7 @@ def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
     )
     return (
         f"<style>{rules}</style>"
-        f'<div class="bpe-linked {scope_class}" style="font-family:monospace;font-size:0.95rem">'
+        f'<div class="bpe-linked {scope_class}" style="font-family:{MONOSPACE};font-size:0.95rem">'
         f'<div class="bpe-segments" style="line-height:2">{" ".join(spans)}</div>'
         f'<div class="bpe-ids" style="line-height:1.9;margin-top:0.5rem;color:#334155">'
         f"{' '.join(ids)}</div></div>"
@@ -348,7 +357,7 @@ def context_window_html(
     after = after if len(after) <= REST_SHOWN_CHARS else after[:REST_SHOWN_CHARS] + "…"
     rest = f'<span class="rest" style="color:#94a3b8">{text_html(after)}</span>'
     return (
-        f'<div class="bpe-window" style="font-family:monospace;font-size:0.95rem;white-space:pre-wrap;'
+        f'<div class="bpe-window" style="font-family:{MONOSPACE};font-size:0.95rem;white-space:pre-wrap;'
         f'line-height:1.8;padding:2px">{"".join(pieces)}{marker}{rest}</div>'
     )
 
