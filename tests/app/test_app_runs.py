@@ -205,3 +205,23 @@ def test_bytes_and_pretokenizers_says_it_measures_the_runs_sample_and_what_the_c
     assert "The run's held-out sample, 4,000 characters has no character beyond ASCII" in said
     assert "This training text" not in said
     assert any("Compression is measured on the run's held-out sample, 4,000 characters" in c.value for c in at.caption)
+
+
+def test_a_run_files_film_says_its_passage_is_the_held_out_sample():
+    from dataclasses import replace
+
+    from pages._shared.state.settings import Replayed
+    from pages._shared.views.merge_by_merge.film_download import film_file
+
+    opened = read_run_file(SHIPPED.path)
+    settings = Replayed(
+        corpus=SHIPPED.label,
+        corpus_version="v",
+        run_file=str(SHIPPED.path),
+        training=replace(opened.run.settings, target_vocab_size=opened.run.final_vocab_size),
+        vocab_size=opened.run.final_vocab_size,
+        top_k=10,
+    )
+    page = film_file(settings, opened.run, opened.sample[:600], 5)
+    assert "characters of the run&#x27;s held-out sample" in page or "characters of the run's held-out sample" in page
+    assert "of the training text" not in page
