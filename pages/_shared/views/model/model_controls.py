@@ -29,7 +29,7 @@ def draw_controls(settings: Settings, choices: dict[str, Compared]) -> None:
     STEPS.setdefault()
     job = current_job()
     running = job is not None and job.running
-    c1, c2, c3 = st.columns([3, 3, 1])
+    c1, c2, c3 = st.columns([3, 3, 1.4])
     with c1:
         bind(
             st.multiselect,
