@@ -37,6 +37,17 @@ def test_the_chunk_tables_profile_is_the_texts(text, pretokenizer, alphabet):
     assert count_text(text, alphabet=alphabet, pretokenizer=pretokenizer).profile == profile_of_text(text)
 
 
+def test_special_tokens_are_part_of_the_profiled_text(tmp_path):
+    """A special token is counted apart from the chunks (`ChunkCounts.special_counts`), yet it
+    is text of the corpus: the profile holds its characters, as `ChunkCounts.characters` does."""
+    text = "naïve café<|endoftext|>中文 😀<|endoftext|>def f(x): return x"
+    counts = count_text(text, alphabet="bytes", pretokenizer="gpt2", special_tokens=["<|endoftext|>"])
+    assert list(counts.special_counts) == [2]
+    assert counts.profile == profile_of_text(text) and counts.profile.characters == counts.characters
+    write_counts(tmp_path / "c.parquet", counts)
+    assert read_counts(tmp_path / "c.parquet").profile == profile_of_text(text)
+
+
 def test_the_count_phase_profiles_the_training_part(tmp_path):
     (tmp_path / "a.txt").write_text(MIXED, encoding="utf-8")
     (tmp_path / "b.txt").write_text("plain ASCII text, twice. " * 40, encoding="utf-8")
