@@ -24,8 +24,9 @@ def weighted(settings: Settings) -> bool:
     return getattr(settings, "variant", None) is not None and settings.variant.name == LENGTH_WEIGHTED
 
 
-def draw_rule_notes(settings: Settings, run: TrainingRun, step, *, after: bool) -> None:
-    """The rule's note for ``step``; ``after``: the merge's effects are shown (removals wait for it)."""
+def draw_rule_notes(run: TrainingRun, step, *, after: bool) -> None:
+    """SuperBPE's stage and transition, or Picky BPE's removals, at ``step``; ``after``: the
+    merge's effects are shown (removals wait for it)."""
     if not isinstance(run, VariantRun):
         return
     name = run.variant.name
@@ -38,7 +39,11 @@ def draw_rule_notes(settings: Settings, run: TrainingRun, step, *, after: bool) 
             st.caption(
                 f"Picky BPE: no part of this merge reached an IoS of {run.variant.threshold:g}; nothing is removed."
             )
-    elif name == LENGTH_WEIGHTED:
+
+
+def draw_score_note(run: TrainingRun) -> None:
+    """Under the pair chart of a length-weighted run: what its bars rank by."""
+    if isinstance(run, VariantRun) and run.variant.name == LENGTH_WEIGHTED:
         st.caption(
             "Length-weighted BPE: the chart ranks each pair by its count × the length of the token it would make "
             "(in base symbols), so a longer token can beat a more frequent short one. A labelled approximation of "

@@ -1,6 +1,6 @@
-"""AppTest: the lenses on a run file (the shipped Tiny Shakespeare run, replayed without
+"""AppTest: the measuring views on a run file (the shipped Tiny Shakespeare run, replayed without
 its corpus). A run file keeps the whole training's merges and counts but only a held-out
-sample of text, so each lens is checked against `bpe` on what the file holds, and each
+sample of text, so each measuring view is checked against `bpe` on what the file holds, and each
 must say which text it measured: the film and the span diff on the page's text, the
 report card's held-out row on the sample (no training row: that text is not here), the
 under-trained tokens' training uses from the recorded counts and held-out uses from the
@@ -14,7 +14,7 @@ import re
 
 import pytest
 from app_helpers import metric, new_app
-from test_app_lenses import COMPRESSION, TOKENIZE, VOCABULARY, WORKED, film_after, film_headline
+from test_measure_views import COMPRESSION, TOKENIZE, VOCABULARY, WORKED, film_after, film_headline
 
 from bpe.analysis.metrics import token_usage
 from bpe.analysis.report_card import shipped_texts
@@ -32,13 +32,13 @@ from pages._shared.views.vocabulary.undertrained_tokens import HEALTH_COLUMNS, h
 SHIPPED = list_runs([RUNS_DIR])[0]
 RECORDED = read_run_file(SHIPPED.path)
 RUN, SAMPLE = RECORDED.run, RECORDED.sample
-OPEN = dict(settings_corpus=SHIPPED.label, settings_vocab=1_000)
+OPEN = dict(settings_corpus=SHIPPED.label, query={"vocab": "1000"})  # a link's vocab: a run opens at its full one
 MERGES = 1_000 - len(RUN.base_tokens)  # the run's vocab 1,000 is a prefix of its 1,744 merges
 FILMED = "the king and the queen"
 
 
 def test_the_shipped_run_keeps_a_held_out_sample():
-    # what the rest of this file relies on: the lenses have a text of the run's own corpus
+    # what the rest of this file relies on: the measuring views have a text of the run's own corpus
     assert RUN.heldout_characters > len(SAMPLE) > 1_000 and MERGES == 744
 
 
@@ -164,8 +164,9 @@ def test_switching_to_a_run_file_shows_only_that_runs_health():
     at = new_app(VOCABULARY, settings_corpus=WORKED)
     assert metric(at, "Absorbed") == "2"
     at.session_state["settings_corpus"] = SHIPPED.label
-    at.session_state["settings_vocab"] = 1_000
     at.run()
+    assert at.session_state["settings_vocab"] == RUN.final_vocab_size  # a run opens at its full vocab
+    at.sidebar.slider(key="_w_settings_vocab").set_value(1_000).run()
     assert not at.exception and not at.error
     counts = flag_counts(expected_health())
     assert metric(at, "Absorbed") == f"{counts[ABSORBED]:,}" and metric(at, "Rare") == f"{counts[RARE]:,}"
@@ -188,7 +189,7 @@ def textless_run(tmp_path_factory):
 
 
 @pytest.mark.parametrize("page", [TOKENIZE, COMPRESSION, VOCABULARY, "pages/4_Context_window.py"])
-def test_a_run_file_without_text_says_so_on_every_lens(textless_run, page, monkeypatch):
+def test_a_run_file_without_text_says_so_on_every_measuring_view(textless_run, page, monkeypatch):
     folder, label = textless_run
     monkeypatch.setenv("BPE_RUNS", str(folder))
     at = new_app(page, settings_corpus=label)
