@@ -64,12 +64,12 @@ def test_length_weighted_chart_and_compare_runs(page, app_url, screenshot):
     expect(page.locator(".js-plotly-plot .ytitle").filter(has_text="count × length").first).to_be_visible()
     page.goto(f"{app_url}/Compare_runs?{urlencode(LINK)}")
     expect(page.get_by_role("heading", name="Compare runs")).to_be_visible()
-    # the page runs on below the form (the homework check): a rerun would close an open list
+    # the form's boxes are drawn as skeletons first: wait for the run to end, then open each box itself
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TRAINING)
     main = page.get_by_test_id("stMain")  # the sidebar has a "Training rule" too
-    main.locator(".st-key-compare_variant_name").click()
+    main.locator(".st-key-compare_variant_name").get_by_role("combobox").click()
     page.get_by_role("option", name="length-weighted BPE", exact=True).click()
-    main.locator(".st-key-compare_variant_rule").click()
+    main.locator(".st-key-compare_variant_rule").get_by_role("combobox").click()
     page.get_by_role("option", name="first occurrence", exact=False).first.click()
     page.get_by_role("button", name="Train and compare as run B").click()
     expect(page.get_by_text("The training rule decided")).to_be_visible(timeout=TRAINING)
