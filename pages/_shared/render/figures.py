@@ -163,8 +163,14 @@ def pair_frequency_figure(
     positions = list(range(len(pairs)))
     # The chart sits in three fifths of the page: about 330 px at 1024 px. Plotly does not
     # wrap titles, so they are broken into lines here (the tie subtitle is smaller type).
-    heading = f"the {len(pairs)} best pairs by count × length" if weighted else most_frequent_pairs(len(pairs))
-    lines = wrapped(f"Step {step.number:,}: {heading} before the merge", PAIR_TITLE_CHARS)
+    # (length-weighted: "by count × length" takes the place of "before the merge", so the
+    # title keeps the lines the chart's fixed height leaves it)
+    heading = (
+        f"the {len(pairs)} best pairs by count × length"
+        if weighted
+        else f"{most_frequent_pairs(len(pairs))} before the merge"
+    )
+    lines = wrapped(f"Step {step.number:,}: {heading}", PAIR_TITLE_CHARS)
     if tied:
         sentence = f"{tie_with_winner(len(tied))}: {tie_rule_sentence(tie_rule)}"
         lines += [f"<sup>{line}</sup>" for line in wrapped(sentence, PAIR_SUBTITLE_CHARS)]
