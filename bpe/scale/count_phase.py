@@ -34,13 +34,13 @@ from bpe.scale.corpus_files import TEXT, CorpusFile, file_sha256, find_corpus_fi
 from bpe.scale.partitions import Document, Partition, ReadOptions, documents, is_heldout, partitions
 
 BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
-# Distinct runs a tally keeps before chunking them, when it counts in the process that goes
-# on to train (a small corpus, counted here): its tables are freed before training but stay
-# in that process's heap, in pieces too small to hold the merge phase's arrays, so they are
-# kept small. A worker's tally keeps the default, ChunkTally.MAX_PENDING_RUNS: chunking each
-# distinct run once is what makes counting fast, and a worker's memory goes back with it
+# Distinct segments a tally keeps before chunking them, when it counts in the process that
+# goes on to train (a small corpus, counted here): its tables are freed before training but
+# stay in that process's heap, in pieces too small to hold the merge phase's arrays, so they
+# are kept small (ChunkTally.IN_MEMORY_PENDING_SEGMENTS, as for a text trained in memory). A
+# worker's tally keeps the default, ChunkTally.MAX_PENDING_SEGMENTS: chunking each distinct
+# segment once is what makes counting fast, and a worker's memory goes back with it
 # (docs/speed.md has both measurements).
-IN_PROCESS_PENDING_RUNS = 1 << 15
 DASK_CONNECT_SECONDS = 20  # how long to wait for a scheduler before saying it cannot be reached
 NO_PRETOKENIZER = (
     "training with no pre-tokenizer merges across the whole text, so it cannot be counted in chunks: "
@@ -131,14 +131,14 @@ class _Job:
 
     def __init__(self, parts: list[Partition], options: ReadOptions, alphabet: str, name: str, pattern) -> None:
         self.parts, self.options, self.alphabet, self.name, self.pattern = parts, options, alphabet, name, pattern
-        self.pending_runs = ChunkTally.MAX_PENDING_RUNS  # (`IN_PROCESS_PENDING_RUNS` when counted here)
+        self.pending_segments = ChunkTally.MAX_PENDING_SEGMENTS  # (fewer when counted here)
         self.total = CountsTotal()
         self.read = 0  # characters counted so far (training and held out)
         self.bytes_done = 0
         self.bytes_total = sum(part.size for part in parts)
 
     def arguments(self, part: Partition, limit: int | None) -> tuple:
-        return (part, self.options, self.alphabet, self.name, self.pattern, limit, self.pending_runs)
+        return (part, self.options, self.alphabet, self.name, self.pattern, limit, self.pending_segments)
 
     @property
     def limit(self) -> int | None:
@@ -216,7 +216,7 @@ def _adjacent(before: Partition, after: Partition) -> bool:
 
 def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTotal:
     if workers <= 1:
-        job.pending_runs = IN_PROCESS_PENDING_RUNS
+        job.pending_segments = ChunkTally.IN_MEMORY_PENDING_SEGMENTS
         return job.run(_run_here, 1, on_progress, started)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -277,16 +277,16 @@ def count_partition(
     pretokenizer: str,
     pattern: str | None,
     limit: int | None = None,
-    pending_runs: int = ChunkTally.MAX_PENDING_RUNS,
+    pending_segments: int = ChunkTally.MAX_PENDING_SEGMENTS,
 ) -> ChunkCounts:
     """The table of one partition: its documents' chunks, the held-out ones apart, up to
     ``limit`` characters in all (the rest of the corpus's ``max_characters``), with
-    ``pending_runs`` runs at most waiting to be chunked (see `bpe.pretokenize.ChunkTally`)."""
+    ``pending_segments`` segments at most waiting to be chunked (see `bpe.pretokenize.ChunkTally`)."""
     file: CorpusFile = partition.file
     splitting = training_value(pretokenizer, pattern)
     # One tally a side for the whole partition: a segment that recurs in every passage is
     # chunked once (see `ChunkTally`).
-    tallies = {False: ChunkTally(splitting, pending_runs), True: ChunkTally(splitting, pending_runs)}
+    tallies = {False: ChunkTally(splitting, pending_segments), True: ChunkTally(splitting, pending_segments)}
     sums = {"characters": 0, "documents": 0, "heldout_characters": 0, "heldout_documents": 0}
     samples = {"training": "", "heldout": ""}
     # A text file's passage waits for the next one before it is counted: when a limit cuts
