@@ -80,17 +80,30 @@ def _spelled(words: Iterable, token_ids: dict, edge: int) -> tuple[array, array,
     byte_ids = _byte_ids(token_ids) if edge <= 0x10FFFF else None  # (the edge needs a character)
     separator = chr(min(edge, 0x10FFFF))
     spelled: list[str] = []  # words spelled as id characters, not yet in `symbols`
+    held = 0  # ... and their length: a bound on the text spelled at once
+
+    def spell(data: bytes) -> str:
+        return (data.translate(byte_ids) if byte_ids else data).decode("latin-1")
 
     def flush() -> None:
+        nonlocal held
         if spelled:
-            symbols.frombytes((separator.join(spelled) + separator).encode("utf-32-le", "surrogatepass"))
+            symbols.frombytes((separator.join(spelled) + separator).encode("utf-32-le"))
             spelled.clear()
+            held = 0
 
     for tokens, frequency in words:
         if type(tokens) is bytes and byte_ids is not None:
-            spelled.append((tokens.translate(byte_ids) if byte_ids else tokens).decode("latin-1"))
-            if len(spelled) >= 1 << 16:  # a bound on the spelled text held at once
+            if len(tokens) > SPELLED_AT_ONCE:  # a text trained whole: in slices
                 flush()
+                for start in range(0, len(tokens), SPELLED_AT_ONCE):
+                    symbols.frombytes(spell(tokens[start : start + SPELLED_AT_ONCE]).encode("utf-32-le"))
+                symbols.append(edge)
+            else:
+                spelled.append(spell(tokens))
+                held += len(tokens)
+                if held >= SPELLED_AT_ONCE:
+                    flush()
         else:
             flush()
             symbols.extend(map(getitem, [bytes((b,)) for b in tokens] if type(tokens) is bytes else tokens))
@@ -99,6 +112,9 @@ def _spelled(words: Iterable, token_ids: dict, edge: int) -> tuple[array, array,
         frequencies.append(frequency)
     flush()
     return symbols, chunk_lengths, frequencies
+
+
+SPELLED_AT_ONCE = 1 << 20  # bytes of words spelled in one piece
 
 
 def _byte_ids(token_ids: dict) -> bytes | None:
@@ -175,7 +191,7 @@ class _Sequence:
     def _group_positions(self) -> dict[int, array]:
         symbols, shift, edge = self.symbols, self.shift, self.edge
         grouped: defaultdict = defaultdict(self.new_entry)
-        for p, key in enumerate(map(or_, map(lshift, symbols, repeat(shift)), symbols[1:])):
+        for p, key in enumerate(map(or_, map(lshift, symbols, repeat(shift)), islice(symbols, 1, None))):
             grouped[key].append(p)  # in ascending order
         pairs = {key: entry for key, entry in grouped.items() if key >> shift != edge and key & edge != edge}
         for key, entry in pairs.items():
@@ -217,6 +233,25 @@ class _Sequence:
                     del entry[1:i]
                 return p
         raise AssertionError(f"pair {key} is counted but occurs nowhere")
+
+    def _compacted(self, key: int, entry: array):
+        """The entry with the positions where its pair no longer occurs left out.
+
+        A merge leaves the pairs it took occurrences from listing them still (finding them
+        would cost a search each); reading an entry skips them. Trained whole, a text's
+        entries would so grow by a position for each one merged; an entry over half stale
+        is written again with its true positions, which costs no more than the stale ones
+        did to add, and keeps a whole text's training within a few bytes a character.
+        Without weights a count is its number of positions: ``count == len(kept)``."""
+        symbols, a, b = self.symbols, key >> self.shift, key & self.mask
+        second = self.lengths[a]
+        kept = self.new_entry()
+        last = -1
+        for p in islice(entry, 1, None):
+            if p != last and symbols[p] == a and symbols[p + second] == b:
+                kept.append(p)
+                last = p
+        return self.entry(entry[0], kept)
 
     def merge(self, key: int, new_id: int) -> tuple[dict[int, int], list[int]]:
         """Merge every occurrence of the pair, left to right; return the pair-count changes
@@ -316,6 +351,8 @@ class _Sequence:
                     pairs[changed] = count << bits | entry[1]
                 elif count:
                     entry[0] = count
+                    if delta < 0 and self.unweighted and len(entry) > 2 * count + 16:
+                        pairs[changed] = self._compacted(changed, entry)
             if not count:
                 del pairs[changed]
             elif delta > 0:
