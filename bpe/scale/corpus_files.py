@@ -1,12 +1,15 @@
 """The files of a corpus: what the user named (files, folders, globs), found and checked.
 
 A corpus is a list of files, each read by its name's ending: ``.txt``, ``.jsonl`` (one
-JSON object per line, the text in a field), ``.parquet`` (the text in a column), and
-``.txt.gz`` / ``.jsonl.gz``. Folders are searched (hidden entries skipped) and globs
-expanded, each in sorted order, and a file named twice is read once::
+JSON object per line, the text in a field), ``.parquet`` (the text in a column), ``.arrow``
+(Arrow IPC, the text in a column: the shards a Hugging Face ``datasets`` folder saved with
+``save_to_disk`` holds, beside its dataset_info.json and state.json), and ``.txt`` /
+``.jsonl`` compressed with gzip (``.gz``) or Zstandard (``.zst``, read by pyarrow's codec).
+Folders are searched (hidden entries skipped) and globs expanded, each in sorted order,
+and a file named twice is read once::
 
-    find_corpus_files(["books/", "extra/*.jsonl"])
-    # -> [books/a.txt, books/b/c.txt.gz, extra/x.jsonl]   (as CorpusFile records)
+    find_corpus_files(["books/", "extra/*.jsonl.zst", "wiki_dataset/"])
+    # -> [books/a.txt, books/b/c.txt.gz, extra/x.jsonl.zst, wiki_dataset/data-00000-of-00002.arrow, ...]
 
 A name that reads nothing (no such file, a folder of other files, a device or a pipe) is
 one `CorpusError` line naming it, before any counting starts.
@@ -24,9 +27,15 @@ from pathlib import Path
 
 from bpe.errors import CorpusError
 
-TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
-SUFFIXES = {".txt": (TEXT, False), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False)}
-SUFFIXES |= {".txt.gz": (TEXT, True), ".jsonl.gz": (JSONL, True)}
+TEXT, JSONL, PARQUET, ARROW = "text", "jsonl", "parquet", "arrow"
+GZIP, ZSTD = "gzip", "zstd"
+SUFFIXES: dict[str, tuple[str, str | None]] = {
+    ".txt": (TEXT, None),
+    ".jsonl": (JSONL, None),
+    ".parquet": (PARQUET, None),
+    ".arrow": (ARROW, None),
+}
+SUFFIXES |= {".txt.gz": (TEXT, GZIP), ".jsonl.gz": (JSONL, GZIP), ".txt.zst": (TEXT, ZSTD), ".jsonl.zst": (JSONL, ZSTD)}
 
 
 @dataclass(frozen=True)
@@ -34,14 +43,14 @@ class CorpusFile:
     """One input file: where it is, what it holds, how big it is on disk."""
 
     path: Path  # absolute: a Dask worker may run in another folder
-    kind: str  # TEXT, JSONL or PARQUET
-    compressed: bool  # gzip
+    kind: str  # TEXT, JSONL, PARQUET or ARROW
+    compressed: str | None  # GZIP, ZSTD, or None
     size: int
     name: str  # as the user named it, for messages and the counts file
 
 
-def kind_of(path: Path) -> tuple[str, bool] | None:
-    """(kind, gzip?) from a file's name, or None when BPE Lab does not read it."""
+def kind_of(path: Path) -> tuple[str, str | None] | None:
+    """(kind, compression) from a file's name, or None when BPE Lab does not read it."""
     name = path.name.lower()
     for suffix, kind in SUFFIXES.items():
         if name.endswith(suffix) and len(name) > len(suffix):
