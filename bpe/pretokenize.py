@@ -200,6 +200,9 @@ class ChunkTally:
     order of first appearance, and a segment's chunks lie in order inside it, so the chunks
     come out in the order the texts hold them. Any other pattern counts each piece's chunks
     as it comes.
+
+    ``seconds`` says where the time went: cutting text into chunks ("pre-tokenize": the
+    segments, and the regex over the distinct ones) and counting them ("count").
     """
 
     MAX_PENDING_SEGMENTS = 1_000_000  # distinct segments kept before they are chunked: a bound on memory
@@ -211,23 +214,29 @@ class ChunkTally:
         self.max_pending_segments = max_pending_segments
         self._chunks: Counter = Counter()
         self._segments: Counter | None = Counter() if pretokenizer == "gpt2" else None
+        self.seconds = {"pre-tokenize": 0.0, "count": 0.0}
 
     def add(self, text: str) -> None:
+        seconds = self.seconds
         for piece in text_pieces(text, self.pretokenizer):
             if not piece:
                 continue
+            started = time.perf_counter()
             if self._segments is None:
-                self._add_chunks(piece)
+                self._add_chunks(piece, started)
                 continue
             segments = gpt2_segments(piece)
             if segments is None:  # it holds GLUED_SPACE itself: the regex, after what waits
                 self._flush_segments()
-                self._chunks.update(split(piece, "gpt2"))
+                self._add_chunks(piece, time.perf_counter())
                 continue
             # The first segment stands for itself, without a space before it: marked with
             # a character no other segment starts with (they start with a non-space).
             segments[0] = FIRST_SEGMENT + segments[0]
+            cut = time.perf_counter()
             self._segments.update(segments)
+            seconds["pre-tokenize"] += cut - started
+            seconds["count"] += time.perf_counter() - cut
             if len(self._segments) > self.max_pending_segments:  # a bound on memory, whatever the corpus
                 self._flush_segments()
 
@@ -236,12 +245,17 @@ class ChunkTally:
         self._flush_segments()
         return self._chunks
 
-    def _add_chunks(self, text: str) -> None:
+    def _add_chunks(self, text: str, started: float) -> None:
         pattern = pattern_for(self.pretokenizer)
         if pattern is None or pattern in _NAMED_TEXTS:
-            self._chunks.update(split(text, self.pretokenizer))
-        else:
+            chunks = split(text, self.pretokenizer)
+            cut = time.perf_counter()
+            self._chunks.update(chunks)
+            self.seconds["pre-tokenize"] += cut - started
+            self.seconds["count"] += time.perf_counter() - cut
+        else:  # a batch of matches at a time: cutting and counting go together
             _count_custom(self._chunks, text, pattern)
+            self.seconds["pre-tokenize"] += time.perf_counter() - started
 
     def _flush_segments(self) -> None:
         """Chunk the distinct segments, in order. Segments seen once (most, in a corpus of
@@ -251,13 +265,19 @@ class ChunkTally:
         ``" cat"``, ``","``, ``" dog"``), and its chunks are counted in C."""
         if not self._segments:
             return
+        started = time.perf_counter()
         chunk = gpt2_chunker()
         counts = self._chunks
         once: list[str] = []  # consecutive segments seen once, not yet chunked
+        counting = 0.0  # of the chunks of those: the rest is cutting (that of the others, mostly)
 
         def chunk_once() -> None:
+            nonlocal counting
             text = " " + " ".join(once)
-            counts.update(chunk(text.replace(GLUED_SPACE, " ") if GLUED_SPACE in text else text))
+            chunks = chunk(text.replace(GLUED_SPACE, " ") if GLUED_SPACE in text else text)
+            cut = time.perf_counter()
+            counts.update(chunks)
+            counting += time.perf_counter() - cut
             once.clear()
 
         for segment, times in self._segments.items():
@@ -282,6 +302,8 @@ class ChunkTally:
         if once:
             chunk_once()
         self._segments = Counter()
+        self.seconds["pre-tokenize"] += time.perf_counter() - started - counting
+        self.seconds["count"] += counting
 
 
 FIRST_SEGMENT = "\n"  # marks a text's first segment in a tally: whitespace, which no later segment starts with
