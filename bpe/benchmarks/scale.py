@@ -338,7 +338,7 @@ def _print_phases(size: int, merges: int, measured: Measured) -> None:
         elif floor[0] == "per GB":
             low, high = floor[1] * size / 1e9, floor[2] * size / 1e9
             shown.append(
-                f"{step} {phases[step]:.1f} (native: {low:.1f} with a DFA lexer, {high:.1f} with a regex engine)"
+                f"{step} {phases[step]:.1f} (native: {low:.2g} with a DFA lexer, {high:.2g} with a regex engine)"
             )
         else:
             scale = merges / 50_000
