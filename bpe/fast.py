@@ -403,21 +403,20 @@ def fast_steps(
         return names[pair >> shift], names[pair & mask]
 
     number = 0
-    held = 0  # characters of the merges' tokens so far (`over_budget`)
+    spelled = 0  # characters of the merges' tokens so far (`over_budget`)
+    runners_up: list = []  # the last step's, still as they were (see `_top_pairs`)
     while len(vocab) < target_vocab_size:
-        ranked = _top_pairs(queue, seq, ranking, wanted, floor)
+        ranked = _top_pairs(queue, seq, ranking, wanted, floor, runners_up)
         if not ranked:
             return StopReason.NO_PAIRS_LEFT
         frequency, pair, _ = ranked[0]
         if frequency < minimum_pair_frequency:
             return StopReason.BELOW_MINIMUM_FREQUENCY
         a, b = tokens(pair)
-        if over_budget(held, len(a) + len(b), max_vocab_characters):  # checked before the merge: a prefix
+        if over_budget(spelled, len(a) + len(b), max_vocab_characters):  # checked before the merge: a prefix
             return StopReason.VOCAB_CHARACTERS_REACHED
-        for _, _, entry in ranked[1:]:  # the runners-up go back; the winner is consumed
-            heappush(queue, entry)
         token = a + b
-        held += len(token)
+        spelled += len(token)
         new_id = ids.get(token)
         is_new = new_id is None
         if is_new:  # the vocabulary is a set: an existing string adds no token
@@ -431,6 +430,15 @@ def fast_steps(
             count = count_of(pairs[changed])
             if count >= floor:
                 heappush(queue, hopeful_key(count, changed))
+        # The runners-up the merge left alone keep their keys; the others go back to the
+        # heap with their old key, never better than the new one (a count that grew has
+        # a fresh entry too). The winner is consumed.
+        runners_up = []
+        for runner_up in ranked[1:]:
+            if runner_up[1] in changes:
+                heappush(queue, runner_up[2])
+            elif runner_up[0] >= floor:
+                runners_up.append(runner_up)
         number += 1
         yield make_step(
             number=number,
@@ -526,33 +534,60 @@ def _ranking(tie_rule: str, seq: _Sequence, names: list) -> _Ranking:
     return _Ranking(by_position, by_any_position, pair_mask.__and__)
 
 
-def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, floor: int) -> list:
-    """Pop the ``wanted`` best pairs, in the tie rule's order: ``[(count, pair, key), ...]``.
+def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, floor: int, held: list) -> list:
+    """The ``wanted`` best pairs, in the tie rule's order: ``[(count, pair, key), ...]``.
 
-    An entry whose key is no longer its pair's current key goes back with the current one
-    (never a better key, so the order holds), unless its count fell below ``floor``. The
-    caller pushes back the pairs it does not consume. When fewer than ``wanted`` pairs
-    reach ``floor``, the best of those below it (which the heap does not hold) follow.
+    ``held`` are the last step's runners-up that the merge left alone, in order, checked
+    then: their keys hold still, so they are weighed against the heap's best without going
+    through it (with ten runners-up a step, that was twenty heap operations and ten keys
+    worked out again). Of the heap, entries are popped until one holds its pair's current
+    key; one that does not goes back with the current key (never a better key, so the order
+    holds), unless its count fell below ``floor``. The caller keeps the runners-up it does
+    not consume, as ``held`` for the next step. When fewer than ``wanted`` pairs reach
+    ``floor``, the best of those below it (which the heap does not hold) follow.
     """
     found: list = []
     taken: set = set()
-    pairs, count_of = seq.pairs, seq.count
-    while queue and len(found) < wanted:
-        entry = heappop(queue)
-        pair = ranking.pair(entry)
-        current = pairs.get(pair)
-        count = 0 if current is None else count_of(current)
-        if count < floor or pair in taken:  # merged away, too rare, or a second entry of a pair found
-            continue
-        current = ranking.key(count, pair)
-        if current == entry:
-            found.append((count, pair, entry))
-            taken.add(pair)
-        else:
+    pairs, count_of, key_of, pair_of = seq.pairs, seq.count, ranking.key, ranking.pair
+
+    def best_in_heap() -> tuple | None:
+        while queue:
+            entry = heappop(queue)
+            pair = pair_of(entry)
+            current = pairs.get(pair)
+            count = 0 if current is None else count_of(current)
+            if count < floor or pair in taken:  # merged away, too rare, or a second entry of a pair found
+                continue
+            current = key_of(count, pair)
+            if current == entry:
+                return count, pair, entry
             heappush(queue, current)
+        return None
+
+    index, candidate = 0, None
+    while len(found) < wanted:
+        if candidate is None:
+            candidate = best_in_heap()
+        waiting = held[index] if index < len(held) else None
+        if waiting is not None and (candidate is None or waiting[2] < candidate[2]):
+            index += 1
+            if waiting[1] not in taken:
+                found.append(waiting)
+                taken.add(waiting[1])
+        elif candidate is not None:
+            if candidate[1] not in taken:
+                found.append(candidate)
+                taken.add(candidate[1])
+            candidate = None
+        else:
+            break
+    if candidate is not None:
+        heappush(queue, candidate[2])
+    for _, _, key in held[index:]:
+        heappush(queue, key)
     if len(found) < wanted and floor > 1:  # near the end of training: every pair is looked at
         counted = zip(pairs, map(count_of, pairs.values()))
-        rare = sorted((ranking.key(count, pair), count, pair) for pair, count in counted if count < floor)
+        rare = sorted((key_of(count, pair), count, pair) for pair, count in counted if count < floor)
         found += [(count, pair, key) for key, count, pair in rare[: wanted - len(found)]]
     return found
 
