@@ -201,8 +201,9 @@ class ChunkTally:
     come out in the order the texts hold them. Any other pattern counts each piece's chunks
     as it comes.
 
-    ``seconds`` says where the time went: cutting text into chunks ("pre-tokenize": the
-    segments, and the regex over the distinct ones) and counting them ("count").
+    ``seconds`` says where this thread's CPU time went: cutting text into chunks
+    ("pre-tokenize": into segments, then the distinct segments into chunks, with their
+    tally) and counting each occurrence ("count": of a segment, or of a chunk).
     """
 
     MAX_PENDING_SEGMENTS = 1_000_000  # distinct segments kept before they are chunked: a bound on memory
@@ -221,22 +222,22 @@ class ChunkTally:
         for piece in text_pieces(text, self.pretokenizer):
             if not piece:
                 continue
-            started = time.perf_counter()
+            started = time.thread_time()
             if self._segments is None:
                 self._add_chunks(piece, started)
                 continue
             segments = gpt2_segments(piece)
             if segments is None:  # it holds GLUED_SPACE itself: the regex, after what waits
                 self._flush_segments()
-                self._add_chunks(piece, time.perf_counter())
+                self._add_chunks(piece, time.thread_time())
                 continue
             # The first segment stands for itself, without a space before it: marked with
             # a character no other segment starts with (they start with a non-space).
             segments[0] = FIRST_SEGMENT + segments[0]
-            cut = time.perf_counter()
+            cut = time.thread_time()
             self._segments.update(segments)
             seconds["pre-tokenize"] += cut - started
-            seconds["count"] += time.perf_counter() - cut
+            seconds["count"] += time.thread_time() - cut
             if len(self._segments) > self.max_pending_segments:  # a bound on memory, whatever the corpus
                 self._flush_segments()
 
@@ -249,39 +250,36 @@ class ChunkTally:
         pattern = pattern_for(self.pretokenizer)
         if pattern is None or pattern in _NAMED_TEXTS:
             chunks = split(text, self.pretokenizer)
-            cut = time.perf_counter()
+            cut = time.thread_time()
             self._chunks.update(chunks)
             self.seconds["pre-tokenize"] += cut - started
-            self.seconds["count"] += time.perf_counter() - cut
+            self.seconds["count"] += time.thread_time() - cut
         else:  # a batch of matches at a time: cutting and counting go together
             _count_custom(self._chunks, text, pattern)
-            self.seconds["pre-tokenize"] += time.perf_counter() - started
+            self.seconds["pre-tokenize"] += time.thread_time() - started
 
     def _flush_segments(self) -> None:
         """Chunk the distinct segments, in order. Segments seen once (most, in a corpus of
         new words) go to the regex together: each stands for a space and what follows it,
         and a space followed by a non-space is a safe cut, so ``" " + " ".join(segments)``
         chunks as the segments do one by one (``["cat,", "dog"]``: `` cat,`` + `` dog`` ->
-        ``" cat"``, ``","``, ``" dog"``), and its chunks are counted in C."""
+        ``" cat"``, ``","``, ``" dog"``), and its chunks are counted in C. Only ASCII ones
+        are joined: one character past it would send the whole run to the slower regex
+        module (`gpt2_chunker`)."""
         if not self._segments:
             return
-        started = time.perf_counter()
+        started = time.thread_time()
         chunk = gpt2_chunker()
         counts = self._chunks
         once: list[str] = []  # consecutive segments seen once, not yet chunked
-        counting = 0.0  # of the chunks of those: the rest is cutting (that of the others, mostly)
 
         def chunk_once() -> None:
-            nonlocal counting
             text = " " + " ".join(once)
-            chunks = chunk(text.replace(GLUED_SPACE, " ") if GLUED_SPACE in text else text)
-            cut = time.perf_counter()
-            counts.update(chunks)
-            counting += time.perf_counter() - cut
+            counts.update(chunk(text.replace(GLUED_SPACE, " ") if GLUED_SPACE in text else text))
             once.clear()
 
         for segment, times in self._segments.items():
-            if times == 1 and segment[0] != FIRST_SEGMENT:
+            if times == 1 and segment.isascii() and segment[0] != FIRST_SEGMENT:  # (`re` takes them all)
                 once.append(segment)
                 continue
             if once:
@@ -302,8 +300,7 @@ class ChunkTally:
         if once:
             chunk_once()
         self._segments = Counter()
-        self.seconds["pre-tokenize"] += time.perf_counter() - started - counting
-        self.seconds["count"] += counting
+        self.seconds["pre-tokenize"] += time.thread_time() - started
 
 
 FIRST_SEGMENT = "\n"  # marks a text's first segment in a tally: whitespace, which no later segment starts with

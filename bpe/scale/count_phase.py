@@ -52,10 +52,11 @@ NO_PRETOKENIZER = (
 class CountProgress:
     """How far counting is: bytes of input done of the total, characters counted, time spent.
 
-    ``work_seconds`` says where the time went, by step, summed over the workers (so it may
-    add up to more than ``seconds``): reading and decoding the files ("read"), cutting the
-    text into chunks ("pre-tokenize"), counting them and making each part's table ("count"),
-    and adding the parts' tables in order here ("reduce")."""
+    ``work_seconds`` says where the CPU time went, by step, summed over the workers (so it
+    may add up to more than ``seconds``): reading and decoding the files ("read"), cutting
+    the text into chunks ("pre-tokenize": see `bpe.pretokenize.ChunkTally`), counting them
+    and making each part's table ("count"), and adding the parts' tables in order here
+    ("reduce")."""
 
     bytes_done: int
     bytes_total: int
@@ -111,9 +112,9 @@ def count_corpus(
         else:
             total = _on_cores(job, _pool_size(workers, job), on_progress, started)
         entries = tuple((file.name, file.size, digest.result()) for file, digest in zip(files, hashes))
-    summed = time.perf_counter()
+    summed = time.thread_time()
     counts = total.result(inputs=entries) if job.read else None
-    job.work["reduce"] += time.perf_counter() - summed
+    job.work["reduce"] += time.thread_time() - summed
     if on_progress is not None:
         on_progress(
             CountProgress(job.bytes_done, job.bytes_total, job.read, time.perf_counter() - started, dict(job.work))
@@ -158,9 +159,9 @@ class _Job:
         return table
 
     def add(self, table: ChunkCounts) -> None:
-        started = time.perf_counter()
+        started = time.thread_time()
         self.total.add(table)
-        self.work["reduce"] += time.perf_counter() - started
+        self.work["reduce"] += time.thread_time() - started
 
     def arguments(self, part: Partition, limit: int | None) -> tuple:
         return (part, self.options, self.alphabet, self.name, self.pattern, limit, self.pending_segments)
@@ -309,8 +310,8 @@ def count_partition(
     """The table of one partition: its documents' chunks, the held-out ones apart, up to
     ``limit`` characters in all (the rest of the corpus's ``max_characters``), with
     ``pending_segments`` segments at most waiting to be chunked (see `bpe.pretokenize.ChunkTally`).
-    ``seconds``, when given, gets where the time went (see `CountProgress.work_seconds`)."""
-    started = time.perf_counter()
+    ``seconds``, when given, gets where the CPU time went (see `CountProgress.work_seconds`)."""
+    started = time.thread_time()
     file: CorpusFile = partition.file
     splitting = training_value(pretokenizer, pattern)
     # One tally a side for the whole partition: a segment that recurs in every passage is
@@ -347,7 +348,7 @@ def count_partition(
     if waiting is not None:
         tallies[waiting[0]].add(waiting[1])
     training, heldout = tallies[False].counts(), tallies[True].counts()
-    tabled = time.perf_counter()
+    tabled = time.thread_time()
     table = table_from_counts(
         training,
         heldout,
@@ -359,7 +360,7 @@ def count_partition(
         **sums,
     )
     if seconds is not None:
-        ended = time.perf_counter()
+        ended = time.thread_time()
         for step in ("pre-tokenize", "count"):
             seconds[step] = sum(tally.seconds[step] for tally in tallies.values())
         seconds["count"] += ended - tabled

@@ -4,7 +4,7 @@ A `Partition` is a byte range of a plain file, a row group of Parquet, a run of 
 file's record batches, or a whole compressed file (gzip or Zstandard); `documents` reads
 one in bounded pieces. A document is a line of JSON, a row of Parquet or Arrow, and for a
 text file a *passage* of about `ReadOptions.passage_bytes`. A 40 MB
-text file with the defaults (16 MB partitions, 64 KB passages) is three partitions of
+text file with the defaults (16 MB partitions for a corpus that small, 64 KB passages) is three partitions of
 about 256, 256 and 128 passages.
 
 Memory stays the same however big the corpus: a text file is read in blocks and cut into
@@ -57,7 +57,9 @@ class ReadOptions:
     seed: int = 0
     block_bytes: int = 1 << 20  # read this much at a time
     passage_bytes: int = 64 << 10  # a text file's documents are about this long
-    partition_bytes: int = 16 << 20  # one worker's share of a plain file (a multiple of passage_bytes)
+    # one worker's share of a plain file (a multiple of passage_bytes); None: by the corpus's size
+    # (`partition_size`)
+    partition_bytes: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_characters", "max_document_characters"):
@@ -76,9 +78,11 @@ class ReadOptions:
             )
         for name in ("block_bytes", "passage_bytes", "partition_bytes"):
             value = getattr(self, name)
+            if name == "partition_bytes" and value is None:
+                continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise BpeError(f"{name}={value!r} must be a whole number of at least 1")
-        if self.partition_bytes % self.passage_bytes:
+        if self.partition_bytes is not None and self.partition_bytes % self.passage_bytes:
             raise BpeError(
                 f"partition_bytes={self.partition_bytes} must be a multiple of passage_bytes={self.passage_bytes}"
             )
@@ -88,6 +92,24 @@ class ReadOptions:
 
 
 # ==================== Work: partitions of the input
+
+# A partition's size when not given: an eighth of the corpus, within these. Each partition
+# chunks its own distinct segments and sends its own table to be added in order, so a
+# segment that recurs everywhere is chunked and added once per partition: for 256 MB, 16 MB
+# partitions did a fifth more work than 64 MB ones (docs/speed.md). Eight leave two
+# workers (or a small cluster) an even share and a progress line that moves.
+MIN_PARTITION_BYTES = 16 << 20
+MAX_PARTITION_BYTES = 128 << 20
+
+
+def partition_size(options: ReadOptions, total_bytes: int) -> int:
+    """``options.partition_bytes``, or for None an eighth of ``total_bytes`` between
+    `MIN_PARTITION_BYTES` and `MAX_PARTITION_BYTES`, a whole number of passages:
+    16 MB for 64 MB, 32 MB for 256 MB, 128 MB for 1 GB."""
+    if options.partition_bytes is not None:
+        return options.partition_bytes
+    size = min(max(total_bytes // 8, MIN_PARTITION_BYTES), MAX_PARTITION_BYTES)
+    return max(size // options.passage_bytes, 1) * options.passage_bytes
 
 
 @dataclass(frozen=True)
@@ -115,22 +137,23 @@ def partitions(files: Sequence[CorpusFile], options: ReadOptions, pretokenizer: 
     about ``partition_bytes``. A text file read with a cap per
     document (``max_document_characters``) is one partition: only its start is read."""
     parts: list[Partition] = []
+    size = partition_size(options, sum(file.size for file in files))
     for index, file in enumerate(files):
         if file.kind == PARQUET:
             for group, size in enumerate(_row_group_sizes(file, options.column)):
                 parts.append(Partition(file, index, group, group + 1, size))
             continue
         if file.kind == ARROW:
-            parts.extend(_arrow_partitions(file, index, options))
+            parts.extend(_arrow_partitions(file, index, options.column, size))
             continue
         splittable = not file.compressed and (
             file.kind == JSONL or (pretokenizer in CUT_RULES and options.max_document_characters is None)
         )
-        if not splittable or file.size <= options.partition_bytes:
+        if not splittable or file.size <= size:
             parts.append(Partition(file, index, 0, None, file.size))
             continue
-        for start in range(0, file.size, options.partition_bytes):
-            end = start + options.partition_bytes
+        for start in range(0, file.size, size):
+            end = start + size
             parts.append(Partition(file, index, start, end if end < file.size else None, min(end, file.size) - start))
     return parts
 
@@ -172,13 +195,13 @@ def _require_text_column(file: CorpusFile, schema, column: str) -> None:
         raise CorpusError(f"{file.name}: column {column!r} holds {kind}, not text")
 
 
-def _arrow_partitions(file: CorpusFile, index: int, options: ReadOptions) -> list[Partition]:
+def _arrow_partitions(file: CorpusFile, index: int, column: str, partition_bytes: int) -> list[Partition]:
     """An Arrow file's record batches, in runs of about ``partition_bytes`` each (a
     `datasets` shard holds batches of a thousand rows)."""
     parts: list[Partition] = []
     start = size = 0
     with _arrow_batches(file) as (schema, batches):
-        _require_text_column(file, schema, options.column)
+        _require_text_column(file, schema, column)
         number = 0
         for number, batch in enumerate(batches, start=1):
             if batch.nbytes > MAX_ROW_GROUP_BYTES:  # its texts are made into strings at once
@@ -187,7 +210,7 @@ def _arrow_partitions(file: CorpusFile, index: int, options: ReadOptions) -> lis
                     f"{MAX_ROW_GROUP_BYTES:,}; write the file with smaller batches"
                 )
             size += batch.nbytes
-            if size >= options.partition_bytes:
+            if size >= partition_bytes:
                 parts.append(Partition(file, index, start, number, size))
                 start, size = number, 0
         if number > start:
