@@ -40,7 +40,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from heapq import heapify, heappop, heappush
-from itertools import chain, compress, islice, repeat
+from itertools import chain, compress, count, islice, repeat
 from operator import itemgetter, lshift, or_
 from typing import NamedTuple
 
@@ -175,27 +175,26 @@ class _Sequence:
         # every append; 8 bytes only when a count could outgrow 4 (no
         # count exceeds the text's length).
         typecode = "I" if self.length < 1 << 32 and len(symbols) < 1 << 32 else "Q"
-        self.new_entry = partial(array, typecode, (0,))  # a count of 0 (see `weigh`), no positions yet
+        self.new_entry = partial(array, typecode, (0,))  # a count of 0, no positions yet
         self.bits = len(symbols).bit_length()
         self.position_mask = (1 << self.bits) - 1
         self.pairs = self._group_positions()
 
-    def weigh(self, entry: array) -> int:
-        """How many times the text holds the pairs at the positions of a new ``entry``,
-        whose first item (its count, still 0) is not a position: for weighed positions, it
-        reads the weight of slot 0, an edge's, which is 0."""
-        if self.unweighted:
-            return len(entry) - 1
-        return sum(map(self.weights.__getitem__, entry))
-
     def _group_positions(self) -> dict[int, array]:
         symbols, shift, edge = self.symbols, self.shift, self.edge
         grouped: defaultdict = defaultdict(self.new_entry)
-        for p, key in enumerate(map(or_, map(lshift, symbols, repeat(shift)), islice(symbols, 1, None))):
-            grouped[key].append(p)  # in ascending order
+        keys = map(or_, map(lshift, symbols, repeat(shift)), islice(symbols, 1, None))
+        if self.unweighted:
+            for p, key in enumerate(keys):
+                grouped[key].append(p)  # in ascending order
+        else:  # each pair's weights added as its positions are found, in order (not looked up again)
+            for p, key, weight in zip(count(), keys, self.weights):
+                entry = grouped[key]
+                entry[0] += weight
+                entry.append(p)
         pairs = {key: entry for key, entry in grouped.items() if key >> shift != edge and key & edge != edge}
         for key, entry in pairs.items():
-            pairs[key] = self.entry(self.weigh(entry), entry)
+            pairs[key] = self.entry(len(entry) - 1 if self.unweighted else entry[0], entry)
         return pairs
 
     def entry(self, count: int, found: array):
