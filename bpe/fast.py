@@ -239,9 +239,9 @@ class _Sequence:
         A merge leaves the pairs it took occurrences from listing them still (finding them
         would cost a search each); reading an entry skips them. Trained whole, a text's
         entries would so grow by a position for each one merged; an entry over half stale
-        is written again with its true positions, which costs no more than the stale ones
-        did to add, and keeps a whole text's training within a few bytes a character.
-        Without weights a count is its number of positions: ``count == len(kept)``."""
+        (more positions listed than twice its count: each occurrence weighs at least 1) is
+        written again with its true positions, which costs no more than the stale ones did
+        to add, and keeps a whole text's training within a few bytes a character."""
         symbols, a, b = self.symbols, key >> self.shift, key & self.mask
         second = self.lengths[a]
         kept = self.new_entry()
@@ -350,7 +350,7 @@ class _Sequence:
                     pairs[changed] = count << bits | entry[1]
                 elif count:
                     entry[0] = count
-                    if delta < 0 and self.unweighted and len(entry) > 2 * count + 16:
+                    if delta < 0 and len(entry) > 2 * count + 16:  # (a position weighs 1 or more)
                         pairs[changed] = self._compacted(changed, entry)
             if not count:
                 del pairs[changed]
