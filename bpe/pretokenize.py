@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from itertools import islice
 
 from bpe.errors import PatternError
 from bpe.pattern_safety import compiled_custom, pattern_seconds, shown_pattern
+from bpe.specials import pieces
 
 # The published split patterns, exactly as tiktoken runs them: r50k (GPT-2) and cl100k
 # (GPT-4). GPT-2's original release spells its pattern
@@ -108,11 +109,13 @@ def split(text: str, pretokenizer: str | None) -> list[str]:
     return chunks
 
 
-def chunk_counts(text: str, pretokenizer: str | None) -> Counter:
+def chunk_counts(text: str, pretokenizer: str | None, special_tokens: Sequence[str] = ()) -> Counter:
     """Each distinct chunk with its frequency, in order of first appearance: what
     ``Counter(split(text, pretokenizer))`` gives, counted a piece at a time (see `ChunkTally`),
-    so that the text's chunks are never all in memory at once."""
-    tally = ChunkTally(pretokenizer, ChunkTally.IN_MEMORY_PENDING_SEGMENTS)
+    so that the text's chunks are never all in memory at once. With special tokens the text
+    is cut at them first (`bpe.specials.pieces`) and each piece is split on its own: no chunk
+    holds or crosses one (their own counts: `ChunkTally.special_counts`)."""
+    tally = ChunkTally(pretokenizer, ChunkTally.IN_MEMORY_PENDING_SEGMENTS, special_tokens=special_tokens)
     tally.add(text)
     return tally.counts()
 
@@ -190,8 +193,9 @@ def text_pieces(text: str, pretokenizer: str | None, size: int = PIECE_CHARACTER
 class ChunkTally:
     """The chunk counts of many texts, each split on its own, in order of first
     appearance: ``chunk_counts`` of each text, summed in order, for the count phase's
-    stream of passages and for a whole text held in memory. A long text is counted in
-    pieces (`text_pieces`), so that its chunks are never all in memory at once.
+    stream of passages and for a whole text held in memory. Each text is first cut at the
+    ``special_tokens`` (`bpe.specials`); a long text is counted in pieces (`text_pieces`),
+    so that its chunks are never all in memory at once.
 
     With GPT-2's pattern it keeps the texts' segments (`gpt2_segments`: cut by C string
     methods) counted, in C, until asked, and chunks each distinct segment once then, not
@@ -210,14 +214,33 @@ class ChunkTally:
     # ... when a text held in memory is counted (for training): a few megabytes of segments
     IN_MEMORY_PENDING_SEGMENTS = 1 << 16
 
-    def __init__(self, pretokenizer: str | None, max_pending_segments: int = MAX_PENDING_SEGMENTS) -> None:
+    def __init__(
+        self,
+        pretokenizer: str | None,
+        max_pending_segments: int = MAX_PENDING_SEGMENTS,
+        *,
+        special_tokens: Sequence[str] = (),
+    ) -> None:
         self.pretokenizer = pretokenizer
         self.max_pending_segments = max_pending_segments
+        self.special_tokens = tuple(special_tokens)
         self._chunks: Counter = Counter()
+        self._specials: Counter = Counter()  # each special token's occurrences
         self._segments: Counter | None = Counter() if pretokenizer == "gpt2" else None
         self.seconds = {"pre-tokenize": 0.0, "count": 0.0}
 
     def add(self, text: str) -> None:
+        if not self.special_tokens:
+            self._add_piece(text)
+            return
+        specials = self.special_tokens
+        for piece in pieces(text, specials):
+            if piece in specials:  # (an ordinary piece never is one: it holds no special token)
+                self._specials[piece] += 1
+            else:
+                self._add_piece(piece)
+
+    def _add_piece(self, text: str) -> None:
         seconds = self.seconds
         for piece in text_pieces(text, self.pretokenizer):
             if not piece:
@@ -245,6 +268,10 @@ class ChunkTally:
         """Every chunk so far with its count, in order of first appearance."""
         self._flush_segments()
         return self._chunks
+
+    def special_counts(self) -> Counter:
+        """How often each special token occurred so far (those that did), in order of first appearance."""
+        return self._specials
 
     def _add_chunks(self, text: str, started: float) -> None:
         pattern = pattern_for(self.pretokenizer)

@@ -113,7 +113,7 @@ def test_the_pace_leaves_the_preparation_out():
     assert Progress(0, 100, 3.0, True).seconds_left is None  # no merge yet: no guess
 
 
-@pytest.mark.parametrize("tie_rule", ["first_occurrence", "lexicographic", "huggingface"])
+@pytest.mark.parametrize("tie_rule", ["first_occurrence", "lexicographic", "lexicographic_greatest", "huggingface"])
 @pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", None)])
 def test_a_run_records_every_step_as_the_stream_yields_it(tie_rule, alphabet, pretokenizer):
     # A run keeps its steps as numbers (RecordedSteps): read back, each is the step the
