@@ -1,6 +1,6 @@
 """`python -m bpe count INPUT... --output COUNTS`: the count phase on the command line.
 
-Reads the corpus (files, folders, globs of .txt, .jsonl, .parquet, .gz) on every core or
+Reads the corpus (files, folders, globs of .txt, .jsonl, .parquet, .arrow, .gz, .zst) on every core or
 on a Dask cluster and writes one counts file (`bpe.scale.chunk_counts`), which `train` reads. Progress
 goes to stderr; the file is written at the end, whole, so Ctrl-C or SIGTERM leaves the old
 one (or none) in place.
@@ -32,9 +32,10 @@ def add_count_command(commands) -> argparse.ArgumentParser:
     p = commands.add_parser(
         "count",
         help="the count phase: each distinct chunk of a corpus and its count, into one counts file",
-        description="Count the distinct pre-tokenized chunks of a corpus (.txt, .jsonl, .parquet, .txt.gz, "
-        ".jsonl.gz, and any other file name as UTF-8 text: corpus.en, wiki.train.raw; folders and globs) on "
-        "every core, or on a Dask cluster, into one Parquet counts file for `train`.",
+        description="Count the distinct pre-tokenized chunks of a corpus (.txt, .jsonl, .parquet, .arrow, "
+        ".txt.gz, .jsonl.gz, .txt.zst, .jsonl.zst, and any other file name as UTF-8 text: corpus.en, "
+        "wiki.train.raw; folders and globs of these, a Hugging Face datasets folder saved with save_to_disk among "
+        "them) on every core, or on a Dask cluster, into one Parquet counts file for `train`.",
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="corpus files, folders or globs")
     p.add_argument("--output", "-o", type=Path, required=True, metavar="COUNTS", help="the counts file to write")

@@ -17,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from bpe.alphabet import check_alphabet
 from bpe.errors import BpeError, CorpusError
@@ -35,13 +35,13 @@ from bpe.scale.partitions import Document, Partition, ReadOptions, documents, is
 from bpe.specials import check_special_tokens
 
 BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
-# Distinct runs a tally keeps before chunking them, when it counts in the process that goes
-# on to train (a small corpus, counted here): its tables are freed before training but stay
-# in that process's heap, in pieces too small to hold the merge phase's arrays, so they are
-# kept small. A worker's tally keeps the default, ChunkTally.MAX_PENDING_RUNS: chunking each
-# distinct run once is what makes counting fast, and a worker's memory goes back with it
+# Distinct segments a tally keeps before chunking them, when it counts in the process that
+# goes on to train (a small corpus, counted here): its tables are freed before training but
+# stay in that process's heap, in pieces too small to hold the merge phase's arrays, so they
+# are kept small (ChunkTally.IN_MEMORY_PENDING_SEGMENTS, as for a text trained in memory). A
+# worker's tally keeps the default, ChunkTally.MAX_PENDING_SEGMENTS: chunking each distinct
+# segment once is what makes counting fast, and a worker's memory goes back with it
 # (docs/speed.md has both measurements).
-IN_PROCESS_PENDING_RUNS = 1 << 15
 DASK_CONNECT_SECONDS = 20  # how long to wait for a scheduler before saying it cannot be reached
 NO_PRETOKENIZER = (
     "training with no pre-tokenizer merges across the whole text, so it cannot be counted in chunks: "
@@ -51,12 +51,19 @@ NO_PRETOKENIZER = (
 
 @dataclass(frozen=True)
 class CountProgress:
-    """How far counting is: bytes of input done of the total, characters counted, time spent."""
+    """How far counting is: bytes of input done of the total, characters counted, time spent.
+
+    ``work_seconds`` says where the CPU time went, by step, summed over the workers (so it
+    may add up to more than ``seconds``): reading and decoding the files ("read"), cutting
+    the text into chunks ("pre-tokenize": see `bpe.pretokenize.ChunkTally`), counting them
+    and making each part's table ("count"), and adding the parts' tables in order here
+    ("reduce")."""
 
     bytes_done: int
     bytes_total: int
     characters: int
     seconds: float
+    work_seconds: dict = field(default_factory=dict)
 
     @property
     def megabytes_per_second(self) -> float:
@@ -109,7 +116,13 @@ def count_corpus(
         else:
             total = _on_cores(job, _pool_size(workers, job), on_progress, started)
         entries = tuple((file.name, file.size, digest.result()) for file, digest in zip(files, hashes))
+    summed = time.thread_time()
     counts = total.result(inputs=entries) if job.read else None
+    job.work["reduce"] += time.thread_time() - summed
+    if on_progress is not None:
+        on_progress(
+            CountProgress(job.bytes_done, job.bytes_total, job.read, time.perf_counter() - started, dict(job.work))
+        )
     if counts is None or counts.characters + counts.heldout_characters == 0:
         shown = ", ".join(file.name for file in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
         raise CorpusError(f"the corpus is empty: {shown} hold no text to count")
@@ -138,11 +151,24 @@ class _Job:
     ) -> None:
         self.parts, self.options, self.alphabet, self.name, self.pattern = parts, options, alphabet, name, pattern
         self.special_tokens = special_tokens
-        self.pending_runs = ChunkTally.MAX_PENDING_RUNS  # (`IN_PROCESS_PENDING_RUNS` when counted here)
+        self.pending_segments = ChunkTally.MAX_PENDING_SEGMENTS  # (fewer when counted here)
         self.total = CountsTotal()
         self.read = 0  # characters counted so far (training and held out)
         self.bytes_done = 0
         self.bytes_total = sum(part.size for part in parts)
+        self.work = {"read": 0.0, "pre-tokenize": 0.0, "count": 0.0, "reduce": 0.0}  # see `CountProgress`
+
+    def table(self, future) -> ChunkCounts:
+        """A counted partition's table, its worker's time by step added to the job's."""
+        table, seconds = future.result()
+        for step, spent in seconds.items():
+            self.work[step] += spent
+        return table
+
+    def add(self, table: ChunkCounts) -> None:
+        started = time.thread_time()
+        self.total.add(table)
+        self.work["reduce"] += time.thread_time() - started
 
     def arguments(self, part: Partition, limit: int | None) -> tuple:
         return (
@@ -152,7 +178,7 @@ class _Job:
             self.name,
             self.pattern,
             limit,
-            self.pending_runs,
+            self.pending_segments,
             self.special_tokens,
         )
 
@@ -174,7 +200,7 @@ class _Job:
                 # What is left of the limit now bounds what this partition may need: exact when
                 # counting one at a time, an upper bound (checked below) when several run ahead.
                 left = None if self.limit is None else self.limit - self.read
-                pending.append((part, submit(count_partition, *self.arguments(part, left))))
+                pending.append((part, submit(count_timed, *self.arguments(part, left))))
 
         # The last table, added only once the next is in: when the limit ends in a partition,
         # the partition before it in the same text file is counted again with it, as one. A
@@ -185,7 +211,7 @@ class _Job:
         try:
             while pending:
                 part, future = pending.popleft()
-                table = future.result()
+                table = self.table(future)
                 got = table.characters + table.heldout_characters
                 reached = self.limit is not None and self.read + got >= self.limit
                 if reached and last is not None and _adjacent(last[0], part):
@@ -193,32 +219,32 @@ class _Job:
                     before, counted = last
                     before_got = counted.characters + counted.heldout_characters
                     joined = replace(before, end=part.end, size=before.size + part.size)
-                    table = submit(
-                        count_partition, *self.arguments(joined, self.limit - self.read + before_got)
-                    ).result()
+                    table = self.table(
+                        submit(count_timed, *self.arguments(joined, self.limit - self.read + before_got))
+                    )
                     got = table.characters + table.heldout_characters - before_got
                     last = None
                 elif reached and self.read + got > self.limit:
                     # It read past the limit (it did not know what came before): again, only what is left.
-                    table = submit(count_partition, *self.arguments(part, self.limit - self.read)).result()
+                    table = self.table(submit(count_timed, *self.arguments(part, self.limit - self.read)))
                     got = table.characters + table.heldout_characters
                 if got == 0 and last is not None and _adjacent(last[0], part):
                     # nothing here (no safe cut inside it): the text before runs on into the next
                     last = (replace(last[0], end=part.end, size=last[0].size + part.size), last[1])
                 else:
                     if last is not None:
-                        self.total.add(last[1])
+                        self.add(last[1])
                     last = (part, table)
                 self.read += got
                 self.bytes_done += part.size
                 if on_progress is not None:
                     seconds = time.perf_counter() - started
-                    on_progress(CountProgress(self.bytes_done, self.bytes_total, self.read, seconds))
+                    on_progress(CountProgress(self.bytes_done, self.bytes_total, self.read, seconds, dict(self.work)))
                 if self.limit is not None and self.read >= self.limit:
                     break
                 top_up()
             if last is not None:
-                self.total.add(last[1])
+                self.add(last[1])
         finally:
             for _, future in pending:
                 future.cancel()
@@ -232,7 +258,7 @@ def _adjacent(before: Partition, after: Partition) -> bool:
 
 def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTotal:
     if workers <= 1:
-        job.pending_runs = IN_PROCESS_PENDING_RUNS
+        job.pending_segments = ChunkTally.IN_MEMORY_PENDING_SEGMENTS
         return job.run(_run_here, 1, on_progress, started)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -293,18 +319,22 @@ def count_partition(
     pretokenizer: str,
     pattern: str | None,
     limit: int | None = None,
-    pending_runs: int = ChunkTally.MAX_PENDING_RUNS,
+    pending_segments: int = ChunkTally.MAX_PENDING_SEGMENTS,
     special_tokens: tuple = (),
+    *,
+    seconds: dict | None = None,
 ) -> ChunkCounts:
     """The table of one partition: its documents' chunks, the held-out ones apart, up to
     ``limit`` characters in all (the rest of the corpus's ``max_characters``), with
-    ``pending_runs`` runs at most waiting to be chunked (see `bpe.pretokenize.ChunkTally`),
-    each document cut at the ``special_tokens`` first."""
+    ``pending_segments`` segments at most waiting to be chunked (see `bpe.pretokenize.ChunkTally`),
+    each document cut at the ``special_tokens`` first. ``seconds``, when given, gets where
+    the CPU time went (see `CountProgress.work_seconds`)."""
+    started = time.thread_time()
     file: CorpusFile = partition.file
     splitting = training_value(pretokenizer, pattern)
     # One tally a side for the whole partition: a segment that recurs in every passage is
     # chunked once (see `ChunkTally`).
-    tallies = {side: ChunkTally(splitting, pending_runs, special_tokens=special_tokens) for side in (False, True)}
+    tallies = {side: ChunkTally(splitting, pending_segments, special_tokens=special_tokens) for side in (False, True)}
     sums = {"characters": 0, "documents": 0, "heldout_characters": 0, "heldout_documents": 0}
     samples = {"training": "", "heldout": ""}
     # A text file's passage waits for the next one before it is counted: when a limit cuts
@@ -313,8 +343,8 @@ def count_partition(
     # and a prefix ending in that space makes one chunk of it and the spaces before it.
     waiting: tuple[bool, str] | None = None
     # Each passage is counted as it comes (a text file's 64 KB passages meet at safe cuts):
-    # the tally's runs cost nothing per text, and each text's runs are a Python string each
-    # while it is cut, so short texts keep a worker small.
+    # the tally's segments cost nothing per text, and each text's segments are a Python
+    # string each while it is cut, so short texts keep a worker small.
     for document, text in _capped_documents(partition, options, pretokenizer, limit, special_tokens):
         if not text:
             continue
@@ -335,9 +365,11 @@ def count_partition(
             samples[part] = (samples[part] + text)[:HELDOUT_SAMPLE_CHARACTERS]
     if waiting is not None:
         tallies[waiting[0]].add(waiting[1])
-    return table_from_counts(
-        tallies[False].counts(),
-        tallies[True].counts(),
+    training, heldout = tallies[False].counts(), tallies[True].counts()
+    tabled = time.thread_time()
+    table = table_from_counts(
+        training,
+        heldout,
         alphabet=alphabet,
         pretokenizer=pretokenizer,
         pattern=pattern,
@@ -348,6 +380,19 @@ def count_partition(
         training_sample=samples["training"],
         **sums,
     )
+    if seconds is not None:
+        ended = time.thread_time()
+        for step in ("pre-tokenize", "count"):
+            seconds[step] = sum(tally.seconds[step] for tally in tallies.values())
+        seconds["count"] += ended - tabled
+        seconds["read"] = ended - started - seconds["pre-tokenize"] - seconds["count"]  # the rest: reading, decoding
+    return table
+
+
+def count_timed(*arguments) -> tuple[ChunkCounts, dict]:
+    """`count_partition` and where its time went, by step: what a worker sends back."""
+    seconds: dict = {}
+    return count_partition(*arguments, seconds=seconds), seconds
 
 
 def _capped_documents(

@@ -123,7 +123,7 @@ def test_a_text_that_will_not_fit_in_memory_is_refused_in_one_line(monkeypatch):
     assert not at.exception, at.exception
     errors = [unescape_markdown(error.value) for error in at.error]
     assert errors == [
-        "training 500,000 characters in memory needs about 50 MiB, and this machine has 30 MiB available: "
+        "training 500,000 characters in memory needs about 46 MiB, and this machine has 30 MiB available: "
         "train on fewer characters"
     ], errors
     assert not at.get("progress") and LIVE not in at.session_state  # nothing started
