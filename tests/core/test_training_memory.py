@@ -22,7 +22,7 @@ def test_a_text_too_big_for_this_machine_is_refused_up_front(monkeypatch):
     with pytest.raises(BpeError, match="training 100,000,000 characters in memory needs about 1.2 GiB, and this"):
         check_fits_in_memory(100_000_000)
     check_fits_in_memory(100_000_000, "bytes", "gpt2")  # pre-tokenized, the text and its chunks' table: ~640 MB
-    with pytest.raises(BpeError, match="count it with python -m bpe count"):
+    with pytest.raises(BpeError, match="count it with .venv/bin/python -m bpe count"):
         check_fits_in_memory(200_000_000, "bytes", "gpt2")
     monkeypatch.setattr("bpe.training_memory.available_memory_bytes", lambda: 30 << 20)
     with pytest.raises(BpeError, match="needs about 46 MiB, and this machine has 30 MiB available"):
