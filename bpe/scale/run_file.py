@@ -439,7 +439,9 @@ def _decompressed(raw: bytes, name: str) -> tuple[dict, bytes]:
             raise RunFileError(f"{name} is not a BPE Lab run file (no header line)")
         header = load_json(line, name=name, what="a run file header", error=RunFileError)
         check_header(header, name)
-        check_inflation(header["body_bytes"], len(raw), name=name, what="run", error=RunFileError, max_ratio=MAX_INFLATION)
+        check_inflation(
+            header["body_bytes"], len(raw), name=name, what="run", error=RunFileError, max_ratio=MAX_INFLATION
+        )
         wanted = header["body_bytes"] + 1  # the body and its newline
         pieces, size, values = [rest], len(rest), _values_in(rest)
         # Inflated a piece at a time up to one byte more than wanted (to see whether the run
@@ -475,7 +477,9 @@ def check_header(header, name: str) -> None:
         raise RunFileError(f"{name} is not a BPE Lab run file (its header names no {RUN_FORMAT!r} format)")
     version = header.get("version")
     if not _is_count(version):  # true == 1 and 1.0 == 1 in Python, and "1" is no version number
-        raise RunFileError(f"{name} has a malformed header: its version is {json.dumps(version)[:20]}, not a whole number")
+        raise RunFileError(
+            f"{name} has a malformed header: its version is {json.dumps(version)[:20]}, not a whole number"
+        )
     if version != RUN_VERSION:
         raise RunFileError(f"{name} is a run file of version {version}; this BPE Lab reads version {RUN_VERSION}")
     size, digest = header.get("body_bytes"), header.get("body_sha256")

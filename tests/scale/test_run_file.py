@@ -36,13 +36,13 @@ def crafted_bodies_inflate_freely(monkeypatch):
     """The bodies these tests craft are repetitive (a list of one number), so gzip shrinks them
     hundreds of times, past the inflation bound (`bpe.io.budget.MAX_INFLATION`), which would
     refuse them before the checks they are made for. The tests of that bound put it back."""
-    monkeypatch.setattr("bpe.scale.run_file.MAX_INFLATION", 10**9)
+    monkeypatch.setattr("bpe.scale.run_file.MAX_INFLATION", 10**9, raising=False)
 
 
 def inflation_bound_in_force(monkeypatch) -> None:
     from bpe.io.budget import MAX_INFLATION
 
-    monkeypatch.setattr("bpe.scale.run_file.MAX_INFLATION", MAX_INFLATION)
+    monkeypatch.setattr("bpe.scale.run_file.MAX_INFLATION", MAX_INFLATION, raising=False)
 
 
 def write_run_file(path, run, *, source, sample: str = "") -> None:
@@ -577,7 +577,7 @@ def test_a_flood_of_values_under_an_unknown_key_is_refused_before_it_is_parsed(m
     header, body = parts(raw)
     flood = rebuilt(header, {**body, "x": [1] * 3_000_000})
     refused_within(lambda: parse_run_file(flood, name="flood.bperun"), r"flood.bperun says it holds .* times as many")
-    monkeypatch.setattr("bpe.scale.run_file.MAX_INFLATION", 10**9)
+    monkeypatch.setattr("bpe.scale.run_file.MAX_INFLATION", 10**9, raising=False)
     refused_within(
         lambda: parse_run_file(flood, name="flood.bperun"), r"its run holds 'x', which no run file of version 1 has"
     )
