@@ -30,8 +30,16 @@ from bpe.scale.chunk_counts import (
     table_from_counts,
     training_value,
 )
-from bpe.scale.corpus_files import TEXT, CorpusFile, file_sha256, find_corpus_files
-from bpe.scale.partitions import Document, Partition, ReadOptions, documents, is_heldout, partitions
+from bpe.scale.corpus_files import PARQUET, TEXT, CorpusFile, file_sha256, find_corpus_files
+from bpe.scale.partitions import (
+    Document,
+    Partition,
+    ReadOptions,
+    document_passages,
+    documents,
+    is_heldout,
+    partitions,
+)
 
 BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
 # Distinct runs a tally keeps before chunking them, when it counts in the process that goes
@@ -309,7 +317,9 @@ def count_partition(
                 tallies[waiting[0]].add(waiting[1])
             waiting = (held, counted)
         else:
-            tallies[held].add(text)
+            where = lambda: f"{file.name}: the document at {_place(file, document.key)}"  # noqa: B023 (called at once)
+            for passage in document_passages(text, pretokenizer, options.passage_bytes, where=where):
+                tallies[held].add(passage)
         key, part = ("heldout_", "heldout") if held else ("", "training")
         sums[key + "characters"] += len(text)
         sums[key + "documents"] += 1
@@ -327,6 +337,11 @@ def count_partition(
         training_sample=samples["training"],
         **sums,
     )
+
+
+def _place(file: CorpusFile, key: int) -> str:
+    """Where a document starts, for a message: a JSON line's byte offset, a Parquet row."""
+    return f"row {key:,}" if file.kind == PARQUET else f"byte {key:,}"
 
 
 def _capped_documents(

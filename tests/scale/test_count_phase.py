@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bpe.errors import BpeError
+from bpe.errors import BpeError, CorpusError
 from bpe.scale.chunk_counts import count_text, merge_counts
 from bpe.scale.count_phase import count_corpus
 from bpe.scale.partitions import ReadOptions
@@ -107,3 +107,41 @@ def test_an_interrupted_pool_is_gone_before_the_interrupt_leaves(corpus):
         count_corpus(inputs, alphabet="bytes", pretokenizer="gpt2", options=OPTIONS, workers=2, on_progress=stop)
     assert not [thread for thread in threading.enumerate() if isinstance(thread, _ExecutorManagerThread)]
     assert multiprocessing.active_children() == []
+
+
+# ==================== One big document (issue 41, failure 14)
+
+
+def test_one_big_json_document_is_counted_a_passage_at_a_time(tmp_path):
+    """A 100 MB JSON line peaked at 2.7 GB: its text was tallied whole, every run of it a
+    Python string at once. It is counted in passages that end at safe cuts, as a text
+    file's are: the same table, and the tally holds one passage's runs at a time."""
+    import tracemalloc
+
+    text = "".join(f"word{i % 5000} and {i}, then\\n" if i % 7 == 0 else f"word{i % 5000} " for i in range(400_000))
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps({"text": text}) + "\n")
+    tracemalloc.start()
+    try:
+        counted = count_corpus([path], alphabet="bytes", pretokenizer="gpt2", workers=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    whole = count_text(text, alphabet="bytes", pretokenizer="gpt2")
+    assert list(zip(counted.chunks, counted.counts)) == list(zip(whole.chunks, whole.counts))
+    # the line, its text and the text's UTF-8 (about 4 MB each) and the table: not a string a run
+    assert peak < 8 * len(text), f"peak {peak / 1e6:.0f} MB for a document of {len(text) / 1e6:.1f} MB"
+
+
+def test_a_gzipped_line_with_no_place_to_cut_is_refused(tmp_path, monkeypatch):
+    """A 204 KB .jsonl.gz holding a 200 MB line with no cut was accepted as one chunk (2.05 GB);
+    a stretch with no cut is refused past MAX_PASSAGE_BYTES in a document, as in a text file."""
+    monkeypatch.setattr("bpe.scale.partitions.MAX_PASSAGE_BYTES", 200_000)
+    path = tmp_path / "uncut.jsonl.gz"
+    path.write_bytes(gzip.compress((json.dumps({"text": "ok then " + "a" * 1_000_000}) + "\n").encode()))
+    assert path.stat().st_size < 5_000
+    with pytest.raises(
+        CorpusError, match=r"uncut.jsonl.gz: the document at byte 0: found no place .* within 200,000 bytes"
+    ) as caught:
+        count_corpus([path], alphabet="bytes", pretokenizer="gpt2", workers=1)
+    assert "\n" not in str(caught.value)
