@@ -126,3 +126,66 @@ def test_a_count_that_fails_leaves_no_new_folders(tmp_path, capsys):
     status = main(["count", str(empty), "--output", str(tmp_path / "new" / "sub" / "c.parquet")])
     assert status == 1 and "empty" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.txt"]
+
+
+def test_killing_count_kills_its_workers(tmp_path):
+    """Failure 10: SIGKILL of `count --workers 2` left its pool workers and the resource
+    tracker counting on for 30 s and more. The workers ask the kernel to die with it."""
+    corpus = tmp_path / "big.txt"
+    corpus.write_text("".join(f"Line {i} of a long text, with {i % 97} words in it.\n" for i in range(600_000)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "bpe", "count", str(corpus), "--output", str(tmp_path / "c.parquet")]
+    process = subprocess.Popen([*command, "--workers", "2", "--quiet"], env=env, stderr=subprocess.PIPE)
+    try:
+        children: set[int] = set()
+        ends = time.monotonic() + 30
+        while len(children) < 3 and time.monotonic() < ends:  # two workers and the resource tracker
+            children = _children_of(process.pid)
+            time.sleep(0.1)
+        assert len(children) >= 3 and process.poll() is None, f"the workers did not start: {children}"
+        process.kill()
+        process.wait()
+        ends = time.monotonic() + 10
+        while any(os.path.exists(f"/proc/{pid}") and _alive(pid) for pid in children) and time.monotonic() < ends:
+            time.sleep(0.1)
+        left = [pid for pid in children if os.path.exists(f"/proc/{pid}") and _alive(pid)]
+    finally:
+        process.kill()
+    assert left == [], f"processes of the killed count still run: {left}"
+
+
+def _children_of(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.add(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for its parent (init) to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("same", ["the input", "a hard link to the input"])
+def test_an_output_that_is_an_input_is_refused_before_counting(tmp_path, capsys, same):
+    """Failure 11: an output equal to an input was not refused."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest\n" * 100)
+    target = corpus
+    if same != "the input":
+        target = tmp_path / "link.txt"
+        os.link(corpus, target)
+    assert main(["count", str(corpus), "--output", str(target), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"--output '{target}' is the input" in err and "choose another path" in err
+    assert corpus.read_text() == "low lower lowest\n" * 100
