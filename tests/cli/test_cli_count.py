@@ -14,7 +14,7 @@ from bpe.cli.main import main
 from bpe.scale.count_phase import count_corpus
 from bpe.scale.counts_file import read_counts
 from bpe.scale.partitions import ReadOptions
-from tests.helpers import ROOT
+from tests.helpers import ROOT, children_of, gone
 
 
 def _corpus(tmp_path):
@@ -137,43 +137,17 @@ def test_killing_count_kills_its_workers(tmp_path):
     command = [sys.executable, "-m", "bpe", "count", str(corpus), "--output", str(tmp_path / "c.parquet")]
     process = subprocess.Popen([*command, "--workers", "2", "--quiet"], env=env, stderr=subprocess.PIPE)
     try:
-        children: set[int] = set()
+        children: list[int] = []
         ends = time.monotonic() + 30
         while len(children) < 3 and time.monotonic() < ends:  # two workers and the resource tracker
-            children = _children_of(process.pid)
+            children = children_of(process.pid)
             time.sleep(0.1)
         assert len(children) >= 3 and process.poll() is None, f"the workers did not start: {children}"
         process.kill()
         process.wait()
-        ends = time.monotonic() + 10
-        while any(os.path.exists(f"/proc/{pid}") and _alive(pid) for pid in children) and time.monotonic() < ends:
-            time.sleep(0.1)
-        left = [pid for pid in children if os.path.exists(f"/proc/{pid}") and _alive(pid)]
+        assert gone(children), f"processes of the killed count still run: {children}"
     finally:
         process.kill()
-    assert left == [], f"processes of the killed count still run: {left}"
-
-
-def _children_of(pid: int) -> set[int]:
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        found.add(int(entry))
-            except (OSError, IndexError, ValueError):
-                continue
-    return found
-
-
-def _alive(pid: int) -> bool:
-    """Running, not a zombie waiting for its parent (init) to reap it."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.mark.parametrize("same", ["the input", "a hard link to the input"])
