@@ -13,6 +13,7 @@ big the corpus.
 from __future__ import annotations
 
 import os
+import socket
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -49,7 +50,8 @@ BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much i
 # distinct run once is what makes counting fast, and a worker's memory goes back with it
 # (docs/speed.md has both measurements).
 IN_PROCESS_PENDING_RUNS = 1 << 15
-DASK_CONNECT_SECONDS = 20  # how long to wait for a scheduler before saying it cannot be reached
+DASK_CONNECT_SECONDS = 10  # how long to wait for a scheduler's answer before saying it gives none
+DASK_WORKERS_SECONDS = 30  # how long to wait for a scheduler's first worker before saying it has none
 NO_PRETOKENIZER = (
     "training with no pre-tokenizer merges across the whole text, so it cannot be counted in chunks: "
     "train it in memory (python -m bpe build), or count with a pre-tokenizer (--pretokenizer gpt2)"
@@ -277,20 +279,114 @@ def _run_here(function, *arguments) -> Future:
 
 
 def _on_dask(job: _Job, address: str, on_progress, started: float) -> CountsTotal:
+    """Count on the Dask cluster whose scheduler is at ``address``, once it is known to be
+    one that can: every way it cannot is one `BpeError` line within a deadline."""
     try:
         from distributed import Client
     except ImportError:
         raise BpeError("--dask needs the distributed package: pip install -r requirements.txt") from None
+    workers = dask_workers(address)
     try:
         client = Client(address, timeout=f"{DASK_CONNECT_SECONDS}s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as error:
-        raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
+    except Exception as error:  # noqa: BLE001 - it answered a moment ago: whatever it is now, one line
+        raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {_first_line(error)}") from None
     try:
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        check_workers_import_bpe(client)
         submit = lambda function, *arguments: client.submit(function, *arguments, pure=False)
-        return job.run(submit, 2 * workers, on_progress, started)
+        try:
+            return job.run(submit, 2 * workers, on_progress, started)
+        except ImportError as missing:  # a worker that joined after the check
+            raise BpeError(f"a Dask worker cannot import {missing.name or missing}: {_install_there()}") from None
     finally:
-        client.close()
+        client.close(timeout=DASK_CONNECT_SECONDS)  # never distributed's own 40 s wait, nor a traceback at exit
+
+
+def dask_workers(address: str) -> int:
+    """How many workers the Dask scheduler at ``address`` has, asked over Dask's own protocol
+    with a deadline before any client is made: a port where nothing listens, one that answers
+    something else (an HTTP server's bytes read as a Dask frame asked for 3 EiB), one that
+    never answers, and a scheduler without workers (waited for up to `DASK_WORKERS_SECONDS`)
+    are each one `BpeError` line. A client made first would wait on each of them and then
+    spend 40 s and a traceback closing itself at exit."""
+    import asyncio
+
+    from distributed.comm import get_address_host_port
+    from distributed.core import rpc
+
+    try:
+        host, port = get_address_host_port(address)
+    except ValueError as error:  # an address Dask cannot read ("host:port" with an unknown scheme)
+        raise BpeError(f"{address!r} is not a Dask scheduler's address: {_first_line(error)}") from None
+    try:
+        socket.create_connection((host, port), timeout=DASK_CONNECT_SECONDS).close()
+    except ConnectionRefusedError:  # said at once: Dask's own connect would retry it until its timeout
+        raise BpeError(
+            f"nothing listens at {address!r} (connection refused): is the Dask scheduler running there?"
+        ) from None
+    except OSError as error:
+        raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {error.strerror or error}") from None
+
+    async def identity() -> dict:
+        scheduler = rpc(address, timeout=DASK_CONNECT_SECONDS)
+        try:
+            return await asyncio.wait_for(scheduler.identity(), DASK_CONNECT_SECONDS)
+        finally:
+            await scheduler.close_rpc()
+
+    ends = time.monotonic() + DASK_WORKERS_SECONDS
+    while True:
+        try:
+            info = asyncio.run(identity())
+        except TimeoutError:
+            raise BpeError(
+                f"the Dask scheduler at {address!r} did not answer within {DASK_CONNECT_SECONDS} s: is it a Dask "
+                "scheduler's port (8786 by default)?"
+            ) from None
+        except OSError as error:
+            raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {_first_line(error)}") from None
+        except ValueError as error:  # an address Dask cannot read ("host:port" with an unknown scheme)
+            raise BpeError(f"{address!r} is not a Dask scheduler's address: {_first_line(error)}") from None
+        except Exception as error:  # noqa: BLE001 - the other end's bytes, read as Dask's, fail in any way
+            raise BpeError(
+                f"{address!r} does not answer as a Dask scheduler ({type(error).__name__}: {_first_line(error)})"
+            ) from None
+        if not isinstance(info, dict) or info.get("type") != "Scheduler":
+            raise BpeError(f"{address!r} answers, but not as a Dask scheduler")
+        workers = len(info.get("workers") or {})
+        if workers:
+            return workers
+        if time.monotonic() > ends:
+            raise BpeError(
+                f"the Dask scheduler at {address!r} has no workers (waited {DASK_WORKERS_SECONDS} s): start them "
+                f"with: dask worker {address}"
+            )
+        time.sleep(0.5)
+
+
+def check_workers_import_bpe(client) -> None:
+    """`BpeError` naming the worker and the missing package when a worker cannot import what
+    counting runs (`count_partition` and all it imports): a worker started where BPE Lab is not
+    installed fails every task with "Error during deserialization of the task graph"."""
+    outcomes = client.run(exec, f"import {__name__}", {}, on_error="return")
+    for worker, outcome in sorted(outcomes.items()):
+        if isinstance(outcome, BaseException):
+            missing = outcome.name if isinstance(outcome, ImportError) and outcome.name else _first_line(outcome)
+            raise BpeError(
+                f"the Dask worker at {worker} cannot import {missing!r} ({type(outcome).__name__}: "
+                f"{_first_line(outcome)}): {_install_there()}"
+            )
+
+
+def _install_there() -> str:
+    return (
+        "install BPE Lab where the workers run (pip install -r requirements.txt in a checkout installs the bpe "
+        "package) and start them from that environment"
+    )
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__
 
 
 # ==================== One partition (runs in a worker)

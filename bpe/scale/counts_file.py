@@ -63,7 +63,7 @@ MAX_METADATA_BYTES = 64 << 20  # base tokens of a character table: at most every
 # The longest chunk a counts file may hold: the longest the count phase makes, a stretch of
 # text with no place to cut it (`bpe.scale.partitions.MAX_PASSAGE_BYTES`).
 MAX_CHUNK_BYTES = 64 << 20
-MAX_COUNT = (1 << 63) - 1  # a count the engines add up in signed 64 bits
+COUNT_BOUND = 1 << 63  # every count is below it: the engines add counts up in signed 64 bits
 
 
 def write_counts(path: str | os.PathLike[str], counts: ChunkCounts) -> None:
@@ -294,9 +294,9 @@ def _check_columns(table, rows: int, name: str) -> None:
         raise BpeError(f"the counts file {name} mixes held-out rows among the training rows")
     if table.num_rows and pc.min(table.column("count")).as_py() < 1:
         raise BpeError(f"the counts file {name} has a count of 0; every chunk counted occurs at least once")
-    if table.num_rows and (largest := pc.max(table.column("count")).as_py()) > MAX_COUNT:
+    if table.num_rows and (largest := pc.max(table.column("count")).as_py()) >= COUNT_BOUND:
         raise BpeError(
-            f"the counts file {name} has a count of {largest:,}; counts stop below 2**63 ({MAX_COUNT:,}), "
+            f"the counts file {name} has a count of {largest:,}; counts stop below 2**63 ({COUNT_BOUND:,}), "
             "further than any corpus counts"
         )
     if table.num_rows and pc.min(pc.binary_length(table.column("chunk"))).as_py() < 1:

@@ -358,7 +358,8 @@ def _use_run_upload() -> None:
     raw = upload.getvalue()
     limit = min(upload_limit_bytes(), MAX_RUN_FILE_BYTES)
     try:
-        opened = parse_run_file(raw, name=upload.name, max_bytes=limit)
+        # its tokens may hold as many bytes as an upload may (the cost model: bpe.io.budget)
+        opened = parse_run_file(raw, name=upload.name, max_bytes=limit, max_token_bytes=upload_limit_bytes())
     except BpeError as error:
         state[UPLOAD_ERROR] = f"{error} The previous corpus ({state[CORPUS]!r}) stays selected."
         return
