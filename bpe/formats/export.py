@@ -16,6 +16,7 @@ from bpe.formats.huggingface import export_hf, hf_from_bytes
 from bpe.formats.minbpe import export_minbpe, minbpe_from_bytes
 from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.tiktoken_ranks import SETTINGS_SUFFIX, WHOLE_TEXT_PATTERN, export_tiktoken, tokenizer_from_ranks
+from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES, check_token_lengths
 
 HF, TIKTOKEN, MINBPE = "hf", "tiktoken", "minbpe"
 FORMATS = (HF, TIKTOKEN, MINBPE)
@@ -55,6 +56,7 @@ def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFil
     tiktoken and minbpe, saying why.
     """
     check_format(fmt)
+    check_exportable(tokenizer)
     main = name or FILE_NAMES[fmt].format(stem="bpe_lab")
     if fmt == HF:
         text, left_out = export_hf(tokenizer)
@@ -69,6 +71,22 @@ def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFil
         raise BpeError(f"a minbpe model must be named *.model (minbpe's load() checks it), not {main!r}")
     text, left_out = export_minbpe(tokenizer)
     return ExportedFiles(fmt, {main: text.encode("utf-8")}, tuple(left_out))
+
+
+def check_exportable(tokenizer) -> None:
+    """`BpeError` when a file of ``tokenizer`` would break the bounds every reader of such a
+    file holds it to (`bpe.io.budget`: BPE Lab's own import among them), so that no export
+    is made that could not be read back: training on repetitive text can learn a token of
+    8,192 characters, which another library's file may not hold."""
+    unit = "bytes" if tokenizer.tokens and isinstance(tokenizer.tokens[0], bytes) else "characters"
+    check_token_lengths(
+        map(len, tokenizer.tokens),
+        name="this tokenizer",
+        max_total=MAX_TOTAL_TOKEN_BYTES,
+        where=lambda index: f"its token {index:,}",
+        unit=unit,
+        error=BpeError,
+    )
 
 
 def check_tiktoken_runs(pattern: str) -> None:
