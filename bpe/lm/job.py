@@ -154,6 +154,7 @@ class ExperimentJob:
         self._owner_alive = owner_alive
         self.niceness = niceness
         self._stop = threading.Event()
+        self._abandon = threading.Event()
         self._lock = threading.Lock()
         self._shared = _Shared()
         self._thread = threading.Thread(target=self._work, name="bpe-lm-experiment", daemon=True)
@@ -170,6 +171,17 @@ class ExperimentJob:
 
     def stop(self) -> None:
         """Ask the job to stop: the model in training is summarised and no other starts."""
+        self._stop.set()
+
+    def abandon(self) -> None:
+        """Stop at once, with no summary: the job's thread leaves torch between one step (or
+        evaluation batch, or sampled token) and the next, and its model is dropped. For a
+        server stopping (`bpe.lm.slots.JobSlots.stop_all`). A stop that summarises evaluates
+        the whole held-out text and samples a text first, and a job trains at a low priority
+        (``niceness``): on a busy machine that took more than the 30 s a stopping server
+        waits, and the interpreter then ended with the thread inside torch, which aborts the
+        process ("terminate called without an active exception", SIGABRT)."""
+        self._abandon.set()
         self._stop.set()
 
     @property
@@ -216,7 +228,7 @@ class ExperimentJob:
             import torch
 
             from bpe.lm.experiment import ExperimentProgress, TokenizerSpec, train_model_per_tokenizer
-            from bpe.lm.train import default_device
+            from bpe.lm.train import Abandoned, default_device
 
             device = torch.device(self.settings.device) if self.settings.device else default_device()
             with self._lock:
@@ -230,6 +242,7 @@ class ExperimentJob:
                 settings=self.settings,
                 heldout_fraction=self.text.heldout_fraction,
                 should_stop=self._should_stop,
+                abandoned=self._abandon.is_set,
             )
             for record in records:
                 with self._lock:
@@ -239,6 +252,8 @@ class ExperimentJob:
                             self._shared.evaluated.append(record)
                     else:
                         self._shared.summaries.append(record)
+        except Abandoned:
+            return  # abandoned: nothing more to compute or show
         except BpeError as error:
             self._fail(str(error))
         except Exception as error:  # noqa: BLE001 - a thread that dies silently leaves the page waiting

@@ -178,8 +178,8 @@ async def visitor(session: Session, sampler: MemorySampler, chosen: list[str], s
     return found
 
 
-async def measure(port: int, sampler: MemorySampler, chosen: list[str]) -> list[dict]:
-    query = urllib.parse.urlencode({"corpus": "Tiny Shakespeare", "vocab": 1000})
+async def measure(port: int, sampler: MemorySampler, chosen: list[str], corpus: str, vocab: int) -> list[dict]:
+    query = urllib.parse.urlencode({"corpus": corpus, "vocab": vocab})
     sessions = []
     for number in (1, 2):
         cookie, xsrf, _ = xsrf_cookie(port)
@@ -205,13 +205,16 @@ async def measure(port: int, sampler: MemorySampler, chosen: list[str]) -> list[
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", help="comma-separated cases (default: all): " + ", ".join([*cases(), TEXT_BOX]))
+    parser.add_argument("--corpus", default="Tiny Shakespeare", help="the class's corpus (default Tiny Shakespeare)")
+    parser.add_argument("--vocab", type=int, default=1000, help="the class's vocab size (default 1000)")
+    parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args(argv)
     chosen = args.only.split(",") if args.only else [*cases(), TEXT_BOX]
     port = free_port()
     process = start_server(port, dict(os.environ))
     sampler = MemorySampler(process.pid).start()
     try:
-        rows = asyncio.run(measure(port, sampler, chosen))
+        rows = asyncio.run(measure(port, sampler, chosen, args.corpus, args.vocab))
     finally:
         sampler.stop()
         log = stop_server(process)
@@ -221,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['case']:26} {row['bytes']:>11,} {row['rss_before_mb']:>8} MB {row['rss_peak_mb']:>6} "
             f"{row['seconds']:>8} {row['student_slowest_step_s']:>8}  {row['shown'][:90]}"
         )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(rows, out, indent=1)
     if "Traceback" in log:
         print("\nthe server's log holds a traceback:\n" + log[-3000:])
         return 1
