@@ -132,15 +132,11 @@ def logs(folder: Path) -> str:
 
 
 def wait_for_workers(port: int, count: int, seconds: float = 90) -> None:
-    ends = time.monotonic() + seconds
-    while time.monotonic() < ends:
-        try:
-            if count_phase.dask_workers(f"tcp://127.0.0.1:{port}") >= count:
-                return
-        except BpeError:
-            pass
-        time.sleep(0.5)
-    raise AssertionError(f"{count} workers did not join within {seconds} s")
+    """Until ``count`` workers have joined the scheduler (asked with Dask's own client)."""
+    from distributed import Client
+
+    with Client(f"tcp://127.0.0.1:{port}", timeout="30s", set_as_default=False) as client:
+        client.wait_for_workers(count, timeout=seconds)
 
 
 def test_the_documented_cluster_counts_what_this_machine_counts(tmp_path, corpus, scheduler):
