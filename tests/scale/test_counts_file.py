@@ -211,14 +211,19 @@ def test_a_file_of_too_many_rows_is_refused_from_its_footer(tmp_path, monkeypatc
     compared. A 1 GB corpus has 1-2 million distinct chunks: past 10 million, the footer
     says so and no data is read."""
     path = _many_rows(tmp_path, 10_000_001)
+    refused_before_any_data(
+        path, monkeypatch, r"rows_10000001.parquet holds 10,000,001 rows; a counts file may hold at most 10,000,000"
+    )
+
+
+def refused_before_any_data(path, monkeypatch, match: str) -> None:
+    """`read_counts(path)` refuses in one line matching ``match`` without reading any data."""
 
     def no_data(*args, **kwargs):
         raise AssertionError("the data was read")
 
     monkeypatch.setattr(pq.ParquetFile, "read", no_data)
-    with pytest.raises(
-        BpeError, match=r"rows_10000001.parquet holds 10,000,001 rows; a counts file may hold at most 10,000,000"
-    ) as caught:
+    with pytest.raises(BpeError, match=match) as caught:
         read_counts(path)
     assert "\n" not in str(caught.value)
 
@@ -267,16 +272,9 @@ def test_a_small_file_holding_a_huge_chunk_is_refused_from_its_footer(tmp_path, 
     bytes it inflates to, and that is refused before any data is read."""
     path = _one_chunk(tmp_path, "a" * 20_000_000)
     assert (tmp_path / "one.parquet").stat().st_size < 10_000
-
-    def no_data(*args, **kwargs):
-        raise AssertionError("the data was read")
-
-    monkeypatch.setattr(pq.ParquetFile, "read", no_data)
-    with pytest.raises(
-        BpeError, match=r"one.parquet says it holds 20,0[0-9,]+ bytes of counts in [0-9,]+ bytes"
-    ) as caught:
-        read_counts(path)
-    assert "\n" not in str(caught.value)
+    refused_before_any_data(
+        path, monkeypatch, r"one.parquet says it holds 20,0[0-9,]+ bytes of counts in [0-9,]+ bytes"
+    )
 
 
 def test_rows_naming_one_chunk_are_measured_before_they_are_decoded(tmp_path):

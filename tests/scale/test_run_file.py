@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe.alphabet import gpt2_spelling
 from bpe.errors import BpeError
 from bpe.io.files import atomic_write_bytes
 from bpe.paths import DATA_DIR
@@ -464,44 +463,13 @@ def test_the_body_is_the_compact_json_of_the_run_spelled_a_piece_at_a_time():
 # ==================== What a run file may cost (issue 41): the one cost model, bpe.io.budget
 
 
-def crafted_run(lefts: list[int], rights: list[int], **changes) -> bytes:
+def crafted_run(lefts: list[int], rights: list[int]) -> bytes:
     """A byte-level run file whose merges are ``zip(lefts, rights)``, every other figure as a
-    real training's would be (each merge found once, removing one token), checksummed."""
-    merges = len(lefts)
-    body = {
-        "settings": {
-            "target_vocab_size": 256 + merges,
-            "minimum_pair_frequency": 1,
-            "engine": "fast",
-            "top_k": 0,
-            "alphabet": "bytes",
-            "pretokenizer": None,
-            "tie_rule": "first_occurrence",
-            "max_vocab_characters": None,
-        },
-        "source": {"name": "crafted", "inputs": [], "characters": 0, "documents": 0},
-        "base_tokens": [gpt2_spelling(bytes([value])) for value in range(256)],
-        "lefts": lefts,
-        "rights": rights,
-        "frequencies": [1] * merges,
-        "sequence_lengths": list(range(10 * merges - 1, 9 * merges - 1, -1)),
-        "top_sizes": [0] * merges,
-        "top_values": [],
-        "change_sizes": [0] * merges,
-        "change_values": [],
-        "heldout_lengths": [],
-        "step_seconds": [0.0] * merges,
-        "stop_reason": "target_reached",
-        "training_seconds": 0.0,
-        "training_characters": 10 * merges,
-        "initial_length": 10 * merges,
-        "heldout_characters": 0,
-        "base_counts": None,
-        "sample": "",
-        **changes,
-    }
-    header = {"format": "bpe-lab-run", "version": 1, "body_bytes": 0, "body_sha256": ""}
-    return rebuilt(header, body)
+    real training's would be, checksummed: the file the load script uploads to a real server
+    (pages/_shared/lecture_hall/load/hostile_uploads.py)."""
+    from pages._shared.lecture_hall.load.hostile_uploads import run_file
+
+    return run_file(lefts, rights)
 
 
 def refused_within(parse, match: str, *, seconds: float = 5.0, peak_bytes: int = 64 << 20) -> str:
