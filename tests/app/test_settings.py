@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from app_helpers import SMALL_CORPUS, new_app
 
-from bpe.runfile import RUNS_DIR, list_runs
+from bpe.scale.run_listing import RUNS_DIR, list_runs
 from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
 from pages._shared.frame import sidebar
 from pages._shared.state.settings import RECORDED_TOP_K, Replayed, Trained, app_training
