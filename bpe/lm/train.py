@@ -85,7 +85,6 @@ def language_model_loss(
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction=reduction)
 
 
-@torch.no_grad()
 class Abandoned(Exception):
     """Raised out of training, evaluation or sampling when the ``abandoned()`` they were given
     turns true: whoever started it wants the thread out of torch at once, with nothing more
@@ -98,6 +97,7 @@ def check_abandoned(abandoned: Callable[[], bool] | None) -> None:
         raise Abandoned()
 
 
+@torch.no_grad()
 def evaluate(
     model: TinyGPT, windows: EvalWindows, *, batch_size: int = 32, abandoned: Callable[[], bool] | None = None
 ) -> Evaluation:

@@ -13,7 +13,6 @@ big the corpus.
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -309,6 +308,7 @@ def dask_workers(address: str) -> int:
     are each one `BpeError` line. A client made first would wait on each of them and then
     spend 40 s and a traceback closing itself at exit."""
     import asyncio
+    import socket  # only here: a counting worker and the merge phase load no network module
 
     from distributed.comm import get_address_host_port
     from distributed.core import rpc
@@ -336,7 +336,9 @@ def dask_workers(address: str) -> int:
     ends = time.monotonic() + DASK_WORKERS_SECONDS
     while True:
         try:
-            info = asyncio.run(identity())
+            # on a loop of its own, in a thread of its own: the caller's thread may run one already
+            with ThreadPoolExecutor(1) as asking:
+                info = asking.submit(lambda: asyncio.run(identity())).result()
         except TimeoutError:
             raise BpeError(
                 f"the Dask scheduler at {address!r} did not answer within {DASK_CONNECT_SECONDS} s: is it a Dask "
