@@ -131,7 +131,7 @@ def train_model_per_tokenizer(
     config.vocab_size is replaced by each tokenizer's own. The sample continues `prompt`
     (default: the start of the held-out text) by about sample_chars characters. When
     should_stop() turns true, the current model is summarised and the experiment ends; when
-    abandoned() does, `bpe.lm.train.Abandoned` is raised between one torch step and the next.
+    abandoned() does, `bpe.lm.config.Abandoned` is raised between one torch step and the next.
     """
     names = [spec.name for spec in runs]
     duplicates = sorted({n for n in names if names.count(n) > 1})

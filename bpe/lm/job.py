@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
-from bpe.lm.config import Budget, ModelConfig, TrainSettings
+from bpe.lm.config import Abandoned, Budget, ModelConfig, TrainSettings
 from bpe.lm.slots import JobSlots, Place
 
 # The shapes a page offers; vocab_size is each tokenizer's own (1 is a placeholder).
@@ -228,7 +228,7 @@ class ExperimentJob:
             import torch
 
             from bpe.lm.experiment import ExperimentProgress, TokenizerSpec, train_model_per_tokenizer
-            from bpe.lm.train import Abandoned, default_device
+            from bpe.lm.train import default_device
 
             device = torch.device(self.settings.device) if self.settings.device else default_device()
             with self._lock:

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 import torch
 
 from bpe.errors import BpeError
+from bpe.lm.config import check_abandoned
 from bpe.lm.model import TinyGPT
-from bpe.lm.train import check_abandoned
 
 
 def _check(

@@ -18,7 +18,7 @@ import torch
 from torch.nn import functional as F
 
 from bpe.errors import BpeError
-from bpe.lm.config import Budget, TrainSettings
+from bpe.lm.config import Budget, TrainSettings, check_abandoned
 from bpe.lm.data import EvalWindows, TokenData, bits_per_byte, bits_per_char
 from bpe.lm.model import TinyGPT
 
@@ -83,18 +83,6 @@ def language_model_loss(
     """Cross-entropy of the next-token predictions, in nats."""
     logits = model(inputs)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction=reduction)
-
-
-class Abandoned(Exception):
-    """Raised out of training, evaluation or sampling when the ``abandoned()`` they were given
-    turns true: whoever started it wants the thread out of torch at once, with nothing more
-    computed (a server stopping: see `bpe.lm.job.ExperimentJob.abandon`)."""
-
-
-def check_abandoned(abandoned: Callable[[], bool] | None) -> None:
-    """`Abandoned` when ``abandoned()`` is true; called between one torch step and the next."""
-    if abandoned is not None and abandoned():
-        raise Abandoned()
 
 
 @torch.no_grad()
