@@ -282,13 +282,15 @@ class CodePointEncoder:
         self._rank_encoder = RankEncoder(merges_as_ids[replayed:])
         # `joinable_pairs`, worked out on first use (`with_merges` makes many encoders)
         self._joinable: set | None | object = _NOT_WORKED_OUT
+        self._joinable_from_start: set | None | object = _NOT_WORKED_OUT  # the same over every merge (`last_cut`)
         self._cache: dict[str, list[int]] = {}
         # Joins chunks (pre-tokenizer output) that must not merge with each other: no id, so
         # no merge has it and every pair with it is a cut.
         self.separator = chr(id_count)
 
-    def encode(self, symbols: str) -> list[int]:
-        """The merged ids of ``symbols`` (one code point per base-token id)."""
+    def encode(self, symbols: str, cache: dict | None = None) -> list[int]:
+        """The merged ids of ``symbols`` (one code point per base-token id). ``cache``: where
+        encoded pieces are kept instead of the encoder's own (a stream keeps a small one)."""
         for pair, merged in self._replacements:
             symbols = merged.join(symbols.split(pair))  # str.replace's result, faster here (docs/speed.md)
         if len(symbols) < 2:
@@ -301,16 +303,30 @@ class CodePointEncoder:
         # zip reuses its tuple when the set lookup lets go of it: no allocation per pair
         cuts = list(compress(count(1), map(not_, map(self._joinable.__contains__, zip(symbols, symbols[1:])))))
         pieces = [symbols[start:end] for start, end in zip([0, *cuts], [*cuts, len(symbols)])]
-        found = self._encode_pieces(pieces)
+        found = self._encode_pieces(pieces, self._cache if cache is None else cache)
         return list(chain.from_iterable(map(found.__getitem__, pieces)))
 
-    def encode_chunks(self, chunks: Sequence[str]) -> list[int]:
+    def encode_chunks(self, chunks: Sequence[str], cache: dict | None = None) -> list[int]:
         """Encode each chunk on its own (as a pre-tokenizer requires) and join the ids."""
-        return self.encode(self.separator.join(chunks))
+        return self.encode(self.separator.join(chunks), cache)
 
-    def _encode_pieces(self, pieces: list[str]) -> dict[str, list[int]]:
+    def last_cut(self, symbols: str) -> int:
+        """The last place in ``symbols`` (spelled base-token ids, before any merge) where
+        the text may be cut and each side encoded alone: between two symbols that no merge
+        ever puts inside one token (`joinable_pairs` over every merge). 0 when there is
+        none, or when the merges are too tangled to work that out."""
+        if self._joinable_from_start is _NOT_WORKED_OUT:
+            self._joinable_from_start = joinable_pairs(self._all_merges, 0)
+        joinable = self._joinable_from_start
+        if joinable is None:
+            return 0
+        for at in range(len(symbols) - 1, 0, -1):
+            if (symbols[at - 1], symbols[at]) not in joinable:
+                return at
+        return 0
+
+    def _encode_pieces(self, pieces: list[str], cache: dict) -> dict[str, list[int]]:
         """Each distinct piece's ids, from the cache or encoded now (and cached)."""
-        cache = self._cache
         encode = self._rank_encoder.encode
         found = {self.separator: []}
         for piece in set(pieces).difference(found):

@@ -50,9 +50,11 @@ from bpe.steps import (
     FIRST_OCCURRENCE,
     HUGGINGFACE,
     LEXICOGRAPHIC,
+    LEXICOGRAPHIC_GREATEST,
     MergeStep,
     StopReason,
     check_tie_rule,
+    descending_key,
     huggingface_order,
     make_step,
     over_budget,
@@ -286,8 +288,8 @@ def fast_steps(
     max_vocab_characters: int | None = None,
     token_ids: dict | None = None,
 ) -> Iterator[MergeStep]:
-    """Yield the same `MergeStep` stream as `bpe.reference.reference_steps`. ``token_ids``:
-    see `bpe.steps.shared_token_ids`."""
+    """Yield the same `MergeStep` stream as `bpe.reference.reference_steps` (``base_tokens``
+    as there: special tokens first, if any). ``token_ids``: see `bpe.steps.shared_token_ids`."""
     vocab = list(base_tokens)  # the token ids steps report
     token_ids = shared_token_ids(vocab, token_ids)
     # The engine's own ids: Hugging Face's numbering under its rule, so that packed pair
@@ -419,6 +421,15 @@ def _ranking(tie_rule: str, seq: _Sequence, names: list) -> _Ranking:
             return -count, names[pair >> shift], names[pair & mask], pair
 
         return _Ranking(by_tokens, by_tokens, itemgetter(3))
+    if tie_rule == LEXICOGRAPHIC_GREATEST:  # the tokens' descending keys, each made once per token
+        keys: list[str] = []
+
+        def by_descending_tokens(count: int, pair: int) -> tuple:
+            if len(keys) < len(names):  # new tokens since the last call
+                keys.extend(map(descending_key, names[len(keys) :]))
+            return -count, keys[pair >> shift], keys[pair & mask], pair
+
+        return _Ranking(by_descending_tokens, by_descending_tokens, itemgetter(3))
     if tie_rule == HUGGINGFACE:  # ids in Hugging Face's order: the packed pair is its tie-break
 
         def by_ids(count: int, pair: int) -> int:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 
 from bpe.errors import PatternError
 from bpe.pattern_safety import compiled_custom, pattern_seconds, shown_pattern
+from bpe.specials import pieces
 
 # The published split patterns, exactly as tiktoken runs them: r50k (GPT-2) and cl100k
 # (GPT-4). GPT-2's original release spells its pattern
@@ -105,8 +107,14 @@ def split(text: str, pretokenizer: str | None) -> list[str]:
     return chunks
 
 
-def chunk_counts(text: str, pretokenizer: str | None) -> Counter:
-    """Each distinct chunk with its frequency, in order of first appearance."""
+def chunk_counts(text: str, pretokenizer: str | None, special_tokens: Sequence[str] = ()) -> Counter:
+    """Each distinct chunk with its frequency, in order of first appearance. With special
+    tokens the text is cut at them first (`bpe.specials.ordinary_pieces`) and each piece is
+    split on its own: no chunk holds or crosses one."""
+    if special_tokens:
+        tally = ChunkTally(pretokenizer, special_tokens=special_tokens)
+        tally.add(text)
+        return tally.counts()  # (the special tokens' own counts: `ChunkTally.special_counts`)
     if pretokenizer == "gpt2":
         return count_gpt2_chunks(text)  # the same counts, in the same order, faster (see its docstring)
     return Counter(split(text, pretokenizer))
@@ -179,7 +187,7 @@ def count_gpt2_chunks(text: str) -> Counter:
 class ChunkTally:
     """The chunk counts of many texts, each split on its own, in order of first
     appearance: ``chunk_counts`` of each text, summed in order, for the count phase's
-    stream of passages.
+    stream of passages. Each text is first cut at the ``special_tokens`` (`bpe.specials`).
 
     With GPT-2's pattern it keeps the texts' runs (`_GPT2_RUNS`) counted (in C) until asked, and
     chunks each distinct run once then, not once per text it occurs in: most runs of a
@@ -190,13 +198,28 @@ class ChunkTally:
 
     MAX_PENDING_RUNS = 1_000_000  # distinct runs kept before they are chunked: a bound on memory
 
-    def __init__(self, pretokenizer: str | None, max_pending_runs: int = MAX_PENDING_RUNS) -> None:
+    def __init__(
+        self, pretokenizer: str | None, max_pending_runs: int = MAX_PENDING_RUNS, *, special_tokens: Sequence[str] = ()
+    ) -> None:
         self.pretokenizer = pretokenizer
         self.max_pending_runs = max_pending_runs
+        self.special_tokens = tuple(special_tokens)
         self._chunks: Counter = Counter()
+        self._specials: Counter = Counter()  # each special token's occurrences
         self._runs: Counter | None = Counter() if pretokenizer == "gpt2" else None
 
     def add(self, text: str) -> None:
+        if not self.special_tokens:
+            self._add_piece(text)
+            return
+        specials = self.special_tokens
+        for piece in pieces(text, specials):
+            if piece in specials:  # (an ordinary piece never is one: it holds no special token)
+                self._specials[piece] += 1
+            else:
+                self._add_piece(piece)
+
+    def _add_piece(self, text: str) -> None:
         if self._runs is None:
             self._chunks.update(split(text, self.pretokenizer))
             return
@@ -208,6 +231,10 @@ class ChunkTally:
         """Every chunk so far with its count, in order of first appearance."""
         self._flush_runs()
         return self._chunks
+
+    def special_counts(self) -> Counter:
+        """How often each special token occurred so far (those that did), in order of first appearance."""
+        return self._specials
 
     def _flush_runs(self) -> None:
         if not self._runs:

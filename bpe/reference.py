@@ -16,9 +16,11 @@ from bpe.steps import (
     DEFAULT_TIE_RULE,
     HUGGINGFACE,
     LEXICOGRAPHIC,
+    LEXICOGRAPHIC_GREATEST,
     MergeStep,
     StopReason,
     check_tie_rule,
+    descending_key,
     huggingface_order,
     make_step,
     over_budget,
@@ -37,15 +39,20 @@ def reference_steps(
     max_vocab_characters: int | None = None,
     token_ids: dict | None = None,
 ) -> Iterator[MergeStep]:
-    """Yield one `MergeStep` per merge; return the `StopReason`. ``token_ids``: see
+    """Yield one `MergeStep` per merge; return the `StopReason`. ``base_tokens`` are the
+    tokens before any merge, ids in order: special tokens first when there are any
+    (`bpe.specials.initial_tokens`), which no word holds. ``token_ids``: see
     `bpe.steps.shared_token_ids`."""
     words = [(list(tokens), frequency) for tokens, frequency in words]
     vocab = list(base_tokens)  # ids are positions in this list
     token_ids = shared_token_ids(vocab, token_ids)
     hf_ids = {token: i for i, token in enumerate(huggingface_order(vocab))}  # how Hugging Face numbers them
-    tie_key = {LEXICOGRAPHIC: lambda pair: pair, HUGGINGFACE: lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]])}.get(
-        check_tie_rule(tie_rule)
-    )
+    descending = {token: descending_key(token) for token in vocab}  # (each new token's added when made)
+    tie_key = {
+        LEXICOGRAPHIC: lambda pair: pair,
+        LEXICOGRAPHIC_GREATEST: lambda pair: (descending[pair[0]], descending[pair[1]]),
+        HUGGINGFACE: lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]]),
+    }.get(check_tie_rule(tie_rule))
     counts = count_pairs(words)
     number = 0
     held = 0  # characters of the merges' tokens so far (`over_budget`)
@@ -64,6 +71,7 @@ def reference_steps(
         if is_new:  # the vocabulary is a set: an existing string adds no token
             token_ids[token] = len(vocab)
             hf_ids[token] = len(hf_ids)
+            descending[token] = descending_key(token)
             vocab.append(token)
         words = [(merge_pair(tokens, pair, token), frequency) for tokens, frequency in words]
         new_counts = count_pairs(words)

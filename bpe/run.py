@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from bpe.alphabet import default_base_tokens, symbol_count
 from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps
+from bpe.specials import base_tokens_of_texts, initial_length, initial_tokens
 from bpe.steps import MergeStep, StopReason
 from bpe.tokenizer import BPETokenizer, prefix_tokenizer
 from bpe.training import (
@@ -48,8 +48,9 @@ class TrainingRun:
     heldout_lengths: list[int] = field(default_factory=list)
     # seconds from the start of training to the end of each step (a prefix's training time)
     step_seconds: list[float] = field(default_factory=list)
-    # how often each base token occurs in the training text, in base-token order: a run
-    # trained from counts has no text, and token usage starts from these (None: use the text)
+    # how often each token before any merge occurs in the training text, in id order (the
+    # special tokens first, then the base tokens: `initial_tokens`): a run trained from counts
+    # has no text, and token usage starts from these (None: use the text)
     base_counts: tuple[int, ...] | None = None
 
     @property
@@ -59,6 +60,21 @@ class TrainingRun:
     @property
     def pretokenizer(self) -> str | None:
         return self.settings.pretokenizer
+
+    @property
+    def special_tokens(self) -> tuple[str, ...]:
+        return getattr(self.settings, "special_tokens", ())  # (a record made by hand may leave them out)
+
+    @property
+    def initial_tokens(self) -> list:
+        """The tokens before any merge, in id order: the special tokens, then the base tokens
+        (`bpe.specials.initial_tokens`); without special tokens, the base tokens."""
+        return initial_tokens(self.special_tokens, self.base_tokens, self.alphabet)
+
+    @property
+    def initial_vocab_size(self) -> int:
+        """The vocab size before any merge: the base tokens and the special tokens."""
+        return len(self.base_tokens) + len(self.special_tokens)
 
     # A run does not change once made, and the pages ask it for its merges and for the
     # merges of a vocab size many times a visit (each a pass over every merge, spelling
@@ -79,13 +95,13 @@ class TrainingRun:
 
     @property
     def final_vocab_size(self) -> int:
-        return self.steps[-1].vocab_size if self.steps else len(self.base_tokens)
+        return self.steps[-1].vocab_size if self.steps else self.initial_vocab_size
 
     def merge_count(self, vocab_size: int | None = None) -> int:
         """How many merges the tokenizer for ``vocab_size`` uses (all of them for None)."""
         if vocab_size is None:
             return len(self.steps)
-        check_vocab_size(self.base_tokens, vocab_size)
+        check_vocab_size(self.base_tokens, vocab_size, special_tokens=self.special_tokens)
         # the merges whose vocabulary stays within it: the size after each merge never falls
         # (a merge adds one token or none), so a bisection finds the last one that fits
         return bisect_right(self._sizes_after, vocab_size)
@@ -93,7 +109,7 @@ class TrainingRun:
     def tokenizer(self, vocab_size: int | None = None, *, merges: int | None = None) -> BPETokenizer:
         """The tokenizer at ``vocab_size``, or after the first ``merges`` merges (0: base tokens
         only); neither: all of them. A prefix of this run's merges, no retraining; token ids
-        agree across prefixes (base tokens first, then merge results in order)."""
+        agree across prefixes (special tokens first, then base tokens, then merge results in order)."""
         if merges is None:
             merges = self.merge_count(vocab_size)
         elif vocab_size is not None:
@@ -105,6 +121,7 @@ class TrainingRun:
             alphabet=self.alphabet,
             pretokenizer=self.pretokenizer,
             tie_rule=self.settings.tie_rule,
+            special_tokens=self.special_tokens,
             name="merges",
             # a run's tokens can be long (up to `TrainingSettings.max_vocab_characters` in
             # all): each prefix's tokenizer holds the run's strings, not a copy of them
@@ -122,7 +139,7 @@ class TrainingRun:
     def vocab_size_after(self, merges: int) -> int:
         """The vocab size after the first ``merges`` merges."""
         if merges <= 0:
-            return len(self.base_tokens)
+            return self.initial_vocab_size
         if isinstance(self.steps, RecordedSteps):
             return self.steps.vocab_size_after(merges)
         return self.steps[merges - 1].vocab_size
@@ -169,7 +186,8 @@ def start_run(
     it part way (see `RunInTraining`). Raises `BpeError` on bad settings before any merge."""
     settings = settings_from(settings, fields)
     if settings.base_tokens is None:
-        settings = replace(settings, base_tokens=tuple(default_base_tokens(text + heldout_text, settings.alphabet)))
+        base = base_tokens_of_texts([text, heldout_text], settings.alphabet, settings.special_tokens)
+        settings = replace(settings, base_tokens=tuple(base))
     return RunInTraining(text, settings, heldout_text)
 
 
@@ -189,11 +207,11 @@ class RunInTraining:
         self._stream = train_steps(text, settings)
         self.settings = settings
         self._heldout = HeldOutTracker(
-            prepare_words(heldout_text, settings.alphabet, settings.pretokenizer),
-            self._stream.base_tokens,
+            prepare_words(heldout_text, settings.alphabet, settings.pretokenizer, settings.special_tokens),
+            initial_tokens(settings.special_tokens, self._stream.base_tokens, settings.alphabet),
             settings.target_vocab_size,
         )
-        self._sizes = (len(text), symbol_count(text, settings.alphabet), len(heldout_text))  # chunks join back
+        self._sizes = (len(text), initial_length(text, settings.alphabet, settings.special_tokens), len(heldout_text))
         self._steps: list[MergeStep] = []
         self._step_seconds: list[float] = []
         self._lock = threading.Lock()  # a step is recorded whole before `run` may see it

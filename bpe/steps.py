@@ -31,10 +31,18 @@ Pair = tuple[Token, Token]
 #   ``Counter.most_common``);
 # - "lexicographic": the smallest (left, right) pair of token strings (bytes for the byte
 #   alphabet), so the result does not depend on where pairs occur;
+# - "lexicographic_greatest": the greatest such pair, as Stanford CS336's assignment breaks
+#   ties (its handout: "es" and "st" tie, take "st"). Characters compare by their UTF-8
+#   bytes, which is the order of their code points, so ('é', 'a') > ('e', 'z');
 # - "huggingface": the smallest (left id, right id) pair as Hugging Face `tokenizers`'
-#   BpeTrainer numbers tokens: the base alphabet by character code, then each new token
-#   in the order it was made (see `huggingface_order`).
-FIRST_OCCURRENCE, LEXICOGRAPHIC, HUGGINGFACE = TIE_RULES = ("first_occurrence", "lexicographic", "huggingface")
+#   BpeTrainer numbers tokens: its special tokens first, then the base alphabet by
+#   character code, then each new token in the order it was made (see `huggingface_order`).
+FIRST_OCCURRENCE, LEXICOGRAPHIC, LEXICOGRAPHIC_GREATEST, HUGGINGFACE = TIE_RULES = (
+    "first_occurrence",
+    "lexicographic",
+    "lexicographic_greatest",
+    "huggingface",
+)
 DEFAULT_TIE_RULE = FIRST_OCCURRENCE
 
 # How many pair-count changes a step keeps (largest first): enough to show what a merge did.
@@ -161,10 +169,32 @@ def check_tie_rule(tie_rule: str) -> str:
     return tie_rule
 
 
-def huggingface_order(base_tokens: list) -> list:
-    """The base tokens in the order Hugging Face numbers its alphabet: by character code.
-    Byte tokens go by the code of their GPT-2 spelling, as its ByteLevel alphabet does."""
-    return sorted(base_tokens, key=_huggingface_code)
+def huggingface_order(initial_tokens: list) -> list:
+    """The tokens before any merge in the order Hugging Face's BpeTrainer numbers them: its
+    special tokens first, as given (the only tokens of more than one symbol here, see
+    `bpe.specials.initial_tokens`), then its alphabet by character code. Byte tokens go by
+    the code of their GPT-2 spelling, as its ByteLevel alphabet does."""
+    specials = [token for token in initial_tokens if len(token) > 1]
+    return specials + sorted((token for token in initial_tokens if len(token) == 1), key=_huggingface_code)
+
+
+# Each byte b as the character 255 - b, so that larger bytes sort first.
+_DESCENDING = {value: 255 - value for value in range(256)}
+_END = chr(256)  # after every token's characters: above all of them (see `descending_key`)
+
+
+def descending_key(token: Token) -> str:
+    """A key that sorts tokens from the lexicographically greatest to the smallest, compared
+    in C as strings: each UTF-8 byte b becomes the character 255 - b, and a last character
+    above all of them ends the key, so a token sorts after every token it is a prefix of
+    (``"s" < "st"``, so ``descending_key("st") < descending_key("s")``). Two tokens' keys
+    never have one as a prefix of the other, so a pair's key can be compared part by part.
+
+    >>> sorted(["es", "st", "s"], key=descending_key)
+    ['st', 's', 'es']
+    """
+    raw = token if isinstance(token, bytes) else token.encode("utf-8")
+    return raw.decode("latin-1").translate(_DESCENDING) + _END
 
 
 def _huggingface_code(token: Token) -> int:

@@ -10,7 +10,10 @@ files do ('Ġthe'), so the file stays readable text. A pre-tokenizer, when there
 is stored under ``"pretokenizer"`` and is part of the fingerprint; without one the
 fingerprint is exactly the tutorial's. So is the tie rule training used (``"tie_rule"``),
 written and fingerprinted only when it is not the default (first occurrence): files of
-the tutorial's rule keep the tutorial's exact bytes and fingerprint.
+the tutorial's rule keep the tutorial's exact bytes and fingerprint. Special tokens
+(``"special_tokens": ["<|endoftext|>"]``, as text in both alphabets) likewise: written and
+fingerprinted only when there are any; they take the first ids (`bpe.specials`), and
+``vocab_size`` counts them.
 
 This module knows nothing of the tokenizer class: it turns bytes into a checked
 `TokenizerData` and back. `bpe.tokenizer.BPETokenizer` builds itself from that data.
@@ -30,6 +33,7 @@ from bpe.io.files import atomic_write_bytes
 from bpe.io.jsonfile import load_json
 from bpe.io.untrusted import read_file_bytes
 from bpe.pretokenize import check_pretokenizer
+from bpe.specials import check_special_tokens
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
 
 FILE_TYPES = {CHARACTERS: "character_bpe", BYTES: "byte_bpe"}
@@ -46,10 +50,12 @@ class TokenizerData:
     merges: tuple  # ((left, right), ...) in learned order
     pretokenizer: str | None = None
     tie_rule: str = DEFAULT_TIE_RULE  # how training broke ties (`bpe.steps.TIE_RULES`): provenance only
+    special_tokens: tuple[str, ...] = ()  # one token each, the first ids (`bpe.specials`)
 
     def vocab_size(self) -> int:
-        """How many distinct tokens the merges build (a merge that re-creates a token adds none)."""
-        return len(set(self.base_tokens).union(left + right for left, right in self.merges))
+        """How many distinct tokens the merges build (a merge that re-creates a token adds
+        none), and the special tokens."""
+        return len(set(self.base_tokens).union(left + right for left, right in self.merges)) + len(self.special_tokens)
 
 
 # ==================== Fingerprint
@@ -66,13 +72,19 @@ def _spelled(data: TokenizerData) -> tuple[list[str], list[list[str]]]:
 
 
 def _fingerprint_of_spelled(
-    base_tokens: list, merges: list, pretokenizer: str | None, tie_rule: str = DEFAULT_TIE_RULE
+    base_tokens: list,
+    merges: list,
+    pretokenizer: str | None,
+    tie_rule: str = DEFAULT_TIE_RULE,
+    special_tokens: tuple[str, ...] = (),
 ) -> str:
     payload: dict = {"base_tokens": base_tokens, "merges": merges}
     if pretokenizer is not None:
         payload["pretokenizer"] = pretokenizer
     if tie_rule != DEFAULT_TIE_RULE:  # only then: the tutorial's files keep their fingerprint
         payload["tie_rule"] = tie_rule
+    if special_tokens:  # likewise
+        payload["special_tokens"] = list(special_tokens)
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -81,7 +93,7 @@ def fingerprint_of(data: TokenizerData) -> str:
     """sha256 of the compact JSON of the (spelled) base tokens and merges (and the pre-tokenizer,
     if any, and the tie rule, if not the default)."""
     base_tokens, merges = _spelled(data)
-    return _fingerprint_of_spelled(base_tokens, merges, data.pretokenizer, data.tie_rule)
+    return _fingerprint_of_spelled(base_tokens, merges, data.pretokenizer, data.tie_rule, data.special_tokens)
 
 
 # ==================== Writing
@@ -99,7 +111,11 @@ def to_json_dict(data: TokenizerData) -> dict:
         out["pretokenizer"] = data.pretokenizer
     if data.tie_rule != DEFAULT_TIE_RULE:
         out["tie_rule"] = data.tie_rule
-    out["fingerprint"] = _fingerprint_of_spelled(base_tokens, merges, data.pretokenizer, data.tie_rule)
+    if data.special_tokens:
+        out["special_tokens"] = list(data.special_tokens)
+    out["fingerprint"] = _fingerprint_of_spelled(
+        base_tokens, merges, data.pretokenizer, data.tie_rule, data.special_tokens
+    )
     return out
 
 
@@ -178,14 +194,21 @@ def tokenizer_data_from_dict(
     tie_rule = data.get("tie_rule", DEFAULT_TIE_RULE)
     if tie_rule not in TIE_RULES:  # `in` on a tuple of str: safe for any JSON value
         raise TokenizerFileError(f"{name}: tie_rule {str(tie_rule)[:60]!r} is not one of {', '.join(TIE_RULES)}")
-    expected = _fingerprint_of_spelled(base_tokens, merges, pretokenizer, tie_rule)
+    special_tokens = data.get("special_tokens", [])
+    if not isinstance(special_tokens, list):
+        raise TokenizerFileError(f"{name}: special_tokens must be a list of strings, got {str(special_tokens)[:60]}")
+    try:  # a count and lengths bounded by `bpe.specials`, before anything is built from them
+        special_tokens = check_special_tokens(special_tokens)
+    except BpeError as error:
+        raise TokenizerFileError(f"{name}: {error}") from None
+    expected = _fingerprint_of_spelled(base_tokens, merges, pretokenizer, tie_rule, special_tokens)
     if data["fingerprint"] != expected:
         raise TokenizerFileError(
             f"{name} fails its fingerprint check: the file says {str(data['fingerprint'])[:16]}..., its "
             f"content hashes to {expected[:16]}... (the file was edited or damaged)"
         )
     try:
-        parsed = _unspelled(alphabet, base_tokens, merges, pretokenizer, tie_rule)
+        parsed = _unspelled(alphabet, base_tokens, merges, pretokenizer, tie_rule, special_tokens)
     except BpeError as error:
         raise TokenizerFileError(f"{name}: {error}") from None
     _check_merges_build(parsed, name)
@@ -246,7 +269,12 @@ def _is_spelled_pair(merge) -> bool:
 
 
 def _unspelled(
-    alphabet: str, base_tokens: list[str], merges: list[list[str]], pretokenizer: str | None, tie_rule: str
+    alphabet: str,
+    base_tokens: list[str],
+    merges: list[list[str]],
+    pretokenizer: str | None,
+    tie_rule: str,
+    special_tokens: tuple[str, ...],
 ) -> TokenizerData:
     if alphabet == BYTES:
         return TokenizerData(
@@ -255,5 +283,8 @@ def _unspelled(
             tuple((from_gpt2_spelling(a), from_gpt2_spelling(b)) for a, b in merges),
             pretokenizer,
             tie_rule,
+            special_tokens,
         )
-    return TokenizerData(CHARACTERS, tuple(base_tokens), tuple((a, b) for a, b in merges), pretokenizer, tie_rule)
+    return TokenizerData(
+        CHARACTERS, tuple(base_tokens), tuple((a, b) for a, b in merges), pretokenizer, tie_rule, special_tokens
+    )

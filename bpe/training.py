@@ -7,7 +7,7 @@ text already split into distinct chunks with their frequencies, and never valida
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bpe.alphabet import (
@@ -15,16 +15,23 @@ from bpe.alphabet import (
     CHARACTERS,
     check_alphabet,
     check_base_tokens,
-    default_base_tokens,
     require_covered,
     require_unicode,
     symbols_of,
 )
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
-from bpe.pretokenize import check_pretokenizer, chunk_counts
+from bpe.pretokenize import ChunkTally, check_pretokenizer, chunk_counts
 from bpe.reference import reference_steps
-from bpe.steps import DEFAULT_TIE_RULE, StepStream, check_tie_rule
+from bpe.specials import (
+    ENDOFTEXT,
+    base_tokens_of_texts,
+    check_special_tokens,
+    initial_tokens,
+    ordinary_pieces,
+    special_words,
+)
+from bpe.steps import DEFAULT_TIE_RULE, LEXICOGRAPHIC_GREATEST, StepStream, check_tie_rule
 from bpe.text import shown_value
 
 ENGINES = {"reference": reference_steps, "fast": fast_steps}
@@ -76,6 +83,9 @@ class TrainingSettings:
     # together; training stops before the merge that would pass it (`bpe.steps.over_budget`).
     # None: no bound. The app sets one, so no settings can take a server's memory.
     max_vocab_characters: int | None = None
+    # Strings such as "<|endoftext|>": the text is cut at each before pre-tokenization, and
+    # each is one token of its own, numbered first and counted in the vocab size (`bpe.specials`).
+    special_tokens: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         size = self.target_vocab_size
@@ -105,16 +115,21 @@ class TrainingSettings:
             )
         if self.base_tokens is not None:
             object.__setattr__(self, "base_tokens", tuple(check_base_tokens(self.base_tokens, self.alphabet)))
+        object.__setattr__(self, "special_tokens", check_special_tokens(self.special_tokens))
 
 
-def check_vocab_size(base_tokens: Sequence, vocab_size: int, *, name: str = "vocab_size") -> None:
-    """`BpeError` when ``vocab_size`` (the argument ``name``) is below the alphabet: no
-    tokenizer is that small. Training, training from counts and cutting a tokenizer to a
-    size all refuse it in these words."""
-    if vocab_size < len(base_tokens):
+def check_vocab_size(
+    base_tokens: Sequence, vocab_size: int, *, name: str = "vocab_size", special_tokens: Sequence[str] = ()
+) -> None:
+    """`BpeError` when ``vocab_size`` (the argument ``name``) is below the alphabet and the
+    special tokens: no tokenizer is that small. Training, training from counts and cutting
+    a tokenizer to a size all refuse it in these words."""
+    smallest = len(base_tokens) + len(special_tokens)
+    if vocab_size < smallest:
+        specials = f" and {len(special_tokens)} special" if special_tokens else ""
         raise BpeError(
-            f"{name}={vocab_size} is smaller than the alphabet ({len(base_tokens)} base tokens): "
-            f"choose at least {len(base_tokens)}"
+            f"{name}={vocab_size} is smaller than the alphabet{' and the special tokens' if special_tokens else ''} "
+            f"({len(base_tokens)} base tokens{specials}): choose at least {smallest}"
         )
 
 
@@ -134,19 +149,21 @@ def train_steps(text: str, settings: TrainingSettings | int | None = None, /, **
     if not text:
         raise BpeError("the training text is empty: give at least one character")
     require_unicode(text, "the training text")
-    base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet)
-    check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size")
-    return engine_steps(prepare_words(text, settings.alphabet, settings.pretokenizer), base, settings)
+    base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet, settings.special_tokens)
+    check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size", special_tokens=settings.special_tokens)
+    words = prepare_words(text, settings.alphabet, settings.pretokenizer, settings.special_tokens)
+    return engine_steps(words, base, settings)
 
 
 def engine_steps(words, base: list, settings: TrainingSettings, *, token_ids: dict | None = None) -> StepStream:
     """The settings' engine over ``words`` (``(symbols, count)`` pairs in order of first
     occurrence, as `prepare_words` makes them) from the base tokens ``base``, as a
-    `StepStream`. ``token_ids``: the map of tokens to ids to share (see
-    `bpe.steps.shared_token_ids`)."""
+    `StepStream`. The engine numbers the settings' special tokens first, then ``base``
+    (`bpe.specials.initial_tokens`). ``token_ids``: the map of tokens to ids to share (see
+    `bpe.steps.shared_token_ids`: it holds those tokens, in that order)."""
     steps = ENGINES[settings.engine](
         words,
-        base,
+        initial_tokens(settings.special_tokens, base, settings.alphabet),
         target_vocab_size=settings.target_vocab_size,
         minimum_pair_frequency=settings.minimum_pair_frequency,
         top_k=settings.top_k,
@@ -183,19 +200,99 @@ def settings_from(settings: TrainingSettings | int | None, fields: dict) -> Trai
     return settings
 
 
-def prepare_base_tokens(text: str, base_tokens, alphabet: str) -> list:
-    """The given base tokens, checked to cover the text; else the alphabet's default."""
+def prepare_base_tokens(text: str, base_tokens, alphabet: str, special_tokens: Sequence[str] = ()) -> list:
+    """The given base tokens, checked to cover the text outside its special tokens; else the
+    alphabet's default for that text (`bpe.specials.base_tokens_of_texts`)."""
     if base_tokens is None:
-        return default_base_tokens(text, alphabet)
+        return base_tokens_of_texts([text], alphabet, special_tokens)
     base = check_base_tokens(base_tokens, alphabet)
     if alphabet == BYTES:
         if len(base) != 256:
             raise BpeError(f"a byte alphabet needs all 256 byte values as base tokens, got {len(base)}")
     else:
-        require_covered(text, set(base), what="the training text")
+        require_covered("".join(ordinary_pieces(text, special_tokens)), set(base), what="the training text")
     return base
 
 
-def prepare_words(text: str, alphabet: str, pretokenizer: str | None) -> list:
-    """Distinct chunks as base-token sequences with their frequencies, first appearance first."""
-    return [(symbols_of(chunk, alphabet), n) for chunk, n in chunk_counts(text, pretokenizer).items()]
+def prepare_words(text: str, alphabet: str, pretokenizer: str | None, special_tokens: Sequence[str] = ()) -> list:
+    """Distinct chunks as base-token sequences with their frequencies, first appearance
+    first. With special tokens the text is cut at them first, so no chunk holds one, and
+    each special token that occurs comes last as a word of one symbol (`bpe.specials.special_words`)."""
+    if not special_tokens:
+        return [(symbols_of(chunk, alphabet), n) for chunk, n in chunk_counts(text, pretokenizer).items()]
+    tally = ChunkTally(pretokenizer, special_tokens=special_tokens)
+    tally.add(text)
+    words = [(symbols_of(chunk, alphabet), n) for chunk, n in tally.counts().items()]
+    return words + special_words(tally.special_counts(), alphabet)
+
+
+# ==================== Presets: a course's settings under one name
+#
+# ``cs336`` is Stanford CS336's assignment 1 (`train_bpe`): bytes, GPT-2's split pattern, ties
+# to the lexicographically greatest pair, every pair merged however rare (minimum pair
+# frequency 1) and ``<|endoftext|>`` as a special token. With it, corpus.en to vocab 500 gives
+# the course's reference merges exactly (tests/core/test_cs336_conformance.py). A preset only
+# fills in settings; whatever is given beside it wins (`apply_preset`), and it says what it
+# set (`describe_preset`), so nothing changes behind the user's back:
+#
+#     apply_preset("cs336", {"minimum_pair_frequency": 2})
+#     # {'alphabet': 'bytes', 'pretokenizer': 'gpt2', 'tie_rule': 'lexicographic_greatest',
+#     #  'minimum_pair_frequency': 2, 'special_tokens': ('<|endoftext|>',)}
+
+CS336 = "cs336"
+PRESETS: dict[str, dict] = {
+    CS336: {
+        "alphabet": BYTES,
+        "pretokenizer": "gpt2",
+        "tie_rule": LEXICOGRAPHIC_GREATEST,
+        "minimum_pair_frequency": 1,
+        "special_tokens": (ENDOFTEXT,),
+    },
+}
+# What each preset is, for help texts and the app's choice.
+PRESET_LABELS = {CS336: "Stanford CS336 (assignment 1)"}
+# Each field's value in words, for `describe_preset`.
+_WORDS = {
+    "alphabet": lambda value: f"the {value} alphabet",
+    "pretokenizer": lambda value: "GPT-2's split pattern" if value == "gpt2" else f"the {value} pre-tokenizer",
+    "tie_rule": lambda value: (
+        "ties to the lexicographically greatest pair" if value == LEXICOGRAPHIC_GREATEST else f"the {value} tie rule"
+    ),
+    "minimum_pair_frequency": lambda value: f"minimum pair frequency {value}",
+    "special_tokens": lambda value: "special token" + ("s " if len(value) > 1 else " ") + ", ".join(value),
+}
+
+
+def check_preset(name: str) -> str:
+    if name not in PRESETS:
+        raise BpeError(f"unknown preset {name!r}: choose one of {', '.join(PRESETS)}")
+    return name
+
+
+def preset_fields(name: str) -> dict:
+    """The `bpe.training.TrainingSettings` fields the preset sets."""
+    return dict(PRESETS[check_preset(name)])
+
+
+def apply_preset(name: str | None, given: Mapping) -> dict:
+    """The preset's fields with ``given`` over them: a field given explicitly wins. No
+    preset (None): ``given`` as it is."""
+    if name is None:
+        return dict(given)
+    return {**preset_fields(name), **given}
+
+
+def describe_preset(name: str, overridden: Mapping | None = None, *, only: Sequence[str] | None = None) -> str:
+    """What the preset set, in words, and what was given instead (``only``: the fields that
+    apply here): "preset cs336 (Stanford CS336 (assignment 1)) set the bytes alphabet, GPT-2's
+    split pattern, ties to the lexicographically greatest pair, minimum pair frequency 1 and
+    special token <|endoftext|>"."""
+    fields = {key: value for key, value in preset_fields(name).items() if only is None or key in only}
+    overridden = {key: value for key, value in (overridden or {}).items() if key in fields}
+    kept = [_WORDS[key](value) for key, value in fields.items() if key not in overridden]
+    said = f"preset {name} ({PRESET_LABELS[name]}) set " + (
+        ", ".join(kept[:-1]) + f" and {kept[-1]}" if len(kept) > 1 else "".join(kept) or "nothing"
+    )
+    if overridden:
+        said += "; given instead: " + ", ".join(_WORDS[key](value) for key, value in overridden.items())
+    return said

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from bpe.alphabet import CHARACTERS
 from bpe.analysis.lineage import AppliedMerge, applied_merges
-from bpe.analysis.segments import Segment
+from bpe.analysis.segments import Segment, segments_of
+from bpe.specials import pieces
 
 
 def known_characters(tokenizer) -> set[str] | None:
@@ -28,10 +29,33 @@ def known_characters(tokenizer) -> set[str] | None:
 
 def runs(tokenizer, text: str) -> list[tuple[str, bool]]:
     """``text`` cut into (piece, encodable) runs: encodable stretches whole, each unknown
-    character on its own. Joined, the pieces give back ``text``."""
+    character on its own; a special token of the tokenizer is encodable whatever its
+    characters. Joined, the pieces give back ``text``."""
     known = known_characters(tokenizer)
     if known is None:
         return [(text, True)] if text else []
+    specials = tuple(getattr(tokenizer, "special_tokens", {}))
+    if specials:  # each piece between special tokens on its own: a special token is one token
+        found = []
+        for part in pieces(text, specials):
+            found += [(part, True)] if part in specials else runs_of_characters(part, known)
+        return _joined(found)
+    return runs_of_characters(text, known)
+
+
+def _joined(found: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """Neighbouring encodable runs as one (a special token and the text around it)."""
+    out: list[tuple[str, bool]] = []
+    for piece, ok in found:
+        if ok and out and out[-1][1]:
+            out[-1] = (out[-1][0] + piece, True)
+        else:
+            out.append((piece, ok))
+    return out
+
+
+def runs_of_characters(text: str, known: set[str]) -> list[tuple[str, bool]]:
+    """`runs` of text holding no special token: split at each character outside ``known``."""
     found: list[tuple[str, bool]] = []
     start = 0
     for i, char in enumerate(text):
@@ -53,11 +77,10 @@ def unknown_characters(tokenizer, text: str) -> list[str]:
 def segments_marking_unknown(tokenizer, text: str) -> list[Segment]:
     """``text`` as tokens, with each character outside the alphabet as a segment of its
     own: ``token_id`` None, mark "unknown"."""
-    itos = tokenizer.itos
     segments: list[Segment] = []
     for piece, ok in runs(tokenizer, text):
         if ok:
-            segments.extend(Segment(itos[i], i) for i in tokenizer.encode(piece))
+            segments.extend(segments_of(tokenizer, tokenizer.encode(piece)))
         else:
             segments.append(Segment(piece, None, "unknown"))
     return segments

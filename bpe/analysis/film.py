@@ -17,8 +17,9 @@ from bpe.run import TrainingRun
 from bpe.text import printable
 
 MAX_FRAMES = 500  # a frame is a few KB for a passage of hundreds of characters: a film stays small
-# Marks in a frame's ``before`` list: 0 untouched, 1 left half of a merged pair, 2 right half.
-PLAIN, LEFT, RIGHT = 0, 1, 2
+# Marks in a frame's ``before`` list: 0 untouched, 1 left half of a merged pair, 2 right half,
+# 3 a special token (`bpe.specials`: one token no merge touches).
+PLAIN, LEFT, RIGHT, SPECIAL = 0, 1, 2, 3
 
 
 def film_data(run: TrainingRun, passage: str, merges: int, *, top_k: int, title: str) -> dict:
@@ -33,6 +34,7 @@ def film_data(run: TrainingRun, passage: str, merges: int, *, top_k: int, title:
     tokenizer = run.tokenizer(merges=merges)
     itos = tokenizer.itos
     chunks = [list(chunk) for chunk in run.tokenizer(merges=0).encode_with_chunks(passage)]
+    specials = frozenset(tokenizer.special_tokens.values())  # (each a chunk of its own)
     used: set[int] = {i for chunk in chunks for i in chunk}
     frames = []
     for step in run.steps[:merges]:
@@ -41,7 +43,7 @@ def film_data(run: TrainingRun, passage: str, merges: int, *, top_k: int, title:
         for chunk_index, chunk in enumerate(chunks):
             if chunk_index:
                 breaks.append(len(before))
-            marks = [PLAIN] * len(chunk)
+            marks = [SPECIAL] if len(chunk) == 1 and chunk[0] in specials else [PLAIN] * len(chunk)
             positions = merge_positions(chunk, (left, right))
             for at in positions:
                 marks[at], marks[at + 1] = LEFT, RIGHT

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from bpe.alphabet import symbols_of
 from bpe.errors import BpeError
+from bpe.specials import as_token, pieces
 from bpe.text import token_characters
 
 # Held-out compression "parts" from training compression once it is this much lower (relative).
@@ -149,7 +150,7 @@ def compression_curve(run) -> list[CurvePoint]:
     that size, which is exactly the tokenizer ``run.tokenizer(vocab_size)`` returns.
     """
     by_size: dict[int, CurvePoint] = {}
-    sizes = [len(run.base_tokens), *run.vocab_sizes()]
+    sizes = [run.initial_vocab_size, *run.vocab_sizes()]
     for merges, vocab_size in enumerate(sizes):
         heldout = None
         if run.heldout_characters and merges < len(run.heldout_lengths):
@@ -191,9 +192,14 @@ def token_usage(run, training_text: str | None, merges: int | None = None) -> Co
     if training_text is None:
         if run.base_counts is None:
             raise BpeError("this run records no base-token counts: give its training text")
-        usage = Counter(dict(zip(run.base_tokens, run.base_counts)))
-    else:
-        usage = Counter(symbols_of(training_text, run.alphabet))
+        usage = Counter(dict(zip(run.initial_tokens, run.base_counts)))
+    else:  # a special token is one token of its own (`bpe.specials`)
+        usage = Counter()
+        for piece in pieces(training_text, run.special_tokens):
+            if piece in run.special_tokens:
+                usage[as_token(piece, run.alphabet)] += 1
+            else:
+                usage.update(symbols_of(piece, run.alphabet))
     previous = run.initial_length
     for step in run.steps[:count]:
         applied = previous - step.sequence_length

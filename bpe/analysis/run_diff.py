@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from bpe.alphabet import Token
 from bpe.analysis.lineage import first_creations
-from bpe.analysis.segments import Segment
+from bpe.analysis.segments import Segment, segments_of
 from bpe.analysis.tie_rules import tie_rule_label
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
@@ -57,6 +57,7 @@ def setting_differences(run_a: TrainingRun, run_b: TrainingRun) -> list[tuple[st
         ("minimum pair frequency", f"{a.minimum_pair_frequency:,}", f"{b.minimum_pair_frequency:,}"),
         ("training text", f"{run_a.training_characters:,} characters", f"{run_b.training_characters:,} characters"),
         ("base tokens", f"{len(run_a.base_tokens):,}", f"{len(run_b.base_tokens):,}"),
+        ("special tokens", ", ".join(a.special_tokens) or "none", ", ".join(b.special_tokens) or "none"),
         ("target vocab size", f"{a.target_vocab_size:,}", f"{b.target_vocab_size:,}"),
     ]
     return [row for row in found if row[1] != row[2]]
@@ -344,8 +345,7 @@ def sample_lines(text: str, max_chars: int = SAMPLE_CHARS) -> list[str]:
 
 
 def _cut(tokenizer: BPETokenizer, text: str) -> list[Segment]:
-    itos = tokenizer.itos
-    return [Segment(itos[i], i) for i in tokenizer.encode(text)]
+    return segments_of(tokenizer, tokenizer.encode(text))
 
 
 def _spans(segments: list[Segment]) -> list[tuple[int, int]]:

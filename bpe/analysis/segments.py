@@ -22,9 +22,10 @@ from bpe.steps import MergeStep
 from bpe.tokenizer import BPETokenizer
 
 Mark = (
-    Literal["left", "right", "merged", "differs", "unknown"] | None
+    Literal["left", "right", "merged", "differs", "unknown", "special"] | None
 )  # "differs": cut unlike the other run (bpe.analysis.run_diff)
 # "unknown": a character outside the tokenizer's alphabet, token_id None (bpe.analysis.encodable)
+# "special": a special token (`bpe.specials`): one token no merge touches, drawn in a style of its own
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,19 @@ def window_around(text: str, token: str | bytes, size: int) -> int:
 
 
 def segment(tokenizer: BPETokenizer, text: str) -> list[Segment]:
-    """``text`` as the tokenizer cuts it, unmarked."""
-    itos = tokenizer.itos
-    return [Segment(itos[i], i) for i in tokenizer.encode(text)]
+    """``text`` as the tokenizer cuts it, unmarked but for its special tokens."""
+    return segments_of(tokenizer, tokenizer.encode(text))
+
+
+def segments_of(tokenizer, ids) -> list[Segment]:
+    """The tokens of ``ids`` as segments, each special token marked "special"."""
+    itos, specials = tokenizer.itos, special_ids(tokenizer)
+    return [Segment(itos[i], i, "special" if i in specials else None) for i in ids]
+
+
+def special_ids(tokenizer) -> frozenset[int]:
+    """The ids of a tokenizer's special tokens (none for one without them)."""
+    return frozenset(getattr(tokenizer, "special_tokens", {}).values())
 
 
 def step_segments(before: BPETokenizer, text: str, step: MergeStep) -> tuple[list[Segment], list[Segment]]:
@@ -72,7 +83,7 @@ def step_segments(before: BPETokenizer, text: str, step: MergeStep) -> tuple[lis
     `bpe.run.TrainingRun.tokenizer` with ``merges=step.number - 1``). In "before", each occurrence the merge consumes is marked
     left/right; in "after", each token the merge produced is marked "merged".
     """
-    itos, stoi = before.itos, before.stoi
+    itos, stoi, specials = before.itos, before.stoi, special_ids(before)
     left_id, right_id = stoi[step.pair[0]], stoi[step.pair[1]]
     old, new = [], []
     for chunk in before.encode_with_chunks(text):
@@ -84,7 +95,7 @@ def step_segments(before: BPETokenizer, text: str, step: MergeStep) -> tuple[lis
                 new.append(Segment(step.token, step.token_id, "merged"))
                 i += 2
             else:
-                plain = Segment(itos[chunk[i]], chunk[i])
+                plain = Segment(itos[chunk[i]], chunk[i], "special" if chunk[i] in specials else None)
                 old.append(plain)
                 new.append(plain)
                 i += 1

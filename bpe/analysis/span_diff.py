@@ -36,6 +36,7 @@ class TokenSpan:
     token_id: int | None  # None for plain tokens, and for `unknown` characters
     shared: bool  # every row has a token with these very boundaries
     unknown: bool = False  # a character outside the tokenizer's alphabet (see bpe.analysis.encodable)
+    special: bool = False  # a special token (`bpe.specials`): drawn in a style of its own
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def span_diff(text: str, rows: Mapping[str, Sequence]) -> SpanDiff:
     boundary_sets = [{(span[2], span[3]) for span in spans} for spans in placed.values()]
     common = set.intersection(*boundary_sets) if boundary_sets else set()
     built = tuple(
-        DiffRow(label, tuple(TokenSpan(*span[:6], (span[2], span[3]) in common, span[6]) for span in spans))
+        DiffRow(label, tuple(TokenSpan(*span[:6], (span[2], span[3]) in common, *span[6:]) for span in spans))
         for label, spans in placed.items()
     )
     return SpanDiff(text, built, _regions(built, char_at, len(data)))
@@ -91,6 +92,7 @@ def _place(label: str, tokens: Sequence, data: bytes, char_at: list[int]) -> lis
     for item in tokens:
         token, token_id = (item.token, item.token_id) if isinstance(item, Segment) else (item, None)
         unknown = isinstance(item, Segment) and item.mark == "unknown"
+        special = isinstance(item, Segment) and item.mark == "special"
         raw = token if isinstance(token, bytes) else token.encode("utf-8")
         if not raw or data[at : at + len(raw)] != raw:
             raise BpeError(
@@ -98,7 +100,7 @@ def _place(label: str, tokens: Sequence, data: bytes, char_at: list[int]) -> lis
                 "or adds a space): it cannot be aligned with the others"
             )
         end = at + len(raw)
-        spans.append((char_at[at], char_at[end - 1] + 1, at, end, token, token_id, unknown))
+        spans.append((char_at[at], char_at[end - 1] + 1, at, end, token, token_id, unknown, special))
         at = end
     if at != len(data):
         raise BpeError(f"{label}'s tokens stop at byte {at:,} of {len(data):,}: they do not spell the whole text")

@@ -41,7 +41,7 @@ def spread_sizes(run: TrainingRun, count: int = 4) -> list[int]:
     Examples: alphabet 62, training to 2,000 -> [100, 300, 1,000, 2,000]; alphabet 8,
     training stopping at 12 -> [9, 10, 11, 12].
     """
-    low, high = len(run.base_tokens), run.final_vocab_size
+    low, high = run.initial_vocab_size, run.final_vocab_size
     if high <= low:
         return [high]
     inside = sorted({reached_vocab_size(run, size) for size in round_sizes(low, high)} - {low, high})

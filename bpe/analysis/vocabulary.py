@@ -37,7 +37,7 @@ def learned_tokens(run, merges: int, usage: Counter) -> list[LearnedToken]:
     steps = run.steps[:merges]
     created = first_creations([s.pair for s in steps])
     rows = []
-    next_id = len(run.base_tokens)
+    next_id = run.initial_vocab_size  # (special tokens and base tokens come first)
     for token, index in sorted(created.items(), key=lambda item: item[1]):
         step = steps[index]
         rows.append(

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from bpe.benchmarks import scale_corpora
 from bpe.benchmarks.heaps import DistinctChunks, HeapsFit, distinct_chunks_at, fit_heaps
+from bpe.cli.arguments import parse_size
 from bpe.paths import CACHE_DIR
 from bpe.pretokenize import split
 
@@ -358,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         "--sizes", default=scale_corpora.DEFAULT_SIZES, help=f"corpus sizes (default {scale_corpora.DEFAULT_SIZES})"
     )
     args = parser.parse_args(argv)
-    sizes = [scale_corpora.parse_size(size) for size in args.sizes.split(",")]
+    sizes = [parse_size(size) for size in args.sizes.split(",")]
     corpora = build_open_corpora(sizes)
     fit = heaps_fit()
     started = time.perf_counter()

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe.benchmarks import open_corpus
-from bpe.benchmarks.scale_corpora import DEFAULT_SIZES, build_corpora, parse_size, size_name
+from bpe.benchmarks.scale_corpora import DEFAULT_SIZES, build_corpora, size_name
+from bpe.cli.arguments import parse_size
 from bpe.paths import PROJECT_ROOT
 from bpe.scale.count_phase import count_corpus
 from bpe.scale.merge_phase import train_run_from_counts

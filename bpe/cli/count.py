@@ -34,8 +34,8 @@ def add_count_command(commands) -> argparse.ArgumentParser:
         "count",
         help="the count phase: each distinct chunk of a corpus and its count, into one counts file",
         description="Count the distinct pre-tokenized chunks of a corpus (.txt, .jsonl, .parquet, .txt.gz, "
-        ".jsonl.gz; folders and globs of these) on every core, or on a Dask cluster, into one Parquet "
-        "counts file for `train`.",
+        ".jsonl.gz, and any other file name as UTF-8 text: corpus.en, wiki.train.raw; folders and globs) on "
+        "every core, or on a Dask cluster, into one Parquet counts file for `train`.",
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="corpus files, folders or globs")
     p.add_argument("--output", "-o", type=Path, required=True, metavar="COUNTS", help="the counts file to write")
@@ -59,6 +59,7 @@ CORPUS_DEFAULTS = {
     "seed": 0,
     "workers": None,
     "dask": None,
+    "special_tokens": None,
 }
 
 
@@ -81,6 +82,15 @@ def add_corpus_options(p: argparse.ArgumentParser, *, suppressed: bool = False) 
         metavar="REGEX",
         default=default("pattern"),
         help="a custom split pattern instead (checked for safety)",
+    )
+    p.add_argument(
+        "--special-token",
+        action="append",
+        dest="special_tokens",
+        default=default("special_tokens"),
+        metavar="TEXT",
+        help="a special token such as <|endoftext|>, repeatable: each document is cut at them (the longest "
+        "first) before it is chunked, and each is counted as one token of its own",
     )
     p.add_argument(
         "--field", default=default("field"), help="the field of a .jsonl record that holds the text (default text)"
@@ -125,7 +135,10 @@ def add_corpus_options(p: argparse.ArgumentParser, *, suppressed: bool = False) 
 
 def given_corpus_options(args) -> list[str]:
     """The corpus options given on the command line (of a parser made with ``suppressed``)."""
-    return ["--" + name.replace("_", "-") for name in CORPUS_DEFAULTS if hasattr(args, name)]
+    return [OPTION_NAMES.get(name, "--" + name.replace("_", "-")) for name in CORPUS_DEFAULTS if hasattr(args, name)]
+
+
+OPTION_NAMES = {"special_tokens": "--special-token"}  # an option named otherwise than its value
 
 
 def count_from_args(args, on_progress=None):
@@ -150,6 +163,7 @@ def count_from_args(args, on_progress=None):
         workers=value["workers"],
         dask=value["dask"],
         on_progress=on_progress,
+        special_tokens=value["special_tokens"] or (),
     )
 
 
@@ -192,9 +206,18 @@ def run_count(args) -> int:
         f"{output}: {counted(len(counts.chunks), 'distinct chunk')}, {counted(counts.characters, 'character')} in "
         f"{counted(counts.documents, 'document')} from {counted(len(counts.inputs), 'file')}; held out "
         f"{counted(counts.heldout_documents, 'document')} ({counted(counts.heldout_characters, 'character')}); "
-        f"{seconds:.1f} s, {size / 1e6 / max(seconds, 1e-9):.1f} MB/s"
+        f"{seconds:.1f} s, {size / 1e6 / max(seconds, 1e-9):.1f} MB/s{special_tokens_said(counts)}"
     )
     return 0
+
+
+def special_tokens_said(counts) -> str:
+    """What a counts table holds of its special tokens: "; special tokens: '<|endoftext|>' 300 times"."""
+    if not counts.special_tokens:
+        return ""
+    return "; special tokens: " + ", ".join(
+        f"{special!r} {counted(count, 'time')}" for special, count in zip(counts.special_tokens, counts.special_counts)
+    )
 
 
 class ProgressLine:

@@ -35,8 +35,11 @@ from bpe.cli.gpt2 import add_gpt2_command
 from bpe.cli.lm import add_lm_command
 from bpe.cli.pipeline import (
     add_max_vocab_characters_option,
+    add_preset_option,
+    add_special_token_option,
     build,
     output_paths,
+    preset_settings,
     print_progress,
     split_paths,
     unchanged_message,
@@ -112,25 +115,39 @@ def _add_build(commands) -> None:
         default=500_000,
         help="merge statistics come from this prefix of the training split",
     )
-    p.add_argument("--minimum-pair-frequency", type=int, default=2)
+    # (options a preset sets default to None here: given, they win over it; see BUILD_DEFAULTS)
+    p.add_argument("--minimum-pair-frequency", type=int, help="default 2")
     p.add_argument("--engine", choices=sorted(ENGINES), default="fast")
-    p.add_argument("--alphabet", choices=ALPHABETS, default=CHARACTERS)
-    p.add_argument("--pretokenizer", choices=PRETOKENIZER_CHOICES, default="none")
+    p.add_argument("--alphabet", choices=ALPHABETS, help=f"default {CHARACTERS}")
+    p.add_argument("--pretokenizer", choices=PRETOKENIZER_CHOICES, help="default none")
     p.add_argument(
         "--tie-rule",
         choices=TIE_RULES,
-        default=DEFAULT_TIE_RULE,
         help="which of equally frequent pairs wins (default: the earliest first occurrence, as in the "
-        "tutorial); the file records any other rule",
+        "tutorial; lexicographic_greatest: the greatest pair by the UTF-8 bytes of its tokens, as Stanford "
+        "CS336); the file records any other rule",
     )
+    add_special_token_option(p)
+    add_preset_option(p)
     add_max_vocab_characters_option(p)
     p.add_argument("--quiet", action="store_true", help="no merge log")
     p.set_defaults(func=run_build)
 
 
+# The tutorial's settings, which a preset's replace and an option given replaces in turn.
+BUILD_DEFAULTS = {
+    "minimum_pair_frequency": 2,
+    "alphabet": CHARACTERS,
+    "pretokenizer": "none",
+    "tie_rule": DEFAULT_TIE_RULE,
+    "special_tokens": (),
+}
+
+
 def run_build(args) -> int:
     paths = split_paths(args.processed_dir, args.train, args.val, args.test)
     say = (lambda message: None) if args.quiet else (lambda message: print(message, file=sys.stderr))
+    settings = preset_settings(args, BUILD_DEFAULTS, lambda message: print(message, file=sys.stderr))
     try:
         report = build(
             paths,
@@ -138,14 +155,11 @@ def run_build(args) -> int:
             encoded_output_dir=args.encoded_output_dir,
             target_vocab_size=args.target_vocab_size,
             training_characters=args.training_characters,
-            minimum_pair_frequency=args.minimum_pair_frequency,
             engine=args.engine,
-            alphabet=args.alphabet,
-            pretokenizer=None if args.pretokenizer == "none" else args.pretokenizer,
-            tie_rule=args.tie_rule,
             max_vocab_characters=args.max_vocab_characters,
             on_step=None if args.quiet else print_progress,
             say=say,
+            **{**settings, "pretokenizer": None if settings["pretokenizer"] == "none" else settings["pretokenizer"]},
         )
     except KeyboardInterrupt as stop:
         kept = unchanged_message(output_paths(args.tokenizer_output, args.encoded_output_dir))

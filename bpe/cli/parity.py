@@ -31,7 +31,7 @@ from bpe.variants.parity import MAX_CHARACTERS, PARITY, STANDARD, MultilingualRu
 
 # `train` options that shape a corpus read in documents or a run file, not a language's text
 NOT_FOR_PARITY = ("--pattern", "--field", "--column", "--max-characters", "--max-document-characters")
-NOT_FOR_PARITY += ("--heldout-fraction", "--seed", "--workers", "--dask")
+NOT_FOR_PARITY += ("--heldout-fraction", "--seed", "--workers", "--dask", "--special-token")
 
 
 def run_parity_training(args) -> int:
@@ -87,7 +87,11 @@ def refuse_what_does_not_apply(args) -> None:
             "writes none (a run file replays standard training): write the tokenizer with --tokenizer-output"
         )
     ignored = [option for option in given_corpus_options(args) if option in NOT_FOR_PARITY]
-    ignored += [option for option, value in (("--engine", args.engine), ("--top-k", args.top_k)) if value is not None]
+    ignored += [
+        option
+        for option, value in (("--engine", args.engine), ("--top-k", args.top_k), ("--preset", args.preset))
+        if value is not None
+    ]
     if ignored:
         raise BpeError(
             f"{', '.join(ignored)} {'does' if len(ignored) == 1 else 'do'} not apply to --rule parity: each INPUT is "

@@ -13,21 +13,30 @@ import argparse
 import importlib.util
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bpe.alphabet import CHARACTERS, default_base_tokens
+from bpe.alphabet import CHARACTERS
 from bpe.analysis.exports import ids_tensor_bytes
 from bpe.analysis.metrics import compression, context_coverage, token_count_reduction, token_lengths
 from bpe.cli.arguments import bound_or_none
 from bpe.corpora.textfile import read_text_file
 from bpe.errors import BpeError
 from bpe.io.files import check_writable_target, staged_files
+from bpe.specials import base_tokens_of_texts, check_special_tokens
 from bpe.steps import DEFAULT_TIE_RULE, MergeStep, StopReason, log_line, should_log
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
-from bpe.training import DEFAULT_ENGINE, MAX_VOCAB_CHARACTERS, train_steps
+from bpe.training import (
+    DEFAULT_ENGINE,
+    MAX_VOCAB_CHARACTERS,
+    PRESETS,
+    apply_preset,
+    describe_preset,
+    preset_fields,
+    train_steps,
+)
 from bpe.training_memory import check_fits_in_memory
 
 SPLITS = ("train", "val", "test")
@@ -102,6 +111,7 @@ def build(
     pretokenizer: str | None = None,
     tie_rule: str = DEFAULT_TIE_RULE,
     max_vocab_characters: int | None = None,
+    special_tokens: Sequence[str] = (),
     on_step: Callable[[MergeStep], None] | None = None,
     say: Callable[[str], None] = lambda message: None,
 ) -> BuildReport:
@@ -114,7 +124,8 @@ def build(
         check_writable_target(path)
     training_text = texts["train"][:training_characters]
     check_fits_in_memory(len(training_text), alphabet, pretokenizer)  # refuse now rather than swap or die
-    base_tokens = default_base_tokens("".join(texts.values()), alphabet)
+    special_tokens = check_special_tokens(special_tokens)
+    base_tokens = base_tokens_of_texts(texts.values(), alphabet, special_tokens)
     say(
         f"Training on {len(training_text):,} characters of {paths['train']} "
         f"(base tokens from all splits: {len(base_tokens)})"
@@ -131,6 +142,7 @@ def build(
         pretokenizer=pretokenizer,
         tie_rule=tie_rule,
         max_vocab_characters=max_vocab_characters,
+        special_tokens=special_tokens,
     )
     merges = []
     for step in stream:
@@ -138,7 +150,14 @@ def build(
         if on_step is not None:
             on_step(step)
     seconds = time.perf_counter() - started
-    tokenizer = BPETokenizer(base_tokens, merges, alphabet=alphabet, pretokenizer=pretokenizer, tie_rule=tie_rule)
+    tokenizer = BPETokenizer(
+        base_tokens,
+        merges,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        tie_rule=tie_rule,
+        special_tokens=special_tokens,
+    )
     say(f"Learned {len(merges)} merges in {seconds:.2f} s; {stream.explain_stop()}")
     reloaded, reports, encoded = write_checked(tokenizer, texts, outputs, say)
     return BuildReport(
@@ -228,6 +247,45 @@ def add_max_vocab_characters_option(parser: argparse.ArgumentParser) -> None:
         help="stop before the merge that takes all tokens past N characters in all "
         f"(default {MAX_VOCAB_CHARACTERS:,}, far above real settings; 'none': no bound)",
     )
+
+
+def add_special_token_option(parser) -> None:
+    """``--special-token TEXT``, repeatable: a string the text is cut at before anything else,
+    one token of its own (`bpe.specials`)."""
+    parser.add_argument(
+        "--special-token",
+        action="append",
+        dest="special_tokens",
+        metavar="TEXT",
+        help="a special token such as <|endoftext|>, repeatable: the text is cut at each (the longest first "
+        "where two overlap) before pre-tokenization, so no merge learns from or crosses one; each is one "
+        "token, numbered first and counted in the vocab size",
+    )
+
+
+def add_preset_option(parser) -> None:
+    """``--preset cs336``: a course's settings at once (`bpe.training.PRESETS`); options given beside it win."""
+    shown = "; ".join(f"{name}: {describe_preset(name).split(' set ', 1)[1]}" for name in PRESETS)
+    parser.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        help=f"a course's settings at once ({shown}); an option given beside it wins",
+    )
+
+
+def preset_settings(args, defaults: dict, say: Callable[[str], None]) -> dict:
+    """The value of each field of ``defaults`` (field -> the option's default): the option's
+    when given (not None), else the preset's when ``args.preset`` names one, else the
+    default. Says what the preset set, and what was given instead of it."""
+    given = {field: getattr(args, field) for field in defaults if getattr(args, field, None) is not None}
+    if given.get("special_tokens") is not None:
+        given["special_tokens"] = tuple(given["special_tokens"])
+    preset = getattr(args, "preset", None)
+    if preset is not None:
+        fields = preset_fields(preset)
+        say(describe_preset(preset, {key: value for key, value in given.items() if key in fields}))
+    settled = {**defaults, **apply_preset(preset, given)}
+    return {field: settled[field] for field in defaults}
 
 
 def budget_hint(reason: StopReason) -> str:

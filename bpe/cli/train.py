@@ -29,10 +29,23 @@ import time
 from pathlib import Path
 
 from bpe.cli.arguments import between
-from bpe.cli.count import ProgressLine, add_corpus_options, corpus_inputs, count_from_args, given_corpus_options
+from bpe.cli.count import (
+    ProgressLine,
+    add_corpus_options,
+    corpus_inputs,
+    count_from_args,
+    given_corpus_options,
+    special_tokens_said,
+)
 from bpe.cli.errors import stop_status
 from bpe.cli.parity import run_parity_training
-from bpe.cli.pipeline import add_max_vocab_characters_option, budget_hint, unchanged_message
+from bpe.cli.pipeline import (
+    add_max_vocab_characters_option,
+    add_preset_option,
+    budget_hint,
+    preset_settings,
+    unchanged_message,
+)
 from bpe.errors import BpeError
 from bpe.io.files import check_distinct_paths, check_writable_target, staged_files
 from bpe.run import TrainingRun
@@ -43,7 +56,15 @@ from bpe.scale.run_file import MAX_MERGES, RunSource, check_run_fits, read_run_f
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES, MergeStep
 from bpe.storage import to_json_text
 from bpe.tokenizer import BPETokenizer
-from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, ENGINES, MAX_TOP_K, TrainingSettings
+from bpe.training import (
+    DEFAULT_ENGINE,
+    DEFAULT_TOP_K,
+    ENGINES,
+    MAX_TOP_K,
+    TrainingSettings,
+    describe_preset,
+    preset_fields,
+)
 from bpe.variants.parity import PARITY, RULES, STANDARD
 
 
@@ -65,14 +86,17 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
     )
     p.add_argument("--counts", type=Path, metavar="COUNTS", help="a counts file from `bpe count`")
     add_corpus_options(p.add_argument_group("counting the inputs first (as bpe count)"), suppressed=True)
-    p.add_argument("--vocab-size", type=int, required=True, help="the target vocabulary size (base tokens included)")
-    p.add_argument("--minimum-pair-frequency", type=int, default=2)
+    p.add_argument(
+        "--vocab-size", type=int, required=True, help="the target vocabulary size (base and special tokens included)"
+    )
+    p.add_argument("--minimum-pair-frequency", type=int, help="default 2")
     p.add_argument(
         "--tie-rule",
         choices=TIE_RULES,
-        default=DEFAULT_TIE_RULE,
-        help="which of equally frequent pairs wins (default: the earliest first occurrence)",
+        help="which of equally frequent pairs wins (default: the earliest first occurrence; "
+        "lexicographic_greatest: the greatest pair by the UTF-8 bytes of its tokens, as Stanford CS336)",
     )
+    add_preset_option(p)
     # no default in the parser: --rule parity refuses these two when given (its loop has no engine or runners-up)
     p.add_argument(
         "--top-k",
@@ -102,19 +126,21 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 def run_train(args) -> int:
     if args.rule == PARITY:
+        for field, default in MERGE_DEFAULTS.items():  # (a preset is refused there)
+            setattr(args, field, default if getattr(args, field) is None else getattr(args, field))
         return run_parity_training(args)
     refuse_contradictions(args)
     args.top_k = DEFAULT_TOP_K if args.top_k is None else args.top_k
     args.engine = args.engine or DEFAULT_ENGINE
+    merging = apply_train_preset(args)
     # The settings are checked before counting or reading the counts, which may take minutes
-    # (the alphabet and pre-tokenizer come from the counts, and were checked there).
+    # (the alphabet, pre-tokenizer and special tokens come from the counts, and were checked there).
     fields = dict(
         target_vocab_size=args.vocab_size,
-        minimum_pair_frequency=args.minimum_pair_frequency,
-        tie_rule=args.tie_rule,
         top_k=args.top_k,
         engine=args.engine,
         max_vocab_characters=args.max_vocab_characters,
+        **merging,
     )
     TrainingSettings(**fields)
     if args.run_output is not None:
@@ -128,7 +154,7 @@ def run_train(args) -> int:
         counts, name = counts_of(args)
         print(
             f"{len(counts.chunks):,} distinct chunks of {counts.characters:,} characters "
-            f"({counts.alphabet}, pre-tokenizer {counts.pretokenizer or 'none'})",
+            f"({counts.alphabet}, pre-tokenizer {counts.pretokenizer or 'none'}){special_tokens_said(counts)}",
             file=sys.stderr,
         )
         run = merge_and_write(args, counts, name, fields)
@@ -163,6 +189,36 @@ def refuse_contradictions(args) -> None:
             f"--vocab-size {args.vocab_size:,} is more than a run file holds ({MAX_MERGES:,} merges); "
             "choose a smaller vocab or write only the tokenizer"
         )
+
+
+# What decides the merges, which a preset sets too (the rest of a preset shapes the chunks).
+MERGE_DEFAULTS = {"minimum_pair_frequency": 2, "tie_rule": DEFAULT_TIE_RULE}
+CHUNK_FIELDS = ("alphabet", "pretokenizer", "special_tokens")
+
+
+def apply_train_preset(args) -> dict:
+    """The merge-phase settings (`MERGE_DEFAULTS`: given, else the preset's, else the
+    defaults); with inputs to count, the preset's alphabet, pre-tokenizer and special tokens
+    go to the counting where not given. With a counts file those are the file's, and only
+    the preset's merge settings apply: what it set is said either way."""
+    merging = preset_settings(args, MERGE_DEFAULTS, lambda message: None)
+    if args.preset is None:
+        return merging
+    preset = preset_fields(args.preset)
+    given = {field: getattr(args, field) for field in MERGE_DEFAULTS if getattr(args, field) is not None}
+    applied = list(MERGE_DEFAULTS)
+    if args.counts is None:
+        applied += CHUNK_FIELDS
+        for field in CHUNK_FIELDS:
+            if getattr(args, field, None) is not None:  # (a corpus option not given is no attribute)
+                given[field] = getattr(args, field)
+            else:
+                setattr(args, field, list(preset[field]) if field == "special_tokens" else preset[field])
+    said = describe_preset(args.preset, given, only=applied)
+    if args.counts is not None:
+        said += "; the alphabet, pre-tokenizer and special tokens are the counts file's"
+    print(said, file=sys.stderr)
+    return merging
 
 
 def counts_of(args) -> tuple[ChunkCounts, str]:

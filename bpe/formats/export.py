@@ -13,9 +13,15 @@ from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
 from bpe.formats.huggingface import export_hf, hf_from_bytes
-from bpe.formats.minbpe import export_minbpe, minbpe_from_bytes
+from bpe.formats.minbpe import export_minbpe, minbpe_from_bytes, minbpe_ids
 from bpe.formats.pretrained import PretrainedTokenizer
-from bpe.formats.tiktoken_ranks import SETTINGS_SUFFIX, WHOLE_TEXT_PATTERN, export_tiktoken, tokenizer_from_ranks
+from bpe.formats.tiktoken_ranks import (
+    SETTINGS_SUFFIX,
+    WHOLE_TEXT_PATTERN,
+    export_tiktoken,
+    mergeable_ranks,
+    tokenizer_from_ranks,
+)
 from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES, check_token_lengths
 
 HF, TIKTOKEN, MINBPE = "hf", "tiktoken", "minbpe"
@@ -120,9 +126,21 @@ def as_library_reads(tokenizer, fmt: str) -> PretrainedTokenizer:
         text, _ = export_minbpe(tokenizer)
         return minbpe_from_bytes(text.encode("utf-8"), name="exported.model")
     exported = export_tiktoken(tokenizer)
-    ranks = {token: token_id for token_id, token in enumerate(tokenizer.tokens)}
     pattern = None if exported.pat_str == WHOLE_TEXT_PATTERN else exported.pat_str
-    return tokenizer_from_ranks(ranks, pattern=pattern, name="exported.tiktoken", fingerprint=tokenizer.fingerprint())
+    return tokenizer_from_ranks(
+        mergeable_ranks(tokenizer),
+        pattern=pattern,
+        special_tokens=exported.special_tokens,
+        name="exported.tiktoken",
+        fingerprint=tokenizer.fingerprint(),
+    )
+
+
+def file_ids(tokenizer, fmt: str):
+    """The lab tokenizer's id -> the id of the same token in its ``fmt`` file: the same,
+    but in a minbpe file where there are special tokens (`bpe.formats.minbpe.minbpe_ids`)."""
+    check_format(fmt)
+    return minbpe_ids(tokenizer) if fmt == MINBPE else (lambda token_id: token_id)
 
 
 def _encoding_name(file_name: str) -> str:

@@ -58,10 +58,16 @@ WHITESPACE_PRE_TOKENIZERS = {"Whitespace": r"\w+|[^\w\s]+", "WhitespaceSplit": r
 
 def export_hf(tokenizer) -> tuple[str, list[int]]:
     """The tokenizer.json text for a lab tokenizer, and the numbers (1-based) of merges left
-    out because the same pair was learned earlier."""
+    out because the same pair was learned earlier. Special tokens are ``added_tokens``
+    (``special: true``) with their ids, and in the vocabulary as their own text, as Hugging
+    Face's trainer and GPT-2's file hold ``<|endoftext|>``: it finds an added token's id by
+    its text."""
     byte_level = tokenizer.alphabet == BYTES
     spell = gpt2_spelling if byte_level else (lambda token: token)
-    vocab = {spell(token): token_id for token_id, token in enumerate(tokenizer.tokens)}
+    specials = getattr(tokenizer, "special_tokens", {})
+    special_ids = set(specials.values())
+    vocab = {spell(token): token_id for token_id, token in enumerate(tokenizer.tokens) if token_id not in special_ids}
+    vocab.update(specials)
     merges = []
     seen = set()
     left_out = []
@@ -89,7 +95,18 @@ def export_hf(tokenizer) -> tuple[str, list[int]]:
         "version": "1.0",
         "truncation": None,
         "padding": None,
-        "added_tokens": [],
+        "added_tokens": [
+            {
+                "id": token_id,
+                "content": special,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+            for special, token_id in specials.items()
+        ],
         "normalizer": None,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
@@ -103,7 +120,7 @@ def export_hf(tokenizer) -> tuple[str, list[int]]:
             "fuse_unk": False,
             "byte_fallback": False,
             "ignore_merges": False,
-            "vocab": vocab,
+            "vocab": dict(sorted(vocab.items(), key=lambda item: item[1])),
             "merges": merges,
         },
     }

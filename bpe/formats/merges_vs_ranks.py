@@ -26,9 +26,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from bpe.errors import BpeError
-from bpe.formats.export import HF, LIBRARY, MINBPE, TIKTOKEN, as_library_reads, check_format
+from bpe.formats.export import HF, LIBRARY, MINBPE, TIKTOKEN, as_library_reads, check_format, file_ids
 from bpe.formats.fileio import quoted
 from bpe.pretokenize import split
+from bpe.specials import as_token
 from bpe.tokenizer import BPETokenizer
 from bpe.wording import counted
 
@@ -193,13 +194,14 @@ def merges_vs_ranks(
         left_out = ()
     splits = other_splits(tokenizer) if fmt == TIKTOKEN else []
     reader = as_library_reads(tokenizer, fmt)  # raises for character-level tiktoken/minbpe, saying why
+    lab_id = _lab_ids(tokenizer, fmt)
     if fmt in (HF, MINBPE) and not remade:
         return MergesVsRanks(fmt, library, (), left_out, 0, (), (), 0, 0, 0, 0, 0, True)
 
-    examples, tokens_checked = _token_examples(tokenizer, reader, limit, max_tokens)
+    examples, tokens_checked = _token_examples(tokenizer, reader, lab_id, limit, max_tokens)
     sample = _SampleCheck()
     if sample_text:
-        sample.run(tokenizer, reader, sample_text, examples, 2 * limit)
+        sample.run(tokenizer, reader, lab_id, sample_text, examples, 2 * limit)
     examples.sort(key=lambda e: (e.source != "sample", -e.count, len(e.text)))
     return MergesVsRanks(
         fmt,
@@ -218,19 +220,20 @@ def merges_vs_ranks(
     )
 
 
-def _token_examples(tokenizer, reader, limit: int, max_tokens: int) -> tuple[list[Example], int]:
+def _token_examples(tokenizer, reader, lab_id, limit: int, max_tokens: int) -> tuple[list[Example], int]:
     """Each learned token's own text (up to ``max_tokens`` of them) encoded both ways: the
     first ``limit`` that differ, and how many tokens were checked."""
     examples: list[Example] = []
     tokens_checked = 0
+    specials = {as_token(special, tokenizer.alphabet) for special in getattr(tokenizer, "special_tokens", {})}
     for token in tokenizer.tokens:
-        if len(token) < 2 or tokens_checked >= max_tokens:
+        if len(token) < 2 or tokens_checked >= max_tokens or token in specials:  # (a special token: no merge)
             continue
         text = _as_text(token)
         if text is None:
             continue
         tokens_checked += 1
-        example = _compare(tokenizer, reader, text, "token", 1)
+        example = _compare(tokenizer, reader, lab_id, text, "token", 1)
         if example is not None and len(examples) < limit:
             examples.append(example)
     return examples, tokens_checked
@@ -246,14 +249,14 @@ class _SampleCheck:
     occurrences_differing: int = 0
     occurrences_checked: int = 0
 
-    def run(self, tokenizer, reader, sample_text: str, examples: list[Example], most: int) -> None:
+    def run(self, tokenizer, reader, lab_id, sample_text: str, examples: list[Example], most: int) -> None:
         """Check every distinct chunk of ``sample_text``, adding those that differ to
         ``examples`` while it holds fewer than ``most``."""
         counts = Counter(_sample_chunks(sample_text, tokenizer.pretokenizer))
         for chunk, count in counts.items():
             self.chunks_checked += 1
             self.occurrences_checked += count
-            example = _compare(tokenizer, reader, chunk, "sample", count)
+            example = _compare(tokenizer, reader, lab_id, chunk, "sample", count)
             if example is not None:
                 self.chunks_differing += 1
                 self.occurrences_differing += count
@@ -261,13 +264,15 @@ class _SampleCheck:
                     examples.append(example)
 
 
-def _compare(tokenizer, reader, text: str, source: str, count: int) -> Example | None:
+def _compare(tokenizer, reader, lab_id, text: str, source: str, count: int) -> Example | None:
+    """``text`` encoded by the lab and by ``reader`` (ordinary text: the merges, not the
+    special tokens, are the lesson); ``lab_id``: the file's id of a token -> the lab's."""
     try:
-        ours = tokenizer.encode(text)
+        ours = tokenizer.encode_ordinary(text)
     except BpeError:
         return None  # characters outside the alphabet: nothing to compare
     theirs = reader.encode_ordinary(text)
-    if ours == theirs:
+    if list(map(lab_id, theirs)) == ours:
         return None
     return Example(
         text,
@@ -278,6 +283,13 @@ def _compare(tokenizer, reader, text: str, source: str, count: int) -> Example |
         source,
         count,
     )
+
+
+def _lab_ids(tokenizer, fmt: str):
+    """The file's id of a token -> the lab's (`bpe.formats.export.file_ids`, inverted)."""
+    to_file = file_ids(tokenizer, fmt)
+    back = {to_file(token_id): token_id for token_id in range(tokenizer.vocab_size)}
+    return lambda token_id: back.get(token_id, token_id)
 
 
 def _sample_chunks(text: str, pretokenizer) -> list[str]:

@@ -60,7 +60,13 @@ def export_minbpe(tokenizer) -> tuple[str, list[int]]:
             f"at either end cannot be written ({quoted(pattern)})"
         )
     stoi = tokenizer.stoi
-    lines = [VERSION_LINE, pattern, "0"]
+    file_id = minbpe_ids(tokenizer)
+    specials = getattr(tokenizer, "special_tokens", {})
+    for special in specials:
+        if any(char.isspace() for char in special):
+            raise BpeError(f"minbpe reads a special token's line split at spaces: {quoted(special)} cannot be written")
+    lines = [VERSION_LINE, pattern, str(len(specials))]
+    lines += [f"{special} {file_id(token_id)}" for special, token_id in specials.items()]
     made = set(tokenizer.base_tokens)
     left_out = []
     for number, (left, right) in enumerate(tokenizer.merges, start=1):
@@ -69,8 +75,19 @@ def export_minbpe(tokenizer) -> tuple[str, list[int]]:
             left_out.append(number)
             continue
         made.add(token)
-        lines.append(f"{stoi[left]} {stoi[right]}")
+        lines.append(f"{file_id(stoi[left])} {file_id(stoi[right])}")
     return "\n".join(lines) + "\n", left_out
+
+
+def minbpe_ids(tokenizer):
+    """A lab tokenizer's id -> the id of the same token in its ``.model`` file. The same
+    number, but where there are special tokens: minbpe numbers the bytes 0-255 and each merge
+    after them, so the special tokens (the lab's first ids, `bpe.specials`) come after the
+    merges there, and every other id moves down by their number. With one special token
+    and 300 tokens in all: lab id 0 is file id 299, lab id 1 (byte 0x00) file id 0."""
+    first = len(getattr(tokenizer, "special_tokens", {}))
+    size = tokenizer.vocab_size
+    return lambda token_id: (token_id - first) % size
 
 
 def parse_minbpe(

@@ -18,16 +18,13 @@ token), which changes nothing and keeps the cost linear; chunks are cached.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from collections.abc import Set as AbstractSet
-from typing import Literal
 
 import regex
 
 from bpe.alphabet import BYTES, CHARACTERS
 from bpe.errors import BpeError
-from bpe.formats.fileio import quoted
-from bpe.gpt2.tokenizer import encode_around_special
 from bpe.pretokenize import split
+from bpe.specials import EncodesAroundSpecials
 from bpe.token_ids import token_pieces
 
 _WHITESPACE = regex.compile(r"\s")  # the White_Space property, as Rust's char::is_whitespace
@@ -35,7 +32,7 @@ CACHE_LIMIT = 200_000  # distinct chunks remembered per tokenizer
 CUT_FROM = 64  # chunks at least this long are cut into independent pieces first
 
 
-class PretrainedTokenizer:
+class PretrainedTokenizer(EncodesAroundSpecials):
     """A tokenizer from a Hugging Face, tiktoken or minbpe file (see the module docstring)."""
 
     def __init__(
@@ -121,13 +118,6 @@ class PretrainedTokenizer:
     # ====================
     # Encoding
 
-    def encode(self, text: str, allowed_special: AbstractSet[str] | Literal["all"] = frozenset()) -> list[int]:
-        """Text to ids. Special tokens in the text become their id only when allowed (as
-        tiktoken's ``allowed_special``); otherwise they are encoded as the text they are."""
-        if not isinstance(text, str):
-            raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        return encode_around_special(text, self._allowed(allowed_special), self.special_tokens, self.encode_ordinary)
-
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids, with no special tokens."""
         ids: list[int] = []
@@ -194,18 +184,6 @@ class PretrainedTokenizer:
         if self._joinable is None or len(piece) < CUT_FROM:
             return [piece]
         return independent_pieces(piece, self._joinable)
-
-    def _allowed(self, allowed_special) -> AbstractSet[str]:
-        if allowed_special == "all":
-            return self.special_tokens.keys()
-        if isinstance(allowed_special, str):
-            raise BpeError(f"allowed_special={allowed_special!r}: give a set of special tokens or 'all'")
-        allowed = set(allowed_special)
-        unknown = allowed - self.special_tokens.keys()
-        if unknown:
-            shown = ", ".join(quoted(s) for s in sorted(unknown))
-            raise BpeError(f"allowed_special names {shown}, which {self.name} does not have")
-        return allowed
 
     # ====================
     # Decoding

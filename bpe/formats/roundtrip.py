@@ -25,7 +25,7 @@ from pathlib import Path
 
 from bpe.alphabet import CHARACTERS
 from bpe.errors import BpeError
-from bpe.formats.export import HF, TIKTOKEN, check_format, export_files
+from bpe.formats.export import HF, TIKTOKEN, check_format, export_files, file_ids
 from bpe.formats.fileio import escape_token, load_json, read_limited
 from bpe.formats.merges_vs_ranks import MergesVsRanks, merges_vs_ranks
 from bpe.formats.minbpe import load_minbpe_file
@@ -143,7 +143,7 @@ def library_encoder(
             loaded = tokenizers.Tokenizer.from_file(path)
         except Exception as error:  # the library's own error type (a Rust panic message)
             raise BpeError(f"tokenizers cannot load {path!r}: {str(error).splitlines()[0][:300]}") from None
-        return (
+        return (  # (its added tokens are always cut out of the text: special tokens, allowed)
             (lambda text: loaded.encode(text, add_special_tokens=False).ids),
             loaded.id_to_token,
             f"tokenizers {tokenizers.__version__}",
@@ -169,9 +169,17 @@ def library_encoder(
             )
         except (OSError, ValueError, KeyError) as error:
             raise BpeError(f"tiktoken cannot load {path!r} with {settings_file.name!r}: {error}") from None
-        return encoding.encode_ordinary, encoding.decode_single_token_bytes, f"tiktoken {tiktoken.__version__}"
+        return (
+            (lambda text: encoding.encode(text, allowed_special="all")),
+            encoding.decode_single_token_bytes,
+            f"tiktoken {tiktoken.__version__}",
+        )
     reader = load_minbpe_file(path)
-    return reader.encode_ordinary, reader.itos.__getitem__, "minbpe's rules (BPE Lab's reader of the format)"
+    return (
+        (lambda text: reader.encode(text, allowed_special="all")),
+        reader.itos.__getitem__,
+        "minbpe's rules (BPE Lab's reader of the format)",
+    )
 
 
 # ====================
@@ -225,6 +233,9 @@ def proof_texts(
     """The texts to check and how many characters were left out of them because a
     character-level tokenizer cannot encode them (they are outside its alphabet)."""
     texts = ([(label, text)] if text else []) + (list(HOSTILE_TEXTS) if hostile else [])
+    specials = list(getattr(tokenizer, "special_tokens", {}))
+    if specials:  # each special token inside text, and two of them back to back
+        texts.append(("special tokens", "a" + " b ".join(specials) + "c" + "".join(specials) + specials[0]))
     if tokenizer.alphabet != CHARACTERS:
         return texts, 0
     known = set(tokenizer.base_tokens)
@@ -240,11 +251,14 @@ def proof_texts(
 def prove_file(
     tokenizer, fmt: str, path: str | os.PathLike[str], text: str | None = None, *, hostile: bool = True
 ) -> Proof:
-    """Load ``path`` (an export of ``tokenizer``) with ``fmt``'s library and compare ids."""
+    """Load ``path`` (an export of ``tokenizer``) with ``fmt``'s library and compare ids,
+    special tokens allowed on both sides, on a text that holds each of them too; the lab's
+    ids as the file numbers them (`bpe.formats.export.file_ids`)."""
     theirs, theirs_token, library = library_encoder(fmt, path)
     texts, left_out = proof_texts(tokenizer, text, hostile=hostile)
+    to_file = file_ids(tokenizer, fmt)
     proof = compare(
-        tokenizer.encode,
+        lambda value: [to_file(token_id) for token_id in tokenizer.encode(value)],
         theirs,
         texts,
         fmt=fmt,
@@ -263,11 +277,11 @@ def prove_import(
     imported, fmt: str, path: str | os.PathLike[str], text: str | None = None, *, hostile: bool = True
 ) -> Proof:
     """BPE Lab's reading of ``path`` (``imported``) against the library's reading of it.
-    Hugging Face always cuts its added tokens out of the text, so they are allowed on our
-    side too; for tiktoken and minbpe special tokens are plain text on both sides."""
+    Special tokens are allowed on both sides (Hugging Face always cuts its added tokens out
+    of the text; tiktoken and minbpe are asked to)."""
     theirs, theirs_token, library = library_encoder(fmt, path)
     texts, left_out = proof_texts(imported, text, hostile=hostile)
-    ours = (lambda value: imported.encode(value, allowed_special="all")) if fmt == HF else imported.encode_ordinary
+    ours = lambda value: imported.encode(value, allowed_special="all")  # noqa: E731
     return compare(
         ours,
         theirs,

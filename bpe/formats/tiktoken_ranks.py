@@ -96,11 +96,21 @@ class TiktokenExport:
 
 
 def export_tiktoken(tokenizer, *, name: str = "bpe_lab") -> TiktokenExport:
-    """The ranks file of a byte-level lab tokenizer: rank = id, in id order."""
+    """The ranks file of a byte-level lab tokenizer: rank = id, in id order; its special
+    tokens (the first ids) go to the settings, as ``tiktoken.Encoding`` takes them."""
     require_byte_level(tokenizer, "tiktoken")
-    lines = [base64.b64encode(token) + b" " + str(token_id).encode() for token_id, token in enumerate(tokenizer.tokens)]
+    specials = dict(getattr(tokenizer, "special_tokens", {}))
+    ranks = mergeable_ranks(tokenizer)
+    lines = [base64.b64encode(token) + b" " + str(rank).encode() for token, rank in ranks.items()]
     pattern = pattern_for(tokenizer.pretokenizer) or WHOLE_TEXT_PATTERN
-    return TiktokenExport(b"\n".join(lines) + b"\n", name, pattern, {}, tokenizer.vocab_size)
+    return TiktokenExport(b"\n".join(lines) + b"\n", name, pattern, specials, tokenizer.vocab_size)
+
+
+def mergeable_ranks(tokenizer) -> dict[bytes, int]:
+    """A lab tokenizer's tokens as tiktoken's ``mergeable_ranks``: rank = id, the special
+    tokens left out (tiktoken holds them apart)."""
+    special_ids = set(getattr(tokenizer, "special_tokens", {}).values())
+    return {token: token_id for token_id, token in enumerate(tokenizer.tokens) if token_id not in special_ids}
 
 
 def settings_path(ranks_path: str | os.PathLike[str]) -> Path:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from bpe.io.jsonfile import load_json
 from bpe.io.locks import folder_lock
 from bpe.io.untrusted import decode_utf8, read_file_bytes
 from bpe.paths import CACHE_DIR, shared_data_dir
+from bpe.specials import check_special_tokens
 
 OPENAI_BASE_URL = "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main"
 ENCODER_JSON = "encoder.json"
@@ -183,15 +184,24 @@ def _reasons(error: DownloadError) -> str:
 
 
 def parse_gpt2_files(
-    encoder_json_path: str | os.PathLike[str], vocab_bpe_path: str | os.PathLike[str]
+    encoder_json_path: str | os.PathLike[str],
+    vocab_bpe_path: str | os.PathLike[str],
+    *,
+    special_tokens: Sequence[str] = (),
 ) -> GPT2Vocabulary:
-    """Read and cross-check ``encoder.json`` and ``vocab.bpe``; errors name the file and line."""
+    """Read and cross-check ``encoder.json`` and ``vocab.bpe``; errors name the file and line.
+
+    ``special_tokens``: strings of any shape to treat as special tokens (CS336's
+    ``<|endoftext|><|endoftext|>`` beside ``<|endoftext|>``). Each keeps the id
+    ``encoder.json`` gives it; one it does not list takes the next id after the file's,
+    in the order given (as tiktoken numbers an extra special token)."""
     encoder_path, vocab_path = Path(encoder_json_path), Path(vocab_bpe_path)
+    wanted = check_special_tokens(special_tokens)
     encoder = _read_encoder(encoder_path)
     lines = _read_merge_lines(vocab_path)
     tokens = _byte_tokens(encoder, encoder_path)
     merges = _merges(lines, encoder, tokens, encoder_path, vocab_path)
-    special = _special_tokens(encoder, lines, encoder_path, vocab_path)
+    special = _special_tokens(encoder, lines, encoder_path, vocab_path, wanted)
     return GPT2Vocabulary(tokens, merges, special)
 
 
@@ -300,8 +310,10 @@ def _unknown_part(part: str, left: str, right: str, number: int, vocab_path: Pat
     )
 
 
-def _special_tokens(encoder, lines, encoder_path: Path, vocab_path: Path) -> dict[str, int]:
-    """Entries after the bytes and merge results: each must be ``<|...|>`` with an id of its own.
+def _special_tokens(encoder, lines, encoder_path: Path, vocab_path: Path, wanted: tuple[str, ...]) -> dict[str, int]:
+    """Entries after the bytes and merge results: each must be ``<|...|>`` (or one of the
+    ``wanted`` special tokens) with an id of its own; then each wanted special token the
+    file does not list, numbered on from the file's last id.
 
     The bytes and merges were checked to own the ids 0 .. n-1 (n = 256 + merges), so any
     other entry with an id below n shares an id with one of them.
@@ -315,8 +327,14 @@ def _special_tokens(encoder, lines, encoder_path: Path, vocab_path: Path) -> dic
             f"{encoder_path} gives {token!r} id {encoder[token]}, which a byte or a merge of "
             f"{vocab_path} already has; each token needs an id of its own"
         )
+    for token in wanted:
+        if token in encoder and token not in special:
+            raise BpeError(
+                f"the special token {token!r} is an ordinary token of {encoder_path} (id {encoder[token]}); "
+                "a special token needs an id of its own"
+            )
     for token, token_id in special.items():
-        if not SPECIAL_TOKEN.fullmatch(token):
+        if token not in wanted and not SPECIAL_TOKEN.fullmatch(token):
             raise BpeError(
                 f"{encoder_path} lists {token!r} (id {token_id}), which is neither a byte, nor made by "
                 f"a line of {vocab_path}, nor a special token like '<|endoftext|>'"
@@ -334,4 +352,7 @@ def _special_tokens(encoder, lines, encoder_path: Path, vocab_path: Path) -> dic
         raise BpeError(
             f"{encoder_path}: ids must run from 0 to {len(encoder) - 1} without gaps; id {gaps[0]} is missing"
         )
+    for token in wanted:
+        if token not in special:
+            special[token] = len(encoder) + len(special) - len(owners)
     return special

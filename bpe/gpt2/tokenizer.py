@@ -17,9 +17,11 @@ remembered (a per-tokenizer cache), and the text is cut into space-led pieces wi
 string methods so that the regex only runs on pieces not seen before: that is what makes
 pure Python fast enough.
 
-Special tokens follow tiktoken's ``allowed_special``, with one difference: by default
-``<|endoftext|>`` in the text is encoded as the plain text it is (what tiktoken does with
+Special tokens follow tiktoken's ``allowed_special`` and ``disallowed_special``
+(`bpe.specials.encode_with_specials`), with one difference: by default ``<|endoftext|>`` in
+the text is encoded as the plain text it is (what tiktoken does with
 ``disallowed_special=()``) instead of raising. Only when allowed does it become id 50256.
+``load_gpt2(..., special_tokens=[...])`` adds special tokens of any shape.
 
     >>> gpt2 = load_gpt2("data/cache/gpt2/encoder.json", "data/cache/gpt2/vocab.bpe")
     >>> gpt2.encode("hello world")
@@ -31,12 +33,9 @@ Special tokens follow tiktoken's ``allowed_special``, with one difference: by de
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterable
-from collections.abc import Set as AbstractSet
+from collections.abc import Iterable, Sequence
 from itertools import chain, compress, filterfalse, islice, repeat
 from operator import is_not, not_
-from typing import Literal
 
 from bpe.alphabet import BYTES, require_unicode
 from bpe.errors import BpeError
@@ -53,6 +52,7 @@ from bpe.gpt2.files import (
 from bpe.io.files import check_sha256
 from bpe.pretokenize import GPT2_PATTERN, gpt2_segments, segment_text
 from bpe.ranks import merge_by_rank, rank_merge
+from bpe.specials import EncodesAroundSpecials
 from bpe.storage import TokenizerData, fingerprint_of
 from bpe.token_ids import token_pieces
 
@@ -61,7 +61,7 @@ __all__ = ["GPT2Tokenizer", "download_gpt2_files", "find_gpt2_files", "load_defa
 CACHE_LIMIT = 500_000  # distinct pieces remembered per tokenizer; bounds memory on endless input
 
 
-class GPT2Tokenizer:
+class GPT2Tokenizer(EncodesAroundSpecials):
     """A byte-level BPE tokenizer read from GPT-2's files (see the module docstring)."""
 
     alphabet = BYTES
@@ -93,13 +93,6 @@ class GPT2Tokenizer:
 
     # ====================
     # Encoding
-
-    def encode(self, text: str, allowed_special: AbstractSet[str] | Literal["all"] = frozenset()) -> list[int]:
-        """Text to ids, as ``tiktoken.get_encoding("gpt2").encode(text, allowed_special=...,
-        disallowed_special=())``. Special tokens become their id only when allowed."""
-        if not isinstance(text, str):
-            raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        return encode_around_special(text, self._allowed(allowed_special), self.special_tokens, self.encode_ordinary)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids with no special tokens at all (``<|endoftext|>`` is plain text).
@@ -189,23 +182,6 @@ class GPT2Tokenizer:
         """Ids grouped by pre-tokenizer chunk: the boundaries merges never cross."""
         return [self.encode_ordinary(chunk) for chunk in self._findall(text)]
 
-    def _allowed(self, allowed_special) -> AbstractSet[str]:
-        if allowed_special == "all":
-            return self.special_tokens.keys()
-        if isinstance(allowed_special, str):
-            raise BpeError(
-                f"allowed_special={allowed_special!r}: give a set of special tokens, "
-                f"e.g. {{{allowed_special!r}}}, or 'all'"
-            )
-        allowed = set(allowed_special)
-        unknown = allowed - self.special_tokens.keys()
-        if unknown:
-            raise BpeError(
-                f"allowed_special names {sorted(unknown)!r}, which {self.name} does not have; "
-                f"its special tokens are {sorted(self.special_tokens)!r}"
-            )
-        return allowed
-
     def _encode_chunk(self, chunk: str) -> list[int]:
         return rank_merge(chunk.encode("utf-8"), self._ranks)
 
@@ -246,26 +222,6 @@ class GPT2Tokenizer:
         return f"GPT2Tokenizer(name={self.name!r}, vocab_size={self.vocab_size}, merges={len(self.merges)})"
 
 
-def encode_around_special(
-    text: str, allowed: AbstractSet[str], special_tokens: dict[str, int], encode_ordinary
-) -> list[int]:
-    """``text`` to ids: each allowed special token in it becomes its id, the text between
-    them goes through ``encode_ordinary`` (tiktoken's ``encode`` with ``allowed_special``)."""
-    present = [special for special in allowed if special in text]
-    if not present:
-        return encode_ordinary(text)
-    # Longest first, so a special token that contains another wins (as a regex alternation would).
-    pattern = re.compile("|".join(re.escape(s) for s in sorted(present, key=len, reverse=True)))
-    ids: list[int] = []
-    start = 0
-    for found in pattern.finditer(text):
-        ids += encode_ordinary(text[start : found.start()])
-        ids.append(special_tokens[found.group()])
-        start = found.end()
-    ids += encode_ordinary(text[start:])
-    return ids
-
-
 # ====================
 # Loading
 
@@ -276,17 +232,22 @@ def load_gpt2(
     *,
     encoder_sha256: str | None = None,
     vocab_sha256: str | None = None,
+    special_tokens: Sequence[str] = (),
 ) -> GPT2Tokenizer:
     """Load ``encoder.json`` and ``vocab.bpe`` (OpenAI's format) into a `GPT2Tokenizer`.
 
     With ``encoder_sha256`` / ``vocab_sha256`` the files must have those hashes first.
+    ``special_tokens``: more special tokens, of any shape, overlapping ones included
+    (``["<|endoftext|>", "<|endoftext|><|endoftext|>"]``, as CS336's tests load GPT-2): each
+    keeps the id ``encoder.json`` gives it, one it lacks takes the next id (50257 for
+    GPT-2), as a tiktoken ``Encoding`` given the same special tokens numbers them.
     Malformed files raise `BpeError` naming the file and the line.
     """
     if encoder_sha256 is not None:
         check_sha256(encoder_json_path, encoder_sha256)
     if vocab_sha256 is not None:
         check_sha256(vocab_bpe_path, vocab_sha256)
-    return GPT2Tokenizer(parse_gpt2_files(encoder_json_path, vocab_bpe_path))
+    return GPT2Tokenizer(parse_gpt2_files(encoder_json_path, vocab_bpe_path, special_tokens=special_tokens))
 
 
 def load_default_gpt2(

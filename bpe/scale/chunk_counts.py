@@ -29,7 +29,8 @@ from itertools import accumulate, chain
 from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, default_base_tokens, require_unicode, symbols_of
 from bpe.errors import BpeError
 from bpe.pattern_safety import check_safe_pattern
-from bpe.pretokenize import NAMED_PATTERNS, chunk_counts
+from bpe.pretokenize import NAMED_PATTERNS, ChunkTally
+from bpe.specials import check_special_tokens, special_words
 
 CUSTOM = "custom"  # the pre-tokenizer name of a table counted with a pattern of its own
 PRETOKENIZER_NAMES = (None, *NAMED_PATTERNS, CUSTOM)
@@ -143,6 +144,11 @@ class ChunkCounts:
     the training part, sorted, or the 256 byte tokens. ``inputs`` holds one
     ``(name, size in bytes, sha256)`` per input file; ``training_sample`` is the start of
     the training part, for pages that show text when nothing is held out.
+
+    ``special_tokens`` are what the text was cut at before it was chunked (`bpe.specials`):
+    no chunk holds one; ``special_counts[i]`` is how often ``special_tokens[i]`` occurs in
+    the training part (``heldout_special_counts`` in the held-out part), and ``characters``
+    counts their characters too.
     """
 
     chunks: Chunks  # given as any sequence of strings (a tuple), kept as `Chunks`
@@ -160,22 +166,35 @@ class ChunkCounts:
     heldout_chunks: Chunks = field(default_factory=Chunks)
     heldout_counts: array = field(default_factory=counts_array)
     inputs: tuple[tuple[str, int, str], ...] = ()
+    special_tokens: tuple[str, ...] = ()
+    special_counts: array = field(default_factory=counts_array)  # one per special token, or none
+    heldout_special_counts: array = field(default_factory=counts_array)
 
     def __post_init__(self) -> None:
         for name in ("chunks", "heldout_chunks"):
             if not isinstance(getattr(self, name), Chunks):
                 object.__setattr__(self, name, Chunks(getattr(self, name)))
+        object.__setattr__(self, "special_tokens", check_special_tokens(self.special_tokens))
+        for name in ("special_counts", "heldout_special_counts"):
+            counted = getattr(self, name)
+            if not len(counted):
+                object.__setattr__(self, name, counts_array([0] * len(self.special_tokens)))
+            elif len(counted) != len(self.special_tokens):
+                raise BpeError(f"{name} holds {len(counted)} counts for {len(self.special_tokens)} special tokens")
 
     def words(self) -> list:
-        """``[(base symbols of a chunk, its count), ...]`` in order: what the engines take
-        (`bpe.training.prepare_words` gives the same list for the text in memory)."""
-        return [(symbols_of(chunk, self.alphabet), count) for chunk, count in zip(self.chunks, self.counts)]
+        """``[(base symbols of a chunk, its count), ...]`` in order, then each special token
+        that occurs as a word of one symbol: what the engines take (`bpe.training.prepare_words`
+        gives the same list for the text in memory)."""
+        words = [(symbols_of(chunk, self.alphabet), count) for chunk, count in zip(self.chunks, self.counts)]
+        return words + special_words(dict(zip(self.special_tokens, self.special_counts)), self.alphabet)
 
     def heldout_words(self) -> list:
         """The held-out part as `words` gives the training part."""
-        return [
+        words = [
             (symbols_of(chunk, self.alphabet), count) for chunk, count in zip(self.heldout_chunks, self.heldout_counts)
         ]
+        return words + special_words(dict(zip(self.special_tokens, self.heldout_special_counts)), self.alphabet)
 
     @property
     def training_pretokenizer(self) -> str | None:
@@ -185,10 +204,14 @@ class ChunkCounts:
 
     @property
     def symbols(self) -> int:
-        """How many base symbols the training part is (characters, or UTF-8 bytes)."""
+        """How many tokens the training part is before any merge: a base symbol a character
+        (or UTF-8 byte), one a special token."""
+        specials = sum(self.special_counts)
         if self.alphabet == CHARACTERS:
-            return self.characters
-        return sum(map(operator.mul, self.chunks.byte_lengths(), self.counts))
+            return (
+                self.characters - sum(map(operator.mul, map(len, self.special_tokens), self.special_counts)) + specials
+            )
+        return sum(map(operator.mul, self.chunks.byte_lengths(), self.counts)) + specials
 
 
 # ==================== Settings that shape chunks
@@ -230,22 +253,29 @@ def training_value(name: str | None, pattern: str | None) -> str | None:
 # ==================== Counting and summing
 
 
-def count_text(text: str, *, alphabet: str, pretokenizer: str | None, pattern: str | None = None) -> ChunkCounts:
+def count_text(
+    text: str, *, alphabet: str, pretokenizer: str | None, pattern: str | None = None, special_tokens=()
+) -> ChunkCounts:
     """The table of one text held in memory, as one document.
 
-    ``count_text(text, ...).words()`` equals ``prepare_words(text, alphabet, pretokenizer)``:
-    the same chunks in the same order with the same counts.
+    ``count_text(text, ...).words()`` equals ``prepare_words(text, alphabet, pretokenizer,
+    special_tokens)``: the same chunks in the same order with the same counts.
     """
     check_alphabet(alphabet)
     name, pattern = chunk_settings(pretokenizer, pattern)
+    special_tokens = check_special_tokens(special_tokens)
     if not isinstance(text, str):
         raise BpeError(f"text must be a str, got {type(text).__name__}")
     require_unicode(text, "the text")
+    tally = ChunkTally(training_value(name, pattern), special_tokens=special_tokens)
+    tally.add(text)
     return table_from_counts(
-        chunk_counts(text, training_value(name, pattern)),
+        tally.counts(),
         alphabet=alphabet,
         pretokenizer=name,
         pattern=pattern,
+        special_tokens=special_tokens,
+        special_counts=tally.special_counts(),
         characters=len(text),
         documents=1 if text else 0,
         training_sample=text[:HELDOUT_SAMPLE_CHARACTERS],
@@ -259,15 +289,20 @@ def table_from_counts(
     alphabet: str,
     pretokenizer: str | None,
     pattern: str | None,
+    special_tokens: tuple[str, ...] = (),
+    special_counts: Mapping[str, int] | None = None,
+    heldout_special_counts: Mapping[str, int] | None = None,
     **sizes,
 ) -> ChunkCounts:
     """The table of ``{chunk: count}`` in order of first occurrence (as `chunk_counts` and
     `bpe.pretokenize.ChunkTally` give them), the held-out part's apart; its base tokens are
-    the characters its chunks hold (or the 256 bytes). ``sizes`` are the rest of the table's
-    fields: ``characters``, ``documents``, the samples. ``{"low": 2, " lower": 1}`` is the
-    table of chunks ``("low", " lower")`` with counts ``(2, 1)``."""
+    the characters its chunks hold (or the 256 bytes). ``special_counts``: ``{special token:
+    count}`` of those that occur (`ChunkTally.special_counts`). ``sizes`` are the rest of
+    the table's fields: ``characters``, ``documents``, the samples. ``{"low": 2, " lower": 1}``
+    is the table of chunks ``("low", " lower")`` with counts ``(2, 1)``."""
     chunks = Chunks(counted)
     heldout = heldout or {}
+    training_specials, heldout_specials = special_counts or {}, heldout_special_counts or {}
     return ChunkCounts(
         chunks=chunks,
         counts=counts_array(counted.values()),
@@ -277,6 +312,9 @@ def table_from_counts(
         base_tokens=base_tokens_of(chunks, alphabet),
         heldout_chunks=Chunks(heldout),
         heldout_counts=counts_array(heldout.values()),
+        special_tokens=special_tokens,
+        special_counts=counts_array(training_specials.get(s, 0) for s in special_tokens),
+        heldout_special_counts=counts_array(heldout_specials.get(s, 0) for s in special_tokens),
         **sizes,
     )
 
@@ -315,15 +353,22 @@ class CountsTotal:
         self._sums = {"characters": 0, "documents": 0, "heldout_characters": 0, "heldout_documents": 0}
         self._heldout_text = self._training_sample = ""
         self._inputs: list = []
+        self._special_sums: dict[str, list[int]] = {}  # special token counts, in the tables' order
 
     def add(self, table: ChunkCounts) -> None:
         first = self._first
         if first is None:
             self._first = self._only = table
-        elif (table.alphabet, table.pretokenizer, table.pattern) != (first.alphabet, first.pretokenizer, first.pattern):
+        elif (table.alphabet, table.pretokenizer, table.pattern, table.special_tokens) != (
+            first.alphabet,
+            first.pretokenizer,
+            first.pattern,
+            first.special_tokens,
+        ):
             raise BpeError(
                 f"cannot add counts made with different settings: alphabet {table.alphabet!r}, pre-tokenizer "
-                f"{table.pretokenizer!r} against alphabet {first.alphabet!r}, pre-tokenizer {first.pretokenizer!r}"
+                f"{table.pretokenizer!r}, special tokens {list(table.special_tokens)!r} against alphabet "
+                f"{first.alphabet!r}, pre-tokenizer {first.pretokenizer!r}, special tokens {list(first.special_tokens)!r}"
             )
         else:
             if self._only is not None:
@@ -341,6 +386,11 @@ class CountsTotal:
         if len(self._training_sample) < HELDOUT_SAMPLE_CHARACTERS:
             self._training_sample = (self._training_sample + table.training_sample)[:HELDOUT_SAMPLE_CHARACTERS]
         self._inputs.extend(table.inputs)
+        for name in ("special_counts", "heldout_special_counts"):
+            self._special_sums[name] = [
+                a + b
+                for a, b in zip(self._special_sums.get(name, [0] * len(table.special_tokens)), getattr(table, name))
+            ]
 
     def result(self, *, inputs: tuple | None = None) -> ChunkCounts:
         """The total so far; ``inputs`` replaces the tables' own input entries."""
@@ -361,6 +411,9 @@ class CountsTotal:
             heldout_chunks=only.heldout_chunks if only else Chunks(self._heldout),
             heldout_counts=counts_array(only.heldout_counts if only else self._heldout.values()),
             inputs=tuple(self._inputs) if inputs is None else tuple(inputs),
+            special_tokens=first.special_tokens,
+            special_counts=counts_array(self._special_sums["special_counts"]),
+            heldout_special_counts=counts_array(self._special_sums["heldout_special_counts"]),
             **self._sums,
         )
 

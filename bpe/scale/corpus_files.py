@@ -1,12 +1,15 @@
 """The files of a corpus: what the user named (files, folders, globs), found and checked.
 
-A corpus is a list of files, each read by its name's ending: ``.txt``, ``.jsonl`` (one
-JSON object per line, the text in a field), ``.parquet`` (the text in a column), and
-``.txt.gz`` / ``.jsonl.gz``. Folders are searched (hidden entries skipped) and globs
-expanded, each in sorted order, and a file named twice is read once::
+A corpus is a list of files, each read by its name's ending: ``.jsonl`` (one JSON object
+per line, the text in a field), ``.parquet`` (the text in a column), ``.jsonl.gz``, and any
+other name as UTF-8 text (``.txt``, CS336's ``corpus.en``, WikiText-103's
+``wiki.train.raw``), gzipped when it ends in ``.gz``. A file compressed otherwise (``.zst``,
+``.xz``, ``.bz2``, ``.zip``, ...) is refused, saying so. Folders are searched for the
+corpus endings (`FOLDER_SUFFIXES`; hidden entries skipped) and globs expanded, each in
+sorted order, and a file named twice is read once::
 
-    find_corpus_files(["books/", "extra/*.jsonl"])
-    # -> [books/a.txt, books/b/c.txt.gz, extra/x.jsonl]   (as CorpusFile records)
+    find_corpus_files(["books/", "extra/*.jsonl", "wiki.train.raw"])
+    # -> [books/a.txt, books/b/c.txt.gz, extra/x.jsonl, wiki.train.raw]   (as CorpusFile records)
 
 A name that reads nothing (no such file, a folder of other files, a device or a pipe) is
 one `CorpusError` line naming it, before any counting starts.
@@ -25,8 +28,11 @@ from pathlib import Path
 from bpe.errors import CorpusError
 
 TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
-SUFFIXES = {".txt": (TEXT, False), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False)}
-SUFFIXES |= {".txt.gz": (TEXT, True), ".jsonl.gz": (JSONL, True)}
+SUFFIXES = {".jsonl.gz": (JSONL, True), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False), ".gz": (TEXT, True)}
+# What a folder is searched for (a folder holds other files too: a README, a licence).
+FOLDER_SUFFIXES = (".txt", ".jsonl", ".parquet", ".txt.gz", ".jsonl.gz")
+# Compressions BPE Lab does not read: such a file is refused, not read as text.
+OTHER_COMPRESSIONS = (".zst", ".xz", ".bz2", ".lz4", ".zip", ".7z", ".tar", ".tgz", ".br")
 
 
 @dataclass(frozen=True)
@@ -41,12 +47,21 @@ class CorpusFile:
 
 
 def kind_of(path: Path) -> tuple[str, bool] | None:
-    """(kind, gzip?) from a file's name, or None when BPE Lab does not read it."""
+    """(kind, gzip?) from a file's name: JSON lines, Parquet, or text (any other name); None
+    for a file compressed in a way BPE Lab does not read."""
     name = path.name.lower()
     for suffix, kind in SUFFIXES.items():
         if name.endswith(suffix) and len(name) > len(suffix):
             return kind
-    return None
+    if name.endswith(OTHER_COMPRESSIONS):
+        return None
+    return TEXT, False
+
+
+def _in_folder(path: Path) -> bool:
+    """A file a folder search reads: one of the corpus endings."""
+    name = path.name.lower()
+    return any(name.endswith(suffix) and len(name) > len(suffix) for suffix in FOLDER_SUFFIXES)
 
 
 def find_corpus_files(inputs: Sequence[str | os.PathLike[str]]) -> list[CorpusFile]:
@@ -74,21 +89,33 @@ def _expanded(given: str) -> list[Path]:
         files = sorted(
             p
             for p in path.rglob("*")
-            if kind_of(p) and p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            if _in_folder(p) and p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
         )
         if not files:
-            raise CorpusError(f"the folder {given} holds no corpus files ({', '.join(SUFFIXES)})")
+            raise CorpusError(
+                f"the folder {given} holds no corpus files ({', '.join(FOLDER_SUFFIXES)}); name other files, "
+                "or a glob of them, to read them as text"
+            )
         return files
     if path.exists() or path.is_symlink():
-        if kind_of(path) is None:
-            raise CorpusError(f"{given} is not a corpus file BPE Lab reads: name it {', '.join(SUFFIXES)}")
+        _require_readable_kind(path, given)
         return [path]
     if glob.has_magic(given):
-        files = sorted(Path(p) for p in glob.glob(given, recursive=True) if kind_of(Path(p)) and Path(p).is_file())
+        files = sorted(Path(p) for p in glob.glob(given, recursive=True) if Path(p).is_file())
         if not files:
-            raise CorpusError(f"the pattern {given} matches no corpus files ({', '.join(SUFFIXES)})")
+            raise CorpusError(f"the pattern {given} matches no files")
+        for file in files:
+            _require_readable_kind(file, str(file))
         return files
     raise CorpusError(f"cannot read {given}: no such file or folder")
+
+
+def _require_readable_kind(path: Path, given: str) -> None:
+    if kind_of(path) is None:
+        raise CorpusError(
+            f"{given} is compressed ({path.suffix}), which BPE Lab does not read: decompress it (or gzip it) "
+            "and name that file"
+        )
 
 
 def _corpus_file(path: Path) -> CorpusFile:

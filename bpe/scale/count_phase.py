@@ -40,6 +40,7 @@ from bpe.scale.partitions import (
     is_heldout,
     partitions,
 )
+from bpe.specials import check_special_tokens
 
 BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
 # Distinct runs a tally keeps before chunking them, when it counts in the process that goes
@@ -89,14 +90,17 @@ def count_corpus(
     workers: int | None = None,
     dask: str | None = None,
     on_progress: Callable[[CountProgress], None] | None = None,
+    special_tokens=(),
 ) -> ChunkCounts:
     """Count the chunks of the corpus ``inputs`` name (files, folders, globs).
 
     ``workers``: processes on this machine (default: every core); ``dask``: the address
     of a Dask scheduler (``tcp://host:8786``) whose workers count instead; they must see
     the input files at the same paths. The table is the same either way.
+    ``special_tokens``: each document is cut at them before it is chunked (`bpe.specials`).
     """
     check_alphabet(alphabet)
+    special_tokens = check_special_tokens(special_tokens)
     name, pattern = chunk_settings(pretokenizer, pattern)
     if name is None:
         raise BpeError(NO_PRETOKENIZER)
@@ -105,7 +109,7 @@ def count_corpus(
         raise BpeError(f"workers={workers!r} must be a whole number of at least 1")
     files = find_corpus_files(inputs)
     parts = partitions(files, options, name)
-    job = _Job(parts, options, alphabet, name, pattern)
+    job = _Job(parts, options, alphabet, name, pattern, special_tokens)
     started = time.perf_counter()
     with ThreadPoolExecutor(1) as hasher:  # the inputs' SHA-256, read beside the counting
         hashes = [hasher.submit(file_sha256, file) for file in files]
@@ -138,8 +142,11 @@ def _pool_size(workers: int | None, job: _Job) -> int:
 class _Job:
     """The partitions to count, what to count them with, and the running total in order."""
 
-    def __init__(self, parts: list[Partition], options: ReadOptions, alphabet: str, name: str, pattern) -> None:
+    def __init__(
+        self, parts: list[Partition], options: ReadOptions, alphabet: str, name: str, pattern, special_tokens: tuple
+    ) -> None:
         self.parts, self.options, self.alphabet, self.name, self.pattern = parts, options, alphabet, name, pattern
+        self.special_tokens = special_tokens
         self.pending_runs = ChunkTally.MAX_PENDING_RUNS  # (`IN_PROCESS_PENDING_RUNS` when counted here)
         self.total = CountsTotal()
         self.read = 0  # characters counted so far (training and held out)
@@ -147,7 +154,16 @@ class _Job:
         self.bytes_total = sum(part.size for part in parts)
 
     def arguments(self, part: Partition, limit: int | None) -> tuple:
-        return (part, self.options, self.alphabet, self.name, self.pattern, limit, self.pending_runs)
+        return (
+            part,
+            self.options,
+            self.alphabet,
+            self.name,
+            self.pattern,
+            limit,
+            self.pending_runs,
+            self.special_tokens,
+        )
 
     @property
     def limit(self) -> int | None:
@@ -402,15 +418,17 @@ def count_partition(
     pattern: str | None,
     limit: int | None = None,
     pending_runs: int = ChunkTally.MAX_PENDING_RUNS,
+    special_tokens: tuple = (),
 ) -> ChunkCounts:
     """The table of one partition: its documents' chunks, the held-out ones apart, up to
     ``limit`` characters in all (the rest of the corpus's ``max_characters``), with
-    ``pending_runs`` runs at most waiting to be chunked (see `bpe.pretokenize.ChunkTally`)."""
+    ``pending_runs`` runs at most waiting to be chunked (see `bpe.pretokenize.ChunkTally`),
+    each document cut at the ``special_tokens`` first."""
     file: CorpusFile = partition.file
     splitting = training_value(pretokenizer, pattern)
     # One tally a side for the whole partition: a segment that recurs in every passage is
     # chunked once (see `ChunkTally`).
-    tallies = {False: ChunkTally(splitting, pending_runs), True: ChunkTally(splitting, pending_runs)}
+    tallies = {side: ChunkTally(splitting, pending_runs, special_tokens=special_tokens) for side in (False, True)}
     sums = {"characters": 0, "documents": 0, "heldout_characters": 0, "heldout_documents": 0}
     samples = {"training": "", "heldout": ""}
     # A text file's passage waits for the next one before it is counted: when a limit cuts
@@ -421,7 +439,7 @@ def count_partition(
     # Each passage is counted as it comes (a text file's 64 KB passages meet at safe cuts):
     # the tally's runs cost nothing per text, and each text's runs are a Python string each
     # while it is cut, so short texts keep a worker small.
-    for document, text in _capped_documents(partition, options, pretokenizer, limit):
+    for document, text in _capped_documents(partition, options, pretokenizer, limit, special_tokens):
         if not text:
             continue
         held = is_heldout(options, partition.input_index, document.key)
@@ -449,6 +467,9 @@ def count_partition(
         alphabet=alphabet,
         pretokenizer=pretokenizer,
         pattern=pattern,
+        special_tokens=special_tokens,
+        special_counts=tallies[False].special_counts(),
+        heldout_special_counts=tallies[True].special_counts(),
         heldout_text=samples["heldout"],
         training_sample=samples["training"],
         **sums,
@@ -461,7 +482,7 @@ def _place(file: CorpusFile, key: int) -> str:
 
 
 def _capped_documents(
-    partition: Partition, options: ReadOptions, pretokenizer: str, limit: int | None
+    partition: Partition, options: ReadOptions, pretokenizer: str, limit: int | None, special_tokens: tuple = ()
 ) -> Iterator[tuple[Document, str]]:
     """Each document of the partition with the text of it that is counted: within
     ``max_document_characters`` (a text file's passages share one cap: the file is one
@@ -471,7 +492,7 @@ def _capped_documents(
     cap = options.max_document_characters
     file_left = cap if partition.file.kind == TEXT and cap is not None else None
     read = 0
-    for document in documents(partition, options, pretokenizer):
+    for document in documents(partition, options, pretokenizer, special_tokens):
         text = document.text
         if file_left is not None:
             text = text[:file_left]

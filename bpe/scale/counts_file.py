@@ -47,6 +47,7 @@ from bpe.scale.chunk_counts import (
     chunk_settings,
     counts_array,
 )
+from bpe.specials import check_special_tokens
 
 FORMAT_VERSION = 1
 METADATA_KEY = b"bpe_lab.counts"
@@ -119,6 +120,16 @@ def _metadata_of(counts: ChunkCounts) -> dict:
         "inputs": [list(entry) for entry in counts.inputs],
         "rows": len(counts.chunks),
         "heldout_rows": len(counts.heldout_chunks),
+        # only when there are any: a file counted without them keeps its old bytes
+        **(
+            {
+                "special_tokens": list(counts.special_tokens),
+                "special_counts": counts.special_counts.tolist(),
+                "heldout_special_counts": counts.heldout_special_counts.tolist(),
+            }
+            if counts.special_tokens
+            else {}
+        ),
     }
 
 
@@ -316,11 +327,16 @@ def _table_of(table, metadata: dict, name: str) -> ChunkCounts:
     count_column = table.column("count")
     counts = counts_array(count_column.slice(0, rows).to_pylist())
     heldout_counts = counts_array(count_column.slice(rows).to_pylist())
-    for part, part_counts, key in (
-        (training_chunks, counts, "characters"),
-        (heldout_chunks, heldout_counts, "heldout_characters"),
+    specials = metadata.get("special_tokens", [])
+    special_counts = {
+        key: metadata.get(key, [0] * len(specials)) for key in ("special_counts", "heldout_special_counts")
+    }
+    for part, part_counts, key, special_counts_of_part in (
+        (training_chunks, counts, "characters", special_counts["special_counts"]),
+        (heldout_chunks, heldout_counts, "heldout_characters", special_counts["heldout_special_counts"]),
     ):
         total = sum(len(chunk) * count for chunk, count in zip(part, part_counts))
+        total += sum(len(special) * count for special, count in zip(specials, special_counts_of_part))
         if total != metadata[key]:
             raise BpeError(f"the counts file {name} says {key} = {metadata[key]:,}, but its chunks hold {total:,}")
     alphabet = metadata["alphabet"]
@@ -343,6 +359,9 @@ def _table_of(table, metadata: dict, name: str) -> ChunkCounts:
         heldout_chunks=heldout_chunks,
         heldout_counts=heldout_counts,
         inputs=tuple((entry[0], entry[1], entry[2]) for entry in metadata["inputs"]),
+        special_tokens=tuple(specials),
+        special_counts=counts_array(special_counts["special_counts"]),
+        heldout_special_counts=counts_array(special_counts["heldout_special_counts"]),
     )
 
 
@@ -414,6 +433,7 @@ def _parsed_metadata(raw: bytes, name: str) -> dict:
             and isinstance(entry[2], str)
         ):
             raise BpeError(f"the counts file {name} has an input entry that is not [name, size, sha256]: {entry!r:.80}")
+    _check_special_metadata(metadata, name)
     for key in ("heldout_text", "training_sample"):
         if len(metadata[key]) > HELDOUT_SAMPLE_CHARACTERS:
             raise BpeError(
@@ -421,6 +441,24 @@ def _parsed_metadata(raw: bytes, name: str) -> dict:
                 f"{HELDOUT_SAMPLE_CHARACTERS:,} a counts file holds"
             )
     return metadata
+
+
+def _check_special_metadata(metadata: dict, name: str) -> None:
+    """The special tokens the text was cut at (`bpe.specials`: their number and lengths
+    bounded) and one count of each per part; absent (a file counted without them): none."""
+    specials = metadata.get("special_tokens", [])  # (never set here: the checksum covers the metadata as written)
+    try:
+        check_special_tokens(specials if isinstance(specials, list) else None if specials is None else str(specials))
+    except BpeError as error:
+        raise BpeError(f"the counts file {name}: {error}") from None
+    for key in ("special_counts", "heldout_special_counts"):
+        counted = metadata.get(key, [0] * len(specials))
+        if not (
+            isinstance(counted, list)
+            and len(counted) == len(specials)
+            and all(type(c) is int and 0 <= c < 1 << 63 for c in counted)
+        ):
+            raise BpeError(f"the counts file {name} has no valid {key!r}: one count of each special token")
 
 
 def _first_line(error: BaseException) -> str:

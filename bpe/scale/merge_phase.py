@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 
 from bpe.alphabet import CHARACTERS, symbols_of
 from bpe.errors import BpeError
@@ -25,6 +26,7 @@ from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import ProgressCallback, TrainingRun
 from bpe.scale.chunk_counts import ChunkCounts
+from bpe.specials import NOTHING_BUT_SPECIALS, initial_tokens, special_words
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, TrainingSettings, check_vocab_size, engine_steps
 
@@ -48,6 +50,8 @@ def train_run_from_counts(
     base = list(counts.base_tokens)
     if counts.alphabet == CHARACTERS:
         base = sorted(set(base).union(*counts.heldout_chunks))
+        if not base:  # (a text counted is never empty: it held special tokens only)
+            raise BpeError(NOTHING_BUT_SPECIALS)
     settings = TrainingSettings(
         target_vocab_size=target_vocab_size,
         minimum_pair_frequency=minimum_pair_frequency,
@@ -58,13 +62,19 @@ def train_run_from_counts(
         base_tokens=tuple(base),
         tie_rule=tie_rule,
         max_vocab_characters=max_vocab_characters,
+        special_tokens=counts.special_tokens,  # what the text was cut at when it was counted
     )
     alphabet = counts.alphabet
+    specials = special_words(dict(zip(counts.special_tokens, counts.special_counts)), alphabet)
+    heldout_specials = special_words(dict(zip(counts.special_tokens, counts.heldout_special_counts)), alphabet)
     return train_run_from_words(
-        ((symbols_of(chunk, alphabet), count) for chunk, count in zip(counts.chunks, counts.counts)),
+        chain(((symbols_of(chunk, alphabet), count) for chunk, count in zip(counts.chunks, counts.counts)), specials),
         settings,
         training_characters=counts.characters,
-        heldout_words=((symbols_of(c, alphabet), n) for c, n in zip(counts.heldout_chunks, counts.heldout_counts)),
+        heldout_words=chain(
+            ((symbols_of(c, alphabet), n) for c, n in zip(counts.heldout_chunks, counts.heldout_counts)),
+            heldout_specials,
+        ),
         heldout_characters=counts.heldout_characters,
         progress=progress,
     )
@@ -93,15 +103,17 @@ def train_run_from_words(
     if settings.base_tokens is None:
         raise BpeError("training from counts needs the base tokens: the counts file records them")
     base = list(settings.base_tokens)
-    check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size")
+    check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size", special_tokens=settings.special_tokens)
     started = time.perf_counter()
     counted = _CountedWords(words)
     # The record's runners-up and count changes go to a temporary file as they come: at
     # tens of thousands of merges they weigh as much as the engine (`RecordedSteps`). Its
-    # map of tokens to ids is the engine's (`bpe.steps.shared_token_ids`).
-    recorded = RecordedSteps(base, spill=True)
+    # map of tokens to ids is the engine's (`bpe.steps.shared_token_ids`): the special
+    # tokens first, then the base tokens.
+    initial = initial_tokens(settings.special_tokens, base, settings.alphabet)
+    recorded = RecordedSteps(initial, spill=True)
     stream = engine_steps(counted, base, settings, token_ids=recorded.ids)
-    heldout = HeldOutTracker(heldout_words, base, settings.target_vocab_size)
+    heldout = HeldOutTracker(heldout_words, initial, settings.target_vocab_size)
     lefts, rights = recorded.lefts, recorded.rights
     step_seconds = SpilledColumn("d")
     try:
@@ -123,7 +135,7 @@ def train_run_from_words(
         training_characters=training_characters,
         initial_length=counted.symbols,
         heldout_characters=heldout_characters,
-        base_counts=tuple(counted.base_counts.get(token, 0) for token in base),
+        base_counts=tuple(counted.base_counts.get(token, 0) for token in initial),
         heldout_lengths=heldout.lengths(),
         step_seconds=step_seconds,
     )

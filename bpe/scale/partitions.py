@@ -32,7 +32,7 @@ from bpe.errors import BpeError, CorpusError
 from bpe.io.jsonfile import load_json_text
 from bpe.io.untrusted import UTF8_BOM
 from bpe.scale.corpus_files import JSONL, PARQUET, CorpusFile
-from bpe.scale.safe_cuts import CONTEXT_BYTES, CUT_RULES, first_cut
+from bpe.scale.safe_cuts import CUT_RULES, context_bytes, cut_rule, first_cut
 
 MAX_HELDOUT_FRACTION = 0.9
 # One JSON line (one document), read whole: the line, its text and the text's UTF-8 are each
@@ -171,15 +171,18 @@ class Document:
     text: str
 
 
-def documents(partition: Partition, options: ReadOptions, pretokenizer: str | None) -> Iterator[Document]:
-    """The documents of one partition, in order."""
+def documents(
+    partition: Partition, options: ReadOptions, pretokenizer: str | None, special_tokens=()
+) -> Iterator[Document]:
+    """The documents of one partition, in order; a text file's passages end where the
+    pre-tokenizer certainly cuts, clear of the ``special_tokens`` (`bpe.scale.safe_cuts.cut_rule`)."""
     file = partition.file
     if file.kind == PARQUET:
         yield from _parquet_documents(partition, options)
     elif file.kind == JSONL:
         yield from _jsonl_documents(partition, options)
     else:
-        yield from _text_passages(partition, options, CUT_RULES.get(pretokenizer))
+        yield from _text_passages(partition, options, cut_rule(pretokenizer, special_tokens))
 
 
 def document_passages(text: str, pretokenizer: str | None, passage_bytes: int, *, where) -> Iterator[str]:
@@ -233,8 +236,9 @@ class _Reader:
     """Bytes of a file read in blocks into one buffer, with the byte offset of its start,
     and every read error turned into one `CorpusError` line naming the file."""
 
-    def __init__(self, file: CorpusFile, handle, origin: int, block_bytes: int) -> None:
+    def __init__(self, file: CorpusFile, handle, origin: int, block_bytes: int, context: int) -> None:
         self.file, self.handle, self.origin, self.block_bytes = file, handle, origin, block_bytes
+        self.context = context  # bytes kept before a cut and read past it (`bpe.scale.safe_cuts.context_bytes`)
         self.buffer = bytearray()  # grows by blocks; the passages before are deleted from its front
         self.at_end = False
 
@@ -256,7 +260,7 @@ class _Reader:
 
     def drop_before(self, offset: int) -> None:
         """Forget what comes before byte ``offset`` of the file, keeping a little context."""
-        keep = offset - CONTEXT_BYTES - self.origin
+        keep = offset - self.context - self.origin
         if keep > 0:
             del self.buffer[:keep]
             self.origin += keep
@@ -271,7 +275,7 @@ class _Reader:
                 return self.origin + found
             if self.at_end:
                 return None
-            start = max(start, len(self.buffer) - CONTEXT_BYTES)  # what is before was searched
+            start = max(start, len(self.buffer) - self.context)  # what is before was searched
             self.more()
             if self.origin + len(self.buffer) - offset > MAX_PASSAGE_BYTES:
                 raise CorpusError(
@@ -298,10 +302,10 @@ def _text_passages(partition: Partition, options: ReadOptions, rule) -> Iterator
     partition's end, which is the first safe cut at or after ``end``."""
     file = partition.file
     with _open(file) as handle:
-        origin = max(partition.start - CONTEXT_BYTES, 0)
+        origin = max(partition.start - context_bytes(rule), 0)
         if origin:
             handle.seek(origin)
-        reader = _Reader(file, handle, origin, options.block_bytes)
+        reader = _Reader(file, handle, origin, options.block_bytes, context_bytes(rule))
         if partition.first:
             while len(reader.buffer) < len(UTF8_BOM) and reader.more():
                 pass

@@ -42,6 +42,7 @@ from bpe.io.jsonfile import decode_value, load_json
 from bpe.io.untrusted import decode_utf8, read_file_bytes
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import TrainingRun
+from bpe.specials import initial_tokens
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.training import DEFAULT_ENGINE, MAX_TOP_K, TrainingSettings
 
@@ -167,6 +168,8 @@ def _body(run: TrainingRun, recorded: RecordedSteps, source: RunSource, sample: 
             "pretokenizer": settings.pretokenizer,
             "tie_rule": settings.tie_rule,
             "max_vocab_characters": settings.max_vocab_characters,
+            # only when there are any: they take the first ids, which the steps' ids count from
+            **({"special_tokens": list(settings.special_tokens)} if settings.special_tokens else {}),
         },
         "source": {
             "name": source.name,
@@ -244,7 +247,7 @@ def check_run_fits(merges: int, top_k: int) -> None:
 
 
 def _recorded(run: TrainingRun) -> RecordedSteps:
-    recorded = RecordedSteps(run.base_tokens)
+    recorded = RecordedSteps(run.initial_tokens)
     for step in run.steps:
         recorded.append(step)
     return recorded
@@ -504,7 +507,7 @@ def _run_file_from_body(body: dict, tally: TokenTally) -> RunFile:
     lists, then the arithmetic every real training obeys."""
     base_tokens = _unspelled(_field(body, "base_tokens", list), _field(body, "settings", dict).get("alphabet"))
     settings = _settings(_field(body, "settings", dict), base_tokens)
-    steps = _steps(body, base_tokens, tally)
+    steps = _steps(body, initial_tokens(settings.special_tokens, base_tokens, settings.alphabet), tally)
     merges = len(steps)
     heldout_lengths = _counts(body, "heldout_lengths")
     if heldout_lengths and len(heldout_lengths) != merges + 1:
@@ -522,8 +525,10 @@ def _run_file_from_body(body: dict, tally: TokenTally) -> RunFile:
     base_counts = body.get("base_counts")
     if base_counts is not None:
         base_counts = _counts(body, "base_counts")
-        if len(base_counts) != len(base_tokens) or sum(base_counts) != _count(body, "initial_length"):
-            raise BpeError("base_counts must give one count per base token, adding up to initial_length")
+        if len(base_counts) != len(base_tokens) + len(settings.special_tokens) or sum(base_counts) != _count(
+            body, "initial_length"
+        ):
+            raise BpeError("base_counts must give one count per special and base token, adding up to initial_length")
     run = TrainingRun(
         settings=settings,
         base_tokens=base_tokens,
@@ -555,9 +560,18 @@ def _settings(fields: dict, base_tokens: list) -> TrainingSettings:
             base_tokens=tuple(base_tokens),
             tie_rule=fields.get("tie_rule"),
             max_vocab_characters=fields.get("max_vocab_characters"),  # absent: none (older files)
+            special_tokens=_special_tokens(fields.get("special_tokens", [])),  # absent: none
         )
     except TypeError:  # an unhashable JSON value where a name belongs
         raise BpeError("its settings hold a value of the wrong kind") from None
+
+
+def _special_tokens(value) -> tuple:
+    """The special tokens a run file's settings name: a list of strings (checked as every
+    training's are, `bpe.specials.check_special_tokens`)."""
+    if not isinstance(value, list):
+        raise BpeError("its special_tokens must be a list of strings")
+    return tuple(value)
 
 
 def _steps(body: dict, base_tokens: list, tally: TokenTally) -> RecordedSteps:

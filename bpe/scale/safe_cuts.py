@@ -105,8 +105,47 @@ CUT_RULES = {"whitespace": _whitespace_cuts, "gpt2": _gpt2_cuts, "gpt4": _gpt4_c
 def first_cut(rule, buffer: bytes | bytearray, start: int, *, final: bool) -> int | None:
     """The first safe cut at or after ``buffer[start]``, or None when there is none in
     ``buffer``. Unless ``final`` (the buffer ends the file), the last bytes are left alone:
-    a rule looks a character or two past a cut."""
-    stop = len(buffer) if final else len(buffer) - CONTEXT_BYTES
+    a rule looks a character or two past a cut (`context_bytes`)."""
+    stop = len(buffer) if final else len(buffer) - context_bytes(rule)
     if stop <= start:
         return None
     return next(rule(buffer, start, stop), None)
+
+
+def context_bytes(rule) -> int:
+    """How far a rule looks on either side of a cut: `CONTEXT_BYTES`, or more for a rule
+    that keeps clear of special tokens (`AvoidingSpecials`). A reader keeps this much of the
+    text before each place it may cut, and reads this much past it."""
+    return getattr(rule, "context", CONTEXT_BYTES)
+
+
+class AvoidingSpecials:
+    """A cut rule that also keeps clear of special tokens (`bpe.specials`): the text is cut
+    at them before it is pre-tokenized, so a cut inside one, or next to one where the
+    pattern's own rule looks (GPT-2 cuts before ``" <"``; the space belongs to the
+    whitespace before it when ``<|endoftext|>`` follows), could change the count. So a cut is
+    taken only where no special token occurs within the longest one's length (plus the
+    rule's own `CONTEXT_BYTES`) on either side: a test of the file's bytes there alone, the
+    same whatever the partition. ``"a b<|endoftext|>c d"`` is cut before ``" d"`` and not
+    before ``" b"`` (4 bytes from the special token)."""
+
+    def __init__(self, rule, special_tokens) -> None:
+        self.rule = rule
+        self.specials = [special.encode("utf-8") for special in special_tokens]
+        self.context = max(map(len, self.specials)) + CONTEXT_BYTES
+
+    def __call__(self, buffer: bytes | bytearray, start: int, stop: int) -> Iterator[int]:
+        reach, specials = self.context, self.specials
+        for cut in self.rule(buffer, start, stop):
+            window = bytes(buffer[max(cut - reach, 0) : cut + reach])
+            if not any(special in window for special in specials):
+                yield cut
+
+
+def cut_rule(pretokenizer: str | None, special_tokens=()):
+    """The rule for where a text file may be cut for ``pretokenizer`` (None: nowhere), kept
+    clear of ``special_tokens`` when there are any."""
+    rule = CUT_RULES.get(pretokenizer)
+    if rule is None or not special_tokens:
+        return rule
+    return AvoidingSpecials(rule, special_tokens)

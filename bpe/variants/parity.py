@@ -36,7 +36,16 @@ from dataclasses import dataclass
 from bpe.alphabet import BYTES, check_alphabet, default_base_tokens
 from bpe.errors import BpeError
 from bpe.pairs import merge_pair
-from bpe.steps import DEFAULT_TIE_RULE, HUGGINGFACE, LEXICOGRAPHIC, StopReason, check_tie_rule, huggingface_order
+from bpe.steps import (
+    DEFAULT_TIE_RULE,
+    HUGGINGFACE,
+    LEXICOGRAPHIC,
+    LEXICOGRAPHIC_GREATEST,
+    StopReason,
+    check_tie_rule,
+    descending_key,
+    huggingface_order,
+)
 from bpe.tokenizer import BPETokenizer
 from bpe.training import MAX_VOCAB_SIZE, prepare_words
 
@@ -289,6 +298,8 @@ def _tie_key(tie_rule: str, hf_ids: dict):
     ``hf_ids`` is Hugging Face's numbering, which the training loop extends."""
     if tie_rule == LEXICOGRAPHIC:
         return lambda pair: pair
+    if tie_rule == LEXICOGRAPHIC_GREATEST:
+        return lambda pair: (descending_key(pair[0]), descending_key(pair[1]))
     if tie_rule == HUGGINGFACE:
         return lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]])
     return None

@@ -32,7 +32,7 @@ def test_with_one_run_the_page_offers_a_variant():
     at = new_app(COMPARE, settings_corpus=SMALL_CORPUS)
     assert not at.exception
     assert at.info[0].value.startswith("This session has trained one run so far.")
-    assert [s.value for s in at.subheader] == []
+    assert [s.value for s in at.subheader] == ["Check your own BPE"]  # the homework check: always offered
     assert at.selectbox(key="compare_variant_rule").value == "lexicographic"  # another rule than run A's
 
 
@@ -43,6 +43,7 @@ def test_a_variant_with_another_pre_tokenizer_parts_ways_on_counts():
         "Where they part ways",
         "Vocabularies",
         "Text cut differently",
+        "Check your own BPE",
     ]
     differences = frame(at, "setting")
     assert differences.values.tolist() == [["pre-tokenizer", "none", "whitespace"]]
@@ -141,6 +142,7 @@ def test_merge_by_merge_states_the_runs_tie_rule():
     assert "ties go to the alphabetically smallest pair" in tie_caption
     assert [b.key for b in at.button if b.key and b.key.startswith("compare_whatif_")] == [
         "compare_whatif_first_occurrence",
+        "compare_whatif_lexicographic_greatest",
         "compare_whatif_huggingface",
     ]
     assert "Merge 1: <code>a</code> + <code>t</code>" in at.html[0].value  # the alphabet's smallest tied pair

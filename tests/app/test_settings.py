@@ -35,7 +35,7 @@ def test_a_trained_run_is_the_cores_training_settings_as_the_app_trains():
 
 def test_the_keys_name_what_the_run_depends_on_and_nothing_only_shown():
     key = TRAINED.training_key()
-    assert key == ("Tiny Shakespeare", "v1", 500_000, 0.1, 1_000, 2, "fast", "characters", None, "first_occurrence")
+    assert key == ("Tiny Shakespeare", "v1", 500_000, 0.1, 1_000, 2, "fast", "characters", None, "first_occurrence", ())
     assert TRAINED.corpus_key() == key[:4]
     shown_elsewhere = dataclasses.replace(TRAINED, vocab_size=700, top_k=5)  # a prefix, the chart's width
     assert shown_elsewhere.training_key() == key

@@ -8,13 +8,14 @@ import argparse
 import pytest
 
 import bpe.benchmarks.scale_corpora as scale_corpora
+from bpe.cli.arguments import parse_size
 
 
 def test_sizes_read_and_print_as_people_write_them():
-    assert [scale_corpora.parse_size(s) for s in ("16M", "1G", "2.5k", "300")] == [16_000_000, 10**9, 2_500, 300]
+    assert [parse_size(s) for s in ("16M", "1G", "2.5k", "300")] == [16_000_000, 10**9, 2_500, 300]
     assert [scale_corpora.size_name(n) for n in (16_000_000, 10**9, 1_234)] == ["16M", "1G", "1,234"]
     with pytest.raises(argparse.ArgumentTypeError, match="not a size"):
-        scale_corpora.parse_size("lots")
+        parse_size("lots")
 
 
 def test_the_prose_is_seeded_prose_like_and_never_the_same_twice():

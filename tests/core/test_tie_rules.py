@@ -13,7 +13,16 @@ from bpe.errors import BpeError
 from bpe.fast import fast_steps
 from bpe.pretokenize import WHITESPACE_PATTERN
 from bpe.reference import reference_steps
-from bpe.steps import DEFAULT_TIE_RULE, FIRST_OCCURRENCE, HUGGINGFACE, LEXICOGRAPHIC, TIE_RULES, huggingface_order
+from bpe.steps import (
+    DEFAULT_TIE_RULE,
+    FIRST_OCCURRENCE,
+    HUGGINGFACE,
+    LEXICOGRAPHIC,
+    LEXICOGRAPHIC_GREATEST,
+    TIE_RULES,
+    descending_key,
+    huggingface_order,
+)
 from bpe.training import prepare_words
 
 ENGINES = {"reference": reference_steps, "fast": fast_steps}
@@ -250,3 +259,27 @@ def test_huggingface_rule_on_the_verdict(pretokenizer, minimum_pair_frequency):
         text, 1_000, pretokenizer=pretokenizer, minimum_pair_frequency=minimum_pair_frequency
     )
     assert len(ours) > 300
+
+
+def test_lexicographic_greatest_takes_the_greatest_pair_of_strings():
+    assert merges("dcba abcd", 3, tie_rule=LEXICOGRAPHIC_GREATEST) == [("d", "c"), ("dc", "b"), ("dcb", "a")]
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+def test_lexicographic_greatest_compares_characters_by_their_utf8_bytes(engine):
+    # 'é' (0xC3 0xA9) is above every ASCII letter: (é, a), (a, ' '), (' ', z), (z, a) all occur once
+    steps, _ = run("éa za", 1, engine=engine, tie_rule=LEXICOGRAPHIC_GREATEST, top_k=50)
+    assert steps[0].pair == ("é", "a")
+    assert [pair for pair, _ in steps[0].top_pairs] == [("é", "a"), ("z", "a"), ("a", " "), (" ", "z")]
+    # a token sorts above its own prefix, as its bytes do: ('ab', 'c') > ('a', 'bc')
+    assert sorted([("a", "bc"), ("ab", "c")], key=lambda p: (descending_key(p[0]), descending_key(p[1]))) == [
+        ("ab", "c"),
+        ("a", "bc"),
+    ]
+
+
+def test_descending_keys_order_tokens_from_the_greatest():
+    tokens = ["s", "st", "es", "é", "z", "", "a", "ab"]
+    assert sorted(tokens, key=descending_key) == sorted(tokens, key=lambda t: t.encode(), reverse=True)
+    byte_tokens = [bytes([value]) for value in (0, 1, 255, 128)] + [b"\x00\x00", b"\xff\x00"]
+    assert sorted(byte_tokens, key=descending_key) == sorted(byte_tokens, reverse=True)

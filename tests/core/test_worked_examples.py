@@ -77,3 +77,34 @@ def test_verbose_prints_the_tutorial_log(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Merge    1: ('l', 'o') → 'lo', frequency=3, sequence length=13, vocab size=9"
     assert len(out) == 5 and out[-1].startswith("Stopped after 4 merges")
+
+
+# The CS336 handout's worked example (assignment 1, section 2.4): whitespace
+# pre-tokenization, then merges that break ties toward the lexicographically greater
+# pair ("es" and "st" tie at 9, and ('s', 't') > ('e', 's')).
+HANDOUT_TEXT = "low low low low low lower lower widest widest widest newest newest newest newest newest newest"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_cs336_handouts_six_merges_with_ties_to_the_greater_pair(engine):
+    steps = list(
+        train_steps(
+            HANDOUT_TEXT,
+            target_vocab_size=256 + 6,
+            alphabet="bytes",
+            pretokenizer="whitespace",
+            tie_rule="lexicographic_greatest",
+            minimum_pair_frequency=1,
+            engine=engine,
+        )
+    )
+    assert [(s.pair[0] + b" " + s.pair[1]).decode() for s in steps] == [
+        "s t",
+        "e st",
+        "o w",
+        "l ow",
+        "w est",
+        "n e",
+    ]
+    # the first tie: ('e','s') and ('s','t') both occur 9 times; the greater pair wins
+    assert steps[0].frequency == 9 and steps[0].top_pairs[:2] == (((b"s", b"t"), 9), ((b"e", b"s"), 9))

@@ -20,6 +20,7 @@ COMPLETE = (
     "bpe.io.untrusted",
     "bpe.io.budget",
     "bpe.storage",
+    "bpe.specials",
     "bpe.pretokenize",
     "bpe.pattern_safety",
     "bpe.scale.partitions",

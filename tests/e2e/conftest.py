@@ -6,7 +6,7 @@ Reusable by every browser test in this folder:
   (`running_app` starts another, e.g. with other environment variables);
 - `browser` (session): headless chromium;
 - `page`: a fresh 1280x900 page; ``page.off_origin_requests`` lists every request that
-  did not go to the app (tests assert it stays empty);
+  did not go to the app (tests assert it stays empty); `sized_page` one of another size;
 - `screenshot`: ``screenshot(page, "merge_by_merge")`` writes ``<name>.png`` (a tall
   view of the page) to ``$SCREENSHOT_DIR`` when it is set; ``checked=True`` always takes it
   and returns its path, for a test that checks the picture.
@@ -160,6 +160,22 @@ def page(browser, app_url):
     pg.off_origin_requests = off_origin
     yield pg
     context.close()
+
+
+@contextmanager
+def sized_page(browser, app_url: str, width: int, height: int):
+    """A fresh page of ``width`` x ``height`` in a context of its own (closed after), with
+    ``page.off_origin_requests`` as the `page` fixture's."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    pg = context.new_page()
+    own = (app_url, app_url.replace("http", "ws", 1), "data:", "blob:")
+    off_origin: list[str] = []
+    pg.on("request", lambda request: request.url.startswith(own) or off_origin.append(request.url))
+    pg.off_origin_requests = off_origin
+    try:
+        yield pg
+    finally:
+        context.close()
 
 
 @pytest.fixture

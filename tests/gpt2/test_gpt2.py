@@ -655,6 +655,53 @@ def test_special_tokens_like_tiktoken(real_gpt2, tiktoken_gpt2):
     assert 50256 not in real_gpt2.encode(text)
 
 
+DOUBLE = "<|endoftext|><|endoftext|>"
+OVERLAPPING_TEXT = "Hello, how <|endoftext|><|endoftext|> are you?<|endoftext|>" + "x<|endoftext|>" * 3 + DOUBLE * 2
+
+
+@pytest.mark.shared_data
+def test_overlapping_special_tokens_match_tiktoken_with_the_extra_special(tiktoken_gpt2):
+    """CS336 loads GPT-2 with <|endoftext|><|endoftext|> as a second special token: it takes
+    the next id, 50257, and the longer one wins where both match, as tiktoken given the
+    same special tokens encodes."""
+    tiktoken = pytest.importorskip("tiktoken", reason="tiktoken is not installed")
+    encoder, vocab = shared_file("gpt2/encoder.json"), shared_file("gpt2/vocab.bpe")
+    ours = load_gpt2(encoder, vocab, special_tokens=["<|endoftext|>", DOUBLE])
+    assert ours.special_tokens == {"<|endoftext|>": 50256, DOUBLE: 50257} and ours.vocab_size == 50258
+    theirs = tiktoken.Encoding(
+        "gpt2_double",
+        pat_str=tiktoken_gpt2._pat_str,
+        mergeable_ranks=tiktoken_gpt2._mergeable_ranks,
+        special_tokens={"<|endoftext|>": 50256, DOUBLE: 50257},
+    )
+    ids = ours.encode(OVERLAPPING_TEXT, allowed_special="all")
+    assert ids == theirs.encode(OVERLAPPING_TEXT, allowed_special="all")
+    assert (ids.count(50256), ids.count(50257)) == (4, 3)
+    assert ours.decode(ids) == OVERLAPPING_TEXT
+    with pytest.raises(BpeError, match="which is disallowed"):
+        ours.encode(OVERLAPPING_TEXT, disallowed_special="all")
+    with pytest.raises(ValueError):
+        theirs.encode(OVERLAPPING_TEXT)
+
+
+def test_special_tokens_of_any_shape_join_the_files_own(tiny_files):
+    tiny = load_gpt2(*tiny_files, special_tokens=["<|endoftext|>", DOUBLE, "[SEP]"])
+    assert tiny.special_tokens == {"<|endoftext|>": ENDOFTEXT, DOUBLE: ENDOFTEXT + 1, "[SEP]": ENDOFTEXT + 2}
+    text = f"hello{DOUBLE}[SEP]<|endoftext|> world"
+    assert tiny.encode(text, allowed_special="all") == [HELLO, ENDOFTEXT + 1, ENDOFTEXT + 2, ENDOFTEXT, WORLD]
+    with pytest.raises(BpeError, match="'hello' is an ordinary token"):
+        load_gpt2(*tiny_files, special_tokens=["hello"])
+
+
+def test_an_entry_named_as_a_special_token_may_have_any_shape(tmp_path):
+    encoder = tiny_encoder()
+    encoder["[SEP]"] = len(encoder)
+    files = write_files(tmp_path / "sep", encoder=encoder)
+    with pytest.raises(BpeError, match="nor a special token like"):
+        load_gpt2(*files)
+    assert load_gpt2(*files, special_tokens=["[SEP]"]).special_tokens == {"<|endoftext|>": ENDOFTEXT, "[SEP]": 278}
+
+
 @pytest.mark.shared_data
 def test_real_files_load_as_published(real_gpt2):
     assert (real_gpt2.vocab_size, len(real_gpt2.merges)) == (50257, 50000)

@@ -24,12 +24,12 @@ from bpe.training import TrainingSettings, prepare_words
 PRETOKENIZERS = (None, "whitespace", "gpt2", "gpt4", r"\s*\w+|\s+|[^\s\w]+")
 
 
-def counts_of(text: str, heldout: str, alphabet: str, pretokenizer):
+def counts_of(text: str, heldout: str, alphabet: str, pretokenizer, special_tokens=()):
     """The table `bpe count` would write for a training part and a held-out part."""
-    table = count_text(text, alphabet=alphabet, pretokenizer=pretokenizer)
+    table = count_text(text, alphabet=alphabet, pretokenizer=pretokenizer, special_tokens=special_tokens)
     if not heldout:
         return table
-    held = count_text(heldout, alphabet=alphabet, pretokenizer=pretokenizer)
+    held = count_text(heldout, alphabet=alphabet, pretokenizer=pretokenizer, special_tokens=special_tokens)
     return dataclasses.replace(
         table,
         heldout_chunks=held.chunks,
@@ -37,10 +37,11 @@ def counts_of(text: str, heldout: str, alphabet: str, pretokenizer):
         heldout_characters=held.characters,
         heldout_documents=1,
         heldout_text=heldout[:4000],
+        heldout_special_counts=held.special_counts,
     )
 
 
-def assert_same_run(text, heldout, *, alphabet, pretokenizer, tie_rule, vocab, min_freq=2, top_k=5):
+def assert_same_run(text, heldout, *, alphabet, pretokenizer, tie_rule, vocab, min_freq=2, top_k=5, special_tokens=()):
     expected = train_run(
         text,
         target_vocab_size=vocab,
@@ -50,9 +51,10 @@ def assert_same_run(text, heldout, *, alphabet, pretokenizer, tie_rule, vocab, m
         tie_rule=tie_rule,
         top_k=top_k,
         heldout_text=heldout,
+        special_tokens=special_tokens,
     )
     got = train_run_from_counts(
-        counts_of(text, heldout, alphabet, pretokenizer),
+        counts_of(text, heldout, alphabet, pretokenizer, special_tokens),
         target_vocab_size=vocab,
         minimum_pair_frequency=min_freq,
         tie_rule=tie_rule,
@@ -95,6 +97,60 @@ def test_counts_train_as_the_text_does(text, heldout, alphabet, pretokenizer, ti
         vocab=base + extra,
         min_freq=min_freq,
     )
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(["ab", " a", "b ", "<s>", "<s><s>", "\n", "é", "<", "s>"]), min_size=1, max_size=30),
+    heldout=st.lists(st.sampled_from(["ab", "<s>", " "]), max_size=6),
+    alphabet=st.sampled_from(["characters", "bytes"]),
+    pretokenizer=st.sampled_from(PRETOKENIZERS[1:4]),
+    tie_rule=st.sampled_from(TIE_RULES),
+    extra=st.integers(0, 20),
+)
+def test_counts_with_special_tokens_train_as_the_text_does(parts, heldout, alphabet, pretokenizer, tie_rule, extra):
+    text, held = "".join(parts), "".join(heldout)
+    ordinary = (text + held).replace("<s>", "")
+    if alphabet == "characters" and not ordinary:
+        with pytest.raises(BpeError, match="nothing but special tokens"):
+            train_run(text, 10, special_tokens=["<s>"], heldout_text=held)
+        with pytest.raises(BpeError, match="nothing but special tokens"):
+            train_run_from_counts(counts_of(text, held, alphabet, pretokenizer, ["<s>"]), target_vocab_size=10)
+        return
+    base = 256 if alphabet == "bytes" else len(set(ordinary))
+    got = assert_same_run(
+        text,
+        held,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        tie_rule=tie_rule,
+        vocab=base + 2 + extra,
+        min_freq=1,
+        special_tokens=["<s>", "<s><s>"],
+    )
+    assert got.settings.special_tokens == ("<s>", "<s><s>")
+    assert sum(got.base_counts) == got.initial_length
+
+
+def test_a_tinystories_like_text_through_the_counts_file_and_the_run_file(tmp_path):
+    from bpe.analysis.metrics import token_usage
+    from bpe.scale.run_file import RunSource, parse_run_file, run_file_bytes
+
+    stories = "".join(f"Story {i}: the cat saw {i % 9} dogs.<|endoftext|>" for i in range(300))
+    path = tmp_path / "stories.parquet"
+    write_counts(path, counts_of(stories, "", "bytes", "gpt2", ["<|endoftext|>"]))
+    counted = read_counts(path)
+    assert counted.special_tokens == ("<|endoftext|>",) and list(counted.special_counts) == [300]
+    got = train_run_from_counts(counted, target_vocab_size=320, minimum_pair_frequency=1)
+    expected = train_run(
+        stories, 320, alphabet="bytes", pretokenizer="gpt2", minimum_pair_frequency=1, special_tokens=["<|endoftext|>"]
+    )
+    assert got.merges == expected.merges
+    assert not any(b"<|" in left + right or b"|>" in left + right for left, right in got.merges)
+    assert token_usage(got, None)[b"<|endoftext|>"] == 300 == token_usage(expected, stories)[b"<|endoftext|>"]
+    replayed = parse_run_file(run_file_bytes(got, source=RunSource(name="stories"), sample="")).run
+    assert replayed.special_tokens == ("<|endoftext|>",) and replayed.merges == got.merges
+    assert replayed.tokenizer().encode("cat<|endoftext|>") == got.tokenizer().encode("cat<|endoftext|>")
 
 
 @pytest.mark.parametrize("tie_rule", TIE_RULES)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from bpe.errors import BpeError, CorpusError
@@ -82,6 +82,31 @@ def test_a_text_file_read_in_tiny_pieces_counts_as_the_whole_text(text, pretoken
             return
         got = count_corpus([path], alphabet="characters", pretokenizer=pretokenizer, options=options, workers=1)
     _same_table(got, count_text(text, alphabet="characters", pretokenizer=pretokenizer))
+
+
+EOT = "<|endoftext|>"
+WITH_SPECIALS = st.lists(st.sampled_from([*PIECES[:12], EOT, "<|end", "oftext|>", EOT + EOT, " <"]), max_size=80)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(parts=WITH_SPECIALS, pretokenizer=st.sampled_from(NAMED), options=TINY)
+@example(parts=["a", "  ", EOT, " a"], pretokenizer="gpt2", options=ReadOptions(block_bytes=4, passage_bytes=1))
+@example(parts=["a", "\n", " ", EOT], pretokenizer="gpt2", options=ReadOptions(block_bytes=4, passage_bytes=1))
+def test_a_text_file_with_special_tokens_counts_as_the_whole_text(parts, pretokenizer, options):
+    """Passages are cut clear of special tokens (`bpe.scale.safe_cuts.AvoidingSpecials`): GPT-2
+    cuts before " <", and "x  <|endoftext|>" cut there would count "  " as " " and " "."""
+    text = "".join(parts)
+    assume(text.strip())
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "stories.txt"
+        path.write_bytes(text.encode())
+        got = count_corpus(
+            [path], alphabet="characters", pretokenizer=pretokenizer, options=options, workers=1, special_tokens=[EOT]
+        )
+    expected = count_text(text, alphabet="characters", pretokenizer=pretokenizer, special_tokens=[EOT])
+    _same_table(got, expected)
+    assert list(got.special_counts) == list(expected.special_counts) == [text.count(EOT)]
+    assert got.words() == expected.words()
 
 
 @settings(max_examples=MAX_EXAMPLES // 2, deadline=None)
@@ -304,7 +329,7 @@ def test_folders_and_globs_are_expanded_in_sorted_order(tmp_path):
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("a.csv", b"x", "is not a corpus file BPE Lab reads"),
+        ("a.jsonl.zst", b"x", r"is compressed \(.zst\), which BPE Lab does not read"),
         ("a.txt", b"ok \xff bad", "not valid UTF-8: byte 0xFF at byte offset 3 \\(line 1\\)"),
         ("a.txt", b"line\nnul \x00 here", "looks binary.*NUL byte at byte offset 9 \\(line 2\\)"),
         ("a.txt.gz", gzip.compress(b"some text " * 100, mtime=0)[:-12], "truncated gzip file"),
@@ -319,10 +344,25 @@ def test_bad_input_is_one_line_naming_the_file(tmp_path, name, content, message)
     assert name in str(caught.value) and "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize("name", ["corpus.en", "wiki.train.raw", "notes.md", "README", "data.csv"])
+def test_any_file_name_is_text(tmp_path, name):
+    """CS336's corpus.en and WikiText-103's wiki.train.raw are text files: a name that is not
+    .jsonl, .parquet or compressed is read as UTF-8 text, its faults reported as a .txt's."""
+    (tmp_path / name).write_text("low lower lowest")
+    counted = count_corpus([tmp_path / name], alphabet="characters", pretokenizer="whitespace", workers=1)
+    _same_table(counted, count_text("low lower lowest", alphabet="characters", pretokenizer="whitespace"))
+    (tmp_path / name).write_bytes(b"ok \xff bad")
+    with pytest.raises(CorpusError, match=f"{name} is not valid UTF-8: byte 0xFF"):
+        count_corpus([tmp_path / name], alphabet="characters", pretokenizer="whitespace", workers=1)
+    (tmp_path / (name + ".gz")).write_bytes(gzip.compress(b"low lower lowest"))
+    counted = count_corpus([tmp_path / (name + ".gz")], alphabet="characters", pretokenizer="whitespace", workers=1)
+    assert counted.characters == len("low lower lowest")
+
+
 def test_missing_inputs_and_empty_folders_are_refused(tmp_path):
     with pytest.raises(CorpusError, match="no such file or folder"):
         find_corpus_files([tmp_path / "nothing.txt"])
-    with pytest.raises(CorpusError, match="matches no corpus files"):
+    with pytest.raises(CorpusError, match="matches no files"):
         find_corpus_files([str(tmp_path / "*.txt")])
     (tmp_path / "empty").mkdir()
     with pytest.raises(CorpusError, match="holds no corpus files"):

@@ -5,6 +5,7 @@ loop that serves the worst-compressed language."""
 from __future__ import annotations
 
 from collections import Counter
+from functools import cmp_to_key
 
 import pytest
 from hypothesis import given, settings
@@ -15,7 +16,7 @@ from bpe.corpora.builtin import LIGHTHOUSE
 from bpe.errors import BpeError
 from bpe.pairs import count_pairs, merge_pair
 from bpe.reference import most_frequent, reference_steps
-from bpe.steps import FIRST_OCCURRENCE, HUGGINGFACE, LEXICOGRAPHIC, TIE_RULES, huggingface_order
+from bpe.steps import FIRST_OCCURRENCE, HUGGINGFACE, LEXICOGRAPHIC, LEXICOGRAPHIC_GREATEST, TIE_RULES, huggingface_order
 from bpe.training import prepare_words
 from bpe.variants.parity import PARITY, STANDARD, train_multilingual
 
@@ -24,9 +25,12 @@ def parity_loop(texts: dict, merges: int, *, alphabet: str, pretokenizer, minimu
     """The rule as the paper states it, recounting every language's whole text every step."""
     base = default_base_tokens("".join(texts.values()), alphabet)
     hf_ids = {token: i for i, token in enumerate(huggingface_order(base))}
-    tie_key = {LEXICOGRAPHIC: lambda pair: pair, HUGGINGFACE: lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]])}.get(
-        tie_rule
-    )
+    as_bytes = lambda pair: tuple(t if isinstance(t, bytes) else t.encode() for t in pair)  # noqa: E731
+    tie_key = {
+        LEXICOGRAPHIC: lambda pair: pair,
+        LEXICOGRAPHIC_GREATEST: cmp_to_key(lambda a, b: (as_bytes(a) < as_bytes(b)) - (as_bytes(a) > as_bytes(b))),
+        HUGGINGFACE: lambda pair: (hf_ids[pair[0]], hf_ids[pair[1]]),
+    }.get(tie_rule)
     words = {
         name: [(list(s), n) for s, n in prepare_words(text, alphabet, pretokenizer)] for name, text in texts.items()
     }

@@ -7,11 +7,12 @@ for every session or, on a session's own text or tokenizer, for it alone (`data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
 from bpe.analysis.compare import Comparison, compare_tokenizers, gpt2_variant, merge_rows, multibyte_rows
+from bpe.analysis.homework import Parting, StudentMerges, first_parting
 from bpe.analysis.run_diff import (
     Divergence,
     SampleDiff,
@@ -21,14 +22,17 @@ from bpe.analysis.run_diff import (
     first_divergence,
     setting_differences,
 )
+from bpe.analysis.tie_rules import tie_rule_label
 from bpe.errors import BpeError
 from bpe.formats import FORMATS, ExportedFiles, demonstrations, export_files, merges_vs_ranks
 from bpe.formats.merges_vs_ranks import Demonstration
 from bpe.formats.provenance import came_from, encoding_difference
 from bpe.run import TrainingRun
+from bpe.steps import TIE_RULES
 from bpe.tokenizer import BPETokenizer
+from bpe.training import CS336, preset_fields
 from pages._shared.data.cache_scopes import cache_data_by_owner, cache_data_per_session, cache_resource_by_owner
-from pages._shared.data.runs import corpus_texts, prefix_tokenizer
+from pages._shared.data.runs import alphabet_size, corpus_texts, prefix_tokenizer, run_for
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.render.merge_lists_html import merge_lists_html
 from pages._shared.state.settings import Settings
@@ -104,6 +108,39 @@ def _comparison(
         compare_vocabularies(_run_a, count_a, _run_b, count_b),
         samples,
     )
+
+
+# ==================== A student's merges against runs of this text (the homework check)
+
+
+def homework_runs(settings: Settings, student: StudentMerges) -> dict[str, Settings]:
+    """The runs a student's merges are checked against, by label: the current run's settings
+    under each tie rule (in the student's alphabet), and the cs336 preset; each trained as
+    far as the merges compared."""
+    wanted = {tie_rule_label(rule): {"tie_rule": rule, "alphabet": student.alphabet} for rule in TIE_RULES}
+    wanted[f"preset {CS336}"] = preset_fields(CS336)
+    runs = {}
+    for label, training in wanted.items():
+        variant = settings.with_training(**training)
+        size = alphabet_size(variant) + student.compared
+        runs[label] = replace(variant, vocab_size=size).with_training(target_vocab_size=size)
+    return runs
+
+
+def homework_partings(settings: Settings, student: StudentMerges, digest: str) -> list[Parting]:
+    """`bpe.analysis.homework.first_parting` of the student's merges (``digest``: their
+    files' hash) against each of `homework_runs`, trained here (once, cached)."""
+    text, _ = corpus_texts(settings)
+    partings = []
+    for label, variant in homework_runs(settings, student).items():
+        run = run_for(variant)
+        partings.append(_parting(digest, variant.training_key(), label, _student=student, _run=run, _text=text))
+    return partings
+
+
+@cache_data_per_session(show_spinner=False, max_entries=16)  # a student's upload is its session's
+def _parting(digest: str, training_key: tuple, label: str, _student, _run, _text: str) -> Parting:
+    return first_parting(_student, _run, _text, label=label)
 
 
 # ==================== Other libraries' files

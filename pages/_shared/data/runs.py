@@ -17,6 +17,7 @@ from bpe.corpora.corpus import load_corpus, split_train_heldout
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.scale.run_file import RunFile, RunFileError, parse_run_file, read_run_file
+from bpe.specials import base_tokens_of_texts
 from bpe.steps import StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training_memory import check_fits_in_memory
@@ -104,25 +105,31 @@ def _corpus_length(key: tuple, _text: str | None) -> int:
 
 
 def alphabet_size(settings: Settings) -> int:
-    """How many base tokens training will start from (the smallest possible vocab)."""
+    """How many tokens training will start from (the smallest possible vocab): the base
+    tokens and the special tokens."""
     if not isinstance(settings, Trained):
-        return len(opened_run(settings).run.base_tokens)
-    return base_size(settings.training.alphabet, settings.corpus_key())
+        return opened_run(settings).run.initial_vocab_size
+    specials = settings.training.special_tokens
+    return base_size(settings.training.alphabet, settings.corpus_key(), specials) + len(specials)
 
 
-def base_size(alphabet: str, corpus_key: tuple) -> int:
+def base_size(alphabet: str, corpus_key: tuple, special_tokens: tuple[str, ...] = ()) -> int:
     """How many base tokens training on the text of ``corpus_key`` (as `cut_texts`) starts
-    from under ``alphabet``: 256 bytes, or the text's distinct characters. Cached."""
+    from under ``alphabet``: 256 bytes, or the distinct characters of the text outside its
+    ``special_tokens``. Cached."""
     train, heldout = cut_texts(corpus_key)  # read either way: a text that cannot be read says so
     if alphabet == "bytes":
         return 256
-    return _distinct_characters(corpus_key, train, heldout, own=corpus_key[0] in user_texts())
+    return _distinct_characters(corpus_key, special_tokens, train, heldout, own=corpus_key[0] in user_texts())
 
 
 @cache_data_by_owner(show_spinner=False, max_entries=16)
-def _distinct_characters(key: tuple, _train: str, _heldout: str) -> int:
+def _distinct_characters(key: tuple, special_tokens: tuple, _train: str, _heldout: str) -> int:
     # train_run takes its base characters from both parts, so count both
-    return len(set(_train) | set(_heldout))
+    try:
+        return len(base_tokens_of_texts([_train, _heldout], "characters", special_tokens))
+    except BpeError:  # nothing but special tokens: training says so
+        return 1
 
 
 # ==================== Training

@@ -57,5 +57,6 @@ def _step_window(
 ) -> StepWindow:
     before, after = step_segments(prefix_tokenizer(_settings, _run, number - 1), _text, _step)
     if not outlines:
-        return StepWindow(segments_html([Segment(s.token, s.token_id) for s in before]), "", 0)
+        plain = [Segment(s.token, s.token_id, "special" if s.mark == "special" else None) for s in before]
+        return StepWindow(segments_html(plain), "", 0)
     return StepWindow(segments_html(before), segments_html(after), merged_count(after))

@@ -45,7 +45,7 @@ def base_level(settings: Settings, run: TrainingRun) -> Compared:
     """The run's alphabet with no merges: one token per character (or byte)."""
     label = "characters" if run.alphabet == "characters" else "bytes"
     key, tokenizer = ("run", settings.training_key(), 0), prefix_tokenizer(settings, run, 0)
-    return Compared(label, len(run.base_tokens), key, tokenizer, own=is_own_text(settings))
+    return Compared(label, run.initial_vocab_size, key, tokenizer, own=is_own_text(settings))
 
 
 def bpe_at(settings: Settings, run: TrainingRun, vocab_size: int) -> Compared:

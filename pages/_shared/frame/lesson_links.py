@@ -118,6 +118,7 @@ SETTING_WORDS = {
     "heldout": lambda v: f"{v:.0%} held out",
     "top_k": lambda v: f"{v} pairs in the chart",
     "engine": lambda v: f"the {v} engine",
+    "specials": lambda v: "special tokens " + ", ".join(v) if v else "no special tokens",
 }
 
 

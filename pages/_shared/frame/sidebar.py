@@ -18,8 +18,10 @@ from bpe.errors import BpeError, CorpusError
 from bpe.pretokenize import pretokenizer_name
 from bpe.scale.run_file import MAX_RUN_FILE_BYTES, RunFile, parse_run_file
 from bpe.scale.run_listing import RunListing, labelled_runs
+from bpe.specials import ENDOFTEXT, check_special_tokens
 from bpe.text import shown_name
-from bpe.training import MAX_VOCAB_SIZE
+from bpe.training import MAX_VOCAB_SIZE, PRESET_LABELS, PRESETS, describe_preset, preset_fields
+from bpe.wording import counted
 from pages._shared.data.cache_scopes import hold_values_of
 from pages._shared.data.runs import base_size, cut_texts, open_run_file
 from pages._shared.frame.wikitext_download import draw_download
@@ -33,8 +35,11 @@ from pages._shared.state.settings import (
     HELDOUT,
     MIN_CHARS_TO_SPLIT,
     MIN_FREQ,
+    NO_PRESET,
     PREFIX_CAP,
+    PRESET,
     PRETOKENIZER,
+    SPECIALS,
     TIE_RULE,
     TOP_K,
     TRAIN_UP_TO,
@@ -119,6 +124,7 @@ def _training_sidebar(listed: dict) -> Trained:
         help=f"The end of the text, kept out of training for held-out measures. "
         f"Texts under {MIN_CHARS_TO_SPLIT:,} characters are never split.",
     )
+    _preset_choice()
     st.header("Tokens")
     setting(ALPHABET).draw(st.radio, "Alphabet", horizontal=True)
     setting(PRETOKENIZER).draw(
@@ -127,10 +133,11 @@ def _training_sidebar(listed: dict) -> Trained:
         format_func=pretokenizer_name,
         help="Split the text into chunks (words) that merges never cross.",
     )
+    specials = _special_tokens_input()
     corpus_key = _corpus_key(listed)
     # before anything is computed on the text: a new own text replaces the last's values
     hold_values_of(corpus_key[:2], own=corpus_key[0] in user_texts())
-    minimum = _describe_corpus(corpus_key)
+    minimum = _describe_corpus(corpus_key, specials)
     _vocab_inputs(minimum, _live_top(corpus_key, minimum))
     st.header("Training")
     setting(MIN_FREQ).draw(st.number_input, "Minimum pair frequency")
@@ -160,6 +167,7 @@ def _training_sidebar(listed: dict) -> Trained:
             alphabet=state[ALPHABET],
             pretokenizer=None if state[PRETOKENIZER] == "none" else state[PRETOKENIZER],
             tie_rule=state[TIE_RULE],
+            special_tokens=specials,
         ),
         vocab_size=int(state[VOCAB]),
         top_k=int(state[TOP_K]),
@@ -181,17 +189,92 @@ def _corpus_key(listed: dict) -> tuple:
     return (state[CORPUS], version, int(state[PREFIX_CAP]), round(float(state[HELDOUT]), 2))
 
 
-def _describe_corpus(corpus_key: tuple) -> int:
-    """Caption the corpus; return the alphabet size (1 when the text cannot be read)."""
+def _describe_corpus(corpus_key: tuple, specials: tuple[str, ...]) -> int:
+    """Caption the corpus; return the smallest vocab: the alphabet and the special tokens
+    (1 when the text cannot be read)."""
     try:
         train, heldout = cut_texts(corpus_key)
-        size = base_size(st.session_state[ALPHABET], corpus_key)
+        size = base_size(st.session_state[ALPHABET], corpus_key, specials)
     except BpeError as error:
         st.error(escape_markdown(str(error)), icon="⚠️")  # the page shows it too
         return 1
     held = f", {len(heldout):,} held out" if heldout else ", nothing held out"
-    st.caption(f"Training on {len(train):,} characters{held}; {size:,} base tokens.")
-    return size
+    special = f" and {counted(len(specials), 'special token')}" if specials else ""
+    st.caption(f"Training on {len(train):,} characters{held}; {size:,} base tokens{special}.")
+    return size + len(specials)
+
+
+# Special tokens offered in the sidebar's list (any other may be typed in)
+COMMON_SPECIALS = (ENDOFTEXT, "<|pad|>", "<s>", "</s>")
+
+
+def _special_tokens_input() -> tuple[str, ...]:
+    """The special tokens box: pick or type strings the text is cut at (each one token of its
+    own); those that cannot be one are named and left out. Returns the special tokens used."""
+    state = st.session_state
+    chosen = list(state[SPECIALS])
+    bind(
+        st.multiselect,
+        "Special tokens",
+        SPECIALS,
+        options=list(dict.fromkeys([*COMMON_SPECIALS, *chosen])),
+        accept_new_options=True,
+        placeholder="none: type or pick, e.g. <|endoftext|>",
+        help="Each is cut out of the text before pre-tokenization (the longest first where two overlap), so no "
+        "merge learns from or crosses one; each is one token of its own, numbered first and counted in the vocab "
+        "size, as in Hugging Face, tiktoken and Stanford CS336.",
+    )
+    kept = []
+    for special in state[SPECIALS]:
+        try:
+            kept = list(check_special_tokens([*kept, special]))
+        except BpeError as error:
+            st.warning(f"Special token left out: {escape_markdown(str(error))}.")
+    return tuple(kept)
+
+
+# Each preset field's sidebar key (`bpe.training.PRESETS`)
+PRESET_KEYS = {
+    "alphabet": ALPHABET,
+    "pretokenizer": PRETOKENIZER,
+    "tie_rule": TIE_RULE,
+    "minimum_pair_frequency": MIN_FREQ,
+    "special_tokens": SPECIALS,
+}
+
+
+def _preset_choice() -> None:
+    """The preset choice: picking one sets its settings in the sidebar at once, and a caption
+    says what it set, and what was changed since (a setting changed by hand wins)."""
+    state = st.session_state
+    state[PRESET] = state[PRESET] if state[PRESET] in PRESETS else NO_PRESET
+    bind(
+        st.selectbox,
+        "Preset",
+        PRESET,
+        options=[NO_PRESET, *PRESETS],
+        format_func=lambda name: "none" if name == NO_PRESET else f"{name}: {PRESET_LABELS[name]}",
+        then=_apply_preset,
+        help="A course's settings at once; change any of them afterwards and yours wins.",
+    )
+    if state[PRESET] != NO_PRESET:
+        fields = preset_fields(state[PRESET])
+        changed = {}
+        for field, key in PRESET_KEYS.items():
+            value = state[key]
+            wanted = list(fields[field]) if field == "special_tokens" else fields[field]
+            if value != wanted:
+                changed[field] = tuple(value) if field == "special_tokens" else value
+        said = describe_preset(state[PRESET], changed)
+        st.caption(escape_markdown(said[0].upper() + said[1:] + "."))
+
+
+def _apply_preset() -> None:
+    state = st.session_state
+    if state[PRESET] == NO_PRESET:
+        return
+    for field, value in preset_fields(state[PRESET]).items():
+        state[PRESET_KEYS[field]] = list(value) if field == "special_tokens" else value
 
 
 def _live_top(corpus_key: tuple, minimum: int) -> int:
@@ -320,7 +403,7 @@ def _replay_sidebar(run_file: str, version: str) -> Replayed | UnreadableRun:
     _describe_run(opened)
     st.header("Tokens")
     final = run.final_vocab_size
-    _vocab_inputs(len(run.base_tokens), max(final, len(run.base_tokens) + 1), trained=final)
+    _vocab_inputs(run.initial_vocab_size, max(final, run.initial_vocab_size + 1), trained=final)
     st.header("Training")
     recorded_top_k = max(1, run.settings.top_k)
     state[TOP_K] = min(max(int(state[TOP_K]), 1), recorded_top_k)
@@ -344,10 +427,15 @@ def _describe_run(opened: RunFile) -> None:
     st.caption(
         f"Replaying a recorded run: {run.training_characters:,} characters of {escape_markdown(shown_name(source.name))}, "
         f"{run.alphabet}, pre-tokenizer {pretokenizer_name(run.pretokenizer)}, ties "
-        f"{tie_rule_label(run.settings.tie_rule)}, minimum pair frequency {run.settings.minimum_pair_frequency:,}; "
+        f"{tie_rule_label(run.settings.tie_rule)}, minimum pair frequency {run.settings.minimum_pair_frequency:,}"
+        f"{_specials_said(run.special_tokens)}; "
         f"{len(run.steps):,} merges ({escape_markdown(run.stop_explanation)}){held}. Nothing is retrained; "
         f"the pages show its steps on a {len(opened.sample):,}-character sample."
     )
+
+
+def _specials_said(specials: tuple[str, ...]) -> str:
+    return f", special tokens {escape_markdown(', '.join(specials))}" if specials else ""
 
 
 def _use_run_upload() -> None:
@@ -376,7 +464,12 @@ def _corpus_inputs() -> None:
     with st.expander("Paste or upload a text"):
         st.text_area("Paste text", key=PASTE_BOX, height=120)
         st.button("Use pasted text", key="settings_use_paste", on_click=_use_pasted)
-        st.file_uploader("Upload a UTF-8 .txt file", type=["txt"], key=UPLOAD, on_change=_use_upload)
+        st.file_uploader(
+            "Upload a UTF-8 text file",
+            key=UPLOAD,
+            on_change=_use_upload,
+            help="Any file name is text: a .txt, CS336's corpus.en, WikiText-103's wiki.train.raw.",
+        )
         st.file_uploader(
             "Upload a run file (.bperun)",
             type=["bperun"],

@@ -66,7 +66,7 @@ def _ticking() -> None:
 
 def stopped_note(run: TrainingRun) -> None:
     """Say that the run shown is a stopped one, how far it got, and offer to train it in full."""
-    target = run.settings.target_vocab_size - len(run.base_tokens)
+    target = run.settings.target_vocab_size - run.initial_vocab_size
     st.info(
         f"Training stopped at {len(run.steps):,} of {target:,} merges (you pressed Stop). Every page shows "
         f"the merges learned so far, up to a vocab of {run.final_vocab_size:,}; each is exactly a merge of the "
@@ -77,7 +77,7 @@ def stopped_note(run: TrainingRun) -> None:
 
 def budget_note(run: TrainingRun) -> None:
     """Say that the run stopped early at the bound on its tokens' characters, and why."""
-    target = run.settings.target_vocab_size - len(run.base_tokens)
+    target = run.settings.target_vocab_size - run.initial_vocab_size
     st.info(f"Training stopped at {len(run.steps):,} of {target:,} merges: {run.stop_explanation}.")
 
 

@@ -73,8 +73,8 @@ SCRIPT = r"""
         after.push(tokenSpan(f.token_id, "merged"));
         i += 2;
       } else {
-        before.push(tokenSpan(id));
-        after.push(tokenSpan(id));
+        before.push(tokenSpan(id, mark === 3 ? "special" : ""));
+        after.push(tokenSpan(id, mark === 3 ? "special" : ""));
         i += 1;
       }
     }
@@ -132,7 +132,7 @@ button#play{background:#dc2626;color:#fff;border-color:#dc2626} button:disabled{
 .tie .bar{background:#f59e0b} .bar-count{color:#334155}
 .text{font-family:monospace;line-height:2;font-size:.95rem;white-space:normal}
 .tok{border-radius:3px;padding:0 2px;white-space:pre} .pair-left,.pair-right{outline:2px dashed #dc2626}
-.merged{outline:2px solid #dc2626;font-weight:600}
+.merged{outline:2px solid #dc2626;font-weight:600} .tok.special{background:#1e293b!important;color:#f8fafc;font-weight:600}
 table{border-collapse:collapse;font-size:.85rem;width:100%} td,th{border-bottom:1px solid #e2e8f0;padding:2px 6px;text-align:left}
 td:nth-child(2),td:nth-child(3){font-family:monospace;white-space:pre} tr.current{background:#fef3c7;font-weight:600}
 h2{font-size:1rem;margin:1rem 0 .3rem}

@@ -23,7 +23,10 @@ MARK_STYLES = {
     "left": "outline:2px dashed #dc2626",
     "right": "outline:2px dashed #dc2626",
     "differs": "outline:2px solid #2563eb;outline-offset:0",
+    # a special token (`bpe.specials`): dark, light type, bold, in every view that draws tokens
+    "special": "background:#1e293b;color:#f8fafc;font-weight:600",
 }
+SPECIAL_STYLE = MARK_STYLES["special"]
 # Presenter mode: larger type for everything the class reads, for a projector: the token
 # views and the merge headline, the tokenizers' splits and the merge lists side by side,
 # the algorithm panel and its notes, text, captions, metrics, static tables and control
@@ -79,7 +82,14 @@ COPY_BUTTON_CSS = """<style>
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"],
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { visibility: visible !important; }
 </style>"""
-MARK_CLASSES = {None: "", "merged": " merged", "left": " pair-left", "right": " pair-right", "differs": " differs"}
+MARK_CLASSES = {
+    None: "",
+    "merged": " merged",
+    "left": " pair-left",
+    "right": " pair-right",
+    "differs": " differs",
+    "special": " special",
+}
 # On every page: the shape of `segments_html`'s token spans and the outlines of their marks.
 SEGMENTS_CSS = (
     "<style>\n"
@@ -224,15 +234,14 @@ def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
             spans.append(span)
             ids.append(f'<span class="tid unknown t{i}" style="{UNKNOWN_STYLE}" title="{tip}">?</span>')
             continue
-        tip = html.escape(f"id {seg.token_id}: '{text}'", quote=True)
-        colour = token_colour(seg.token_id)
-        span = (
-            f'<span class="tok t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{html.escape(text)}</span>'
-        )
+        special = seg.mark == "special"
+        what = "the special token " if special else ""
+        tip = html.escape(f"id {seg.token_id}: {what}'{text}'", quote=True)
+        style = f"{SPECIAL_STYLE};{SPAN_STYLE}" if special else f"background:{token_colour(seg.token_id)};{SPAN_STYLE}"
+        kind = "tok special" if special else "tok"
+        span = f'<span class="{kind} t{i}" style="{style}" title="{tip}">{html.escape(text)}</span>'
         spans.append(span + ("<br>" if readable_token(seg.token).endswith("\n") else ""))
-        ids.append(
-            f'<span class="tid t{i}" style="background:{colour};{SPAN_STYLE}" title="{tip}">{seg.token_id}</span>'
-        )
+        ids.append(f'<span class="tid t{i}" style="{style}" title="{tip}">{seg.token_id}</span>')
     rules = "".join(
         f".{scope_class}:has(.t{i}:hover) .t{i}{{{HOVER_OUTLINE}}}" for i in range(min(len(segments), MAX_LINKED))
     )

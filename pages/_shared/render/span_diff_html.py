@@ -21,7 +21,7 @@ import html
 from bpe.analysis.span_diff import SpanDiff, TokenSpan, display_lines
 from bpe.text import VISIBLE_BIDI, VISIBLE_WHITESPACE, readable_token
 from bpe.wording import counted
-from pages._shared.render.html import text_html
+from pages._shared.render.html import SPECIAL_STYLE, text_html
 
 WIDTH = 60  # characters a line: the rows and their letters fit 1024 px beside the sidebar
 LARGE_WIDTH = 40  # in presenter mode, with larger type
@@ -135,7 +135,10 @@ def _piece_html(span: TokenSpan, chars: range, text: str) -> str:
     style = f"background:{text_colour(span.token)};{EDGE}"
     if span.unknown:
         style = "background:#ffffff;color:#b91c1c;outline:2px dashed #b91c1c;outline-offset:-2px"
-    kind = "tok" + ("" if span.shared else " differs")
+    elif span.special:
+        style = f"{SPECIAL_STYLE};{EDGE}"
+        tip = f"id {span.token_id}: the special token '{token_text}' ({where}), one token"
+    kind = "tok" + ("" if span.shared else " differs") + (" special" if span.special else "")
     if not len(chars):  # part of a character: a mark without width, so the row stays aligned
         return (
             f'<span class="{kind} partial {touched}" title="{html.escape(tip, quote=True)}" '

@@ -21,6 +21,7 @@ to its widget, bound for bound.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from pages._shared.state.settings import (
     PREFIX_CAP,
     PRETOKENIZER,
     RECORDED_TOP_K,
+    SPECIALS,
     TIE_RULE,
     TOP_K,
     TRAIN_UP_TO,
@@ -70,7 +72,7 @@ class Control:
     key: str
     param: str
     kind: type
-    default: object = None
+    default: object = dataclasses.field(default=None, hash=False)  # (a list's is not hashable: the special tokens' [])
     low: float | None = None  # for a list: each item's
     high: float | None = None
     options: tuple | None = None
@@ -122,6 +124,7 @@ SETTING_INPUTS = (
     ("training.pretokenizer", PRETOKENIZER, "pretok"),
     ("top_k", TOP_K, "top_k"),
     ("training.tie_rule", TIE_RULE, "tie_rule"),
+    ("training.special_tokens", SPECIALS, "specials"),
 )
 SETTING_LIMITS = {  # the sidebar's widgets draw exactly these (the vocab's narrowed to the alphabet)
     PREFIX_CAP: dict(low=100, high=MAX_PREFIX_CHARS),
@@ -134,6 +137,7 @@ SETTING_LIMITS = {  # the sidebar's widgets draw exactly these (the vocab's narr
     ALPHABET: dict(options=("characters", "bytes")),
     PRETOKENIZER: dict(options=tuple(PRETOKENIZER_CHOICES)),
     TIE_RULE: dict(options=TIE_RULES),
+    SPECIALS: dict(item=str, length=(0, MAX_LIST_ITEMS)),
     CORPUS: dict(envelope=True),  # the corpora listed on this machine
 }
 

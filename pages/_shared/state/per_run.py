@@ -39,6 +39,7 @@ def run_identity(settings: Settings) -> tuple:
         training.alphabet,
         training.pretokenizer,
         training.tie_rule,
+        training.special_tokens,
     )
 
 

@@ -26,6 +26,8 @@ from bpe.corpora.shipped import TINY_SHAKESPEARE
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.training import MAX_VOCAB_CHARACTERS, TrainingSettings
 
+NO_PRESET = "none"
+
 # The sidebar's plain keys, each named once here
 CORPUS = "settings_corpus"
 PREFIX_CAP = "settings_prefix_cap"
@@ -38,6 +40,8 @@ ALPHABET = "settings_alphabet"
 PRETOKENIZER = "settings_pretokenizer"
 TOP_K = "settings_top_k"
 TIE_RULE = "settings_tie_rule"
+SPECIALS = "settings_special_tokens"
+PRESET = "settings_preset"  # the preset the settings match ("none" when they match none); not linked
 
 DEFAULTS = {
     CORPUS: TINY_SHAKESPEARE,  # real English prose (data/tinyshakespeare.txt)
@@ -51,6 +55,8 @@ DEFAULTS = {
     PRETOKENIZER: "none",
     TOP_K: 10,
     TIE_RULE: DEFAULT_TIE_RULE,
+    SPECIALS: [],  # special tokens, e.g. ["<|endoftext|>"] (`bpe.specials`)
+    PRESET: NO_PRESET,
 }
 
 # How many competing pairs each step records; the top-k slider shows up to this many
@@ -166,6 +172,7 @@ def _training_key(corpus_key: tuple, training: TrainingSettings) -> tuple:
         training.alphabet,
         training.pretokenizer,
         training.tie_rule,
+        training.special_tokens,
     )
 
 
@@ -180,8 +187,9 @@ def text_version(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
-def bind(widget: Callable, label: str, key: str, *, suffix: str = "", **kwargs):
-    """Draw ``widget`` showing the plain state ``key``; a change is copied back to ``key``.
+def bind(widget: Callable, label: str, key: str, *, suffix: str = "", then: Callable | None = None, **kwargs):
+    """Draw ``widget`` showing the plain state ``key``; a change is copied back to ``key``
+    (and ``then`` called after it, where a change sets other state too).
 
     Set the widget's own key from the plain key *before* creating it (allowed: it does
     not exist yet in this run), and never pass ``value=`` as well. Two widgets showing
@@ -193,5 +201,7 @@ def bind(widget: Callable, label: str, key: str, *, suffix: str = "", **kwargs):
 
     def copy_back() -> None:
         state[key] = state[widget_key]
+        if then is not None:
+            then()
 
     return widget(label, key=widget_key, on_change=copy_back, **kwargs)

@@ -226,9 +226,8 @@ def test_help_names_the_lecture_halls_command(capsys):
     assert capsys.readouterr().out.startswith("usage: python -m pages._shared.lecture_hall ")
 
 
-def test_the_readmes_lecture_hall_commands_are_the_commands_options():
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Serving a lecture hall", 1)[1]
-    section = section.split("\n## ", 1)[0].replace("\\\n", " ")
+def test_the_docs_lecture_hall_commands_are_the_commands_options():
+    section = (ROOT / "docs" / "lecture-hall.md").read_text(encoding="utf-8").replace("\\\n", " ")
     lines = [line.split("  #")[0].strip() for line in section.splitlines() if " -m pages._shared.lecture_hall " in line]
     commands = [line for line in lines if line.startswith(".venv/bin/python -m pages._shared.lecture_hall")]
     assert len(commands) >= 3 and "bpe serve" not in section.replace("it was `python -m bpe serve`", "")

@@ -101,8 +101,10 @@ def draw_size_table(settings: Settings, run: TrainingRun, d: int) -> None:
     )
     chosen = []
     for size in sorted(set(state[SIZES])):
-        if size < len(run.base_tokens):
-            st.warning(f"Vocab {size:,} is smaller than the alphabet ({len(run.base_tokens):,} base tokens); skipped.")
+        if size < run.initial_vocab_size:
+            st.warning(
+                f"Vocab {size:,} is smaller than the alphabet ({run.initial_vocab_size:,} base and special tokens); skipped."
+            )
         else:
             chosen.append(size)
     summaries = size_summaries(settings, run, tuple(chosen), d)

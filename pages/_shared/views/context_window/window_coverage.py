@@ -38,7 +38,7 @@ MAX_COMPARED = CONTEXT_SIZES.length[1]
 def size_choices(settings: Settings, run: TrainingRun) -> list[int]:
     """The vocab sizes on offer: the ladder, the sidebar's vocab and the run's final vocab,
     each as the size the run really reaches, once."""
-    wanted = [size for size in LADDER if size > len(run.base_tokens)] + [settings.vocab_size, run.final_vocab_size]
+    wanted = [size for size in LADDER if size > run.initial_vocab_size] + [settings.vocab_size, run.final_vocab_size]
     return sorted({reached_vocab_size(run, size) for size in wanted})
 
 

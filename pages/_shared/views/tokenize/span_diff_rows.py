@@ -31,7 +31,7 @@ def diff_choices(settings: Settings, run: TrainingRun) -> dict[str, Compared]:
     """Every tokenizer the span diff offers, by label: the run first."""
     shown = bpe_at(settings, run, settings.vocab_size)
     choices = {f"this run, vocab {shown.vocab_size:,}": shown}
-    base, final = len(run.base_tokens), run.final_vocab_size
+    base, final = run.initial_vocab_size, run.final_vocab_size
     for size in sorted({base + (final - base) // 4, base + (final - base) // 2, final}):
         if size > base and size != shown.vocab_size:
             other = bpe_at(settings, run, size)

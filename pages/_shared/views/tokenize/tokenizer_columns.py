@@ -23,7 +23,7 @@ from bpe.analysis.encodable import applied_merges_in_known, segments_marking_unk
 from bpe.analysis.lineage import lineage_lines, lineage_of
 from bpe.analysis.metrics import compression
 from bpe.analysis.samples import corpus_samples
-from bpe.analysis.segments import Segment
+from bpe.analysis.segments import Segment, special_ids
 from bpe.analysis.special_tokens import ENDOFTEXT, special_token_comparison
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
@@ -166,7 +166,8 @@ def draw_lineage(run: TrainingRun, tokenizer: BPETokenizer, ids: list[int], text
     """Trace a learned token of the text back to its base tokens, and list the merges that
     encoding the text applied."""
     state = st.session_state
-    learned = sorted({tokenizer.itos[i] for i in ids if i >= len(tokenizer.base_tokens)}, key=lambda t: (-len(t), t))
+    unlearned = set(tokenizer.base_tokens) | {tokenizer.itos[i] for i in special_ids(tokenizer)}
+    learned = sorted({tokenizer.itos[i] for i in ids} - unlearned, key=lambda t: (-len(t), t))
     if not learned:
         st.info("Every token of this text is a base token: no merge applies to it at this vocab size.")
         return
