@@ -13,10 +13,13 @@ big the corpus.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from bpe.alphabet import check_alphabet
@@ -251,8 +254,13 @@ def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTot
 
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=context, initializer=die_with, initargs=(os.getpid(),)) as pool:
+
+        def submit(function, *arguments) -> Future:
+            with _stops_held():
+                return pool.submit(function, *arguments)
+
         try:
-            return job.run(pool.submit, 2 * workers, on_progress, started)
+            return job.run(submit, 2 * workers, on_progress, started)
         except BrokenProcessPool:
             raise BpeError("a counting worker process died (out of memory, or killed); try fewer --workers") from None
         except BaseException:
@@ -267,6 +275,37 @@ def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTot
             raise
 
 
+# What stops a count (Ctrl-C, `kill`): put off while the pool starts a worker or its
+# manager thread (`_stops_held`). A SIGTERM that landed between spawning a worker and
+# sending it its start-up data left the worker to die on an `EOFError` traceback, and one
+# inside the manager thread's start left the pool unable to shut down ("cannot join thread
+# before it is started"): two tracebacks after "interrupted: nothing was written".
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _stops_held() -> Iterator[None]:
+    """Within, a stop signal is noted, not acted on; on leaving, the first one noted is
+    raised again, and its own handler acts on it. Python runs handlers in the main thread
+    whichever thread the kernel hands a signal to (here: the thread hashing the inputs), so
+    it is put off where Python acts on it, not with a signal mask. The handlers are the
+    process's, swapped for the moment a worker starts and then put back, the caller's own
+    (the command line's SIGTERM handler, Ctrl-C's) acting on the signal. Elsewhere than the
+    main thread, no handler runs and nothing is put off."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    handlers = {number: signal.signal(number, lambda number, frame: arrived.append(number)) for number in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        if arrived:
+            signal.raise_signal(arrived[0])
+
+
 def die_with(parent: int) -> None:
     """A pool worker's first act: ask the kernel to kill it when ``parent`` (the process that
     counts) dies, as the lecture hall's app processes do. Killed with SIGKILL, the counting
@@ -274,7 +313,6 @@ def die_with(parent: int) -> None:
     more, with the resource tracker beside them). Linux only (PR_SET_PDEATHSIG); a parent
     already gone before the call is caught by its pid."""
     import ctypes
-    import signal
 
     try:
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

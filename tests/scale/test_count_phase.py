@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import signal
+import threading
+import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from bpe.cli.errors import Terminated
 from bpe.errors import BpeError, CorpusError
 from bpe.scale.chunk_counts import count_text, merge_counts
-from bpe.scale.count_phase import count_corpus
+from bpe.scale.count_phase import _stops_held, count_corpus
 from bpe.scale.partitions import ReadOptions
 from tests.helpers import shared_file
 
@@ -145,3 +150,30 @@ def test_a_gzipped_line_with_no_place_to_cut_is_refused(tmp_path, monkeypatch):
     ) as caught:
         count_corpus([path], alphabet="bytes", pretokenizer="gpt2", workers=1)
     assert "\n" not in str(caught.value)
+
+
+def test_a_stop_while_the_pool_starts_a_worker_is_acted_on_once_it_has_started():
+    """SIGTERM in the middle of starting a worker (spawned, its start-up data not yet sent)
+    left it to die on an EOFError traceback, and in the middle of the pool's thread start, a
+    pool that could not shut down: `count` printed tracebacks after "interrupted". The stop
+    is put off to the end of the start, then acted on by the caller's own handler, even when
+    the kernel hands the signal to another thread (the one hashing the inputs)."""
+    stopped: list[str] = []
+
+    def stop(number, frame) -> None:
+        stopped.append("stopped")
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        with pytest.raises(Terminated):
+            with _stops_held():
+                other = threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGTERM))
+                other.start()
+                other.join()
+                time.sleep(0.05)  # Python would run the handler here, in the middle of the start
+                stopped.append("started")
+        assert stopped == ["started", "stopped"]
+        assert signal.getsignal(signal.SIGTERM) is stop  # the caller's handler, back
+    finally:
+        signal.signal(signal.SIGTERM, previous)
