@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bpe.alphabet import BYTES
-from bpe.analysis.segments import Segment
+from bpe.analysis.segments import Segment, special_ids
 from bpe.errors import BpeError
 from bpe.pairs import merge_pair, merge_positions
 from bpe.tokenizer import BPETokenizer
@@ -95,6 +95,11 @@ class EncodeFilm:
     other_rule: str
     differences: tuple[RuleDifference, ...]
     characters: int
+    specials: frozenset[int] = frozenset()  # the special tokens' ids: one segment, never merged
+
+    def mark(self, token_id: int, mark: str | None) -> str | None:
+        """A token's mark, "special" for a special token that no other mark claims."""
+        return "special" if mark is None and token_id in self.specials else mark
 
     def chunks_at(self, frame: int) -> Chunks:
         """Token ids by chunk after ``frame`` frames (0: the base tokens)."""
@@ -104,6 +109,11 @@ class EncodeFilm:
 
     def ids_at(self, frame: int) -> list[int]:
         return [i for chunk in self.chunks_at(frame) for i in chunk]
+
+
+def start_segments(film: EncodeFilm) -> list[Segment]:
+    """The film's text before its first frame: base tokens, special tokens marked "special"."""
+    return [Segment(film.itos[i], i, film.mark(i, None)) for i in film.ids_at(0)]
 
 
 def frame_segments(film: EncodeFilm, frame: int) -> tuple[list[Segment], list[Segment]]:
@@ -128,14 +138,14 @@ def frame_segments(film: EncodeFilm, frame: int) -> tuple[list[Segment], list[Se
         marks = [None] * len(old)
         for at in here:
             marks[at], marks[at + 1] = "left", "right"
-        before += [Segment(itos[i], i, mark) for i, mark in zip(old, marks)]
+        before += [Segment(itos[i], i, film.mark(i, mark)) for i, mark in zip(old, marks)]
         made, position = set(), 0  # where the merged tokens sit in the new chunk
         for at in range(len(old)):
             if marks[at] == "left":
                 made.add(position)
             if marks[at] != "right":
                 position += 1
-        after += [Segment(itos[i], i, "merged" if j in made else None) for j, i in enumerate(new)]
+        after += [Segment(itos[i], i, film.mark(i, "merged" if j in made else None)) for j, i in enumerate(new)]
     return before, after
 
 
@@ -188,7 +198,17 @@ def _replay_film(tokenizer: BPETokenizer, text: str, steps: Sequence | None) -> 
     key = _concatenation_key(tokenizer)
     other = [_rank_merge(list(chunk), key, _whole_lookup(tokenizer)) for chunk in start]
     differences = _differences(end, other, itos, tokenizer)
-    return EncodeFilm(REPLAY, None, start, tuple(frames), itos, f"{RANK} (tiktoken's rule)", differences, len(text))
+    return EncodeFilm(
+        REPLAY,
+        None,
+        start,
+        tuple(frames),
+        itos,
+        f"{RANK} (tiktoken's rule)",
+        differences,
+        len(text),
+        special_ids(tokenizer),
+    )
 
 
 def replay(start: Chunks, merges: Sequence[tuple[int, tuple[int, int], int]]):
@@ -262,7 +282,15 @@ def _rank_film(tokenizer, text: str) -> EncodeFilm:
         frames.append(EncodeFrame(len(frames) + 1, LOOKUP, None, None, None, None, looked_up, tuple(final)))
     other = _replayed(tokenizer, start)
     return EncodeFilm(
-        RANK, rank_of, start, tuple(frames), itos, REPLAY, _differences(tuple(final), other, itos, tokenizer), len(text)
+        RANK,
+        rank_of,
+        start,
+        tuple(frames),
+        itos,
+        REPLAY,
+        _differences(tuple(final), other, itos, tokenizer),
+        len(text),
+        special_ids(tokenizer),
     )
 
 

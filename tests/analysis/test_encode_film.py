@@ -23,6 +23,7 @@ from bpe.analysis.encode_film import (
     encode_film,
     frame_segments,
     rule_sentence,
+    start_segments,
 )
 from bpe.errors import BpeError, UnknownSymbolsError
 from bpe.formats.export import HF, MINBPE, TIKTOKEN, as_library_reads
@@ -111,6 +112,24 @@ def test_frame_segments_mark_the_pair_before_and_the_new_token_after():
     assert [s.token_id for s in after] == film.ids_at(1)
     with pytest.raises(BpeError, match="frame=0 is outside 1"):
         frame_segments(film, 0)
+
+
+def test_a_special_token_is_one_segment_marked_special_in_every_frame():
+    eot = "<|endoftext|>"
+    tokenizer = BPETokenizer.train(f"low lower{eot}lowest low", 40, special_tokens=[eot])
+    film = encode_film(tokenizer, f"low{eot}low")
+    assert [(s.token, s.mark) for s in start_segments(film)] == [
+        ("l", None),
+        ("o", None),
+        ("w", None),
+        (eot, "special"),
+        ("l", None),
+        ("o", None),
+        ("w", None),
+    ]
+    for frame in range(1, len(film.frames) + 1):
+        before, after = frame_segments(film, frame)
+        assert [s.mark for s in before + after if s.token == eot] == ["special", "special"]
 
 
 def test_merges_the_text_never_holds_are_skipped():

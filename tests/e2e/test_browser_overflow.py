@@ -182,9 +182,9 @@ def test_nothing_is_cut_at_projector_widths(browser, app_url, screenshot, presen
     assert not cut, "cut at a projector's width:\n" + "\n".join(cut)
 
 
-def test_nothing_is_cut_on_the_lens_pages_of_a_run_file(browser, app_url):
+def test_nothing_is_cut_on_the_measuring_pages_of_a_run_file(browser, app_url):
     """The shipped run file replayed, whose numbers are longer (918,799 characters, sizes to
-    2,000), on the pages of its lenses, at 1024 px in presenter mode: the narrowest case."""
+    2,000), on the pages that measure it, at 1024 px in presenter mode: the narrowest case."""
     from bpe.scale.run_listing import RUNS_DIR, list_runs
 
     run = list_runs([RUNS_DIR])[0]

@@ -116,9 +116,16 @@ def test_a_lesson_file_reopens_the_frame_with_its_pasted_text(page, app_url, bro
 
 
 def paste(page, text: str):
+    # A text box typed into while a script run redraws the sidebar is drawn again empty (what
+    # was typed had not reached the server), so the paste waits for the run to end, and
+    # Ctrl+Enter hands the text over before the button's own run starts.
+    settle(page)
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_text("Paste or upload a text").click()
-    sidebar.get_by_label("Paste text").fill(text)
+    box = sidebar.get_by_label("Paste text")
+    box.fill(text)
+    box.press("Control+Enter")
+    settle(page)
     sidebar.get_by_role("button", name="Use pasted text").click()
     expect(sidebar.get_by_role("combobox", name="Text to train on")).to_have_value(re.compile(r"^pasted text"))
 

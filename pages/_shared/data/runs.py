@@ -69,7 +69,7 @@ def cut_texts(corpus_key: tuple) -> tuple[str, str]:
 
 
 def corpus_parts(settings: Settings) -> tuple[str, str]:
-    """(training text, held-out text) as far as each is here, for a lens that must say which
+    """(training text, held-out text) as far as each is here, for a measuring view that must say which
     part it measured: `corpus_texts`, except that a replayed run's file keeps no training
     text and its sample is held-out text, so it is ``("", sample)``."""
     if not isinstance(settings, Trained):

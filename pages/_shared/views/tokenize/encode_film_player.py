@@ -13,9 +13,8 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from bpe.analysis.encode_film import MAX_FILM_CHARACTERS, EncodeFilm, frame_segments, rule_sentence
+from bpe.analysis.encode_film import MAX_FILM_CHARACTERS, EncodeFilm, frame_segments, rule_sentence, start_segments
 from bpe.analysis.samples import corpus_samples
-from bpe.analysis.segments import Segment
 from bpe.errors import BpeError
 from bpe.run import TrainingRun
 from bpe.text import printable
@@ -152,7 +151,7 @@ def _draw_frame(film: EncodeFilm, number: int, label: str, is_run: bool) -> None
     last = len(film.frames)
     if number == 0:
         st.html(frame_headline_html(film, 0))
-        start = [Segment(film.itos[i], i) for i in film.ids_at(0)]
+        start = start_segments(film)
         st.markdown(f"**The text as base tokens** — {counted(len(start), 'token')}, before any merge")
         st.html(segments_html(start))
         if last == 0:

@@ -1,4 +1,4 @@
-"""AppTest: the lenses — Tokenize's encode film and span diff, Compression's report card,
+"""AppTest: the measuring views — Tokenize's encode film and span diff, Compression's report card,
 Vocabulary's under-trained tokens — on "low lower lowest" and on a corpus of real prose,
 each number checked against `bpe` called directly on the same settings."""
 

@@ -1,4 +1,4 @@
-"""The lenses' HTML and figures: span diff rows, the report card table and chart (no streamlit)."""
+"""The measuring views' HTML and figures: span diff rows, the report card table and chart (no streamlit)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Real browser: the lenses — the encode film played with the keyboard, the span diff's
+"""Real browser: the measuring views — the encode film played with the keyboard, the span diff's
 hover across rows, the report card's colours and chart, the under-trained tokens — offline;
-then every lens on the shipped run file, at 1024x768, presenter mode off and on."""
+then every measuring view on the shipped run file, at 1024x768, presenter mode off and on."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_encode_film_steps_with_the_arrow_keys_and_plays_to_the_end(page, app_ur
     expect(page.locator(".st-key-tokenize_film_play button")).to_contain_text("Pause")
     expect(page.get_by_text("the end: exactly what encode() gives")).to_be_visible(timeout=90_000)
     expect(page.locator(".st-key-tokenize_film_play button")).to_contain_text("Play")  # stopped at the end
-    screenshot(page, "lenses_encode_film")
+    screenshot(page, "measure_encode_film")
     page.get_by_role("button", name="Open Merge by merge at step").click()
     expect(page.get_by_role("heading", name="Merge by merge", exact=True)).to_be_visible()
     assert page.off_origin_requests == []
@@ -75,7 +75,7 @@ def test_span_diff_hover_marks_the_same_characters_in_every_row(page, app_url, s
     first_in_a.hover()
     expect(first_in_b).to_have_css("background-color", HOVERED)  # the CSS :has() rule survived st.html
     expect(page.get_by_test_id("stMetricLabel").filter(has_text="Spread")).to_be_visible()
-    screenshot(page, "lenses_span_diff")
+    screenshot(page, "measure_span_diff")
     assert page.off_origin_requests == []
 
 
@@ -90,7 +90,7 @@ def test_report_card_colours_its_differences_and_draws_its_chart(page, app_url, 
     expect(page.locator(".js-plotly-plot .barlayer .trace").first).to_be_attached()
     page.get_by_text("bytes per token", exact=True).click()
     expect(card.locator("th", has_text="bytes")).to_be_visible()
-    screenshot(page, "lenses_report_card")
+    screenshot(page, "measure_report_card")
     assert page.off_origin_requests == []
 
 
@@ -101,7 +101,7 @@ def test_vocabulary_lists_under_trained_tokens_and_checks_gpt4(page, app_url, sc
     expect(page.get_by_test_id("stMetricLabel").filter(has_text="Absorbed")).to_be_visible()
     if cl100k_path() is not None:
         expect(page.get_by_test_id("stMetricLabel").filter(has_text="Their partial")).to_be_visible(timeout=90_000)
-    screenshot(page, "lenses_undertrained")
+    screenshot(page, "measure_undertrained")
     assert page.off_origin_requests == []
 
 
@@ -112,10 +112,10 @@ RUN = list_runs([RUNS_DIR])[0]
 # The narrower projector width only: it is where presenter type breaks first (1280 px is
 # covered page by page in test_browser_overflow.py), and each viewport costs CI half a minute.
 @pytest.mark.parametrize("width, height", [(1024, 768)])
-def test_every_lens_on_the_shipped_run_file(browser, app_url, width, height, screenshot):
+def test_every_measuring_view_on_the_shipped_run_file(browser, app_url, width, height, screenshot):
     """The run file replayed: the film played to encode(), the span diff, the report card's
     sample row, the under-trained tokens saying what they count; presenter mode off and on,
-    moving between the lenses in the sidebar (one session), never an error box."""
+    moving between the measuring views in the sidebar (one session), never an error box."""
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     own = (app_url, app_url.replace("http", "ws", 1), "data:", "blob:")
@@ -124,7 +124,7 @@ def test_every_lens_on_the_shipped_run_file(browser, app_url, width, height, scr
     side = page.get_by_test_id("stSidebar")
 
     def shoot(pg, heading: str, name: str) -> None:
-        """A tall picture from the lens's heading down (the page scrolls inside its main block)."""
+        """A tall picture from the measuring view's heading down (the page scrolls inside its main block)."""
         pg.get_by_role("heading", name=heading, exact=True).scroll_into_view_if_needed()
         screenshot(pg, name)
 
@@ -149,14 +149,14 @@ def test_every_lens_on_the_shipped_run_file(browser, app_url, width, height, scr
                 settle(page)
             else:
                 expect(page.locator(ERRORS)).to_have_count(0)
-                shoot(page, "Span diff", f"run_lenses_tokenize_{mode}_{width}x{height}")
+                shoot(page, "Span diff", f"run_measure_tokenize_{mode}_{width}x{height}")
             side.get_by_role("link", name="Compression", exact=True).click()
             card = page.locator(".bpe-card")
             expect(card.locator("td", has_text="Corpus, held-out part")).to_be_visible(timeout=90_000)
             expect(card.locator("td", has_text="Corpus, training part")).to_have_count(0)
             expect(page.get_by_text("A run file keeps no training text")).to_be_visible()
             expect(page.locator(ERRORS)).to_have_count(0)
-            shoot(page, "Report card", f"run_lenses_report_card_{mode}_{width}x{height}")
+            shoot(page, "Report card", f"run_measure_report_card_{mode}_{width}x{height}")
             side.get_by_role("link", name="Vocabulary", exact=True).click()
             expect(page.get_by_role("heading", name="Under-trained and unreachable tokens")).to_be_visible(
                 timeout=90_000
@@ -171,12 +171,12 @@ def test_every_lens_on_the_shipped_run_file(browser, app_url, width, height, scr
             short = labels.filter(has_text=re.compile(r"^Rare$")).first.bounding_box()["height"]
             assert tall < 1.3 * short, f"'Unreachable' breaks inside the word ({mode}, {width} px)"
             expect(page.locator(ERRORS)).to_have_count(0)
-            shoot(page, "Under-trained and unreachable tokens", f"run_lenses_undertrained_{mode}_{width}x{height}")
+            shoot(page, "Under-trained and unreachable tokens", f"run_measure_undertrained_{mode}_{width}x{height}")
             if presenter:
                 side.get_by_role("link", name="Tokenize", exact=True).click()
                 expect(page.locator(".bpe-spandiff")).to_be_visible(timeout=90_000)
                 expect(page.locator(ERRORS)).to_have_count(0)
-                shoot(page, "Span diff", f"run_lenses_tokenize_{mode}_{width}x{height}")
+                shoot(page, "Span diff", f"run_measure_tokenize_{mode}_{width}x{height}")
         assert off_origin == []
     finally:
         context.close()

@@ -1,6 +1,6 @@
-"""AppTest: the lenses on a run file (the shipped Tiny Shakespeare run, replayed without
+"""AppTest: the measuring views on a run file (the shipped Tiny Shakespeare run, replayed without
 its corpus). A run file keeps the whole training's merges and counts but only a held-out
-sample of text, so each lens is checked against `bpe` on what the file holds, and each
+sample of text, so each measuring view is checked against `bpe` on what the file holds, and each
 must say which text it measured: the film and the span diff on the page's text, the
 report card's held-out row on the sample (no training row: that text is not here), the
 under-trained tokens' training uses from the recorded counts and held-out uses from the
@@ -14,7 +14,7 @@ import re
 
 import pytest
 from app_helpers import metric, new_app
-from test_app_lenses import COMPRESSION, TOKENIZE, VOCABULARY, WORKED, film_after, film_headline
+from test_measure_views import COMPRESSION, TOKENIZE, VOCABULARY, WORKED, film_after, film_headline
 
 from bpe.analysis.metrics import token_usage
 from bpe.analysis.report_card import shipped_texts
@@ -38,7 +38,7 @@ FILMED = "the king and the queen"
 
 
 def test_the_shipped_run_keeps_a_held_out_sample():
-    # what the rest of this file relies on: the lenses have a text of the run's own corpus
+    # what the rest of this file relies on: the measuring views have a text of the run's own corpus
     assert RUN.heldout_characters > len(SAMPLE) > 1_000 and MERGES == 744
 
 
@@ -188,7 +188,7 @@ def textless_run(tmp_path_factory):
 
 
 @pytest.mark.parametrize("page", [TOKENIZE, COMPRESSION, VOCABULARY, "pages/4_Context_window.py"])
-def test_a_run_file_without_text_says_so_on_every_lens(textless_run, page, monkeypatch):
+def test_a_run_file_without_text_says_so_on_every_measuring_view(textless_run, page, monkeypatch):
     folder, label = textless_run
     monkeypatch.setenv("BPE_RUNS", str(folder))
     at = new_app(page, settings_corpus=label)
