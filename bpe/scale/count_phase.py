@@ -275,33 +275,44 @@ def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTot
             raise
 
 
-# What stops a count (Ctrl-C, `kill`): put off while the pool starts a worker or its
-# manager thread (`_stops_held`). A SIGTERM that landed between spawning a worker and
-# sending it its start-up data left the worker to die on an `EOFError` traceback, and one
-# inside the manager thread's start left the pool unable to shut down ("cannot join thread
-# before it is started"): two tracebacks after "interrupted: nothing was written".
+# What stops a count (Ctrl-C, `kill`), while the pool starts a worker or its manager thread
+# (`_stops_held`). A SIGTERM that landed between spawning a worker and sending it its
+# start-up data left the worker to die on an `EOFError` traceback, and one inside the
+# manager thread's start left the pool unable to shut down ("cannot join thread before it
+# is started"); a Ctrl-C, which a terminal sends to every process of the command, met a
+# worker still starting Python and printed its `KeyboardInterrupt` traceback. Each after
+# "interrupted: nothing was written".
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
 def _stops_held() -> Iterator[None]:
-    """Within, a stop signal is noted, not acted on; on leaving, the first one noted is
-    raised again, and its own handler acts on it. Python runs handlers in the main thread
-    whichever thread the kernel hands a signal to (here: the thread hashing the inputs), so
-    it is put off where Python acts on it, not with a signal mask. The handlers are the
-    process's, swapped for the moment a worker starts and then put back, the caller's own
-    (the command line's SIGTERM handler, Ctrl-C's) acting on the signal. Elsewhere than the
-    main thread, no handler runs and nothing is put off."""
+    """Within, a stop signal is noted, not acted on, and raised again on leaving, for its own
+    handler (the command line's SIGTERM handler, Ctrl-C's) to act on. Python runs handlers in
+    the main thread whichever thread the kernel hands a signal to (here: the thread hashing
+    the inputs), so they are put off where Python acts on them; they are blocked too, in this
+    thread, so that a worker started here starts with them blocked (a signal mask is
+    inherited across exec) and takes them only once it is ready (`die_with`). The handlers
+    are the process's, swapped for the moment a worker starts and then put back. Elsewhere
+    than the main thread, no handler runs and nothing is changed."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     arrived: list[int] = []
     handlers = {number: signal.signal(number, lambda number, frame: arrived.append(number)) for number in STOP_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:
-        for number, handler in handlers.items():
-            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        # each step in a `finally` of the one before: a signal handled between two of them
+        # (it raises) still leaves every handler put back
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one that waited is noted now
+        finally:
+            try:
+                signal.signal(signal.SIGINT, handlers[signal.SIGINT] or signal.SIG_DFL)
+            finally:
+                signal.signal(signal.SIGTERM, handlers[signal.SIGTERM] or signal.SIG_DFL)
         if arrived:
             signal.raise_signal(arrived[0])
 
@@ -311,9 +322,16 @@ def die_with(parent: int) -> None:
     counts) dies, as the lecture hall's app processes do. Killed with SIGKILL, the counting
     process runs no clean-up, and its workers would count on for nobody (seen: 30 s and
     more, with the resource tracker beside them). Linux only (PR_SET_PDEATHSIG); a parent
-    already gone before the call is caught by its pid."""
+    already gone before the call is caught by its pid.
+
+    It starts with the stop signals blocked (`_stops_held`). It ignores Ctrl-C, which a
+    terminal sends to every process of the command: the count stops and ends its workers
+    (a worker that took it printed a `KeyboardInterrupt` traceback, one still starting
+    Python too); then it takes SIGTERM, so a `terminate` sent while it started ends it here."""
     import ctypes
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     try:
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):

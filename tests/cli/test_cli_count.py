@@ -103,6 +103,30 @@ def test_sigterm_leaves_no_counts_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt"]
 
 
+def test_ctrl_c_from_the_terminal_stops_count_and_its_workers_in_one_line(tmp_path):
+    """A terminal's Ctrl-C reaches every process of the command: workers still starting
+    Python printed KeyboardInterrupt tracebacks after "interrupted". Sent to the whole
+    process group as they start, it stops the count: status 130, one line, no file."""
+    corpus = tmp_path / "big.txt"
+    corpus.write_text("".join(f"Line {i} of a long text, with {i % 97} words in it.\n" for i in range(600_000)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "bpe", "count", str(corpus), "--output", str(tmp_path / "c.parquet")]
+    process = subprocess.Popen(
+        [*command, "--workers", "2"], env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        ends = time.monotonic() + 60
+        while len(children_of(process.pid)) < 2 and process.poll() is None and time.monotonic() < ends:
+            time.sleep(0.02)
+        assert process.poll() is None, "counting ended before it could be stopped"
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130 and b"Traceback" not in err, err.decode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt"]
+
+
 def test_build_refuses_a_training_text_that_will_not_fit_in_memory(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("bpe.training_memory.available_memory_bytes", lambda: 20 << 20)
     folder = tmp_path / "processed"

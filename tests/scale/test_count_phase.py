@@ -7,6 +7,8 @@ import gzip
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -19,7 +21,7 @@ from bpe.errors import BpeError, CorpusError
 from bpe.scale.chunk_counts import count_text, merge_counts
 from bpe.scale.count_phase import _stops_held, count_corpus
 from bpe.scale.partitions import ReadOptions
-from tests.helpers import shared_file
+from tests.helpers import ROOT, shared_file
 
 # Small partitions, so that even this small corpus is many partitions of every kind.
 OPTIONS = ReadOptions(block_bytes=4096, passage_bytes=2048, partition_bytes=8192, heldout_fraction=0.1, seed=3)
@@ -177,3 +179,21 @@ def test_a_stop_while_the_pool_starts_a_worker_is_acted_on_once_it_has_started()
         assert signal.getsignal(signal.SIGTERM) is stop  # the caller's handler, back
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_worker_starts_with_the_stop_signals_held_and_then_ignores_ctrl_c():
+    """A Ctrl-C from the terminal reaches every process of the command: a worker still
+    starting Python printed a KeyboardInterrupt traceback. A worker starts with the stop
+    signals blocked (inherited from `_stops_held`), then ignores Ctrl-C and takes SIGTERM."""
+    show = "import signal; print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))"
+    with _stops_held():
+        started = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, check=True)
+    assert {int(signal.SIGINT), int(signal.SIGTERM)} <= set(json.loads(started.stdout))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's, back
+    ready = "import os, signal; from bpe.scale.count_phase import die_with; die_with(os.getppid()); "
+    ready += (
+        "print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN, sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])))"
+    )
+    with _stops_held():
+        worker = subprocess.run([sys.executable, "-c", ready], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert worker.stdout.split(" ", 1) == ["True", "[]\n"], worker.stdout + worker.stderr
