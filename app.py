@@ -33,7 +33,14 @@ c6.metric(
     f"{run.heldout_characters:,}",
     help="kept from training: the held-out curves measure the merges on text they never saw",
 )
-c3.metric("Merges learned", f"{merges:,}")
+# The merges of the vocab shown, and of all the run learned when it learned more: a run trained
+# to 49,744 merges and shown at a smaller vocab says "Merges used (of 49,744)", never "744" alone.
+learned = len(run.steps)
+c3.metric(
+    "Merges learned" if merges == learned else f"Merges used (of {learned:,})",
+    f"{merges:,}",
+    help="the merges of the vocab size shown, of all the run learned (every smaller vocab is a prefix of them)",
+)
 c4.metric("Training time", f"{run.training_seconds:.2f} s")
 c5.metric(
     "Characters per token",

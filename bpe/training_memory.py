@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from bpe.alphabet import BYTES, CHARACTERS, check_alphabet
 from bpe.errors import BpeError
+from bpe.wording import BPE_COMMAND
 
 IN_MEMORY_FIXED_BYTES = 40 << 20
 IN_MEMORY_BYTES_PER_CHARACTER = {
@@ -53,7 +54,7 @@ def check_fits_in_memory(characters: int, alphabet: str = CHARACTERS, pretokeniz
         advice = (
             "train on fewer characters"
             if pretokenizer is None or pretokenizer == "none"
-            else "count it with python -m bpe count and train from the counts, or train on fewer characters"
+            else f"count it with {BPE_COMMAND} count and train from the counts, or train on fewer characters"
         )
         raise BpeError(
             f"training {characters:,} characters in memory needs about {_memory(needed)}, and this "

@@ -5,6 +5,10 @@ number, so no sentence says "1 times" or "pair(s)".
 
 from __future__ import annotations
 
+# How a page or a message spells a command of BPE Lab: with the project's venv, as the README
+# installs it (a bare `python` is the system's, which lacks the project's packages).
+BPE_COMMAND = ".venv/bin/python -m bpe"
+
 
 def times(count: int) -> str:
     """How often: 1 -> "once", 12345 -> "12,345 times"."""

@@ -4,12 +4,11 @@ import streamlit as st
 
 from bpe.analysis.merge_log import why_stopped
 from pages._shared.frame import corpus_texts, setup_page
-from pages._shared.views.merge_by_merge import Film, draw_downloads, film_controls, film_state, play, teach_controls
+from pages._shared.views.merge_by_merge import Film, draw_downloads, film_state, play
 
 settings, run = setup_page(
     "Merge by merge",
-    "Each step counts every adjacent pair, merges the most frequent one into a new token, "
-    "and re-segments the text. Play it, or step through it.",
+    "Each step merges the most frequent adjacent pair into one new token. Play it, or step through it.",
 )
 if run is None:
     st.stop()
@@ -20,7 +19,5 @@ if last == 0:
     st.stop()
 film = Film(settings, run, train_text, last)
 film_state(film)
-film_controls(film)
-teach_controls()
-play(film)
+play(film)  # the stage: its controls, the step, the pair chart and the text, one frame a step
 draw_downloads(film)  # the merge log (CSV) and the film (HTML)

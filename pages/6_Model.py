@@ -1,4 +1,4 @@
-"""Model: does BPE help a language model? One tiny GPT per tokenizer, trained at equal compute."""
+"""Model: does BPE help a language model? One tiny GPT per tokenizer, trained with equal work."""
 
 import streamlit as st
 
@@ -8,7 +8,7 @@ from pages._shared.views.model import draw_controls, draw_job, tokenizer_choices
 settings, run = setup_page(
     "Model",
     "Does BPE help the model, or only shorten the text? Train the same tiny GPT on each tokenizer's "
-    "ids for the same time, then compare how well each predicts held-out text, in **bits per character** "
+    "ids for the same work (as many steps of the same batches of tokens), then compare how well each predicts held-out text, in **bits per character** "
     "and **bits per byte** (of its UTF-8 text: one scale for every alphabet and vocab size).",
 )
 if run is None:

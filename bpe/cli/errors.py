@@ -63,8 +63,10 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM arrived: stop like Ctrl-C (the same clean-up runs), and exit with 143."""
 
 
-def reporting_errors(action: Callable[[], int], *, interrupted: str = "interrupted") -> int:
-    """Run ``action`` and return its exit status, turning errors into one clear line."""
+def reporting_errors(action: Callable[[], int], *, interrupted: str | None = "interrupted") -> int:
+    """Run ``action`` and return its exit status, turning errors into one clear line; Ctrl-C
+    or SIGTERM says ``interrupted`` (None: nothing, for a server whose stop is its normal end
+    and which says itself what it stopped)."""
     try:
         return action()
     except BpeError as error:
@@ -76,7 +78,8 @@ def reporting_errors(action: Callable[[], int], *, interrupted: str = "interrupt
         print("error: this machine ran out of memory; try a smaller input or setting", file=sys.stderr)
         return 1
     except KeyboardInterrupt as stop:
-        print(f"\n{interrupted}", file=sys.stderr)
+        if interrupted is not None:
+            print(f"\n{interrupted}", file=sys.stderr)
         return stop_status(stop)
 
 

@@ -246,6 +246,7 @@ def merge_and_write(args, counts: ChunkCounts, name: str, fields: dict) -> Train
         inputs=tuple(name for name, _size, _sha in counts.inputs),
         characters=counts.characters,
         documents=counts.documents,
+        profile=counts.profile,
     )
     write_outputs(run, source, counts.heldout_text, run_output=args.run_output, tokenizer_output=args.tokenizer_output)
     return run

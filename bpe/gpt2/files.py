@@ -35,6 +35,7 @@ from bpe.io.locks import folder_lock
 from bpe.io.untrusted import decode_utf8, read_file_bytes
 from bpe.paths import CACHE_DIR, shared_data_dir
 from bpe.specials import check_special_tokens
+from bpe.wording import BPE_COMMAND
 
 OPENAI_BASE_URL = "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main"
 ENCODER_JSON = "encoder.json"
@@ -83,7 +84,7 @@ def missing_files_message(cache_dir: str | os.PathLike[str] | None = None) -> st
     folders = gpt2_folders(cache_dir)
     return (
         f"GPT-2's files ({ENCODER_JSON}, {VOCAB_BPE}) are not in {folders[0]} nor in {folders[1]}. "
-        f"Run `python -m bpe gpt2 download` (needs the internet once), or {_by_hand(folders[0])}"
+        f"Run `{BPE_COMMAND} gpt2 download` (needs the internet once), or {_by_hand(folders[0])}"
     )
 
 
@@ -92,7 +93,7 @@ def missing_files_note() -> str:
     (a visitor has no use for them, and they describe the server)."""
     return (
         "GPT-2 is left out: its two files (encoder.json and vocab.bpe, about 1.5 MB) are not on this "
-        "server. Whoever runs it can fetch them once with `python -m bpe gpt2 download`."
+        f"server. Whoever runs it can fetch them once with `{BPE_COMMAND} gpt2 download`."
     )
 
 
@@ -100,7 +101,7 @@ def missing_files_details(base_url: str = OPENAI_BASE_URL, hashes: Mapping[str, 
     """Where the files come from, for a page's "how to get them" (no server paths): the
     command, and each file's address and SHA-256 for a machine that is offline."""
     return [
-        "`python -m bpe gpt2 download` fetches both from OpenAI (it needs the internet once), checks their "
+        f"`{BPE_COMMAND} gpt2 download` fetches both from OpenAI (it needs the internet once), checks their "
         "SHA-256 and keeps them in the project's download cache.",
         "Offline: download them on a machine that is online, check their SHA-256, and give their paths to "
         "the command line with --encoder and --vocab, or put them in the download cache's gpt2 folder.",

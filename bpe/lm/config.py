@@ -55,6 +55,19 @@ class ModelConfig:
         if isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float)) or not 0 <= self.dropout < 1:
             raise BpeError(f"dropout={self.dropout!r} must be a number in [0, 1)")
 
+    def training_flops_per_token(self) -> int:
+        """Floating-point operations one token of a training step costs, counted as Kaplan et
+        al. (2020) count them: the forward pass does a multiply and an add for each weight of
+        the transformer blocks (12 width² a layer: attention's four projections, the MLP's two
+        of four widths) and of the output head (vocab × width, tied to the token embedding),
+        plus 2 × depth × block × width for attention's scores over the context; the backward
+        pass twice the forward. The head is what a larger vocabulary adds: for "small" (width
+        128, depth 4, block 64), 4,965,120 a token at vocab 65 and 5,683,200 at vocab 1,000."""
+        blocks = 12 * self.depth * self.width**2
+        head = self.vocab_size * self.width
+        attention = self.depth * self.block_size * self.width
+        return 3 * 2 * (blocks + head + attention)
+
     def to_dict(self) -> dict[str, int | float]:
         """Plain numbers only, so a checkpoint can be read back with weights_only=True."""
         return asdict(self)
@@ -112,10 +125,11 @@ class TrainSettings:
 class Budget:
     """When to stop: whichever given limit is reached first.
 
-    Equal compute between a character model and a BPE model means equal seconds (same
-    hardware) or equal characters of text processed; equal *steps* is not equal text,
-    because a BPE window of the same block size holds more characters.
-    Seconds count training only, not evaluation, so a larger eval set does not eat the budget.
+    Equal compute between a character model and a BPE model is equal work: equal steps of
+    the same batch shape process the same tokens (`ModelConfig.training_flops_per_token`
+    says what each costs). Equal seconds are equal only on a machine nothing else uses;
+    equal characters of text processed give the BPE model fewer steps (a BPE window of the
+    same block size holds more characters). Seconds count training only, not evaluation.
     """
 
     seconds: float | None = None

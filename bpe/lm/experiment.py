@@ -1,8 +1,9 @@
 """Does BPE help the model? Train one TinyGPT per tokenizer on the same text, same budget.
 
 The comparison is fair only if everything but the tokenizer is equal: the same model
-shape (apart from the vocab-sized embedding), the same compute budget, the same held-out
-*text*, and a score in bits per character. So the text is split once, by characters, and
+shape (apart from the vocab-sized embedding), the same work (as many steps of the same
+batch of tokens; each summary says the FLOPs it took), the same held-out *text*, and a
+score in bits per character. So the text is split once, by characters, and
 each tokenizer encodes both parts itself.
 
 The experiment yields records, like `train_model`: an `ExperimentProgress` per step,
@@ -88,6 +89,12 @@ class ModelSummary:
     @property
     def bits_per_byte(self) -> float | None:
         return self.evaluation.bits_per_byte
+
+    @property
+    def training_flops(self) -> int:
+        """The work its training did: the tokens it processed, each at its shape's cost
+        (`ModelConfig.training_flops_per_token`)."""
+        return self.tokens_seen * self.config.training_flops_per_token()
 
     @property
     def tokens_per_second(self) -> float:

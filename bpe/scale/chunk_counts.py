@@ -24,12 +24,14 @@ import operator
 from array import array
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import accumulate, chain
 
 from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, default_base_tokens, require_unicode, symbols_of
 from bpe.errors import BpeError
 from bpe.pattern_safety import check_safe_pattern
 from bpe.pretokenize import NAMED_PATTERNS, ChunkTally
+from bpe.scale.corpus_profile import CorpusProfile, profile_of_chunks
 from bpe.specials import check_special_tokens, special_words
 
 CUSTOM = "custom"  # the pre-tokenizer name of a table counted with a pattern of its own
@@ -201,6 +203,14 @@ class ChunkCounts:
         """The pre-tokenizer as `bpe.training.TrainingSettings` takes it: None, a name, or
         the custom regex itself."""
         return self.pattern if self.pretokenizer == CUSTOM else self.pretokenizer
+
+    @cached_property
+    def profile(self) -> CorpusProfile:
+        """What the training part is made of (`bpe.scale.corpus_profile`): its characters, UTF-8
+        bytes, multi-byte characters and largest code points, from the table (each distinct
+        chunk once, and each special token as often as it occurs), as the run file records
+        them for the pages."""
+        return profile_of_chunks(chain(self.chunks, self.special_tokens), chain(self.counts, self.special_counts))
 
     @property
     def symbols(self) -> int:

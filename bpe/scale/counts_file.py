@@ -4,7 +4,7 @@ The count phase writes it (`python -m bpe count`), the merge phase reads it (`py
 bpe train --counts`), maybe on another machine, maybe days later. Its columns are chunk
 (large_string), count (uint64) and heldout (bool): the training rows first, in their order
 of first occurrence, then the held-out rows. Everything else (alphabet, pre-tokenizer,
-sizes, samples, input files) is one JSON object in the schema's metadata under
+sizes, samples, input files, the training part's profile) is one JSON object in the schema's metadata under
 `METADATA_KEY`, with a SHA-256 over that object and the columns' bytes. For the table of
 ``"low low lower"`` (whitespace split) the rows are::
 
@@ -47,6 +47,7 @@ from bpe.scale.chunk_counts import (
     chunk_settings,
     counts_array,
 )
+from bpe.scale.corpus_profile import profile_from_json
 from bpe.specials import check_special_tokens
 
 FORMAT_VERSION = 1
@@ -120,6 +121,7 @@ def _metadata_of(counts: ChunkCounts) -> dict:
         "inputs": [list(entry) for entry in counts.inputs],
         "rows": len(counts.chunks),
         "heldout_rows": len(counts.heldout_chunks),
+        "profile": counts.profile.to_json(),  # for readers of the file; checked against the chunks on reading
         # only when there are any: a file counted without them keeps its old bytes
         **(
             {
@@ -343,7 +345,7 @@ def _table_of(table, metadata: dict, name: str) -> ChunkCounts:
     base_tokens = base_tokens_of(training_chunks, alphabet)
     if alphabet == CHARACTERS and tuple(metadata["base_tokens"]) != base_tokens:
         raise BpeError(f"the counts file {name} lists base tokens that are not the characters of its chunks")
-    return ChunkCounts(
+    table = ChunkCounts(
         chunks=training_chunks,
         counts=counts,
         alphabet=alphabet,
@@ -363,6 +365,9 @@ def _table_of(table, metadata: dict, name: str) -> ChunkCounts:
         special_counts=counts_array(special_counts["special_counts"]),
         heldout_special_counts=counts_array(special_counts["heldout_special_counts"]),
     )
+    if "profile" in metadata and profile_from_json(metadata["profile"]) != table.profile:  # older files have none
+        raise BpeError(f"the counts file {name} describes its text otherwise than its chunks do (its profile)")
+    return table
 
 
 _METADATA_TYPES = {
@@ -433,6 +438,11 @@ def _parsed_metadata(raw: bytes, name: str) -> dict:
             and isinstance(entry[2], str)
         ):
             raise BpeError(f"the counts file {name} has an input entry that is not [name, size, sha256]: {entry!r:.80}")
+    if "profile" in metadata:  # counts files written before profiles have none
+        try:
+            profile_from_json(metadata["profile"])
+        except BpeError as error:
+            raise BpeError(f"the counts file {name}: {error}") from None
     _check_special_metadata(metadata, name)
     for key in ("heldout_text", "training_sample"):
         if len(metadata[key]) > HELDOUT_SAMPLE_CHARACTERS:

@@ -2,8 +2,10 @@
 
 A run file holds what the pages need and never the corpus: the settings, the base
 tokens, every merge with its count, the competing pairs at each step, the training and
-held-out token counts after each merge, and a held-out text sample (a few thousand
-characters) for the film. It is gzip-compressed text in two lines::
+held-out token counts after each merge, a held-out text sample (a few thousand
+characters) for the film, and the corpus's profile (its characters, bytes, multi-byte
+characters and largest code points), so a page measuring the sample can still speak of
+the corpus. It is gzip-compressed text in two lines::
 
     {"format": "bpe-lab-run", "version": 1, "body_bytes": N, "body_sha256": "..."}
     {"settings": {...}, "source": {...}, "base_tokens": [...], "lefts": [...], ...}
@@ -42,6 +44,7 @@ from bpe.io.jsonfile import decode_value, load_json
 from bpe.io.untrusted import decode_utf8, read_file_bytes
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import TrainingRun
+from bpe.scale.corpus_profile import CorpusProfile, profile_from_json
 from bpe.specials import initial_tokens
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.training import DEFAULT_ENGINE, MAX_TOP_K, TrainingSettings
@@ -89,6 +92,9 @@ class RunSource:
     inputs: tuple[str, ...] = ()  # the input files' names (never a path)
     characters: int = 0
     documents: int = 0
+    # what the training text is made of, from the count phase (`bpe.scale.corpus_profile`):
+    # what a page that measures the sample says of the whole corpus; None in older files
+    profile: CorpusProfile | None = None
 
 
 @dataclass(frozen=True)
@@ -176,6 +182,7 @@ def _body(run: TrainingRun, recorded: RecordedSteps, source: RunSource, sample: 
             "inputs": [Path(name).name for name in source.inputs[:MAX_INPUTS_LISTED]],
             "characters": source.characters,
             "documents": source.documents,
+            "profile": None if source.profile is None else source.profile.to_json(),
         },
         "base_tokens": _spelled(run.base_tokens, settings.alphabet),
         "lefts": recorded.lefts,
@@ -648,6 +655,7 @@ def _source(fields: dict) -> RunSource:
         inputs=tuple(Path(i).name[:200] for i in inputs),  # names only: a path from a file is never shown
         characters=_count(fields, "characters"),
         documents=_count(fields, "documents"),
+        profile=None if fields.get("profile") is None else profile_from_json(fields["profile"]),
     )
 
 

@@ -231,3 +231,15 @@ def test_a_tampered_cl100k_file_is_left_out(monkeypatch, fresh_cl100k, tmp_path)
     monkeypatch.setattr(analysis, "load_cl100k", lambda: load_cl100k(bad))
     at = new_app(TOKENIZE, settings_corpus=SMALL)
     assert not at.exception and CL100K_NAME not in column_labels(at)
+
+
+def test_the_commands_a_page_prints_use_the_projects_venv():
+    """The README warns that a bare `python` is not the venv's: the export command Vocabulary
+    prints (and GPT-2's download, where its files are missing) is spelled with .venv/bin/python."""
+    from app_helpers import new_app
+
+    at = new_app("pages/5_Vocabulary.py", settings_corpus="low lower newest widest")
+    shown = [element.value for kind in ("caption", "markdown", "info") for element in getattr(at, kind)]
+    commands = [text for text in shown if "-m bpe" in text]
+    assert any(".venv/bin/python -m bpe export" in text for text in commands), commands
+    assert not [text for text in commands if "`python -m bpe" in text or " python -m bpe" in text], commands

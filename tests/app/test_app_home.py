@@ -126,7 +126,9 @@ def test_a_link_reopens_corpus_vocab_and_min_freq():
     assert at.session_state["settings_corpus"] == "the cat in the hat"
     assert at.sidebar.slider(key="_w_settings_vocab").value == 12
     assert at.sidebar.number_input(key="_w_settings_min_freq").value == 1
-    assert metric(at, "Merges learned") == str(12 - len(set("the cat in the hat")))
+    assert [m.value for m in at.metric if m.label.startswith("Merges used (of ")] == [
+        str(12 - len(set("the cat in the hat")))
+    ]
     shown = dict(at.query_params)  # the address bar carries the whole frame, as "Copy link to this frame" does
     assert {"corpus": "the cat in the hat", "vocab": "12", "min_freq": "1"}.items() <= shown.items()
     assert {"tie_rule", "alphabet", "pretok", "prefix", "text_hash"} <= set(shown)
@@ -178,7 +180,8 @@ def test_wikitext_picked_through_bpe_corpora_trains(monkeypatch):
     monkeypatch.setenv("BPE_CORPORA", str(valid.parent))
     at = new_app(query={"corpus": "valid.txt", "vocab": "400"}, settings_prefix_cap=60_000)
     assert not at.exception and not at.error
-    assert int(metric(at, "Merges learned").replace(",", "")) > 250  # ~100 base characters, vocab 400
+    used = next(m.value for m in at.metric if m.label.startswith("Merges"))  # learned, or used of learned
+    assert int(used.replace(",", "")) > 250  # ~100 base characters, vocab 400
     assert at.session_state["settings_corpus"] == "valid.txt"
     assert "<unk>" in valid.read_text(encoding="utf-8")[:60_000]  # the word-level release, as shipped
 

@@ -149,7 +149,7 @@ def test_a_second_job_waits_and_is_told_how_many_are_ahead(one_slot):
     import pages._shared.data.jobs as model
 
     quick = dict(
-        settings_prefix_cap=30_000, settings_vocab=300, settings_train_up_to=300, model_shape="tiny", model_seconds=300
+        settings_prefix_cap=30_000, settings_vocab=300, settings_train_up_to=300, model_shape="tiny", model_steps=5_000
     )
 
     first, second = new_app(MODEL, **quick), new_app(MODEL, **quick)

@@ -280,3 +280,42 @@ def test_every_page_copies_a_link_that_reopens_its_controls(page):
             assert student.session_state[field.key] == teacher.session_state[field.key] or (
                 list(student.session_state[field.key]) == list(teacher.session_state[field.key])
             ), field.key
+
+
+# ==================== The screen's view: presenter mode and the sidebar hidden
+
+PROJECTOR = dict(presenter_large=True, view_sidebar_hidden=True)
+
+
+def test_the_address_bar_keeps_the_view_and_a_link_for_the_class_leaves_it_out():
+    at = new_app(PAGE, **SMALL, **PROJECTOR)
+    assert at.query_params["presenter"] == "1" and at.query_params["hide_sidebar"] == "1"  # a reload keeps them
+    params = query(copy_link(at))
+    assert "presenter" not in params and "hide_sidebar" not in params  # each student's screen keeps its own
+    at.sidebar.toggle(key="_w_presenter_large").set_value(False).run()
+    assert "presenter" not in at.query_params and at.query_params["hide_sidebar"] == "1"
+
+
+def test_the_projectors_link_and_file_carry_the_view(captured_downloads):
+    teacher = new_app(PAGE, **SMALL, **PROJECTOR, lesson_for_projector=True, merges_step=3)
+    url = copy_link(teacher)
+    params = query(url)
+    assert params["presenter"] == "1" and params["hide_sidebar"] == "1"
+    assert "in presenter mode, the sidebar hidden" in " ".join(c.value for c in teacher.caption)
+    screen = new_app(PAGE, query=params)
+    assert not screen.exception and not screen.warning
+    assert screen.session_state["presenter_large"] and screen.session_state["view_sidebar_hidden"]
+    assert screen.button(key="view_show_sidebar")  # the way back
+    saved = json.loads(captured_downloads["lesson_1_merge_by_merge.json"])
+    assert saved["controls"]["presenter"] is True and saved["controls"]["hide_sidebar"] is True
+    opened = new_app("app.py", **SMALL)
+    upload_lesson(opened, captured_downloads["lesson_1_merge_by_merge.json"])
+    assert not opened.exception and opened.session_state["presenter_large"]
+    assert opened.session_state["view_sidebar_hidden"] and metric(opened, "Step") == "3 of 17"
+
+
+def test_show_the_sidebar_brings_it_back():
+    at = new_app(PAGE, **SMALL, view_sidebar_hidden=True)
+    at.button(key="view_show_sidebar").click().run()
+    assert not at.session_state["view_sidebar_hidden"] and "hide_sidebar" not in at.query_params
+    assert not [button for button in at.button if button.key == "view_show_sidebar"]

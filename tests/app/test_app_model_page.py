@@ -53,7 +53,8 @@ def results_table(at):
     table = at.table[0].value
     assert "None" not in table.to_string()
     for column in table.columns[1:]:
-        table[column] = table[column].str.replace(",", "").astype(float)
+        if column != "training work":  # "6.90 GFLOPs"
+            table[column] = table[column].str.replace(",", "").astype(float)
     return table
 
 
@@ -66,14 +67,14 @@ def test_before_training_it_offers_tokenizers_shapes_and_the_caveats():
     assert at.multiselect(key="_w_model_tokenizers").options == ["characters", "BPE 300", "BPE 150"]
     assert at.multiselect(key="_w_model_tokenizers").value == ["characters", "BPE 300"]
     assert at.selectbox(key="_w_model_shape").value == "tiny"
-    assert at.number_input(key="_w_model_seconds").value == 60  # the default budget
+    assert at.number_input(key="_w_model_steps").value == 200  # the default budget: work, not seconds
     assert any("Bits per character, never loss per token" in m.value for m in at.markdown)
     assert not at.button(key="model_start").disabled and at.button(key="model_stop").disabled
     assert at.get("plotly_chart") == [] and not at.dataframe and not at.table
 
 
 def test_training_draws_both_curves_then_the_table_verdict_and_samples():
-    at = new_app(PAGE, **QUICK, model_seconds=2)
+    at = new_app(PAGE, **QUICK, model_steps=10)
     at.button(key="model_start").click().run()
     assert at.session_state["model_job"].running
     assert at.button(key="model_start").disabled and not at.button(key="model_stop").disabled
@@ -84,7 +85,7 @@ def test_training_draws_both_curves_then_the_table_verdict_and_samples():
     assert list(table["tokenizer"]) == ["characters", "BPE 300"]
     assert list(table["vocab"]) == [91, 300]
     assert (table["other params"].nunique() == 1) and table["embedding params"].is_monotonic_increasing
-    assert (table["seconds"] >= 2).all() and (table["characters seen"] > 0).all()
+    assert (table["steps"] == 10).all() and (table["characters seen"] > 0).all()  # the same work for each
     bits = table["held-out bits per character"]
     assert bits.dtype.kind == "f" and ((bits > 0) & (bits < 8)).all()
     per_byte = table["bits per byte"]  # Tiny Shakespeare is ASCII, almost: a byte is about a character
@@ -94,16 +95,19 @@ def test_training_draws_both_curves_then_the_table_verdict_and_samples():
         assert f"{name} **{value:.3f}**" in note
     assert "won** by" in note or "No clear winner" in note
     assert len(at.code) == 2 and all(code.value for code in at.code)  # one sample per model
-    seconds, chars = plotly_specs(at)
-    assert [trace["name"] for trace in seconds["data"]] == ["characters", "BPE 300"]
-    assert seconds["layout"]["xaxis"]["title"]["text"] == "training seconds"
+    work, chars = plotly_specs(at)
+    assert [trace["name"] for trace in work["data"]] == ["characters", "BPE 300"]
+    assert work["layout"]["xaxis"]["title"]["text"] == "tokens processed (the work)"
     assert chars["layout"]["xaxis"]["title"]["text"] == "characters processed"
-    assert max(seconds["data"][0]["x"]) >= 2 and chars["data"][1]["x"][-1] == table["characters seen"][1]
+    assert work["data"][0]["x"][-1] == work["data"][1]["x"][-1] > 0  # both end at the same work
+    assert chars["data"][1]["x"][-1] == table["characters seen"][1]
+    assert "Equal work: characters 10 steps" in note and "seconds are whatever this machine's other load" in note
+    assert all(work.endswith("FLOPs") for work in table["training work"])
     assert not at.button(key="model_start").disabled and at.button(key="model_stop").disabled
 
 
 def test_stop_ends_training_and_the_note_says_it_was_not_equal():
-    at = new_app(PAGE, **QUICK, model_seconds=300)
+    at = new_app(PAGE, **QUICK, model_steps=5_000)
     at.button(key="model_start").click().run()
     at.button(key="model_stop").click().run()
     assert at.session_state["model_job"].stop_requested
@@ -111,13 +115,13 @@ def test_stop_ends_training_and_the_note_says_it_was_not_equal():
     run_until_done(at, timeout=60)
     assert not at.exception
     table = results_table(at)
-    assert list(table["tokenizer"]) == ["characters"] and table["seconds"][0] < 300
+    assert list(table["tokenizer"]) == ["characters"] and table["steps"][0] < 5_000
     note = [m.value for m in at.markdown if m.value.startswith("Held-out bits per character")][0]
     assert "Training was stopped" in note and "Only 1 of the 2 models trained" in note
 
 
 def test_a_text_too_short_to_train_on_shows_the_error():
-    at = new_app(PAGE, settings_corpus=SMALL_CORPUS, model_shape="tiny", model_seconds=1)
+    at = new_app(PAGE, settings_corpus=SMALL_CORPUS, model_shape="tiny", model_steps=10)
     at.button(key="model_start").click().run()
     run_until_done(at, timeout=60)
     assert not at.exception
@@ -128,7 +132,7 @@ def test_a_text_too_short_to_train_on_shows_the_error():
 def test_a_job_that_fails_leaves_the_earlier_results_on_this_text_shown():
     # 2,000 characters, 200 held out: BPE's held-out part is about 100 tokens, one window for
     # the tiny shape (64 tokens) but too few for the medium one (128)
-    at = new_app(PAGE, **{**QUICK, "settings_prefix_cap": 2_000}, model_seconds=1)
+    at = new_app(PAGE, **{**QUICK, "settings_prefix_cap": 2_000}, model_steps=10)
     at.button(key="model_start").click().run()
     run_until_done(at)
     earlier = results_table(at)
@@ -169,6 +173,7 @@ def summary(name, bits, *, seconds=60.0, tokens=600_000, chars=600_000, bits_per
         tokens_per_second=tokens / seconds,
         chars_per_second=chars / seconds,
         steps=10,
+        training_flops=tokens * 5_000_000,
         config=SimpleNamespace(vocab_size=100),
         parameters=SimpleNamespace(embedding=5, rest=7),
     )
@@ -177,13 +182,14 @@ def summary(name, bits, *, seconds=60.0, tokens=600_000, chars=600_000, bits_per
 def test_verdict_names_the_winner_and_the_margin():
     note = verdict(
         [summary("characters", 2.5), summary("BPE 1,000", 2.0, tokens=300_000, chars=1_200_000)],
-        budget_seconds=60,
+        budget_steps=10,
         requested=2,
     )
     assert "characters **2.500**; BPE 1,000 **2.000**" in note
     assert "characters 10,000 tokens/s = 10,000 characters/s; BPE 1,000 5,000 tokens/s = 20,000 characters/s" in note
     assert "**BPE 1,000 won** by 0.500 bits per character (20% fewer bits than characters)" in note
     assert "read 2.0× as many characters" in note and "stopped" not in note
+    assert "Equal work: characters 10 steps, 600,000 tokens, 3.00 TFLOPs in 60.0 s" in note
     assert "Per UTF-8 byte" not in note  # no bytes measured, nothing said
 
 
@@ -191,15 +197,17 @@ def test_verdict_and_rows_give_bits_per_byte_beside_bits_per_character():
     summaries = [summary("characters", 2.5, bits_per_byte=2.25), summary("BPE", 2.0, bits_per_byte=1.8)]
     assert (
         "Per UTF-8 byte of the same text, the scale papers report across alphabets: characters 2.250; BPE 1.800."
-        in (verdict(summaries, budget_seconds=60))
+        in (verdict(summaries, budget_steps=10))
     )
     assert model_summary_rows(summaries)[1]["held-out bits/byte"] == 1.8
 
 
 def test_verdict_calls_a_tie_and_flags_a_stopped_run():
-    assert "No clear winner" in verdict([summary("a", 2.000), summary("b", 2.005)], budget_seconds=60)
-    note = verdict([summary("a", 2.0), summary("b", 1.0, seconds=12.5)], budget_seconds=60, requested=3)
-    assert "b trained for 12.5 s of the 60 s budget" in note and "Only 2 of the 3 models" in note
+    assert "No clear winner" in verdict([summary("a", 2.000), summary("b", 2.005)], budget_steps=10)
+    short = summary("b", 1.0, seconds=12.5)
+    short.steps = 4
+    note = verdict([summary("a", 2.0), short], budget_steps=10, requested=3)
+    assert "b trained 4 of the 10 steps" in note and "Only 2 of the 3 models" in note
     assert verdict([]) == "No model finished training, so there is nothing to compare."
     assert model_summary_rows([summary("a", 1.23456)])[0]["held-out bits/char"] == 1.235
 
@@ -209,7 +217,11 @@ def test_curves_have_one_line_per_tokenizer_on_either_axis():
         return SimpleNamespace(
             tokenizer=name,
             progress=SimpleNamespace(
-                step=step, seconds=seconds, chars_seen=chars, evaluation=SimpleNamespace(bits_per_char=bits)
+                step=step,
+                seconds=seconds,
+                tokens_seen=step * 1_024,
+                chars_seen=chars,
+                evaluation=SimpleNamespace(bits_per_char=bits),
             ),
         )
 
@@ -222,6 +234,6 @@ def test_curves_have_one_line_per_tokenizer_on_either_axis():
     by_chars = bits_per_char_curves(records, x="chars")
     assert [t.name for t in by_chars.data] == ["characters", "BPE 500"]
     assert list(by_chars.data[1].x) == [0, 90_000] and list(by_chars.data[1].y) == [2.0, 1.8]
-    assert list(bits_per_char_curves(records).data[0].x) == [0.0, 3.0]
-    with pytest.raises(ValueError, match="x='steps' must be 'seconds' or 'chars'"):
-        bits_per_char_curves(records, x="steps")
+    assert list(bits_per_char_curves(records).data[0].x) == [0, 25_600]  # tokens: the work, not the seconds
+    with pytest.raises(ValueError, match="x='seconds' must be 'tokens' or 'chars'"):
+        bits_per_char_curves(records, x="seconds")

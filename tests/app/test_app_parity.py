@@ -25,7 +25,9 @@ def test_parity_switch_shows_both_rules_with_the_numbers_their_trainings_give():
     assert max(parity_bars) < max(standard_bars)  # the costliest language costs less under parity
     assert parity_bars[0] == standard_bars[0] == 1.0  # English is the baseline
     assert [trace["name"] for trace in curve["data"]] == ["standard BPE", "parity-aware BPE"]
-    assert at.radio(key="_w_languages_mode").disabled  # one shared tokenizer under both rules
+    # one shared tokenizer under both rules: said in words where the radio was, not a radio that does not answer
+    assert not [radio for radio in at.radio if radio.key == "_w_languages_mode"]
+    assert any("**Train:** one tokenizer for all. Parity-aware BPE" in m.value for m in at.markdown)
 
 
 def test_switching_parity_off_gives_back_the_earlier_view():

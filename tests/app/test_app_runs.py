@@ -79,7 +79,7 @@ def test_compression_draws_the_held_out_curve_to_the_last_merge():
 
 
 def test_vocabulary_counts_uses_from_the_recorded_counts():
-    at = new_app("pages/5_Vocabulary.py", settings_corpus=SHIPPED.label, settings_vocab=1000)
+    at = new_app("pages/5_Vocabulary.py", settings_corpus=SHIPPED.label, query={"vocab": "1000"})
     table = next(d.value for d in at.dataframe if "uses" in d.value.columns)
     assert len(table) == 1000 - 256 and table["uses"].sum() > 0
 
@@ -153,7 +153,7 @@ def test_a_corpus_counted_and_trained_by_the_cli_plays_slides_to_its_last_merge_
     step = next(s for s in at.slider if s.label == "Jump to step")
     assert step.max == merges == 1744
     step.set_value(merges).run()  # ... and the film shows it
-    assert metric(at, f"Step (of {merges:,})") == f"{merges:,}" and not at.exception
+    assert metric(at, "Step") == f"{merges:,} of {merges:,}" and not at.exception
     at.session_state["settings_corpus"] = labels["counted-lexicographic.bperun"]
     at.run()
     at.switch_page("pages/8_Compare_runs.py").run()
@@ -186,3 +186,68 @@ def test_a_run_recording_one_runner_up_or_none_opens_on_every_page(few_runners_u
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert any("Top pairs to show: 1" in caption.value for caption in at.sidebar.caption)
+
+
+# ==================== A run speaks of its whole corpus (issue 42)
+
+
+def test_a_run_opens_at_its_full_vocab_unless_its_link_says_otherwise():
+    final = read_run_file(SHIPPED.path).run.final_vocab_size
+    at = new_app("app.py", settings_vocab=1000)  # the last corpus was shown at 1,000
+    at.session_state["settings_corpus"] = SHIPPED.label
+    at.run()
+    assert at.session_state["settings_vocab"] == final and metric(at, "Merges learned") == "1,744"
+    at.sidebar.slider(key="_w_settings_vocab").set_value(1000).run()  # chosen after opening it: it stays
+    at.switch_page("pages/3_Compression.py").run()
+    at.switch_page("app.py").run()
+    assert metric(at, "Merges used (of 1,744)") == "744"
+    linked = new_app("app.py", query={"corpus": SHIPPED.label, "vocab": "1000"})
+    assert linked.session_state["settings_vocab"] == 1000 and metric(linked, "Merges used (of 1,744)") == "744"
+
+
+@pytest.fixture
+def python_like_run(tmp_path, monkeypatch):
+    """A run whose sample is ASCII and whose corpus is not, as a Python-sources run's is: the
+    first 4,000 characters of its files are English, 34,378 further characters are not."""
+    from bpe.run import train_run
+    from bpe.scale.corpus_profile import CorpusProfile
+    from bpe.scale.run_file import RunSource, run_file_bytes
+
+    sample = "def lower(text):\n    return text.lower()  # the docstring\n" * 70
+    run = train_run(sample, target_vocab_size=300, alphabet="bytes", pretokenizer="gpt2", heldout_text=sample)
+    profile = CorpusProfile(64_000_000, 64_000_000 + 2 * 34_378, 34_378, (0x1F600, 0x4E2D, 0xE9))
+    source = RunSource(name="python-sources", characters=64_000_000, profile=profile)
+    (tmp_path / "python.bperun").write_bytes(run_file_bytes(run, source=source, sample=sample[:4000]))
+    monkeypatch.setenv("BPE_RUNS", str(tmp_path))
+    return list_runs([tmp_path])[0].label
+
+
+def test_bytes_and_pretokenizers_says_it_measures_the_runs_sample_and_what_the_corpus_holds(python_like_run):
+    at = new_app("pages/7_Bytes_and_pretokenizers.py", settings_corpus=python_like_run)
+    assert not at.exception and not at.error
+    said = " ".join(element.value for element in at.info)
+    assert "trained and measured on the run's held-out sample, 4,000 characters" in said
+    assert "34,378 of them (0.05%) take more than one byte" in said and "U+1F600 😀" in said
+    assert "The run's held-out sample, 4,000 characters has no character beyond ASCII" in said
+    assert "This training text" not in said
+    assert any("Compression is measured on the run's held-out sample, 4,000 characters" in c.value for c in at.caption)
+
+
+def test_a_run_files_film_says_its_passage_is_the_held_out_sample():
+    from dataclasses import replace
+
+    from pages._shared.state.settings import Replayed
+    from pages._shared.views.merge_by_merge.film_download import film_file
+
+    opened = read_run_file(SHIPPED.path)
+    settings = Replayed(
+        corpus=SHIPPED.label,
+        corpus_version="v",
+        run_file=str(SHIPPED.path),
+        training=replace(opened.run.settings, target_vocab_size=opened.run.final_vocab_size),
+        vocab_size=opened.run.final_vocab_size,
+        top_k=10,
+    )
+    page = film_file(settings, opened.run, opened.sample[:600], 5)
+    assert "characters of the run&#x27;s held-out sample" in page or "characters of the run's held-out sample" in page
+    assert "of the training text" not in page

@@ -142,7 +142,7 @@ def test_model_says_why_train_is_disabled():
 
 
 def test_model_results_are_shown_only_for_the_corpus_that_produced_them():
-    at = new_app(MODEL, **SHAKESPEARE, model_shape="tiny", model_seconds=1)
+    at = new_app(MODEL, **SHAKESPEARE, model_shape="tiny", model_steps=10)
     at.button(key="model_start").click().run()
     deadline = time.monotonic() + 120
     while at.session_state["model_job"].running:

@@ -52,7 +52,8 @@ def test_the_quiz_hides_the_winner_the_new_token_and_the_text_after():
     box = at.selectbox(key="teach_pick_1")
     assert box.options == sorted(bars(at))  # the list too
     shown = all_html(at)
-    assert "bpe-merge" not in shown and "bpe-new-token" not in shown  # no headline
+    # the headline asks instead of naming the merge (its line stays, so the stage does not move)
+    assert "Merge 1: which pair is merged next?" in shown and "bpe-new-token" not in shown and "<code>" not in shown
     assert 'class="tok merged"' not in shown and 'class="tok pair-left"' not in shown  # no after text, no outlines
     assert "Predict merge 1" in " ".join(m.value for m in at.markdown)
     assert metric(at, "Vocab size") == "11"  # before the merge: the 11 characters

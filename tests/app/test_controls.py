@@ -13,7 +13,7 @@ from app_helpers import new_app
 
 from pages._shared.data.tokenizers import cached_gpt2
 from pages._shared.frame.navigation import known_pages
-from pages._shared.state.controls import PAGE_CONTROLS, page_fields, setting_fields
+from pages._shared.state.controls import PAGE_CONTROLS, VIEW_CONTROLS, page_fields, setting_fields
 
 WIDGETS = ("slider", "select_slider", "number_input", "selectbox", "multiselect", "radio", "toggle", "checkbox")
 WIDGETS += ("text_input", "text_area")
@@ -29,7 +29,7 @@ def widget(at, key: str):
 
 
 def drawn_on(page: str):
-    return setting_fields() if page == "app.py" else list(page_fields(page))
+    return setting_fields() if page == "app.py" else list(page_fields(page)) + list(VIEW_CONTROLS)
 
 
 @pytest.mark.parametrize("page", ["app.py", *PAGE_CONTROLS], ids=lambda page: page.split("/")[-1])
@@ -54,10 +54,8 @@ def test_every_linked_control_is_drawn_from_its_declaration(page):
 
 def test_every_page_control_names_a_page_of_the_app():
     assert set(PAGE_CONTROLS) <= set(known_pages())
-    keys = [field.key for fields in PAGE_CONTROLS.values() for field in fields] + [f.key for f in setting_fields()]
-    params = [field.param for fields in PAGE_CONTROLS.values() for field in fields] + [
-        f.param for f in setting_fields()
-    ]
+    every = [field for fields in PAGE_CONTROLS.values() for field in fields] + setting_fields() + list(VIEW_CONTROLS)
+    keys, params = [field.key for field in every], [field.param for field in every]
     assert len(keys) == len(set(keys)) and len(params) == len(set(params))  # one declaration each
 
 
@@ -70,6 +68,7 @@ def test_each_declared_state_key_is_spelled_only_where_it_is_declared():
     from pages._shared.state.settings import DEFAULTS
 
     declared = set(DEFAULTS) | {f.key for fields in PAGE_CONTROLS.values() for f in fields}
+    declared |= {f.key for f in VIEW_CONTROLS}
     declared |= {value for name, value in vars(stores).items() if name.isupper() and isinstance(value, str)}
     homes = {"settings.py", "controls.py", "stores.py"}
     spelled = []

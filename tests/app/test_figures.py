@@ -1,5 +1,7 @@
 """pages._shared.render.figures: the pair-frequency chart (winner, ties, escaped labels)."""
 
+import math
+
 import plotly.graph_objects as go
 from app_helpers import title_text
 
@@ -87,3 +89,19 @@ def test_the_coverage_charts_vocab_ticks_never_sit_closer_than_they_can_be_read(
     assert spaced_ticks([63, 500, 1_000, 50_257, 100_261]) == [63, 500, 50_257]
     kept = spaced_ticks(sorted({256, 300, 700, 1_000, 2_000, 5_000, 32_000, 50_257, 100_261}))
     assert all(b >= a * TICK_RATIO for a, b in zip(kept, kept[1:])) and kept[0] == 256
+
+
+def test_the_compression_axis_ticks_all_read_differently_on_a_small_corpus():
+    """A small corpus's curve spans 1.00 to 1.09 characters per token: its ticks are spaced
+    and printed so that no two read alike (one decimal printed 1.0, 1.0, 1.0, 1.1)."""
+    from bpe.analysis.metrics import CurvePoint
+    from pages._shared.render.figures import compression_curve_figure
+
+    for top in (1.09, 1.6, 4.3, 1.004):
+        curve = [CurvePoint(k, 20 + k, 1 + (top - 1) * k / 10, None) for k in range(11)]
+        axis = compression_curve_figure(curve).layout.yaxis
+        assert axis.dtick, axis
+        low = math.floor(1 / axis.dtick) * axis.dtick
+        ticks = [low + i * axis.dtick for i in range(int((top - low) / axis.dtick) + 2)]
+        labels = [format(tick, axis.tickformat) for tick in ticks]
+        assert len(ticks) >= 3 and len(set(labels)) == len(labels), (top, labels)

@@ -141,6 +141,22 @@ def test_span_diff_offers_other_sizes_other_runs_and_gpt4():
     assert any(o.startswith("run: ") for o in options)
 
 
+@needs_gpt4
+def test_the_span_diff_keeps_two_rows_after_a_corpus_switch():
+    """Its rows named this run's vocab sizes: on another corpus those are gone, and this run's
+    new sizes take their places beside GPT-4 (not "Choose at least two tokenizers")."""
+    at = new_app("app.py", **PROSE)
+    at.switch_page(TOKENIZE).run()
+    rows = at.multiselect(key="_w_tokenize_diff_rows")
+    before = [rows.value[0], GPT4]  # this run and GPT-4, as a link to the span diff may set them
+    rows.set_value(before).run()
+    at.session_state["settings_corpus"] = WORKED
+    at.run()
+    after = at.multiselect(key="_w_tokenize_diff_rows").value
+    assert after[0].startswith("this run, vocab ") and after[0] != before[0] and after[1] == GPT4
+    assert not any("at least two" in i.value for i in at.info) and metric(at, "Spread")
+
+
 # ==================== The report card
 
 

@@ -32,7 +32,7 @@ from pages._shared.views.vocabulary.undertrained_tokens import HEALTH_COLUMNS, h
 SHIPPED = list_runs([RUNS_DIR])[0]
 RECORDED = read_run_file(SHIPPED.path)
 RUN, SAMPLE = RECORDED.run, RECORDED.sample
-OPEN = dict(settings_corpus=SHIPPED.label, settings_vocab=1_000)
+OPEN = dict(settings_corpus=SHIPPED.label, query={"vocab": "1000"})  # a link's vocab: a run opens at its full one
 MERGES = 1_000 - len(RUN.base_tokens)  # the run's vocab 1,000 is a prefix of its 1,744 merges
 FILMED = "the king and the queen"
 
@@ -164,8 +164,9 @@ def test_switching_to_a_run_file_shows_only_that_runs_health():
     at = new_app(VOCABULARY, settings_corpus=WORKED)
     assert metric(at, "Absorbed") == "2"
     at.session_state["settings_corpus"] = SHIPPED.label
-    at.session_state["settings_vocab"] = 1_000
     at.run()
+    assert at.session_state["settings_vocab"] == RUN.final_vocab_size  # a run opens at its full vocab
+    at.sidebar.slider(key="_w_settings_vocab").set_value(1_000).run()
     assert not at.exception and not at.error
     counts = flag_counts(expected_health())
     assert metric(at, "Absorbed") == f"{counts[ABSORBED]:,}" and metric(at, "Rare") == f"{counts[RARE]:,}"

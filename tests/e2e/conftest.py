@@ -3,7 +3,8 @@ by Debian's chromium through Playwright (never a downloaded browser).
 
 Reusable by every browser test in this folder:
 - `app_url` (session): the server's base URL, e.g. ``http://127.0.0.1:40123``
-  (`running_app` starts another, e.g. with other environment variables);
+  (`running_app` starts another, e.g. with other environment variables); `app_log`: the
+  file its console goes to;
 - `browser` (session): headless chromium;
 - `page`: a fresh 1280x900 page; ``page.off_origin_requests`` lists every request that
   did not go to the app (tests assert it stays empty); `sized_page` one of another size;
@@ -69,10 +70,23 @@ def _need_browser() -> None:
 
 
 @pytest.fixture(scope="session")
-def app_url(tmp_path_factory):
+def app_server(tmp_path_factory):
+    """The shared server: its base URL and the file its console goes to."""
     _need_browser()
-    with running_app(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
-        yield url
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with running_app(log) as url:
+        yield url, log
+
+
+@pytest.fixture(scope="session")
+def app_url(app_server):
+    return app_server[0]
+
+
+@pytest.fixture(scope="session")
+def app_log(app_server) -> Path:
+    """What the shared server has printed on its console so far is ``app_log.read_text()``."""
+    return app_server[1]
 
 
 @contextmanager

@@ -13,8 +13,8 @@ then reduced to a 256-colour palette (a third of the bytes of a full-colour PNG,
 app's flat colours survive it). The server is given an empty shared-data folder, so the
 pictures show what a fresh clone shows (no GPT-2 unless its files are in data/cache/).
 
-When a page changes shape (the Merge by merge stage is being redesigned), change its
-`Picture` below: its link, the texts that start and end it, its height.
+When a page changes shape, change its `Picture` below: its link, the texts that start and
+end it, its height.
 """
 
 from __future__ import annotations
@@ -53,9 +53,10 @@ class Picture:
 
 SPAN_DIFF_ROWS = ["this run, vocab 297", "this run, vocab 1,000", "GPT-4 (cl100k)"]
 PICTURES = (
-    # The stage: the controls, the step, the pair chart and the text before the merge
-    # (the default corpus, Tiny Shakespeare at vocab 1,000, at a step whose tokens read as words).
-    Picture("stage", "Merge_by_merge?step=40", "Merge by merge", "After the merge", 1_420, shows=("40 of ",)),
+    # The stage as a class sees it on the first screen: the controls, the step and the merge,
+    # the pair chart and the numbers under it, the text before the merge beside them (the
+    # default corpus, Tiny Shakespeare at vocab 1,000, at a step whose tokens read as words).
+    Picture("stage", "Merge_by_merge?step=40", "Merge by merge", "Vocab size", 760, shows=("40 of ",)),
     Picture("compression", "Compression", "Compression", "Vocab sizes side by side", 1_000),
     # The span diff of three tokenizers: this run at two vocab sizes (the page offers a
     # quarter of the way to the run's last size) and GPT-4, which ships with the requirements.

@@ -24,7 +24,12 @@ def settle(page):
 
 
 def switch(page, label: str):
-    page.get_by_text(label, exact=True).first.click()
+    """Click the switch ``label``: the sidebar's, or one of the lesson's switches, which sit in
+    the stage's popover (opened first when it is closed)."""
+    target = page.get_by_text(label, exact=True).first
+    if not target.is_visible():
+        page.get_by_role("button", name="Lesson switches").click()
+    target.click()
     settle(page)
 
 
@@ -136,6 +141,7 @@ def test_a_slider_moved_by_keys_keeps_the_focus_after_a_training(browser, page, 
         settle(pg)
         params = parse_qs(urlparse(pg.url).query)
         assert params["corpus"] == ["Tiny Shakespeare"] and params["min_freq"] == ["3"], pg.url
+        pg.get_by_role("button", name="Lesson switches").click()  # the speed is one of the lesson's switches
         speed = pg.get_by_test_id("stSlider").filter(has_text="Speed").get_by_role("slider")
         speed.focus()
         for shown in ("1 s per step", "2 s per step"):  # from 0.5: two presses, each a rerun
@@ -150,3 +156,29 @@ def test_a_slider_moved_by_keys_keeps_the_focus_after_a_training(browser, page, 
         speed_keys_keep_focus(context.new_page())  # another session: the run comes from the cache
     finally:
         context.close()
+
+
+def test_presenter_mode_enlarges_the_boxes_and_the_grids(page, app_url):
+    """What is typed or picked in a box (the quiz's guess, the token to trace) and the rows of
+    a grid drawn on a canvas (the vocabulary) are read by the class too: 13-14 px before."""
+    page.goto(f"{app_url}/Merge_by_merge?corpus={quote(SMALL)}&teach_quiz=1&presenter=1")
+    expect(page.get_by_test_id("stMetric").first).to_be_visible(timeout=60_000)
+    settle(page)
+    main = page.get_by_test_id("stMain")
+    boxes = {
+        "the quiz's pick": main.get_by_test_id("stSelectbox").locator("input").first,
+        "the quiz's typed guess": main.get_by_test_id("stTextInput").locator("input").first,
+    }
+    small = [f"{name}: {font_px(box):.0f} px" for name, box in boxes.items() if font_px(box) < 18]
+    page.goto(f"{app_url}/Tokenize?corpus={quote(SMALL)}&presenter=1")
+    expect(main.get_by_text("Token to trace")).to_be_visible(timeout=60_000)
+    settle(page)
+    trace = main.get_by_test_id("stSelectbox").filter(has_text="Token to trace").locator("input")
+    if font_px(trace.first) < 18:
+        small.append(f"the token to trace: {font_px(trace.first):.0f} px")
+    page.goto(f"{app_url}/Vocabulary?corpus={quote(SMALL)}&presenter=1")
+    expect(main.get_by_test_id("stTable").first).to_be_visible(timeout=60_000)
+    settle(page)
+    if font_px(main.get_by_test_id("stTable").locator("td").first) < 16:
+        small.append("the vocabulary's rows")
+    assert not small, "small type in presenter mode: " + ", ".join(small)

@@ -204,3 +204,37 @@ def test_nothing_is_cut_on_the_measuring_pages_of_a_run_file(browser, app_url):
     finally:
         context.close()
     assert not cut, "cut at a projector's width:\n" + "\n".join(cut)
+
+
+GUTTER_JS = r"""
+() => {
+  // the tokenizers' columns on Tokenize: the space between one column's rightmost token and
+  // the next column's leftmost, for columns side by side
+  const blocks = [...document.querySelectorAll('[data-testid=stMain] .bpe-linked')];
+  const gutters = [];
+  for (let i = 0; i + 1 < blocks.length; i++) {
+    const a = blocks[i].getBoundingClientRect(), b = blocks[i + 1].getBoundingClientRect();
+    if (Math.abs(a.top - b.top) > 2 || b.left < a.right) continue;  // not side by side
+    const right = Math.max(...[...blocks[i].querySelectorAll('span')].map(s => s.getBoundingClientRect().right));
+    const left = Math.min(...[...blocks[i + 1].querySelectorAll('span')].map(s => s.getBoundingClientRect().left));
+    gutters.push(Math.round(left - right));
+  }
+  return gutters;
+}
+"""
+
+
+def test_tokenizes_columns_keep_a_gutter_in_presenter_mode_at_1024(browser, app_url):
+    """The characters and the run's BPE side by side in large type: their tokens fill the
+    columns to the edge, so the columns need a gutter a class sees (they touched: issue 42)."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    page.set_default_timeout(TRAINING_TIMEOUT_MS)
+    try:
+        page.goto(f"{app_url}/Tokenize?presenter=1")
+        expect(page.locator(".bpe-linked").first).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
+        settle(page)
+        gutters = page.evaluate(GUTTER_JS)
+        assert gutters and min(gutters) >= 28, gutters
+    finally:
+        context.close()

@@ -38,7 +38,7 @@ async def start_a_model_job(port: int) -> Session:
     await session.open("vocab=300")
     await session.rerun("open", page="")
     await session.rerun("model page", page=session.pages["Model"])
-    await session.set_int("seconds", "_w_model_seconds", 300)
+    await session.set_int("steps", "_w_model_steps", 5_000)
     await session.click("start", "model_start")
     assert session.fragment is not None, session.report.errors  # the page ticks: the job runs
     return session

@@ -221,3 +221,21 @@ def test_registering_the_cli_does_not_import_torch():
     code = "import sys, bpe.lm, bpe.cli.lm; assert 'torch' not in sys.modules, 'torch was imported'"
     root = Path(__file__).resolve().parents[2]
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root, env=os.environ | {"PYTHONPATH": str(root)})
+
+
+def test_a_tokens_training_flops_count_every_multiply_add_of_the_model_and_grow_with_the_vocab():
+    """Kaplan et al.'s count, checked against the model's own weights: 2 FLOPs a weight a
+    token forward (the blocks' matrices and the output head), plus attention over the
+    context, three times for forward and backward."""
+    for vocab in (65, 1_000):
+        config = ModelConfig(vocab_size=vocab, block_size=64, width=128, depth=4, heads=4)
+        model = build_model(config)
+        matrices = sum(
+            module.weight.numel()
+            for name, module in model.named_modules()
+            if isinstance(module, torch.nn.Linear) and name != "head"
+        )
+        forward = 2 * (matrices + vocab * config.width + config.depth * config.block_size * config.width)
+        assert config.training_flops_per_token() == 3 * forward
+    small = {vocab: ModelConfig(vocab_size=vocab).training_flops_per_token() for vocab in (65, 1_000)}
+    assert small == {65: 4_965_120, 1_000: 5_683_200}  # what ModelConfig's docstring says

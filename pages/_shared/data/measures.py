@@ -220,18 +220,6 @@ def _size_summaries(training_key: tuple, sizes: tuple, d: int, _run: TrainingRun
     return [size_summary(_run, size, d) for size in sizes]
 
 
-def encoded_training_ids(settings: Settings, compared: Compared) -> list[int]:
-    """The training text's ids (for the `.pt` download: asked for on click, then cached)."""
-    train, _ = corpus_texts(settings)
-    own = session_owns(settings, compared)
-    return _ids(compared.key, settings.corpus_key(), _tokenizer=compared.tokenizer, _text=train, own=own)
-
-
-@cache_data_by_owner(show_spinner=False, max_entries=4)
-def _ids(tokenizer_key: tuple, corpus_key: tuple, _tokenizer, _text: str) -> list[int]:
-    return _tokenizer.encode(_text)
-
-
 def corpus_hash(settings: Settings) -> str:
     """`text_hash` of the text trained on: the corpus cut to the prefix (training and
     held-out part together). Raises `BpeError` when the corpus cannot be read."""

@@ -45,10 +45,13 @@ from pages._shared.state.controls import (
     ALGORITHM,
     FOLLOW,
     PHASE,
+    PRESENTER,
     QUIZ,
     SCAN,
+    SIDEBAR_HIDDEN,
     SLOW,
     STEP,
+    VIEW_CONTROLS,
     WINDOW,
     Control,
     checked,
@@ -69,17 +72,21 @@ UPLOAD = "lesson_upload"  # the uploader's own key
 # ==================== The frame on screen, as a lesson and as a link
 
 
-def current_lesson(settings: Settings, listed: bool, page: str) -> Lesson:
+def current_lesson(settings: Settings, listed: bool, page: str, *, projector: bool = False) -> Lesson:
     """This frame: the page, the corpus and its hash, the sidebar's settings, the page's
-    controls, and the text itself when it was pasted or uploaded."""
+    controls, and the text itself when it was pasted or uploaded; ``projector``: the screen's
+    view too, where it is on (presenter mode, the sidebar hidden)."""
     train, heldout = corpus_texts(settings)
     values = current_values(setting_fields())
+    controls = {field.param: value for field, value in current_values(page_fields(page)).items()}
+    if projector:
+        controls.update({field.param: True for field, value in current_values(VIEW_CONTROLS).items() if value})
     return Lesson(
         page=page,
         corpus=settings.corpus,
         text_hash=corpus_hash(settings),
         settings={field.param: value for field, value in values.items() if field.param != "corpus"},
-        controls={field.param: value for field, value in current_values(page_fields(page)).items()},
+        controls=controls,
         text=None if listed else train + heldout,
     )
 
@@ -147,7 +154,11 @@ def _control_words(controls: dict) -> list[str]:
         words.append(f"algorithm shown at '{phase}'{slow}")
     if controls.get(FOLLOW.param) is False:
         words.append(f"text window from character {controls.get(WINDOW.param, 0):,}")
-    said = {field.param for field in (STEP, QUIZ, ALGORITHM, PHASE, SLOW, SCAN, FOLLOW, WINDOW)}
+    if controls.get(PRESENTER.param):
+        words.append("in presenter mode")
+    if controls.get(SIDEBAR_HIDDEN.param):
+        words.append("the sidebar hidden")
+    said = {field.param for field in (STEP, QUIZ, ALGORITHM, PHASE, SLOW, SCAN, FOLLOW, WINDOW, *VIEW_CONTROLS)}
     for param, value in controls.items():
         if param in said or value in ("", [], False):
             continue
@@ -174,7 +185,8 @@ def lesson_values(lesson: Lesson) -> dict[Control, object]:
     if lesson.page not in known_pages():
         raise LessonError(f"The lesson's page {shown_value(lesson.page)} is not a page of this BPE Lab.")
     values = {}
-    for part, fields in (("settings", setting_fields()), ("controls", page_fields(lesson.page))):
+    controls = [*page_fields(lesson.page), *VIEW_CONTROLS]  # a projector's lesson carries the view too
+    for part, fields in (("settings", setting_fields()), ("controls", controls)):
         given = dict(getattr(lesson, part))
         for field in fields:
             if field.param in given:
@@ -247,10 +259,20 @@ def lesson_finish(settings: Settings, listed: bool, copy_clicked: bool) -> None:
         _link_dialog(settings, listed)
 
 
+PROJECTOR = "lesson_for_projector"  # the dialog's toggle: the link and file carry the screen's view
+
+
 @st.dialog("Link to this frame", width="large")
 def _link_dialog(settings: Settings, listed: bool) -> None:
+    projector = False
+    if any(current_values(VIEW_CONTROLS).values()):  # presenter mode or the sidebar hidden is on here
+        projector = st.toggle(
+            "For the projector: with presenter mode and the sidebar as they are here",
+            key=PROJECTOR,
+            help="Off, the link is for the class: each screen keeps its own type size and sidebar.",
+        )
     try:
-        lesson = current_lesson(settings, listed, current_page())
+        lesson = current_lesson(settings, listed, current_page(), projector=projector)
     except BpeError as error:
         st.error(escape_markdown(str(error)), icon="⚠️")
         return

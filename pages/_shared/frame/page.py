@@ -11,7 +11,7 @@ from pages._shared.data.measures import corpus_hash, run_curve
 from pages._shared.data.runs import StoppedBeforeFirstMerge, TrainingUnderway, trained_run
 from pages._shared.frame.lesson_links import lesson_finish, lesson_frame_ok, lesson_start
 from pages._shared.frame.navigation import current_page, draw_navigation
-from pages._shared.frame.presenter import presenter_toggle
+from pages._shared.frame.presenter import view_toggles
 from pages._shared.frame.sidebar import draw_sidebar
 from pages._shared.frame.training_progress import (
     budget_note,
@@ -39,8 +39,8 @@ def setup_page(title: str, intro: str) -> tuple[Settings, TrainingRun | None]:
     st.set_page_config(page_title=f"{title} · BPE Lab", page_icon="🧩", layout="wide")
     init_state()
     draw_navigation()  # "Home", not "app"
-    presenter_toggle()
     read_link_once(current_page())  # a session's first run: whatever its address carries
+    view_toggles()  # presenter mode and the sidebar hidden (after the link: it may set them)
     copy_link = lesson_start()  # draws "Copy link to this frame"
     settings, listed = draw_sidebar()
     mirror_in_url(current_page(), corpus=settings.corpus if listed else None, text_hash=_hash_or_none(settings, listed))
@@ -82,6 +82,7 @@ def _run_shown(settings: Settings) -> TrainingRun | None:
         with slot.container():
             if not wait_for_training(underway.training):
                 return None
+        slot.empty()  # the progress's container, emptied: the page below keeps its place on the next run
     try:
         return trained_run(settings)
     except TrainingUnderway:  # ended for want of watchers and started again: wait on the next run

@@ -1,13 +1,17 @@
-"""Presenter mode: larger type for everything the class reads, for a projector.
+"""The screen's view: presenter mode (larger type for a projector) and the sidebar hidden
+for the lesson.
 
-One toggle in the sidebar (`presenter_toggle`), kept in session state like every other
-setting. When it is on, a style block (`render.html.PRESENTER_CSS`) enlarges the token
-views, the merge headline, the algorithm panel, text, captions, metrics, static tables and
-control labels; `presented` enlarges a chart's type and height before it is drawn
-(`presented_once`: a chart built once and shared by every session), and
-`frame.tables.rows_table` draws a static table instead of a canvas one. On every page,
-with or without it, control labels wrap instead of being cut (`WHOLE_LABELS_CSS`). The
-keyboard shortcuts of Merge by merge (Space, ←, →) work with or without it.
+Two toggles at the top of the sidebar (`view_toggles`), declared with the other controls
+(`state.controls.VIEW_CONTROLS`): a link and the address bar carry them, so reloading the
+projector's page keeps them. When presenter mode is on, a style block
+(`render.html.PRESENTER_CSS`) enlarges the token views, the merge headline, the algorithm
+panel, text, captions, metrics, static tables and control labels; `presented` enlarges a
+chart's type and height before it is drawn (`presented_once`: a chart built once and
+shared by every session), and `frame.tables` draws tables in large type. When the sidebar
+is hidden, a style block (`render.html.HIDDEN_SIDEBAR_CSS`) removes it and Streamlit's own
+button to open it, and "Show the sidebar", pinned at the top left of the page, brings it
+back. On every page, with or without them, control labels wrap instead of being cut
+(`WHOLE_LABELS_CSS`). The keyboard shortcuts of Merge by merge (Space, ←, →) work either way.
 """
 
 from __future__ import annotations
@@ -16,24 +20,49 @@ import streamlit as st
 
 from pages._shared.data.shared_figures import shared_figure
 from pages._shared.render.figures import enlarged
-from pages._shared.render.html import PRESENTER_CSS, SEGMENTS_CSS, WHOLE_LABELS_CSS
-from pages._shared.state.settings import bind
+from pages._shared.render.html import (
+    FONT_FACES_CSS,
+    HIDDEN_SIDEBAR_CSS,
+    PRESENTER_CSS,
+    SEGMENTS_CSS,
+    WHOLE_LABELS_CSS,
+)
+from pages._shared.state.controls import PRESENTER, SIDEBAR_HIDDEN, VIEW_CONTROLS
 
-LARGE = "presenter_large"  # plain key: larger type on every page
+SHOW_SIDEBAR = "view_show_sidebar"  # the button's own key (`HIDDEN_SIDEBAR_CSS` pins it by its class)
 
 
-def presenter_toggle() -> None:
-    """The sidebar toggle, and the style block when it is on."""
-    st.session_state.setdefault(LARGE, False)
+def view_toggles() -> None:
+    """The sidebar's two toggles, the button that brings a hidden sidebar back, and the
+    style blocks of what is on."""
+    for view in VIEW_CONTROLS:
+        view.setdefault()
     with st.sidebar:
-        bind(
+        PRESENTER.draw(
             st.toggle,
             "Presenter mode: larger type",
-            LARGE,
             help="Larger type for everything the class reads (text, tables, charts, the algorithm), for a "
             "projector. On Merge by merge, Space plays or pauses and ← → step.",
         )
-    st.html(WHOLE_LABELS_CSS + SEGMENTS_CSS + (PRESENTER_CSS if st.session_state[LARGE] else ""))
+        SIDEBAR_HIDDEN.draw(
+            st.toggle,
+            "Hide the sidebar for the lesson",
+            help="The page takes the whole width of the screen; “Show the sidebar”, at the top left, brings it back.",
+        )
+    hidden = bool(st.session_state[SIDEBAR_HIDDEN.key])
+    if hidden:
+        st.button("Show the sidebar", key=SHOW_SIDEBAR, icon=":material/left_panel_open:", on_click=_show_sidebar)
+    st.html(
+        FONT_FACES_CSS
+        + WHOLE_LABELS_CSS
+        + SEGMENTS_CSS
+        + (PRESENTER_CSS if presenting() else "")
+        + (HIDDEN_SIDEBAR_CSS if hidden else "")
+    )
+
+
+def _show_sidebar() -> None:
+    st.session_state[SIDEBAR_HIDDEN.key] = False
 
 
 def presented(fig):
@@ -51,4 +80,4 @@ def presented_once(key: tuple, build, *, own: bool = False):
 
 def presenting() -> bool:
     """Whether presenter mode is on: what every view asks before sizing for a projector."""
-    return bool(st.session_state.get(LARGE))
+    return bool(st.session_state.get(PRESENTER.key))

@@ -21,13 +21,13 @@ from bpe.scale.run_listing import RunListing, labelled_runs
 from bpe.specials import ENDOFTEXT, check_special_tokens
 from bpe.text import shown_name
 from bpe.training import MAX_VOCAB_SIZE, PRESET_LABELS, PRESETS, describe_preset, preset_fields
-from bpe.wording import counted
+from bpe.wording import BPE_COMMAND, counted
 from pages._shared.data.cache_scopes import hold_values_of
 from pages._shared.data.runs import base_size, cut_texts, open_run_file
 from pages._shared.frame.wikitext_download import draw_download
 from pages._shared.render.html import escape_markdown
 from pages._shared.state.controls import setting
-from pages._shared.state.link import said_if_moved
+from pages._shared.state.link import LINKED, said_if_moved
 from pages._shared.state.settings import (
     ALPHABET,
     CORPUS,
@@ -72,6 +72,7 @@ UPLOAD_ERROR = "settings_upload_error"
 PASTE_BOX = "settings_paste_box"  # the text area's own key
 UPLOAD = "settings_upload"  # the uploader's own key
 RUN_UPLOAD = "settings_run_upload"  # the run-file uploader's own key
+OPENED_RUN = "settings_opened_run"  # plain key: the run file (name, version) last opened at its full vocab
 
 
 def upload_limit_bytes() -> int:
@@ -403,6 +404,7 @@ def _replay_sidebar(run_file: str, version: str) -> Replayed | UnreadableRun:
     _describe_run(opened)
     st.header("Tokens")
     final = run.final_vocab_size
+    _open_at_full_vocab((state[CORPUS], version), final)
     _vocab_inputs(run.initial_vocab_size, max(final, run.initial_vocab_size + 1), trained=final)
     st.header("Training")
     recorded_top_k = max(1, run.settings.top_k)
@@ -419,6 +421,18 @@ def _replay_sidebar(run_file: str, version: str) -> Replayed | UnreadableRun:
         vocab_size=int(state[VOCAB]),
         top_k=int(state[TOP_K]),
     )
+
+
+def _open_at_full_vocab(run_key: tuple, final: int) -> None:
+    """A run file opens at the vocab it was trained to (a 49,744-merge run at 50,000, not at the
+    1,000 the last corpus showed), unless this run's link or lesson set the vocab; a smaller
+    vocab chosen after opening it stays while the run stays."""
+    state = st.session_state
+    if state.get(OPENED_RUN) == run_key:
+        return
+    state[OPENED_RUN] = run_key
+    if VOCAB not in state.get(LINKED, {}):
+        state[VOCAB] = final
 
 
 def _describe_run(opened: RunFile) -> None:
@@ -475,7 +489,7 @@ def _corpus_inputs() -> None:
             type=["bperun"],
             key=RUN_UPLOAD,
             on_change=_use_run_upload,
-            help="A training recorded by python -m bpe train: replayed here without retraining.",
+            help=f"A training recorded by {BPE_COMMAND} train: replayed here without retraining.",
         )
     error = st.session_state.get(UPLOAD_ERROR)
     if error:

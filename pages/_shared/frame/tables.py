@@ -6,7 +6,7 @@ module of the app calls `st.table` or `st.dataframe`: tests/app/test_pages_shape
 - `rows_table`: rows a class reads whole (the merge log, a step's pair counts): a sortable
   grid, or in presenter mode a static table in large type;
 - `grid_table`: a table a reader scrolls, sorts and searches (the vocabulary, thousands of
-  rows): Streamlit's grid in either mode;
+  rows): Streamlit's grid; in presenter mode its first rows in large type, the grid under them;
 - `count_columns`: whole numbers with thousands separators in a grid, still sortable;
   `arrow_rows`: rows as an Arrow table, as a grid takes them.
 """
@@ -50,13 +50,49 @@ def rows_table(rows: Sequence[Mapping], *, counts: Sequence[str] = (), **datafra
     st.dataframe(arrow_rows(rows), hide_index=True, column_config=count_columns(*counts), **dataframe_options)
 
 
-def grid_table(data, *, counts: Sequence[str] = (), columns: Mapping | None = None, **dataframe_options) -> None:
+PRESENTED_ROWS = 10  # rows of a grid shown in large type in presenter mode
+
+
+def grid_table(
+    data,
+    *,
+    counts: Sequence[str] = (),
+    columns: Mapping | None = None,
+    presented: Sequence[str] | None = None,
+    **dataframe_options,
+) -> None:
     """A table a reader scrolls, sorts and searches: Streamlit's grid, no index; ``counts``
     its whole-number columns (`count_columns`), ``columns`` more column settings (a progress
-    bar, a width). The same in presenter mode: a grid may hold thousands of rows, which a
-    static table in large type could not show on a page."""
+    bar, a width). In presenter mode the grid's canvas keeps its small type, which a class
+    cannot read from the back of a room: its first `PRESENTED_ROWS` rows are shown as a
+    static table in large type instead (only the ``presented`` columns, for a table too wide
+    for large type at 1024 px), and the whole grid, to scroll, sort and search, is one click
+    away under it (a grid may hold thousands of rows, which no page of large type holds)."""
     config = {**count_columns(*counts), **(columns or {})}
-    st.dataframe(data, hide_index=True, column_config=config or None, **dataframe_options)
+    if not presenting():
+        st.dataframe(data, hide_index=True, column_config=config or None, **dataframe_options)
+        return
+    rows = _first_rows(data, PRESENTED_ROWS)
+    if presented is not None:
+        rows = [{name: row[name] for name in presented if name in row} for row in rows]
+    show_table(rows, empty="Nothing to show.")
+    total, every_column = len(data), presented is None or len(presented) >= len(_column_names(data))
+    if total > len(rows) or not every_column:
+        shown = f"The first {len(rows):,} of {total:,} rows" if total > len(rows) else f"{total:,} rows"
+        more = "" if every_column else ", every column"
+        with st.expander(f"{shown}: the whole table{more}, to scroll, sort and search"):
+            st.dataframe(data, hide_index=True, column_config=config or None, **dataframe_options)
+
+
+def _column_names(data) -> list[str]:
+    return list(data.column_names) if isinstance(data, pa.Table) else list(data.columns)
+
+
+def _first_rows(data, count: int) -> list[dict]:
+    """The first ``count`` rows of a grid's data (an Arrow table or a pandas frame) as dicts."""
+    if isinstance(data, pa.Table):
+        return data.slice(0, count).to_pylist()
+    return data.head(count).to_dict("records")
 
 
 def arrow_rows(rows: Iterable[Mapping], *, columns: Sequence[str] = ()) -> pa.Table | pd.DataFrame:

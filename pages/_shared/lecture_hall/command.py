@@ -76,7 +76,8 @@ PROCESSES_PER_CORE = 1
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     with terminating_cleanly():
-        return reporting_errors(lambda: run_lecture_hall(parse_arguments(parser, argv)))
+        # Ctrl-C and SIGTERM are how a lecture hall ends: it says what it stopped, not "interrupted"
+        return reporting_errors(lambda: run_lecture_hall(parse_arguments(parser, argv)), interrupted=None)
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -16,7 +16,7 @@ from bpe.analysis.tie_rules import tie_rule_label
 from bpe.steps import MergeStep
 from bpe.text import printable, readable_token
 from bpe.wording import counted
-from pages._shared.render.html import SPAN_STYLE, token_colour
+from pages._shared.render.html import MONOSPACE, SPAN_STYLE, token_colour
 
 LIT = "background:#fef3c7;border-left:4px solid #f59e0b"
 UNLIT = "border-left:4px solid transparent"
@@ -50,7 +50,7 @@ def algorithm_html(
         )
     steps = " → ".join(f"<b>{p}</b>" if p == phase else p for p in PHASES)
     return (
-        f'<div class="bpe-algorithm" data-phase="{html.escape(phase)}" style="font-family:monospace;'
+        f'<div class="bpe-algorithm" data-phase="{html.escape(phase)}" style="font-family:{MONOSPACE};'
         f'font-size:0.85rem;border:1px solid #e2e8f0;border-radius:6px;padding:6px">'
         f'<div class="phases" style="color:#64748b;font-size:0.75rem;margin-bottom:4px">phase: {steps}</div>'
         f"{''.join(rows)}</div>"
@@ -76,7 +76,7 @@ def scan_html(before: list[Segment], events: list[ScanEvent], scan: int, token: 
             spans.append(_span(before[i].token, before[i].token_id, None, ""))
             i += 1
     return (
-        f'<div class="bpe-segments bpe-scan" style="font-family:monospace;line-height:2;font-size:0.95rem">'
+        f'<div class="bpe-segments bpe-scan" style="font-family:{MONOSPACE};line-height:2;font-size:0.95rem">'
         f"{' '.join(spans)}</div>"
     )
 

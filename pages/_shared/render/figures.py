@@ -7,6 +7,7 @@ Token text in labels and hover text is HTML-escaped: plotly renders a subset of 
 from __future__ import annotations
 
 import html
+import math
 
 import plotly.graph_objects as go
 
@@ -59,6 +60,11 @@ def enlarged(fig: go.Figure, scale: float = PRESENTER_SCALE) -> go.Figure:
     return fig
 
 
+# The pair chart's height, its title included: low enough that the chart ends on the stage's
+# first screen at 1024x768 in presenter type (which makes it a quarter taller), under the
+# controls and the headline (`views.merge_by_merge.stage`). The same at every step, a tie's
+# longer title taking room from the bars: while the film plays, nothing under it moves.
+PAIR_CHART_HEIGHT = 290
 # Characters per title line that fit the pair chart at 1024 px, in presenter type too.
 PAIR_TITLE_CHARS, PAIR_SUBTITLE_CHARS = 30, 46
 
@@ -164,7 +170,7 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
     hung = hung_title(lines)
     layout = dict(
         title=hung["title"],
-        height=310 + hung["margin_t"],  # the bars keep their height under a longer title
+        height=PAIR_CHART_HEIGHT,
         font=dict(size=BASE_FONT),
         margin=dict(l=10, r=10, t=hung["margin_t"], b=10),
         showlegend=False,
@@ -177,7 +183,7 @@ def pair_frequency_figure(step: MergeStep, top_k: int, tie_rule: str = DEFAULT_T
         ),
         yaxis=dict(
             whole_number_axis(max((count for _, count in pairs), default=1)),
-            title=dict(text="count before the merge", font=dict(size=BASE_FONT)),
+            title=dict(text="count", font=dict(size=BASE_FONT)),  # the title says "before the merge"
             **axis_type,
         ),
     )
@@ -251,10 +257,26 @@ def compression_curve_figure(
         height=440,
         margin=dict(l=10, r=10, t=80, b=10),
         xaxis=dict(title="vocab size", tickformat=",d"),
-        yaxis=dict(title="characters per token", tickformat=".1f"),
+        yaxis=dict(title="characters per token", **spaced_axis([y for trace in traces for y in trace.y or ()])),
         legend=dict(orientation="h", y=-0.25),
     )
     return readable(fig)
+
+
+def spaced_axis(values, ticks: int = 6) -> dict:
+    """Ticks for an axis of ``values`` (characters per token), with as many decimals as their
+    spacing needs, so no two ticks read alike: a small corpus's curve from 1.00 to 1.09 gets
+    ticks 0.02 apart, printed 1.00, 1.02, ... (one decimal printed 1.0, 1.0, 1.0, 1.1). The
+    spacing is 1, 2 or 5 times a power of ten, at most ``ticks`` of them across the values."""
+    found = [value for value in values if value is not None]
+    span = max(found) - min(found) if found else 0.0
+    if span <= 0:
+        return dict(tickformat=".2f")
+    rough = span / ticks
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(power * factor for factor in (1, 2, 5, 10) if power * factor >= rough)
+    decimals = max(1, -math.floor(math.log10(step) + 1e-9))
+    return dict(dtick=step, tickformat=f".{decimals}f")
 
 
 def _run_curves(curve) -> list[go.Scatter]:
@@ -400,17 +422,22 @@ def coverage_figure(rows, block_size: int, what: str) -> go.Figure:
 # ==================== Does BPE help the model?
 
 MODEL_COLOURS = ["#64748b", TRAIN_COLOUR, HELDOUT_COLOUR, *OVERLAY_COLOURS]
-_CURVE_AXES = {"seconds": ("training seconds", "%{x:.1f} s"), "chars": ("characters processed", "%{x:,} characters")}
+_CURVE_AXES = {
+    "tokens": ("tokens processed (the work)", "%{x:,} tokens"),
+    "chars": ("characters processed", "%{x:,} characters"),
+}
+_CURVE_X = {"tokens": lambda p: p.tokens_seen, "chars": lambda p: p.chars_seen}
 
 
-def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
-    """Held-out bits per character, one line per tokenizer, against training seconds
-    (``x="seconds"``) or characters of training text processed (``x="chars"``).
+def bits_per_char_curves(records, x: str = "tokens") -> go.Figure:
+    """Held-out bits per character, one line per tokenizer, against tokens processed, the
+    work every model is given alike (``x="tokens"``), or characters of training text
+    processed (``x="chars"``). Never against seconds: a clock counts the machine's other load.
 
     ``records`` are `bpe.lm.experiment.ExperimentProgress` records that carry an evaluation, in order.
     """
     if x not in _CURVE_AXES:
-        raise ValueError(f"x={x!r} must be 'seconds' or 'chars'")
+        raise ValueError(f"x={x!r} must be 'tokens' or 'chars'")
     title, hover_x = _CURVE_AXES[x]
     by_name: dict[str, list] = {}
     for record in records:
@@ -419,7 +446,7 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
     for (name, points), colour in zip(by_name.items(), MODEL_COLOURS * 2):
         fig.add_trace(
             go.Scatter(
-                x=[p.seconds if x == "seconds" else p.chars_seen for p in points],
+                x=[_CURVE_X[x](p) for p in points],
                 y=[p.evaluation.bits_per_char for p in points],
                 mode="lines+markers",
                 name=plotly_text(name),
@@ -435,7 +462,7 @@ def bits_per_char_curves(records, x: str = "seconds") -> go.Figure:
         title=f"Against {title}",
         height=400,  # the y axis names the quantity; fits half a page
         margin=dict(l=10, r=10, t=50, b=10),
-        xaxis=dict(title=title, tickformat=",d" if x == "chars" else ",.0f"),
+        xaxis=dict(title=title, tickformat=",d"),
         yaxis=dict(title="held-out bits per character", tickformat=".2f"),
         legend=dict(orientation="h", y=-0.25),
     )

@@ -16,6 +16,10 @@ from bpe.analysis.segments import Segment
 from bpe.text import bidi_marked, printable, readable_token
 
 MARKDOWN_SPECIALS = set("\\`*_{}[]<>#|~$:")
+# The token views' type: the machine's monospace, then Streamlit's own, which the app serves
+# with the characters of its shipped texts that fonts often lack (`FONT_FACES_CSS`): a
+# Hindi or Chinese token then shows as itself on a PC with only its default fonts.
+MONOSPACE = "monospace,'Source Code Pro'"
 GOLDEN_ANGLE = 137.508  # degrees: consecutive ids get hues far apart
 SPAN_STYLE = "border-radius:3px;padding:0 2px"
 MARK_STYLES = {
@@ -29,9 +33,10 @@ MARK_STYLES = {
 SPECIAL_STYLE = MARK_STYLES["special"]
 # Presenter mode: larger type for everything the class reads, for a projector: the token
 # views and the merge headline, the tokenizers' splits and the merge lists side by side,
-# the algorithm panel and its notes, text, captions, metrics, static tables and control
-# labels (charts are enlarged by `figures.enlarged`, and canvas
-# tables are drawn as static tables in presenter mode: CSS cannot reach their type).
+# the algorithm panel and its notes, text, captions, metrics, static tables, control
+# labels and what is typed or picked in a box (the quiz's guess, the token to trace).
+# Charts are enlarged by `figures.enlarged`; a canvas table's type is out of CSS's reach, so
+# `frame.tables` draws its rows as a static table in presenter mode.
 PRESENTER_CSS = """<style>
 .bpe-segments, .bpe-linked, .bpe-window { font-size: 1.45rem !important; line-height: 2.1 !important; }
 .bpe-merge { font-size: 1.7rem !important; }
@@ -53,6 +58,8 @@ PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stAlert"] p { font-size: 1.2rem !important; }
 [data-testid="stMain"] [data-testid="stSliderThumbValue"] p,
 [data-testid="stMain"] [data-testid="stSliderTickBar"] p { font-size: inherit !important; }
+[data-testid="stMain"] input, [data-testid="stMain"] textarea { font-size: 1.2rem !important; }
+[role="listbox"] [role="option"] { font-size: 1.15rem !important; }
 </style>"""
 # (A slider's value and its ends keep their size: Streamlit places them a fixed distance above
 # and below the track, so larger type would sit on the track and the handle.)
@@ -74,6 +81,20 @@ WHOLE_LABELS_CSS = """<style>
   white-space: normal !important; overflow-wrap: break-word !important; word-break: normal !important;
 }
 </style>"""
+# The sidebar hidden for the lesson (`frame.presenter`): the sidebar and Streamlit's own
+# button to open it are removed, so the page takes the whole width, and the app's "Show the
+# sidebar" button is pinned where Streamlit's was, over the page's empty top left corner.
+HIDDEN_SIDEBAR_CSS = """<style>
+[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] {
+  display: none !important;
+}
+.st-key-view_show_sidebar { position: fixed !important; top: 0.6rem; left: 0.75rem; z-index: 999992; width: auto !important; }
+</style>"""
+# On every page: the characters of the shipped texts that fonts often lack (Devanagari, Chinese,
+# Japanese, Korean, Arabic, the emoji), as small Noto subsets the app serves
+# (``static/fonts/``, made by tests/e2e/font_subsets.py) under Streamlit's own family names:
+# on a PC with only its default fonts they show as themselves, not as empty boxes.
+FONT_FACES_CSS = '<style>@import url("app/static/fonts/faces.css");</style>'
 # The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).
 COPY_BUTTON_CSS = """<style>
 [role="dialog"] [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) {
@@ -81,6 +102,26 @@ COPY_BUTTON_CSS = """<style>
 }
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"],
 [role="dialog"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { visibility: visible !important; }
+</style>"""
+# Merge by merge's stage (`views.merge_by_merge.stage`): the page's margins and title take
+# less of the first screen, so the controls, the step, the pair chart and the first line of
+# the text fit above the fold at 1024x768 in presenter type (Streamlit's wide page keeps
+# 6rem above the title and 5rem each side, and its title is 2.75rem with 2.25rem of padding).
+STAGE_CSS = """<style>
+[data-testid="stMainBlockContainer"] {
+  padding-top: 3.25rem !important; padding-left: 2rem !important; padding-right: 2rem !important;
+}
+[data-testid="stMain"] h1 { font-size: 2rem !important; padding: 0 0 0.25rem !important; }
+.st-key-stage_headline [data-testid="stMetricValue"] { font-size: 2rem !important; }
+.st-key-stage_controls [class*="st-key-merges_jump"] { flex-basis: 5rem !important; }
+.st-key-merges_play button { min-width: 7.5rem; }
+</style>"""
+# (Play is as wide as Pause, so the row does not reflow when the film starts.) In presenter
+# mode, the controls' labels are a little larger than Streamlit's, not as large as presenter
+# text: the four controls and the step slider stay one row at 1024 px.
+STAGE_PRESENTER_CSS = """<style>
+.st-key-stage_headline [data-testid="stMetricValue"] { font-size: 2.5rem !important; }
+.st-key-stage_controls button [data-testid="stMarkdownContainer"] p { font-size: 1.05rem !important; }
 </style>"""
 MARK_CLASSES = {
     None: "",
@@ -162,7 +203,7 @@ def segments_html(segments: Iterable[Segment], *, css_class: str = "bpe-segments
         units.append(pair_open + "</span>")
     body = " ".join(units)  # the spaces are where lines may wrap
     return (
-        f'<div class="{html.escape(css_class, quote=True)}" style="font-family:monospace;'
+        f'<div class="{html.escape(css_class, quote=True)}" style="font-family:{MONOSPACE};'
         f'line-height:2;font-size:0.95rem">{body}</div>'
     )
 
@@ -191,6 +232,13 @@ def merge_headline_html(step) -> str:
         f' → <code class="bpe-new-token">{html.escape(printable(step.token))}</code>, '
         f"{step.frequency:,} times{again}</p>"
     )
+
+
+def hidden_merge_html(step, *, asking: bool) -> str:
+    """The headline's place while the merge is not shown yet (the quiz, or the algorithm's
+    count phase): the same line, so nothing under it moves when the merge appears."""
+    question = "which pair is merged next?" if asking else "counting every adjacent pair …"
+    return f'<p class="bpe-merge" style="font-size:1.15rem;margin:0">Merge {step.number:,}: {question}</p>'
 
 
 def two_merges_html(step: int, pair_a: tuple | None, pair_b: tuple | None) -> str:
@@ -247,7 +295,7 @@ def linked_tokens_html(segments: list[Segment], *, scope: str) -> str:
     )
     return (
         f"<style>{rules}</style>"
-        f'<div class="bpe-linked {scope_class}" style="font-family:monospace;font-size:0.95rem">'
+        f'<div class="bpe-linked {scope_class}" style="font-family:{MONOSPACE};font-size:0.95rem">'
         f'<div class="bpe-segments" style="line-height:2">{" ".join(spans)}</div>'
         f'<div class="bpe-ids" style="line-height:1.9;margin-top:0.5rem;color:#334155">'
         f"{' '.join(ids)}</div></div>"
@@ -318,7 +366,7 @@ def context_window_html(
     after = after if len(after) <= REST_SHOWN_CHARS else after[:REST_SHOWN_CHARS] + "…"
     rest = f'<span class="rest" style="color:#94a3b8">{text_html(after)}</span>'
     return (
-        f'<div class="bpe-window" style="font-family:monospace;font-size:0.95rem;white-space:pre-wrap;'
+        f'<div class="bpe-window" style="font-family:{MONOSPACE};font-size:0.95rem;white-space:pre-wrap;'
         f'line-height:1.8;padding:2px">{"".join(pieces)}{marker}{rest}</div>'
     )
 

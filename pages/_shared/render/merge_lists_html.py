@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pages._shared.render.html import text_html
+from pages._shared.render.html import MONOSPACE, text_html
 
 HEIGHT_PX = 420
 CROSSING_BACKGROUND = "#fde2e1"
@@ -24,7 +24,7 @@ STYLE = f"""<style>
 .bpe-merge-lists table {{ border-collapse:collapse; width:100%; }}
 .bpe-merge-lists th {{ position:sticky; top:0; background:#f8f9fb; font-weight:600; text-align:left; }}
 .bpe-merge-lists th, .bpe-merge-lists td {{ padding:0.15rem 0.6rem; border-bottom:1px solid rgba(49,51,63,0.08); }}
-.bpe-merge-lists td {{ font-family:monospace; overflow-wrap:anywhere; }}
+.bpe-merge-lists td {{ font-family:{MONOSPACE}; overflow-wrap:anywhere; }}
 .bpe-merge-lists td.n {{ font-family:inherit; color:rgba(49,51,63,0.6); text-align:right; width:4rem; }}
 .bpe-merge-lists td.x {{ background:{CROSSING_BACKGROUND}; }}
 </style>"""

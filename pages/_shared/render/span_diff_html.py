@@ -21,7 +21,7 @@ import html
 from bpe.analysis.span_diff import SpanDiff, TokenSpan, display_lines
 from bpe.text import VISIBLE_BIDI, VISIBLE_WHITESPACE, readable_token
 from bpe.wording import counted
-from pages._shared.render.html import SPECIAL_STYLE, text_html
+from pages._shared.render.html import MONOSPACE, SPECIAL_STYLE, text_html
 
 WIDTH = 60  # characters a line: the rows and their letters fit 1024 px beside the sidebar
 LARGE_WIDTH = 40  # in presenter mode, with larger type
@@ -73,7 +73,7 @@ def span_diff_html(diff: SpanDiff, *, scope: str, large: bool = False) -> str:
     )
     return (
         f"<style>{rules}</style>"
-        f'<div class="bpe-spandiff {scope_class}" style="font-family:monospace;font-size:{size};line-height:2;'
+        f'<div class="bpe-spandiff {scope_class}" style="font-family:{MONOSPACE};font-size:{size};line-height:2;'
         f'overflow-x:auto">'
         f'<div class="bpe-spandiff-legend" style="font-family:sans-serif;font-size:0.9rem;margin-bottom:0.4em">'
         f"{legend}</div>{''.join(blocks)}</div>"

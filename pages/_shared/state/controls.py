@@ -6,12 +6,13 @@ list its length, its items' kind and order). The widget draws from the declarati
 (`Control.draw`: its bounds or options are the declaration's), and links and lesson files
 are checked against it (`checked`), so widening a slider widens what a link may set.
 
-Two kinds of declaration:
+Three kinds of declaration:
 
 - the sidebar's settings (`setting_fields`): one per field of `Trained` the sidebar sets
   (`SETTING_INPUTS`), with its default from `DEFAULTS`;
 - each page's own controls that change what is drawn (`PAGE_CONTROLS`; what only starts
-  or times something, like Play or the film's speed, is left out).
+  or times something, like Play or the film's speed, is left out);
+- the screen's view (`VIEW_CONTROLS`): presenter mode and the sidebar hidden, on every page.
 
 A control marked ``envelope`` has bounds that are only the outer limits: its widget
 narrows them to what the run offers (the vocab from the alphabet up, the step up to the
@@ -204,7 +205,8 @@ HEALTH_OTHER = control("vocab_other", str, envelope=True)  # the pretrained toke
 
 MODEL_TOKENIZERS = control("model_tokenizers", list, item=str, envelope=True)
 SHAPE = control("model_shape", str, DEFAULT_SHAPE, options=tuple(MODEL_SHAPES))
-SECONDS = control("model_seconds", int, 60, low=1, high=900)
+# Equal work, not equal seconds: every model trains this many steps of the same batch of tokens
+STEPS = control("model_steps", int, 200, low=10, high=5_000)
 
 BYTES_MERGES = control("bytes_merges", int, 300, options=(50, 100, 200, 300, 500, 1000))
 GPT2_SPELLING = control("bytes_gpt2_spelling", bool, False)
@@ -220,11 +222,24 @@ PAGE_CONTROLS: dict[str, tuple[Control, ...]] = {
     "pages/3_Compression.py": (GAP, WIDTH, COMPRESSION_SIZES, CARD_UNIT),
     "pages/4_Context_window.py": (BLOCK, CONTEXT_SIZES, PASSAGE),
     "pages/5_Vocabulary.py": (SEARCH, LENGTHS, UNUSED, RARE_BELOW, HEALTH_SHOW, HEALTH_SORT, HEALTH_OTHER),
-    "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, SECONDS),
+    "pages/6_Model.py": (MODEL_TOKENIZERS, SHAPE, STEPS),
     "pages/7_Bytes_and_pretokenizers.py": (BYTES_MERGES, GPT2_SPELLING, BYTES_VARIANT),
     # Compare runs shows two runs of this session: a link cannot carry them, so it has no controls here.
     "pages/9_Languages.py": (LANGUAGES_MERGES, LANGUAGES_MODE, LANGUAGES_PARITY),
 }
+
+
+# ==================== The screen's view
+
+# How this screen shows the pages, not what they show: presenter mode's large type, and the
+# sidebar hidden so the lesson takes the page's whole width (a button at the top left brings
+# it back). Both are carried on every page by the address bar, so reloading the projector's
+# page keeps them; a lesson link or file carries them only when the teacher asks for the
+# projector's link (`frame.lesson_links`): the link handed to students leaves them out, and
+# each student's screen keeps its own size and sidebar.
+PRESENTER = control("presenter_large", bool, False, param="presenter")
+SIDEBAR_HIDDEN = control("view_sidebar_hidden", bool, False, param="hide_sidebar")
+VIEW_CONTROLS = (PRESENTER, SIDEBAR_HIDDEN)
 
 
 # The Merge-by-merge step travels in every page's address (`state.link.mirror_in_url`), so a
@@ -237,8 +252,9 @@ def page_fields(page: str) -> tuple[Control, ...]:
 
 
 def link_fields(page: str) -> list[Control]:
-    """What a link opened on ``page`` may set: the settings, the step, the page's controls."""
-    fields = setting_fields() + list(ON_EVERY_PAGE)
+    """What a link opened on ``page`` may set: the settings, the step, the screen's view, the
+    page's controls."""
+    fields = setting_fields() + list(ON_EVERY_PAGE) + list(VIEW_CONTROLS)
     return fields + [field for field in page_fields(page) if field not in fields]
 
 

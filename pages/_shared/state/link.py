@@ -1,8 +1,8 @@
 """The link: what a page's address carries, read once and written back.
 
 One reader (`read_link_once`), on a session's first run, takes from the address every
-value it can carry: the corpus (when it is listed here), each sidebar setting and the
-page's own controls (all declared in `state.controls`, checked there), and the text hash a
+value it can carry: the corpus (when it is listed here), each sidebar setting, the
+screen's view and the page's own controls (all declared in `state.controls`, checked there), and the text hash a
 lesson link names. A value it cannot use is named and ignored; so is a value outside what
 the widget allows. Everything wrong with a link, or with a lesson file opened later, goes
 into one list of notes (`add_note`), which `frame.page.setup_page` shows under the title,
@@ -18,6 +18,7 @@ from bpe.corpora.corpus import list_corpora
 from bpe.scale.run_listing import labelled_runs
 from pages._shared.state.controls import (
     PAGE_CONTROLS,
+    VIEW_CONTROLS,
     Control,
     OutOfRange,
     current_values,
@@ -106,8 +107,10 @@ def link_notes() -> list[str]:
 def mirror_in_url(page: str, *, corpus: str | None, text_hash: str | None) -> None:
     """Write the frame to the address bar, as "Copy link to this frame" writes it: every
     sidebar setting, the page's controls, and the corpus with the hash of its text (only
-    for a listed corpus: an upload stays private). Copying the address bar then gives the
-    same frame as the link. Called on every run, so the address follows each change."""
+    for a listed corpus: an upload stays private); and the screen's view where it is on, so a
+    reload keeps presenter mode and the sidebar hidden. Copying the address bar then gives
+    the same frame as the projector's link. Called on every run, so the address follows each
+    change."""
     wanted = {field.param: to_link(value) for field, value in current_values(setting_fields()).items()}
     wanted.pop("corpus", None)
     if corpus is not None:
@@ -115,6 +118,7 @@ def mirror_in_url(page: str, *, corpus: str | None, text_hash: str | None) -> No
         if text_hash:
             wanted[HASH_PARAM] = text_hash
     wanted.update(_control_params(page))
+    wanted.update(view_params())
     _write(wanted, _linked_params())
 
 
@@ -124,13 +128,19 @@ def mirror_controls(page: str) -> None:
     _write(_control_params(page), controls)
 
 
+def view_params() -> dict[str, str]:
+    """The screen's view as link parameters: only what is on (``presenter=1``), so an address
+    without them shows the pages at their normal size, with the sidebar."""
+    return {field.param: to_link(True) for field, value in current_values(VIEW_CONTROLS).items() if value}
+
+
 def _control_params(page: str) -> dict[str, str]:
     return {field.param: to_link(value) for field, value in current_values(page_fields(page)).items()}
 
 
 def _linked_params() -> set[str]:
-    """Every parameter the app writes: settings, corpus, text hash, every page's controls."""
-    owned = {field.param for field in setting_fields()} | {"corpus", HASH_PARAM}
+    """Every parameter the app writes: settings, corpus, text hash, the view, every page's controls."""
+    owned = {field.param for field in setting_fields() + list(VIEW_CONTROLS)} | {"corpus", HASH_PARAM}
     for fields in PAGE_CONTROLS.values():
         owned |= {field.param for field in fields}
     return owned

@@ -192,6 +192,7 @@ def stop_cleanly_after_a_restart(process, port: int) -> None:
     out, _ = process.communicate(timeout=60)
     assert process.returncode == 130
     assert "stopped the proxy and 1 app process(es)" in out and "Traceback" not in out
+    assert "interrupted" not in out  # a clean stop is the lecture hall's normal end
     assert gone(children) and nobody_listens(port) and nobody_listens(port + 1)
 
 

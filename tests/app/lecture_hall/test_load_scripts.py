@@ -55,7 +55,7 @@ def test_hall_runs_drives_a_class_through_the_lecture_hall_and_prints_its_row(tm
     # The classroom's own corpus and vocab (a student's uploaded text must reach its 20 steps
     # alone too), warmed for the link as a teacher starts it.
     argv = ["--runs", "1x2", "--json", str(figures)]
-    argv += ["--merges", "1", "--rounds", "1", "--think", "0.1", "--jobs-per", "1000", "--model-seconds", "1"]
+    argv += ["--merges", "1", "--rounds", "1", "--think", "0.1", "--jobs-per", "1000", "--model-steps", "10"]
     assert on_own_thread(hall_runs.main, argv) == 0
     (found,) = json.loads(figures.read_text())
     assert found["errors"] == [] and found["leaks"] == [] and found["lecture_hall_exit"] == 143

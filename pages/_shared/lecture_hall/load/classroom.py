@@ -1,7 +1,7 @@
 """A classroom on one server: 30 students through one lesson, measured (not a test).
 
     .venv/bin/python -m pages._shared.lecture_hall.load.classroom                 # 30 sessions, the whole lesson
-    .venv/bin/python -m pages._shared.lecture_hall.load.classroom --sessions 5 --merges 10 --model-seconds 5
+    .venv/bin/python -m pages._shared.lecture_hall.load.classroom --sessions 5 --merges 10 --model-steps 20
     .venv/bin/python -m pages._shared.lecture_hall.load.classroom --url http://127.0.0.1:8501 --sessions 100
 
 Starts the real server (`streamlit run app.py`) on a free loopback port, or with ``--url``
@@ -63,7 +63,7 @@ from bpe.paths import PROJECT_ROOT
 from pages._shared.lecture_hall.app_processes import app_command
 from pages._shared.lecture_hall.proxy import SERVED_BY_HEADER, Backend, free_ports, healthy
 from pages._shared.lecture_hall.warm_up import STREAM_PATH, browser_cookies, navigation_pages, shown_problem
-from pages._shared.state.controls import SECONDS as MODEL_SECONDS
+from pages._shared.state.controls import STEPS as MODEL_STEPS
 
 MERGE_PAGE, MODEL_PAGE = "Merge by merge", "Model"
 REQUEST_TIMEOUT = 300.0  # seconds one request may take before it counts as an error
@@ -475,7 +475,7 @@ def student_text(session: Session, round_: int) -> bytes:
 
 async def model_job(session: Session, args, jobs: list) -> None:
     await session.rerun(f"page: {MODEL_PAGE}", page=session.pages[MODEL_PAGE])
-    await session.set_int("model: set seconds", f"_w_{MODEL_SECONDS.key}", args.model_seconds)
+    await session.set_int("model: set steps", f"_w_{MODEL_STEPS.key}", args.model_steps)
     await session.click("model: start", "model_start")
     started, waited = time.monotonic(), []
     while session.fragment is not None:  # the page's timer: one fragment run per second, as a browser does
@@ -615,7 +615,7 @@ def summary(report: Report, jobs: list, phases: dict, samplers: Samplers, args, 
         "cores": cores,
         "corpus": args.corpus,
         "vocab": args.vocab,
-        "model_job_seconds": args.model_seconds,  # each model of a job trains this long
+        "model_job_steps": args.model_steps,  # each model of a job trains this many steps
         "latency": latency_rows(report.latencies),
         "errors": report.errors,
         "leaks": sorted(set(report.leaks)),
@@ -663,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--merges", type=int, default=50, help="merge steps per session per round")
     parser.add_argument("--think", type=float, default=2.0, help="mean seconds a student pauses between actions")
     parser.add_argument("--jobs-per", type=int, default=10, help="one model job per this many sessions")
-    parser.add_argument("--model-seconds", type=int, default=20, help="training seconds per model of a job")
+    parser.add_argument("--model-steps", type=int, default=60, help="training steps per model of a job")
     parser.add_argument("--corpus", default="Python language reference")
     parser.add_argument("--vocab", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)

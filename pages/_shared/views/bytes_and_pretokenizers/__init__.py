@@ -9,9 +9,22 @@ from pages._shared.views.bytes_and_pretokenizers.four_ways import (
     draw_controls,
     draw_merge_lists,
     draw_multibyte,
+    draw_run_corpus,
     draw_summary,
     four_ways,
+    measured_text,
+    train_text_words,
 )
 from pages._shared.views.bytes_and_pretokenizers.gpt2_section import draw_gpt2_section
 
-__all__ = ["draw_controls", "draw_gpt2_section", "draw_merge_lists", "draw_multibyte", "draw_summary", "four_ways"]
+__all__ = [
+    "draw_controls",
+    "draw_gpt2_section",
+    "draw_merge_lists",
+    "draw_multibyte",
+    "draw_run_corpus",
+    "draw_summary",
+    "four_ways",
+    "measured_text",
+    "train_text_words",
+]

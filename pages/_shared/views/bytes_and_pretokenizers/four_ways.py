@@ -15,12 +15,15 @@ from bpe.analysis.compare import (
     with_variant,
 )
 from bpe.gpt2.files import missing_files_details, missing_files_note
+from bpe.scale.corpus_profile import profile_words
 from pages._shared.data.comparisons import four_way_comparison, gpt2_column, merge_lists, multibyte_table
+from pages._shared.data.runs import opened_run
 from pages._shared.data.tokenizers import cached_gpt2, session_owns
 from pages._shared.frame.tables import grid_table, show_table
+from pages._shared.render.html import escape_markdown
 from pages._shared.render.numbers import table_frame
 from pages._shared.state.controls import BYTES_MERGES, BYTES_VARIANT, GPT2_SPELLING
-from pages._shared.state.settings import Settings, bind
+from pages._shared.state.settings import Replayed, Settings, bind
 
 
 def four_ways(settings: Settings, merges: int, train_text: str, heldout_text: str) -> tuple[Comparison, float | None]:
@@ -48,12 +51,47 @@ TRAINED_COLUMNS = ["tokenizer", "base vocab", "merges", "chunks", "distinct chun
 SUMMARY_DECIMALS = {"characters per token": 2, "bytes per token": 2, "seconds": 2}
 
 
-def draw_summary(comp: Comparison, full_gpt2: float | None) -> None:
+def measured_text(settings: Settings, comp: Comparison, train_text: str) -> str:
+    """What the four tokenizers are trained and measured on, in words: "the held-out text",
+    or, for a run file (which keeps no corpus), "the run's held-out sample, 4,000 characters"."""
+    if isinstance(settings, Replayed):
+        return run_sample_words(train_text)
+    return f"the {comp.evaluated_on}"
+
+
+def train_text_words(settings: Settings, train_text: str) -> str:
+    """What the page's training text is, in words: a run file's is its held-out sample."""
+    return run_sample_words(train_text) if isinstance(settings, Replayed) else "this corpus's training text"
+
+
+def run_sample_words(sample: str) -> str:
+    return f"the run's held-out sample, {len(sample):,} characters"
+
+
+def draw_run_corpus(settings: Settings, train_text: str) -> None:
+    """For a run file: that this page trains on its sample, and what its whole corpus holds
+    (the profile its file records), so the sample is never taken for the corpus."""
+    if not isinstance(settings, Replayed):
+        return
+    profile = opened_run(settings).source.profile
+    held = (
+        f"The run's corpus (its training part): {profile_words(profile)}."
+        if profile is not None
+        else "Its file does not record what its corpus holds (written before BPE Lab recorded it: train it again)."
+    )
+    st.info(
+        f"A run file keeps no corpus: the four tokenizers here are trained and measured on "
+        f"{run_sample_words(train_text)}. {escape_markdown(held)}",
+        icon=":material/info:",
+    )
+
+
+def draw_summary(comp: Comparison, full_gpt2: float | None, measured_on: str) -> None:
     """What a class compares (compression, crossings, where the merges part ways), then how
     each tokenizer was trained (its base alphabet, the chunks its pre-tokenizer made)."""
     rows = summary_rows(comp)
     show_table([{name: row[name] for name in COMPARED_COLUMNS} for row in rows], decimals=SUMMARY_DECIMALS)
-    st.caption(f"Compression is measured on the {comp.evaluated_on}. {CLASS_RULE}")
+    st.caption(f"Compression is measured on {measured_on}. {CLASS_RULE}")
     if full_gpt2 is not None:
         st.caption(
             f"GPT-2's full vocabulary (50,257 tokens, learned on WebText) reaches {full_gpt2:.2f} "
@@ -76,7 +114,7 @@ def draw_merge_lists(settings: Settings, comp: Comparison, *, gpt2_spelling: boo
     )
 
 
-def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> None:
+def draw_multibyte(settings: Settings, comp: Comparison, train_text: str, measured_on: str) -> None:
     """Which learned byte tokens are partial characters, and when each character is held whole."""
     labels = [variant.label for variant in comp.variants]
     byte_labels = [variant.label for variant in comp.variants if variant.alphabet == "bytes"]
@@ -100,7 +138,14 @@ def draw_multibyte(settings: Settings, comp: Comparison, train_text: str) -> Non
         own=session_owns(settings),
     )
     if not chars:
-        st.info("This training text has no character beyond ASCII: every character is one byte.")
+        corpus = ""
+        if isinstance(settings, Replayed) and opened_run(settings).source.profile is not None:
+            profile = opened_run(settings).source.profile
+            corpus = f" The run's corpus: {escape_markdown(profile_words(profile))}."
+        st.info(
+            f"{measured_on[0].upper()}{measured_on[1:]} has no character beyond ASCII: every character is one byte."
+            + corpus
+        )
         return
     grid_table(table_frame(chars, markdown=False))
     st.caption(

@@ -22,11 +22,13 @@ WIKITEXT_TEST = "WikiText-2 test.txt"
 PARITY_SOURCE = "bytes_parity_source"  # plain key: which text GPT-2 and tiktoken encode
 
 
-def draw_gpt2_parity(train_text: str) -> None:
-    """On request, encode a text with our pure-Python GPT-2 and with tiktoken; say whether the ids agree."""
+def draw_gpt2_parity(train_text: str, train_words: str) -> None:
+    """On request, encode a text with our pure-Python GPT-2 and with tiktoken; say whether the
+    ids agree. ``train_words`` names ``train_text`` ("this corpus's training text")."""
     wikitext = shared_data_dir() / "wikitext-2" / "test.txt"
-    sources = ([WIKITEXT_TEST] if wikitext.is_file() else []) + ["this corpus's training text"]
-    st.session_state.setdefault(PARITY_SOURCE, sources[0])
+    sources = ([WIKITEXT_TEST] if wikitext.is_file() else []) + [train_words]
+    if st.session_state.get(PARITY_SOURCE) not in sources:  # first visit, or another corpus (a run's sample)
+        st.session_state[PARITY_SOURCE] = sources[0]
     bind(st.radio, "Text", PARITY_SOURCE, options=sources, horizontal=True)
     if not st.button("Encode it with our pure-Python GPT-2 and with tiktoken", key="bytes_parity_run"):
         return
@@ -48,8 +50,8 @@ def draw_gpt2_parity(train_text: str) -> None:
         )
 
 
-def draw_gpt2_section(train_text: str) -> None:
+def draw_gpt2_section(train_text: str, train_words: str = "this corpus's training text") -> None:
     """GPT-2 checked id for id against tiktoken, when its files are here."""
     if cached_gpt2() is not None:
         st.subheader("GPT-2, id for id like tiktoken")
-        draw_gpt2_parity(train_text)
+        draw_gpt2_parity(train_text, train_words)

@@ -68,14 +68,19 @@ def draw_controls() -> tuple[int, str, bool]:
             help="0 merges: one token per UTF-8 byte.",
         )
     with right:
-        LANGUAGES_MODE.draw(
-            st.radio,
-            "Train",
-            format_func=MODE_LABELS.get,
-            help="Together: as a multilingual model's tokenizer is trained. Per language: each tokenizer is "
-            "trained and measured on its own paragraph, with the same vocab size.",
-            disabled=state[LANGUAGES_PARITY.key],
-        )
+        if state[LANGUAGES_PARITY.key]:  # said in words, not a radio that no longer answers
+            st.markdown(
+                "**Train:** one tokenizer for all. Parity-aware BPE picks each merge for the costliest language "
+                "and shares one vocabulary, so both rules are trained on every language together."
+            )
+        else:
+            LANGUAGES_MODE.draw(
+                st.radio,
+                "Train",
+                format_func=MODE_LABELS.get,
+                help="Together: as a multilingual model's tokenizer is trained. Per language: each tokenizer is "
+                "trained and measured on its own paragraph, with the same vocab size.",
+            )
     return state[LANGUAGES_MERGES.key], state[LANGUAGES_MODE.key], state[LANGUAGES_PARITY.key]
 
 

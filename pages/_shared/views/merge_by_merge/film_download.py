@@ -12,7 +12,7 @@ from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from pages._shared.render.film_html import film_html
 from pages._shared.state.per_run import keep_with, run_identity
-from pages._shared.state.settings import Settings, bind
+from pages._shared.state.settings import Replayed, Settings, bind
 from pages._shared.views.merge_by_merge.film_player import passage
 from pages._shared.views.merge_by_merge.step_frame import Film
 
@@ -53,10 +53,12 @@ def film_file(settings: Settings, run: TrainingRun, passage: str, merges: int) -
     title = f"BPE, merge by merge: {settings.corpus}"
     data = film_data(run, passage, merges, top_k=settings.top_k, title=title)
     pretokenizer = pretokenizer_name(settings.training.pretokenizer) if settings.training.pretokenizer else "no"
+    # a run file keeps no training text: its film plays on the held-out sample it keeps
+    text_words = "the run's held-out sample" if isinstance(settings, Replayed) else "the training text"
     about = (
         f"The first {data['merges']:,} merges of BPE Lab's run on {settings.corpus!r}: {settings.training.alphabet}, "
         f"{pretokenizer} pre-tokenizer, minimum pair frequency {settings.training.minimum_pair_frequency:,}, ties by "
-        f"{tie_rule_label(settings.training.tie_rule)}. The passage is {len(passage):,} characters of the training text."
+        f"{tie_rule_label(settings.training.tie_rule)}. The passage is {len(passage):,} characters of {text_words}."
     )
     return film_html(data, about)
 

@@ -1,5 +1,5 @@
-"""Merge by merge: the film's state and controls, and the player that draws one frame
-(`step_frame.draw_step`) per step.
+"""Merge by merge: the film's state and switches, and the player that draws the stage and
+one frame (`step_frame.draw_step`) per step.
 
 Stepping goes through `teach_mode.move_film`, so Step, Play and the keyboard also walk the algorithm's phases
 when the panel is on, and Play stops at a step that waits for the class's guess.
@@ -17,6 +17,7 @@ from pages._shared.state.controls import FOLLOW, STEP, WINDOW
 from pages._shared.state.link import mirror_controls
 from pages._shared.state.per_run import keep_with, run_identity
 from pages._shared.state.settings import bind
+from pages._shared.views.merge_by_merge.stage import open_stage
 from pages._shared.views.merge_by_merge.step_frame import WINDOW_CHARS, Film, draw_step
 from pages._shared.views.merge_by_merge.teach_mode import (
     film_at_end,
@@ -25,6 +26,7 @@ from pages._shared.views.merge_by_merge.teach_mode import (
     restart_film,
     start_of_step,
     teach_state,
+    teach_switches,
 )
 
 SPEEDS = [2.0, 1.0, 0.5, 0.25]  # seconds per step while playing
@@ -85,37 +87,23 @@ def play_or_pause(film: Film) -> None:
         restart_film()  # play again from the start
 
 
-def film_controls(film: Film) -> None:
-    """Play/Pause (also space), the speed, and the text window. Step back and Step forward
-    are in the player (`play`), so that a step reruns only the player."""
+def film_switches(film: Film) -> None:
+    """The film's switches in the stage's popover: the speed, and the text window (it
+    follows the merge, or starts at a chosen character)."""
     ss, train_text = st.session_state, film.train_text
-    # Play gets the wider column: its label and key hint ("Pause Space") must fit at 1024 px
-    play_column, speed, _ = st.columns([1.3, 1, 1.2], vertical_alignment="bottom")
-    play_column.button(
-        "Pause" if ss[PLAYING] else "Play",
-        key="merges_play",
-        on_click=play_or_pause,
-        args=(film,),
-        type="primary",
-        shortcut="Space",
-    )
-    with speed:
-        bind(st.select_slider, "Speed", SPEED, options=SPEEDS, format_func=lambda s: f"{s:g} s per step")
+    bind(st.select_slider, "Speed", SPEED, options=SPEEDS, format_func=lambda s: f"{s:g} s per step")
     if len(train_text) > WINDOW_CHARS:
         ss[WINDOW.key] = min(ss[WINDOW.key], len(train_text) - WINDOW_CHARS)  # the corpus may have shrunk
-        w1, w2 = st.columns([2, 3], vertical_alignment="bottom")
-        with w1:
-            FOLLOW.draw(st.toggle, "Follow the merge", help="Move the window to where the merge happens.")
-        with w2:
-            bind(
-                st.slider,
-                "Text window: first character",
-                WINDOW.key,
-                min_value=WINDOW.low,
-                max_value=len(train_text) - WINDOW_CHARS,
-                step=50,
-                disabled=ss[FOLLOW.key],
-            )
+        FOLLOW.draw(st.toggle, "Follow the merge", help="Move the window to where the merge happens.")
+        bind(
+            st.slider,
+            "Text window: first character",
+            WINDOW.key,
+            min_value=WINDOW.low,
+            max_value=len(train_text) - WINDOW_CHARS,
+            step=50,
+            disabled=ss[FOLLOW.key],
+        )
 
 
 def passage(film: Film) -> str:
@@ -125,54 +113,82 @@ def passage(film: Film) -> str:
 
 
 def play(film: Film) -> None:
-    """The player: a fragment that redraws one frame per tick while playing (the timer only
-    exists while playing), with Step back, Step forward (also ←, →) and the step slider.
+    """The player: a fragment that draws the stage (`stage.Stage`) and redraws one frame per
+    tick while playing (the timer only exists while playing). Its controls row holds Play
+    (also Space), Step back and Step forward (also ←, →), the step slider and the lesson's
+    switches, all in the fragment, so a step reruns only the stage.
 
     A step reruns only this fragment, not the sidebar and the page around it: a third of
     the work, and what decides how many students one server keeps stepping without delay
-    (pages/_shared/lecture_hall/load/classroom.py)."""
+    (pages/_shared/lecture_hall/load/classroom.py). What the page outside it depends on
+    (the timer: playing and its speed; the downloadable film's passage: the text window)
+    changed in the fragment takes a full rerun."""
     ss = st.session_state
-    playing = ss[PLAYING]  # when the fragment was defined (with or without its timer)
+    defined = _outside_state()  # as the page around the fragment was drawn
 
     @st.fragment(run_every=ss[SPEED] if ss[PLAYING] else None)
     def player() -> None:
-        if playing and not ss[PLAYING]:
-            st.rerun()  # a step stopped the film: a full rerun drops the timer and flips Play back
+        if _outside_state() != defined:
+            st.rerun()  # Play, Pause, the speed or the window changed: redefine the timer, redraw the page
         if ss[PLAYING]:  # the steps (or phases) due by now; stop at the end or at a question
             for _ in range(steps_due(ss[SPEED])):
                 if not move_film(1, film.last, wait_for_guess=True) or film_at_end(film.last):
                     ss[PLAYING] = False
                     st.rerun()  # a full rerun redefines the fragment without a timer and flips the button
-        back, forward, jump_to = st.columns([1.4, 1.6, 2.6], vertical_alignment="bottom")  # labels fit at 1024 px
-        back.button(
-            "Step back",
-            key="merges_back",
-            on_click=go,
-            args=(film, -1),
-            shortcut="Left",
-            disabled=film_at_start() and not ss[PLAYING],
-        )
-        forward.button(
-            "Step forward",
-            key="merges_forward",
-            on_click=go,
-            args=(film, 1),
-            disabled=film_at_end(film.last),
-            shortcut="Right",
-        )
-        if film.last > 1:  # keyed by the step shown: a late tick carrying an older position then
-            key = f"merges_jump_{ss[STEP.key]}"  # names a widget that is gone, and cannot move the step back
-            jump_to.slider(
-                "Jump to step",
-                1,
-                film.last,
-                value=ss[STEP.key],
-                key=key,
-                on_change=jump,
-                args=(key,),
-                disabled=ss[PLAYING],
-            )
+        stage = open_stage()
+        with stage.controls:
+            _stepping_controls(film)
+            with st.popover("Lesson switches", icon=":material/tune:", key="merges_switches"):
+                film_switches(film)
+                teach_switches()
         mirror_controls(current_page())  # the step, phase and scan follow in the address bar
-        draw_step(film, film.run.steps[ss[STEP.key] - 1])
+        draw_step(film, film.run.steps[ss[STEP.key] - 1], stage)
 
     player()
+
+
+def _outside_state() -> tuple:
+    ss = st.session_state
+    return ss[PLAYING], ss[SPEED], ss[FOLLOW.key], ss[WINDOW.key]
+
+
+def _stepping_controls(film: Film) -> None:
+    """Play/Pause, Step back, Step forward and the step slider, in the stage's controls row."""
+    ss = st.session_state
+    st.button(
+        "Pause" if ss[PLAYING] else "Play",
+        key="merges_play",
+        on_click=play_or_pause,
+        args=(film,),
+        type="primary",
+        shortcut="Space",
+    )
+    st.button(
+        "Step back",
+        key="merges_back",
+        on_click=go,
+        args=(film, -1),
+        shortcut="Left",
+        disabled=film_at_start() and not ss[PLAYING],
+    )
+    st.button(
+        "Step forward",
+        key="merges_forward",
+        on_click=go,
+        args=(film, 1),
+        disabled=film_at_end(film.last),
+        shortcut="Right",
+    )
+    if film.last > 1:  # keyed by the step shown: a late tick carrying an older position then
+        key = f"merges_jump_{ss[STEP.key]}"  # names a widget that is gone, and cannot move the step back
+        st.slider(
+            "Jump to step",
+            1,
+            film.last,
+            value=ss[STEP.key],
+            key=key,
+            on_change=jump,
+            args=(key,),
+            disabled=ss[PLAYING],
+            label_visibility="collapsed",  # the step is said beside it, in the headline
+        )

@@ -87,7 +87,8 @@ def _question(step: MergeStep, settings: Settings) -> None:
         f"**Predict merge {step.number:,}:** which pair is merged next? Click its bar in the chart, "
         "pick it here, or type it."
     )
-    pick, typed = st.columns(2)
+    # one under the other: beside the chart, the stage's text column is too narrow for two boxes
+    pick, typed = st.container(), st.container()
     pick.selectbox(
         "Pick a pair",
         options=range(len(pairs)),

@@ -18,11 +18,11 @@ from bpe.text import pair_label
 from bpe.wording import tie_with_winner
 from pages._shared.data.runs import prefix_tokenizer
 from pages._shared.data.step_window import step_window
-from pages._shared.frame.presenter import presented_once, presenting
+from pages._shared.frame.presenter import presented_once
 from pages._shared.frame.tables import rows_table
 from pages._shared.render.algorithm_html import algorithm_html, scan_caption, scan_html
 from pages._shared.render.figures import pair_frequency_figure, question_figure, tied_with_winner
-from pages._shared.render.html import escape_markdown, merge_headline_html
+from pages._shared.render.html import escape_markdown, hidden_merge_html, merge_headline_html
 from pages._shared.render.numbers import change_delta
 from pages._shared.state.controls import FOLLOW, WINDOW
 from pages._shared.state.settings import Settings
@@ -30,6 +30,7 @@ from pages._shared.state.stores import is_own_text
 from pages._shared.views.compare_runs.what_if import what_if_buttons
 from pages._shared.views.merge_by_merge.merge_quiz import chart_options, quiz_box
 from pages._shared.views.merge_by_merge.pair_counts import draw_counts
+from pages._shared.views.merge_by_merge.stage import Stage
 from pages._shared.views.merge_by_merge.teach_mode import frame_view, next_merge, scan_events, shown_length, shown_vocab
 
 WINDOW_CHARS = 600
@@ -46,61 +47,59 @@ class Film:
     last: int
 
 
-def draw_step(film: Film, step) -> None:
-    """The frame of ``step``, as far as its phase reveals (`teach_mode.frame_view`): the
-    numbers, the headline and the quiz, the pair chart beside what the merge changed, the
-    text, the merge log."""
+def draw_step(film: Film, step, stage: Stage) -> None:
+    """The frame of ``step`` on the stage, as far as its phase reveals
+    (`teach_mode.frame_view`): the step and the merge in the headline; the pair chart and,
+    under it, the algorithm and the numbers, beside the text before and after the merge (the
+    quiz over the text); below them what the merge changed and the merge log."""
     view = frame_view(step)
-    _draw_numbers(film, step, view)
-    if view.shown.winner:
-        st.html(merge_headline_html(step))
-    quiz_box(step, film.settings, next_merge=next_merge, args=(film.last,))
-    if view.shown.after:
-        draw_counts(film.run, step)
-    _draw_chart_and_changes(film, step, view)
-    _draw_text(film, step, view)
-    _draw_log(film, step, view)
+    with stage.headline:
+        st.metric("Step", f"{step.number:,} of {film.last:,}", width="content")
+        st.html(merge_headline_html(step) if view.shown.winner else hidden_merge_html(step, asking=view.pending))
+    with stage.chart:
+        _draw_chart(film, step, view)
+        _draw_numbers(film, step, view)
+    with stage.text:
+        quiz_box(step, film.settings, next_merge=next_merge, args=(film.last,))
+        _draw_text(film, step, view)
+    with stage.below:
+        _draw_changes(step, view)
+        _draw_log(film, step, view)
 
 
 def _draw_numbers(film: Film, step, view) -> None:
-    """Step, vocab size, sequence length and characters per token, as the frame shows them."""
-    run, last, k = film.run, film.last, step.number
-    if presenting():  # large type: two numbers a row, so each keeps the width it needs at 1024 px
-        m1, m2 = st.columns(2)
-        m3, m4 = st.columns(2)
-    else:
-        m1, m2, m3, m4 = st.columns(4)
-    if last < 1_000:
-        m1.metric("Step", f"{k:,} of {last:,}")
-    else:  # "1,744 of 1,744" does not fit a quarter of the page: the total goes in the label
-        m1.metric(f"Step (of {last:,})", f"{k:,}")
-    m2.metric("Vocab size", f"{shown_vocab(view, step):,}")
-    length = shown_length(view, step, run)
-    m3.metric("Sequence length", f"{length:,}", **change_delta(length - run.sequence_length(k - 1), ""))
-    m4.metric(
-        "Chars per token",
-        f"{compression(run.training_characters, length):.2f}",
-        help="compression so far: characters per token of the training text after this merge",
-    )
+    """The vocab size, the sequence length and the compression so far, as the frame shows
+    them, and the pair count beside the merges applied."""
+    run, k = film.run, step.number
+    with st.container(horizontal=True, gap="medium", key="stage_numbers"):
+        st.metric("Vocab size", f"{shown_vocab(view, step):,}", width="content")
+        length = shown_length(view, step, run)
+        delta = change_delta(length - run.sequence_length(k - 1), "")
+        st.metric("Sequence length", f"{length:,}", width="content", **delta)
+        st.metric(
+            "Chars per token",
+            f"{compression(run.training_characters, length):.2f}",
+            help="compression so far: characters per token of the training text after this merge",
+            width="content",
+        )
+    if view.shown.after:
+        draw_counts(run, step)
 
 
-def _draw_chart_and_changes(film: Film, step, view) -> None:
-    """The pair chart (with "what if" another tie rule, when one decided the step) beside the
-    algorithm panel and what the merge changed."""
+def _draw_chart(film: Film, step, view) -> None:
+    """The pair chart (with "what if" another tie rule, when one decided the step) and,
+    under it, the algorithm panel."""
     settings, run, k = film.settings, film.run, step.number
-    # side by side; in presenter mode one under the other, so the large type keeps its columns
-    chart, changes = (st.container(), st.container()) if presenting() else st.columns([3, 2])
-    chart.plotly_chart(
+    st.plotly_chart(
         pair_chart(settings, step, winner=view.shown.winner, asking=view.pending),
         **chart_options(step, settings, view.pending),
     )
     ties = len(tied_with_winner(step))
     if view.shown.winner and ties:  # the tie rule decided this step: say so, and offer the other rules
-        chart.caption(f"⚠️ {tie_with_winner(ties)}. Tie rule: {tie_rule_sentence(settings.training.tie_rule)}.")
-        with chart:
-            what_if_buttons(settings, k)
+        st.caption(f"⚠️ {tie_with_winner(ties)}. Tie rule: {tie_rule_sentence(settings.training.tie_rule)}.")
+        what_if_buttons(settings, k)
     if view.algorithm:
-        changes.html(
+        st.html(
             algorithm_html(
                 step,
                 view.phase,
@@ -111,10 +110,12 @@ def _draw_chart_and_changes(film: Film, step, view) -> None:
                 asking=view.pending,
             )
         )
+
+
+def _draw_changes(step, view) -> None:
     if view.shown.after:
-        changes.markdown("**What the merge changed** (pair counts)")
-        with changes:
-            rows_table(count_change_rows(step), counts=["change"])
+        st.markdown("**What the merge changed** (pair counts)")
+        rows_table(count_change_rows(step), counts=["change"])
 
 
 def _draw_text(film: Film, step, view) -> None:

@@ -42,31 +42,27 @@ def teach_state(settings: Settings) -> None:
         linked.setdefault()
 
 
-def teach_controls() -> None:
-    """The three switches, in one row."""
-    quiz, algorithm, slow = st.columns(3)
-    with quiz:
-        controls.QUIZ.draw(
-            st.toggle,
-            "Predict the merge",
-            help="Predict the next merge: the winner stays hidden until the class has guessed (click a bar, "
-            "pick or type a pair); the answer is explained and the score kept over the steps.",
-        )
-    with algorithm:
-        controls.ALGORITHM.draw(
-            st.toggle,
-            "Show the algorithm",
-            help="The training loop beside the film: each merge plays in phases (count → pick → merge → "
-            "record), the line being executed lit.",
-        )
-    with slow:
-        controls.SLOW.draw(
-            st.toggle,
-            "Slow merge",
-            disabled=not st.session_state[ALGORITHM],
-            help="With the algorithm shown: the merge phase scans the text window left to right, one "
-            "occurrence at a time, so 'aaaaa' visibly becomes 'aa aa a', not three 'aa'.",
-        )
+def teach_switches() -> None:
+    """The three teaching switches, one under the other (in the stage's popover)."""
+    controls.QUIZ.draw(
+        st.toggle,
+        "Predict the merge",
+        help="Predict the next merge: the winner stays hidden until the class has guessed (click a bar, "
+        "pick or type a pair); the answer is explained and the score kept over the steps.",
+    )
+    controls.ALGORITHM.draw(
+        st.toggle,
+        "Show the algorithm",
+        help="The training loop beside the film: each merge plays in phases (count → pick → merge → "
+        "record), the line being executed lit.",
+    )
+    controls.SLOW.draw(
+        st.toggle,
+        "Slow merge",
+        disabled=not st.session_state[ALGORITHM],
+        help="With the algorithm shown: the merge phase scans the text window left to right, one "
+        "occurrence at a time, so 'aaaaa' visibly becomes 'aa aa a', not three 'aa'.",
+    )
 
 
 # ==================== Stepping

@@ -32,7 +32,7 @@ def _live(settings: Settings, ticking: bool) -> None:
     if not records:
         return
     left, right = st.columns(2)
-    left.plotly_chart(presented(bits_per_char_curves(records, x="seconds")), key="model_curve_seconds")
+    left.plotly_chart(presented(bits_per_char_curves(records, x="tokens")), key="model_curve_tokens")
     right.plotly_chart(presented(bits_per_char_curves(records, x="chars")), key="model_curve_chars")
 
 

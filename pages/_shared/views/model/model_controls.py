@@ -8,7 +8,7 @@ import streamlit as st
 from bpe.lm.job import HELDOUT_CHARS, TRAIN_CHARS
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared
-from pages._shared.state.controls import SECONDS, SHAPE
+from pages._shared.state.controls import SHAPE, STEPS
 from pages._shared.state.settings import Settings, bind
 from pages._shared.views.model.job_owner import (
     CHOSEN,
@@ -26,10 +26,10 @@ def draw_controls(settings: Settings, choices: dict[str, Compared]) -> None:
     state = st.session_state
     keep_choice(choices)  # chosen again from the offer when it changes (another corpus, another vocab)
     SHAPE.setdefault()
-    SECONDS.setdefault()
+    STEPS.setdefault()
     job = current_job()
     running = job is not None and job.running
-    c1, c2, c3 = st.columns([3, 3, 1])
+    c1, c2, c3 = st.columns([3, 3, 1.4])
     with c1:
         bind(
             st.multiselect,
@@ -44,7 +44,14 @@ def draw_controls(settings: Settings, choices: dict[str, Compared]) -> None:
             st.selectbox, "Model shape (the same for every tokenizer)", format_func=shape_label, disabled=running
         )
     with c3:
-        SECONDS.draw(st.number_input, "Seconds per model", step=10, disabled=running)
+        STEPS.draw(
+            st.number_input,
+            "Steps per model",
+            step=50,
+            disabled=running,
+            help="Equal work for every model: this many optimizer steps, each on the same batch of windows of "
+            "tokens. Not seconds: a clock counts whatever else the machine is doing.",
+        )
     train, heldout = corpus_texts(settings)
     scored = (
         f"scored on {_first(HELDOUT_CHARS, len(heldout))} its held-out part"

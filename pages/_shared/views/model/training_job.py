@@ -20,17 +20,20 @@ from bpe.wording import counted
 from pages._shared.data.jobs import TRAINING_NICENESS, server_slots
 from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import Compared, base_level, bpe_at
-from pages._shared.state.controls import MODEL_TOKENIZERS, SECONDS, SHAPE
+from pages._shared.state.controls import MODEL_TOKENIZERS, SHAPE, STEPS
 from pages._shared.state.sessions import session_watch
 from pages._shared.state.settings import Settings
 
 JOB = "model_job"  # plain key: this session's ExperimentJob (running or finished)
 
 CAVEATS = """\
-- **Equal compute.** Every model trains for the same number of seconds on the same machine, one
-  after another (evaluation is not counted). Seconds are only fair if the machine is equally busy
-  throughout: other work on it slows whichever model is training at the time. The second curve
-  shows the same runs against characters of text processed.
+- **Equal compute is equal work, not equal seconds.** Every model trains the same number of
+  steps, each on the same batch of windows of the same number of tokens: the same tokens
+  processed. A larger vocabulary costs a little more a token (its output layer), so the table
+  gives each model's training FLOPs too. The seconds each took are said, never compared: a
+  clock counts whatever else the machine does (a busy machine once gave characters 5.0 s and
+  BPE 6.6 s for the same budget). The second curve shows the same runs against characters of
+  text read: in the same tokens, a BPE model reads more text.
 - **Bits per character, never loss per token.** A BPE token stands for several characters, so
   its loss per token is naturally higher. Each model's total held-out loss is divided by the
   characters of the **same held-out text**, which neither the tokenizer nor the models trained on.
@@ -72,7 +75,7 @@ def start_job(settings: Settings, choices: dict[str, Compared]) -> None:
     state[JOB] = ExperimentJob(
         chosen,
         config,
-        Budget(seconds=float(state[SECONDS.key])),
+        Budget(steps=int(state[STEPS.key])),
         text=text,
         settings=train_settings(config, text.heldout_chars),
         slots=server_slots(),
@@ -91,7 +94,7 @@ def stop_job() -> None:
 def progress_text(job: ExperimentJob) -> tuple[float, str]:
     """(fraction done, one line) for the progress bar while the job runs."""
     shared = job.snapshot()
-    budget = job.budget.seconds
+    budget = job.budget.steps
     done = len(shared.summaries)
     if shared.place is not None:
         place = shared.place
@@ -115,8 +118,8 @@ def progress_text(job: ExperimentJob) -> tuple[float, str]:
         return done / len(job.names), f"Building the model for {name}… ({where})"
     evaluated = [r.progress for r in shared.evaluated if r.tokenizer == name]
     score = f", held-out {evaluated[-1].evaluation.bits_per_char:.3f} bits/char" if evaluated else ""
-    fraction = (done + min(latest.seconds / budget, 1.0)) / len(job.names)
+    fraction = (done + min(latest.step / budget, 1.0)) / len(job.names)
     return fraction, (
-        f"Model {done + 1} of {len(job.names)}: **{name}**, {latest.seconds:.0f} of {budget:g} s, "
-        f"step {latest.step:,}{score} ({where})"
+        f"Model {done + 1} of {len(job.names)}: **{name}**, step {latest.step:,} of {budget:,} "
+        f"({latest.seconds:.0f} s){score} ({where})"
     )

@@ -3,7 +3,8 @@
 The tokenizers offered: this run at a few vocab sizes, its alphabet alone, the other runs
 this session trained (Compare runs remembers them), GPT-2, GPT-4 and an uploaded
 tokenizer. The choice is kept by label and filtered to what is offered now, so another
-corpus or vocab keeps what still exists and falls back to the run and GPT-2 (or GPT-4).
+corpus or vocab keeps what still exists and puts this run's new sizes and GPT-4 (or GPT-2)
+where rows were lost (`kept_rows`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,30 @@ def diff_choices(settings: Settings, run: TrainingRun) -> dict[str, Compared]:
     return choices
 
 
+THIS_RUN = "this run, vocab "  # how the rows of this run's vocab sizes are labelled
+
+
+def kept_rows(chosen: list[str] | None, labels: list[str]) -> list[str]:
+    """The rows to show of the tokenizers offered (``labels``, this run's first): those chosen
+    that are still offered. When that leaves fewer than two because the run changed (another
+    corpus: its vocab sizes are not this run's), this run's sizes take the lost rows' places,
+    beside GPT-4 (or GPT-2); a first visit shows this run, GPT-2 and GPT-4. A row the
+    reader took out stays out: ``["this run, vocab 297", "GPT-4 (cl100k)"]``, after a switch to a corpus
+    whose run offers 12 and 33, is ``["this run, vocab 12", "GPT-4 (cl100k)"]``."""
+    if chosen is None:  # the first visit: this run and the pretrained tokenizers here
+        pretrained = [label for label in labels if label in (GPT2_LABEL, GPT4_LABEL)]
+        return [labels[0], *(pretrained or labels[1:2])][:MAX_ROWS]
+    kept = [label for label in chosen if label in labels][:MAX_ROWS]
+    lost = [label for label in chosen if label not in labels]
+    if len(kept) >= 2 or not lost:
+        return kept
+    sizes = [label for label in labels if label.startswith(THIS_RUN) and label not in kept]
+    pretrained = [label for label in (GPT4_LABEL, GPT2_LABEL) if label in labels]
+    wanted = max(1, sum(label.startswith(THIS_RUN) for label in lost))
+    rows = sizes[:wanted] + kept + pretrained[:1] + labels
+    return list(dict.fromkeys(rows))[: max(2, min(len(kept) + len(lost), MAX_ROWS))]
+
+
 def draw_span_diff(settings: Settings, run: TrainingRun, text: str) -> None:
     ss = st.session_state
     st.subheader("Span diff")
@@ -62,11 +87,7 @@ def draw_span_diff(settings: Settings, run: TrainingRun, text: str) -> None:
     )
     choices = diff_choices(settings, run)
     labels = list(choices)
-    kept = [label for label in ss.get(ROWS, []) if label in choices][:MAX_ROWS]
-    if not kept:  # the first visit, or none of the chosen is offered any more
-        pretrained = [c for c in labels if c in (GPT2_LABEL, GPT4_LABEL)]
-        kept = [labels[0], *(pretrained or labels[1:2])][:MAX_ROWS]
-    ss[ROWS] = kept
+    ss[ROWS] = kept_rows(ss.get(ROWS), labels)
     bind(
         st.multiselect,
         "Tokenizers to compare (2 to 4)",

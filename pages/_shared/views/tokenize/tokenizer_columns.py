@@ -111,12 +111,15 @@ def tokenizer_columns(trained: int, pretrained: int) -> list:
     then the pretrained ones, at most that many a row (every row as wide as the widest, so
     columns line up)."""
     count, per_row = trained + pretrained, PER_ROW_LARGE if presenting() else PER_ROW
+    # a wide gutter: tokens fill their column to its edge, and in large type two columns of
+    # them ran together into one at 1024 px
+    gap = "medium" if presenting() else "small"
     if count <= per_row:
-        return list(st.columns(max(count, 1)))[:count]
+        return list(st.columns(max(count, 1), gap=gap))[:count]
     width = min(per_row, max(trained, pretrained))
-    columns = list(st.columns(width))[:trained]
+    columns = list(st.columns(width, gap=gap))[:trained]
     while len(columns) < count:
-        columns += st.columns(width)
+        columns += st.columns(width, gap=gap)
     return columns[:count]
 
 

@@ -21,6 +21,7 @@ from bpe.run import TrainingRun
 from bpe.text import pair_label, printable
 from pages._shared.data.measures import learned_rows, token_table
 from pages._shared.data.tokenizers import Compared, bpe_at
+from pages._shared.frame.presenter import presenting
 from pages._shared.frame.tables import arrow_rows, grid_table
 from pages._shared.state.controls import LENGTHS, SEARCH, UNUSED
 from pages._shared.state.per_run import keep_with, run_identity
@@ -85,8 +86,9 @@ def draw_summary(rows, table: pa.Table) -> None:
 
 
 def draw_first_and_longest(run: TrainingRun, merges: int, table: pa.Table) -> None:
-    """The first 50 merges beside the 50 longest tokens."""
-    first, tall = st.columns(2)
+    """The first 50 merges beside the 50 longest tokens (in presenter mode one above the
+    other: a long token in large type takes more than half a projector's page)."""
+    first, tall = (st.container(), st.container()) if presenting() else st.columns(2)
     with first:
         st.markdown("**The first 50 merges**")
         grid_table(

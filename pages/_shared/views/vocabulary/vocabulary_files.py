@@ -24,8 +24,10 @@ from bpe.formats.tiktoken_bundle import BUNDLE_SUFFIX, tiktoken_bundle
 from bpe.pretokenize import pretokenizer_name
 from bpe.run import TrainingRun
 from bpe.tokenizer import BPETokenizer
+from bpe.wording import BPE_COMMAND
 from pages._shared.data.comparisons import exported_files, upload_difference
-from pages._shared.data.measures import encoded_training_ids, measured_text
+from pages._shared.data.measures import measured_text
+from pages._shared.data.runs import corpus_texts
 from pages._shared.data.tokenizers import (
     UPLOAD_ERROR,
     UPLOADED,
@@ -75,9 +77,13 @@ def draw_downloads(settings: Settings, run: TrainingRun, trained: Compared) -> N
         key="vocab_download_csv",
         on_click="ignore",
     )
+    # The file is made on click, on a thread of the server that runs no script: it may call
+    # nothing of Streamlit's (session state, caches), which there only log "missing
+    # ScriptRunContext" on the server's console. So the text is taken now (a cached string).
+    train = corpus_texts(settings)[0]
     d3.download_button(
         "Encoded training text (torch .pt)",
-        lambda: ids_tensor_bytes(encoded_training_ids(settings, trained)),  # made on click
+        lambda: ids_tensor_bytes(tokenizer.encode(train)),  # made on click
         file_name=f"train_ids_{tokenizer.vocab_size}.pt",
         mime="application/octet-stream",
         key="vocab_download_pt",
@@ -122,7 +128,7 @@ def draw_exports(trained: Compared) -> None:
             "byte alphabet (in the sidebar) to export for them. Hugging Face keeps characters."
         )
     st.caption(
-        "`python -m bpe export --tokenizer T.json --format hf|tiktoken|minbpe --output PATH` writes the "
+        f"`{BPE_COMMAND} export --tokenizer T.json --format hf|tiktoken|minbpe --output PATH` writes the "
         "same files, then loads each with its library and says whether the ids are identical."
     )
 
