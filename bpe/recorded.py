@@ -112,9 +112,15 @@ class RecordedSteps(Sequence):
         top_values: Sequence[int],
         change_sizes: Sequence[int],
         change_values: Sequence[int],
+        token_budget=None,
     ) -> RecordedSteps:
         """Rebuild a record from its columns (a run file's), checking every id against the
-        tokens that exist at that step; `BpeError` naming the first step that is wrong."""
+        tokens that exist at that step; `BpeError` naming the first step that is wrong.
+
+        Each merge's token is ``vocab[left] + vocab[right]``, so a few merges can describe a
+        huge token (30 that each join the newest token with itself: a gigabyte). With
+        ``token_budget`` (a `bpe.io.budget.TokenTally`) each token's length is added to it
+        before the token is made, and the budget refuses the first one too long."""
         steps = len(lefts)
         for name, column in (
             ("rights", rights),
@@ -144,6 +150,8 @@ class RecordedSteps(Sequence):
                 raise BpeError(f"merge {number + 1} has a count below 1 or a negative token count")
             if number and sequence_lengths[number] > sequence_lengths[number - 1]:
                 raise BpeError(f"merge {number + 1} makes the training text longer, which no merge does")
+            if token_budget is not None:
+                token_budget.add(len(record.vocab[left]) + len(record.vocab[right]), f"merge {number + 1:,}")
             record._add(left, right, frequencies[number], sequence_lengths[number])
             for what, values, start, end, limit in (
                 ("its runners-up", top_values, top_start, top_ends[number], known),

@@ -13,10 +13,13 @@ big the corpus.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from bpe.alphabet import check_alphabet
@@ -30,8 +33,16 @@ from bpe.scale.chunk_counts import (
     table_from_counts,
     training_value,
 )
-from bpe.scale.corpus_files import TEXT, CorpusFile, file_sha256, find_corpus_files
-from bpe.scale.partitions import Document, Partition, ReadOptions, documents, is_heldout, partitions
+from bpe.scale.corpus_files import PARQUET, TEXT, CorpusFile, file_sha256, find_corpus_files
+from bpe.scale.partitions import (
+    Document,
+    Partition,
+    ReadOptions,
+    document_passages,
+    documents,
+    is_heldout,
+    partitions,
+)
 from bpe.specials import check_special_tokens
 
 BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much input
@@ -42,7 +53,8 @@ BYTES_PER_WORKER = 32 << 20  # by default, one more process for each this much i
 # worker's tally keeps the default, ChunkTally.MAX_PENDING_SEGMENTS: chunking each distinct
 # segment once is what makes counting fast, and a worker's memory goes back with it
 # (docs/speed.md has both measurements).
-DASK_CONNECT_SECONDS = 20  # how long to wait for a scheduler before saying it cannot be reached
+DASK_CONNECT_SECONDS = 10  # how long to wait for a scheduler's answer before saying it gives none
+DASK_WORKERS_SECONDS = 30  # how long to wait for a scheduler's first worker before saying it has none
 NO_PRETOKENIZER = (
     "training with no pre-tokenizer merges across the whole text, so it cannot be counted in chunks: "
     "train it in memory (python -m bpe build), or count with a pre-tokenizer (--pretokenizer gpt2)"
@@ -266,9 +278,15 @@ def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTot
     # spawn: a worker starts clean, without the threads and state of the caller (a server)
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=die_with, initargs=(os.getpid(),)) as pool:
+
+        def submit(function, *arguments) -> Future:
+            with _stops_held():
+                return pool.submit(function, *arguments)
+
         try:
-            return job.run(pool.submit, 2 * workers, on_progress, started)
+            return job.run(submit, 2 * workers, on_progress, started)
         except BrokenProcessPool:
             raise BpeError("a counting worker process died (out of memory, or killed); try fewer --workers") from None
         except BaseException:
@@ -283,6 +301,71 @@ def _on_cores(job: _Job, workers: int, on_progress, started: float) -> CountsTot
             raise
 
 
+# What stops a count (Ctrl-C, `kill`), while the pool starts a worker or its manager thread
+# (`_stops_held`). A SIGTERM that landed between spawning a worker and sending it its
+# start-up data left the worker to die on an `EOFError` traceback, and one inside the
+# manager thread's start left the pool unable to shut down ("cannot join thread before it
+# is started"); a Ctrl-C, which a terminal sends to every process of the command, met a
+# worker still starting Python and printed its `KeyboardInterrupt` traceback. Each after
+# "interrupted: nothing was written".
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _stops_held() -> Iterator[None]:
+    """Within, a stop signal is noted, not acted on, and raised again on leaving, for its own
+    handler (the command line's SIGTERM handler, Ctrl-C's) to act on. Python runs handlers in
+    the main thread whichever thread the kernel hands a signal to (here: the thread hashing
+    the inputs), so they are put off where Python acts on them; they are blocked too, in this
+    thread, so that a worker started here starts with them blocked (a signal mask is
+    inherited across exec) and takes them only once it is ready (`die_with`). The handlers
+    are the process's, swapped for the moment a worker starts and then put back. Elsewhere
+    than the main thread, no handler runs and nothing is changed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    handlers = {number: signal.signal(number, lambda number, frame: arrived.append(number)) for number in STOP_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        # each step in a `finally` of the one before: a signal handled between two of them
+        # (it raises) still leaves every handler put back
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one that waited is noted now
+        finally:
+            try:
+                signal.signal(signal.SIGINT, handlers[signal.SIGINT] or signal.SIG_DFL)
+            finally:
+                signal.signal(signal.SIGTERM, handlers[signal.SIGTERM] or signal.SIG_DFL)
+        if arrived:
+            signal.raise_signal(arrived[0])
+
+
+def die_with(parent: int) -> None:
+    """A pool worker's first act: ask the kernel to kill it when ``parent`` (the process that
+    counts) dies, as the lecture hall's app processes do. Killed with SIGKILL, the counting
+    process runs no clean-up, and its workers would count on for nobody (seen: 30 s and
+    more, with the resource tracker beside them). Linux only (PR_SET_PDEATHSIG); a parent
+    already gone before the call is caught by its pid.
+
+    It starts with the stop signals blocked (`_stops_held`). It ignores Ctrl-C, which a
+    terminal sends to every process of the command: the count stops and ends its workers
+    (a worker that took it printed a `KeyboardInterrupt` traceback, one still starting
+    Python too); then it takes SIGTERM, so a `terminate` sent while it started ends it here."""
+    import ctypes
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def _run_here(function, *arguments) -> Future:
     future: Future = Future()
     try:
@@ -293,20 +376,117 @@ def _run_here(function, *arguments) -> Future:
 
 
 def _on_dask(job: _Job, address: str, on_progress, started: float) -> CountsTotal:
+    """Count on the Dask cluster whose scheduler is at ``address``, once it is known to be
+    one that can: every way it cannot is one `BpeError` line within a deadline."""
     try:
         from distributed import Client
     except ImportError:
         raise BpeError("--dask needs the distributed package: pip install -r requirements.txt") from None
+    workers = dask_workers(address)
     try:
         client = Client(address, timeout=f"{DASK_CONNECT_SECONDS}s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as error:
-        raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
+    except Exception as error:  # noqa: BLE001 - it answered a moment ago: whatever it is now, one line
+        raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {_first_line(error)}") from None
     try:
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        check_workers_import_bpe(client)
         submit = lambda function, *arguments: client.submit(function, *arguments, pure=False)
-        return job.run(submit, 2 * workers, on_progress, started)
+        try:
+            return job.run(submit, 2 * workers, on_progress, started)
+        except ImportError as missing:  # a worker that joined after the check
+            raise BpeError(f"a Dask worker cannot import {missing.name or missing}: {_install_there()}") from None
     finally:
-        client.close()
+        client.close(timeout=DASK_CONNECT_SECONDS)  # never distributed's own 40 s wait, nor a traceback at exit
+
+
+def dask_workers(address: str) -> int:
+    """How many workers the Dask scheduler at ``address`` has, asked over Dask's own protocol
+    with a deadline before any client is made: a port where nothing listens, one that answers
+    something else (an HTTP server's bytes read as a Dask frame asked for 3 EiB), one that
+    never answers, and a scheduler without workers (waited for up to `DASK_WORKERS_SECONDS`)
+    are each one `BpeError` line. A client made first would wait on each of them and then
+    spend 40 s and a traceback closing itself at exit."""
+    import asyncio
+    import socket  # only here: a counting worker and the merge phase load no network module
+
+    from distributed.comm import get_address_host_port
+    from distributed.core import rpc
+
+    try:
+        host, port = get_address_host_port(address)
+    except ValueError as error:  # an address Dask cannot read ("host:port" with an unknown scheme)
+        raise BpeError(f"{address!r} is not a Dask scheduler's address: {_first_line(error)}") from None
+    try:
+        socket.create_connection((host, port), timeout=DASK_CONNECT_SECONDS).close()
+    except ConnectionRefusedError:  # said at once: Dask's own connect would retry it until its timeout
+        raise BpeError(
+            f"nothing listens at {address!r} (connection refused): is the Dask scheduler running there?"
+        ) from None
+    except OSError as error:
+        raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {error.strerror or error}") from None
+
+    async def identity() -> dict:
+        scheduler = rpc(address, timeout=DASK_CONNECT_SECONDS)
+        try:
+            return await asyncio.wait_for(scheduler.identity(), DASK_CONNECT_SECONDS)
+        finally:
+            await scheduler.close_rpc()
+
+    ends = time.monotonic() + DASK_WORKERS_SECONDS
+    while True:
+        try:
+            # on a loop of its own, in a thread of its own: the caller's thread may run one already
+            with ThreadPoolExecutor(1) as asking:
+                info = asking.submit(lambda: asyncio.run(identity())).result()
+        except TimeoutError:
+            raise BpeError(
+                f"the Dask scheduler at {address!r} did not answer within {DASK_CONNECT_SECONDS} s: is it a Dask "
+                "scheduler's port (8786 by default)?"
+            ) from None
+        except OSError as error:
+            raise BpeError(f"cannot reach the Dask scheduler at {address!r}: {_first_line(error)}") from None
+        except ValueError as error:  # an address Dask cannot read ("host:port" with an unknown scheme)
+            raise BpeError(f"{address!r} is not a Dask scheduler's address: {_first_line(error)}") from None
+        except Exception as error:  # noqa: BLE001 - the other end's bytes, read as Dask's, fail in any way
+            raise BpeError(
+                f"{address!r} does not answer as a Dask scheduler ({type(error).__name__}: {_first_line(error)})"
+            ) from None
+        if not isinstance(info, dict) or info.get("type") != "Scheduler":
+            raise BpeError(f"{address!r} answers, but not as a Dask scheduler")
+        workers = len(info.get("workers") or {})
+        if workers:
+            return workers
+        if time.monotonic() > ends:
+            raise BpeError(
+                f"the Dask scheduler at {address!r} has no workers (waited {DASK_WORKERS_SECONDS} s): start them "
+                f"with: dask worker {address}"
+            )
+        time.sleep(0.5)
+
+
+def check_workers_import_bpe(client) -> None:
+    """`BpeError` naming the worker and the missing package when a worker cannot import what
+    counting runs (`count_partition` and all it imports): a worker started where BPE Lab is not
+    installed fails every task with "Error during deserialization of the task graph"."""
+    outcomes = client.run(exec, f"import {__name__}", {}, on_error="return")
+    for worker, outcome in sorted(outcomes.items()):
+        if isinstance(outcome, BaseException):
+            missing = outcome.name if isinstance(outcome, ImportError) and outcome.name else _first_line(outcome)
+            raise BpeError(
+                f"the Dask worker at {worker} cannot import {missing!r} ({type(outcome).__name__}: "
+                f"{_first_line(outcome)}): {_install_there()}"
+            )
+
+
+def _install_there() -> str:
+    return (
+        "install BPE Lab where the workers run (pip install -r requirements.txt in a checkout installs the bpe "
+        "package) and start them from that environment"
+    )
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__
 
 
 # ==================== One partition (runs in a worker)
@@ -357,7 +537,9 @@ def count_partition(
                 tallies[waiting[0]].add(waiting[1])
             waiting = (held, counted)
         else:
-            tallies[held].add(text)
+            where = lambda: f"{file.name}: the document at {_place(file, document.key)}"  # noqa: B023 (called at once)
+            for passage in document_passages(text, pretokenizer, options.passage_bytes, where=where):
+                tallies[held].add(passage)
         key, part = ("heldout_", "heldout") if held else ("", "training")
         sums[key + "characters"] += len(text)
         sums[key + "documents"] += 1
@@ -393,6 +575,11 @@ def count_timed(*arguments) -> tuple[ChunkCounts, dict]:
     """`count_partition` and where its time went, by step: what a worker sends back."""
     seconds: dict = {}
     return count_partition(*arguments, seconds=seconds), seconds
+
+
+def _place(file: CorpusFile, key: int) -> str:
+    """Where a document starts, for a message: a JSON line's byte offset, a Parquet row."""
+    return f"row {key:,}" if file.kind == PARQUET else f"byte {key:,}"
 
 
 def _capped_documents(

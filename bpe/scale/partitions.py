@@ -25,7 +25,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
-import json
 import math
 import zlib
 from collections.abc import Iterator, Sequence
@@ -33,12 +32,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from bpe.errors import BpeError, CorpusError
+from bpe.io.jsonfile import load_json_text
 from bpe.io.untrusted import UTF8_BOM
 from bpe.scale.corpus_files import ARROW, GZIP, JSONL, PARQUET, ZSTD, CorpusFile
 from bpe.scale.safe_cuts import CUT_RULES, context_bytes, cut_rule, first_cut
 
 MAX_HELDOUT_FRACTION = 0.9
-MAX_LINE_BYTES = 256 << 20  # one JSON line (one document)
+# One JSON line (one document), read whole: the line, its text and the text's UTF-8 are each
+# held while it is cut into passages, so a document costs about four times its size.
+MAX_LINE_BYTES = 64 << 20
 MAX_UNCUT_BYTES = 256 << 20  # a text file that cannot be cut (a custom pattern)
 MAX_PASSAGE_BYTES = 64 << 20  # the longest stretch of text without a safe cut
 MAX_ROW_GROUP_BYTES = 2 << 30  # one Parquet row group, decompressed, or one Arrow record batch
@@ -280,6 +282,38 @@ def documents(
         yield from _text_passages(partition, options, cut_rule(pretokenizer, special_tokens))
 
 
+def document_passages(text: str, pretokenizer: str | None, passage_bytes: int, *, where) -> Iterator[str]:
+    """A document's text (a JSON line's, a Parquet row's) in passages of about
+    ``passage_bytes``, each ending at a safe cut (`bpe.scale.safe_cuts`), as a text file's
+    are: counted one after another they give the counts of the whole text, and a tally
+    never holds more than one passage's runs (a 100 MB document counted whole made a
+    string of each of its runs at once: 2.7 GB). A document shorter than a passage, or
+    read with a pattern that has no cut rule, is one passage. ``where()`` names the
+    document for a message: a stretch longer than `MAX_PASSAGE_BYTES` with no cut is refused,
+    as it is in a text file (it would be one chunk that long)."""
+    rule = CUT_RULES.get(pretokenizer)
+    if rule is None or len(text) <= passage_bytes // 4:  # a UTF-8 character is at most 4 bytes
+        yield text
+        return
+    data = text.encode("utf-8")
+    start = 0
+    while start < len(data):
+        if start + passage_bytes >= len(data):
+            yield data[start:].decode("utf-8")
+            return
+        limit = min(len(data), start + MAX_PASSAGE_BYTES)
+        cut = next(rule(data, start + passage_bytes, limit), None)
+        if cut is None and limit < len(data):
+            raise CorpusError(
+                f"{where()}: found no place from byte {start:,} of its text on, within {MAX_PASSAGE_BYTES:,} bytes, "
+                "where the pre-tokenizer certainly cuts (a space or newline between words); a chunk that long "
+                "is refused"
+            )
+        stop = len(data) if cut is None else cut
+        yield data[start:stop].decode("utf-8")
+        start = stop
+
+
 def is_heldout(options: ReadOptions, input_index: int, key: int) -> bool:
     """Whether a document is held out: a hash of the seed and where it is, below the fraction."""
     if options.heldout_fraction <= 0:
@@ -502,11 +536,11 @@ def _record_text(file: CorpusFile, line: bytes, offset: int, field: str) -> str 
         ) from None
     if not decoded.strip():
         return None
-    try:
-        record = json.loads(decoded)
-    except (ValueError, RecursionError) as error:
-        reason = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
-        raise CorpusError(f"{file.name}: {_line_at(file, offset)} is not valid JSON ({reason})") from None
+    # bpe.io.jsonfile's reading: a key twice in one record, a number of 100,000 digits and
+    # nesting too deep are each named as they are, where the line is in the file
+    record = load_json_text(
+        decoded, name=lambda: f"{file.name}: {_line_at(file, offset)}", what="a corpus record", error=CorpusError
+    )
     if not isinstance(record, dict):
         raise CorpusError(f"{file.name}: {_line_at(file, offset)} is not a JSON object, so it has no field {field!r}")
     if field not in record:

@@ -212,7 +212,10 @@ def test_a_field_other_than_text_and_blank_lines(tmp_path):
         ('{"text": "a"}\n{"text": 5}\n', "line 2: field 'text' holds int, not text"),
         ('{"text": "a"}\n[1, 2]\n', "line 2 is not a JSON object"),
         ('{"text": "a"}\n{"text": "b\n', "line 2 is not valid JSON"),
-        ('{"text": "\\ud800"}\n', "line 1: field 'text' holds a lone surrogate"),
+        ('{"text": "\\ud800"}\n', "line 1 holds the text '\\\\ud800', whose .* is a lone surrogate"),
+        # issue 41, failure 15: a long number was "nested too deeply", a key twice passed silently
+        ('{"text": "a", "n": ' + "7" * 100_000 + "}\n", "line 1 holds a number 100,000 digits long"),
+        ('{"text": "a"}\n{"text": "b", "text": "c"}\n', "line 2: the key 'text' appears twice in one object"),
     ],
 )
 def test_bad_json_lines_are_named_by_file_and_line(tmp_path, content, message):
