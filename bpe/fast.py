@@ -40,7 +40,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from heapq import heapify, heappop, heappush
-from itertools import chain, compress, islice, repeat
+from itertools import chain, compress, count, islice, repeat
 from operator import itemgetter, lshift, or_
 from typing import NamedTuple
 
@@ -62,6 +62,71 @@ from bpe.steps import (
 )
 
 DEAD = -1  # the symbol of a position inside a token, after its first
+
+
+def _spelled(words: Iterable, token_ids: dict, edge: int) -> tuple[array, array, array]:
+    """The words laid end to end as token ids, `edge` before and after each: the
+    sequence's symbols, with each word's length and frequency.
+
+    A word's symbols are its base tokens, or, for the byte alphabet, its UTF-8 bytes in one
+    `bytes` object (what the merge phase gives: no object per byte). Those are spelled in
+    C, many words at a time: each byte becomes the character of its id (``b"hi"`` ->
+    ``"hi"`` when bytes are numbered by value), the words are joined with the edge's
+    character, and the text's UTF-32 is the array's 4-byte items. A million chunks of a
+    1 GB corpus take half a second so, against seconds one symbol at a time.
+    """
+    symbols = array("i", (edge,))
+    assert symbols.itemsize == 4, "UTF-32 spells 4-byte ids"
+    chunk_lengths, frequencies = array("I"), array("Q")
+    getitem = token_ids.__getitem__
+    byte_ids = _byte_ids(token_ids) if edge <= 0x10FFFF else None  # (the edge needs a character)
+    separator = chr(min(edge, 0x10FFFF))
+    spelled: list[str] = []  # words spelled as id characters, not yet in `symbols`
+    held = 0  # ... and their length: a bound on the text spelled at once
+
+    def spell(data: bytes) -> str:
+        return (data.translate(byte_ids) if byte_ids else data).decode("latin-1")
+
+    def flush() -> None:
+        nonlocal held
+        if spelled:
+            symbols.frombytes((separator.join(spelled) + separator).encode("utf-32-le"))
+            spelled.clear()
+            held = 0
+
+    for tokens, frequency in words:
+        if type(tokens) is bytes and byte_ids is not None:
+            if len(tokens) > SPELLED_AT_ONCE:  # a text trained whole: in slices
+                flush()
+                for start in range(0, len(tokens), SPELLED_AT_ONCE):
+                    symbols.frombytes(spell(tokens[start : start + SPELLED_AT_ONCE]).encode("utf-32-le"))
+                symbols.append(edge)
+            else:
+                spelled.append(spell(tokens))
+                held += len(tokens)
+                if held >= SPELLED_AT_ONCE:
+                    flush()
+        else:
+            flush()
+            symbols.extend(map(getitem, [bytes((b,)) for b in tokens] if type(tokens) is bytes else tokens))
+            symbols.append(edge)
+        chunk_lengths.append(len(tokens))
+        frequencies.append(frequency)
+    flush()
+    return symbols, chunk_lengths, frequencies
+
+
+SPELLED_AT_ONCE = 1 << 20  # bytes of words spelled in one piece
+
+
+def _byte_ids(token_ids: dict) -> bytes | None:
+    """How `bytes.translate` turns a byte into its token's id: ``b""`` when every byte's id
+    is its value (nothing to translate), None when a byte's id is not below 256 (or a
+    byte has none) and the bytes go one at a time."""
+    ids = [token_ids.get(bytes((value,)), 256) for value in range(256)]
+    if max(ids) > 255:
+        return None
+    return b"" if ids == list(range(256)) else bytes(ids)
 
 
 class _Sequence:
@@ -89,15 +154,7 @@ class _Sequence:
         # chunks are read once, and no per-chunk list of symbols outlives this loop.
         # An array: 4 bytes a slot instead of a list's 8-byte pointer (reading an item
         # builds an int, a small cost of a run's time; the memory matters more).
-        symbols = array("i", (self.edge,))
-        chunk_lengths, frequencies = array("I"), array("Q")
-        getitem = token_ids.__getitem__
-        for tokens, frequency in words:
-            before = len(symbols)
-            symbols.extend(map(getitem, tokens))
-            symbols.append(self.edge)
-            chunk_lengths.append(len(symbols) - before - 1)
-            frequencies.append(frequency)
+        symbols, chunk_lengths, frequencies = _spelled(words, token_ids, self.edge)
         self.symbols = symbols
         # Without repeated chunks a pair's count is its number of positions: no weights.
         self.unweighted = not frequencies or max(frequencies) == 1
@@ -120,27 +177,26 @@ class _Sequence:
         # every append; 8 bytes only when a count could outgrow 4 (no
         # count exceeds the text's length).
         typecode = "I" if self.length < 1 << 32 and len(symbols) < 1 << 32 else "Q"
-        self.new_entry = partial(array, typecode, (0,))  # a count of 0 (see `weigh`), no positions yet
+        self.new_entry = partial(array, typecode, (0,))  # a count of 0, no positions yet
         self.bits = len(symbols).bit_length()
         self.position_mask = (1 << self.bits) - 1
         self.pairs = self._group_positions()
 
-    def weigh(self, entry: array) -> int:
-        """How many times the text holds the pairs at the positions of a new ``entry``,
-        whose first item (its count, still 0) is not a position: for weighed positions, it
-        reads the weight of slot 0, an edge's, which is 0."""
-        if self.unweighted:
-            return len(entry) - 1
-        return sum(map(self.weights.__getitem__, entry))
-
     def _group_positions(self) -> dict[int, array]:
         symbols, shift, edge = self.symbols, self.shift, self.edge
         grouped: defaultdict = defaultdict(self.new_entry)
-        for p, key in enumerate(map(or_, map(lshift, symbols, repeat(shift)), symbols[1:])):
-            grouped[key].append(p)  # in ascending order
+        keys = map(or_, map(lshift, symbols, repeat(shift)), islice(symbols, 1, None))
+        if self.unweighted:
+            for p, key in enumerate(keys):
+                grouped[key].append(p)  # in ascending order
+        else:  # each pair's weights added as its positions are found, in order (not looked up again)
+            for p, key, weight in zip(count(), keys, self.weights):
+                entry = grouped[key]
+                entry[0] += weight
+                entry.append(p)
         pairs = {key: entry for key, entry in grouped.items() if key >> shift != edge and key & edge != edge}
         for key, entry in pairs.items():
-            pairs[key] = self.entry(self.weigh(entry), entry)
+            pairs[key] = self.entry(len(entry) - 1 if self.unweighted else entry[0], entry)
         return pairs
 
     def entry(self, count: int, found: array):
@@ -179,6 +235,25 @@ class _Sequence:
                 return p
         raise AssertionError(f"pair {key} is counted but occurs nowhere")
 
+    def _compacted(self, key: int, entry: array):
+        """The entry with the positions where its pair no longer occurs left out.
+
+        A merge leaves the pairs it took occurrences from listing them still (finding them
+        would cost a search each); reading an entry skips them. Trained whole, a text's
+        entries would so grow by a position for each one merged; an entry over half stale
+        (more positions listed than twice its count: each occurrence weighs at least 1) is
+        written again with its true positions, which costs no more than the stale ones did
+        to add, and keeps a whole text's training within a few bytes a character."""
+        symbols, a, b = self.symbols, key >> self.shift, key & self.mask
+        second = self.lengths[a]
+        kept = self.new_entry()
+        last = -1
+        for p in islice(entry, 1, None):
+            if p != last and symbols[p] == a and symbols[p + second] == b:
+                kept.append(p)
+                last = p
+        return self.entry(entry[0], kept)
+
     def merge(self, key: int, new_id: int) -> tuple[dict[int, int], list[int]]:
         """Merge every occurrence of the pair, left to right; return the pair-count changes
         and the pairs whose count grew.
@@ -196,26 +271,34 @@ class _Sequence:
         if fresh:
             lengths.append(after)
         end = -after  # one int object for every slot it is written to, not one per slot
+        # Each group's first item is its count: the weights of its positions, added up as
+        # they are found (the weight is read beside the symbol, not again later).
         by_left: defaultdict = defaultdict(self.new_entry)  # left symbol -> positions left of a merge
         by_right: defaultdict = defaultdict(self.new_entry)  # right symbol -> positions of merged tokens
+        weights = self.weights  # (empty when every weight is 1)
         for p in self.positions(self.pairs.pop(key)):
             # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise
             if symbols[p] == a:
                 q = p + second
                 if symbols[q] == b:
+                    weight = weights[p] if weights else 1
                     left = p - 1
                     symbol = symbols[left]
                     if symbol < 0:  # the end of a longer token: minus its length
                         left = p + symbol
                         symbol = symbols[left]
                     right = p + after
-                    by_left[symbol].append(left)
-                    by_right[symbols[right]].append(p)
+                    found = by_left[symbol]
+                    found[0] += weight
+                    found.append(left)
+                    found = by_right[symbols[right]]
+                    found[0] += weight
+                    found.append(p)
                     symbols[p] = new_id
                     symbols[q] = DEAD
                     symbols[right - 1] = end  # (the same slot as q when b is one symbol)
         # every merged position is in exactly one by_right group (the edge at a chunk's end)
-        removed = sum(map(self.weigh, by_right.values()))
+        removed = sum(found[0] for found in by_right.values())
         by_left.pop(self.edge, None)
         by_right.pop(self.edge, None)
         return self._apply_counts(key, a, b, new_id, fresh, removed, by_left, by_right)
@@ -228,7 +311,7 @@ class _Sequence:
         group) can only meet a pair already changed when a left group's old pair is the
         same one ('abab' then 'a': the left neighbour of the second 'ab' is the new token).
         Any pair already changed goes through ``pending``, applied at the end."""
-        shift, pairs, weigh, bits = self.shift, self.pairs, self.weigh, self.bits
+        shift, pairs, bits = self.shift, self.pairs, self.bits
         # each group's pairs were `old` and are `new` now: (symbol, a) -> (symbol, new) on
         # the left, (b, symbol) -> (new, symbol) on the right
         moves = [(symbol << shift | a, symbol << shift | new_id, found) for symbol, found in by_left.items()]
@@ -238,7 +321,7 @@ class _Sequence:
         added: dict[int, int] = {}  # pairs of a fresh token, counted as they are found
         grown = []
         for old, new, found in moves:
-            delta = weigh(found)
+            delta = found[0]
             pending[old] = change(old, 0) - delta
             if fresh and new not in pending:
                 added[new] = delta
@@ -248,7 +331,8 @@ class _Sequence:
             pending[new] = change(new, 0) + delta
             known = pairs.get(new)
             if known is None:
-                pairs[new] = found  # its count, 0 so far, is set from `pending` below
+                found[0] = 0  # its count is set from `pending` below
+                pairs[new] = found
             else:  # the pair occurs already: only when new_id existed before (a set vocabulary)
                 merged = self.new_entry()  # two ascending runs: one merge pass
                 merged.extend(sorted(chain(self.positions(known), islice(found, 1, None))))
@@ -268,6 +352,8 @@ class _Sequence:
                     pairs[changed] = count << bits | entry[1]
                 elif count:
                     entry[0] = count
+                    if delta < 0 and len(entry) > 2 * count + 16:  # (a position weighs 1 or more)
+                        pairs[changed] = self._compacted(changed, entry)
             if not count:
                 del pairs[changed]
             elif delta > 0:
@@ -318,21 +404,20 @@ def fast_steps(
         return names[pair >> shift], names[pair & mask]
 
     number = 0
-    held = 0  # characters of the merges' tokens so far (`over_budget`)
+    spelled = 0  # characters of the merges' tokens so far (`over_budget`)
+    runners_up: list = []  # the last step's, still as they were (see `_top_pairs`)
     while len(vocab) < target_vocab_size:
-        ranked = _top_pairs(queue, seq, ranking, wanted, floor)
+        ranked = _top_pairs(queue, seq, ranking, wanted, floor, runners_up)
         if not ranked:
             return StopReason.NO_PAIRS_LEFT
         frequency, pair, _ = ranked[0]
         if frequency < minimum_pair_frequency:
             return StopReason.BELOW_MINIMUM_FREQUENCY
         a, b = tokens(pair)
-        if over_budget(held, len(a) + len(b), max_vocab_characters):  # checked before the merge: a prefix
+        if over_budget(spelled, len(a) + len(b), max_vocab_characters):  # checked before the merge: a prefix
             return StopReason.VOCAB_CHARACTERS_REACHED
-        for _, _, entry in ranked[1:]:  # the runners-up go back; the winner is consumed
-            heappush(queue, entry)
         token = a + b
-        held += len(token)
+        spelled += len(token)
         new_id = ids.get(token)
         is_new = new_id is None
         if is_new:  # the vocabulary is a set: an existing string adds no token
@@ -346,6 +431,15 @@ def fast_steps(
             count = count_of(pairs[changed])
             if count >= floor:
                 heappush(queue, hopeful_key(count, changed))
+        # The runners-up the merge left alone keep their keys; the others go back to the
+        # heap with their old key, never better than the new one (a count that grew has
+        # a fresh entry too). The winner is consumed.
+        runners_up = []
+        for runner_up in ranked[1:]:
+            if runner_up[1] in changes:
+                heappush(queue, runner_up[2])
+            elif runner_up[0] >= floor:
+                runners_up.append(runner_up)
         number += 1
         yield make_step(
             number=number,
@@ -450,33 +544,60 @@ def _ranking(tie_rule: str, seq: _Sequence, names: list) -> _Ranking:
     return _Ranking(by_position, by_any_position, pair_mask.__and__)
 
 
-def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, floor: int) -> list:
-    """Pop the ``wanted`` best pairs, in the tie rule's order: ``[(count, pair, key), ...]``.
+def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, floor: int, held: list) -> list:
+    """The ``wanted`` best pairs, in the tie rule's order: ``[(count, pair, key), ...]``.
 
-    An entry whose key is no longer its pair's current key goes back with the current one
-    (never a better key, so the order holds), unless its count fell below ``floor``. The
-    caller pushes back the pairs it does not consume. When fewer than ``wanted`` pairs
-    reach ``floor``, the best of those below it (which the heap does not hold) follow.
+    ``held`` are the last step's runners-up that the merge left alone, in order, checked
+    then: their keys hold still, so they are weighed against the heap's best without going
+    through it (with ten runners-up a step, that was twenty heap operations and ten keys
+    worked out again). Of the heap, entries are popped until one holds its pair's current
+    key; one that does not goes back with the current key (never a better key, so the order
+    holds), unless its count fell below ``floor``. The caller keeps the runners-up it does
+    not consume, as ``held`` for the next step. When fewer than ``wanted`` pairs reach
+    ``floor``, the best of those below it (which the heap does not hold) follow.
     """
     found: list = []
     taken: set = set()
-    pairs, count_of = seq.pairs, seq.count
-    while queue and len(found) < wanted:
-        entry = heappop(queue)
-        pair = ranking.pair(entry)
-        current = pairs.get(pair)
-        count = 0 if current is None else count_of(current)
-        if count < floor or pair in taken:  # merged away, too rare, or a second entry of a pair found
-            continue
-        current = ranking.key(count, pair)
-        if current == entry:
-            found.append((count, pair, entry))
-            taken.add(pair)
-        else:
+    pairs, count_of, key_of, pair_of = seq.pairs, seq.count, ranking.key, ranking.pair
+
+    def best_in_heap() -> tuple | None:
+        while queue:
+            entry = heappop(queue)
+            pair = pair_of(entry)
+            current = pairs.get(pair)
+            count = 0 if current is None else count_of(current)
+            if count < floor or pair in taken:  # merged away, too rare, or a second entry of a pair found
+                continue
+            current = key_of(count, pair)
+            if current == entry:
+                return count, pair, entry
             heappush(queue, current)
+        return None
+
+    index, candidate = 0, None
+    while len(found) < wanted:
+        if candidate is None:
+            candidate = best_in_heap()
+        waiting = held[index] if index < len(held) else None
+        if waiting is not None and (candidate is None or waiting[2] < candidate[2]):
+            index += 1
+            if waiting[1] not in taken:
+                found.append(waiting)
+                taken.add(waiting[1])
+        elif candidate is not None:
+            if candidate[1] not in taken:
+                found.append(candidate)
+                taken.add(candidate[1])
+            candidate = None
+        else:
+            break
+    if candidate is not None:
+        heappush(queue, candidate[2])
+    for _, _, key in held[index:]:
+        heappush(queue, key)
     if len(found) < wanted and floor > 1:  # near the end of training: every pair is looked at
         counted = zip(pairs, map(count_of, pairs.values()))
-        rare = sorted((ranking.key(count, pair), count, pair) for pair, count in counted if count < floor)
+        rare = sorted((key_of(count, pair), count, pair) for pair, count in counted if count < floor)
         found += [(count, pair, key) for key, count, pair in rare[: wanted - len(found)]]
     return found
 

@@ -113,11 +113,17 @@ class RecordedSteps(Sequence):
         change_sizes: Sequence[int],
         change_values: Sequence[int],
         grows: bool = False,
+        token_budget=None,
     ) -> RecordedSteps:
         """Rebuild a record from its columns (a run file's), checking every id against the
         tokens that exist at that step; `BpeError` naming the first step that is wrong.
         ``grows``: the text may get longer after a step (a rule that removes tokens as it
-        trains, `bpe.variants.picky`, splits them back into their parts)."""
+        trains, `bpe.variants.picky`, splits them back into their parts).
+
+        Each merge's token is ``vocab[left] + vocab[right]``, so a few merges can describe a
+        huge token (30 that each join the newest token with itself: a gigabyte). With
+        ``token_budget`` (a `bpe.io.budget.TokenTally`) each token's length is added to it
+        before the token is made, and the budget refuses the first one too long."""
         steps = len(lefts)
         for name, column in (
             ("rights", rights),
@@ -147,6 +153,8 @@ class RecordedSteps(Sequence):
                 raise BpeError(f"merge {number + 1} has a count below 1 or a negative token count")
             if not grows and number and sequence_lengths[number] > sequence_lengths[number - 1]:
                 raise BpeError(f"merge {number + 1} makes the training text longer, which no merge does")
+            if token_budget is not None:
+                token_budget.add(len(record.vocab[left]) + len(record.vocab[right]), f"merge {number + 1:,}")
             record._add(left, right, frequencies[number], sequence_lengths[number])
             for what, values, start, end, limit in (
                 ("its runners-up", top_values, top_start, top_ends[number], known),
@@ -163,6 +171,24 @@ class RecordedSteps(Sequence):
         record._top_starts = array("Q", (0, *(end // 3 for end in top_ends)))
         record._change_starts = array("Q", (0, *(end // 3 for end in change_ends)))
         return record
+
+    def prefix(self, steps: int) -> RecordedSteps:
+        """The record of the first ``steps`` steps, as it stands: its columns cut there
+        (copies, a few bytes a step), its tokens shared (they are only ever added to).
+        What a training being recorded hands out while it goes on (`bpe.run.RunInTraining.run`):
+        later steps never reach it. For a record held in memory (not ``spill``)."""
+        cut = RecordedSteps(self.vocab[: self.base_size])
+        if steps:
+            cut.vocab = self.vocab[: self._vocab_sizes[steps - 1]]
+        cut.ids = self.ids  # (a token's id never changes; the later ones are never asked for)
+        for name in ("lefts", "rights", "_token_ids", "_vocab_sizes", "frequencies", "sequence_lengths"):
+            setattr(cut, name, getattr(self, name)[:steps])
+        cut.top_sizes, cut.change_sizes = self.top_sizes[:steps], self.change_sizes[:steps]
+        cut._top_starts, cut._change_starts = self._top_starts[: steps + 1], self._change_starts[: steps + 1]
+        tops, changes = self._top_starts[steps], self._change_starts[steps]
+        cut.top_ids, cut.top_counts = self.top_ids[: 2 * tops], self.top_counts[:tops]
+        cut.change_ids, cut.change_deltas = self.change_ids[: 2 * changes], self.change_deltas[:changes]
+        return cut
 
     @property
     def top_values(self) -> array:
@@ -231,6 +257,12 @@ class RecordedSteps(Sequence):
     def vocab_sizes(self) -> list[int]:
         """The vocab size after each step, without building the steps."""
         return self._vocab_sizes.tolist()
+
+    def tokens(self, steps: int) -> list:
+        """The tokens the first ``steps`` steps made, the record's own strings (a step that
+        made an existing token names that one)."""
+        vocab = self.vocab
+        return [vocab[token_id] for token_id in self._token_ids[:steps]]
 
     def pairs(self) -> list[tuple]:
         """Every merged pair, in order (the run's merges), without building the steps."""

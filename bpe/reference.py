@@ -43,7 +43,8 @@ def reference_steps(
     tokens before any merge, ids in order: special tokens first when there are any
     (`bpe.specials.initial_tokens`), which no word holds. ``token_ids``: see
     `bpe.steps.shared_token_ids`."""
-    words = [(list(tokens), frequency) for tokens, frequency in words]
+    # (a chunk of the byte alphabet may come as its UTF-8 bytes: each is the base token of its value)
+    words = [([bytes((b,)) for b in tokens] if type(tokens) is bytes else list(tokens), f) for tokens, f in words]
     vocab = list(base_tokens)  # ids are positions in this list
     token_ids = shared_token_ids(vocab, token_ids)
     # how Hugging Face numbers them, under its rule only: it numbers single symbols, and a base of

@@ -25,7 +25,7 @@ from bpe.tokenizer import BPETokenizer, prefix_tokenizer
 from bpe.training import (
     TrainingSettings,
     check_vocab_size,
-    prepare_words,
+    engine_words,
     settings_from,
     train_steps,
 )
@@ -125,7 +125,9 @@ class TrainingRun:
             name="merges",
             # a run's tokens can be long (up to `TrainingSettings.max_vocab_characters` in
             # all): each prefix's tokenizer holds the run's strings, not a copy of them
-            merged=None if isinstance(self.steps, RecordedSteps) else [step.token for step in self.steps[:merges]],
+            merged=self.steps.tokens(merges)
+            if isinstance(self.steps, RecordedSteps)
+            else [step.token for step in self.steps[:merges]],
         )
 
     def sequence_length(self, merges: int) -> int:
@@ -185,7 +187,7 @@ def start_run(
     """`train_run`, one merge per iteration of what it returns, for a caller that may stop
     it part way (see `RunInTraining`). Raises `BpeError` on bad settings before any merge."""
     settings = settings_from(settings, fields)
-    if settings.base_tokens is None:
+    if settings.base_tokens is None:  # (the texts' characters together, without joining two big strings)
         base = base_tokens_of_texts([text, heldout_text], settings.alphabet, settings.special_tokens)
         settings = replace(settings, base_tokens=tuple(base))
     return RunInTraining(text, settings, heldout_text)
@@ -194,6 +196,10 @@ def start_run(
 class RunInTraining:
     """A run being trained: each iteration learns one merge and records it (its step, its
     time, the held-out length after it); `run` is the `TrainingRun` of the merges so far.
+
+    Steps are recorded as a few numbers each (`RecordedSteps`), not kept as `MergeStep`
+    objects: with ten runners-up a step those are 3 KB each, 150 MB for 50,000 merges,
+    more than the training itself holds for a text of 16 M characters.
 
     `stop` ends the training early (on the thread that iterates: the engine is a
     generator). `run` may be called from any thread while another iterates — a page's Stop
@@ -220,14 +226,21 @@ class RunInTraining:
             heldout
             if heldout is not None
             else HeldOutTracker(
-                prepare_words(heldout_text, settings.alphabet, settings.pretokenizer, settings.special_tokens),
+                engine_words(heldout_text, settings.alphabet, settings.pretokenizer, settings.special_tokens),
                 initial_tokens(settings.special_tokens, self._stream.base_tokens, settings.alphabet),
                 settings.target_vocab_size,
             )
         )
         self._sizes = (len(text), initial_length(text, settings.alphabet, settings.special_tokens), len(heldout_text))
-        self._steps: list[MergeStep] = []
-        self._step_seconds: list[float] = []
+        # A rule of `bpe.variants` keeps its steps whole (Picky's carry their removals) and
+        # applies each to its own held-out tracker; the core's are recorded as numbers.
+        self._rule = heldout is not None
+        self._steps: RecordedSteps | list[MergeStep] = (
+            []
+            if self._rule
+            else RecordedSteps(initial_tokens(settings.special_tokens, self._stream.base_tokens, settings.alphabet))
+        )
+        self._step_seconds = array("d")
         self._lock = threading.Lock()  # a step is recorded whole before `run` may see it
         self._ended: float | None = None
         self._reason: StopReason | None = None  # why it ended, once it has (with the last step recorded)
@@ -245,9 +258,12 @@ class RunInTraining:
             raise
         seconds = time.perf_counter() - self._started
         with self._lock:
-            self._heldout.apply(step)
-            self._step_seconds.append(seconds)
             self._steps.append(step)
+            self._step_seconds.append(seconds)
+            if self._rule:
+                self._heldout.apply(step)
+            else:
+                self._heldout.apply_ids(self._steps.lefts[-1], self._steps.rights[-1], step.token_id)
         return step
 
     @property
@@ -264,7 +280,8 @@ class RunInTraining:
     def run(self) -> TrainingRun:
         """The run of the merges learned so far (all of them once training has ended)."""
         with self._lock:
-            steps, step_seconds = list(self._steps), list(self._step_seconds)
+            steps = list(self._steps) if self._rule else self._steps.prefix(len(self._steps))
+            step_seconds = self._step_seconds.tolist()
             heldout_lengths = self._heldout.lengths(len(steps))
             reason, ended = self._reason or StopReason.STOPPED, self._ended
         if ended is not None:

@@ -146,8 +146,9 @@ def base_tokens_of_texts(texts: Iterable[str], alphabet: str, special_tokens: Se
     character only it holds (the ``|`` of ``<|endoftext|>``) is no base token, as the count
     phase, which never sees it in a chunk, has none. A text of nothing but special tokens
     has no characters to learn from: `BpeError`, saying so."""
-    ordinary = "".join(part for text in texts for part in ordinary_pieces(text, special_tokens))
-    base = default_base_tokens(ordinary, alphabet)
+    base = default_base_tokens("", alphabet)  # all 256 bytes whatever the text, or none yet
+    if not base:  # the characters of each piece, without joining the texts (64 M characters: 256 MB)
+        base = sorted(set().union(*(part for text in texts for part in ordinary_pieces(text, special_tokens))))
     if not base:
         raise BpeError(NOTHING_BUT_SPECIALS)
     return base

@@ -7,7 +7,7 @@ text already split into distinct chunks with their frequencies, and never valida
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from bpe.alphabet import (
@@ -21,7 +21,7 @@ from bpe.alphabet import (
 )
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
-from bpe.pretokenize import ChunkTally, check_pretokenizer, chunk_counts
+from bpe.pretokenize import ChunkTally, check_pretokenizer
 from bpe.reference import reference_steps
 from bpe.specials import (
     ENDOFTEXT,
@@ -151,7 +151,7 @@ def train_steps(text: str, settings: TrainingSettings | int | None = None, /, **
     require_unicode(text, "the training text")
     base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet, settings.special_tokens)
     check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size", special_tokens=settings.special_tokens)
-    words = prepare_words(text, settings.alphabet, settings.pretokenizer, settings.special_tokens)
+    words = engine_words(text, settings.alphabet, settings.pretokenizer, settings.special_tokens)
     return engine_steps(words, base, settings)
 
 
@@ -218,12 +218,30 @@ def prepare_words(text: str, alphabet: str, pretokenizer: str | None, special_to
     """Distinct chunks as base-token sequences with their frequencies, first appearance
     first. With special tokens the text is cut at them first, so no chunk holds one, and
     each special token that occurs comes last as a word of one symbol (`bpe.specials.special_words`)."""
-    if not special_tokens:
-        return [(symbols_of(chunk, alphabet), n) for chunk, n in chunk_counts(text, pretokenizer).items()]
-    tally = ChunkTally(pretokenizer, special_tokens=special_tokens)
-    tally.add(text)
+    tally = _tally(text, pretokenizer, special_tokens)
     words = [(symbols_of(chunk, alphabet), n) for chunk, n in tally.counts().items()]
     return words + special_words(tally.special_counts(), alphabet)
+
+
+def engine_words(
+    text: str, alphabet: str, pretokenizer: str | None, special_tokens: Sequence[str] = ()
+) -> Iterator[tuple]:
+    """`prepare_words` one at a time, in the form the engines read cheapest: a chunk of
+    the byte alphabet as its UTF-8 bytes (each byte the base token of its value), of
+    characters as its string. No list of a byte token per byte: trained whole, a text of
+    10 M characters would hold 80 MB of pointers in one."""
+    tally = _tally(text, pretokenizer, special_tokens)
+    for chunk, n in tally.counts().items():
+        yield (chunk.encode("utf-8") if alphabet == BYTES else chunk), n
+    yield from special_words(tally.special_counts(), alphabet)
+
+
+def _tally(text: str, pretokenizer: str | None, special_tokens: Sequence[str]) -> ChunkTally:
+    """The text's chunks counted a piece at a time (`bpe.pretokenize.ChunkTally`), cut at
+    the special tokens first."""
+    tally = ChunkTally(pretokenizer, ChunkTally.IN_MEMORY_PENDING_SEGMENTS, special_tokens=special_tokens)
+    tally.add(text)
+    return tally
 
 
 # ==================== Presets: a course's settings under one name

@@ -11,10 +11,14 @@ needs only the distinct chunks.
 The estimate is a straight line per alphabet and split: a fixed part, plus bytes per
 character of text. 10 million characters, characters, no pre-tokenizer::
 
-    in_memory_bytes(10_000_000) == 40 MiB + 21 * 10,000,000 bytes  # about 240 MiB
+    in_memory_bytes(10_000_000) == 40 MiB + 12 * 10,000,000 bytes  # about 154 MiB
 
 The slopes are the peak resident sizes measured by ``python -m bpe.benchmarks.in_memory``,
-rounded up by about a tenth (the measurements are in docs/speed.md).
+rounded up by about a tenth (the measurements are in docs/speed.md). Trained whole, a text
+is one position (4 bytes) a symbol and one in its pair's list (4 more), beside the text
+itself; pre-tokenized, it is the text and the table of its distinct chunks, which the
+text is counted into a piece at a time (`bpe.pretokenize.ChunkTally`), no list of its
+chunks at once: a text that holds one emoji is 4 bytes a character as a Python string.
 
 It is a module of its own because it is one idea, the engines' cost stated up front, read
 by callers on both sides of the package (the command line and the app), and it is not the
@@ -30,10 +34,10 @@ from bpe.wording import BPE_COMMAND
 
 IN_MEMORY_FIXED_BYTES = 40 << 20
 IN_MEMORY_BYTES_PER_CHARACTER = {
-    (CHARACTERS, False): 21.0,  # no pre-tokenizer: the whole text is one sequence of positions
-    (BYTES, False): 31.0,  # ... one position per UTF-8 byte, and byte tokens
-    (CHARACTERS, True): 19.0,  # pre-tokenized: the text, its chunks, then the distinct ones
-    (BYTES, True): 19.0,
+    (CHARACTERS, False): 12.0,  # no pre-tokenizer: the whole text is one sequence of positions
+    (BYTES, False): 12.0,  # ... one position per UTF-8 byte
+    (CHARACTERS, True): 6.0,  # pre-tokenized: the text and the table of its distinct chunks
+    (BYTES, True): 6.0,
 }
 
 

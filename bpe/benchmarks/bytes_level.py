@@ -27,7 +27,6 @@ from bpe.gpt2.files import find_gpt2_files
 from bpe.gpt2.tiktoken_check import tiktoken_gpt2
 from bpe.gpt2.tokenizer import load_gpt2
 from bpe.paths import shared_data_dir
-from bpe.pretokenize import count_gpt2_chunks
 from bpe.training import prepare_words, train_steps
 
 
@@ -87,14 +86,6 @@ def bench_pretokenized_training(text: str, vocab_size: int = 5_000, pretokenizer
         f"ours {ours:.2f} s ({merges:,} merges; chunk counting {counting:.2f} s for {len(words):,} distinct "
         f"chunks, merging {merging:.2f} s)"
     )
-    if pretokenizer == "gpt2":
-        started = time.perf_counter()
-        count_gpt2_chunks(text)
-        figures["piece_counting_s"] = time.perf_counter() - started
-        _say(
-            f"  (counting the same chunks by space-led pieces, bpe.pretokenize.count_gpt2_chunks: "
-            f"{figures['piece_counting_s']:.2f} s)"
-        )
     hf = _hf_training_seconds(text, vocab_size)
     if hf is not None:
         figures.update(hf_s=hf, ratio=ours / hf)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bpe.pretokenize import GPT2_WHITESPACE, count_gpt2_chunks
+from bpe.pretokenize import GPT2_WHITESPACE, chunk_counts
 
 PIECE_CHARACTERS = 4_000_000  # what is chunked at once: the memory of a step, not of the text
 
@@ -79,7 +79,7 @@ class DistinctChunks:
     def total(self) -> int:
         """Distinct chunks of the whole text given so far, as if it ended here."""
         rest = "".join(self._rest)
-        return len(self._known) + len(count_gpt2_chunks(rest).keys() - self._known)
+        return len(self._known) + len(chunk_counts(rest, "gpt2").keys() - self._known)
 
     def is_known(self, chunk: str) -> bool:
         """Was ``chunk`` seen in the text up to the last cut?"""
@@ -94,7 +94,7 @@ class DistinctChunks:
 
     def _take(self, text: str) -> list[str]:
         self.characters += len(text)
-        return self.add_chunks(count_gpt2_chunks(text)) if text else []
+        return self.add_chunks(chunk_counts(text, "gpt2")) if text else []
 
 
 def distinct_chunks_at(path: Path, checkpoints: Iterable[int]) -> Iterator[tuple[int, int]]:

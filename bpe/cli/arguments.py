@@ -14,6 +14,7 @@ are told apart, so the message says which fix is needed.
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from collections.abc import Callable
 
@@ -55,6 +56,29 @@ def between(low: int, high: int) -> Callable[[str], int]:
         return number
 
     return bounded
+
+
+def port_number(value: str) -> int:
+    """A TCP port, 1 to 65535: ``"70000"`` is "70000 is not a port number (1-65535)"."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number") from None
+    if not 0 < number < 65536:
+        raise argparse.ArgumentTypeError(f"{number} is not a port number (1-65535)")
+    return number
+
+
+def seconds(value: str) -> float:
+    """A time to wait, 0 or more seconds (``"2.5"``); ``"nan"`` and ``"inf"`` are refused:
+    a wait on them would be forever, or none at all."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not 0 <= number < math.inf:
+        raise argparse.ArgumentTypeError(f"{value} is not a number of seconds; give 0 or more")
+    return number
 
 
 def bound_or_none(value: str) -> int | None:

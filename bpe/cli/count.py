@@ -1,6 +1,6 @@
 """`python -m bpe count INPUT... --output COUNTS`: the count phase on the command line.
 
-Reads the corpus (files, folders, globs of .txt, .jsonl, .parquet, .gz) on every core or
+Reads the corpus (files, folders, globs of .txt, .jsonl, .parquet, .arrow, .gz, .zst) on every core or
 on a Dask cluster and writes one counts file (`bpe.scale.chunk_counts`), which `train` reads. Progress
 goes to stderr; the file is written at the end, whole, so Ctrl-C or SIGTERM leaves the old
 one (or none) in place.
@@ -17,9 +17,10 @@ from bpe.alphabet import ALPHABETS, CHARACTERS
 from bpe.cli.arguments import at_least_one
 from bpe.cli.errors import stop_status
 from bpe.errors import BpeError
-from bpe.io.files import check_writable_folder, check_writable_target
+from bpe.io.files import check_distinct_paths, check_writable_folder, check_writable_target
 from bpe.pretokenize import PRETOKENIZER_CHOICES
 from bpe.scale.chunk_counts import CUSTOM
+from bpe.scale.corpus_files import find_corpus_files
 from bpe.scale.count_phase import CountProgress, available_cores, count_corpus
 from bpe.scale.counts_file import write_counts
 from bpe.scale.partitions import ReadOptions
@@ -32,9 +33,10 @@ def add_count_command(commands) -> argparse.ArgumentParser:
     p = commands.add_parser(
         "count",
         help="the count phase: each distinct chunk of a corpus and its count, into one counts file",
-        description="Count the distinct pre-tokenized chunks of a corpus (.txt, .jsonl, .parquet, .txt.gz, "
-        ".jsonl.gz, and any other file name as UTF-8 text: corpus.en, wiki.train.raw; folders and globs) on "
-        "every core, or on a Dask cluster, into one Parquet counts file for `train`.",
+        description="Count the distinct pre-tokenized chunks of a corpus (.txt, .jsonl, .parquet, .arrow, "
+        ".txt.gz, .jsonl.gz, .txt.zst, .jsonl.zst, and any other file name as UTF-8 text: corpus.en, "
+        "wiki.train.raw; folders and globs of these, a Hugging Face datasets folder saved with save_to_disk among "
+        "them) on every core, or on a Dask cluster, into one Parquet counts file for `train`.",
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="corpus files, folders or globs")
     p.add_argument("--output", "-o", type=Path, required=True, metavar="COUNTS", help="the counts file to write")
@@ -166,6 +168,12 @@ def count_from_args(args, on_progress=None):
     )
 
 
+def corpus_inputs(inputs: list[str]) -> dict[str, Path]:
+    """The corpus files ``inputs`` name, as `check_distinct_paths` takes inputs: an output
+    must be none of them."""
+    return {f"the input {file.name}": file.path for file in find_corpus_files(inputs)}
+
+
 def chosen_pretokenizer(pretokenizer: str | None, pattern: str | None) -> tuple[str | None, str | None]:
     """(pretokenizer, pattern) from the two options: a pattern makes it custom."""
     if pattern is not None:
@@ -180,6 +188,7 @@ def run_count(args) -> int:
     chosen_pretokenizer(args.pretokenizer, args.pattern)  # a contradiction is refused before anything
     output = check_writable_target(args.output)  # before the work, not after it
     check_writable_folder(output.parent if str(output.parent) else Path("."))
+    check_distinct_paths({"--output": output}, corpus_inputs(args.inputs))
     progress = None if args.quiet else ProgressLine()
     started = time.perf_counter()
     try:

@@ -72,6 +72,11 @@ def reporting_errors(action: Callable[[], int], *, interrupted: str | None = "in
     except BpeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except MemoryError:
+        # What a file or a setting would cost is bounded before the work wherever it can be
+        # said (bpe.io.budget); what is left is this machine's memory running out.
+        print("error: this machine ran out of memory; try a smaller input or setting", file=sys.stderr)
+        return 1
     except KeyboardInterrupt as stop:
         if interrupted is not None:
             print(f"\n{interrupted}", file=sys.stderr)

@@ -33,6 +33,7 @@ from bpe.cli.arguments import between, zero_or_more
 from bpe.cli.count import (
     ProgressLine,
     add_corpus_options,
+    corpus_inputs,
     count_from_args,
     given_corpus_options,
     special_tokens_said,
@@ -48,7 +49,7 @@ from bpe.cli.pipeline import (
 )
 from bpe.cli.variant_training import run_variant_training
 from bpe.errors import BpeError
-from bpe.io.files import check_writable_target, staged_files
+from bpe.io.files import check_distinct_paths, check_writable_target, staged_files
 from bpe.run import TrainingRun
 from bpe.scale.chunk_counts import ChunkCounts
 from bpe.scale.counts_file import read_counts
@@ -170,6 +171,8 @@ def run_train(args) -> int:
     outputs = [path for path in (args.run_output, args.tokenizer_output) if path is not None]
     for path in outputs:  # a folder or a device in the way is refused before the work, not after
         check_writable_target(path)
+    inputs = {"--counts": args.counts} if args.counts is not None else corpus_inputs(args.inputs)
+    check_distinct_paths({"--run-output": args.run_output, "--tokenizer-output": args.tokenizer_output}, inputs)
     try:
         counts, name = counts_of(args)
         print(

@@ -22,6 +22,7 @@ from bpe.formats.tiktoken_ranks import (
     mergeable_ranks,
     tokenizer_from_ranks,
 )
+from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES, check_token_lengths
 
 HF, TIKTOKEN, MINBPE = "hf", "tiktoken", "minbpe"
 FORMATS = (HF, TIKTOKEN, MINBPE)
@@ -61,6 +62,7 @@ def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFil
     tiktoken and minbpe, saying why.
     """
     check_format(fmt)
+    check_exportable(tokenizer)
     main = name or FILE_NAMES[fmt].format(stem="bpe_lab")
     if fmt == HF:
         text, left_out = export_hf(tokenizer)
@@ -75,6 +77,22 @@ def export_files(tokenizer, fmt: str, *, name: str | None = None) -> ExportedFil
         raise BpeError(f"a minbpe model must be named *.model (minbpe's load() checks it), not {main!r}")
     text, left_out = export_minbpe(tokenizer)
     return ExportedFiles(fmt, {main: text.encode("utf-8")}, tuple(left_out))
+
+
+def check_exportable(tokenizer) -> None:
+    """`BpeError` when a file of ``tokenizer`` would break the bounds every reader of such a
+    file holds it to (`bpe.io.budget`: BPE Lab's own import among them), so that no export
+    is made that could not be read back: training on repetitive text can learn a token of
+    8,192 characters, which another library's file may not hold."""
+    unit = "bytes" if tokenizer.tokens and isinstance(tokenizer.tokens[0], bytes) else "characters"
+    check_token_lengths(
+        map(len, tokenizer.tokens),
+        name="this tokenizer",
+        max_total=MAX_TOTAL_TOKEN_BYTES,
+        where=lambda index: f"its token {index:,}",
+        unit=unit,
+        error=BpeError,
+    )
 
 
 def check_tiktoken_runs(pattern: str) -> None:

@@ -112,6 +112,35 @@ def check_writable_target(path: str | os.PathLike[str]) -> Path:
     return target
 
 
+def check_distinct_paths(outputs: dict[str, Path | None], inputs: dict[str, Path | None]) -> None:
+    """`BpeError` before any work when an output is one of the inputs (``train --counts X
+    --run-output X`` would replace hours of counting with a run file, and say "wrote X") or
+    when two outputs are one file (the second would replace the first). Paths are compared
+    once resolved, and as files where both exist (a hard link, or a folder named twice
+    through a symlink, is the same file). ``outputs`` and ``inputs`` map what the command
+    calls each (its option) to the path; None is not given."""
+    seen: dict[str, Path] = {}  # option -> resolved path, inputs first
+    for option, path in [*inputs.items(), *outputs.items()]:
+        if path is None:
+            continue
+        resolved = Path(path).resolve()
+        for earlier, other in seen.items():
+            if resolved == other or _same_file(resolved, other):
+                what = "the file it reads" if earlier in inputs else "the file it also writes"
+                raise BpeError(
+                    f"{option} {str(path)!r} is {earlier} {str(inputs.get(earlier) or outputs[earlier])!r}, "
+                    f"{what}: writing it would replace that; choose another path"
+                )
+        seen[option] = resolved
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # one of them does not exist yet: then they differ by name alone
+        return False
+
+
 def check_writable_folder(folder: str | os.PathLike[str]) -> Path:
     """``folder`` as a `Path` once a file could be written in it; `BpeError` otherwise.
     For commands that write at the end of a long job: they check first, so a read-only

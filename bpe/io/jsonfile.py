@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.io.untrusted import decode_utf8
@@ -22,29 +24,64 @@ from bpe.io.untrusted import decode_utf8
 def load_json(raw: bytes, *, name: str, what: str = "a tokenizer file", error: type[BpeError] = TokenizerFileError):
     """The JSON value in ``raw``, or ``error`` in one line: ``name`` is the file, ``what``
     what it should have been (for the message on nesting)."""
-    text = decode_utf8(raw, name=name, error=error)
-    try:
+    return load_json_text(decode_utf8(raw, name=name, error=error), name=name, what=what, error=error)
+
+
+def load_json_text(
+    text: str,
+    *,
+    name: str | Callable[[], str],
+    what: str = "a tokenizer file",
+    error: type[BpeError] = TokenizerFileError,
+):
+    """`load_json` of text already decoded (a JSON line of a corpus, say). ``name`` may be a
+    function that gives it, called only for a message: where a line is in a corpus of
+    gigabytes costs a pass over the file."""
+    with _one_line(name, what, error):
         value = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except _DuplicateKey as duplicate:
-        shown = repr(duplicate.args[0][:60])  # a key may be long or hold anything: shown escaped, cut
-        raise error(f"{name}: the key {shown} appears twice in one object") from None
-    except json.JSONDecodeError as bad:
-        raise error(f"{name} is not valid JSON: {bad.msg} at line {bad.lineno}, column {bad.colno}") from None
-    except RecursionError:
-        raise error(f"{name} is JSON nested too deeply to be {what}") from None
-    except ValueError as bad:  # e.g. an integer with thousands of digits
-        # Python's own message on a long integer advises `sys.set_int_max_str_digits()`:
-        # advice for a programmer, not for whoever opened the file. Its digit count is kept.
-        digits = _TOO_MANY_DIGITS.search(str(bad))
-        if digits is None:
-            raise error(f"{name} is not valid JSON: {bad}") from None
-        raise error(
-            f"{name} holds a number {int(digits.group(1)):,} digits long; the numbers in {what} "
-            f"have at most {sys.get_int_max_str_digits():,}"
-        ) from None
     if _ESCAPED_SURROGATE.search(text):
-        _refuse_lone_surrogates(value, name=name, error=error)
+        _refuse_lone_surrogates(value, name=name() if callable(name) else name, error=error)
     return value
+
+
+def decode_value(text: str, position: int, *, name: str, what: str, error: type[BpeError] = TokenizerFileError):
+    """The one JSON value that starts at ``position`` of ``text`` and where it ends, with
+    `load_json`'s refusals: for a reader that walks a document a member at a time
+    (`bpe.scale.run_file` reads its long lists of numbers apart)."""
+    with _one_line(name, what, error):
+        value, end = _DECODER.raw_decode(text, position)
+    if _ESCAPED_SURROGATE.search(text, position, end):
+        _refuse_lone_surrogates(value, name=name, error=error)
+    return value, end
+
+
+@contextmanager
+def _one_line(name: str | Callable[[], str], what: str, error: type[BpeError]) -> Iterator[None]:
+    """Every way `json` fails, as one ``error`` line naming the file."""
+    try:
+        yield
+    except (_DuplicateKey, ValueError, RecursionError) as failure:
+        raise error(_failure_message(failure, name() if callable(name) else name, what)) from None
+
+
+def _failure_message(failure: Exception, name: str, what: str) -> str:
+    if isinstance(failure, _DuplicateKey):
+        shown = repr(failure.args[0][:60])  # a key may be long or hold anything: shown escaped, cut
+        return f"{name}: the key {shown} appears twice in one object"
+    if isinstance(failure, json.JSONDecodeError):
+        return f"{name} is not valid JSON: {failure.msg} at line {failure.lineno}, column {failure.colno}"
+    if isinstance(failure, RecursionError):
+        return f"{name} is JSON nested too deeply to be {what}"
+    # e.g. an integer with thousands of digits. Python's own message on a long integer
+    # advises `sys.set_int_max_str_digits()`: advice for a programmer, not for whoever
+    # opened the file. Its digit count is kept.
+    digits = _TOO_MANY_DIGITS.search(str(failure))
+    if digits is None:
+        return f"{name} is not valid JSON: {failure}"
+    return (
+        f"{name} holds a number {int(digits.group(1)):,} digits long; the numbers in {what} "
+        f"have at most {sys.get_int_max_str_digits():,}"
+    )
 
 
 _TOO_MANY_DIGITS = re.compile(r"value has (\d+) digits")
@@ -85,3 +122,6 @@ def _no_duplicate_keys(pairs: list) -> dict:
                 raise _DuplicateKey(key)
             seen.add(key)
     return found
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)

@@ -1,4 +1,5 @@
-"""What to build and how long to train it: the model's shape, the training settings, the budget.
+"""What to build and how long to train it: the model's shape, the training settings, the budget,
+and the one way to abandon a training (`Abandoned`), torch-free so that a job can catch it.
 
 All three are frozen dataclasses validated on construction, so the model and the training
 loop can trust their numbers, and a page can show the message (which names the value and
@@ -7,6 +8,7 @@ the fix) instead of a traceback from deep inside torch.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 
 from bpe.errors import BpeError
@@ -143,3 +145,15 @@ class Budget:
             _check_int("chars", self.chars, 1)
         if self.steps is not None:
             _check_int("steps", self.steps, 1)
+
+
+class Abandoned(Exception):
+    """Raised out of training, evaluation or sampling when the ``abandoned()`` they were given
+    turns true: whoever started it wants the thread out of torch at once, with nothing more
+    computed (a server stopping: see `bpe.lm.job.ExperimentJob.abandon`)."""
+
+
+def check_abandoned(abandoned: Callable[[], bool] | None) -> None:
+    """`Abandoned` when ``abandoned()`` is true; called between one torch step and the next."""
+    if abandoned is not None and abandoned():
+        raise Abandoned()

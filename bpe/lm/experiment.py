@@ -135,12 +135,14 @@ def train_model_per_tokenizer(
     temperature: float = 0.8,
     top_k: int | None = None,
     should_stop: Callable[[], bool] | None = None,
+    abandoned: Callable[[], bool] | None = None,
 ) -> Iterator[ExperimentProgress | ModelSummary]:
     """Train one model per tokenizer, one after another, each to the same budget.
 
     config.vocab_size is replaced by each tokenizer's own. The sample continues `prompt`
     (default: the start of the held-out text) by about sample_chars characters. When
-    should_stop() turns true, the current model is summarised and the experiment ends.
+    should_stop() turns true, the current model is summarised and the experiment ends; when
+    abandoned() does, `bpe.lm.config.Abandoned` is raised between one torch step and the next.
     """
     names = [spec.name for spec in runs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
@@ -174,11 +176,11 @@ def train_model_per_tokenizer(
     for spec, prompt_ids, data in prepared:
         model = build_model(replace(config, vocab_size=data.vocab_size), seed=settings.seed)
         last: TrainProgress | None = None
-        for last in train_model(model, data, budget, settings, should_stop=should_stop):
+        for last in train_model(model, data, budget, settings, should_stop=should_stop, abandoned=abandoned):
             yield ExperimentProgress(spec.name, last)
         assert last is not None and last.evaluation is not None  # train_model always ends on an evaluated record
         top = None if top_k is None else min(top_k, data.vocab_size)  # a small vocab has fewer than k tokens
-        yield _summarise(spec, model, data, last, prompt_ids, sample_chars, temperature, top, settings.seed)
+        yield _summarise(spec, model, data, last, prompt_ids, sample_chars, temperature, top, settings.seed, abandoned)
         if last.stop_reason == "stopped":
             return
 
@@ -193,6 +195,7 @@ def _summarise(
     temperature: float,
     top_k: int | None,
     seed: int,
+    abandoned: Callable[[], bool] | None = None,
 ) -> ModelSummary:
     # Same number of *characters* for every tokenizer, so the samples read alike in length.
     chars_per_token = max(1.0, data.count_chars(data.train_ids) / max(1, len(data.train_ids)))
@@ -203,6 +206,7 @@ def _summarise(
         temperature=temperature,
         top_k=top_k,
         generator=torch.Generator().manual_seed(seed),
+        abandoned=abandoned,
     )
     return ModelSummary(
         tokenizer=spec.name,

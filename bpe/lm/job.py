@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bpe.errors import BpeError
-from bpe.lm.config import Budget, ModelConfig, TrainSettings
+from bpe.lm.config import Abandoned, Budget, ModelConfig, TrainSettings
 from bpe.lm.slots import JobSlots, Place
 
 # The shapes a page offers; vocab_size is each tokenizer's own (1 is a placeholder).
@@ -154,6 +154,7 @@ class ExperimentJob:
         self._owner_alive = owner_alive
         self.niceness = niceness
         self._stop = threading.Event()
+        self._abandon = threading.Event()
         self._lock = threading.Lock()
         self._shared = _Shared()
         self._thread = threading.Thread(target=self._work, name="bpe-lm-experiment", daemon=True)
@@ -174,6 +175,17 @@ class ExperimentJob:
 
     def stop(self) -> None:
         """Ask the job to stop: the model in training is summarised and no other starts."""
+        self._stop.set()
+
+    def abandon(self) -> None:
+        """Stop at once, with no summary: the job's thread leaves torch between one step (or
+        evaluation batch, or sampled token) and the next, and its model is dropped. For a
+        server stopping (`bpe.lm.slots.JobSlots.stop_all`). A stop that summarises evaluates
+        the whole held-out text and samples a text first, and a job trains at a low priority
+        (``niceness``): on a busy machine that took more than the 30 s a stopping server
+        waits, and the interpreter then ended with the thread inside torch, which aborts the
+        process ("terminate called without an active exception", SIGABRT)."""
+        self._abandon.set()
         self._stop.set()
 
     @property
@@ -234,6 +246,7 @@ class ExperimentJob:
                 settings=self.settings,
                 heldout_fraction=self.text.heldout_fraction,
                 should_stop=self._should_stop,
+                abandoned=self._abandon.is_set,
             )
             for record in records:
                 with self._lock:
@@ -243,6 +256,8 @@ class ExperimentJob:
                             self._shared.evaluated.append(record)
                     else:
                         self._shared.summaries.append(record)
+        except Abandoned:
+            return  # abandoned: nothing more to compute or show
         except BpeError as error:
             self._fail(str(error))
         except Exception as error:  # noqa: BLE001 - a thread that dies silently leaves the page waiting

@@ -7,11 +7,12 @@ cuts off the long tail of rare, usually wrong continuations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 
 from bpe.errors import BpeError
+from bpe.lm.config import check_abandoned
 from bpe.lm.model import TinyGPT
 
 
@@ -41,6 +42,7 @@ def generate(
     temperature: float = 1.0,
     top_k: int | None = None,
     generator: torch.Generator | None = None,
+    abandoned: Callable[[], bool] | None = None,
 ) -> list[int]:
     """Return max_new_tokens ids that continue prompt_ids (the prompt itself is not included).
 
@@ -54,6 +56,7 @@ def generate(
     ids = list(prompt_ids)
     new: list[int] = []
     for _ in range(max_new_tokens):
+        check_abandoned(abandoned)  # a token at a time: a server stopping does not wait for the whole sample
         context = torch.tensor([ids[-model.config.block_size :]], dtype=torch.long, device=device)
         logits = model(context)[0, -1].float().cpu()
         if temperature == 0:

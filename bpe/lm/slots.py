@@ -84,11 +84,13 @@ class JobSlots:
             return [*self._training, *self._waiting]
 
     def stop_all(self, timeout: float) -> bool:
-        """Ask every job to stop and wait up to ``timeout`` seconds for all to end (a server
-        shutting down: a thread killed inside torch aborts the process). True when all ended."""
+        """Abandon every job (`bpe.lm.job.ExperimentJob.abandon`: out of torch between one
+        step and the next, no summary) and wait up to ``timeout`` seconds for all to end: a
+        server shutting down, whose interpreter would end a thread still inside torch and
+        abort the process. True when all ended."""
         jobs = self.jobs()
         for job in jobs:
-            job.stop()
+            job.abandon()
         ends = time.monotonic() + timeout
         return all(job.wait(max(0.0, ends - time.monotonic())) for job in jobs)
 

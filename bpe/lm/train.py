@@ -18,7 +18,7 @@ import torch
 from torch.nn import functional as F
 
 from bpe.errors import BpeError
-from bpe.lm.config import Budget, TrainSettings
+from bpe.lm.config import Budget, TrainSettings, check_abandoned
 from bpe.lm.data import EvalWindows, TokenData, bits_per_byte, bits_per_char
 from bpe.lm.model import TinyGPT
 
@@ -86,13 +86,16 @@ def language_model_loss(
 
 
 @torch.no_grad()
-def evaluate(model: TinyGPT, windows: EvalWindows, *, batch_size: int = 32) -> Evaluation:
+def evaluate(
+    model: TinyGPT, windows: EvalWindows, *, batch_size: int = 32, abandoned: Callable[[], bool] | None = None
+) -> Evaluation:
     """Score the model on fixed held-out windows: exact totals, no sampling noise."""
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
     total_nats = 0.0
     for start in range(0, len(windows.inputs), batch_size):
+        check_abandoned(abandoned)
         inputs = windows.inputs[start : start + batch_size].to(device)
         targets = windows.targets[start : start + batch_size].to(device)
         total_nats += language_model_loss(model, inputs, targets, reduction="sum").item()
@@ -151,8 +154,11 @@ def train_model(
     settings: TrainSettings = TrainSettings(),
     *,
     should_stop: Callable[[], bool] | None = None,
+    abandoned: Callable[[], bool] | None = None,
 ) -> Iterator[TrainProgress]:
     """Train `model` in place until the budget is spent, yielding progress as it goes.
+    ``should_stop()`` ends it after an evaluation (a Stop button); ``abandoned()`` raises
+    `Abandoned` between one step (or evaluation batch) and the next, with nothing more done.
 
     Deterministic for a given seed on one device with a steps or chars budget: batches
     come from a private torch.Generator, and torch.manual_seed(seed) fixes dropout.
@@ -171,8 +177,9 @@ def train_model(
     block = model.config.block_size
 
     step, seconds, tokens_seen, chars_seen = 0, 0.0, 0, 0
-    yield TrainProgress(step, seconds, tokens_seen, chars_seen, None, evaluate(model, windows))
+    yield TrainProgress(step, seconds, tokens_seen, chars_seen, None, evaluate(model, windows, abandoned=abandoned))
     while True:
+        check_abandoned(abandoned)
         started = time.perf_counter()
         inputs, targets = data.random_batch(settings.batch_size, block, batches)
         chars_seen += data.count_chars(targets)  # on the CPU copy: no device sync
@@ -190,7 +197,9 @@ def train_model(
         reason = _stop_reason(budget, step, seconds, chars_seen)
         if reason is None and should_stop is not None and should_stop():
             reason = "stopped"
-        evaluation = evaluate(model, windows) if reason or step % settings.eval_every == 0 else None
+        evaluation = (
+            evaluate(model, windows, abandoned=abandoned) if reason or step % settings.eval_every == 0 else None
+        )
         yield TrainProgress(step, seconds, tokens_seen, chars_seen, train_loss, evaluation, reason)
         if reason:
             return

@@ -191,6 +191,13 @@ class ChunkCounts:
         words = [(symbols_of(chunk, self.alphabet), count) for chunk, count in zip(self.chunks, self.counts)]
         return words + special_words(dict(zip(self.special_tokens, self.special_counts)), self.alphabet)
 
+    def stream_words(self, *, heldout: bool = False) -> Iterator[tuple]:
+        """`words` (or `heldout_words`) one at a time, in the form the engines read
+        cheapest: a chunk of the byte alphabet as its UTF-8 bytes (each byte the base token
+        of its value), a chunk of characters as its string."""
+        chunks, counts = (self.heldout_chunks, self.heldout_counts) if heldout else (self.chunks, self.counts)
+        return zip(chunks.encoded() if self.alphabet == BYTES else chunks, counts)
+
     def heldout_words(self) -> list:
         """The held-out part as `words` gives the training part."""
         words = [

@@ -1,15 +1,18 @@
 """The files of a corpus: what the user named (files, folders, globs), found and checked.
 
 A corpus is a list of files, each read by its name's ending: ``.jsonl`` (one JSON object
-per line, the text in a field), ``.parquet`` (the text in a column), ``.jsonl.gz``, and any
-other name as UTF-8 text (``.txt``, CS336's ``corpus.en``, WikiText-103's
-``wiki.train.raw``), gzipped when it ends in ``.gz``. A file compressed otherwise (``.zst``,
-``.xz``, ``.bz2``, ``.zip``, ...) is refused, saying so. Folders are searched for the
-corpus endings (`FOLDER_SUFFIXES`; hidden entries skipped) and globs expanded, each in
-sorted order, and a file named twice is read once::
+per line, the text in a field), ``.parquet`` (the text in a column), ``.arrow`` (Arrow IPC,
+the text in a column: the shards a Hugging Face ``datasets`` folder saved with
+``save_to_disk`` holds, beside its dataset_info.json and state.json), and any other name as
+UTF-8 text (``.txt``, CS336's ``corpus.en``, WikiText-103's ``wiki.train.raw``); text and
+JSON lines compressed with gzip (``.gz``) or Zstandard (``.zst``, read by pyarrow's codec).
+A file compressed otherwise (``.xz``, ``.bz2``, ``.zip``, ...) is refused, saying so.
+Folders are searched for the corpus endings (`FOLDER_SUFFIXES`; hidden entries skipped)
+and globs expanded, each in sorted order, and a file named twice is read once::
 
-    find_corpus_files(["books/", "extra/*.jsonl", "wiki.train.raw"])
-    # -> [books/a.txt, books/b/c.txt.gz, extra/x.jsonl, wiki.train.raw]   (as CorpusFile records)
+    find_corpus_files(["books/", "extra/*.jsonl.zst", "wiki_dataset/", "wiki.train.raw"])
+    # -> [books/a.txt, books/b/c.txt.gz, extra/x.jsonl.zst, wiki_dataset/data-00000-of-00002.arrow, ...,
+    #     wiki.train.raw]   (as CorpusFile records)
 
 A name that reads nothing (no such file, a folder of other files, a device or a pipe) is
 one `CorpusError` line naming it, before any counting starts.
@@ -27,12 +30,22 @@ from pathlib import Path
 
 from bpe.errors import CorpusError
 
-TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
-SUFFIXES = {".jsonl.gz": (JSONL, True), ".jsonl": (JSONL, False), ".parquet": (PARQUET, False), ".gz": (TEXT, True)}
+TEXT, JSONL, PARQUET, ARROW = "text", "jsonl", "parquet", "arrow"
+GZIP, ZSTD = "gzip", "zstd"
+# (kind, compression) by name ending, the first that fits; any other name is text
+SUFFIXES: dict[str, tuple[str, str | None]] = {
+    ".jsonl.gz": (JSONL, GZIP),
+    ".jsonl.zst": (JSONL, ZSTD),
+    ".jsonl": (JSONL, None),
+    ".parquet": (PARQUET, None),
+    ".arrow": (ARROW, None),
+    ".gz": (TEXT, GZIP),
+    ".zst": (TEXT, ZSTD),
+}
 # What a folder is searched for (a folder holds other files too: a README, a licence).
-FOLDER_SUFFIXES = (".txt", ".jsonl", ".parquet", ".txt.gz", ".jsonl.gz")
+FOLDER_SUFFIXES = (".txt", ".jsonl", ".parquet", ".arrow", ".txt.gz", ".jsonl.gz", ".txt.zst", ".jsonl.zst")
 # Compressions BPE Lab does not read: such a file is refused, not read as text.
-OTHER_COMPRESSIONS = (".zst", ".xz", ".bz2", ".lz4", ".zip", ".7z", ".tar", ".tgz", ".br")
+OTHER_COMPRESSIONS = (".xz", ".bz2", ".lz4", ".zip", ".7z", ".tar", ".tgz", ".br")
 
 
 @dataclass(frozen=True)
@@ -40,22 +53,23 @@ class CorpusFile:
     """One input file: where it is, what it holds, how big it is on disk."""
 
     path: Path  # absolute: a Dask worker may run in another folder
-    kind: str  # TEXT, JSONL or PARQUET
-    compressed: bool  # gzip
+    kind: str  # TEXT, JSONL, PARQUET or ARROW
+    compressed: str | None  # GZIP, ZSTD, or None
     size: int
     name: str  # as the user named it, for messages and the counts file
 
 
-def kind_of(path: Path) -> tuple[str, bool] | None:
-    """(kind, gzip?) from a file's name: JSON lines, Parquet, or text (any other name); None
-    for a file compressed in a way BPE Lab does not read."""
+def kind_of(path: Path) -> tuple[str, str | None] | None:
+    """(kind, compression) from a file's name: JSON lines, Parquet, Arrow, or text (any
+    other name), with GZIP, ZSTD or None; None for a file compressed in a way BPE Lab does
+    not read."""
     name = path.name.lower()
     for suffix, kind in SUFFIXES.items():
         if name.endswith(suffix) and len(name) > len(suffix):
             return kind
     if name.endswith(OTHER_COMPRESSIONS):
         return None
-    return TEXT, False
+    return TEXT, None
 
 
 def _in_folder(path: Path) -> bool:

@@ -113,7 +113,7 @@ def profile_from_json(fields) -> CorpusProfile:
         raise BpeError("its corpus profile must hold characters, utf8_bytes, multibyte_characters, largest_code_points")
     numbers = [fields[key] for key in ("characters", "utf8_bytes", "multibyte_characters")]
     if not all(type(n) is int and 0 <= n < 1 << 63 for n in numbers):
-        raise BpeError("its corpus profile's counts must be whole numbers of at least 0")
+        raise BpeError("its corpus profile's counts must be whole numbers of at least 0 and below 2**63")
     characters, utf8_bytes, multibyte = numbers
     points = fields["largest_code_points"]
     if (

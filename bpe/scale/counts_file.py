@@ -15,7 +15,12 @@ sizes, samples, input files, the training part's profile) is one JSON object in 
 
 A counts file may come from anyone, so what it can cost is bounded before it is read:
 `read_counts` takes the footer's word for the rows and bytes and refuses too much before
-any data, then checks the schema, the metadata, the checksum and every value.
+any data (more rows than a corpus has distinct chunks, or more bytes than
+`bpe.io.budget.MAX_INFLATION` times the file: one chunk of 314 million characters fits in
+21 KB), reads the chunks still dictionary-encoded and refuses, before they are decoded,
+what they would decode to past that bound or a chunk longer than the count phase makes;
+then checks the schema, the metadata, the checksum and every value (a count of 2**63 or
+more, which no corpus has and no engine adds up, included).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from itertools import chain
 
 from bpe.alphabet import ALPHABETS, CHARACTERS
 from bpe.errors import BpeError
+from bpe.io.budget import check_inflation
 from bpe.io.files import atomic_writer
 from bpe.io.jsonfile import load_json
 from bpe.io.untrusted import open_regular_file
@@ -56,6 +62,10 @@ MAX_COUNTS_FILE_BYTES = 4 << 30  # 4 GiB on disk
 MAX_COUNTS_ROWS = 10_000_000
 MAX_COUNTS_DATA_BYTES = 1 << 30  # once decompressed; 10 million rows of real chunks are well under
 MAX_METADATA_BYTES = 64 << 20  # base tokens of a character table: at most every Unicode character
+# The longest chunk a counts file may hold: the longest the count phase makes, a stretch of
+# text with no place to cut it (`bpe.scale.partitions.MAX_PASSAGE_BYTES`).
+MAX_CHUNK_BYTES = 64 << 20
+COUNT_BOUND = 1 << 63  # every count is below it: the engines add counts up in signed 64 bits
 
 
 def write_counts(path: str | os.PathLike[str], counts: ChunkCounts) -> None:
@@ -170,9 +180,10 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
     with open_regular_file(
         path, what="the counts file", name=name, max_bytes=MAX_COUNTS_FILE_BYTES, error=BpeError
     ) as handle:
+        stored = os.fstat(handle.fileno()).st_size
         parquet = _parquet_file(handle, name)
-        metadata = _metadata_from_footer(parquet, name)
-        table = _read_table(parquet, name)
+        metadata = _metadata_from_footer(parquet, name, stored)
+        table = _read_table(handle, parquet.metadata.num_rows, name, stored)
     if metadata["checksum"] != _checksum(metadata, table):
         raise BpeError(f"the counts file {name} fails its checksum: it was changed or damaged after it was written")
     _check_columns(table, metadata["rows"], name)
@@ -182,21 +193,22 @@ def read_counts(path: str | os.PathLike[str]) -> ChunkCounts:
 COLUMNS = {"chunk": "large_string", "count": "uint64", "heldout": "bool"}  # name -> Arrow type, in order
 
 
-def _parquet_file(handle, name: str):
+def _parquet_file(handle, name: str, **options):
     """The open file as Parquet, or why it is not."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(handle)
+        handle.seek(0)
+        return pq.ParquetFile(handle, **options)
     except (pa.ArrowException, OSError, ValueError) as error:
         raise BpeError(f"{name} is not a counts file: not readable as Parquet ({_first_line(error)})") from None
 
 
-def _metadata_from_footer(parquet, name: str) -> dict:
+def _metadata_from_footer(parquet, name: str, stored: int) -> dict:
     """What the footer says, checked before any data is read: at most `MAX_COUNTS_ROWS` rows
-    and `MAX_COUNTS_DATA_BYTES` decompressed, the three columns, BPE Lab's metadata, and as
-    many rows as that metadata counts."""
+    and `MAX_COUNTS_DATA_BYTES` decompressed (and at most `MAX_INFLATION` times the ``stored``
+    bytes), the three columns, BPE Lab's metadata, and as many rows as that metadata counts."""
     meta = parquet.metadata
     if meta.num_rows > MAX_COUNTS_ROWS:
         raise BpeError(
@@ -209,6 +221,7 @@ def _metadata_from_footer(parquet, name: str) -> dict:
             f"the counts file {name} holds {data_bytes:,} bytes once decompressed; a counts file may hold at "
             f"most {MAX_COUNTS_DATA_BYTES:,}, so it is not read"
         )
+    check_inflation(data_bytes, stored, name=f"the counts file {name}", what="counts", error=BpeError)
     schema = parquet.schema_arrow
     found = {schema.field(i).name: str(schema.field(i).type) for i in range(len(schema))}
     if found != COLUMNS:
@@ -228,25 +241,56 @@ def _metadata_from_footer(parquet, name: str) -> dict:
     return metadata
 
 
-def _read_table(parquet, name: str):
+def _read_table(handle, rows: int, name: str, stored: int):
     """The whole table, validated (chunks that are not UTF-8 are refused here, not met later);
-    a file too big for this process's memory is said so, not called damaged."""
+    a file too big for this process's memory is said so, not called damaged.
+
+    The chunks are read as the file encodes them, a dictionary of distinct strings and an
+    index a row, and what they decode to is measured first: 1,000 rows naming one chunk of
+    300 KB are 300 MB decoded from a file of a few hundred bytes, whose footer says 300 KB."""
     import pyarrow as pa
 
     try:
-        table = parquet.read()
+        table = _parquet_file(handle, name, read_dictionary=["chunk"]).read()
+        _check_decoded_chunks(table.column("chunk"), name, stored)
+        chunks = table.column("chunk").cast(pa.large_string())
+        table = table.set_column(0, "chunk", chunks)
         table.validate(full=True)
     except MemoryError:  # Arrow's own (ArrowMemoryError) too: the file is too big here, not damaged
-        raise BpeError(
-            f"the counts file {name} ({parquet.metadata.num_rows:,} rows) does not fit in the memory this process has"
-        ) from None
+        raise BpeError(f"the counts file {name} ({rows:,} rows) does not fit in the memory this process has") from None
     except (pa.ArrowException, OSError, ValueError) as error:
         raise BpeError(f"the counts file {name} is damaged: {_first_line(error)}") from None
-    if table.num_rows != parquet.metadata.num_rows:
-        raise BpeError(
-            f"the counts file {name} has {table.num_rows:,} rows, but its footer says {parquet.metadata.num_rows:,}"
-        )
+    if table.num_rows != rows:
+        raise BpeError(f"the counts file {name} has {table.num_rows:,} rows, but its footer says {rows:,}")
     return table
+
+
+def _check_decoded_chunks(column, name: str, stored: int) -> None:
+    """What the dictionary-encoded ``column`` decodes to, refused before it is decoded: more
+    than `MAX_INFLATION` times the file (or `MAX_COUNTS_DATA_BYTES`), or a chunk longer than
+    `MAX_CHUNK_BYTES`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    decoded, longest = 0, 0
+    for piece in column.chunks:
+        if not pa.types.is_dictionary(piece.type):  # read_dictionary gave it decoded: measured as it is
+            lengths = pc.binary_length(piece)
+        else:
+            lengths = pc.take(pc.binary_length(piece.dictionary), piece.indices)
+        decoded += pc.sum(lengths).as_py() or 0
+        longest = max(longest, pc.max(lengths).as_py() or 0)
+    if longest > MAX_CHUNK_BYTES:
+        raise BpeError(
+            f"the counts file {name} holds a chunk of {longest:,} bytes; the count phase makes none longer than "
+            f"{MAX_CHUNK_BYTES:,} (a stretch of text with no place to cut it), so it is not read"
+        )
+    check_inflation(decoded, stored, name=f"the counts file {name}", what="chunks", error=BpeError)
+    if decoded > MAX_COUNTS_DATA_BYTES:
+        raise BpeError(
+            f"the counts file {name} holds {decoded:,} bytes of chunks; a counts file may hold at most "
+            f"{MAX_COUNTS_DATA_BYTES:,}, so it is not read"
+        )
 
 
 def _check_columns(table, rows: int, name: str) -> None:
@@ -263,6 +307,11 @@ def _check_columns(table, rows: int, name: str) -> None:
         raise BpeError(f"the counts file {name} mixes held-out rows among the training rows")
     if table.num_rows and pc.min(table.column("count")).as_py() < 1:
         raise BpeError(f"the counts file {name} has a count of 0; every chunk counted occurs at least once")
+    if table.num_rows and (largest := pc.max(table.column("count")).as_py()) >= COUNT_BOUND:
+        raise BpeError(
+            f"the counts file {name} has a count of {largest:,}; counts stop below 2**63 ({COUNT_BOUND:,}), "
+            "further than any corpus counts"
+        )
     if table.num_rows and pc.min(pc.binary_length(table.column("chunk"))).as_py() < 1:
         raise BpeError(f"the counts file {name} has an empty chunk")
 

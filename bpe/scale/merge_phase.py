@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from itertools import chain
 
-from bpe.alphabet import CHARACTERS, symbols_of
+from bpe.alphabet import CHARACTERS
 from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps, SpilledColumn
@@ -68,13 +68,10 @@ def train_run_from_counts(
     specials = special_words(dict(zip(counts.special_tokens, counts.special_counts)), alphabet)
     heldout_specials = special_words(dict(zip(counts.special_tokens, counts.heldout_special_counts)), alphabet)
     return train_run_from_words(
-        chain(((symbols_of(chunk, alphabet), count) for chunk, count in zip(counts.chunks, counts.counts)), specials),
+        chain(counts.stream_words(), specials),
         settings,
         training_characters=counts.characters,
-        heldout_words=chain(
-            ((symbols_of(c, alphabet), n) for c, n in zip(counts.heldout_chunks, counts.heldout_counts)),
-            heldout_specials,
-        ),
+        heldout_words=chain(counts.stream_words(heldout=True), heldout_specials),
         heldout_characters=counts.heldout_characters,
         progress=progress,
     )
@@ -143,17 +140,49 @@ def train_run_from_words(
 
 class _CountedWords:
     """The words passed through once, adding up how many base symbols they stand for, and
-    how often each base symbol occurs (what token usage starts from)."""
+    how often each base symbol occurs (what token usage starts from).
+
+    A word's symbols are its base tokens, or a chunk's UTF-8 bytes (see
+    `bpe.scale.chunk_counts.ChunkCounts.stream_words`). Symbols are counted in C, words of
+    equal count together: a million chunks' worth one `Counter` at a time rather than one
+    per chunk. Those that occur once, ``[(b"ab", 1), (b"b", 1), (b"a", 4)]``, are joined
+    into ``b"abb"`` and counted as such; ``b"a"`` is counted apart and its counts taken 4 times.
+    """
+
+    PENDING_SYMBOLS = 1 << 20  # symbols held before they are counted
 
     def __init__(self, words: Iterable) -> None:
         self.words = words
         self.symbols = 0
-        self.base_counts: Counter = Counter()
+        self._counted: Counter = Counter()  # a symbol (a character, a token, or a byte's value) -> count
+        self._pending: dict[tuple, list] = {}  # (kind of symbols, word count) -> the symbols of such words
+        self._pending_symbols = 0
 
     def __iter__(self):
-        base_counts = self.base_counts
+        pending = self._pending
         for symbols, count in self.words:
             self.symbols += len(symbols) * count
-            for symbol, times in Counter(symbols).items():
-                base_counts[symbol] += times * count
+            key = (type(symbols), count)
+            group = pending.get(key)
+            if group is None:
+                group = pending[key] = []
+            group.append(symbols)
+            self._pending_symbols += len(symbols)
+            if self._pending_symbols >= self.PENDING_SYMBOLS:
+                self._count_pending()
             yield symbols, count
+        self._count_pending()
+
+    def _count_pending(self) -> None:
+        counted = self._counted
+        for (kind, count), group in self._pending.items():
+            joined = kind().join(group) if kind in (bytes, str) else [s for symbols in group for s in symbols]
+            for symbol, times in Counter(joined).items():
+                counted[symbol] += times * count
+        self._pending.clear()
+        self._pending_symbols = 0
+
+    @property
+    def base_counts(self) -> dict:
+        """How often each base token occurs: a byte's value counted stands for its token."""
+        return {bytes((symbol,)) if type(symbol) is int else symbol: n for symbol, n in self._counted.items()}

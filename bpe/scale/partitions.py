@@ -1,9 +1,10 @@
 """A corpus cut into partitions that workers read on their own, each read as documents.
 
-A `Partition` is a byte range of a plain file, a row group of Parquet, or a whole gzip
-file; `documents` reads one in bounded pieces. A document is a line of JSON, a row of
-Parquet, and for a text file a *passage* of about `ReadOptions.passage_bytes`. A 40 MB
-text file with the defaults (16 MB partitions, 64 KB passages) is three partitions of
+A `Partition` is a byte range of a plain file, a row group of Parquet, a run of an Arrow
+file's record batches, or a whole compressed file (gzip or Zstandard); `documents` reads
+one in bounded pieces. A document is a line of JSON, a row of Parquet or Arrow, and for a
+text file a *passage* of about `ReadOptions.passage_bytes`. A 40 MB
+text file with the defaults (16 MB partitions for a corpus that small, 64 KB passages) is three partitions of
 about 256, 256 and 128 passages.
 
 Memory stays the same however big the corpus: a text file is read in blocks and cut into
@@ -23,22 +24,26 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
+import io
 import math
 import zlib
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from bpe.errors import BpeError, CorpusError
+from bpe.io.jsonfile import load_json_text
 from bpe.io.untrusted import UTF8_BOM
-from bpe.scale.corpus_files import JSONL, PARQUET, CorpusFile
+from bpe.scale.corpus_files import ARROW, GZIP, JSONL, PARQUET, ZSTD, CorpusFile
 from bpe.scale.safe_cuts import CUT_RULES, context_bytes, cut_rule, first_cut
 
 MAX_HELDOUT_FRACTION = 0.9
-MAX_LINE_BYTES = 256 << 20  # one JSON line (one document)
+# One JSON line (one document), read whole: the line, its text and the text's UTF-8 are each
+# held while it is cut into passages, so a document costs about four times its size.
+MAX_LINE_BYTES = 64 << 20
 MAX_UNCUT_BYTES = 256 << 20  # a text file that cannot be cut (a custom pattern)
 MAX_PASSAGE_BYTES = 64 << 20  # the longest stretch of text without a safe cut
-MAX_ROW_GROUP_BYTES = 2 << 30  # one Parquet row group, decompressed
+MAX_ROW_GROUP_BYTES = 2 << 30  # one Parquet row group, decompressed, or one Arrow record batch
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,7 +59,9 @@ class ReadOptions:
     seed: int = 0
     block_bytes: int = 1 << 20  # read this much at a time
     passage_bytes: int = 64 << 10  # a text file's documents are about this long
-    partition_bytes: int = 16 << 20  # one worker's share of a plain file (a multiple of passage_bytes)
+    # one worker's share of a plain file (a multiple of passage_bytes); None: by the corpus's size
+    # (`partition_size`)
+    partition_bytes: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_characters", "max_document_characters"):
@@ -73,9 +80,11 @@ class ReadOptions:
             )
         for name in ("block_bytes", "passage_bytes", "partition_bytes"):
             value = getattr(self, name)
+            if name == "partition_bytes" and value is None:
+                continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise BpeError(f"{name}={value!r} must be a whole number of at least 1")
-        if self.partition_bytes % self.passage_bytes:
+        if self.partition_bytes is not None and self.partition_bytes % self.passage_bytes:
             raise BpeError(
                 f"partition_bytes={self.partition_bytes} must be a multiple of passage_bytes={self.passage_bytes}"
             )
@@ -86,11 +95,30 @@ class ReadOptions:
 
 # ==================== Work: partitions of the input
 
+# A partition's size when not given: an eighth of the corpus, within these. Each partition
+# chunks its own distinct segments and sends its own table to be added in order, so a
+# segment that recurs everywhere is chunked and added once per partition: for 256 MB, 16 MB
+# partitions did a fifth more work than 64 MB ones (docs/speed.md). Eight leave two
+# workers (or a small cluster) an even share and a progress line that moves.
+MIN_PARTITION_BYTES = 16 << 20
+MAX_PARTITION_BYTES = 128 << 20
+
+
+def partition_size(options: ReadOptions, total_bytes: int) -> int:
+    """``options.partition_bytes``, or for None an eighth of ``total_bytes`` between
+    `MIN_PARTITION_BYTES` and `MAX_PARTITION_BYTES`, a whole number of passages:
+    16 MB for 64 MB, 32 MB for 256 MB, 128 MB for 1 GB."""
+    if options.partition_bytes is not None:
+        return options.partition_bytes
+    size = min(max(total_bytes // 8, MIN_PARTITION_BYTES), MAX_PARTITION_BYTES)
+    return max(size // options.passage_bytes, 1) * options.passage_bytes
+
 
 @dataclass(frozen=True)
 class Partition:
     """One worker's share: bytes ``[start, end)`` of a plain text or JSON-lines file
-    (``end`` None: to the end), or row groups ``[start, end)`` of a Parquet file. Text
+    (``end`` None: to the end), or row groups ``[start, end)`` of a Parquet file (record
+    batches of an Arrow file). Text
     starts at the first safe cut at or after ``start`` (a line start for JSON lines)."""
 
     file: CorpusFile
@@ -106,23 +134,28 @@ class Partition:
 
 def partitions(files: Sequence[CorpusFile], options: ReadOptions, pretokenizer: str | None) -> list[Partition]:
     """The work for ``files``, in input order. A plain file is split every
-    ``partition_bytes`` when its pattern has a cut rule (JSON lines always), a gzip file
-    is one partition, a Parquet file one per row group. A text file read with a cap per
+    ``partition_bytes`` when its pattern has a cut rule (JSON lines always), a compressed file
+    is one partition, a Parquet file one per row group, an Arrow file a run of record batches of
+    about ``partition_bytes``. A text file read with a cap per
     document (``max_document_characters``) is one partition: only its start is read."""
     parts: list[Partition] = []
+    size = partition_size(options, sum(file.size for file in files))
     for index, file in enumerate(files):
         if file.kind == PARQUET:
             for group, size in enumerate(_row_group_sizes(file, options.column)):
                 parts.append(Partition(file, index, group, group + 1, size))
             continue
+        if file.kind == ARROW:
+            parts.extend(_arrow_partitions(file, index, options.column, size))
+            continue
         splittable = not file.compressed and (
             file.kind == JSONL or (pretokenizer in CUT_RULES and options.max_document_characters is None)
         )
-        if not splittable or file.size <= options.partition_bytes:
+        if not splittable or file.size <= size:
             parts.append(Partition(file, index, 0, None, file.size))
             continue
-        for start in range(0, file.size, options.partition_bytes):
-            end = start + options.partition_bytes
+        for start in range(0, file.size, size):
+            end = start + size
             parts.append(Partition(file, index, start, end if end < file.size else None, min(end, file.size) - start))
     return parts
 
@@ -137,14 +170,7 @@ def _row_group_sizes(file: CorpusFile, column: str) -> list[int]:
         schema = metadata.schema.to_arrow_schema()
     except (pa.ArrowException, OSError, ValueError) as error:
         raise CorpusError(f"{file.name} is not a readable Parquet file: {_first_line(error)}") from None
-    if column not in schema.names:
-        shown = ", ".join(schema.names[:20]) or "none"
-        raise CorpusError(f"{file.name} has no column {column!r} (its columns: {shown}); name one with --column")
-    kind = schema.field(column).type
-    text_types = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
-    stored = kind.value_type if pa.types.is_dictionary(kind) else kind  # a dictionary of texts reads as texts
-    if not any(is_text(stored) for is_text in text_types):
-        raise CorpusError(f"{file.name}: column {column!r} holds {kind}, not text")
+    _require_text_column(file, schema, column)
     sizes = []
     for group in range(metadata.num_row_groups):
         row_group = metadata.row_group(group)
@@ -155,6 +181,77 @@ def _row_group_sizes(file: CorpusFile, column: str) -> list[int]:
             )
         sizes.append(sum(row_group.column(i).total_compressed_size for i in range(row_group.num_columns)))
     return sizes
+
+
+def _require_text_column(file: CorpusFile, schema, column: str) -> None:
+    """`CorpusError` unless the Arrow ``schema`` (of a Parquet or Arrow file) has a text ``column``."""
+    import pyarrow as pa
+
+    if column not in schema.names:
+        shown = ", ".join(schema.names[:20]) or "none"
+        raise CorpusError(f"{file.name} has no column {column!r} (its columns: {shown}); name one with --column")
+    kind = schema.field(column).type
+    text_types = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    stored = kind.value_type if pa.types.is_dictionary(kind) else kind  # a dictionary of texts reads as texts
+    if not any(is_text(stored) for is_text in text_types):
+        raise CorpusError(f"{file.name}: column {column!r} holds {kind}, not text")
+
+
+def _arrow_partitions(file: CorpusFile, index: int, column: str, partition_bytes: int) -> list[Partition]:
+    """An Arrow file's record batches, in runs of about ``partition_bytes`` each (a
+    `datasets` shard holds batches of a thousand rows)."""
+    parts: list[Partition] = []
+    start = size = 0
+    with _arrow_batches(file) as (schema, batches):
+        _require_text_column(file, schema, column)
+        number = 0
+        for number, batch in enumerate(batches, start=1):
+            if batch.nbytes > MAX_ROW_GROUP_BYTES:  # its texts are made into strings at once
+                raise CorpusError(
+                    f"{file.name}: record batch {number - 1} is {batch.nbytes:,} bytes, over the limit of "
+                    f"{MAX_ROW_GROUP_BYTES:,}; write the file with smaller batches"
+                )
+            size += batch.nbytes
+            if size >= partition_bytes:
+                parts.append(Partition(file, index, start, number, size))
+                start, size = number, 0
+        if number > start:
+            parts.append(Partition(file, index, start, number, size))
+    return parts
+
+
+@contextmanager
+def _arrow_batches(file: CorpusFile) -> Iterator[tuple]:
+    """``with _arrow_batches(file) as (schema, batches)``: an Arrow file, memory-mapped, as
+    its schema and its record batches in order, in either of Arrow's layouts: the stream
+    (what ``datasets`` writes) or the file with its footer. Any error is one line naming it."""
+    import pyarrow as pa
+
+    def refused(error: BaseException) -> CorpusError:
+        return CorpusError(f"{file.name} is not a readable Arrow file: {_first_line(error)}")
+
+    def checked(batches: Iterator) -> Iterator:
+        try:
+            yield from batches
+        except (pa.ArrowException, OSError, ValueError) as error:
+            raise refused(error) from None
+
+    try:
+        source = pa.memory_map(str(file.path))
+    except (pa.ArrowException, OSError) as error:
+        raise refused(error) from None
+    with source:
+        try:
+            if source.read(6) == b"ARROW1":  # the file layout: its footer indexes the batches
+                reader = pa.ipc.open_file(source)
+                batches = map(reader.get_batch, range(reader.num_record_batches))
+            else:
+                source.seek(0)
+                reader = pa.ipc.open_stream(source)
+                batches = iter(reader)
+        except (pa.ArrowException, OSError, ValueError) as error:
+            raise refused(error) from None
+        yield reader.schema, checked(batches)
 
 
 # ==================== Reading: documents of a partition
@@ -177,10 +274,44 @@ def documents(
     file = partition.file
     if file.kind == PARQUET:
         yield from _parquet_documents(partition, options)
+    elif file.kind == ARROW:
+        yield from _arrow_documents(partition, options)
     elif file.kind == JSONL:
         yield from _jsonl_documents(partition, options)
     else:
         yield from _text_passages(partition, options, cut_rule(pretokenizer, special_tokens))
+
+
+def document_passages(text: str, pretokenizer: str | None, passage_bytes: int, *, where) -> Iterator[str]:
+    """A document's text (a JSON line's, a Parquet row's) in passages of about
+    ``passage_bytes``, each ending at a safe cut (`bpe.scale.safe_cuts`), as a text file's
+    are: counted one after another they give the counts of the whole text, and a tally
+    never holds more than one passage's runs (a 100 MB document counted whole made a
+    string of each of its runs at once: 2.7 GB). A document shorter than a passage, or
+    read with a pattern that has no cut rule, is one passage. ``where()`` names the
+    document for a message: a stretch longer than `MAX_PASSAGE_BYTES` with no cut is refused,
+    as it is in a text file (it would be one chunk that long)."""
+    rule = CUT_RULES.get(pretokenizer)
+    if rule is None or len(text) <= passage_bytes // 4:  # a UTF-8 character is at most 4 bytes
+        yield text
+        return
+    data = text.encode("utf-8")
+    start = 0
+    while start < len(data):
+        if start + passage_bytes >= len(data):
+            yield data[start:].decode("utf-8")
+            return
+        limit = min(len(data), start + MAX_PASSAGE_BYTES)
+        cut = next(rule(data, start + passage_bytes, limit), None)
+        if cut is None and limit < len(data):
+            raise CorpusError(
+                f"{where()}: found no place from byte {start:,} of its text on, within {MAX_PASSAGE_BYTES:,} bytes, "
+                "where the pre-tokenizer certainly cuts (a space or newline between words); a chunk that long "
+                "is refused"
+            )
+        stop = len(data) if cut is None else cut
+        yield data[start:stop].decode("utf-8")
+        start = stop
 
 
 def is_heldout(options: ReadOptions, input_index: int, key: int) -> bool:
@@ -193,9 +324,48 @@ def is_heldout(options: ReadOptions, input_index: int, key: int) -> bool:
 
 def _open(file: CorpusFile):
     try:
-        return gzip.open(file.path, "rb") if file.compressed else file.path.open("rb")
+        if file.compressed == GZIP:
+            return gzip.open(file.path, "rb")
+        if file.compressed == ZSTD:
+            return io.BufferedReader(_ZstdStream(file.path), 1 << 20)
+        return file.path.open("rb")
     except OSError as error:
         raise CorpusError(f"cannot read {file.name}: {error.strerror or error}") from None
+
+
+class _ZstdStream(io.RawIOBase):
+    """A Zstandard file decompressed as it is read, by pyarrow's codec (no package of its
+    own): a raw stream, so that `io.BufferedReader` gives it lines. A damaged stream is a
+    `_ZstdError`, an early end an `EOFError`, as gzip's."""
+
+    def __init__(self, path) -> None:
+        import pyarrow as pa
+
+        self._file = pa.OSFile(str(path))
+        self._stream = pa.CompressedInputStream(self._file, "zstd")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        try:
+            data = self._stream.read(len(buffer))
+        except OSError as error:
+            if "truncated" in str(error).lower():
+                raise EOFError(str(error)) from None
+            raise _ZstdError(_first_line(error)) from None
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._stream.close()
+            self._file.close()
+        super().close()
+
+
+class _ZstdError(ValueError):
+    """A Zstandard stream that does not decompress."""
 
 
 class _Reader:
@@ -214,8 +384,8 @@ class _Reader:
             return False
         try:
             block = self.handle.read(self.block_bytes)
-        except (EOFError, gzip.BadGzipFile, zlib.error) as error:
-            raise _gzip_error(self.file, error) from None
+        except (EOFError, gzip.BadGzipFile, zlib.error, _ZstdError) as error:
+            raise _compression_error(self.file, error) from None
         except OSError as error:
             raise CorpusError(f"cannot read {self.file.name}: {error.strerror or error}") from None
         if not block:
@@ -348,8 +518,8 @@ def _jsonl_documents(partition: Partition, options: ReadOptions) -> Iterator[Doc
                 text = _record_text(file, line, offset, options.field)
                 if text is not None:
                     yield Document(offset, text)
-        except (EOFError, gzip.BadGzipFile, zlib.error) as error:
-            raise _gzip_error(file, error) from None
+        except (EOFError, gzip.BadGzipFile, zlib.error, _ZstdError) as error:
+            raise _compression_error(file, error) from None
         except OSError as error:
             raise CorpusError(f"cannot read {file.name}: {error.strerror or error}") from None
 
@@ -366,11 +536,11 @@ def _record_text(file: CorpusFile, line: bytes, offset: int, field: str) -> str 
         ) from None
     if not decoded.strip():
         return None
-    try:
-        record = json.loads(decoded)
-    except (ValueError, RecursionError) as error:
-        reason = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
-        raise CorpusError(f"{file.name}: {_line_at(file, offset)} is not valid JSON ({reason})") from None
+    # bpe.io.jsonfile's reading: a key twice in one record, a number of 100,000 digits and
+    # nesting too deep are each named as they are, where the line is in the file
+    record = load_json_text(
+        decoded, name=lambda: f"{file.name}: {_line_at(file, offset)}", what="a corpus record", error=CorpusError
+    )
     if not isinstance(record, dict):
         raise CorpusError(f"{file.name}: {_line_at(file, offset)} is not a JSON object, so it has no field {field!r}")
     if field not in record:
@@ -403,22 +573,40 @@ def _parquet_documents(partition: Partition, options: ReadOptions) -> Iterator[D
         first_row = sum(parquet.metadata.row_group(g).num_rows for g in range(partition.start))
         for group in range(partition.start, partition.end):
             column = parquet.read_row_group(group, columns=[options.column]).column(0)
-            if column.null_count:
-                nulls = column.is_null().to_pylist().index(True)
-                raise CorpusError(
-                    f"{file.name}: row {first_row + nulls:,} of column {options.column!r} is empty (null), not text"
-                )
-            for row, text in enumerate(column.to_pylist(), start=first_row):
-                yield Document(row, text)
+            yield from _column_documents(file, options.column, column, first_row)
             first_row += len(column)
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:
         raise CorpusError(f"{file.name}: cannot read row group {partition.start}: {_first_line(error)}") from None
 
 
-def _gzip_error(file: CorpusFile, error: BaseException) -> CorpusError:
+def _arrow_documents(partition: Partition, options: ReadOptions) -> Iterator[Document]:
+    """The rows of an Arrow file's batches ``[start, end)``; the batches before are passed
+    over (memory-mapped: their text is never read)."""
+    file, first_row = partition.file, 0
+    with _arrow_batches(file) as (schema, batches):
+        _require_text_column(file, schema, options.column)
+        for number, batch in enumerate(batches):
+            if number >= partition.end:
+                return
+            if number >= partition.start:
+                yield from _column_documents(file, options.column, batch.column(options.column), first_row)
+            first_row += batch.num_rows
+
+
+def _column_documents(file: CorpusFile, name: str, column, first_row: int) -> Iterator[Document]:
+    """The texts of a column (Parquet's or Arrow's), each a document numbered by its row; a
+    null is an error naming its row."""
+    if column.null_count:
+        nulls = column.is_null().to_pylist().index(True)
+        raise CorpusError(f"{file.name}: row {first_row + nulls:,} of column {name!r} is empty (null), not text")
+    for row, text in enumerate(column.to_pylist(), start=first_row):
+        yield Document(row, text)
+
+
+def _compression_error(file: CorpusFile, error: BaseException) -> CorpusError:
     if isinstance(error, EOFError):
-        return CorpusError(f"{file.name} is a truncated gzip file: the compressed stream ends early")
-    return CorpusError(f"{file.name} is not a valid gzip file ({_first_line(error)})")
+        return CorpusError(f"{file.name} is a truncated {file.compressed} file: the compressed stream ends early")
+    return CorpusError(f"{file.name} is not a valid {file.compressed} file ({_first_line(error)})")
 
 
 def _line_at(file: CorpusFile, offset: int) -> str:
@@ -433,7 +621,7 @@ def _line_at(file: CorpusFile, offset: int) -> str:
                     break
                 newlines += block.count(b"\n")
                 remaining -= len(block)
-    except (OSError, EOFError, zlib.error):
+    except (OSError, EOFError, zlib.error, _ZstdError):
         return f"byte {offset:,}"
     return f"line {newlines + 1:,}"
 

@@ -14,8 +14,15 @@ The first line says what the file is and checksums the second, so a damaged or e
 file is refused before anything is built from it. Tokens in the steps are ids (a base
 token's index, then each new token in the order it was made), so a run of 100,000
 merges is a few megabytes. Reading treats the file as a stranger's: its size, the
-decompressed size, the number of merges and of pairs per step are bounded before the
-work, and every fault is one `RunFileError` line naming the file.
+decompressed size (at most `bpe.io.budget.MAX_INFLATION` times the file's), the number of
+merges and of pairs per step are bounded before the work, and so is what the merges build:
+tokens are made ``vocab[left] + vocab[right]``, so 30 merges that each join the newest token
+with itself describe a token of a gigabyte in 600 bytes; each token's length is checked
+against `bpe.io.budget.MAX_TOKEN_LENGTH` (and all of them together against the file's
+token budget) before it is made. The body's long lists of numbers are read into arrays
+(8 bytes a number, not a Python object each), and a body holds only the keys a run file
+of its version has: no list larger than the run needs. Every fault is one `RunFileError`
+line naming the file.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -31,8 +39,9 @@ from pathlib import Path
 
 from bpe.alphabet import BYTES, from_gpt2_spelling, gpt2_spelling
 from bpe.errors import BpeError
-from bpe.io.jsonfile import load_json
-from bpe.io.untrusted import read_file_bytes
+from bpe.io.budget import MAX_INFLATION, MAX_TOKEN_LENGTH, MAX_TOTAL_TOKEN_BYTES, TokenTally, check_inflation
+from bpe.io.jsonfile import decode_value, load_json
+from bpe.io.untrusted import decode_utf8, read_file_bytes
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import TrainingRun
 from bpe.scale.corpus_profile import CorpusProfile, profile_from_json
@@ -119,6 +128,11 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
     recorded = run.steps if isinstance(run.steps, RecordedSteps) else _recorded(run)
     if len(recorded) > MAX_MERGES:
         raise BpeError(f"a run file holds at most {MAX_MERGES:,} merges; this run has {len(recorded):,}")
+    # What the reader refuses is not written: a run of repetitive text can learn a token
+    # longer than a run file holds (ten merges of "a" * 8,192 make one).
+    tally = token_tally("this run", run.settings.alphabet, error=BpeError)
+    for number, token in enumerate(recorded.vocab[recorded.base_size :], start=1):
+        tally.add(len(token), f"its new token {number:,}")
     body = _body(run, recorded, source, sample)
     # The header names the body's size and hash, so the body is spelled twice: once to
     # measure it, once into the compressor. Either way a piece at a time, never whole.
@@ -138,12 +152,7 @@ def run_file_bytes(run: TrainingRun, *, source: RunSource, sample: str = "") -> 
         "body_bytes": size,
         "body_sha256": digest.hexdigest(),
         # what the corpus picker lists, readable without the body (`bpe.scale.run_listing`)
-        "summary": {
-            "name": source.name[:200],
-            "inputs": body["source"]["inputs"][:3],
-            "characters": run.training_characters,
-            "merges": len(recorded),
-        },
+        "summary": _summary_of(run, source),
     }
     compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # gzip framing, no file name or time: same run, same bytes
     out = [compressor.compress(json.dumps(header).encode("utf-8") + b"\n")]
@@ -268,8 +277,15 @@ def read_run_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_RUN_FILE
     return parse_run_file(raw, name=name, max_bytes=max_bytes)
 
 
-def parse_run_file(raw: bytes, *, name: str = "run file", max_bytes: int = MAX_RUN_FILE_BYTES) -> RunFile:
-    """A run file's bytes (an upload's, say) checked and turned into a `RunFile`."""
+def parse_run_file(
+    raw: bytes,
+    *,
+    name: str = "run file",
+    max_bytes: int = MAX_RUN_FILE_BYTES,
+    max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES,
+) -> RunFile:
+    """A run file's bytes (an upload's, say) checked and turned into a `RunFile`; its tokens
+    together hold at most ``max_token_bytes`` (an upload's size limit, on a server)."""
     if len(raw) > max_bytes:
         raise RunFileError(f"{name} is {len(raw):,} bytes; a run file may be at most {max_bytes:,}")
     header, body_raw = _decompressed(raw, name)
@@ -279,15 +295,150 @@ def parse_run_file(raw: bytes, *, name: str = "run file", max_bytes: int = MAX_R
             f"{name} holds {containers:,} JSON objects and lists; a run holds a few dozen (and its text's "
             f"brackets), at most {MAX_BODY_CONTAINERS:,}, so it is refused before it is parsed"
         )
-    body = load_json(body_raw, name=name, what="a run file", error=RunFileError)
-    if not isinstance(body, dict):
-        raise RunFileError(f"{name}: the run is a JSON {type(body).__name__}, not an object")
+    text = decode_utf8(body_raw, name=name, error=RunFileError)
+    del body_raw
+    body = _parsed_body(text, name)
+    del text
     try:
-        return _run_file_from_body(body)
+        run_file = _run_file_from_body(body, token_tally(name, body.get("settings"), max_total=max_token_bytes))
     except RunFileError:
         raise
     except BpeError as error:
         raise RunFileError(f"{name}: {error}") from None
+    _check_summary(header, run_file, name)
+    return run_file
+
+
+def token_tally(name: str, alphabet, *, max_total: int = MAX_TOTAL_TOKEN_BYTES, error=RunFileError) -> TokenTally:
+    """The budget a run's tokens are held to (`bpe.io.budget`): each at most
+    `MAX_TOKEN_LENGTH` bytes, or characters for a character alphabet (``alphabet`` may be
+    the body's settings, whose alphabet is checked later), all of them at most ``max_total``."""
+    if isinstance(alphabet, dict):
+        alphabet = alphabet.get("alphabet")
+    unit = "bytes" if alphabet == BYTES else "characters"
+    return TokenTally(name=name, max_total=max_total, max_length=MAX_TOKEN_LENGTH, unit=unit, error=error)
+
+
+# The body's keys, as `_body` writes them: those that hold long lists of whole numbers are
+# read into arrays, the others as JSON; any other key is refused (a run needs none).
+NUMBER_COLUMNS = (
+    "lefts",
+    "rights",
+    "frequencies",
+    "sequence_lengths",
+    "top_sizes",
+    "top_values",
+    "change_sizes",
+    "change_values",
+    "heldout_lengths",
+    "base_counts",
+)
+OTHER_KEYS = (
+    "settings",
+    "source",
+    "base_tokens",
+    "step_seconds",
+    "stop_reason",
+    "training_seconds",
+    "training_characters",
+    "initial_length",
+    "heldout_characters",
+    "sample",
+    "variant",  # a rule of `bpe.variants` (`VariantRun.rule_json`): its removals checked against the steps
+)
+NUMBERS_PIECE_CHARACTERS = 1 << 20  # a column is split and converted this much at a time
+_SPACE = re.compile(r"[ \t\n\r]*")
+_NOT_A_NUMBER_LIST = re.compile(r"[^0-9,\- \t\n\r]")
+
+
+def _parsed_body(text: str, name: str) -> dict:
+    """The body's object, member by member: a column of numbers (``"lefts":[97,256]``)
+    becomes an `array` of 8-byte integers, read a piece at a time, and every other member
+    is parsed as JSON (`bpe.io.jsonfile.decode_value`); a key no run file has is refused
+    before its value is read."""
+    position = _SPACE.match(text).end()
+    if not text.startswith("{", position):
+        kind = "list" if text.startswith("[", position) else "value"
+        raise RunFileError(f"{name}: the run is a JSON {kind}, not an object")
+    body: dict = {}
+    position = _SPACE.match(text, position + 1).end()
+    closed = text.startswith("}", position)
+    position += closed
+    while not closed:
+        if not text.startswith('"', position):
+            raise RunFileError(f"{name} is not valid JSON: expected a key at character {position:,}")
+        key, position = decode_value(text, position, name=name, what="a run file", error=RunFileError)
+        position = _SPACE.match(text, position).end()
+        if not text.startswith(":", position):
+            raise RunFileError(f"{name} is not valid JSON: expected ':' at character {position:,}")
+        position = _SPACE.match(text, position + 1).end()
+        if key in body:
+            raise RunFileError(f"{name}: the key {key[:60]!r} appears twice in one object")
+        if key in NUMBER_COLUMNS:
+            body[key], position = _number_column(text, position, key, name)
+        elif key in OTHER_KEYS:
+            body[key], position = decode_value(text, position, name=name, what="a run file", error=RunFileError)
+        else:
+            raise RunFileError(
+                f"{name}: its run holds {key[:60]!r}, which no run file of version {RUN_VERSION} has, "
+                "so it is refused before that is read"
+            )
+        position = _SPACE.match(text, position).end()
+        closed = text.startswith("}", position)
+        if not closed and not text.startswith(",", position):
+            raise RunFileError(f"{name} is not valid JSON: expected ',' or '}}' at character {position:,}")
+        position = _SPACE.match(text, position + 1).end()
+    if position < len(text):
+        raise RunFileError(f"{name} is not valid JSON: more after its run, at character {position:,}")
+    return body
+
+
+def _number_column(text: str, position: int, key: str, name: str) -> tuple[array | None, int]:
+    """The list of whole numbers at ``position`` (or null) as an ``array('q')``, and where it ends."""
+    if text.startswith("null", position):
+        return None, position + 4
+    end = text.find("]", position)
+    if not text.startswith("[", position) or end == -1 or _NOT_A_NUMBER_LIST.search(text, position + 1, end):
+        raise RunFileError(f"{name}: {key} must hold whole numbers only")
+    column = array("q")
+    start = position + 1
+    try:
+        while start < end:  # a piece at a time: one list of strings for a whole column would be 50 bytes a number
+            stop = text.find(",", min(start + NUMBERS_PIECE_CHARACTERS, end), end)
+            stop = end if stop == -1 else stop
+            piece = text[start:stop]
+            if piece.strip() or column or stop < end:  # "[]" and "[ ]" are empty; "[1,]" is not
+                column.extend(map(int, piece.split(",")))
+            start = stop + 1
+    except ValueError:
+        raise RunFileError(f"{name}: {key} must hold whole numbers only") from None
+    except OverflowError:
+        raise RunFileError(f"{name}: {key} holds a number of 2**63 or more; no run counts that far") from None
+    return column, end + 1
+
+
+def _check_summary(header: dict, run_file: RunFile, name: str) -> None:
+    """The header's summary (what the corpus picker lists without reading the body) must be
+    the body's: a header edited to list 10**9 merges for a run of 1,744 is refused here."""
+    summary = header.get("summary")
+    if summary is None:
+        return
+    found = _summary_of(run_file.run, run_file.source)
+    if not isinstance(summary, dict) or any(summary.get(key) != value for key, value in found.items()):
+        raise RunFileError(
+            f"{name}: its header's summary does not match its run ({run_file.run.training_characters:,} characters, "
+            f"{len(run_file.run.steps):,} merges): edited or damaged"
+        )
+
+
+def _summary_of(run: TrainingRun, source: RunSource) -> dict:
+    """What the header lists of a run: its name, its first inputs, characters, merges."""
+    return {
+        "name": source.name[:200],
+        "inputs": [Path(name).name[:200] for name in source.inputs[:3]],
+        "characters": run.training_characters,
+        "merges": len(run.steps),
+    }
 
 
 def _decompressed(raw: bytes, name: str) -> tuple[dict, bytes]:
@@ -302,6 +453,9 @@ def _decompressed(raw: bytes, name: str) -> tuple[dict, bytes]:
             raise RunFileError(f"{name} is not a BPE Lab run file (no header line)")
         header = load_json(line, name=name, what="a run file header", error=RunFileError)
         check_header(header, name)
+        check_inflation(
+            header["body_bytes"], len(raw), name=name, what="run", error=RunFileError, max_ratio=MAX_INFLATION
+        )
         wanted = header["body_bytes"] + 1  # the body and its newline
         pieces, size, values = [rest], len(rest), _values_in(rest)
         # Inflated a piece at a time up to one byte more than wanted (to see whether the run
@@ -336,10 +490,12 @@ def check_header(header, name: str) -> None:
     if not isinstance(header, dict) or header.get("format") != RUN_FORMAT:
         raise RunFileError(f"{name} is not a BPE Lab run file (its header names no {RUN_FORMAT!r} format)")
     version = header.get("version")
-    if version != RUN_VERSION:
+    if not _is_count(version):  # true == 1 and 1.0 == 1 in Python, and "1" is no version number
         raise RunFileError(
-            f"{name} is a run file of version {str(version)[:20]}; this BPE Lab reads version {RUN_VERSION}"
+            f"{name} has a malformed header: its version is {json.dumps(version)[:20]}, not a whole number"
         )
+    if version != RUN_VERSION:
+        raise RunFileError(f"{name} is a run file of version {version}; this BPE Lab reads version {RUN_VERSION}")
     size, digest = header.get("body_bytes"), header.get("body_sha256")
     if not _is_count(size) or not isinstance(digest, str):
         raise RunFileError(f"{name} has a malformed header (body_bytes, body_sha256)")
@@ -356,14 +512,15 @@ def _values_in(raw: bytes) -> int:
     return raw.count(b",") + raw.count(b"[") + raw.count(b"{")
 
 
-def _run_file_from_body(body: dict) -> RunFile:
+def _run_file_from_body(body: dict, tally: TokenTally) -> RunFile:
     """The `RunFile` a parsed body describes, every field checked on the way: the settings,
-    the recorded steps, the per-merge lists, then the arithmetic every real training obeys."""
+    the recorded steps (each token held to ``tally`` before it is made), the per-merge
+    lists, then the arithmetic every real training obeys."""
     base_tokens = _unspelled(_field(body, "base_tokens", list), _field(body, "settings", dict).get("alphabet"))
     settings = _settings(_field(body, "settings", dict), base_tokens)
     if settings.special_tokens and "variant" in body:  # a rule's run: refused before its steps are read
         check_rule_settings(settings, recorded_variant(body["variant"]))
-    steps = _steps(body, initial_tokens(settings.special_tokens, base_tokens, settings.alphabet))
+    steps = _steps(body, initial_tokens(settings.special_tokens, base_tokens, settings.alphabet), tally)
     merges = len(steps)
     heldout_lengths = _counts(body, "heldout_lengths")
     if heldout_lengths and len(heldout_lengths) != merges + 1:
@@ -432,7 +589,7 @@ def _special_tokens(value) -> tuple:
     return tuple(value)
 
 
-def _steps(body: dict, base_tokens: list) -> RecordedSteps:
+def _steps(body: dict, base_tokens: list, tally: TokenTally) -> RecordedSteps:
     """The record's columns, bounded (merges, pairs a step) before the record is built from
     them; every runner-up counted at least once."""
     columns = {
@@ -443,15 +600,15 @@ def _steps(body: dict, base_tokens: list) -> RecordedSteps:
     if merges > MAX_MERGES:
         raise BpeError(f"it holds {merges:,} merges; a run file may hold at most {MAX_MERGES:,}")
     for key in ("top_sizes", "change_sizes"):
-        if any(size > MAX_PAIRS_PER_STEP for size in columns[key]):
+        if columns[key] and max(columns[key]) > MAX_PAIRS_PER_STEP:
             raise BpeError(f"{key} lists more than {MAX_PAIRS_PER_STEP} pairs for one step")
     top_values, change_values = _ints(body, "top_values"), _ints(body, "change_values")
     rule = body.get("variant")
     grows = isinstance(rule, dict) and rule.get("rule") == PICKY  # its removals lengthen the text (checked later)
     steps = RecordedSteps.from_columns(
-        base_tokens, top_values=top_values, change_values=change_values, grows=grows, **columns
+        base_tokens, top_values=top_values, change_values=change_values, grows=grows, token_budget=tally, **columns
     )
-    if any(value < 1 for value in top_values[2::3]):
+    if top_values and min(top_values[2::3], default=1) < 1:
         raise BpeError("a runner-up pair has a count below 1")
     return steps
 
@@ -560,15 +717,18 @@ def _number(body: dict, key: str) -> float:
     return float(value)
 
 
-def _ints(body: dict, key: str) -> list[int]:
-    values = _field(body, key, list)
-    if not all(type(v) is int and -(1 << 62) < v < 1 << 62 for v in values):
-        raise BpeError(f"{key} must hold whole numbers only")
+def _ints(body: dict, key: str) -> array:
+    """A column of numbers (read into an array by `_number_column`), each within 2**62."""
+    values = body.get(key)
+    if not isinstance(values, array):
+        raise BpeError(f"{key} is missing or not a list")
+    if values and not (-(1 << 62) < min(values) and max(values) < 1 << 62):
+        raise BpeError(f"{key} must hold whole numbers only (each of them below 2**62)")
     return values
 
 
-def _counts(body: dict, key: str) -> list[int]:
+def _counts(body: dict, key: str) -> array:
     values = _ints(body, key)
-    if any(v < 0 for v in values):
+    if values and min(values) < 0:
         raise BpeError(f"{key} must hold whole numbers of at least 0")
     return values

@@ -9,6 +9,11 @@ writes a summary into its header: name, inputs, characters, merges) and never th
 
 The folders are the project's ``data/runs/`` and those ``$BPE_RUNS`` names. A file whose
 header is not a run file's is left out of the list; opening it says why.
+
+The header is not under the body's checksum, so its summary is a claim: it is listed only
+when it fits the body the header describes (a merge takes at least `MIN_BODY_BYTES_PER_MERGE`
+of it, so a body of 450 KB cannot hold 10**9 merges), and opening the run checks it
+against the body itself (`bpe.scale.run_file`), refusing a file whose summary differs.
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ from bpe.text import shown_name
 
 RUNS_DIR = DATA_DIR / "runs"  # run files the project ships
 RUNS_ENV_VAR = "BPE_RUNS"  # more folders of run files, separated by os.pathsep
+# A merge's six numbers a step (its pair, count, tokens after it, and how many runners-up
+# and count changes it records) take at least two characters each: "0," for the smallest.
+MIN_BODY_BYTES_PER_MERGE = 12
 
 
 @dataclass(frozen=True)
@@ -120,4 +128,10 @@ def read_listing(path: Path) -> RunListing:
         raise RunFileError(f"{name} has a malformed header (summary)") from None
     if not listing.name or listing.characters < 0 or listing.merges < 0:
         raise RunFileError(f"{name} has a malformed header (summary)")
+    most = header["body_bytes"] // MIN_BODY_BYTES_PER_MERGE
+    if listing.merges > most:
+        raise RunFileError(
+            f"{name}: its header lists {listing.merges:,} merges; a body of {header['body_bytes']:,} bytes holds at "
+            f"most {most:,}, so the header was edited or damaged"
+        )
     return listing

@@ -25,6 +25,7 @@ from bpe.analysis.homework import (
 )
 from bpe.errors import TokenizerFileError
 from bpe.formats import export_files
+from bpe.io.budget import MAX_TOKEN_LENGTH
 from bpe.paths import shared_data_dir
 from bpe.run import train_run
 from bpe.training import CS336, preset_fields
@@ -168,3 +169,37 @@ def test_cs336s_own_reference_merges_are_the_presets_run():
     smaller = train_run(text, 501, **{**preset_fields(CS336), "tie_rule": "lexicographic"}, top_k=10)
     parting = first_parting(reference, smaller, text, label="lexicographic")
     assert (parting.step, parting.kind, parting.ours_count) == (32, TIE, 609)
+
+
+def _hf_with_long_merge(length: int) -> bytes:
+    """A Hugging Face tokenizer.json whose one merge makes a token of ``length`` bytes."""
+    half = length // 2
+    left, right = "a" * half, "a" * (length - half)
+    vocab = {"a": 0, left: 1, right: 2, left + right: 3}
+    model = {"type": "BPE", "vocab": vocab, "merges": [[left, right]]}
+    return json.dumps({"model": model, "pre_tokenizer": None, "added_tokens": []}).encode()
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # minbpe: each merge joins the newest token with itself, 2**41 bytes from ~400 bytes
+        {
+            "d.model": (
+                "\n".join(["minbpe v1", "", "0", "97 97", *(f"{256 + k} {256 + k}" for k in range(39))]) + "\n"
+            ).encode()
+        },
+        # CS336: one merge spelled in full whose token is one byte past the bound
+        {"merges.txt": b"a" * 2048 + b" " + b"a" * 2049 + b"\n"},
+        {"tokenizer.json": _hf_with_long_merge(4097)},
+    ],
+    ids=["minbpe-doubling", "cs336-long-merge", "hf-long-merge"],
+)
+def test_a_students_file_is_held_to_the_token_length_bound_every_reader_holds(files):
+    """The homework check reads a stranger's merges: a token longer than MAX_TOKEN_LENGTH
+    is refused in one line, as a run file's or a tokenizer file's is (minbpe's doubling
+    reaches the total its file may describe, eight times its bytes, first)."""
+    bound = f"the longest BPE Lab accepts is {MAX_TOKEN_LENGTH:,} (bytes|characters)|the most BPE Lab accepts is [0-9,]+ bytes of tokens"
+    with pytest.raises(TokenizerFileError, match=bound) as caught:
+        read_homework(files, **LIMITS)
+    assert "\n" not in str(caught.value)

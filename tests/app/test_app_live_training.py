@@ -94,13 +94,13 @@ def test_stop_before_the_first_merge_says_so_and_trains_again_on_request(monkeyp
     import pages._shared.data.live_training as live_training_module
 
     prepared = threading.Event()  # the text's preparation, held until the test lets it go
-    real = live_training_module.start_run
+    real = live_training_module.start_training  # (bpe.variants.rule_runs: any rule)
 
     def slow_start(*args, **kwargs):
         prepared.wait(30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(live_training_module, "start_run", slow_start)
+    monkeypatch.setattr(live_training_module, "start_training", slow_start)
     at = new_app(PAGE, **LONG)
     assert any(text.startswith("Preparing the text") for text in progress_texts(at)), progress_texts(at)
     training = at.session_state[LIVE][1]
@@ -123,7 +123,7 @@ def test_a_text_that_will_not_fit_in_memory_is_refused_in_one_line(monkeypatch):
     assert not at.exception, at.exception
     errors = [unescape_markdown(error.value) for error in at.error]
     assert errors == [
-        "training 500,000 characters in memory needs about 50 MiB, and this machine has 30 MiB available: "
+        "training 500,000 characters in memory needs about 46 MiB, and this machine has 30 MiB available: "
         "train on fewer characters"
     ], errors
     assert not at.get("progress") and LIVE not in at.session_state  # nothing started

@@ -162,6 +162,32 @@ def test_a_corpus_counted_and_trained_by_the_cli_plays_slides_to_its_last_merge_
     assert any("A tie rule decided" in m.value for m in at.markdown)
 
 
+@pytest.fixture(scope="module")
+def few_runners_up(tmp_path_factory):
+    """Runs recorded by `train --top-k 0` and `--top-k 1`, in a BPE_RUNS folder."""
+    folder = tmp_path_factory.mktemp("top_k")
+    text = folder / "little.txt"
+    text.write_text((DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:60_000], encoding="utf-8")
+    for top_k in (0, 1):
+        argv = ["train", str(text), "--alphabet", "bytes", "--pretokenizer", "gpt2", "--vocab-size", "400"]
+        argv += ["--top-k", str(top_k), "--name", f"top-{top_k}", "--run-output", str(folder / f"top{top_k}.bperun")]
+        assert main([*argv, "--quiet"]) == 0
+    return folder
+
+
+@pytest.mark.parametrize("top_k", [0, 1])
+@pytest.mark.parametrize("page", PAGES)
+def test_a_run_recording_one_runner_up_or_none_opens_on_every_page(few_runners_up, monkeypatch, top_k, page):
+    """Failure 3: a run file of the project's own `train --top-k 0` or `--top-k 1` crashed
+    every page (StreamlitInvalidMinMaxError: "Top pairs to show" from 1 to 1)."""
+    monkeypatch.setenv("BPE_RUNS", str(few_runners_up))
+    label = next(entry.label for entry in list_runs([few_runners_up]) if entry.path.name == f"top{top_k}.bperun")
+    at = new_app(page, settings_corpus=label)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("Top pairs to show: 1" in caption.value for caption in at.sidebar.caption)
+
+
 # ==================== A run speaks of its whole corpus (issue 42)
 
 

@@ -49,6 +49,8 @@ def test_the_run_so_far_is_consistent_while_another_thread_trains():
         assert len(run.heldout_lengths) == len(run.steps) + 1 == len(run.step_seconds) + 1
         if len(run.steps) < len(final.steps):
             assert run.stop_reason is StopReason.STOPPED
+    for run in taken[:: max(1, len(taken) // 4)]:  # and each step whole: runners-up, count changes, sizes
+        assert list(run.steps) == final.steps[: len(run.steps)]
 
 
 def _settings(vocab: int) -> TrainingSettings:
@@ -109,3 +111,22 @@ def test_the_pace_leaves_the_preparation_out():
     assert progress.merges_per_second == 500.0
     assert progress.seconds_left == 8.0 and progress.fraction == pytest.approx(0.2, abs=0.001)
     assert Progress(0, 100, 3.0, True).seconds_left is None  # no merge yet: no guess
+
+
+@pytest.mark.parametrize("tie_rule", ["first_occurrence", "lexicographic", "lexicographic_greatest", "huggingface"])
+@pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", None)])
+def test_a_run_records_every_step_as_the_stream_yields_it(tie_rule, alphabet, pretokenizer):
+    # A run keeps its steps as numbers (RecordedSteps): read back, each is the step the
+    # engine yielded, runners-up, count changes and sizes included, under every tie rule.
+    from bpe.training import train_steps
+
+    settings = TrainingSettings(
+        target_vocab_size=(256 if alphabet == "bytes" else 0) + 400,
+        alphabet=alphabet,
+        pretokenizer=pretokenizer,
+        tie_rule=tie_rule,
+        top_k=10,
+        base_tokens=None if alphabet == "bytes" else tuple(sorted(set(TEXT + HELDOUT))),
+    )
+    run = train_run(TEXT, settings, heldout_text=HELDOUT)
+    assert list(run.steps) == list(train_steps(TEXT, settings))

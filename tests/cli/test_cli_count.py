@@ -14,7 +14,7 @@ from bpe.cli.main import main
 from bpe.scale.count_phase import count_corpus
 from bpe.scale.counts_file import read_counts
 from bpe.scale.partitions import ReadOptions
-from tests.helpers import ROOT
+from tests.helpers import ROOT, children_of, gone
 
 
 def _corpus(tmp_path):
@@ -86,7 +86,12 @@ def test_sigterm_leaves_no_counts_file(tmp_path):
     command = [sys.executable, "-m", "bpe", "count", str(corpus), "--output", str(target), "--workers", "2"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        time.sleep(1.5)
+        # Stopped while it counts: once its two workers run. A fixed sleep of 1.5 s was, on a
+        # busy machine, still inside Python's start-up, before any command's SIGTERM handler
+        # exists, and the process ended by the signal itself (status -15), a test of nothing.
+        ends = time.monotonic() + 60
+        while len(children_of(process.pid)) < 2 and process.poll() is None and time.monotonic() < ends:
+            time.sleep(0.05)
         assert process.poll() is None, "counting ended before it could be stopped"
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=60)
@@ -94,6 +99,31 @@ def test_sigterm_leaves_no_counts_file(tmp_path):
         process.kill()
     assert process.returncode == 143, err.decode()
     assert b"Traceback" not in err and b"nothing was written" in err
+    assert b"leaked semaphore" not in err, err.decode()  # failure 10: the resource tracker's warning
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt"]
+
+
+def test_ctrl_c_from_the_terminal_stops_count_and_its_workers_in_one_line(tmp_path):
+    """A terminal's Ctrl-C reaches every process of the command: workers still starting
+    Python printed KeyboardInterrupt tracebacks after "interrupted". Sent to the whole
+    process group as they start, it stops the count: status 130, one line, no file."""
+    corpus = tmp_path / "big.txt"
+    corpus.write_text("".join(f"Line {i} of a long text, with {i % 97} words in it.\n" for i in range(600_000)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "bpe", "count", str(corpus), "--output", str(tmp_path / "c.parquet")]
+    process = subprocess.Popen(
+        [*command, "--workers", "2"], env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        ends = time.monotonic() + 60
+        while len(children_of(process.pid)) < 2 and process.poll() is None and time.monotonic() < ends:
+            time.sleep(0.02)
+        assert process.poll() is None, "counting ended before it could be stopped"
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130 and b"Traceback" not in err, err.decode()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt"]
 
 
@@ -116,7 +146,7 @@ def test_an_unreachable_dask_scheduler_is_one_line(tmp_path, capsys, monkeypatch
     argv = ["count", str(folder), "--dask", "tcp://127.0.0.1:9", "--output", str(tmp_path / "c.parquet"), "--quiet"]
     assert main(argv) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("error: cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'") and len(err) == 1
+    assert err[-1].startswith("error: nothing listens at 'tcp://127.0.0.1:9'") and len(err) == 1
     assert not (tmp_path / "c.parquet").exists()
 
 
@@ -126,3 +156,40 @@ def test_a_count_that_fails_leaves_no_new_folders(tmp_path, capsys):
     status = main(["count", str(empty), "--output", str(tmp_path / "new" / "sub" / "c.parquet")])
     assert status == 1 and "empty" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.txt"]
+
+
+def test_killing_count_kills_its_workers(tmp_path):
+    """Failure 10: SIGKILL of `count --workers 2` left its pool workers and the resource
+    tracker counting on for 30 s and more. The workers ask the kernel to die with it."""
+    corpus = tmp_path / "big.txt"
+    corpus.write_text("".join(f"Line {i} of a long text, with {i % 97} words in it.\n" for i in range(600_000)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "bpe", "count", str(corpus), "--output", str(tmp_path / "c.parquet")]
+    process = subprocess.Popen([*command, "--workers", "2", "--quiet"], env=env, stderr=subprocess.PIPE)
+    try:
+        children: list[int] = []
+        ends = time.monotonic() + 30
+        while len(children) < 3 and time.monotonic() < ends:  # two workers and the resource tracker
+            children = children_of(process.pid)
+            time.sleep(0.1)
+        assert len(children) >= 3 and process.poll() is None, f"the workers did not start: {children}"
+        process.kill()
+        process.wait()
+        assert gone(children), f"processes of the killed count still run: {children}"
+    finally:
+        process.kill()
+
+
+@pytest.mark.parametrize("same", ["the input", "a hard link to the input"])
+def test_an_output_that_is_an_input_is_refused_before_counting(tmp_path, capsys, same):
+    """Failure 11: an output equal to an input was not refused."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest\n" * 100)
+    target = corpus
+    if same != "the input":
+        target = tmp_path / "link.txt"
+        os.link(corpus, target)
+    assert main(["count", str(corpus), "--output", str(target), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"--output '{target}' is the input" in err and "choose another path" in err
+    assert corpus.read_text() == "low lower lowest\n" * 100

@@ -225,3 +225,18 @@ def test_a_bad_max_vocab_characters_is_one_line(value, message, capsys):
     assert main(["train", "--counts", "c.parquet", "--vocab-size", "300", "--max-vocab-characters", value]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_an_output_that_is_the_counts_file_or_the_other_output_is_refused(counts_file, tmp_path, capsys):
+    """Failure 11: `train --counts X --run-output X` replaced the counts file (hours of
+    counting) and said "wrote X"; one path for both outputs lost one of them."""
+    before = counts_file.read_bytes()
+    argv = ["train", "--counts", str(counts_file), "--vocab-size", "300", "--quiet"]
+    assert main([*argv, "--run-output", str(counts_file)]) == 1
+    assert f"--run-output '{counts_file}' is --counts '{counts_file}', the file it reads" in capsys.readouterr().err
+    assert counts_file.read_bytes() == before
+    same = tmp_path / "out"
+    assert main([*argv, "--run-output", str(same), "--tokenizer-output", str(tmp_path / "." / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "--tokenizer-output" in err and "is --run-output" in err and "the file it also writes" in err
+    assert not same.exists()

@@ -411,3 +411,12 @@ def test_the_bpe_names_in_docstrings_and_comments_exist():
                 if not ((ROOT / named).exists() or (path.parent / named).exists()):
                     missing.append(f"{path.relative_to(ROOT)}:{line}: {named}")
     assert missing == []
+
+
+def test_the_top_level_holds_only_the_projects_folders():
+    """The brief fixes the top level: app.py, pages/, bpe/, data/, tests/, docs/,
+    requirements.txt, dot-folders (and the packaging and test config files beside them).
+    A folder a tool wants at the top (Streamlit's ``static/``) lives inside one of these."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    folders = {path.split("/", 1)[0] for path in tracked if "/" in path and not path.startswith(".")}
+    assert folders <= {"pages", "bpe", "data", "tests", "docs"}, folders

@@ -18,13 +18,14 @@ def test_a_text_too_big_for_this_machine_is_refused_up_front(monkeypatch):
     from bpe.training_memory import check_fits_in_memory
 
     monkeypatch.setattr("bpe.training_memory.available_memory_bytes", lambda: 1 << 30)
-    check_fits_in_memory(10_000_000)  # ~250 MB: fits in 1 GiB
-    with pytest.raises(BpeError, match="training 100,000,000 characters in memory needs about 2.0 GiB, and this"):
+    check_fits_in_memory(10_000_000)  # ~160 MB: fits in 1 GiB
+    with pytest.raises(BpeError, match="training 100,000,000 characters in memory needs about 1.2 GiB, and this"):
         check_fits_in_memory(100_000_000)
-    with pytest.raises(BpeError, match="count it with python -m bpe count"):
-        check_fits_in_memory(100_000_000, "bytes", "gpt2")
+    check_fits_in_memory(100_000_000, "bytes", "gpt2")  # pre-tokenized, the text and its chunks' table: ~640 MB
+    with pytest.raises(BpeError, match="count it with .venv/bin/python -m bpe count"):
+        check_fits_in_memory(200_000_000, "bytes", "gpt2")
     monkeypatch.setattr("bpe.training_memory.available_memory_bytes", lambda: 30 << 20)
-    with pytest.raises(BpeError, match="needs about 50 MiB, and this machine has 30 MiB available"):
+    with pytest.raises(BpeError, match="needs about 46 MiB, and this machine has 30 MiB available"):
         check_fits_in_memory(500_000)  # below a GiB, in MiB: "0.0 GiB" would say nothing
     monkeypatch.setattr("bpe.training_memory.available_memory_bytes", lambda: None)
     check_fits_in_memory(10**12)  # unknown: nothing refused

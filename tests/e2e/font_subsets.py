@@ -8,11 +8,11 @@ multilingual sample's emoji showed as empty boxes. Streamlit's own fonts (Source
 Source Code, served by the app) cover Latin, Greek and Cyrillic; every other character of the
 shipped texts (`bpe.corpora.builtin`'s texts, `data/lighthouse/`, `data/report_card/`) is
 taken from the first Noto font that has it, and each font's characters are written as one
-WOFF2 file to ``static/fonts/`` with ``faces.css``, which declares them under Streamlit's
+WOFF2 file to ``pages/_shared/render/fonts/`` with ``faces.css``, which declares them under Streamlit's
 family names ("Source Sans", "Source Code Pro"), each for the characters Streamlit's font of
 that family lacks (``unicode-range``): the browser then takes them from these files, whatever
-fonts the machine has. The app imports ``faces.css`` (`render.html.FONT_FACES_CSS`; the
-server serves ``static/`` with ``server.enableStaticServing``).
+fonts the machine has. The app puts ``faces.css`` on every page with the files inlined
+(`render.html.font_faces_css`). Italic text takes the upright faces (no italic of them exists).
 
 Build step only (fontTools is not a requirement of the app):
 
@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from bpe.corpora.builtin import BUILTIN_TEXTS  # noqa: E402
 
-OUT = ROOT / "static" / "fonts"
+OUT = ROOT / "pages" / "_shared" / "render" / "fonts"
 # Noto fonts, in the order a character is looked for; (file under the fonts folder, index in
 # a collection, the name of the subset written).
 SOURCES = (
@@ -135,12 +135,11 @@ def main(fonts_folder: str) -> int:
         for family, cmap in covered.items():
             lacking = [p for p in points if p not in cmap]
             if lacking:
-                for style in ("normal", "italic"):  # italic text takes these too (no italic of them exists)
-                    faces.append(
-                        f'@font-face {{ font-family: "{family}"; src: url("{name}.woff2") format("woff2"); '
-                        f"font-weight: 100 900; font-style: {style}; font-display: swap; "
-                        f"unicode-range: {unicode_range(lacking)}; }}"
-                    )
+                faces.append(
+                    f'@font-face {{ font-family: "{family}"; src: url("{name}.woff2") format("woff2"); '
+                    f"font-weight: 100 900; font-style: normal; font-display: swap; "
+                    f"unicode-range: {unicode_range(lacking)}; }}"
+                )
     (OUT / "faces.css").write_text("\n".join(faces) + "\n", encoding="utf-8")
     return 0
 

@@ -1,6 +1,7 @@
 """Real browser: every character of the shipped texts shows as itself, not as an empty box,
 whatever fonts the machine has (issue 42): the app serves Noto subsets of what Streamlit's
-own fonts lack (``static/fonts/``, made by tests/e2e/font_subsets.py).
+own fonts lack (``pages/_shared/render/fonts/``, made by tests/e2e/font_subsets.py),
+inlined in the page's CSS.
 
 Chromium says which font drew each character (the DevTools protocol's
 ``CSS.getPlatformFontsForNode``). Every character of the shipped texts is put in Tokenize's
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,10 +22,11 @@ import pytest
 from playwright.sync_api import expect
 
 from bpe.corpora.builtin import BUILTIN_TEXTS
+from pages._shared.render.html import font_faces_css
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
-FONTS = ROOT / "static" / "fonts"
+FONTS = ROOT / "pages" / "_shared" / "render" / "fonts"
 
 
 def shipped_characters() -> str:
@@ -41,15 +42,13 @@ def machine_has(character: str) -> bool:
     return bool(found.stdout.strip())
 
 
-def test_the_fonts_are_served_with_their_licence(app_url):
-    with urllib.request.urlopen(f"{app_url}/app/static/fonts/faces.css") as response:
-        assert response.headers["Content-Type"].startswith("text/css")
-        faces = response.read().decode("utf-8")
+def test_every_font_file_is_inlined_in_the_pages_css_with_its_licence():
+    faces = (FONTS / "faces.css").read_text(encoding="utf-8")
     files = sorted({line.split('url("')[1].split('"')[0] for line in faces.splitlines() if "url(" in line})
-    assert files and all((FONTS / name).is_file() for name in files)
-    for name in files:
-        with urllib.request.urlopen(f"{app_url}/app/static/fonts/{name}") as response:
-            assert response.status == 200 and response.read(4) == b"wOF2"
+    assert files and all((FONTS / name).read_bytes()[:4] == b"wOF2" for name in files)
+    css = font_faces_css()
+    woff2 = "data:font/woff2;base64,d09GM"  # a WOFF2 file starts "wOF2": "d09GM" in base64
+    assert 'url("noto-' not in css and css.count(woff2) == faces.count("url(")
     assert "SIL OPEN FONT LICENSE Version 1.1" in (FONTS / "OFL.txt").read_text(encoding="utf-8")
 
 

@@ -337,3 +337,17 @@ def test_an_export_written_from_its_files_is_proved_by_each_library(trained, tmp
             (tmp_path / name).write_bytes(data)
         proof = prove_file(tokenizer, fmt, tmp_path / exported.main_name, MULTILINGUAL_HELD_OUT)
         assert proof.identical and proof.line.startswith("identical ids on "), proof.line
+
+
+@pytest.mark.parametrize("fmt", ["hf", "tiktoken", "minbpe"])
+def test_a_token_longer_than_any_reader_takes_is_not_exported(fmt):
+    """Issue 41: the token-length bound of bpe.io.budget holds for every source of merges,
+    exports included: a byte-level run on repetitive text learns a token of 8,192 bytes,
+    which BPE Lab's import (and its bound) would refuse; no such file is made."""
+    from bpe import train_run
+    from bpe.errors import BpeError
+    from bpe.formats.export import export_files
+
+    tokenizer = train_run("a" * 20_000, target_vocab_size=270, alphabet="bytes").tokenizer()
+    with pytest.raises(BpeError, match="this tokenizer: its token 268 makes a token of 8,192 bytes; the longest"):
+        export_files(tokenizer, fmt)

@@ -30,7 +30,7 @@ from bpe.gpt2 import files as gpt2_files
 from bpe.gpt2.files import GPT2_SHA256, download_gpt2_files, find_gpt2_files, missing_files_message
 from bpe.gpt2.tiktoken_check import tiktoken_gpt2 as build_tiktoken_gpt2
 from bpe.gpt2.tokenizer import load_default_gpt2, load_gpt2
-from bpe.pretokenize import GPT2_PATTERN, GPT2_SPACES, GPT2_WHITESPACE, chunk_counts, count_gpt2_chunks, split
+from bpe.pretokenize import GPT2_PATTERN, GPT2_WHITESPACE, chunk_counts, gpt2_chunker, split
 from bpe.ranks import merge_by_rank, merge_by_rank_heap
 from bpe.tokenizer import BPETokenizer
 
@@ -359,15 +359,16 @@ def test_space_led_pieces_cut_exactly_where_the_regex_does(tiny, text):
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
 @given(text=st.text(max_size=60) | SPACEY | st.lists(SPACEY, max_size=5).map("".join))
 def test_chunk_counts_for_training_equal_the_regex_in_order(text):
-    # Against the regex itself: chunk_counts takes the runs' path too.
+    # Against the regex itself: chunk_counts takes the segments' path, and `re` for ASCII.
     expected = Counter(split(text, "gpt2"))
-    for counted in (count_gpt2_chunks(text), chunk_counts(text, "gpt2")):
-        assert counted == expected and list(counted) == list(expected)
+    counted = chunk_counts(text, "gpt2")
+    assert counted == expected and list(counted) == list(expected)
+    assert gpt2_chunker()(text) == split(text, "gpt2")
 
 
 def test_chunk_counts_on_real_text():
     text = python_reference_text()[:150_000]
-    assert list(count_gpt2_chunks(text).items()) == list(Counter(split(text, "gpt2")).items())
+    assert list(chunk_counts(text, "gpt2").items()) == list(Counter(split(text, "gpt2")).items())
 
 
 EVERY_CHARACTER = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
@@ -377,11 +378,12 @@ def test_whitespace_table_covers_the_regex_whitespace():
     assert set(regex.findall(r"\s", EVERY_CHARACTER)) <= set(GPT2_WHITESPACE)
 
 
-def test_the_runs_whitespace_is_the_regex_whitespace_exactly():
-    # A character str.isspace() calls whitespace but the regex does not ("\x1c") would be
-    # cut out of the chunk it belongs to: the runs need \s itself, neither more nor less.
-    assert set(regex.findall(r"\s", EVERY_CHARACTER)) == set(GPT2_SPACES)
-    assert "\x1c".isspace() and "\x1c" not in GPT2_SPACES
+@settings(max_examples=MAX_EXAMPLES * 4, deadline=None)
+@given(st.text(st.characters(max_codepoint=0x7F), max_size=40))
+def test_gpt2_in_re_is_the_regex_on_ascii(text):
+    # `re` runs ASCII text with the classes spelled out as the regex reads them: every
+    # character of ASCII, "\x1c" (whitespace to str.isspace(), not to the regex) among them.
+    assert gpt2_chunker()(text) == split(text, "gpt2")
 
 
 def test_isalpha_is_the_regex_letters():

@@ -102,6 +102,41 @@ def test_stop_all_ends_every_job_promptly():
     assert time.monotonic() - started < 30 and not any(j.running for j in jobs)
 
 
+def test_a_stopping_server_gets_every_job_out_of_torch_within_a_step_on_a_slow_machine(monkeypatch):
+    """Failure 17: stopping the server while a Model training ran aborted it (SIGABRT,
+    "terminate called without an active exception") on a busy machine. Its log showed why:
+    `stop_all` waited its 30 s and the job had not ended, because a stop summarises (the
+    whole held-out text evaluated, a sample drawn) and the job's thread, at nice +10 behind
+    the machine's other work, took longer than that; the interpreter then ended with the
+    thread inside torch. A busy machine is made here by slowing every torch step: stopping
+    the server now abandons the job between one step and the next, so it ends within a
+    step however slow the machine, instead of after an evaluation and a sample."""
+    from bpe.lm.model import TinyGPT
+
+    real_forward = TinyGPT.forward
+
+    def slow_forward(self, *args, **kwargs):  # every step, evaluation batch and sampled token: 50 ms more
+        time.sleep(0.05)
+        return real_forward(self, *args, **kwargs)
+
+    slots = JobSlots(1)
+    slow = ExperimentJob(
+        [("chars", TOKENIZER)],
+        CONFIG,
+        Budget(seconds=300),
+        text=experiment_text(TEXT[:2000], TEXT[2000:2600]),
+        settings=TrainSettings(batch_size=4, eval_every=1000, eval_windows=600, warm_up=False, device="cpu"),
+        slots=slots,
+    ).start()
+    until(lambda: training(slow))  # the first evaluation is done: it trains
+    monkeypatch.setattr(TinyGPT, "forward", slow_forward)
+    time.sleep(0.5)
+    started = time.monotonic()
+    assert slots.stop_all(timeout=3), "the job was still inside torch when the server would have ended"
+    assert time.monotonic() - started < 3 and not slow.running
+    assert slow.snapshot().summaries == [] and slow.snapshot().error is None  # nothing more computed, no error
+
+
 def test_a_job_leaves_torch_thread_count_alone():
     before = torch.get_num_threads()
     torch.set_num_threads(2)

@@ -132,15 +132,14 @@ PASSAGE_CHARACTERS = list("ab ab  \n\t's.,!12") + [
     st.integers(1, 4),
 )
 def test_a_tally_of_passages_is_each_passage_counted_in_turn(passages, pending):
-    # The count phase chunks each distinct run of a partition once, at the end (or when
-    # `pending` runs wait): the counts and their order of first appearance must be those
-    # of the passages counted one by one by the regex.
+    # The count phase chunks each distinct segment of a partition once, at the end (or when
+    # `pending` segments wait), those seen once together: the counts and their order of
+    # first appearance must be those of the passages counted one by one by the regex.
     from collections import Counter
 
     from bpe.pretokenize import ChunkTally, split
 
-    tally = ChunkTally("gpt2")
-    tally.MAX_PENDING_RUNS = pending
+    tally = ChunkTally("gpt2", pending)
     expected: Counter = Counter()
     for passage in passages:
         tally.add(passage)
@@ -180,3 +179,28 @@ def test_a_table_keeps_its_chunks_in_one_text_and_compares_by_content():
     assert "Chunks(['low', ' lower', ' lowest', ...], 4 chunks)" == repr(table.chunks)
     given_as_tuples = ChunkCounts(**{**table.__dict__, "chunks": tuple(table.chunks)})
     assert given_as_tuples == table
+
+
+# ==================== A text counted in pieces
+
+
+@settings(max_examples=MAX_EXAMPLES * 4, deadline=None)
+@given(
+    st.lists(st.sampled_from([*PASSAGE_CHARACTERS, "\t", "\n\n", "  ", "it's"]), max_size=40).map("".join),
+    st.sampled_from(["gpt2", "gpt4", "whitespace"]),
+    st.integers(1, 8),
+)
+def test_a_text_counted_in_pieces_is_the_whole_text_counted(text, pretokenizer, size):
+    # chunk_counts cuts a long text where the pattern certainly cuts (text_pieces); with
+    # pieces of a few characters every cut is exercised: the counts, and their order of
+    # first appearance, are those of the regex over the whole text.
+    from collections import Counter
+
+    from bpe.pretokenize import ChunkTally, split, text_pieces
+
+    assert "".join(text_pieces(text, pretokenizer, size)) == text
+    tally = ChunkTally(pretokenizer, 2)
+    for piece in text_pieces(text, pretokenizer, size):
+        tally.add(piece)
+    expected = Counter(split(text, pretokenizer))
+    assert tally.counts() == expected and list(tally.counts()) == list(expected)

@@ -4,6 +4,7 @@ tampered with, too big to read, or not counts files at all."""
 from __future__ import annotations
 
 import json
+from array import array
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -12,7 +13,7 @@ import pytest
 from bpe.errors import BpeError
 from bpe.pretokenize import GPT2_PATTERN
 from bpe.scale.chunk_counts import ChunkCounts, count_text
-from bpe.scale.counts_file import METADATA_KEY, read_counts, write_counts
+from bpe.scale.counts_file import METADATA_KEY, _checksum, read_counts, write_counts
 from bpe.training import prepare_words
 
 PRETOKENIZERS = (None, "whitespace", "gpt2", "gpt4")
@@ -210,14 +211,19 @@ def test_a_file_of_too_many_rows_is_refused_from_its_footer(tmp_path, monkeypatc
     compared. A 1 GB corpus has 1-2 million distinct chunks: past 10 million, the footer
     says so and no data is read."""
     path = _many_rows(tmp_path, 10_000_001)
+    refused_before_any_data(
+        path, monkeypatch, r"rows_10000001.parquet holds 10,000,001 rows; a counts file may hold at most 10,000,000"
+    )
+
+
+def refused_before_any_data(path, monkeypatch, match: str) -> None:
+    """`read_counts(path)` refuses in one line matching ``match`` without reading any data."""
 
     def no_data(*args, **kwargs):
         raise AssertionError("the data was read")
 
     monkeypatch.setattr(pq.ParquetFile, "read", no_data)
-    with pytest.raises(
-        BpeError, match=r"rows_10000001.parquet holds 10,000,001 rows; a counts file may hold at most 10,000,000"
-    ) as caught:
+    with pytest.raises(BpeError, match=match) as caught:
         read_counts(path)
     assert "\n" not in str(caught.value)
 
@@ -238,3 +244,91 @@ def test_running_out_of_memory_is_not_called_damage(tmp_path, monkeypatch):
 
 
 # Beside plain text: whitespace the regex knows (NBSP, ideographic space, NEL), characters
+
+
+# ==================== What a counts file may cost (issue 41): bpe.io.budget's bounds
+
+
+def _one_chunk(tmp_path, chunk: str, count: int = 1, name: str = "one.parquet") -> str:
+    table = count_text("a", alphabet="characters", pretokenizer="gpt2")
+    counts = ChunkCounts(
+        chunks=(chunk,),
+        counts=array("Q", [count]),
+        alphabet="characters",
+        pretokenizer="gpt2",
+        pattern=GPT2_PATTERN,
+        base_tokens=tuple(sorted(set(chunk))),
+        characters=len(chunk) * count,
+        documents=1,
+        training_sample=table.training_sample,
+    )
+    write_counts(tmp_path / name, counts)
+    return str(tmp_path / name)
+
+
+def _without_profile(path: str) -> str:
+    """The counts file at ``path`` without the corpus profile in its metadata (as files
+    written before profiles are), checksummed again as anyone can: a huge count's profile
+    is refused first, past 2**63 too."""
+    table = pq.read_table(path)
+    metadata = json.loads(table.schema.metadata[METADATA_KEY])
+    del metadata["profile"]
+    metadata["checksum"] = _checksum(metadata, table)
+    pq.write_table(table.replace_schema_metadata({METADATA_KEY: json.dumps(metadata).encode()}), path)
+    return path
+
+
+def test_a_small_file_holding_a_huge_chunk_is_refused_from_its_footer(tmp_path, monkeypatch):
+    """Failure 8: a 21 KB counts file holding one 314 M-character chunk passed every check,
+    and `train --counts` reached 2.6 GB and a MemoryError traceback. Its footer says how many
+    bytes it inflates to, and that is refused before any data is read."""
+    path = _one_chunk(tmp_path, "a" * 20_000_000)
+    assert (tmp_path / "one.parquet").stat().st_size < 10_000
+    refused_before_any_data(
+        path, monkeypatch, r"one.parquet says it holds 20,0[0-9,]+ bytes of counts in [0-9,]+ bytes"
+    )
+
+
+def test_rows_naming_one_chunk_are_measured_before_they_are_decoded(tmp_path):
+    """A dictionary-encoded column names one 300 KB chunk from 1,000 rows: the footer says
+    300 KB, decoded it is 300 MB. What the rows decode to is refused before they are."""
+    good = tmp_path / "good.parquet"
+    write_counts(good, _table_with_heldout())
+    schema = pq.ParquetFile(good).schema_arrow
+    rows = 1_000
+    chunks = pa.DictionaryArray.from_arrays(
+        pa.array([0] * rows, pa.int32()), pa.array(["b" * 300_000], pa.large_string())
+    )
+    table = pa.table(
+        {
+            "chunk": chunks.cast(pa.large_string()),
+            "count": pa.array([1] * rows, pa.uint64()),
+            "heldout": pa.array([False] * rows),
+        }
+    )
+    metadata = json.loads(schema.metadata[METADATA_KEY])
+    metadata.update(rows=rows, heldout_rows=0)
+    path = tmp_path / "repeated.parquet"
+    pq.write_table(table.replace_schema_metadata({METADATA_KEY: json.dumps(metadata).encode()}), path)
+    assert path.stat().st_size < 100_000
+    with pytest.raises(BpeError, match=r"holds 300,000,000 bytes of chunks in [0-9,]+ bytes"):
+        read_counts(path)
+
+
+def test_a_count_of_2_63_is_refused_in_one_line(tmp_path):
+    """Failure 13: a count of 2**63 or more passed the reader, and training ended in an
+    OverflowError traceback."""
+
+    path = _without_profile(_one_chunk(tmp_path, "ab", count=2**63))
+    with pytest.raises(BpeError, match=r"has a count of 9,223,372,036,854,775,808; counts stop below 2\*\*63"):
+        read_counts(path)
+    assert read_counts(_one_chunk(tmp_path, "ab", count=2**40, name="fine.parquet")).counts[0] == 2**40
+
+
+def test_the_command_line_says_a_huge_count_in_one_line(tmp_path, capsys):
+    from bpe.cli.main import main
+
+    path = _without_profile(_one_chunk(tmp_path, "ab", count=2**63 + 5))
+    assert main(["train", "--counts", path, "--vocab-size", "260", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "2**63" in err

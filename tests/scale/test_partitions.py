@@ -212,7 +212,10 @@ def test_a_field_other_than_text_and_blank_lines(tmp_path):
         ('{"text": "a"}\n{"text": 5}\n', "line 2: field 'text' holds int, not text"),
         ('{"text": "a"}\n[1, 2]\n', "line 2 is not a JSON object"),
         ('{"text": "a"}\n{"text": "b\n', "line 2 is not valid JSON"),
-        ('{"text": "\\ud800"}\n', "line 1: field 'text' holds a lone surrogate"),
+        ('{"text": "\\ud800"}\n', "line 1 holds the text '\\\\ud800', whose .* is a lone surrogate"),
+        # issue 41, failure 15: a long number was "nested too deeply", a key twice passed silently
+        ('{"text": "a", "n": ' + "7" * 100_000 + "}\n", "line 1 holds a number 100,000 digits long"),
+        ('{"text": "a"}\n{"text": "b", "text": "c"}\n', "line 2: the key 'text' appears twice in one object"),
     ],
 )
 def test_bad_json_lines_are_named_by_file_and_line(tmp_path, content, message):
@@ -229,6 +232,135 @@ def test_parquet_row_groups_are_read_one_at_a_time(tmp_path):
     got = count_corpus([tmp_path / "d.parquet"], alphabet="characters", pretokenizer="gpt4", workers=1)
     _same_table(got, merge_counts(count_text(d, alphabet="characters", pretokenizer="gpt4") for d in docs))
     assert got.documents == 50
+
+
+# ==================== Corpora as people store them: datasets folders, .zst, Parquet shards
+
+
+def _zstd(data: bytes) -> bytes:
+    out = pa.BufferOutputStream()
+    with pa.CompressedOutputStream(out, "zstd") as compressed:
+        compressed.write(data)
+    return out.getvalue().to_pybytes()
+
+
+def _saved_dataset(folder: Path, shards: list[list[str]], *, batch_rows: int = 3, layout: str = "stream") -> Path:
+    """A folder as Hugging Face `datasets` writes one with ``save_to_disk`` (made with pyarrow
+    alone, in the same layout): Arrow IPC stream shards ``data-0000i-of-0000n.arrow`` of
+    record batches, beside dataset_info.json and state.json."""
+    folder.mkdir()
+    schema = pa.schema([("text", pa.string()), ("label", pa.int64())])
+    names = [f"data-{i:05d}-of-{len(shards):05d}.arrow" for i in range(len(shards))]
+    for name, texts in zip(names, shards):
+        table = pa.table({"text": texts, "label": list(range(len(texts)))}, schema=schema)
+        opened = pa.ipc.new_stream if layout == "stream" else pa.ipc.new_file
+        with pa.OSFile(str(folder / name), "wb") as sink, opened(sink, schema) as writer:
+            for batch in table.to_batches(max_chunksize=batch_rows):
+                writer.write_batch(batch)
+    (folder / "dataset_info.json").write_text(json.dumps({"features": {"text": {"dtype": "string"}}}))
+    state = {"_data_files": [{"filename": name} for name in names], "_fingerprint": "0", "_split": "train"}
+    (folder / "state.json").write_text(json.dumps(state))
+    return folder
+
+
+@pytest.mark.parametrize("layout", ["stream", "file"])
+def test_a_saved_datasets_folder_is_a_corpus_of_its_rows(tmp_path, layout):
+    shards = [[f"row {i}: low lower" for i in range(7)], ["newest widest", "", "low"]]
+    folder = _saved_dataset(tmp_path / "wiki", shards, layout=layout)
+    docs = [text for shard in shards for text in shard]
+    expected = merge_counts(count_text(d, alphabet="bytes", pretokenizer="gpt2") for d in docs)
+    for options in (ReadOptions(), ReadOptions(partition_bytes=64, passage_bytes=64)):  # batches run together, or not
+        got = count_corpus([folder], alphabet="bytes", pretokenizer="gpt2", options=options, workers=1)
+        _same_table(got, expected)
+        assert got.documents == len(docs) - 1  # the empty row counts nothing
+    assert [name for name, _, _ in got.inputs] == [str(folder / f"data-0000{i}-of-00002.arrow") for i in range(2)]
+
+
+def test_a_datasets_folder_with_rows_held_out_counts_the_same_on_two_workers(tmp_path):
+    folder = _saved_dataset(tmp_path / "d", [[f"doc {i} low lower lowest" for i in range(40)]] * 3, batch_rows=4)
+    options = ReadOptions(heldout_fraction=0.25, partition_bytes=256, passage_bytes=256)
+    one, two = (
+        count_corpus([folder], alphabet="characters", pretokenizer="gpt4", options=options, workers=workers)
+        for workers in (1, 2)
+    )
+    assert one == two and one.heldout_documents > 0
+
+
+def test_arrow_problems_are_named(tmp_path, monkeypatch):
+    folder = _saved_dataset(tmp_path / "d", [["a b"]])
+    with pytest.raises(
+        CorpusError, match="has no column 'body' \\(its columns: text, label\\); name one with --column"
+    ):
+        count_corpus([folder], alphabet="characters", pretokenizer="gpt2", options=ReadOptions(column="body"))
+    with pytest.raises(CorpusError, match="column 'label' holds int64, not text"):
+        count_corpus([folder], alphabet="characters", pretokenizer="gpt2", options=ReadOptions(column="label"))
+    nulls = tmp_path / "nulls.arrow"
+    with pa.OSFile(str(nulls), "wb") as sink, pa.ipc.new_stream(sink, pa.schema([("text", pa.string())])) as w:
+        w.write_batch(pa.record_batch([pa.array(["a", None])], names=["text"]))
+    with pytest.raises(CorpusError, match="nulls.arrow: row 1 of column 'text' is empty \\(null\\), not text"):
+        count_corpus([nulls], alphabet="characters", pretokenizer="gpt2", workers=1)
+    (tmp_path / "junk.arrow").write_bytes(b"not arrow at all" * 4)
+    with pytest.raises(CorpusError, match="junk.arrow is not a readable Arrow file") as caught:
+        count_corpus([tmp_path / "junk.arrow"], alphabet="characters", pretokenizer="gpt2")
+    assert "\n" not in str(caught.value)
+    monkeypatch.setattr("bpe.scale.partitions.MAX_ROW_GROUP_BYTES", 4)
+    with pytest.raises(
+        CorpusError, match="record batch 0 is .* bytes, over the limit of 4; write the file with smaller"
+    ):
+        count_corpus([folder], alphabet="characters", pretokenizer="gpt2")
+    monkeypatch.undo()
+    whole = (folder / "data-00000-of-00001.arrow").read_bytes()
+    (tmp_path / "cut.arrow").write_bytes(whole[: len(whole) - 40])
+    with pytest.raises(CorpusError, match="cut.arrow is not a readable Arrow file"):
+        count_corpus([tmp_path / "cut.arrow"], alphabet="characters", pretokenizer="gpt2", workers=1)
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "txt"])
+def test_zstandard_files_are_read_as_their_text(tmp_path, kind):
+    docs = ["low lower", "lowest\n\nnewest", "low"]
+    if kind == "jsonl":
+        data = "".join(json.dumps({"text": d}) + "\n" for d in docs).encode()
+        expected = merge_counts(count_text(d, alphabet="characters", pretokenizer="gpt2") for d in docs)
+    else:
+        data = " ".join(docs).encode()
+        expected = count_text(" ".join(docs), alphabet="characters", pretokenizer="gpt2")
+    (tmp_path / f"d.{kind}.zst").write_bytes(_zstd(data))
+    got = count_corpus([tmp_path / f"d.{kind}.zst"], alphabet="characters", pretokenizer="gpt2", workers=1)
+    _same_table(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (_zstd(b'{"text": "some text"}\n' * 200)[:-9], "a.jsonl.zst is a truncated zstd file"),
+        (b"not zstd at all", "a.jsonl.zst is not a valid zstd file"),
+        (_zstd(b'{"text": "a"}\n{"txt": "b"}\n'), "a.jsonl.zst: line 2 has no field 'text'"),
+    ],
+    ids=["truncated", "not zstd", "a bad line"],
+)
+def test_bad_zstandard_files_are_one_line(tmp_path, content, message):
+    (tmp_path / "a.jsonl.zst").write_bytes(content)
+    with pytest.raises(CorpusError, match=message) as caught:
+        count_corpus([tmp_path / "a.jsonl.zst"], alphabet="characters", pretokenizer="gpt2", workers=1)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_folder_of_shards_is_read_in_order(tmp_path):
+    # Shards as datasets on the Hub come: Parquet, and JSON lines compressed with Zstandard.
+    (tmp_path / "shards").mkdir()
+    docs = [[f"shard {s} doc {d} low lower" for d in range(4)] for s in range(3)]
+    for number, shard in enumerate(docs):
+        name = f"train-{number:05d}-of-00003"
+        if number == 1:
+            (tmp_path / "shards" / f"{name}.jsonl.zst").write_bytes(
+                _zstd("".join(json.dumps({"text": d}) + "\n" for d in shard).encode())
+            )
+        else:
+            pq.write_table(pa.table({"text": shard}), tmp_path / "shards" / f"{name}.parquet", row_group_size=3)
+    got = count_corpus([tmp_path / "shards"], alphabet="bytes", pretokenizer="gpt2", workers=2)
+    _same_table(
+        got, merge_counts(count_text(d, alphabet="bytes", pretokenizer="gpt2") for shard in docs for d in shard)
+    )
 
 
 def test_a_dictionary_encoded_text_column_is_text(tmp_path):
@@ -326,7 +458,8 @@ def test_folders_and_globs_are_expanded_in_sorted_order(tmp_path):
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("a.jsonl.zst", b"x", r"is compressed \(.zst\), which BPE Lab does not read"),
+        ("a.jsonl.xz", b"x", r"is compressed \(.xz\), which BPE Lab does not read"),
+        ("a.jsonl.zst", b"x", "a.jsonl.zst is not a valid zstd file"),
         ("a.txt", b"ok \xff bad", "not valid UTF-8: byte 0xFF at byte offset 3 \\(line 1\\)"),
         ("a.txt", b"line\nnul \x00 here", "looks binary.*NUL byte at byte offset 9 \\(line 2\\)"),
         ("a.txt.gz", gzip.compress(b"some text " * 100, mtime=0)[:-12], "truncated gzip file"),

@@ -30,6 +30,20 @@ from bpe.scale.run_listing import RUNS_DIR, labelled_runs, list_runs, run_folder
 from bpe.steps import TIE_RULES
 
 
+@pytest.fixture(autouse=True)
+def crafted_bodies_inflate_freely(monkeypatch):
+    """The bodies these tests craft are repetitive (a list of one number), so gzip shrinks them
+    hundreds of times, past the inflation bound (`bpe.io.budget.MAX_INFLATION`), which would
+    refuse them before the checks they are made for. The tests of that bound put it back."""
+    monkeypatch.setattr("bpe.scale.run_file.MAX_INFLATION", 10**9, raising=False)
+
+
+def inflation_bound_in_force(monkeypatch) -> None:
+    from bpe.io.budget import MAX_INFLATION
+
+    monkeypatch.setattr("bpe.scale.run_file.MAX_INFLATION", MAX_INFLATION, raising=False)
+
+
 def write_run_file(path, run, *, source, sample: str = "") -> None:
     """Write the run file whole through a temporary name, as the command line's staging does."""
     atomic_write_bytes(path, run_file_bytes(run, source=source, sample=sample))
@@ -275,7 +289,7 @@ def test_json_that_is_not_a_run(raw):
     with pytest.raises(RunFileError, match="not valid JSON"):
         parse_run_file(rebuilt(header, b"{oops"))
     with pytest.raises(RunFileError, match="nested too deeply"):
-        parse_run_file(rebuilt(header, b"[" * 100_000))
+        parse_run_file(rebuilt(header, b'{"settings":' + b"[" * 100_000))
 
 
 def test_unreadable_paths_are_one_line(tmp_path):
@@ -543,3 +557,136 @@ def test_every_real_run_of_a_rule_passes_the_checks(text, rule, threshold, minim
     run = train_variant_run(text, settings_, variant, heldout_text=text[::-1][:20])
     loaded = parse_run_file(run_file_bytes(run, source=SOURCE)).run
     assert list(loaded.steps) == list(run.steps)
+
+
+# ==================== What a run file may cost (issue 41): the one cost model, bpe.io.budget
+
+
+def crafted_run(lefts: list[int], rights: list[int]) -> bytes:
+    """A byte-level run file whose merges are ``zip(lefts, rights)``, every other figure as a
+    real training's would be, checksummed: the file the load script uploads to a real server
+    (pages/_shared/lecture_hall/load/hostile_uploads.py)."""
+    from pages._shared.lecture_hall.load.hostile_uploads import run_file
+
+    return run_file(lefts, rights)
+
+
+def refused_within(parse, match: str, *, seconds: float = 5.0, peak_bytes: int = 64 << 20) -> str:
+    """``parse()`` raises one `RunFileError` line matching ``match`` within ``seconds``, and
+    allocates at most ``peak_bytes`` on the way (traced by tracemalloc, run a second time)."""
+    import time
+    import tracemalloc
+
+    started = time.perf_counter()
+    with pytest.raises(RunFileError, match=match) as refused:
+        parse()
+    assert time.perf_counter() - started < seconds
+    assert "\n" not in str(refused.value)
+    tracemalloc.start()
+    try:
+        with pytest.raises(RunFileError):
+            parse()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < peak_bytes, f"peak {peak / 1e6:.0f} MB before the refusal"
+    return str(refused.value)
+
+
+def test_doubling_merges_in_a_run_file_are_refused_before_the_token_is_made(monkeypatch):
+    """Failure 1: 30 merges that each join the newest token with itself, a 619-byte upload,
+    were built into a token of a gigabyte (server 1.5 -> 3.6 GB, 18 s). Merge 12 makes 4,096
+    bytes, merge 13 would make 8,192: refused there, before it is made."""
+    inflation_bound_in_force(monkeypatch)
+    raw = crafted_run([0] + [255 + k for k in range(1, 30)], [0] + [255 + k for k in range(1, 30)])
+    assert len(raw) < 1_500  # the 256 base tokens spelled out are most of it
+    refused_within(
+        lambda: parse_run_file(raw, name="double.bperun"),
+        r"double.bperun: merge 13 makes a token of 8,192 bytes; the longest BPE Lab accepts is 4,096 bytes",
+    )
+
+
+def test_a_long_chain_in_a_run_file_is_refused_at_the_token_bound(monkeypatch):
+    """Failure 2: 50,000 merges (k, 0), each one byte longer than the last, were accepted
+    after 8.8 s and held 1.25 GB (the lengths add up quadratically)."""
+    inflation_bound_in_force(monkeypatch)
+    merges = 50_000
+    raw = crafted_run([0] + [255 + k for k in range(1, merges)], [0] * merges)
+    refused_within(
+        lambda: parse_run_file(raw, name="chain.bperun"),
+        r"merge 4,096 makes a token of 4,097 bytes; the longest BPE Lab accepts is 4,096",
+        peak_bytes=200 << 20,  # the columns of 50,000 merges, as arrays
+    )
+
+
+def test_an_uploaded_run_holds_its_tokens_to_the_upload_budget():
+    # 2,000 chained merges: each token within 4,096 bytes, 2 MB in all: from disk that fits,
+    # an upload held to 1 MB of tokens does not
+    raw = crafted_run([0] + [255 + k for k in range(1, 2_000)], [0] * 2_000)
+    assert len(parse_run_file(raw).run.steps) == 2_000
+    with pytest.raises(RunFileError, match=r"its tokens hold 1,000,\d+ bytes in all; the most .* 1,000,000 bytes"):
+        parse_run_file(raw, max_token_bytes=1_000_000)
+
+
+def test_a_run_with_a_token_too_long_for_a_run_file_is_not_written():
+    """The writer holds a run to the reader's bound: training on repetitive text learns one."""
+    run = train_run("a" * 20_000, target_vocab_size=30, alphabet="characters")
+    assert max(len(token) for token in run.tokenizer().tokens) > 4_096
+    with pytest.raises(BpeError, match="this run: its new token 13 makes a token of 8,192 characters"):
+        run_file_bytes(run, source=SOURCE)
+
+
+def test_a_flood_of_values_under_an_unknown_key_is_refused_before_it_is_parsed(monkeypatch, raw):
+    """Failure 5: a 281 KB run file whose body carried one unknown key of 15 M numbers was
+    accepted, the server at 979 MB for 7.8 s. A body inflates at most MAX_INFLATION times its
+    file (a real one: 4), and holds only the keys a run file has."""
+    inflation_bound_in_force(monkeypatch)
+    header, body = parts(raw)
+    flood = rebuilt(header, {**body, "x": [1] * 3_000_000})
+    refused_within(lambda: parse_run_file(flood, name="flood.bperun"), r"flood.bperun says it holds .* times as many")
+    monkeypatch.setattr("bpe.scale.run_file.MAX_INFLATION", 10**9, raising=False)
+    refused_within(
+        lambda: parse_run_file(flood, name="flood.bperun"), r"its run holds 'x', which no run file of version 1 has"
+    )
+
+
+def test_a_real_run_inflates_far_less_than_the_bound(raw):
+    from bpe.io.budget import MAX_INFLATION
+
+    shipped = (RUNS_DIR / "tinyshakespeare.bperun").read_bytes()
+    for data in (raw, shipped):
+        assert len(zlib.decompress(data, 31)) < MAX_INFLATION / 4 * len(data)
+
+
+def test_numbers_are_read_into_arrays_and_past_2_63_refused(raw):
+    loaded = parse_run_file(raw)
+    assert loaded.run.steps.lefts.typecode in "IQ" and loaded.run.merges
+    with pytest.raises(RunFileError, match="frequencies holds a number of 2\\*\\*63 or more"):
+        parse_run_file(_with_column(raw, "frequencies", lambda column: [2**63, *column[1:]]))
+    with pytest.raises(RunFileError, match="lefts must hold whole numbers only"):
+        parse_run_file(_with_column(raw, "lefts", lambda column: [1.5, *column[1:]]))
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1", None, [1]])
+def test_a_version_that_is_not_a_whole_number_is_refused(raw, version):
+    """Failure 12: true and 1.0 passed as 1 (Python's True == 1 == 1.0), and "1" was read as
+    "a run file of version 1; this BPE Lab reads version 1"."""
+    header, body = parts(raw)
+    with pytest.raises(RunFileError, match="its version is .*, not a whole number") as refused:
+        parse_run_file(rebuilt({**header, "version": version}, body), name="v.bperun")
+    assert "reads version 1" not in str(refused.value)
+
+
+def test_a_header_whose_summary_lies_is_refused_when_listed_or_opened(tmp_path, raw):
+    """Failure 12: the listing took the header's summary on trust (10**9 merges listed for a
+    run of 1,744). Listed, a summary must fit its body's size; opened, equal its body."""
+    from bpe.scale.run_listing import read_listing
+
+    header, body = parts(raw)
+    lying = rebuilt({**header, "summary": {**header["summary"], "merges": 10**9}}, body)
+    (tmp_path / "lying.bperun").write_bytes(lying)
+    with pytest.raises(RunFileError, match="lists 1,000,000,000 merges; a body of [0-9,]+ bytes holds at most"):
+        read_listing(tmp_path / "lying.bperun")
+    off_by_one = rebuilt({**header, "summary": {**header["summary"], "merges": len(body["lefts"]) + 1}}, body)
+    with pytest.raises(RunFileError, match="its header's summary does not match its run"):
+        parse_run_file(off_by_one, name="lying.bperun")

@@ -5,8 +5,9 @@ processes it runs (a lecture hall: `python -m pages._shared.lecture_hall`), and 
 the slots and the line are locked files in `bpe.paths.machine_dir()`, shared by every
 process there. torch's thread count, a process-wide setting, is set once to
 `training_threads()`; each job's own thread trains at `TRAINING_NICENESS`; and when the
-server stops, every job is asked to stop and waited for (a thread killed inside torch
-aborts the process).
+server stops, every job is abandoned (out of torch between one step and the next, without
+the summary a Stop button gets) and waited for: an interpreter that ends with a thread
+inside torch aborts the process.
 """
 
 from __future__ import annotations

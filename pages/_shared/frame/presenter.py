@@ -21,11 +21,11 @@ import streamlit as st
 from pages._shared.data.shared_figures import shared_figure
 from pages._shared.render.figures import enlarged
 from pages._shared.render.html import (
-    FONT_FACES_CSS,
     HIDDEN_SIDEBAR_CSS,
     PRESENTER_CSS,
     SEGMENTS_CSS,
     WHOLE_LABELS_CSS,
+    font_faces_css,
 )
 from pages._shared.state.controls import PRESENTER, SIDEBAR_HIDDEN, VIEW_CONTROLS
 
@@ -52,9 +52,9 @@ def view_toggles() -> None:
     hidden = bool(st.session_state[SIDEBAR_HIDDEN.key])
     if hidden:
         st.button("Show the sidebar", key=SHOW_SIDEBAR, icon=":material/left_panel_open:", on_click=_show_sidebar)
+    st.html(font_faces_css())  # its own element, the same every run: sent once (see `font_faces_css`)
     st.html(
-        FONT_FACES_CSS
-        + WHOLE_LABELS_CSS
+        WHOLE_LABELS_CSS
         + SEGMENTS_CSS
         + (PRESENTER_CSS if presenting() else "")
         + (HIDDEN_SIDEBAR_CSS if hidden else "")

@@ -446,7 +446,10 @@ def _replay_sidebar(run_file: str, version: str) -> Replayed | UnreadableRun:
     st.header("Training")
     recorded_top_k = max(1, run.settings.top_k)
     state[TOP_K] = min(max(int(state[TOP_K]), 1), recorded_top_k)
-    bind(st.slider, "Top pairs to show", TOP_K, min_value=1, max_value=recorded_top_k)
+    if recorded_top_k > 1:
+        bind(st.slider, "Top pairs to show", TOP_K, min_value=1, max_value=recorded_top_k)
+    else:  # `train --top-k 0` or `1`: a slider from 1 to 1 is no slider (Streamlit refuses it)
+        st.caption(f"Top pairs to show: 1 (the run recorded {run.settings.top_k} competing pairs a step)")
     return Replayed(
         corpus=state[CORPUS],
         corpus_version=version,
@@ -496,7 +499,8 @@ def _use_run_upload() -> None:
     raw = upload.getvalue()
     limit = min(upload_limit_bytes(), MAX_RUN_FILE_BYTES)
     try:
-        opened = parse_run_file(raw, name=upload.name, max_bytes=limit)
+        # its tokens may hold as many bytes as an upload may (the cost model: bpe.io.budget)
+        opened = parse_run_file(raw, name=upload.name, max_bytes=limit, max_token_bytes=upload_limit_bytes())
     except BpeError as error:
         state[UPLOAD_ERROR] = f"{error} The previous corpus ({state[CORPUS]!r}) stays selected."
         return

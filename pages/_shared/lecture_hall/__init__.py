@@ -11,7 +11,8 @@ the app (it runs ``streamlit run app.py`` and speaks the app's protocol), not in
   does, that opens the class's link and every page in an app process;
 - `load/`: measurements of a class (not tests): `load.classroom` (N students through the
   lesson), `load.hall_runs` (classes through the lecture hall, one table), `load.page_cost`
-  (server CPU per page visit), `load.session_memory` (what a closed session leaves).
+  (server CPU per page visit), `load.session_memory` (what a closed session leaves),
+  `load.hostile_uploads` (what a hostile upload costs the server, beside a student).
 
 It comes last in the UI package's order (tests/app/test_ui_layers.py): it may use every
 room, and no page or room uses it.

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import ipaddress
-import math
 import os
 import secrets
 import socket
@@ -31,8 +30,11 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from bpe.cli.arguments import at_least_one, port_number, seconds
 from bpe.cli.errors import Parser, parse_arguments, reporting_errors, terminating_cleanly
 from bpe.errors import BpeError
+from bpe.scale.count_phase import available_cores
+from bpe.training_memory import available_memory_bytes
 from pages._shared.lecture_hall.app_processes import (
     START_SECONDS,
     Child,
@@ -64,6 +66,11 @@ STOP_SECONDS = 40.0  # an app process stopping waits up to 30 s for model jobs t
 # on uvloop and parses HTTP with httptools, and a page visit costs an app process less CPU
 # (`load.page_cost` measures it; docs/speed.md), which is what a lecture hall runs out of.
 SPEEDUPS = ("uvloop", "httptools")
+# What one app process holds once its class is in (docs/speed.md: 380 MB measured), and
+# the most app processes a core carries: each runs its sessions under one interpreter
+# lock, so a second process on a core adds memory, not speed.
+APP_PROCESS_BYTES = 384 << 20
+PROCESSES_PER_CORE = 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,13 +87,13 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--processes",
-        type=_processes,
+        type=at_least_one,
         default=os.cpu_count() or 1,
         help=f"app processes to start on this machine (default: one per core, {os.cpu_count() or 1} here)",
     )
     p.add_argument(
         "--port",
-        type=_port,
+        type=port_number,
         default=DEFAULT_PORT,
         help=f"the proxy's port, the one browsers open (default {DEFAULT_PORT}); "
         "local app processes take the ports after it",
@@ -113,7 +120,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--haproxy", help="the haproxy program (default: haproxy on PATH, or /usr/sbin/haproxy)")
     p.add_argument(
         "--stop-seconds",
-        type=_stop_seconds,
+        type=seconds,
         default=STOP_SECONDS,
         help=f"how long stopping waits for each app process before killing it (default {STOP_SECONDS:g})",
     )
@@ -151,12 +158,14 @@ def run_lecture_hall(args, *, say: Callable[[str], None] | None = None) -> int:
             with signals_held():
                 stop_children(children, args.stop_seconds)
                 if children:
-                    say("stopped the proxy" + ("" if remote else f" and {len(children) - 1} app process(es)"))
+                    say("stopped the proxy" if remote else _stopped_line(children))
 
 
 def _check_before_starting(args, backends: list[Backend], remote: bool) -> None:
     """One line for each mistake that would otherwise surface after processes started."""
     _check_address(args.address)
+    if not remote:
+        check_processes(args.processes)
     if not remote and args.port + args.processes > 65535:
         raise BpeError(f"--port {args.port} leaves no room for {args.processes} app processes after it")
     check_port_free(args.address, args.port, "proxy")
@@ -210,38 +219,39 @@ def _serving_line(address: str, port: int, backends: list[Backend], remote: bool
     )
 
 
+def most_processes(cores: int, available: int | None) -> int:
+    """The most app processes this machine carries: one per core (`PROCESSES_PER_CORE`), and
+    no more than its available memory holds at `APP_PROCESS_BYTES` each (unknown: no bound)."""
+    most = max(1, cores * PROCESSES_PER_CORE)
+    if available is not None:
+        most = max(1, min(most, available // APP_PROCESS_BYTES))
+    return most
+
+
+def check_processes(processes: int, cores: int | None = None, available: int | None = -1) -> None:
+    """`BpeError` naming the cores and the memory when ``processes`` is more than
+    `most_processes` (30 on 2 cores took 1.9 GB in 7 s and served no one faster)."""
+    cores = available_cores() if cores is None else cores
+    available = available_memory_bytes() if available == -1 else available
+    most = most_processes(cores, available)
+    if processes > most:
+        memory = "" if available is None else f" and {available / 2**30:.1f} GiB of memory available"
+        raise BpeError(
+            f"--processes {processes}: this machine has {cores} core{'s' if cores != 1 else ''}{memory}; an app process "
+            f"needs a core and about {APP_PROCESS_BYTES >> 20} MiB once its class is in, so at most {most} here "
+            "(more machines: --backend)"
+        )
+
+
+def _stopped_line(children: list[Child]) -> str:
+    """What stopping stopped: the proxy (if it had started) and the app processes."""
+    apps = sum(child.name != "haproxy" for child in children)
+    proxy_started = len(children) > apps
+    return f"stopped {'the proxy and ' if proxy_started else ''}{apps} app process(es)"
+
+
 def _check_address(address: str) -> None:
     try:
         ipaddress.ip_address(address)
     except ValueError:
         raise BpeError(f"--address {address!r} is not an IP address (e.g. 0.0.0.0 or 127.0.0.1)") from None
-
-
-def _processes(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{number} is not a number of processes; give 1 or more")
-    return number
-
-
-def _stop_seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
-    if not 0 <= seconds < math.inf:  # nan too: stopping would wait on it forever, or not at all
-        raise argparse.ArgumentTypeError(f"{value} is not a number of seconds; give 0 or more")
-    return seconds
-
-
-def _port(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a port number") from None
-    if not 0 < number < 65536:
-        raise argparse.ArgumentTypeError(f"{number} is not a port number (1-65535)")
-    return number

@@ -9,8 +9,11 @@ into the HTML that pages hand to ``st.html``.
 
 from __future__ import annotations
 
+import base64
 import html
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
 
 from bpe.analysis.segments import Segment
 from bpe.text import bidi_marked, printable, readable_token
@@ -18,7 +21,7 @@ from bpe.wording import counted
 
 MARKDOWN_SPECIALS = set("\\`*_{}[]<>#|~$:")
 # The token views' type: the machine's monospace, then Streamlit's own, which the app serves
-# with the characters of its shipped texts that fonts often lack (`FONT_FACES_CSS`): a
+# with the characters of its shipped texts that fonts often lack (`font_faces_css`): a
 # Hindi or Chinese token then shows as itself on a PC with only its default fonts.
 MONOSPACE = "monospace,'Source Code Pro'"
 GOLDEN_ANGLE = 137.508  # degrees: consecutive ids get hues far apart
@@ -96,10 +99,25 @@ HIDDEN_SIDEBAR_CSS = """<style>
 .st-key-view_show_sidebar { position: fixed !important; top: 0.6rem; left: 0.75rem; z-index: 999992; width: auto !important; }
 </style>"""
 # On every page: the characters of the shipped texts that fonts often lack (Devanagari, Chinese,
-# Japanese, Korean, Arabic, the emoji), as small Noto subsets the app serves
-# (``static/fonts/``, made by tests/e2e/font_subsets.py) under Streamlit's own family names:
-# on a PC with only its default fonts they show as themselves, not as empty boxes.
-FONT_FACES_CSS = '<style>@import url("app/static/fonts/faces.css");</style>'
+# Japanese, Korean, Arabic, the emoji), as small Noto subsets (``fonts/`` beside this module,
+# made by tests/e2e/font_subsets.py) under Streamlit's own family names: on a PC with only its
+# default fonts they show as themselves, not as empty boxes. The files travel inside the CSS as
+# data URLs (``url("noto-cjk.woff2")`` becomes ``url("data:font/woff2;base64,d09GMgAB…")``):
+# the app serves no folder of its own, and Streamlit sends an element this size to a browser
+# once and then only its hash (its ForwardMsg cache), so a rerun does not send the fonts again.
+FONTS = Path(__file__).with_name("fonts")
+
+
+@cache
+def font_faces_css() -> str:
+    """faces.css with each font file inlined, as one <style> element."""
+    faces = (FONTS / "faces.css").read_text(encoding="utf-8")
+    for font in sorted(FONTS.glob("*.woff2")):
+        data = base64.b64encode(font.read_bytes()).decode("ascii")
+        faces = faces.replace(f'url("{font.name}")', f'url("data:font/woff2;base64,{data}")')
+    return f"<style>{faces}</style>"
+
+
 # The link dialog's code box: its copy button always shown (Streamlit shows it on hover only).
 COPY_BUTTON_CSS = """<style>
 [role="dialog"] [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) {

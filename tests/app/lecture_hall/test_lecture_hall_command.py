@@ -240,7 +240,7 @@ def test_the_docs_lecture_hall_commands_are_the_commands_options():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--processes", "0"], "argument --processes: 0 is not a number of processes"),
+        (["--processes", "0"], "argument --processes: 0 must be at least 1"),
         (["--port", "70000"], "argument --port: 70000 is not a port number"),
         (["--stop-seconds", "-1"], "argument --stop-seconds: -1 is not a number of seconds"),
         (["--stop-seconds", "nan"], "argument --stop-seconds: nan is not a number of seconds"),
@@ -252,3 +252,43 @@ def test_a_bad_option_value_is_one_line_and_status_1(tmp_path, monkeypatch, caps
     captured = capsys.readouterr()
     assert captured.err.startswith(f"error: {message}") and captured.err.count("\n") == 1, captured.err
     assert captured.out == "" and os.listdir(tmp_path) == []
+
+
+# ==================== How many app processes (issue 41, failures 9 and 16)
+
+
+def test_more_app_processes_than_the_machine_carries_are_refused_naming_cores_and_memory(tmp_path, monkeypatch, capsys):
+    """Failure 9: --processes had no upper bound (30 on 2 cores: 1.9 GB in 7 s)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(command, "available_cores", lambda: 2)
+    monkeypatch.setattr(command, "available_memory_bytes", lambda: 20 << 30)
+    monkeypatch.setattr(command, "find_haproxy", lambda given: "haproxy")
+    assert main(["--processes", "30", "--port", str(free_ports())]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--processes 30: this machine has 2 cores and 20.0 GiB of memory available" in err
+    assert "at most 2 here" in err and os.listdir(tmp_path) == []
+    # memory binds first on a machine with many cores and little memory
+    with pytest.raises(command.BpeError, match="64 cores and 1.0 GiB .* at most 2 here"):
+        command.check_processes(3, cores=64, available=1 << 30)
+    command.check_processes(2, cores=2, available=None)  # memory unknown: the cores alone
+
+
+def test_stopping_before_the_proxy_started_counts_every_app_process(monkeypatch):
+    """Failure 16: interrupted before haproxy started, the command reported one app process
+    fewer than it had started (it took the first child for the proxy)."""
+    import shutil
+
+    said: list[str] = []
+    monkeypatch.setattr(command, "find_haproxy", lambda given: "haproxy")
+    monkeypatch.setattr(command, "check_config", lambda haproxy, config: None)
+    monkeypatch.setattr(command, "_check_before_starting", lambda args, backends, remote: None)
+    monkeypatch.setattr(command, "app_command", lambda backend: [shutil.which("sleep"), "30"])
+
+    def interrupted(children, backends, seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "wait_healthy", interrupted)
+    args = parse_arguments(command.make_parser(), ["--processes", "2", "--port", str(free_ports(3))])
+    with pytest.raises(KeyboardInterrupt):
+        command.run_lecture_hall(args, say=said.append)
+    assert said[-1] == "stopped 2 app process(es)", said

@@ -13,7 +13,7 @@ import os
 import pytest
 from helpers import on_own_thread
 
-from pages._shared.lecture_hall.load import hall_runs, page_cost, session_memory
+from pages._shared.lecture_hall.load import hall_runs, hostile_uploads, page_cost, session_memory
 
 SMALL = ["--corpus", "low lower newest widest", "--vocab", "40"]
 HAPROXY = next((p for p in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy") if os.access(p, os.X_OK)), None)
@@ -38,6 +38,15 @@ def test_session_memory_samples_the_server_before_and_after_a_session(tmp_path, 
         assert found[phase]["rss_mb"] > 0 and found[phase]["traced_mb"] > 0, found[phase]
     assert "rss_after_trim_mb" in found["after_ttl"]  # the end asks glibc for its free pages back
     assert "Traceback" not in capsys.readouterr().out
+
+
+def test_hostile_uploads_are_measured_on_the_real_server_beside_a_student(tmp_path, capsys):
+    figures = tmp_path / "hostile.json"
+    argv = ["--only", "run-doubling,text-box", *SMALL, "--json", str(figures)]
+    assert hostile_uploads.main(argv) == 0
+    rows = {row["case"]: row for row in json.loads(figures.read_text())}
+    assert "merge 13 makes a token of 8,192 bytes" in rows["run-doubling"]["shown"]
+    assert rows["text-box"]["rss_peak_mb"] > 0 and "Traceback" not in capsys.readouterr().out
 
 
 @pytest.mark.skipif(HAPROXY is None and os.environ.get("REQUIRE_BROWSER") != "1", reason="haproxy is not installed")

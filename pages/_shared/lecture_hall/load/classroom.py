@@ -379,6 +379,15 @@ class Session:
             fragment=self.widget_fragments.get(key) or None,
         )
 
+    async def set_text(self, kind: str, key: str, value: str) -> float:
+        """Type ``value`` into a text box (sent whole, as a client that ignores the box's
+        ``maxlength`` sends it)."""
+        return await self.rerun(
+            kind,
+            widgets=[WidgetState(id=self.widget(key), string_value=value)],
+            fragment=self.widget_fragments.get(key) or None,
+        )
+
     async def upload(self, kind: str, key: str, name: str, data: bytes) -> float:
         """What a browser does: ask for an upload URL, PUT the file, rerun with the uploader's new
         state; a single-file uploader that held a file deletes it from the server first (without,

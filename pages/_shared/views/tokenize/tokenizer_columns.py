@@ -53,7 +53,19 @@ def text_box(settings: Settings) -> str:
     keep_with(corpus_identity(settings), [TEXT, LINEAGE])
     samples = corpus_samples(*corpus_parts(settings))  # a run file's sample is held-out text
     state.setdefault(TEXT, next(iter(samples.values())))
-    bind(st.text_area, "Text to tokenize", TEXT, height=100)
+    # The box takes what a link may set (`controls.MAX_TEXT_VALUE`): a megabyte typed or
+    # sent cost one rerun 39 s and 3 GB of the server a class shares. The browser stops
+    # typing there, Streamlit cuts what a client sends past it, and a longer text already
+    # held is cut here, saying so.
+    held = len(state[TEXT])
+    if held > controls.MAX_TEXT_VALUE:
+        state[TEXT] = state[TEXT][: controls.MAX_TEXT_VALUE]
+    bind(st.text_area, "Text to tokenize", TEXT, height=100, max_chars=controls.MAX_TEXT_VALUE)
+    if held > controls.MAX_TEXT_VALUE:
+        st.caption(
+            f"The box holds {controls.MAX_TEXT_VALUE:,} characters, as a link does: the first "
+            f"{controls.MAX_TEXT_VALUE:,} of the {held:,} given are tokenized."
+        )
     for column, (label, sample) in zip(st.columns(len(samples)), samples.items()):
         column.button(label, key=f"tokenize_preset_{label}", on_click=_use, args=(sample,), help=sample)
     return state[TEXT]
