@@ -10,10 +10,17 @@ writes a summary into its header: name, inputs, characters, merges) and never th
 The folders are the project's ``data/runs/`` and those ``$BPE_RUNS`` names. A file whose
 header is not a run file's is left out of the list; opening it says why.
 
-The header is not under the body's checksum, so its summary is a claim: it is listed only
+The header is not under the body's checksum, so its summary is a claim. It is listed only
 when it fits the body the header describes (a merge takes at least `MIN_BODY_BYTES_PER_MERGE`
-of it, so a body of 450 KB cannot hold 10**9 merges), and opening the run checks it
-against the body itself (`bpe.scale.run_file`), refusing a file whose summary differs.
+of it, so a body of 450 KB cannot hold 10**9 merges). A file of at most `MAX_CHECKED_BYTES`
+(the shipped run is 107 KB) is then read whole once, as opening it would, and listed only if
+its body agrees (a header claiming 3,000 merges for a body of 1,744 is left out); the check is
+kept per file version (its size, time and inode), so a page visit reads no body twice. A
+bigger file is listed from its header alone and its label says so::
+
+    run: python-sources — 64M.txt, 64,000,000 characters, 49,744 merges (summary unchecked)
+
+and opening it checks the summary against the body (`bpe.scale.run_file`).
 """
 
 from __future__ import annotations
@@ -21,14 +28,15 @@ from __future__ import annotations
 import os
 import zlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from itertools import chain, count
 from pathlib import Path
 
 from bpe.io.jsonfile import load_json
 from bpe.io.untrusted import open_regular_file
 from bpe.paths import DATA_DIR
-from bpe.scale.run_file import MAX_HEADER_BYTES, RUN_SUFFIX, RunFileError, check_header
+from bpe.scale.run_file import MAX_HEADER_BYTES, RUN_SUFFIX, RunFileError, check_header, read_run_file
 from bpe.text import shown_name
 
 RUNS_DIR = DATA_DIR / "runs"  # run files the project ships
@@ -36,6 +44,8 @@ RUNS_ENV_VAR = "BPE_RUNS"  # more folders of run files, separated by os.pathsep
 # A merge's six numbers a step (its pair, count, tokens after it, and how many runners-up
 # and count changes it records) take at least two characters each: "0," for the smallest.
 MIN_BODY_BYTES_PER_MERGE = 12
+MAX_CHECKED_BYTES = 4 << 20  # a run file listed from its checked body: read whole once, ~50 MB at most
+UNCHECKED = " (summary unchecked)"
 
 
 @dataclass(frozen=True)
@@ -47,12 +57,15 @@ class RunListing:
     inputs: tuple[str, ...]
     characters: int
     merges: int
+    checked: bool = False  # the summary was read from the checked body, not only the header
 
     @property
     def label(self) -> str:
-        """``run: NAME — source, characters, merges``."""
+        """``run: NAME — source, characters, merges``, and ``(summary unchecked)`` for a file
+        listed from its header alone."""
         inputs = ", ".join(map(shown_name, self.inputs)) or "counts"  # the file's words: never raw on a page
-        return f"run: {shown_name(self.name)} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
+        label = f"run: {shown_name(self.name)} — {inputs}, {self.characters:,} characters, {self.merges:,} merges"
+        return label if self.checked else label + UNCHECKED
 
 
 def run_folders() -> list[Path]:
@@ -72,10 +85,36 @@ def list_runs(folders: list[Path] | None = None) -> list[RunListing]:
             continue
         for path in paths:
             try:
-                listed.append(read_listing(path))
+                listing = read_listing(path)
             except RunFileError:
                 continue
+            checked = checked_listing(listing)
+            if checked is not None:
+                listed.append(checked)
     return listed
+
+
+def checked_listing(listing: RunListing) -> RunListing | None:
+    """``listing`` checked against its body when the file is small enough to read whole
+    (`MAX_CHECKED_BYTES`); None when the body refuses it (opening it says why)."""
+    try:
+        stat = listing.path.stat()
+    except OSError:
+        return None
+    if stat.st_size > MAX_CHECKED_BYTES:
+        return listing
+    if not _body_agrees(listing.path, stat.st_size, stat.st_mtime_ns, stat.st_ino):
+        return None
+    return replace(listing, checked=True)
+
+
+@lru_cache(maxsize=64)  # per file version; a refusal is kept too, so a bad file is read once
+def _body_agrees(path, size: int, mtime_ns: int, inode: int) -> bool:
+    try:
+        read_run_file(path, max_bytes=MAX_CHECKED_BYTES)  # checks the header's summary against the body
+    except RunFileError:
+        return False
+    return True
 
 
 def labelled_runs(folders: list[Path] | None = None) -> dict[str, RunListing]:

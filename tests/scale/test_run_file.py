@@ -690,3 +690,29 @@ def test_a_header_whose_summary_lies_is_refused_when_listed_or_opened(tmp_path, 
     off_by_one = rebuilt({**header, "summary": {**header["summary"], "merges": len(body["lefts"]) + 1}}, body)
     with pytest.raises(RunFileError, match="its header's summary does not match its run"):
         parse_run_file(off_by_one, name="lying.bperun")
+
+
+def test_the_listing_reads_its_summary_from_the_checked_body_or_says_it_is_unchecked(tmp_path, raw, monkeypatch):
+    """A lie that fits the body's size (one merge more) is left out of a listing that read the
+    body; a file too big to read whole is listed from its header and its label says so; a
+    listing reads each file's body once, however often the sidebar asks."""
+    import bpe.scale.run_listing as run_listing
+
+    header, body = parts(raw)
+    (tmp_path / "honest.bperun").write_bytes(raw)
+    lie = rebuilt({**header, "summary": {**header["summary"], "merges": len(body["lefts"]) + 1}}, body)
+    (tmp_path / "lying.bperun").write_bytes(lie)
+    reads = []
+    monkeypatch.setattr(
+        run_listing, "read_run_file", lambda path, **kw: reads.append(path) or read_run_file(path, **kw)
+    )
+    run_listing._body_agrees.cache_clear()
+    for _ in range(3):
+        listed = list_runs([tmp_path])
+        assert [(entry.path.name, entry.checked) for entry in listed] == [("honest.bperun", True)]
+        assert not listed[0].label.endswith("(summary unchecked)")
+    assert sorted(path.name for path in reads) == ["honest.bperun", "lying.bperun"]
+    monkeypatch.setattr(run_listing, "MAX_CHECKED_BYTES", len(raw) - 1)
+    listed = list_runs([tmp_path])
+    assert [(entry.path.name, entry.checked) for entry in listed] == [("honest.bperun", False), ("lying.bperun", False)]
+    assert listed[1].label.endswith(f"{len(body['lefts']) + 1:,} merges (summary unchecked)")
