@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, BYTES
@@ -34,7 +33,7 @@ from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
 from bpe.training import TrainingSettings
 from bpe.training_memory import check_fits_in_memory
 from bpe.variants.rule_runs import train_variant_run
-from bpe.variants.rules import DEFAULT_THRESHOLD, Variant, check_rule_settings
+from bpe.variants.rules import DEFAULT_THRESHOLD, Variant
 
 
 def add_compare_rules_command(subparsers: argparse._SubParsersAction) -> None:
@@ -60,7 +59,7 @@ def add_compare_rules_command(subparsers: argparse._SubParsersAction) -> None:
         dest="special_tokens",
         action="append",
         default=[],
-        help="refused in one line: the rules beside standard BPE do not take special tokens yet",
+        help="a string cut out of the text and kept as one token, under every rule (repeatable)",
     )
     p.add_argument("--transition", type=zero_or_more, help="SuperBPE's transition (default: half the merges)")
     p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD, help="Picky BPE's IoS threshold")
@@ -75,6 +74,7 @@ def run_compare_rules(args) -> int:
         alphabet=args.alphabet,
         pretokenizer=None if args.pretokenizer == "none" else args.pretokenizer,
         top_k=0,
+        special_tokens=tuple(args.special_tokens),
     )
     base = 256 if args.alphabet == BYTES else 0
     transition = args.transition if args.transition is not None else max(args.vocab_size - base, 0) // 2
@@ -84,8 +84,6 @@ def run_compare_rules(args) -> int:
         Variant("picky", threshold=args.threshold),
         Variant("length_weighted"),
     ]
-    if args.special_tokens:  # before any text is read: the first rule beyond standard BPE says why
-        check_rule_settings(replace(settings, special_tokens=tuple(args.special_tokens)), variants[1])
     documents = [read_text_file(Path(path)) for path in args.inputs]
     check_fits_in_memory(sum(map(len, documents)), settings.alphabet, settings.pretokenizer)
     cut = [split_train_heldout(document, args.heldout_fraction) for document in documents]

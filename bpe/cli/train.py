@@ -140,8 +140,9 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 def run_train(args) -> int:
     if args.variant != STANDARD_RULE or args.transition is not None or args.threshold is not None:
-        for field, default in MERGE_DEFAULTS.items():  # (a preset is refused there)
-            setattr(args, field, default if getattr(args, field) is None else getattr(args, field))
+        # a preset's settings where none is given (CS336's `<|endoftext|>` included): every rule takes them
+        for field, value in apply_train_preset(args).items():
+            setattr(args, field, value)
         return run_variant_training(
             args,
             progress=lambda: None if args.quiet else MergeProgress(sys.stderr),

@@ -32,7 +32,7 @@ from bpe.scale.run_file import RunSource, check_run_fits
 from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, TrainingSettings
 from bpe.training_memory import check_fits_in_memory
 from bpe.variants.rule_runs import train_variant_run
-from bpe.variants.rules import LENGTH_WEIGHTED, NAMES, SUPERBPE, Variant, check_rule_settings
+from bpe.variants.rules import LENGTH_WEIGHTED, NAMES, SUPERBPE, Variant
 from bpe.variants.superbpe import check_superbpe
 
 # `train` options that read a corpus in records or share the work out: a document here is a whole file
@@ -62,7 +62,6 @@ def run_variant_training(args, *, progress, print_summary, write_outputs) -> int
         pretokenizer=pattern or pretokenizer,
         special_tokens=tuple(value["special_tokens"] or ()),
     )
-    check_rule_settings(settings, variant, documents=len(args.inputs))  # special tokens: not yet, in one line
     if variant.name == SUPERBPE:
         check_superbpe(settings)  # before any text is read
     if args.run_output is not None:
@@ -118,11 +117,6 @@ def refuse_what_does_not_apply(args, variant: Variant) -> None:
         raise BpeError(
             f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to --variant {variant.name}: each "
             "INPUT is one whole document of plain text"
-        )
-    if args.preset is not None:
-        raise BpeError(
-            f"--preset {args.preset} does not apply to --variant {variant.name}: it sets special tokens, which the "
-            "rules of bpe/variants do not take yet; give its other settings one by one (--tie-rule, --alphabet, ...)"
         )
     if args.tokenizer_output is not None and variant.name != LENGTH_WEIGHTED:
         raise BpeError(

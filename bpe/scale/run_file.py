@@ -48,8 +48,8 @@ from bpe.scale.corpus_profile import CorpusProfile, profile_from_json
 from bpe.specials import initial_tokens
 from bpe.steps import CHANGES_KEPT, StopReason
 from bpe.training import DEFAULT_ENGINE, MAX_TOP_K, TrainingSettings
-from bpe.variants.rule_runs import VariantRun, recorded_variant, restored
-from bpe.variants.rules import LENGTH_WEIGHTED, PICKY, check_rule_settings, pair_score
+from bpe.variants.rule_runs import VariantRun, restored
+from bpe.variants.rules import LENGTH_WEIGHTED, PICKY, pair_score
 
 RUN_FORMAT = "bpe-lab-run"
 RUN_VERSION = 1
@@ -518,8 +518,6 @@ def _run_file_from_body(body: dict, tally: TokenTally) -> RunFile:
     lists, then the arithmetic every real training obeys."""
     base_tokens = _unspelled(_field(body, "base_tokens", list), _field(body, "settings", dict).get("alphabet"))
     settings = _settings(_field(body, "settings", dict), base_tokens)
-    if settings.special_tokens and "variant" in body:  # a rule's run: refused before its steps are read
-        check_rule_settings(settings, recorded_variant(body["variant"]))
     steps = _steps(body, initial_tokens(settings.special_tokens, base_tokens, settings.alphabet), tally)
     merges = len(steps)
     heldout_lengths = _counts(body, "heldout_lengths")

@@ -34,7 +34,9 @@ from dataclasses import dataclass, replace
 
 from bpe.encoder import RankEncoder
 from bpe.errors import BpeError
+from bpe.pretokenize import split
 from bpe.recorded import RecordedSteps
+from bpe.specials import AllowedSpecial, encode_with_specials
 from bpe.steps import MergeStep
 from bpe.tokenizer import BPETokenizer
 from bpe.variants.rules import RuleTokenizer
@@ -133,8 +135,15 @@ class PickyTokenizer(RuleTokenizer):
             self._blocks.append((RankEncoder(made[start:done]), stoi[token], tuple(stoi[p] for p in parts)))
             start = done
         self._last = RankEncoder(made[start:])
-        self._base = BPETokenizer(self.base_tokens, (), alphabet=self.alphabet, pretokenizer=self.pretokenizer)
-        self.live_tokens = live_after(self.base_tokens, self.merges, self.removals)
+        # the same ids before any merge: the special tokens first, then the base tokens
+        self._base = BPETokenizer(
+            self.base_tokens,
+            (),
+            alphabet=self.alphabet,
+            pretokenizer=self.pretokenizer,
+            special_tokens=tuple(self.special_tokens),
+        )
+        self.live_tokens = live_after(self._base.tokens, self.merges, self.removals)
         self._pieces: dict[tuple, list[int]] = {}  # a chunk's base ids -> its ids (bounded)
 
     @property
@@ -146,16 +155,33 @@ class PickyTokenizer(RuleTokenizer):
             ids = split_token(encoder.encode(ids), removed, parts)
         return self._last.encode(ids)
 
-    def encode(self, text: str) -> list[int]:
-        """Text to ids: each chunk's base ids (checked as `BPETokenizer.encode` checks them),
-        then the merges and removals replayed on it."""
+    def encode(
+        self, text: str, *, allowed_special: AllowedSpecial = "all", disallowed_special: AllowedSpecial = "all"
+    ) -> list[int]:
+        """Text to ids: cut at its special tokens as `BPETokenizer.encode` cuts it (tiktoken's
+        arguments, the same defaults), each special token its id, each stretch between two
+        of them `encode_ordinary`'s."""
+        if not isinstance(text, str):
+            raise BpeError(f"encode takes a str, got {type(text).__name__}")
+        return encode_with_specials(
+            text,
+            self.special_tokens,
+            self.encode_ordinary,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            name="this tokenizer",
+        )
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Text to ids, no special tokens: each chunk's base ids (checked as `BPETokenizer.encode`
+        checks them), then the merges and removals replayed on it."""
         found: list[int] = []
         pieces = self._pieces
-        for chunk in self._base.encode_with_chunks(text):
-            key = tuple(chunk)
+        for chunk in split(text, self.pretokenizer):
+            key = tuple(self._base.encode_ordinary(chunk))
             done = pieces.get(key)
             if done is None:
-                done = self._replay(chunk)
+                done = self._replay(list(key))
                 if len(pieces) < MAX_PIECES:
                     pieces[key] = done
             found += done
@@ -173,6 +199,7 @@ class PickyTokenizer(RuleTokenizer):
             alphabet=self.alphabet,
             pretokenizer=self.pretokenizer,
             tie_rule=self.tie_rule,
+            special_tokens=tuple(self.special_tokens),
         )
 
     def rule_state(self) -> list:
@@ -201,9 +228,10 @@ def _spelled(token) -> str:
     return token.hex() if isinstance(token, bytes) else token
 
 
-def live_after(base_tokens: Sequence, merges: Sequence[tuple], removals: Sequence[tuple]) -> frozenset:
-    """The live tokens after ``merges`` and ``removals`` (``(merges made before it, token, parts)``)."""
-    live = set(base_tokens)
+def live_after(initial: Sequence, merges: Sequence[tuple], removals: Sequence[tuple]) -> frozenset:
+    """The live tokens after ``merges`` and ``removals`` (``(merges made before it, token, parts)``),
+    from the ``initial`` ones (the special tokens and the base tokens: never removed)."""
+    live = set(initial)
     pending = list(removals)
     pending.reverse()
     for done, (a, b) in enumerate(merges, start=1):

@@ -19,11 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
-from bpe.alphabet import default_base_tokens, require_unicode
+from bpe.alphabet import require_unicode
 from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps
 from bpe.run import ProgressCallback, RunInTraining, TrainingRun, start_run
+from bpe.specials import base_tokens_of_texts, initial_tokens
 from bpe.steps import StepStream
 from bpe.tokenizer import BPETokenizer
 from bpe.training import (
@@ -41,7 +42,6 @@ from bpe.variants.rules import (
     STANDARD_VARIANT,
     SUPERBPE,
     Variant,
-    check_rule_settings,
     engine_options,
 )
 from bpe.variants.superbpe import (
@@ -50,14 +50,9 @@ from bpe.variants.superbpe import (
     check_superbpe,
     is_superword,
     segment_words,
-    segments,
     superbpe_steps,
 )
 from bpe.variants.textbook import textbook_steps
-
-# The seam where special tokens end SuperBPE's joining: none yet (a text is one segment;
-# `bpe.variants.rules.check_rule_settings` refuses them).
-SPECIAL_TOKENS: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,7 +74,12 @@ class VariantRun(TrainingRun):
         elif vocab_size is not None:
             raise BpeError("give vocab_size or merges, not both")
         plain = super().tokenizer(merges=merges)  # checks the count
-        options = dict(alphabet=self.alphabet, pretokenizer=self.pretokenizer, tie_rule=self.settings.tie_rule)
+        options = dict(
+            alphabet=self.alphabet,
+            pretokenizer=self.pretokenizer,
+            tie_rule=self.settings.tie_rule,
+            special_tokens=self.special_tokens,
+        )
         if self.variant.name == SUPERBPE and self.joined_after is not None and merges >= self.joined_after:
             return SuperBPETokenizer(self.base_tokens, plain.merges, joined_after=self.joined_after, **options)
         if self.picky:
@@ -155,7 +155,7 @@ class VariantRun(TrainingRun):
 
 
 def _token_ids(run: TrainingRun) -> dict:
-    ids = {token: i for i, token in enumerate(run.base_tokens)}
+    ids = {token: i for i, token in enumerate(run.initial_tokens)}
     for step in run.steps:
         ids.setdefault(step.token, step.token_id)
     return ids
@@ -239,15 +239,17 @@ def start_training(
     """`bpe.run.start_run` under ``variant``: one merge per iteration of what it returns,
     `run` the run of the merges so far (a `VariantRun` under any rule but the standard).
     ``text`` (and ``heldout_text``) may be a list of documents: no chunk spans two, and
-    SuperBPE never joins across them."""
+    SuperBPE never joins across them. The settings' special tokens are taken as standard
+    BPE takes them (`bpe.specials`): each document is cut at them before pre-tokenization,
+    so no merge learns from or crosses one (SuperBPE's second stage stops at them as at a
+    document's end), and each is one token, numbered first and counted in the vocab size."""
     documents, heldout = _documents(text), _documents(heldout_text)
-    check_rule_settings(settings, variant, documents=max(len(documents), len(heldout)))
     if variant.standard and len(documents) <= 1 and len(heldout) <= 1:
         return start_run("".join(documents), settings, heldout_text="".join(heldout))
     settings = settings_from(settings, {})
-    if settings.base_tokens is None:
-        every = "".join(documents) + "".join(heldout)
-        settings = replace(settings, base_tokens=tuple(default_base_tokens(every, settings.alphabet)))
+    if settings.base_tokens is None and documents:  # (no text: `VariantInTraining` says so)
+        base = base_tokens_of_texts([*documents, *heldout], settings.alphabet, settings.special_tokens)
+        settings = replace(settings, base_tokens=tuple(base))
     return VariantInTraining(documents, settings, heldout, variant)
 
 
@@ -290,38 +292,40 @@ class VariantInTraining(RunInTraining):
         if not text:
             raise BpeError("the training text is empty: give at least one character")
         require_unicode(text, "the training text")
-        base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet)
-        check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size")
+        specials = settings.special_tokens
+        base = prepare_base_tokens(text, settings.base_tokens, settings.alphabet, specials)
+        check_vocab_size(base, settings.target_vocab_size, name="target_vocab_size", special_tokens=specials)
         variant = self.variant
         if variant.name == SUPERBPE:
             check_superbpe(settings)
-            tracker = SuperBPEHeldOut(_segments(heldout), base, settings)
+            tracker = SuperBPEHeldOut(heldout, base, settings)
 
             def joined(merges: int) -> None:
                 tracker.join()
                 self.joined_after = merges
 
-            steps = superbpe_steps(_segments(documents), base, settings, variant.transition, on_join=joined)
+            steps = superbpe_steps(documents, base, settings, variant.transition, on_join=joined)
             return StepStream(steps, base_tokens=base, settings=settings), tracker
-        words = segment_words(documents, settings.alphabet, settings.pretokenizer)
+        words = segment_words(documents, settings)  # the special tokens last, a word of one symbol each
+        initial = initial_tokens(specials, base, settings.alphabet)  # the special tokens first
         if variant.standard:  # documents of standard BPE: the core's engines over their chunks
             stream = engine_steps(words, base, settings)
         else:
             engine: Callable = textbook_steps if settings.engine == "reference" else incremental_steps
             steps = engine(
                 words,
-                base,
+                initial,
                 **engine_options(settings),
                 max_vocab_characters=settings.max_vocab_characters,
                 weighted=variant.name == LENGTH_WEIGHTED,
                 threshold=variant.threshold,
             )
             stream = StepStream(steps, base_tokens=base, settings=settings)
-        held = segment_words(heldout, settings.alphabet, settings.pretokenizer)
+        held = segment_words(heldout, settings)
         if variant.name == PICKY:
-            tracker = PickyHeldOut(held, base)
+            tracker = PickyHeldOut(held, initial)
         else:
-            tracker = HeldOutTracker(held, base, settings.target_vocab_size)
+            tracker = HeldOutTracker(held, initial, settings.target_vocab_size)
         return stream, tracker
 
     def run(self) -> TrainingRun:
@@ -333,8 +337,3 @@ class VariantInTraining(RunInTraining):
             variant=self.variant,
             joined_after=self.joined_after,
         )
-
-
-def _segments(documents: list[str]) -> list[str]:
-    """Every document cut at the special tokens (`bpe.variants.superbpe.segments`)."""
-    return [piece for document in documents for piece in segments(document, SPECIAL_TOKENS)]

@@ -115,23 +115,6 @@ def pair_tie_key(tie_rule: str, hf_ids: dict) -> Callable | None:
     return None
 
 
-def check_rule_settings(settings, variant: Variant, *, documents: int = 1) -> None:
-    """`BpeError` in one line for settings the rules of this package do not train with yet:
-    special tokens (`bpe.specials`) under any rule but the standard one, or beside standard
-    BPE over several documents (SuperBPE would have to stop joining at them, and Picky's
-    removals and the run's ids would have to number them first). Standard BPE on one text
-    takes them (`bpe.run`)."""
-    specials = tuple(getattr(settings, "special_tokens", ()) or ())
-    if not specials or (variant.standard and documents <= 1):
-        return
-    shown = ", ".join(shown_value(special) for special in specials[:3]) + (", ..." if len(specials) > 3 else "")
-    who = NAMES[variant.name] + ("" if not variant.standard else " over several documents")
-    raise BpeError(
-        f"{who} does not take special tokens yet (got {shown}): train it without them, "
-        "or train standard BPE on one text with them"
-    )
-
-
 def pair_score(pair: tuple, count: int, weighted: bool) -> int:
     """What ranks a pair: its count, or (length-weighted) its count × the length of the
     token it makes in base symbols (characters, or bytes): ('t', 'he') seen 10 times scores

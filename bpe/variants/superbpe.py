@@ -33,6 +33,14 @@ from bpe.encoder import RankEncoder
 from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.pretokenize import chunk_counts, split
+from bpe.specials import (
+    AllowedSpecial,
+    encode_with_specials,
+    initial_tokens,
+    ordinary_pieces,
+    pieces,
+    special_words,
+)
 from bpe.steps import HUGGINGFACE, MergeStep, StopReason
 from bpe.tokenizer import BPETokenizer
 from bpe.training import ENGINES, TrainingSettings
@@ -61,46 +69,65 @@ def segments(text: str, special_tokens: Sequence[str] = ()) -> list[str]:
     """The stretches whose chunks may join: the text cut at each special token (which is no
     segment's part). The seam where special tokens (and documents) end the joining:
     ``segments("a b<|endoftext|>c d", ["<|endoftext|>"]) == ["a b", "c d"]``."""
-    pieces = [text]
-    for special in sorted(special_tokens, key=len, reverse=True):  # the longest first where they overlap
-        pieces = [part for piece in pieces for part in piece.split(special)]
-    return [piece for piece in pieces if piece]
+    return ordinary_pieces(text, special_tokens)  # the longest first where they overlap
 
 
-def segment_words(pieces: Sequence[str], alphabet: str, pretokenizer: str | None) -> list:
-    """The distinct chunks of all ``pieces`` with their counts, first appearance first, as
-    symbols (`bpe.training.prepare_words` of each piece, summed): no chunk spans two pieces."""
+def split_documents(documents: Sequence[str], special_tokens: Sequence[str]) -> tuple[Counter, Counter]:
+    """(each distinct segment of ``documents`` with its count, each special token that
+    occurs with its count): every document cut at the special tokens (`bpe.specials.pieces`,
+    the longest first), so no segment spans two documents or holds a special token.
+    ``["a b<|endoftext|>a b"]`` -> ``({"a b": 2}, {"<|endoftext|>": 1})``."""
+    found: Counter = Counter()
+    marks: Counter = Counter()
+    for document in documents:
+        for piece in pieces(document, special_tokens):
+            (marks if piece in special_tokens else found)[piece] += 1
+    return found, marks
+
+
+def segment_words(documents: Sequence[str], settings: TrainingSettings) -> list:
+    """The distinct chunks of all ``documents``' segments with their counts, first appearance
+    first, as symbols (`bpe.training.prepare_words` of each segment, summed), then each
+    special token that occurs as a word of one symbol (`bpe.specials.special_words`: it
+    forms no pair, so no merge touches it): no chunk spans two documents or a special token."""
+    found, marks = split_documents(documents, settings.special_tokens)
     counts: Counter = Counter()
-    for piece in pieces:
-        counts.update(chunk_counts(piece, pretokenizer))
-    return [(symbols_of(chunk, alphabet), n) for chunk, n in counts.items()]
+    for piece, times in found.items():
+        for chunk, n in chunk_counts(piece, settings.pretokenizer).items():
+            counts[chunk] += n * times
+    words = [(symbols_of(chunk, settings.alphabet), n) for chunk, n in counts.items()]
+    return words + special_words(marks, settings.alphabet)
 
 
-def joined_words(pieces: Sequence[str], tokenizer: BPETokenizer) -> list:
-    """Each distinct piece with its count, as ``tokenizer`` (stage 1's) cuts it, its chunks
-    joined: stage 2's words."""
+def joined_words(documents: Sequence[str], tokenizer: BPETokenizer) -> list:
+    """Each distinct segment of ``documents`` with its count, as ``tokenizer`` (stage 1's)
+    cuts it, its chunks joined, then each special token as one symbol: stage 2's words.
+    A special token stays a word of its own, so nothing joins across it."""
+    found, marks = split_documents(documents, tuple(tokenizer.special_tokens))
     itos = tokenizer.itos
-    return [([itos[i] for i in tokenizer.encode(piece)], n) for piece, n in Counter(pieces).items()]
+    words = [([itos[i] for i in tokenizer.encode_ordinary(piece)], n) for piece, n in found.items()]
+    return words + special_words(marks, tokenizer.alphabet)
 
 
 def superbpe_steps(
-    pieces: Sequence[str],
+    documents: Sequence[str],
     base: list,
     settings: TrainingSettings,
     transition: int,
     on_join: Callable[[int], None] | None = None,
 ) -> Iterator[MergeStep]:
-    """Yield SuperBPE's steps over the segments ``pieces`` (`segments`) with the settings'
-    engine: the first ``transition`` merges inside chunks, the rest over joined segments
-    (numbered on). Returns the `StopReason`; stage 1 ending early (no pair left inside the
+    """Yield SuperBPE's steps over ``documents``, cut at the settings' special tokens
+    (`split_documents`), with the settings' engine: the first ``transition`` merges inside
+    chunks, the rest over joined segments (numbered on). Ids as the core numbers them: the
+    special tokens first, then ``base`` (`bpe.specials.initial_tokens`). Returns the `StopReason`; stage 1 ending early (no pair left inside the
     chunks) goes on to stage 2, where the joins make new pairs. ``on_join(merges)`` is
     called when the chunks join, after that many merges."""
     check_superbpe(settings)
     engine = ENGINES[settings.engine]
     options = engine_options(settings)
     first = engine(
-        segment_words(pieces, settings.alphabet, settings.pretokenizer),
-        base,
+        segment_words(documents, settings),
+        initial_tokens(settings.special_tokens, base, settings.alphabet),
         max_vocab_characters=settings.max_vocab_characters,
         **options,
     )
@@ -117,7 +144,13 @@ def superbpe_steps(
             return stop.value
     finally:
         first.close()
-    stage_one = BPETokenizer(base, merges, alphabet=settings.alphabet, pretokenizer=settings.pretokenizer)
+    stage_one = BPETokenizer(
+        base,
+        merges,
+        alphabet=settings.alphabet,
+        pretokenizer=settings.pretokenizer,
+        special_tokens=settings.special_tokens,
+    )
     if len(stage_one.tokens) >= settings.target_vocab_size:
         return StopReason.TARGET_REACHED
     limit = settings.max_vocab_characters
@@ -128,7 +161,7 @@ def superbpe_steps(
     # text out one slot per base symbol and cannot hold both; the engines of `bpe.variants` count
     # over tokens, whatever they spell.
     second = (textbook_steps if settings.engine == "reference" else incremental_steps)(
-        joined_words(pieces, stage_one),
+        joined_words(documents, stage_one),
         list(stage_one.tokens),
         max_vocab_characters=None if limit is None else limit - held,
         **options,
@@ -159,24 +192,30 @@ def is_superword(token, pretokenizer: str | None) -> bool:
 class SuperBPEHeldOut:
     """The held-out text's length after each merge of a SuperBPE run: stage 1's merges applied
     to its chunks (`bpe.fast.HeldOutTracker`), then, from the transition, stage 2's to its
-    segments as stage 1 left them."""
+    segments as stage 1 left them (the held-out documents cut at the special tokens, as
+    training cuts its own)."""
 
-    def __init__(self, pieces: Sequence[str], base: list, settings: TrainingSettings) -> None:
-        self._pieces, self._base, self._settings = list(pieces), base, settings
-        words = segment_words(self._pieces, settings.alphabet, settings.pretokenizer)
-        self._tracker = HeldOutTracker(words, base, settings.target_vocab_size)
+    def __init__(self, documents: Sequence[str], base: list, settings: TrainingSettings) -> None:
+        self._documents, self._base, self._settings = list(documents), base, settings
+        initial = initial_tokens(settings.special_tokens, base, settings.alphabet)
+        self._tracker = HeldOutTracker(segment_words(self._documents, settings), initial, settings.target_vocab_size)
         self._merges: list[tuple] = []
         self._before: list[int] = []  # lengths of the finished stage (stage 1), when joined
         self.joined_after: int | None = None
 
     def join(self) -> None:
         """The chunks join here: stage 2's tracker starts from the segments as cut now."""
+        settings = self._settings
         stage_one = BPETokenizer(
-            self._base, self._merges, alphabet=self._settings.alphabet, pretokenizer=self._settings.pretokenizer
+            self._base,
+            self._merges,
+            alphabet=settings.alphabet,
+            pretokenizer=settings.pretokenizer,
+            special_tokens=settings.special_tokens,
         )
         self._before = self._tracker.lengths()[:-1]
         # counted over tokens, as stage 2 trains (`superbpe_steps`): `HeldOutTracker` cannot either
-        self._tracker = PickyHeldOut(joined_words(self._pieces, stage_one), list(stage_one.tokens))
+        self._tracker = PickyHeldOut(joined_words(self._documents, stage_one), list(stage_one.tokens))
         self.joined_after = len(self._merges)
 
     def apply(self, step: MergeStep) -> None:
@@ -190,8 +229,9 @@ class SuperBPEHeldOut:
 
 class SuperBPETokenizer(RuleTokenizer):
     """A SuperBPE tokenizer: its first ``joined_after`` merges applied inside pre-tokenizer
-    chunks, the rest over the whole text (one segment: text without special tokens).
-    Token ids are a `BPETokenizer`'s of the same merges."""
+    chunks, the rest over each stretch of text between two special tokens (a segment).
+    Token ids are a `BPETokenizer`'s of the same merges and special tokens: each special
+    token one id, numbered first, that no merge holds, so nothing joins across it."""
 
     UNSAVED = (
         "BPE Lab's tokenizer file holds merges applied inside pre-tokenizer chunks, and a SuperBPE tokenizer "
@@ -210,14 +250,33 @@ class SuperBPETokenizer(RuleTokenizer):
             alphabet=self.alphabet,
             pretokenizer=self.pretokenizer,
             tie_rule=self.tie_rule,
+            special_tokens=tuple(self.special_tokens),
         )
         stoi = self.stoi
         self._across = RankEncoder([(stoi[a], stoi[b], stoi[a + b]) for a, b in self.merges[joined_after:]])
 
-    def encode(self, text: str) -> list[int]:
+    def encode(
+        self, text: str, *, allowed_special: AllowedSpecial = "all", disallowed_special: AllowedSpecial = "all"
+    ) -> list[int]:
+        """Text to ids: cut at its special tokens as `BPETokenizer.encode` cuts it (tiktoken's
+        arguments, the same defaults), each special token its id, each stretch between two
+        of them `encode_ordinary`'s."""
+        if not isinstance(text, str):
+            raise BpeError(f"encode takes a str, got {type(text).__name__}")
+        return encode_with_specials(
+            text,
+            self.special_tokens,
+            self.encode_ordinary,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            name="this tokenizer",
+        )
+
+    def encode_ordinary(self, text: str) -> list[int]:
         """Stage 1's merges inside each chunk (the checks of `BPETokenizer.encode`), then stage
-        2's over the segment, lowest rank first (`bpe.encoder.RankEncoder`: the same as in order)."""
-        return self._across.encode(self._inside.encode(text))
+        2's over the segment, lowest rank first (`bpe.encoder.RankEncoder`: the same as in order).
+        No special tokens: ``<|endoftext|>`` in the text is plain text."""
+        return self._across.encode(self._inside.encode_ordinary(text))
 
     def encode_with_chunks(self, text: str) -> list[list[int]]:
         """One group: after the transition the chunks are joined."""
@@ -234,6 +293,7 @@ class SuperBPETokenizer(RuleTokenizer):
             alphabet=self.alphabet,
             pretokenizer=self.pretokenizer,
             tie_rule=self.tie_rule,
+            special_tokens=tuple(self.special_tokens),
         )
 
     def rule_state(self) -> list:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 
 import pytest
-from app_helpers import metric, new_app, plotly_specs, unescape_markdown
+from app_helpers import metric, new_app, plotly_specs
 
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
 from bpe.scale.run_file import RunSource, run_file_bytes
@@ -157,10 +157,10 @@ def test_a_link_carries_the_rule_and_its_setting():
     assert "From this merge on the chunks join across whitespace" in html(at)
 
 
-def test_a_rule_trains_under_cs336s_tie_rule_and_refuses_special_tokens_in_one_line():
+def test_a_rule_trains_under_cs336s_tie_rule_and_takes_special_tokens():
     """The sidebar's tie rule reaches the rule's engines (the film shows the merge the rule
-    makes under it), and special tokens beside a rule that does not take them yet are one
-    error line naming both, never a traceback and never a run that ignored them."""
+    makes under it), and its special tokens reach them too: the run counts the marker in its
+    vocab size, as `bpe` trains the rule with it."""
     train, heldout = split_train_heldout(load_corpus(PYTHON_REFERENCE)[:12_000], 0.1)
     settings = app_training(target_vocab_size=400, pretokenizer="gpt2", tie_rule="lexicographic_greatest")
     run = train_variant_run(train, settings, Variant("length_weighted"), heldout_text=heldout)
@@ -171,20 +171,18 @@ def test_a_rule_trains_under_cs336s_tie_rule_and_refuses_special_tokens_in_one_l
     left, right = (escape(part.replace(" ", "·")) for part in step.pair)
     assert f"Merge {step.number}: <code>{left}</code> + <code>{right}</code>" in html(at)
     at = at_step(MERGES, 1, settings_variant="picky", settings_special_tokens=["<|endoftext|>"])
-    assert not at.exception
-    errors = [unescape_markdown(e.value) for e in at.error]
-    assert errors and "Picky BPE does not take special tokens yet (got '<|endoftext|>')" in errors[0]
-    assert "\n" not in errors[0] and "Traceback" not in errors[0]
+    assert not at.exception and not at.error
+    marked = app_training(target_vocab_size=400, pretokenizer="gpt2", special_tokens=("<|endoftext|>",))
+    run = train_variant_run(train, marked, Variant("picky"), heldout_text=heldout)
+    assert run.tokenizer().stoi["<|endoftext|>"] == 0
+    assert metric(at, "Vocab size") == f"{run.steps[0].vocab_size:,}" == f"{len(run.base_tokens) + 2:,}"
 
 
-def test_compare_runs_refuses_a_rule_beside_special_tokens_in_one_line():
+def test_compare_runs_trains_a_rule_beside_special_tokens():
     at = new_app(COMPARE, **SIDEBAR, settings_special_tokens=["<|endoftext|>"])
     at.selectbox(key="compare_variant_rule").set_value("first_occurrence")
     at.selectbox(key="compare_variant_name").set_value("picky")
     next(b for b in at.button if b.label == "Train and compare as run B").click().run()
-    assert not at.exception
-    errors = [unescape_markdown(e.value) for e in at.error]
-    assert errors == [
-        "Cannot train that run: Picky BPE does not take special tokens yet (got '<|endoftext|>'): train it "
-        "without them, or train standard BPE on one text with them"
-    ]
+    assert not at.exception and not at.error
+    differences = next(d.value for d in at.dataframe if list(d.value.columns)[:1] == ["setting"])
+    assert differences.values.tolist() == [["training rule", "standard BPE", expected_label("picky")]]

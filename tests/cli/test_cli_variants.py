@@ -89,11 +89,6 @@ def test_a_length_weighted_tokenizer_is_a_plain_file_and_inspect_and_evaluate_re
         (["--variant", "picky", "--workers", "2"], "--workers does not apply to --variant picky"),
         (["--variant", "picky", "--rule", "parity"], "--rule parity trains one text per language"),
         (["--variant", "superbpe", "--transition", "3", "--pretokenizer", "none"], "choose a pre-tokenizer"),
-        (
-            ["--variant", "picky", "--special-token", "<|endoftext|>"],
-            "Picky BPE does not take special tokens yet (got '<|endoftext|>')",
-        ),
-        (["--variant", "length_weighted", "--preset", "cs336"], "--preset cs336 does not apply to --variant"),
     ],
 )
 def test_what_does_not_apply_is_one_line(documents, capsys, options, message):
@@ -145,7 +140,68 @@ def test_a_rule_trains_under_cs336s_tie_rule_from_the_command_line(documents, tm
     assert greatest != [s.pair for s in runs["first_occurrence"].steps]
 
 
-def test_compare_rules_takes_the_tie_rule_and_refuses_special_tokens_in_one_line(documents, capsys):
+E = "<|endoftext|>"
+MARKED = E.join(["the cat sat!", "the dog sat!", "a cat ran!"] * 20)
+
+
+@pytest.fixture
+def marked(tmp_path):
+    path = tmp_path / "marked.txt"
+    path.write_text(MARKED, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        (Variant("superbpe", transition=5), ["--variant", "superbpe", "--transition", "5"]),
+        (Variant("picky"), ["--variant", "picky"]),
+        (Variant("length_weighted"), ["--variant", "length_weighted"]),
+    ],
+    ids=["superbpe", "picky", "length_weighted"],
+)
+def test_a_rule_trains_with_special_tokens_from_the_command_line(marked, tmp_path, variant, options):
+    """--special-token beside --variant: the run file records the rule and the special token,
+    reads back as the run trained in memory (the marker id 0, no merge touching it), and its
+    tokenizer encodes the marker as its id and decodes the text back."""
+    out = tmp_path / "marked.bperun"
+    argv = ["train", str(marked), *options, "--vocab-size", "30", "--special-token", E]
+    assert main([*argv, "--run-output", str(out), "--quiet"]) == 0
+    loaded = read_run_file(out).run
+    assert isinstance(loaded, VariantRun) and loaded.variant == variant and loaded.special_tokens == (E,)
+    settings = TrainingSettings(target_vocab_size=30, pretokenizer="gpt2", special_tokens=(E,))
+    expected = train_variant_run([MARKED], settings, variant)  # `train` holds no text out by default
+    assert [s.pair for s in loaded.steps] == [s.pair for s in expected.steps] and loaded.steps
+    assert loaded.heldout_lengths == expected.heldout_lengths and loaded.removals == expected.removals
+    assert not any(set("<|>") & set(step.token) for step in loaded.steps)
+    tokenizer = loaded.tokenizer()
+    assert tokenizer.stoi[E] == 0 and tokenizer.encode(E) == [0]
+    assert tokenizer.decode(tokenizer.encode(MARKED)) == MARKED
+
+
+def test_a_rule_takes_the_cs336_preset(marked, tmp_path, capsys):
+    """--preset cs336 beside --variant: its bytes, GPT-2's pattern, its tie rule, every pair
+    merged and its `<|endoftext|>`, as `train` without a rule takes them."""
+    out = tmp_path / "cs336.bperun"
+    argv = ["train", str(marked), "--variant", "length_weighted", "--preset", "cs336", "--vocab-size", "280"]
+    assert main([*argv, "--run-output", str(out), "--quiet"]) == 0
+    assert "cs336" in capsys.readouterr().err
+    loaded = read_run_file(out).run
+    settings = TrainingSettings(
+        target_vocab_size=280,
+        alphabet="bytes",
+        pretokenizer="gpt2",
+        tie_rule="lexicographic_greatest",
+        minimum_pair_frequency=1,
+        special_tokens=(E,),
+    )
+    assert loaded.settings.special_tokens == (E,) and loaded.settings.tie_rule == "lexicographic_greatest"
+    expected = train_variant_run([MARKED], settings, Variant("length_weighted"))
+    assert [s.pair for s in loaded.steps] == [s.pair for s in expected.steps] and loaded.steps
+    assert loaded.tokenizer().encode(E) == [0]
+
+
+def test_compare_rules_takes_the_tie_rule_and_special_tokens(documents, marked, capsys):
     argv = ["compare-rules", str(documents[0]), "--vocab-size", "300", "--transition", "20"]
     assert main([*argv, "--tie-rule", "lexicographic_greatest"]) == 0
     printed = capsys.readouterr().out.splitlines()
@@ -156,6 +212,14 @@ def test_compare_rules_takes_the_tie_rule_and_refuses_special_tokens_in_one_line
     run = train_variant_run([cut[0]], settings, Variant("picky"), heldout_text=[cut[1]])
     picky = next(line for line in printed if line.startswith("Picky BPE"))
     assert picky[len(Variant("picky").label()) :].split()[:2] == [f"{len(run.steps):,}", f"{run.heldout_lengths[-1]:,}"]
-    assert main([*argv, "--special-token", "<|endoftext|>"]) == 1
-    err = capsys.readouterr().err.strip()
-    assert "SuperBPE does not take special tokens yet (got '<|endoftext|>')" in err and "\n" not in err
+    argv = ["compare-rules", str(marked), "--vocab-size", "300", "--transition", "20", "--special-token", E]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    cut = split_train_heldout(MARKED, 0.1)
+    settings = TrainingSettings(
+        target_vocab_size=300, alphabet="bytes", pretokenizer="gpt2", top_k=0, special_tokens=(E,)
+    )
+    run = train_variant_run([cut[0]], settings, Variant("superbpe", transition=20), heldout_text=[cut[1]])
+    superbpe = next(line for line in printed if line.startswith("SuperBPE"))
+    assert superbpe[len(run.variant.label()) :].split()[:2] == [f"{len(run.steps):,}", f"{run.heldout_lengths[-1]:,}"]
+    assert run.tokenizer().stoi[E.encode()] == 0 and not any(b"|" in step.token for step in run.steps)

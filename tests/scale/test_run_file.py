@@ -495,14 +495,29 @@ def test_a_run_under_each_rule_survives_its_file(variant_runs, name):
         assert loaded.merge_count(300) == run.merge_count(300)
 
 
-@pytest.mark.parametrize("name", ["superbpe", "picky", "length_weighted"])
-def test_a_rule_beside_special_tokens_is_refused_in_one_line(variant_runs, name):
-    """A file naming special tokens and a rule of bpe.variants, which trains without them:
-    refused, never replayed as if its tokenizer cut at them."""
-    raw = run_file_bytes(variant_runs[name], source=SOURCE)
-    with pytest.raises(RunFileError, match="does not take special tokens yet") as error:
-        parse_run_file(edited(raw, settings={"special_tokens": ["<|endoftext|>"]}), name="edited.bperun")
-    assert "\n" not in str(error.value)
+@pytest.mark.parametrize(("rule", "setting"), [("superbpe", 5), ("picky", None), ("length_weighted", None)])
+def test_a_run_under_each_rule_with_special_tokens_survives_its_file(rule, setting):
+    """A rule's run with a special token: the file keeps it (id 0, before the base tokens)
+    and reads back as the run, its tokenizer encoding the marker as its one id."""
+    from bpe.training import TrainingSettings
+    from bpe.variants.rule_runs import train_variant_run
+    from bpe.variants.rules import Variant
+
+    marker = "<|endoftext|>"
+    text = marker.join(["the cat sat!", "the dog sat!", "a cat ran!"] * 10)
+    variant = Variant(rule, transition=setting)
+    settings_ = TrainingSettings(target_vocab_size=30, pretokenizer="gpt2", special_tokens=(marker,))
+    run = train_variant_run(text, settings_, variant, heldout_text=f"the cat{marker}a dog")
+    loaded = parse_run_file(run_file_bytes(run, source=SOURCE)).run
+    assert loaded.special_tokens == (marker,) and (loaded.variant, loaded.joined_after) == (
+        run.variant,
+        run.joined_after,
+    )
+    assert list(loaded.steps) == list(run.steps) and loaded.heldout_lengths == run.heldout_lengths and run.steps
+    assert loaded.removals == run.removals and loaded.vocab_sizes() == run.vocab_sizes()
+    tokenizer = loaded.tokenizer()
+    assert tokenizer == run.tokenizer() and tokenizer.stoi[marker] == 0
+    assert tokenizer.encode(text) == run.tokenizer().encode(text) and tokenizer.decode(tokenizer.encode(text)) == text
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from bpe.training import TrainingSettings, prepare_words
 from bpe.variants.incremental import incremental_steps
 from bpe.variants.picky import PickyTokenizer
 from bpe.variants.rule_runs import train_variant_run
-from bpe.variants.rules import NAMES, Variant
+from bpe.variants.rules import Variant
 from bpe.variants.superbpe import SuperBPETokenizer, is_superword, segments
 from bpe.variants.textbook import textbook_steps
 
@@ -247,19 +247,81 @@ def test_every_rule_breaks_ties_toward_the_greatest_pair_under_cs336s_rule(varia
     assert first == {"first_occurrence": ("a", "b"), "lexicographic_greatest": ("c", "d")}
 
 
-@pytest.mark.parametrize("variant", [Variant("superbpe", transition=1), Variant("picky"), Variant("length_weighted")])
-def test_rules_refuse_special_tokens_in_one_line(variant):
-    """The rules of bpe.variants do not number or cut at special tokens yet: refused before
-    any merge, naming the rule and the token, never trained as if they were text."""
-    settings_ = TrainingSettings(target_vocab_size=20, pretokenizer="gpt2", special_tokens=("<|endoftext|>",))
-    with pytest.raises(BpeError) as refused:
-        train_variant_run("a b<|endoftext|>a b", settings_, variant)
-    message = str(refused.value)
-    assert message.startswith(f"{NAMES[variant.name]} does not take special tokens yet (got '<|endoftext|>')")
-    assert "\n" not in message
-    with pytest.raises(BpeError, match="standard BPE over several documents does not take special tokens"):
-        train_variant_run(["a b", "a b"], settings_, Variant())
-    assert train_variant_run("a b<|endoftext|>a b", settings_, Variant()).special_tokens == ("<|endoftext|>",)
+E = "<|endoftext|>"
+# Five documents, each ending in "!" (nowhere else), joined by the marker: a merge that
+# learned from the marker holds one of "<|>", one that crossed it holds "!" before a letter.
+# Trained as plain text, the marker's pairs win: ('d', 'o'), then '!<', '!<|', ... '!<|endoftext|>the'.
+DOCUMENTS = ("the cat!", "the dog!", "the cat!", "a dog!", "the cat!")
+MARKED = E.join(DOCUMENTS)
+HELDOUT = "the cat" + E + "the dog"
+
+
+@pytest.mark.parametrize(  # Picky's removals keep its vocabulary small here: it reaches 3 more tokens
+    ("variant", "added"),
+    [(Variant("superbpe", transition=4), 8), (Variant("picky"), 3), (Variant("length_weighted"), 8)],
+    ids=["superbpe", "picky", "length_weighted"],
+)
+def test_rules_take_special_tokens_as_standard_bpe_does(variant, added):
+    """Each rule cuts the text at the special token before pre-tokenization: no merge learns
+    from it or crosses it (SuperBPE's joined chunks stop at it as at a document's end); it is
+    one token, id 0, counted in the vocab size; both engines agree merge for merge; its
+    tokenizer encodes it as its id, nothing joined across it, and decodes it back."""
+    runs = {}
+    for engine in ("reference", "fast"):
+        settings_ = TrainingSettings(
+            target_vocab_size=len(set("".join(DOCUMENTS))) + 1 + added,
+            minimum_pair_frequency=1,
+            pretokenizer="whitespace",
+            special_tokens=(E,),
+            engine=engine,
+            top_k=3,
+        )
+        runs[engine] = train_variant_run(MARKED, settings_, variant, heldout_text=HELDOUT)
+    run = runs["reference"]
+
+    def record(r):
+        return [
+            (s.pair, s.frequency, s.sequence_length, s.vocab_size, s.top_pairs, getattr(s, "removed", ()))
+            for s in r.steps
+        ]
+
+    assert record(run) == record(runs["fast"]) and run.heldout_lengths == runs["fast"].heldout_lengths
+    assert run.stop_reason == StopReason.TARGET_REACHED and len(run.steps) >= added
+    for step in run.steps:
+        assert not set("<|>") & set(step.token), f"merge {step.number} {step.pair} learned from the marker"
+        assert "!" not in step.token[:-1], f"merge {step.number} {step.pair} crossed a document's end"
+    assert not set("<|>") & set(run.base_tokens)  # the marker's characters are no base tokens
+    tokenizer = run.tokenizer()
+    assert run.initial_tokens[0] == E and tokenizer.stoi[E] == 0 and tokenizer.special_tokens == {E: 0}
+    assert run.initial_vocab_size == len(run.base_tokens) + 1
+    live = tokenizer.live_tokens if variant.name == "picky" else set(tokenizer.tokens)
+    assert E in live and len(live) == run.final_vocab_size == run.settings.target_vocab_size
+    ids = tokenizer.encode(MARKED)
+    apart = [tokenizer.encode(document) for document in DOCUMENTS]  # nothing joined across the marker
+    assert ids == [*apart[0], *(token for later in apart[1:] for token in (0, *later))]
+    assert tokenizer.decode(ids) == MARKED and len(ids) == run.steps[-1].sequence_length
+    assert tokenizer.decode(tokenizer.encode(HELDOUT)) == HELDOUT
+    assert run.heldout_lengths[0] == len("the cat") + 1 + len("the dog")
+    assert run.heldout_lengths[-1] == len(tokenizer.encode(HELDOUT))
+    with pytest.raises(BpeError, match="which is disallowed"):  # tiktoken's arguments reach the rule's encoding
+        tokenizer.encode(MARKED, allowed_special=set())
+    if variant.name == "superbpe":
+        superwords = [step.token for step in run.steps if run.superword(step)]
+        assert run.joined_after == 4 and superwords  # chunks joined, and across whitespace only
+        assert not any(E in token or set("<|>") & set(token) for token in superwords)
+
+
+@pytest.mark.parametrize("variant", [Variant("superbpe", transition=2), Variant("picky"), Variant()], ids=str)
+def test_documents_and_special_tokens_train_together(variant):
+    """A list of documents beside special tokens (standard BPE's too, through this package):
+    each document cut at them, the marker one token of id 0, never a part of a merge."""
+    settings_ = TrainingSettings(
+        target_vocab_size=40, minimum_pair_frequency=1, pretokenizer="whitespace", special_tokens=(E,)
+    )
+    run = train_variant_run([MARKED, DOCUMENTS[0]], settings_, variant)
+    tokenizer = run.tokenizer()
+    assert tokenizer.stoi[E] == 0 and not any(set("<|>") & set(step.token) for step in run.steps)
+    assert tokenizer.decode(tokenizer.encode(MARKED)) == MARKED
 
 
 def test_superbpe_second_stage_may_make_a_string_the_first_made():
