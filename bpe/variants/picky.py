@@ -36,7 +36,6 @@ from bpe.encoder import RankEncoder
 from bpe.errors import BpeError
 from bpe.pretokenize import split
 from bpe.recorded import RecordedSteps
-from bpe.specials import AllowedSpecial, encode_with_specials
 from bpe.steps import MergeStep
 from bpe.tokenizer import BPETokenizer
 from bpe.variants.rules import RuleTokenizer
@@ -154,23 +153,6 @@ class PickyTokenizer(RuleTokenizer):
         for encoder, removed, parts in self._blocks:
             ids = split_token(encoder.encode(ids), removed, parts)
         return self._last.encode(ids)
-
-    def encode(
-        self, text: str, *, allowed_special: AllowedSpecial = "all", disallowed_special: AllowedSpecial = "all"
-    ) -> list[int]:
-        """Text to ids: cut at its special tokens as `BPETokenizer.encode` cuts it (tiktoken's
-        arguments, the same defaults), each special token its id, each stretch between two
-        of them `encode_ordinary`'s."""
-        if not isinstance(text, str):
-            raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        return encode_with_specials(
-            text,
-            self.special_tokens,
-            self.encode_ordinary,
-            allowed_special=allowed_special,
-            disallowed_special=disallowed_special,
-            name="this tokenizer",
-        )
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Text to ids, no special tokens: each chunk's base ids (checked as `BPETokenizer.encode`

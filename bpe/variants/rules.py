@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bpe.errors import BpeError
+from bpe.specials import AllowedSpecial, encode_with_specials
 from bpe.steps import HUGGINGFACE, LEXICOGRAPHIC, LEXICOGRAPHIC_GREATEST, descending_key
 from bpe.storage import fingerprint_of
 from bpe.text import shown_value
@@ -139,6 +140,23 @@ class RuleTokenizer(BPETokenizer):
     (`rule_state`), and two are equal only with the same rule state."""
 
     UNSAVED = "BPE Lab's tokenizer file holds merges only"
+
+    def encode(
+        self, text: str, *, allowed_special: AllowedSpecial = "all", disallowed_special: AllowedSpecial = "all"
+    ) -> list[int]:
+        """Text to ids: cut at its special tokens as `BPETokenizer.encode` cuts it (tiktoken's
+        arguments, the same defaults), each special token its id, each stretch between two
+        of them the rule's `encode_ordinary` (each subclass has its own)."""
+        if not isinstance(text, str):
+            raise BpeError(f"encode takes a str, got {type(text).__name__}")
+        return encode_with_specials(
+            text,
+            self.special_tokens,
+            self.encode_ordinary,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            name="this tokenizer",
+        )
 
     def rule_state(self) -> list:
         """What the rule adds to the merges, as JSON values (each subclass says)."""

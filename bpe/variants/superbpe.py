@@ -34,8 +34,6 @@ from bpe.errors import BpeError
 from bpe.fast import HeldOutTracker
 from bpe.pretokenize import chunk_counts, split
 from bpe.specials import (
-    AllowedSpecial,
-    encode_with_specials,
     initial_tokens,
     ordinary_pieces,
     pieces,
@@ -254,23 +252,6 @@ class SuperBPETokenizer(RuleTokenizer):
         )
         stoi = self.stoi
         self._across = RankEncoder([(stoi[a], stoi[b], stoi[a + b]) for a, b in self.merges[joined_after:]])
-
-    def encode(
-        self, text: str, *, allowed_special: AllowedSpecial = "all", disallowed_special: AllowedSpecial = "all"
-    ) -> list[int]:
-        """Text to ids: cut at its special tokens as `BPETokenizer.encode` cuts it (tiktoken's
-        arguments, the same defaults), each special token its id, each stretch between two
-        of them `encode_ordinary`'s."""
-        if not isinstance(text, str):
-            raise BpeError(f"encode takes a str, got {type(text).__name__}")
-        return encode_with_specials(
-            text,
-            self.special_tokens,
-            self.encode_ordinary,
-            allowed_special=allowed_special,
-            disallowed_special=disallowed_special,
-            name="this tokenizer",
-        )
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Stage 1's merges inside each chunk (the checks of `BPETokenizer.encode`), then stage
