@@ -88,7 +88,7 @@ def test_report_card_colours_its_differences_and_draws_its_chart(page, app_url, 
         expect(card.locator("td.better, td.worse").first).to_be_visible()
     expect(page.get_by_role("button", name="Report card (CSV)")).to_be_visible()
     expect(page.locator(".js-plotly-plot .barlayer .trace").first).to_be_attached()
-    page.get_by_text("bytes per token", exact=True).click()
+    page.get_by_test_id("stRadio").get_by_text("bytes per token", exact=True).click()  # the unit, not a table row
     expect(card.locator("th", has_text="bytes")).to_be_visible()
     screenshot(page, "measure_report_card")
     assert page.off_origin_requests == []

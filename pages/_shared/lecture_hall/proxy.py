@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import http.client
 import os
 import re
 import shutil
@@ -161,7 +162,7 @@ def healthy(url: str, timeout: float = 2.0) -> bool:
     try:
         with urllib.request.urlopen(url + HEALTH_PATH, timeout=timeout) as reply:
             return reply.status == 200
-    except OSError:
+    except (OSError, http.client.HTTPException):  # e.g. BadStatusLine: something else, not HTTP, has the port
         return False
 
 

@@ -33,3 +33,22 @@ def test_an_app_process_that_is_not_there_is_named(capsys):
     assert main([f"http://127.0.0.1:{port}", "?vocab=500"]) == 1
     out = capsys.readouterr().out
     assert out.startswith(f"not warmed: cannot reach http://127.0.0.1:{port} ") and out.count("\n") == 1
+
+
+def test_a_port_that_answers_something_other_than_http_is_not_healthy():
+    """Found in a busy run: another program had an app process's port and echoed the health
+    check's request back; http.client's BadStatusLine escaped the lecture hall as a traceback."""
+    import socket
+    import threading
+
+    from pages._shared.lecture_hall.proxy import healthy
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+
+        def echo_once() -> None:
+            connection, _ = server.accept()
+            with connection:
+                connection.sendall(connection.recv(1024))  # the request line back: not a status line
+
+        threading.Thread(target=echo_once, daemon=True).start()
+        assert healthy(f"http://127.0.0.1:{server.getsockname()[1]}", timeout=5.0) is False
