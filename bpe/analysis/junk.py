@@ -39,6 +39,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bpe.specials import ordinary_pieces
+
 # Below this residue ratio a token is a residue: used at most once for every nine times it
 # was absorbed. LiteToken ranks tokens by the ratio; a tenth is where "almost only inside
 # bigger tokens" starts, and where the share stays stable on the shipped corpora.
@@ -155,8 +157,12 @@ def _tree(token, made_by: dict, taken: float = NEVER) -> Iterable[tuple]:
 
 
 def _ordinary_ids(tokenizer, text: str) -> list[int]:
+    """The ids of the text between the tokenizer's special tokens (no merge makes or takes a
+    special token): ``"low<|endoftext|>lower"`` is encoded as ``"low"`` and ``"lower"``, so a
+    ``|`` that only the special token holds is never asked of the ordinary encoder."""
     encode = getattr(tokenizer, "encode_ordinary", None) or tokenizer.encode
-    return encode(text)
+    specials = tuple(getattr(tokenizer, "special_tokens", None) or ())
+    return [token_id for piece in ordinary_pieces(text, specials) for token_id in encode(piece)]
 
 
 def residue_share(rows: list[JunkToken]) -> float | None:

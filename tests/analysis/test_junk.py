@@ -98,3 +98,19 @@ def test_a_picky_run_counts_its_removals_and_leaves_out_what_it_removed(text, ex
     for row in rows:
         assert row.final == used.get(row.token, 0) and row.absorbed >= 0
     assert token_usage(run, text) == +used
+
+
+def test_a_text_holding_a_special_token_is_measured_around_it():
+    """A tokenizer trained with ``<|endoftext|>`` has no ``|`` among its base tokens (only the
+    special token holds it), so encoding the whole text as ordinary text could not be done:
+    the flows are those of the pieces between the special tokens."""
+    from bpe import BPETokenizer
+
+    eot = "<|endoftext|>"
+    tokenizer = BPETokenizer.train(f"low lower{eot}lowest low{eot}newer", 40, special_tokens=[eot])
+    text = f"low lower{eot}lowest"
+    rows = text_junk(tokenizer, text)
+    merged = [i for i in tokenizer.encode(text) if i not in tokenizer.special_tokens.values()]
+    merged = [i for i in merged if tokenizer.itos[i] not in tokenizer.base_tokens]
+    assert sorted(row.id for row in rows if row.final for _ in range(row.final)) == sorted(merged)
+    assert {row.token for row in rows} >= {"lo", "low"} and all("|" not in row.token for row in rows)
