@@ -73,6 +73,16 @@ def test_the_preset_sets_its_settings_says_so_and_a_setting_changed_after_it_win
     assert "given instead: minimum pair frequency 2" in said
 
 
+def test_a_link_on_a_presets_settings_opens_with_that_preset_named():
+    query = {"corpus": "low lower newest widest", "alphabet": "bytes", "pretok": "gpt2"}
+    query |= {"tie_rule": "lexicographic_greatest", "min_freq": 1, "specials": json.dumps([EOT])}
+    at = new_app(MERGES, query=query)
+    assert not at.exception and at.session_state["settings_preset"] == CS336
+    assert "Preset cs336" in unescape_markdown(" ".join(caption.value for caption in at.sidebar.caption))
+    at = new_app(MERGES, query={**query, "min_freq": 2})  # one setting off: no preset claimed
+    assert at.session_state["settings_preset"] == "none"
+
+
 def test_a_link_carries_the_special_tokens():
     at = new_app(MERGES, query={"corpus": "low lower newest widest", "specials": json.dumps(["<w>", EOT])})
     assert not at.exception

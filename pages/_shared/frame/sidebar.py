@@ -271,6 +271,7 @@ def _special_tokens_input() -> tuple[str, ...]:
     return tuple(kept)
 
 
+PRESET_RECOGNISED = "sidebar_preset_recognised"  # the settings were matched to a preset once this session
 # Each preset field's sidebar key (`bpe.training.PRESETS`)
 PRESET_KEYS = {
     "alphabet": ALPHABET,
@@ -286,6 +287,10 @@ def _preset_choice() -> None:
     says what it set, and what was changed since (a setting changed by hand wins)."""
     state = st.session_state
     state[PRESET] = state[PRESET] if state[PRESET] in PRESETS else NO_PRESET
+    if not state.get(PRESET_RECOGNISED):  # once a session: a link or lesson file opened on a preset's settings
+        state[PRESET_RECOGNISED] = True
+        if state[PRESET] == NO_PRESET:
+            state[PRESET] = next((name for name in PRESETS if not _changed_from_preset(name)), NO_PRESET)
     bind(
         st.selectbox,
         "Preset",
@@ -296,15 +301,19 @@ def _preset_choice() -> None:
         help="A course's settings at once; change any of them afterwards and yours wins.",
     )
     if state[PRESET] != NO_PRESET:
-        fields = preset_fields(state[PRESET])
-        changed = {}
-        for field, key in PRESET_KEYS.items():
-            value = state[key]
-            wanted = list(fields[field]) if field == "special_tokens" else fields[field]
-            if value != wanted:
-                changed[field] = tuple(value) if field == "special_tokens" else value
-        said = describe_preset(state[PRESET], changed)
+        said = describe_preset(state[PRESET], _changed_from_preset(state[PRESET]))
         st.caption(escape_markdown(said[0].upper() + said[1:] + "."))
+
+
+def _changed_from_preset(name: str) -> dict:
+    """The preset's fields whose sidebar setting differs from it, with the setting's value."""
+    state, fields, changed = st.session_state, preset_fields(name), {}
+    for field, key in PRESET_KEYS.items():
+        value = state[key]
+        wanted = list(fields[field]) if field == "special_tokens" else fields[field]
+        if value != wanted:
+            changed[field] = tuple(value) if field == "special_tokens" else value
+    return changed
 
 
 def _apply_preset() -> None:
