@@ -617,19 +617,7 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
     for label in runs:
         fig.add_trace(bars(label, start), row=1, col=1)
     for label, curve in curves.items():
-        fig.add_trace(
-            go.Scatter(
-                x=[p.merges for p in curve],
-                y=[p.gini for p in curve],
-                mode="lines",
-                name=plotly_text(f"Gini, {label}"),
-                line=dict(color=colours[label], width=3),
-                showlegend=False,
-                hovertemplate=f"%{{x}} merges: Gini %{{y:.3f}}<extra>{plotly_text(label)}</extra>",
-            ),
-            row=1,
-            col=2,
-        )
+        fig.add_trace(_gini_line(label, curve, colours[label]), row=1, col=2)
     for label in runs:
         fig.add_trace(marker(label, start), row=1, col=2)
     moving = [*range(len(runs)), *range(2 * len(runs), 3 * len(runs))]  # the bars and the markers
@@ -639,7 +627,6 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
     ]
     for frame in fig.frames:
         frame.traces = moving
-    frame_args = dict(mode="immediate", frame=dict(duration=FRAME_MS, redraw=True), transition=dict(duration=0))
     top = max(t / max(run.tokens_after(k)[0], 1) for run in runs.values() for k in shown for t in run.tokens_after(k))
     highest = max(p.gini for curve in curves.values() for p in curve)
     fig.update_layout(
@@ -648,6 +635,33 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
         margin=dict(l=10, r=10, t=50, b=190),  # below the plots: Play and Pause, and the slider under them
         barmode="group",
         legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0),
+        **_fairness_film_controls(shown, start),
+    )
+    fig.update_yaxes(
+        title_text=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.1], tickformat=".1f", row=1, col=1
+    )
+    fig.update_xaxes(title_text="merges", range=[0, last], row=1, col=2)
+    fig.update_yaxes(title_text="Gini", range=[0, highest * 1.1], tickformat=".2f", side="right", row=1, col=2)
+    return readable(fig)
+
+
+def _gini_line(label: str, curve, colour: str) -> go.Scatter:
+    """One rule's Gini coefficient as merges grow (the fairness film's right-hand plot)."""
+    return go.Scatter(
+        x=[p.merges for p in curve],
+        y=[p.gini for p in curve],
+        mode="lines",
+        name=plotly_text(f"Gini, {label}"),
+        line=dict(color=colour, width=3),
+        showlegend=False,
+        hovertemplate=f"%{{x}} merges: Gini %{{y:.3f}}<extra>{plotly_text(label)}</extra>",
+    )
+
+
+def _fairness_film_controls(shown: list[int], start: int) -> dict:
+    """The fairness film's Play and Pause buttons and, under them, its slider of merges."""
+    frame_args = dict(mode="immediate", frame=dict(duration=FRAME_MS, redraw=True), transition=dict(duration=0))
+    return dict(
         updatemenus=[
             dict(
                 type="buttons",
@@ -676,12 +690,6 @@ def fairness_film_figure(runs: dict, baseline: str, merges: int, *, step: int = 
             )
         ],
     )
-    fig.update_yaxes(
-        title_text=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.1], tickformat=".1f", row=1, col=1
-    )
-    fig.update_xaxes(title_text="merges", range=[0, last], row=1, col=2)
-    fig.update_yaxes(title_text="Gini", range=[0, highest * 1.1], tickformat=".2f", side="right", row=1, col=2)
-    return readable(fig)
 
 
 UNDER_TRAINED = "#dc2626"
