@@ -250,5 +250,8 @@ def test_every_address_that_cannot_count_is_one_line_within_a_deadline(tmp_path,
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 1 and len(lines) == 1, done.stderr
     assert re.search(message, lines[0]), lines[0]
-    assert seconds < 15, f"{seconds:.1f} s to exit"
+    # Under the 40 s the failed connection waited at exit: a fresh process's start (Python,
+    # Dask, pyarrow) takes a few seconds, and took 17 s on a machine running three test
+    # suites at once; a hang runs into the 60 s timeout above.
+    assert seconds < 35, f"{seconds:.1f} s to exit"
     assert not (tmp_path / "c.parquet").exists()
