@@ -27,15 +27,17 @@ The engine leaves Python's garbage collector alone (several trainings may share 
 process). Its millions of positions live in C arrays, which the collector never
 traverses and which hold no int objects: in lists (or tuples) each position is an int
 object somewhere in memory, touched again by every collection, copy and free, and
-those cache misses slow a whole run (docs/speed.md says by how much). The symbols and the chunks' weights are
-arrays too (4 bytes a slot), built in one pass over the words, which may be a generator:
-the merge phase of a big corpus never holds a Python object per symbol.
+those cache misses slow a whole run (docs/speed.md says by how much). The symbols and the
+chunks' weights are arrays too (4 bytes a symbol, a byte a weight), built in one pass over
+the words, which may be a generator: the merge phase of a big corpus never holds a Python
+object per symbol.
 """
 
 from __future__ import annotations
 
 import operator
 from array import array
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
@@ -62,6 +64,7 @@ from bpe.steps import (
 )
 
 DEAD = -1  # the symbol of a position inside a token, after its first
+HEAVY = 255  # a chunk's weight that is looked up aside (see `_Sequence._weigh`)
 
 
 def _spelled(words: Iterable, token_ids: dict, edge: int) -> tuple[array, array, array]:
@@ -158,13 +161,7 @@ class _Sequence:
         self.symbols = symbols
         # Without repeated chunks a pair's count is its number of positions: no weights.
         self.unweighted = not frequencies or max(frequencies) == 1
-        # (the chunk's frequency at each of its positions; 0 at the edge slots)
-        self.weights = array("I" if self.unweighted or max(frequencies) < 1 << 32 else "Q")
-        if not self.unweighted:
-            self.weights.append(0)
-            for length, frequency in zip(chunk_lengths, frequencies):
-                self.weights.extend(repeat(frequency, length))
-                self.weights.append(0)
+        self._weigh(chunk_lengths, frequencies)
         self.lengths = array("I", repeat(1, len(token_ids)))  # base symbols per token id
         self.length = sum(map(operator.mul, chunk_lengths, frequencies))
         # A pair's entry is its count and the positions where it may occur, in one object:
@@ -182,6 +179,31 @@ class _Sequence:
         self.position_mask = (1 << self.bits) - 1
         self.pairs = self._group_positions()
 
+    def _weigh(self, chunk_lengths: array, frequencies: array) -> None:
+        """The chunk's frequency at each of its positions (0 at the edge slots), a byte each.
+
+        Most of a corpus's distinct chunks are rare: split at whitespace, 16 M characters
+        make 260,000 distinct chunks, 5.2 M positions, and under 5,000 of those positions
+        are in chunks seen `HEAVY` times or more. Those hold `HEAVY`, and their chunk's
+        frequency is in `heavy_weights` beside `heavy_positions` (ascending, bisected):
+        a byte a position where four bytes took 20 MB of that training."""
+        self.weights = array("B")
+        self.heavy_positions = array("Q" if len(self.symbols) >= 1 << 32 else "I")
+        self.heavy_weights = array("Q")
+        if self.unweighted:
+            return
+        self.weights.append(0)
+        position = 1
+        for length, frequency in zip(chunk_lengths, frequencies):
+            if frequency < HEAVY:
+                self.weights.extend(repeat(frequency, length))
+            else:
+                self.weights.extend(repeat(HEAVY, length))
+                self.heavy_positions.extend(range(position, position + length))
+                self.heavy_weights.extend(repeat(frequency, length))
+            self.weights.append(0)
+            position += length + 1
+
     def _group_positions(self) -> dict[int, array]:
         symbols, shift, edge = self.symbols, self.shift, self.edge
         grouped: defaultdict = defaultdict(self.new_entry)
@@ -194,6 +216,8 @@ class _Sequence:
                 entry = grouped[key]
                 entry[0] += weight
                 entry.append(p)
+            for p, weight in zip(self.heavy_positions, self.heavy_weights):  # read as HEAVY above
+                grouped[symbols[p] << shift | symbols[p + 1]][0] += weight - HEAVY
         pairs = {key: entry for key, entry in grouped.items() if key >> shift != edge and key & edge != edge}
         for key, entry in pairs.items():
             pairs[key] = self.entry(len(entry) - 1 if self.unweighted else entry[0], entry)
@@ -276,12 +300,15 @@ class _Sequence:
         by_left: defaultdict = defaultdict(self.new_entry)  # left symbol -> positions left of a merge
         by_right: defaultdict = defaultdict(self.new_entry)  # right symbol -> positions of merged tokens
         weights = self.weights  # (empty when every weight is 1)
+        heavy_positions, heavy_weights = self.heavy_positions, self.heavy_weights
         for p in self.positions(self.pairs.pop(key)):
             # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise
             if symbols[p] == a:
                 q = p + second
                 if symbols[q] == b:
                     weight = weights[p] if weights else 1
+                    if weight == HEAVY:
+                        weight = heavy_weights[bisect_left(heavy_positions, p)]
                     left = p - 1
                     symbol = symbols[left]
                     if symbol < 0:  # the end of a longer token: minus its length
@@ -397,6 +424,7 @@ def fast_steps(
     count_of = seq.count
     queue = [hopeful_key(count, pair) for pair, count in zip(pairs, map(count_of, pairs.values())) if count >= floor]
     heapify(queue)
+    kept_after_sweep = len(queue)  # entries once stale ones were last swept out
     wanted = max(top_k, 1)
     shift, mask = seq.shift, seq.mask
 
@@ -440,6 +468,8 @@ def fast_steps(
                 heappush(queue, runner_up[2])
             elif runner_up[0] >= floor:
                 runners_up.append(runner_up)
+        if len(queue) > 2 * kept_after_sweep + SWEEP_SLACK:
+            kept_after_sweep = _sweep(queue, seq, ranking.pair, floor)
         number += 1
         yield make_step(
             number=number,
@@ -542,6 +572,30 @@ def _ranking(tie_rule: str, seq: _Sequence, names: list) -> _Ranking:
         return ((limit - count) << position_bits | first_listed(pair)) << pair_bits | pair
 
     return _Ranking(by_position, by_any_position, pair_mask.__and__)
+
+
+def _sweep(queue: list, seq: _Sequence, pair_of: Callable, floor: int) -> int:
+    """Drop the heap's entries for pairs merged away or below ``floor``; return how many stay.
+
+    Entries are checked only when they surface, so those of pairs that are gone pile up:
+    at 16 M characters split at whitespace, 50,000 merges left 336,000 entries for 190,000
+    pairs that could still win (6 MB). Each pair that can win keeps all its entries, the one
+    keyed no worse than its current key among them, so the heap answers as before. Swept
+    when it has doubled since the last sweep: each entry is looked at a constant number of
+    times on average."""
+    pairs, count_of = seq.pairs, seq.count
+    kept = 0
+    for entry in queue:
+        found = pairs.get(pair_of(entry))
+        if found is not None and count_of(found) >= floor:
+            queue[kept] = entry
+            kept += 1
+    del queue[kept:]
+    heapify(queue)
+    return kept
+
+
+SWEEP_SLACK = 1 << 16  # entries a heap may gain before its first sweep
 
 
 def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, floor: int, held: list) -> list:

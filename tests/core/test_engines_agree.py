@@ -5,9 +5,12 @@ from helpers import MAX_EXAMPLES, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe import train_steps
+from bpe import fast, train_steps
 from bpe.errors import BpeError
-from bpe.steps import StopReason
+from bpe.fast import HEAVY
+from bpe.fast import _sweep as fast_sweep
+from bpe.reference import reference_steps
+from bpe.steps import TIE_RULES, StopReason
 
 
 def both(text, vocab, **options):
@@ -75,6 +78,49 @@ def test_engines_agree_on_real_corpora(name, chars, vocab):
 def test_engines_agree_on_real_pretokenized_bytes(pretokenizer):
     text = shared_file("taylorswift.txt").read_text(encoding="utf-8")[:30_000]
     assert_same(text, 256 + 150, top_k=5, alphabet="bytes", pretokenizer=pretokenizer)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    words=st.lists(
+        st.tuples(
+            st.text(alphabet="abc ", min_size=1, max_size=8),
+            st.one_of(st.integers(1, 3), st.integers(HEAVY - 2, HEAVY + 2), st.integers(10**6, 10**12)),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    extra=st.integers(1, 30),
+    tie_rule=st.sampled_from(TIE_RULES),
+)
+def test_engines_agree_on_chunks_of_any_frequency(words, extra, tie_rule):
+    # The fast engine keeps a chunk's frequency in a byte below HEAVY and aside from it:
+    # counts from both sides of that line, and past 2**32, are the reference engine's.
+    # The heap is swept of stale entries as often as it can be (no slack), with the
+    # same steps.
+    base = sorted({symbol for chunk, _ in words for symbol in chunk})
+    options = dict(target_vocab_size=len(base) + extra, minimum_pair_frequency=1, top_k=4, tie_rule=tie_rule)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast, "SWEEP_SLACK", 0)
+        assert list(fast.fast_steps(words, base, **options)) == list(reference_steps(words, base, **options))
+
+
+@pytest.mark.shared_data
+def test_sweeping_the_heap_leaves_the_steps_as_they_were():
+    # Swept whenever it doubles (no slack), the heap still gives the reference engine's
+    # steps on real text, and the sweeps did happen.
+    text = shared_file("the-verdict.txt").read_text(encoding="utf-8")[:20_000]
+    swept = []  # entries kept by each sweep
+
+    def counted_sweep(*args):
+        swept.append(fast_sweep(*args))
+        return swept[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast, "SWEEP_SLACK", 0)
+        patch.setattr(fast, "_sweep", counted_sweep)
+        assert_same(text, 256 + 300, top_k=3, alphabet="bytes", pretokenizer="whitespace", minimum_pair_frequency=1)
+    assert len(swept) >= 2, f"the heap was swept {len(swept)} times"
 
 
 # ---------- the bound on the tokens' characters (max_vocab_characters)

@@ -11,13 +11,22 @@ from helpers import MAX_EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe.fast import _Sequence
+from bpe.fast import HEAVY, _Sequence
+
+
+def weight_at(seq: _Sequence, p: int) -> int:
+    """The frequency of the chunk at position ``p``, found from scratch: a chunk seen
+    `HEAVY` times or more keeps its frequency aside."""
+    if seq.unweighted:
+        return 1
+    weight = seq.weights[p]
+    return weight if weight != HEAVY else seq.heavy_weights[seq.heavy_positions.index(p)]
 
 
 def recount(seq: _Sequence) -> tuple[Counter, dict]:
     """Pair counts and positions found by walking the sequence's tokens from scratch."""
     counts, positions = Counter(), {}
-    symbols, weights = seq.symbols, seq.weights
+    symbols = seq.symbols
     p = 0
     while p < len(symbols) - 1:
         a = symbols[p]
@@ -25,7 +34,7 @@ def recount(seq: _Sequence) -> tuple[Counter, dict]:
         b = symbols[q]
         if a != seq.edge and b != seq.edge:
             key = a << seq.shift | b
-            counts[key] += 1 if seq.unweighted else weights[p]
+            counts[key] += weight_at(seq, p)
             positions.setdefault(key, set()).add(p)
         p = q
     return counts, positions
@@ -40,8 +49,11 @@ def check(seq: _Sequence) -> None:
         assert seq.first_position(key) == min(found)
 
 
+# Frequencies on both sides of HEAVY (a byte holds the weight below it) and past 2**32
+# (a count needs 8 bytes).
+frequencies = st.one_of(st.integers(1, 3), st.integers(HEAVY - 2, HEAVY + 2), st.just(2**40))
 words = st.lists(
-    st.tuples(st.lists(st.sampled_from("abc"), min_size=1, max_size=9), st.integers(1, 3)), min_size=1, max_size=8
+    st.tuples(st.lists(st.sampled_from("abc"), min_size=1, max_size=9), frequencies), min_size=1, max_size=8
 )
 
 
