@@ -50,6 +50,14 @@ from bpe.tokenizer import BPETokenizer
 MERGES = (32_000, 50_000)
 TOOLS = ("project", "huggingface", "rustbpe")
 APP = "app"  # BPETokenizer.train on the text whole, as the app and the API train: asked for by name
+# ... in each alphabet and pre-tokenizer: "app" is bytes with GPT-2's split, as the peers
+# train; "app-characters-whitespace" and the like name the others.
+APP_MODES = {APP: ("bytes", "gpt2")} | {
+    f"app-{alphabet}-{pretokenizer}": (alphabet, pretokenizer)
+    for alphabet in ("bytes", "characters")
+    for pretokenizer in ("whitespace", "gpt2", "gpt4")
+    if (alphabet, pretokenizer) != ("bytes", "gpt2")
+}
 CORPORA = {
     "open": "open-vocabulary corpus (real text, then text whose distinct chunks keep growing as real text's do)",
     "closed": "closed-vocabulary corpus (real text, then word-level Markov prose over a fixed set of words)",
@@ -88,11 +96,13 @@ def run_job(kind: str, corpus: str, merges: int) -> dict:
         )
         tokenizer.train([corpus], trainer=trainer)
         return {"merges": tokenizer.get_vocab_size() - 256}
-    if kind == APP:
+    if kind in APP_MODES:
+        alphabet, pretokenizer = APP_MODES[kind]
         with open(corpus, encoding="utf-8", newline="") as file:  # the text exactly, \r\n kept
             text = file.read()
         read_mb = _tree_rss_bytes(os.getpid()) / 2**20
-        tokenizer = BPETokenizer.train(text, 256 + merges, alphabet="bytes", pretokenizer="gpt2")
+        base = 256 if alphabet == "bytes" else len(set(text))
+        tokenizer = BPETokenizer.train(text, base + merges, alphabet=alphabet, pretokenizer=pretokenizer)
         return {"merges": len(tokenizer.merges), "read_mb": read_mb}
     if kind == "rustbpe":
         import rustbpe
@@ -242,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tools",
         default=",".join(TOOLS),
-        help=f"which to run (default {','.join(TOOLS)}; also {APP}: BPETokenizer.train)",
+        help=f"which to run (default {','.join(TOOLS)}; also {APP}: BPETokenizer.train, bytes and GPT-2's split; "
+        f"{', '.join(mode for mode in APP_MODES if mode != APP)}: in that alphabet and pre-tokenizer)",
     )
     parser.add_argument(
         "--corpus",
@@ -263,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [parse_size(size) for size in args.sizes.split(",")]
     merge_counts = [int(m) for m in args.merges.split(",")]
     tools = [tool for tool in args.tools.split(",") if tool]
-    for given, known, what in ((tools, (*TOOLS, APP), "tool"), (args.corpus.split(","), CORPORA, "corpus")):
+    for given, known, what in ((tools, (*TOOLS, *APP_MODES), "tool"), (args.corpus.split(","), CORPORA, "corpus")):
         unknown = sorted(set(given) - set(known))
         if unknown:
             parser.error(f"unknown {what} {', '.join(unknown)}: choose from {', '.join(known)}")
@@ -317,14 +328,14 @@ def _available(tool: str) -> bool:
 def _print_rows(size: int, merges: int, measured: dict[str, Measured]) -> None:
     project = measured.get("project")
     print(
-        f"  {'merges':>7} {'tool':<12} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'MB/M chars':>10} "
+        f"  {'merges':>7} {'tool':<25} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'MB/M chars':>10} "
         f"{'wall vs project':>15} {'RSS vs project':>14}"
     )
     for tool, m in measured.items():
         wall_ratio = f"{m.wall_s / project.wall_s:.2f}x" if project else "-"
         rss_ratio = f"{m.peak_mb / project.peak_mb:.2f}x" if project else "-"
         print(
-            f"  {merges:>7,} {tool:<12} {m.wall_s:>8.1f} {m.cpu_s:>8.1f} {m.peak_mb:>8.0f} "
+            f"  {merges:>7,} {tool:<25} {m.wall_s:>8.1f} {m.cpu_s:>8.1f} {m.peak_mb:>8.0f} "
             f"{m.peak_mb / (size / 1e6):>10.2f} {wall_ratio:>15} {rss_ratio:>14}"
             + (
                 f"   (count {m.result['count_s']:.1f} s, merge {m.result['merge_s']:.1f} s, {m.result['chunks']:,} chunks, "
@@ -332,7 +343,7 @@ def _print_rows(size: int, merges: int, measured: dict[str, Measured]) -> None:
                 if tool == "project"
                 else f"   ({m.result['merges']:,} merges, {m.result['read_mb']:.0f} MB once the text is read: "
                 f"{(m.peak_mb - m.result['read_mb']) / (size / 1e6):.2f} MB per million characters more)"
-                if tool == APP
+                if tool in APP_MODES
                 else f"   ({m.result['merges']:,} merges)"
             )
         )

@@ -38,3 +38,14 @@ def test_a_jobs_peak_is_its_own_not_the_benchmarks():
     assert output.strip() == "done"
     assert peak < 100 * 2**20, f"{peak / 2**20:.0f} MB for a bare interpreter"
     del held
+
+
+@pytest.mark.parametrize("mode", sorted(scale.APP_MODES))
+def test_the_apps_path_trains_in_the_alphabet_and_pre_tokenizer_it_names(tmp_path, mode):
+    # A job of the app's path, as the child process runs it: the merges asked for, on top of
+    # the alphabet's base (256 bytes, or the text's characters), and the process's memory
+    # once the text is read.
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the cat sat on the mat, the dog sat on the log.\n" * 200, encoding="utf-8")
+    result = scale.run_job(mode, str(corpus), 12)
+    assert result["merges"] == 12 and result["read_mb"] > 0
