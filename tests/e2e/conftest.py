@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from helpers import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "chromium"
@@ -46,12 +46,6 @@ CHROMIUM_ARGS = [
 ]
 START_TIMEOUT_S = 60
 EXPECT_TIMEOUT_MS = 30_000
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _need_browser() -> None:
@@ -93,7 +87,7 @@ def app_log(app_server) -> Path:
 def running_app(log_path: Path, env: dict | None = None):
     """`streamlit run app.py` on a free loopback port, its output in ``log_path``: yields the
     base URL once the server is healthy, and stops the server (and its children) after."""
-    port = _free_port()
+    port = free_ports()
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             [

@@ -19,6 +19,7 @@ import argparse
 import errno
 import http.client
 import os
+import random
 import re
 import shutil
 import socket
@@ -187,14 +188,35 @@ def check_port_free(host: str, port: int, what: str) -> None:
 
 def free_ports(span: int = 1) -> int:
     """A loopback port with the ``span - 1`` ports after it free as well (the proxy's port
-    and its app processes'): where a measurement or a test starts a lecture hall."""
-    for _ in range(50):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        if port + span < 65535 and all(port_free(port + n) for n in range(span)):
+    and its app processes'): where a measurement or a test starts a server.
+
+    Picked outside the kernel's ephemeral range, from which it gives outgoing connections
+    their local ports: a port there that is free now may be some connection's before the
+    server binds it. On a machine running two test suites (browsers, HTTP clients) one was:
+    "Port 56906 is not available", and the lecture hall stopped.
+    """
+    low, high = ephemeral_ports()
+    below, above = range(FIRST_PICKED, low - span + 1), range(high + 1, 65536 - span + 1)
+    chooser = random.Random()  # its own: the process's random state is left alone
+    for _ in range(200):
+        index = chooser.randrange(len(below) + len(above))
+        port = below[index] if index < len(below) else above[index - len(below)]
+        if all(port_free(port + n) for n in range(span)):
             return port
-    raise RuntimeError("no free run of loopback ports")
+    raise RuntimeError(f"no free run of {span} loopback ports outside the ephemeral range {low}-{high}")
+
+
+FIRST_PICKED = 10_000  # below: ports that services are known to use (8501, 8080, 5432, ...)
+
+
+def ephemeral_ports() -> tuple[int, int]:
+    """The kernel's range of ports for outgoing connections, first and last (Linux says;
+    elsewhere the range IANA suggests, 49152-65535)."""
+    try:
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        return 49152, 65535
+    return low, high
 
 
 def port_free(port: int) -> bool:

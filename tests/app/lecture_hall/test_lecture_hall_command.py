@@ -292,3 +292,31 @@ def test_stopping_before_the_proxy_started_counts_every_app_process(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         command.run_lecture_hall(args, say=said.append)
     assert said[-1] == "stopped 2 app process(es)", said
+
+
+@pytest.mark.parametrize("span", [1, 3])
+def test_free_ports_are_outside_the_range_outgoing_connections_take(span):
+    # A port the kernel may give an outgoing connection can be taken between the pick and
+    # the server's bind ("Port 56906 is not available" on a machine running two suites).
+    import random
+
+    low, high = proxy.ephemeral_ports()
+    state = random.getstate()
+    for _ in range(20):
+        port = free_ports(span)
+        assert port + span - 1 < low or port > high, f"{port} is in the ephemeral range {low}-{high}"
+        assert proxy.FIRST_PICKED <= port and port + span - 1 <= 65535
+        assert all(proxy.port_free(port + n) for n in range(span))
+    assert random.getstate() == state, "picking ports moved the process's random state"
+
+
+def test_a_taken_port_is_not_picked(monkeypatch):
+    # Eleven ports outside a wide ephemeral range, all taken but one: that one is found
+    # (200 picks miss it with odds of 5 in a billion); all taken, it is said in one line.
+    free = proxy.FIRST_PICKED + 7
+    monkeypatch.setattr(proxy, "ephemeral_ports", lambda: (proxy.FIRST_PICKED + 10, 65534))
+    monkeypatch.setattr(proxy, "port_free", lambda port: port == free)
+    assert free_ports() == free
+    monkeypatch.setattr(proxy, "port_free", lambda port: False)
+    with pytest.raises(RuntimeError, match="no free run of 1 loopback ports outside the ephemeral range 10010-65534"):
+        free_ports()
