@@ -27,7 +27,10 @@ def test_an_uploaded_tokenizer_json_gets_a_column_on_tokenize(page, app_url, scr
     expect(page.get_by_role("heading", name="Vocabulary")).to_be_visible()
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=60_000)
     expect(page.get_by_role("button", name="Hugging Face (tokenizer.json)")).to_be_visible()
-    page.locator("input[type=file]").last.set_input_files(str(path))
+    # The page's own uploader by its label: while the page still draws, the last file input on it
+    # can be the sidebar's "Open a lesson file", and the file went there.
+    uploader = page.get_by_test_id("stFileUploader").filter(has_text="Use a tokenizer file")
+    uploader.locator("input[type=file]").set_input_files(str(path))
     expect(page.get_by_text("Loaded tokenizer.json")).to_be_visible()
     page.get_by_role("link", name="Tokenize").first.click()  # in the app, so the session (and upload) stays
     expect(page.get_by_role("heading", name="Tokenize")).to_be_visible()

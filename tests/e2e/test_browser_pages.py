@@ -57,7 +57,10 @@ def test_vocabulary_refuses_a_tampered_upload(page, app_url, screenshot, tmp_pat
     bad.write_text(
         '{"type": "character_bpe", "base_tokens": ["a"], "merges": [], "vocab_size": 1, "fingerprint": "0000"}'
     )
-    page.locator("input[type=file]").last.set_input_files(str(bad))
+    # The page's own uploader by its label: while the page still draws, the last file input on it
+    # can be the sidebar's "Open a lesson file", and the file went there.
+    uploader = page.get_by_test_id("stFileUploader").filter(has_text="Use a tokenizer file")
+    uploader.locator("input[type=file]").set_input_files(str(bad))
     expect(page.get_by_text("fails its fingerprint check")).to_be_visible()
     screenshot(page, "vocabulary")
     assert page.off_origin_requests == []
