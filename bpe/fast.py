@@ -16,8 +16,8 @@ once and then touches only the neighbours of each merged occurrence:
   pairs a merge creates or extends, which get a fresh entry; so a stale entry surfaces
   early, is recognised, and goes back with its current key;
 - pairs below the minimum frequency can never win, and stay out of both the heap and the
-  table: most pairs occur once (at 16 M characters split at whitespace, 190,000 of the
-  410,000 pairs after 49,000 merges), and a count only grows where a merge makes one of
+  table: most pairs occur once (at 16 M characters split at whitespace, 218,000 of the
+  409,000 pairs after 49,000 merges), and a count only grows where a merge makes one of
   the pair's tokens, so a pair left out is counted when it could reach the minimum (see
   `_Sequence._recount_pairs_of`).
 
