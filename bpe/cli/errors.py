@@ -63,6 +63,14 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM arrived: stop like Ctrl-C (the same clean-up runs), and exit with 143."""
 
 
+# Set by `terminating_cleanly`'s handler when SIGTERM arrives. `Terminated` is raised wherever
+# the main thread is, and there CPython may replace it with another exception: landing while
+# ssl's ``from _ssl import RAND_egd`` built its ImportError (a download's first connection), it
+# came out as "TypeError: expected a message argument", a traceback and status 1. Once the
+# signal has arrived, whatever exception ends the command is that stop.
+_sigterm_arrived = threading.Event()
+
+
 def reporting_errors(action: Callable[[], int], *, interrupted: str | None = "interrupted") -> int:
     """Run ``action`` and return its exit status, turning errors into one clear line; Ctrl-C
     or SIGTERM says ``interrupted`` (None: nothing, for a server whose stop is its normal end
@@ -81,6 +89,12 @@ def reporting_errors(action: Callable[[], int], *, interrupted: str | None = "in
         if interrupted is not None:
             print(f"\n{interrupted}", file=sys.stderr)
         return stop_status(stop)
+    except Exception:
+        if not _sigterm_arrived.is_set():
+            raise
+        if interrupted is not None:
+            print(f"\n{interrupted}", file=sys.stderr)
+        return stop_status(Terminated())
 
 
 def stop_status(stop: KeyboardInterrupt) -> int:
@@ -98,8 +112,10 @@ def terminating_cleanly() -> Iterator[None]:
         return
 
     def stop(signum, frame) -> None:
+        _sigterm_arrived.set()
         raise Terminated()
 
+    _sigterm_arrived.clear()
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
