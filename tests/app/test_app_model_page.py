@@ -50,6 +50,14 @@ def run_until_done(at, timeout: float = 120.0):
 
 def results_table(at):
     """The results table as numbers: it is shown as text, with thousands separators."""
+    if not at.table:  # say what the page shows instead, and what the job holds
+        job = at.session_state["model_job"].snapshot()
+        shown = [e.value for e in (*at.error, *at.warning, *at.caption, *at.markdown)]
+        summaries = [s.tokenizer for s in job.summaries]
+        raise AssertionError(
+            f"no results table; the job: error {job.error!r}, abandoned {job.abandoned}, "
+            f"summaries {summaries}, latest {job.latest}; the page: {shown}"
+        )
     table = at.table[0].value
     assert "None" not in table.to_string()
     for column in table.columns[1:]:
