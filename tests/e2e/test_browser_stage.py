@@ -101,8 +101,11 @@ def test_while_the_film_plays_the_chart_and_the_text_stay_in_place(browser, app_
         for _ in range(3):  # a few frames into the film
             page.wait_for_timeout(600)
             playing = page.evaluate(STAGE_JS)
-            for _ in range(20):  # Streamlit sometimes mounts the chart anew, empty for a moment
-                if all(playing[part] is not None for part in parts):
+            # Streamlit sometimes mounts the chart anew: absent, or there with no height (a box of
+            # [0, 0]) until plotly draws it, which took over a second on a machine running two
+            # suites. Where a drawn part stands is what is checked.
+            for _ in range(100):
+                if all(playing[part] is not None and playing[part][1] > playing[part][0] for part in parts):
                     break
                 page.wait_for_timeout(50)
                 playing = page.evaluate(STAGE_JS)
