@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import io
-import socket
 import zipfile
 
 import pytest
 from app_helpers import SMALL_CORPUS, metric, new_app
-from helpers import loopback_server
+from helpers import free_ports, loopback_server
 
 import bpe.corpora.corpus
 import pages._shared.frame.wikitext_download as wikitext_download
@@ -74,9 +73,7 @@ def test_download_fills_the_cache_and_selects_the_train_split(loopback, data_dir
 
 
 def test_offline_download_says_so_plainly_and_keeps_the_corpus(data_dir, monkeypatch):
-    with socket.socket() as sock:  # a loopback port nobody listens on: like a machine offline
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_ports()  # a loopback port nobody listens on: like a machine offline
     monkeypatch.setattr(wikitext_download, "WIKITEXT2_MIRRORS", (f"http://127.0.0.1:{port}/{ARCHIVE_NAME}",))
     at = new_app(settings_corpus=SMALL_CORPUS)
     at.sidebar.button(key="wikitext_download").click().run()

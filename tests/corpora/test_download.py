@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
-import socket
 import zipfile
 
 import pytest
-from helpers import loopback_server
+from helpers import free_ports, loopback_server
 
 from bpe.cli.download import add_download_command, run_download
 from bpe.corpora import download
@@ -65,10 +64,7 @@ def server(monkeypatch):
 
 def refused_url() -> str:
     """A loopback URL nobody listens on: connecting is refused at once."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/{ARCHIVE_NAME}"
+    return f"http://127.0.0.1:{free_ports()}/{ARCHIVE_NAME}"
 
 
 def files_under(folder) -> list[str]:

@@ -13,12 +13,11 @@ import argparse
 import hashlib
 import json
 import os
-import socket
 from collections import Counter
 
 import pytest
 import regex
-from helpers import MAX_EXAMPLES, loopback_server, shared_file
+from helpers import MAX_EXAMPLES, free_ports, loopback_server, shared_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -512,9 +511,7 @@ def test_http_error_and_refused_connection_explain_the_offline_route(served, tmp
     del server.routes["/gpt-2/vocab.bpe"]
     with pytest.raises(DownloadError, match=r"vocab.bpe from .*: HTTP 404"):
         download_gpt2_files(tmp_path / "cache", base_url=server.url("/gpt-2"), sha256=hashes)
-    with socket.socket() as sock:  # a port nobody listens on: the connection is refused at once
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_ports()  # a port nobody listens on: the connection is refused at once
     with pytest.raises(DownloadError) as raised:
         download_gpt2_files(tmp_path / "other", base_url=f"http://127.0.0.1:{port}/gpt-2", sha256=hashes, timeout=5)
     message = str(raised.value)
