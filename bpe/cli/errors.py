@@ -86,15 +86,18 @@ def reporting_errors(action: Callable[[], int], *, interrupted: str | None = "in
         print("error: this machine ran out of memory; try a smaller input or setting", file=sys.stderr)
         return 1
     except KeyboardInterrupt as stop:
-        if interrupted is not None:
-            print(f"\n{interrupted}", file=sys.stderr)
-        return stop_status(stop)
+        return _stopped(stop, interrupted)
     except Exception:
         if not _sigterm_arrived.is_set():
             raise
-        if interrupted is not None:
-            print(f"\n{interrupted}", file=sys.stderr)
-        return stop_status(Terminated())
+        return _stopped(Terminated(), interrupted)
+
+
+def _stopped(stop: KeyboardInterrupt, interrupted: str | None) -> int:
+    """Say ``interrupted`` (unless None) and return the stop's exit status."""
+    if interrupted is not None:
+        print(f"\n{interrupted}", file=sys.stderr)
+    return stop_status(stop)
 
 
 def stop_status(stop: KeyboardInterrupt) -> int:
