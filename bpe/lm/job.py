@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -219,8 +220,18 @@ class ExperimentJob:
 
     def _work(self) -> None:
         lower_this_thread(self.niceness)
-        if self._slots is not None and not self._slots.wait_turn(self, give_up=self._should_stop):
-            return  # stopped (or abandoned) while waiting: nothing trained, nothing to show
+        try:
+            if self._slots is not None and not self._slots.wait_turn(self, give_up=self._should_stop):
+                return  # stopped (or abandoned) while waiting: nothing trained, nothing to show
+        except Exception:  # noqa: BLE001 - e.g. the machine's lock folder gone: say so, never end silently
+            # The lock error names a server path: the page gets words, the server's log (stderr)
+            # the traceback, as for any thread that fails.
+            traceback.print_exc(file=sys.stderr)
+            self._fail(
+                "could not take a turn to train: the server's line of model jobs cannot be used now; "
+                "try again, and if it persists tell whoever runs the server"
+            )
+            return
         try:
             self._train()
         finally:

@@ -56,7 +56,7 @@ def results_table(at):
         summaries = [s.tokenizer for s in job.summaries]
         raise AssertionError(
             f"no results table; the job: error {job.error!r}, abandoned {job.abandoned}, "
-            f"summaries {summaries}, latest {job.latest}; the page: {shown}"
+            f"summaries {summaries}, latest {job.latest}; the page: {shown}, exceptions {[e.value for e in at.exception]}"
         )
     table = at.table[0].value
     assert "None" not in table.to_string()

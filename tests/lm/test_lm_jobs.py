@@ -179,3 +179,19 @@ def test_a_job_trains_at_the_niceness_it_was_given_and_leaves_the_other_threads_
     finally:
         plain.stop()
         assert plain.wait(timeout=20)
+
+
+def test_a_job_whose_line_fails_says_why_instead_of_ending_silently(tmp_path):
+    # The machine's line of jobs is a folder of lock files: one that cannot be made (here a
+    # file stands where the folder should be) must reach the page as the job's error, not
+    # end the job's thread with nothing shown.
+    blocked = tmp_path / "model-slots"
+    blocked.write_text("not a folder")
+    from bpe.lm.slots import MachineJobSlots
+
+    failed = job(slots=MachineJobSlots(1, blocked)).start()
+    assert failed.wait(timeout=30)
+    shared = failed.snapshot()
+    assert shared.error is not None and "could not take a turn to train" in shared.error
+    assert str(tmp_path) not in shared.error  # a page never shows a server path
+    assert not shared.summaries and not shared.abandoned
