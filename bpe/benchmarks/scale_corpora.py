@@ -218,9 +218,17 @@ def blocks_in_order(make_block, batches: Iterator) -> Iterator:
     built once) as it was, without it being sent to each."""
     import multiprocessing
 
-    with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
+    pool = multiprocessing.get_context("fork").Pool(os.cpu_count())
+    try:
         for batch in batches:
             yield from pool.imap(make_block, batch)
+    finally:
+        # Closed and waited for, never terminated (as `with Pool` does): a worker killed while
+        # it sends a block back keeps the result queue's lock, and the pool's own shutdown
+        # then waits for that lock for ever. A consumer that stops early (a corpus file is
+        # full) so hung a test run. The workers finish the batch they hold, then exit.
+        pool.close()
+        pool.join()
 
 
 def _made_of(parts: dict[str, int], last_kind: str, beyond: int) -> str:
