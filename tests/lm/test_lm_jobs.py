@@ -15,7 +15,7 @@ import torch
 from bpe import BPETokenizer
 from bpe.lm.config import Budget, ModelConfig, TrainSettings
 from bpe.lm.job import ExperimentJob, experiment_text
-from bpe.lm.slots import JobSlots, Place
+from bpe.lm.slots import JobSlots, MachineJobSlots, Place
 
 torch.set_num_threads(1)  # tiny models: extra threads only add contention
 
@@ -187,8 +187,6 @@ def test_a_job_whose_line_fails_says_why_instead_of_ending_silently(tmp_path):
     # end the job's thread with nothing shown.
     blocked = tmp_path / "model-slots"
     blocked.write_text("not a folder")
-    from bpe.lm.slots import MachineJobSlots
-
     failed = job(slots=MachineJobSlots(1, blocked)).start()
     assert failed.wait(timeout=30)
     shared = failed.snapshot()
