@@ -225,8 +225,8 @@ def blocks_in_order(make_block, batches: Iterator) -> Iterator:
     finally:
         # Closed and waited for, never terminated (as `with Pool` does): a worker killed while
         # it sends a block back keeps the result queue's lock, and the pool's own shutdown
-        # then waits for that lock for ever. A consumer that stops early (a corpus file is
-        # full) so hung a test run. The workers finish the batch they hold, then exit.
+        # then waits for that lock for ever, which is where a consumer that stops early (a
+        # corpus file is full) would hang. The workers finish the batch they hold, then exit.
         pool.close()
         pool.join()
 

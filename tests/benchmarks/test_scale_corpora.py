@@ -51,10 +51,9 @@ def test_corpora_are_prefixes_of_one_stream_and_say_what_they_hold(tmp_path, mon
 
 
 # Each block is large (8 MB, a pipe holds 64 KB), so the workers are always in the middle of
-# sending one back when the consumer stops. Before the pool was closed rather than
-# terminated, about one stop in ten hung for ever (a worker killed holding the result
-# queue's lock). Forty stops, each given 30 s, run apart, so a hang fails this test quickly
-# rather than the whole run.
+# sending one back when the consumer stops: a pool that terminated them there could hang for
+# ever (a worker killed holding the result queue's lock). Forty stops, each given 30 s, run
+# apart, so a hang fails this test quickly rather than the whole run.
 STOPPED_EARLY = """
 import itertools, os, threading
 from bpe.benchmarks.scale_corpora import blocks_in_order
