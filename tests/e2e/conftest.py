@@ -10,7 +10,8 @@ Reusable by every browser test in this folder:
   did not go to the app (tests assert it stays empty); `sized_page` one of another size;
 - `screenshot`: ``screenshot(page, "merge_by_merge")`` writes ``<name>.png`` (a tall
   view of the page) to ``$SCREENSHOT_DIR`` when it is set; ``checked=True`` always takes it
-  and returns its path, for a test that checks the picture.
+  and returns its path, for a test that checks the picture;
+- `settle(page)`: wait until the app's script run is over (after a click, a key, a goto).
 
 The tests skip when chromium or playwright is missing, unless REQUIRE_BROWSER=1 (CI),
 where they fail instead.
@@ -46,6 +47,7 @@ CHROMIUM_ARGS = [
 ]
 START_TIMEOUT_S = 60
 EXPECT_TIMEOUT_MS = 30_000
+RUN_TIMEOUT_MS = 180_000  # the longest run a test waits out: the first page trains the default corpus on a cold server
 
 
 def _need_browser() -> None:
@@ -184,6 +186,23 @@ def sized_page(browser, app_url: str, width: int, height: int):
         yield pg
     finally:
         context.close()
+
+
+def settle(page, timeout_ms: int = RUN_TIMEOUT_MS, after_ms: int = 500) -> None:
+    """Wait until the app's script run is over, then ``after_ms`` more (charts lay themselves
+    out after it).
+
+    Not by the status widget: Streamlit shows its running man only once a run has lasted
+    500 ms, so "no status widget" also holds in every run's first half second. A test that
+    waited on it after uploading a file went on while the page was still being drawn, and the
+    heading it scrolled to was replaced under it ("Element is not attached to the DOM"). The
+    app's root says its run state itself: ``data-test-script-state`` is "notRunning" between
+    runs. A click's run starts one round trip after the click, so wait that long first."""
+    page.wait_for_timeout(250)
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(
+        state="attached", timeout=timeout_ms
+    )
+    page.wait_for_timeout(after_ms)
 
 
 @pytest.fixture

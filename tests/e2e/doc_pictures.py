@@ -28,9 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # conftest: running_app, chromium
+# pytest.ini's pythonpath (the checkout, tests/) and this folder: conftest (running_app, chromium)
+# and the helpers it imports
+TESTS = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(TESTS / "e2e"), str(TESTS), str(TESTS.parent)]
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, running_app  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, running_app, settle  # noqa: E402
 
 PICTURES_DIR = ROOT / "docs" / "pictures"
 VIEWPORT = {"width": 1280, "height": 800}
@@ -85,7 +88,7 @@ def take(page, base_url: str, picture: Picture) -> bytes:
 
     page.goto(f"{base_url}/{picture.link}")
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=DRAW_TIMEOUT_MS)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=DRAW_TIMEOUT_MS)
+    settle(page, timeout_ms=DRAW_TIMEOUT_MS, after_ms=0)
     # Streamlit scrolls inside its main block: a viewport as tall as the page lays it all
     # out, so one clip can hold the region (as tests/e2e/conftest.py's screenshot does).
     height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")

@@ -16,9 +16,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # conftest: running_app, chromium
+# pytest.ini's pythonpath (the checkout, tests/) and this folder: conftest (running_app, chromium)
+# and the helpers it imports
+TESTS = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(TESTS / "e2e"), str(TESTS), str(TESTS.parent)]
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, running_app, settle  # noqa: E402
 
 SPEEDS = [2.0, 1.0, 0.5, 0.25]  # the speed slider's options, left to right
 PLAY_SECONDS = 6.0
@@ -40,15 +43,9 @@ WATCH_JS = """
 """
 
 
-def settle(page) -> None:
-    """Wait until the app has finished its rerun (its running indicator is gone)."""
-    page.wait_for_timeout(300)
-    page.get_by_test_id("stStatusWidget").wait_for(state="detached", timeout=60_000)
-    page.wait_for_timeout(300)
-
-
 def pick_speed(page, speed: float) -> None:
-    """Move the Speed slider to ``speed``, one key at a time, and check it says so.
+    """Move the Speed slider (in the lesson's switches) to ``speed``, one key at a time, and
+    check it says so.
 
     Each key press reruns the page, and a press sent during that rerun is lost (the
     slider is drawn anew), so keys pressed in a burst left the film at the default
@@ -58,6 +55,7 @@ def pick_speed(page, speed: float) -> None:
     def thumb():
         return page.get_by_test_id("stSlider").filter(has_text="Speed").get_by_role("slider").last
 
+    page.get_by_role("button", name="Lesson switches").click()  # the speed is one of the lesson's switches
     thumb().focus()
     thumb().press("Home")
     settle(page)
@@ -68,6 +66,7 @@ def pick_speed(page, speed: float) -> None:
     shown = thumb().get_attribute("aria-valuetext")
     if shown != f"{speed:g} s per step":
         raise SystemExit(f"the Speed slider shows {shown!r}, not {speed:g} s per step: nothing measured")
+    page.keyboard.press("Escape")  # the popover closed, Play is in reach
 
 
 def measure(page, url: str, speed: float) -> list[float]:
@@ -86,6 +85,9 @@ def measure(page, url: str, speed: float) -> list[float]:
 def main(speeds: list[float]) -> None:
     from playwright.sync_api import sync_playwright
 
+    unknown = [speed for speed in speeds if speed not in SPEEDS]
+    if unknown:
+        raise SystemExit(f"no speed {unknown} on the Speed slider; its speeds are {SPEEDS}")
     with tempfile.TemporaryDirectory() as folder, running_app(Path(folder) / "server.log") as url:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

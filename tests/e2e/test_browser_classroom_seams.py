@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
+from e2e.conftest import settle
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -16,11 +17,6 @@ ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
 def sidebar(page):
     return page.get_by_test_id("stSidebar")
-
-
-def settle(page):
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-    page.wait_for_timeout(500)
 
 
 def switch(page, label: str):

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from e2e.conftest import settle
 from playwright.sync_api import expect
 
 from bpe.corpora.builtin import BUILTIN_TEXTS
@@ -59,7 +60,7 @@ def test_every_shipped_character_is_drawn_by_a_font_that_has_it(page, app_url):
     page.goto(f"{app_url}/Tokenize?tokenize_text={quote(characters)}")
     column = page.locator(".bpe-linked").first
     expect(column).to_be_visible(timeout=120_000)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=120_000)
+    settle(page)
     page.evaluate("document.fonts.ready")
     page.wait_for_timeout(500)
     cdp = page.context.new_cdp_session(page)

@@ -10,7 +10,7 @@ import json
 from urllib.parse import urlencode
 
 import pytest
-from e2e.conftest import sized_page
+from e2e.conftest import settle, sized_page
 from playwright.sync_api import expect
 
 from bpe import BPETokenizer
@@ -32,11 +32,6 @@ LINK = {
     "min_freq": 1,
     "specials": json.dumps([EOT]),
 }
-
-
-def settle(page):
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=90_000)
-    page.wait_for_timeout(500)
 
 
 def student_files(folder):
@@ -66,6 +61,7 @@ def test_the_homework_check_finds_where_smaller_pair_merges_part(browser, app_ur
         expect(page.get_by_text(f"Your merges are BPE Lab's under lexicographic: all {count} of them")).to_be_visible(
             timeout=120_000
         )
+        settle(page)  # the verdict is drawn before the rest of the run: wait for its end
         cs336 = page.get_by_text("Against Stanford CS336 (the preset)").first  # also bold in "Why, for each run"
         expect(cs336).to_be_visible()
         expect(page.get_by_text("A tie broken the other way: both are counted").first).to_be_visible()

@@ -8,6 +8,7 @@ import re
 from urllib.parse import quote
 
 import pytest
+from e2e.conftest import settle
 from playwright.sync_api import expect
 
 from bpe.formats.cl100k import cl100k_path
@@ -17,12 +18,6 @@ from bpe.scale.run_listing import RUNS_DIR, list_runs
 pytestmark = pytest.mark.e2e
 QUERY = "?vocab=300"  # the default corpus (Tiny Shakespeare) at vocab 300, as the other page tests
 HOVERED = "rgb(248, 113, 113)"  # span_diff_html.HOVER's background
-
-
-def settle(page):
-    """Wait until the app has finished its rerun (keys pressed during one may be dropped)."""
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-    page.wait_for_timeout(500)
 
 
 def open_page(page, app_url, path: str, heading: str):

@@ -16,6 +16,7 @@ import re
 from urllib.parse import quote
 
 import pytest
+from e2e.conftest import settle
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -116,17 +117,12 @@ def sidebar(page):
     return page.get_by_test_id("stSidebar")
 
 
-def settle(page):
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TRAINING_TIMEOUT_MS)
-    page.wait_for_timeout(700)  # charts lay themselves out after the script ends
-
-
 def open_page(page, label: str, heading: str | None):
     sidebar(page).get_by_role("link", name=label, exact=True).click()
     expect(page.get_by_role("heading", name=heading or re.compile(r"."), exact=bool(heading)).first).to_be_visible(
         timeout=TRAINING_TIMEOUT_MS
     )
-    settle(page)
+    settle(page, after_ms=700)
 
 
 def slug(label: str) -> str:
@@ -145,10 +141,10 @@ def test_the_pair_charts_title_and_tie_note_clear_the_bars(browser, app_url, pre
             f"{app_url}/Merge_by_merge?corpus={quote('low lower newest widest')}&teach_algorithm=1&teach_phase=2&teach_slow=1"
         )
         expect(page.get_by_test_id("stMetric").first).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-        settle(page)
+        settle(page, after_ms=700)
         if presenter:
             sidebar(page).get_by_text("Presenter mode: larger type").click()
-            settle(page)
+            settle(page, after_ms=700)
         expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text("ties with the winner")
         assert page.evaluate(CUT_JS) == []
     finally:
@@ -164,10 +160,10 @@ def test_nothing_is_cut_at_projector_widths(browser, app_url, screenshot, presen
     try:
         page.goto(app_url)
         expect(page.get_by_role("heading", name="BPE Lab")).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-        settle(page)
+        settle(page, after_ms=700)
         if presenter:
             sidebar(page).get_by_text("Presenter mode: larger type").click()
-            settle(page)
+            settle(page, after_ms=700)
         mode = "presenter" if presenter else "plain"
         for label, heading in PAGES:
             open_page(page, label, heading)
@@ -195,9 +191,9 @@ def test_nothing_is_cut_on_the_measuring_pages_of_a_run_file(browser, app_url):
     try:
         page.goto(f"{app_url}/Compression?corpus={quote(run.label)}&vocab=1000")
         expect(sidebar(page).get_by_text("Replaying a recorded run")).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-        settle(page)
+        settle(page, after_ms=700)
         sidebar(page).get_by_text("Presenter mode: larger type").click()
-        settle(page)
+        settle(page, after_ms=700)
         for label, heading in [("Compression", "Compression"), ("Tokenize", "Tokenize"), ("Vocabulary", "Vocabulary")]:
             open_page(page, label, heading)
             cut += [f"{label}, run file, presenter: {what}" for what in page.evaluate(CUT_JS)]
@@ -233,7 +229,7 @@ def test_tokenizes_columns_keep_a_gutter_in_presenter_mode_at_1024(browser, app_
     try:
         page.goto(f"{app_url}/Tokenize?presenter=1")
         expect(page.locator(".bpe-linked").first).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-        settle(page)
+        settle(page, after_ms=700)
         gutters = page.evaluate(GUTTER_JS)
         assert gutters and min(gutters) >= 28, gutters
     finally:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from e2e.conftest import settle
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -53,18 +54,13 @@ STAGE_JS = r"""
 """
 
 
-def settle(page):
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TRAINING_TIMEOUT_MS)
-    page.wait_for_timeout(700)  # charts lay themselves out after the script ends
-
-
 def open_stage(browser, app_url: str, size: tuple[int, int], query: str):
     context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     page.set_default_timeout(TRAINING_TIMEOUT_MS)
     page.goto(f"{app_url}/Merge_by_merge?{query}")
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-    settle(page)
+    settle(page, after_ms=700)
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
     expect(page.locator(".bpe-segments .tok").first).to_be_visible()
     return context, page
@@ -129,7 +125,7 @@ def test_a_link_hides_the_sidebar_and_a_button_brings_it_back(browser, app_url):
         show.click()
         expect(sidebar).to_be_visible()
         expect(show).to_have_count(0)
-        settle(page)
+        settle(page, after_ms=700)
         assert "hide_sidebar" not in page.url
         assert page.get_by_test_id("stMainBlockContainer").bounding_box()["width"] < wide
     finally:

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from conftest import running_app
+from conftest import running_app, settle
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -30,13 +30,6 @@ def fresh(page, css: str):
 
 def metric(page, label: str):
     return fresh(page, '[data-testid="stMetric"]').filter(has_text=label).get_by_test_id("stMetricValue")
-
-
-def settle(page):
-    """Wait until the script run is over: while it runs, Streamlit keeps stale copies of
-    elements that moved, so a button can briefly be there twice."""
-    page.wait_for_timeout(300)
-    expect(page.get_by_test_id("stStatusWidget")).to_be_hidden(timeout=90_000)
 
 
 def step_forward(page):

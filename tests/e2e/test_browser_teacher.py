@@ -12,6 +12,7 @@ import re
 from urllib.parse import quote
 
 import pytest
+from e2e.conftest import settle
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -37,12 +38,6 @@ def pick_corpus(page, name: str):
 def button(page, key: str):
     """The button with this widget key (labels may repeat: teach mode has its own steps)."""
     return page.locator(f".st-key-{key} button").first  # during a rerun the old one may linger a moment
-
-
-def settle(page):
-    """Wait until the app has finished its rerun (keys pressed during one may be dropped)."""
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-    page.wait_for_timeout(500)
 
 
 def metric(page, label: str):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
+from e2e.conftest import settle
 from playwright.sync_api import expect
 
 from bpe.corpora.corpus import PYTHON_REFERENCE, load_corpus, split_train_heldout
@@ -65,7 +66,7 @@ def test_length_weighted_chart_and_compare_runs(page, app_url, screenshot):
     page.goto(f"{app_url}/Compare_runs?{urlencode(LINK)}")
     expect(page.get_by_role("heading", name="Compare runs")).to_be_visible()
     # the form's boxes are drawn as skeletons first: wait for the run to end, then open each box itself
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TRAINING)
+    settle(page)
     main = page.get_by_test_id("stMain")  # the sidebar has a "Training rule" too
     main.locator(".st-key-compare_variant_name").get_by_role("combobox").click()
     page.get_by_role("option", name="length-weighted BPE", exact=True).click()
