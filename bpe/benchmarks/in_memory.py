@@ -59,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vocab", type=int, default=1_000)
     parser.add_argument("--top-k", type=int, default=10)
     args = parser.parse_args(argv)
-    sizes = sorted(args.sizes)
+    sizes = sorted(set(args.sizes))
+    if len(sizes) < 2 or sizes[0] < 1:  # the slope is taken between the two largest
+        parser.error(f"--sizes needs two different sizes of 1 character or more, got {' '.join(map(str, args.sizes))}")
     for alphabet in ("characters", "bytes"):
         for pretokenizer in (None, "gpt2"):
             peaks = [peak_bytes(size, alphabet, pretokenizer, args.vocab, args.top_k)["peak"] for size in sizes]
