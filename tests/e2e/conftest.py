@@ -48,6 +48,9 @@ CHROMIUM_ARGS = [
 START_TIMEOUT_S = 60
 EXPECT_TIMEOUT_MS = 30_000
 RUN_TIMEOUT_MS = 180_000  # the longest run a test waits out: the first page trains the default corpus on a cold server
+RUN_START_MS = 1_000  # how long `settle` looks for the run an action starts
+# True while the app runs its script, or before its first run (the root says "initial").
+RUN_SEEN_JS = """() => document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState !== 'notRunning'"""
 
 
 def _need_browser() -> None:
@@ -188,20 +191,29 @@ def sized_page(browser, app_url: str, width: int, height: int):
         context.close()
 
 
-def settle(page, timeout_ms: int = RUN_TIMEOUT_MS, after_ms: int = 500) -> None:
-    """Wait until the app's script run is over, then ``after_ms`` more (charts lay themselves
-    out after it).
+def settle(page, timeout_ms: int = RUN_TIMEOUT_MS, after_ms: int = 700) -> None:
+    """Wait until the run an action started is over and drawn, then ``after_ms`` more (charts
+    lay themselves out after it).
 
     Not by the status widget: Streamlit shows its running man only once a run has lasted
-    500 ms, so "no status widget" also holds in every run's first half second. A test that
-    waited on it after uploading a file went on while the page was still being drawn, and the
-    heading it scrolled to was replaced under it ("Element is not attached to the DOM"). The
-    app's root says its run state itself: ``data-test-script-state`` is "notRunning" between
-    runs. A click's run starts one round trip after the click, so wait that long first."""
-    page.wait_for_timeout(250)
+    500 ms, so "no status widget" also holds in every run's first half second, while elements
+    are still being replaced ("Element is not attached to the DOM"). The app's root says its
+    run state (``data-test-script-state``), but a click's run shows there only once the server
+    answers, 30-340 ms later on two busy cores: so first wait up to `RUN_START_MS` for the root
+    to leave "notRunning" (a run too quick to be seen is over by then), then for it to come
+    back. Then for the placeholders of elements whose code the browser is still loading
+    (``stSkeleton``: seconds, in a fresh context) to be drawn."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+    from playwright.sync_api import expect
+
+    try:
+        page.wait_for_function(RUN_SEEN_JS, timeout=RUN_START_MS)
+    except PlaywrightTimeoutError:
+        pass  # no run seen: it ended before we looked, or the action started none
     page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(
         state="attached", timeout=timeout_ms
     )
+    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout_ms)
     page.wait_for_timeout(after_ms)
 
 

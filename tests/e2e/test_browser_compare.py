@@ -26,8 +26,8 @@ def test_what_if_the_other_rule_opens_the_comparison(page, app_url, screenshot):
         expect(page.get_by_test_id("stMetricLabel").filter(has_text=label)).to_be_visible()
     differs = page.locator(".bpe-compare-a .tok.differs")
     expect(differs.first).to_be_visible()
-    assert differs.first.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"  # the mark really draws
-    assert page.locator(".bpe-compare-b .tok").count() > 0
+    expect(differs.first).to_have_css("outline-style", "solid")  # the mark really draws
+    expect(page.locator(".bpe-compare-b .tok").first).to_be_visible()
     path = screenshot(page, "compare_runs", checked=True)
     assert path.stat().st_size > 10_000
     assert page.off_origin_requests == []

@@ -28,6 +28,7 @@ def open_page(page, app_url, path: str, heading: str):
 
 def test_encode_film_steps_with_the_arrow_keys_and_plays_to_the_end(page, app_url, screenshot):
     open_page(page, app_url, "Tokenize", "Tokenize")
+    settle(page)  # a text typed while the page's first run still draws can be dropped
     box = page.get_by_label("Text to tokenize")
     box.fill("the king and the queen")  # a short text: a film of a few frames
     box.press("Control+Enter")
@@ -127,6 +128,7 @@ def test_every_measuring_view_on_the_shipped_run_file(browser, app_url, width, h
         page.goto(f"{app_url}/Tokenize?corpus={quote(RUN.label)}&vocab=1000")
         expect(page.get_by_role("heading", name="Tokenize", exact=True)).to_be_visible()
         expect(side.get_by_text("Replaying a recorded run")).to_be_visible(timeout=90_000)
+        settle(page)
         box = page.get_by_label("Text to tokenize")
         box.fill("the king and the queen")
         box.press("Control+Enter")

@@ -13,7 +13,7 @@ saved as a screenshot for review (``$SCREENSHOT_DIR``).
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
+from urllib.parse import quote, urlparse
 
 import pytest
 from e2e.conftest import settle
@@ -118,11 +118,14 @@ def sidebar(page):
 
 
 def open_page(page, label: str, heading: str | None):
-    sidebar(page).get_by_role("link", name=label, exact=True).click()
+    link = sidebar(page).get_by_role("link", name=label, exact=True)
+    path = urlparse(link.get_attribute("href")).path
+    link.click()
+    expect(page).to_have_url(re.compile(rf"{re.escape(path)}(\?|$)"))  # the page changed: a heading seen is its own
     expect(page.get_by_role("heading", name=heading or re.compile(r"."), exact=bool(heading)).first).to_be_visible(
         timeout=TRAINING_TIMEOUT_MS
     )
-    settle(page, after_ms=700)
+    settle(page)
 
 
 def slug(label: str) -> str:
@@ -141,10 +144,10 @@ def test_the_pair_charts_title_and_tie_note_clear_the_bars(browser, app_url, pre
             f"{app_url}/Merge_by_merge?corpus={quote('low lower newest widest')}&teach_algorithm=1&teach_phase=2&teach_slow=1"
         )
         expect(page.get_by_test_id("stMetric").first).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-        settle(page, after_ms=700)
+        settle(page)
         if presenter:
             sidebar(page).get_by_text("Presenter mode: larger type").click()
-            settle(page, after_ms=700)
+            settle(page)
         expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text("ties with the winner")
         assert page.evaluate(CUT_JS) == []
     finally:
@@ -160,10 +163,10 @@ def test_nothing_is_cut_at_projector_widths(browser, app_url, screenshot, presen
     try:
         page.goto(app_url)
         expect(page.get_by_role("heading", name="BPE Lab")).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-        settle(page, after_ms=700)
+        settle(page)
         if presenter:
             sidebar(page).get_by_text("Presenter mode: larger type").click()
-            settle(page, after_ms=700)
+            settle(page)
         mode = "presenter" if presenter else "plain"
         for label, heading in PAGES:
             open_page(page, label, heading)
@@ -191,9 +194,9 @@ def test_nothing_is_cut_on_the_measuring_pages_of_a_run_file(browser, app_url):
     try:
         page.goto(f"{app_url}/Compression?corpus={quote(run.label)}&vocab=1000")
         expect(sidebar(page).get_by_text("Replaying a recorded run")).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-        settle(page, after_ms=700)
+        settle(page)
         sidebar(page).get_by_text("Presenter mode: larger type").click()
-        settle(page, after_ms=700)
+        settle(page)
         for label, heading in [("Compression", "Compression"), ("Tokenize", "Tokenize"), ("Vocabulary", "Vocabulary")]:
             open_page(page, label, heading)
             cut += [f"{label}, run file, presenter: {what}" for what in page.evaluate(CUT_JS)]
@@ -229,7 +232,7 @@ def test_tokenizes_columns_keep_a_gutter_in_presenter_mode_at_1024(browser, app_
     try:
         page.goto(f"{app_url}/Tokenize?presenter=1")
         expect(page.locator(".bpe-linked").first).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-        settle(page, after_ms=700)
+        settle(page)
         gutters = page.evaluate(GUTTER_JS)
         assert gutters and min(gutters) >= 28, gutters
     finally:

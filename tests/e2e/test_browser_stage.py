@@ -60,7 +60,7 @@ def open_stage(browser, app_url: str, size: tuple[int, int], query: str):
     page.set_default_timeout(TRAINING_TIMEOUT_MS)
     page.goto(f"{app_url}/Merge_by_merge?{query}")
     expect(page.get_by_test_id("stMetricValue").first).to_be_visible(timeout=TRAINING_TIMEOUT_MS)
-    settle(page, after_ms=700)
+    settle(page)
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
     expect(page.locator(".bpe-segments .tok").first).to_be_visible()
     return context, page
@@ -125,7 +125,7 @@ def test_a_link_hides_the_sidebar_and_a_button_brings_it_back(browser, app_url):
         show.click()
         expect(sidebar).to_be_visible()
         expect(show).to_have_count(0)
-        settle(page, after_ms=700)
+        settle(page)
         assert "hide_sidebar" not in page.url
         assert page.get_by_test_id("stMainBlockContainer").bounding_box()["width"] < wide
     finally:

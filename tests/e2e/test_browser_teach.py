@@ -133,6 +133,7 @@ def click_bar(page, label: str | None = None, *, tallest: bool = False):
     chart = fresh(page, ".js-plotly-plot").first
     points = chart.locator(".bars .point")
     if tallest:
+        expect(points.first).to_be_visible()  # the bars drawn before they are measured
         heights = [points.nth(i).bounding_box()["height"] for i in range(points.count())]
         index = heights.index(max(heights))
     else:  # wait for the question's chart to be drawn: its ticks go by label

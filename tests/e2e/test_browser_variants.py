@@ -42,8 +42,9 @@ def test_picky_removals_fade_out_in_the_film(page, app_url, screenshot):
     expect(removals).to_contain_text("≥ 0.9")
     chip = removals.locator(".bpe-removed").first
     expect(chip).to_have_css("animation-name", "bpe-fade")
-    page.wait_for_timeout(2_000)  # the fade lasts 1.6 s and stays faded
-    assert float(chip.evaluate("e => getComputedStyle(e).opacity")) < 0.5
+    expect(chip).to_have_css("animation-fill-mode", "forwards")  # it stays faded
+    # the fade lasts 1.6 s: wait for the chip to have faded (a timeout if it never does)
+    page.wait_for_function("e => Number(getComputedStyle(e).opacity) < 0.5", arg=chip.element_handle(), timeout=10_000)
     screenshot(page, "picky_film")
     assert page.off_origin_requests == []
 

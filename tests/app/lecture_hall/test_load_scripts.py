@@ -3,7 +3,9 @@ server (`streamlit run app.py` on loopback, started by the script itself or, for
 `hall_runs`, by the lecture hall's command) on a small corpus, and reports figures.
 
 The classroom script runs a whole small lesson in tests/e2e/test_server_classroom.py and
-through the lecture hall in tests/e2e/test_server_lecture_hall.py."""
+through the lecture hall in tests/e2e/test_server_lecture_hall.py. Each script runs on a thread
+of its own (`on_own_thread`): on a worker that has run a browser test first, Playwright's event
+loop runs on the main thread, and the scripts' ``asyncio.run`` is refused there."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ HAPROXY = next((p for p in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy") if o
 
 
 def test_page_cost_measures_every_page_and_a_merge_step(capsys):
-    assert page_cost.main(["--visits", "1", "--steps", "2", *SMALL]) == 0
+    assert on_own_thread(page_cost.main, ["--visits", "1", "--steps", "2", *SMALL]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith(("first visit: ", "merge step"))]
     assert any(row.startswith("first visit: Merge by merge ") for row in rows), out
@@ -31,7 +33,7 @@ def test_page_cost_measures_every_page_and_a_merge_step(capsys):
 def test_session_memory_samples_the_server_before_and_after_a_session(tmp_path, capsys):
     figures = tmp_path / "memory.json"
     argv = ["--sessions", "1", "--megabytes", "0.05", "--ttl", "2", "--watch", "3", "--json", str(figures)]
-    assert session_memory.main(argv) == 0
+    assert on_own_thread(session_memory.main, argv) == 0
     found = json.loads(figures.read_text())["summary"]
     assert found["errors"] == []
     for phase in ("idle", "closed", "after_ttl"):
@@ -43,7 +45,7 @@ def test_session_memory_samples_the_server_before_and_after_a_session(tmp_path, 
 def test_hostile_uploads_are_measured_on_the_real_server_beside_a_student(tmp_path, capsys):
     figures = tmp_path / "hostile.json"
     argv = ["--only", "run-doubling,text-box", *SMALL, "--json", str(figures)]
-    assert hostile_uploads.main(argv) == 0
+    assert on_own_thread(hostile_uploads.main, argv) == 0
     rows = {row["case"]: row for row in json.loads(figures.read_text())}
     assert "merge 13 makes a token of 8,192 bytes" in rows["run-doubling"]["shown"]
     assert rows["text-box"]["rss_peak_mb"] > 0 and "Traceback" not in capsys.readouterr().out
