@@ -1,7 +1,7 @@
 """The two scripts in this folder that the docs name (docs/architecture.md's `doc_pictures.py`,
 docs/speed.md's `measure_playback.py`) start as a person runs them, from the checkout with the
-venv's Python: their imports resolve outside pytest (they once stopped at `from helpers import`),
-and a wrong argument gets a one-line answer before any browser starts."""
+venv's Python: their imports resolve outside pytest (this folder's conftest imports the tests'
+helpers, which import pages/), and a wrong argument gets a one-line answer before any browser starts."""
 
 from __future__ import annotations
 

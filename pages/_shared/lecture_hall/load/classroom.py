@@ -313,11 +313,14 @@ class Session:
                 self._file_urls.set_result(msg.file_urls_response)
             elif kind == "session_event" and msg.session_event.HasField("script_compilation_exception"):
                 self.report.errors.append(f"session {self.number}: the script did not compile")
-            elif kind == "script_finished" and msg.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                # cut short by a rerun, whose own finish follows: a model job's last tick calls
-                # st.rerun(), and the wait must end with that run, not with the tick it cut off
-                continue
-            elif kind == "script_finished" and self._finished is not None and not self._finished.done():
+            elif (
+                kind == "script_finished"
+                # not a run cut short by a rerun, whose own finish follows: a model job's last tick
+                # calls st.rerun(), and the wait must end with that run, not with the tick it cut off
+                and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+                and self._finished is not None
+                and not self._finished.done()
+            ):
                 self.last_status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
                 self._finished.set_result(msg.script_finished)
 
