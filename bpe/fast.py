@@ -71,7 +71,7 @@ DEAD = -1  # the symbol of a position inside a token, after its first
 HEAVY = 255  # a chunk's weight that is looked up aside (see `_Sequence._weigh`)
 
 
-def _spelled(words: Iterable, token_ids: dict, edge: int) -> tuple[array, array, array]:
+def spelled_words(words: Iterable, token_ids: dict, edge: int) -> tuple[array, array, array]:
     """The words laid end to end as token ids, `edge` before and after each: the
     sequence's symbols, with each word's length and frequency.
 
@@ -163,7 +163,7 @@ class _Sequence:
         # chunks are read once, and no per-chunk list of symbols outlives this loop.
         # An array: 4 bytes a slot instead of a list's 8-byte pointer (reading an item
         # builds an int, a small cost of a run's time; the memory matters more).
-        symbols, chunk_lengths, frequencies = _spelled(words, token_ids, self.edge)
+        symbols, chunk_lengths, frequencies = spelled_words(words, token_ids, self.edge)
         self.symbols = symbols
         # Without repeated chunks a pair's count is its number of positions: no weights.
         self.unweighted = not frequencies or max(frequencies) == 1

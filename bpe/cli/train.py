@@ -52,6 +52,7 @@ from bpe.errors import BpeError
 from bpe.io.files import check_distinct_paths, check_writable_target, staged_files
 from bpe.run import TrainingRun
 from bpe.scale.chunk_counts import ChunkCounts
+from bpe.scale.compiled_merges import check_compiled_settings
 from bpe.scale.counts_file import read_counts
 from bpe.scale.merge_phase import train_run_from_counts
 from bpe.scale.run_file import MAX_MERGES, RunSource, check_run_fits, read_run_file, run_file_bytes
@@ -105,9 +106,16 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
     p.add_argument(
         "--top-k",
         type=between(0, MAX_TOP_K),
-        help=f"competing pairs the run file records per merge (0 to {MAX_TOP_K}; default {DEFAULT_TOP_K})",
+        help=f"competing pairs the run file records per merge (0 to {MAX_TOP_K}; default {DEFAULT_TOP_K}, "
+        "0 with --compiled)",
     )
     p.add_argument("--engine", choices=sorted(ENGINES), help=f"default {DEFAULT_ENGINE}")
+    p.add_argument(
+        "--compiled",
+        action="store_true",
+        help="the merges in compiled code (numba): the fast engine's merges, no competing pairs, ties by first "
+        "occurrence (bpe/scale/compiled_merges.py)",
+    )
     add_max_vocab_characters_option(p)
     rules = p.add_argument_group("the training rule")
     rules.add_argument(
@@ -139,6 +147,11 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
 
 
 def run_train(args) -> int:
+    if args.compiled and (args.variant != STANDARD_RULE or args.rule == PARITY):
+        raise BpeError(
+            f"--compiled trains the standard rule's merge phase; {'--rule parity' if args.rule == PARITY else '--variant'} "
+            "trains in memory with the fast or the reference engine"
+        )
     if args.variant != STANDARD_RULE or args.transition is not None or args.threshold is not None:
         # a preset's settings where none is given (CS336's `<|endoftext|>` included): every rule takes them
         for field, value in apply_train_preset(args).items():
@@ -154,7 +167,7 @@ def run_train(args) -> int:
             setattr(args, field, default if getattr(args, field) is None else getattr(args, field))
         return run_parity_training(args)
     refuse_contradictions(args)
-    args.top_k = DEFAULT_TOP_K if args.top_k is None else args.top_k
+    args.top_k = (0 if args.compiled else DEFAULT_TOP_K) if args.top_k is None else args.top_k
     args.engine = args.engine or DEFAULT_ENGINE
     merging = apply_train_preset(args)
     # The settings are checked before counting or reading the counts, which may take minutes
@@ -166,7 +179,9 @@ def run_train(args) -> int:
         max_vocab_characters=args.max_vocab_characters,
         **merging,
     )
-    TrainingSettings(**fields)
+    settings = TrainingSettings(**fields)
+    if args.compiled:
+        check_compiled_settings(settings)
     if args.run_output is not None:
         check_run_fits(args.vocab_size, args.top_k)  # merges are fewer than the vocab: an upper bound
     outputs = [path for path in (args.run_output, args.tokenizer_output) if path is not None]
@@ -262,7 +277,7 @@ def counts_of(args) -> tuple[ChunkCounts, str]:
 def merge_and_write(args, counts: ChunkCounts, name: str, fields: dict) -> TrainingRun:
     """The merge phase with a progress bar, then the run file and the tokenizer written together."""
     progress = None if args.quiet else MergeProgress(sys.stderr)
-    run = train_run_from_counts(counts, **fields, progress=progress)
+    run = train_run_from_counts(counts, **fields, compiled=args.compiled, progress=progress)
     if progress is not None:
         progress.finish()
     source = RunSource(

@@ -7,7 +7,8 @@ its occurrences times the chunk's count. ``"low low lower"`` (whitespace split) 
 words ``[(l o w, 1), ( l o w, 1), ( l o w e r, 1)]``; the pair ``(l, o)`` counts 3 here
 as in the text, and the first merge is ``l + o`` either way.
 
-The engine is the fast one (`bpe.fast`) over these weighted words, and the run is
+The engine is the fast one (`bpe.fast`) over these weighted words, or its loop in compiled
+code (``compiled=True``, `bpe.scale.compiled_merges`: the same merges, no runners-up), and the run is
 recorded compactly (`bpe.recorded.RecordedSteps`, spilled to a temporary file as it
 grows), so a run of 100,000 merges fits beside the engine. The held-out part of the
 table gives the held-out curve as `bpe.run.train_run` gives it for held-out text.
@@ -26,6 +27,7 @@ from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import ProgressCallback, TrainingRun
 from bpe.scale.chunk_counts import ChunkCounts
+from bpe.scale.compiled_merges import check_compiled_settings, compiled_step_stream
 from bpe.specials import NOTHING_BUT_SPECIALS, initial_tokens, special_words
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, TrainingSettings, check_vocab_size, engine_steps
@@ -40,10 +42,13 @@ def train_run_from_counts(
     top_k: int = DEFAULT_TOP_K,
     engine: str = DEFAULT_ENGINE,
     max_vocab_characters: int | None = None,
+    compiled: bool = False,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
     """The merge phase: train on a counts table (`bpe.scale.chunk_counts`), as `train_run` trains on
     the text it was counted from, held-out part included: the same steps, merge for merge.
+    ``compiled``: the merges in compiled code (needs numba, ``top_k=0`` and the
+    first-occurrence tie rule; `bpe.scale.compiled_merges`).
 
     Base characters come from the training and held-out parts together, as `train_run`
     takes them from the training and held-out text."""
@@ -64,6 +69,8 @@ def train_run_from_counts(
         max_vocab_characters=max_vocab_characters,
         special_tokens=counts.special_tokens,  # what the text was cut at when it was counted
     )
+    if compiled:
+        check_compiled_settings(settings)
     alphabet = counts.alphabet
     specials = special_words(dict(zip(counts.special_tokens, counts.special_counts)), alphabet)
     heldout_specials = special_words(dict(zip(counts.special_tokens, counts.heldout_special_counts)), alphabet)
@@ -73,6 +80,7 @@ def train_run_from_counts(
         training_characters=counts.characters,
         heldout_words=chain(counts.stream_words(heldout=True), heldout_specials),
         heldout_characters=counts.heldout_characters,
+        compiled=compiled,
         progress=progress,
     )
 
@@ -85,6 +93,7 @@ def train_run_from_words(
     training_characters: int,
     heldout_words: Iterable = (),
     heldout_characters: int = 0,
+    compiled: bool = False,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
     """Train on distinct chunks and their counts (the merge phase of a corpus too big to
@@ -95,7 +104,8 @@ def train_run_from_words(
     of `train_run` on that text. It may be a generator (read once). ``settings`` must
     name its base tokens (the corpus's alphabet); ``training_characters`` is the corpus's
     length, for compression figures. ``heldout_words`` are the held-out text's, in the same
-    form (their symbols must be base tokens), for the held-out curve.
+    form (their symbols must be base tokens), for the held-out curve. ``compiled``: the
+    merges in compiled code (`train_run_from_counts`).
     """
     if settings.base_tokens is None:
         raise BpeError("training from counts needs the base tokens: the counts file records them")
@@ -109,7 +119,8 @@ def train_run_from_words(
     # tokens first, then the base tokens.
     initial = initial_tokens(settings.special_tokens, base, settings.alphabet)
     recorded = RecordedSteps(initial, spill=True)
-    stream = engine_steps(counted, base, settings, token_ids=recorded.ids)
+    steps = compiled_step_stream if compiled else engine_steps
+    stream = steps(counted, base, settings, token_ids=recorded.ids)
     heldout = HeldOutTracker(heldout_words, initial, settings.target_vocab_size)
     lefts, rights = recorded.lefts, recorded.rights
     step_seconds = SpilledColumn("d")

@@ -22,7 +22,7 @@ def test_rustbpe_pieces_give_back_the_file_exactly(tmp_path):
 def test_an_unknown_corpus_or_tool_is_named(capsys):
     for argv, message in (
         (["--corpus", "open,wide"], "unknown corpus wide: choose from open, closed"),
-        (["--tools", "app,x"], "unknown tool x: choose from project, huggingface, rustbpe, app"),
+        (["--tools", "app,x"], "unknown tool x: choose from project, project-compiled, huggingface, rustbpe, app"),
     ):
         with pytest.raises(SystemExit):
             scale.main(argv)
@@ -49,3 +49,17 @@ def test_the_apps_path_trains_in_the_alphabet_and_pre_tokenizer_it_names(tmp_pat
     corpus.write_text("the cat sat on the mat, the dog sat on the log.\n" * 200, encoding="utf-8")
     result = scale.run_job(mode, str(corpus), 12)
     assert result["merges"] == 12 and result["read_mb"] > 0
+
+
+@pytest.mark.parametrize("tool", scale.PROJECT_TOOLS)
+def test_the_projects_jobs_count_train_and_say_where_the_time_went(tmp_path, tool):
+    # The project's job as the child runs it, with its merge phase in Python or compiled
+    # (where numba is installed): the merges asked for, the chunks, every step's seconds.
+    if tool == "project-compiled":
+        pytest.importorskip("numba", reason="the compiled merge phase needs numba (requirements.txt installs it)")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the cat sat on the mat, the dog sat on the log.\n" * 200, encoding="utf-8")
+    result = scale.run_job(tool, str(corpus), 12)
+    assert result["merges"] == 12 and result["chunks"] == 11 and result["run_file_bytes"] > 0
+    in_one = {"pair index"} if tool == "project-compiled" else set()  # (its merges hold its pair index)
+    assert set(result["phases"]) == set(scale.PHASES) - in_one

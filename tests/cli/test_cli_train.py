@@ -240,3 +240,46 @@ def test_an_output_that_is_the_counts_file_or_the_other_output_is_refused(counts
     err = capsys.readouterr().err
     assert "--tokenizer-output" in err and "is --run-output" in err and "the file it also writes" in err
     assert not same.exists()
+
+
+def test_compiled_merges_write_the_fast_engines_run_without_runners_up(counts_file, tmp_path, capsys):
+    pytest.importorskip("numba", reason="--compiled needs numba (requirements.txt installs it)")
+    run_path = tmp_path / "s.bperun"
+    argv = ["train", "--counts", str(counts_file), "--vocab-size", "1000", "--run-output", str(run_path), "--compiled"]
+    status = main(argv)
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    expected = train_run(
+        TRAIN, target_vocab_size=1000, alphabet="bytes", pretokenizer="gpt2", heldout_text=HELDOUT, top_k=0
+    )
+    loaded = read_run_file(run_path)
+    assert list(loaded.run.steps) == expected.steps and loaded.run.settings.top_k == 0
+    assert loaded.run.heldout_lengths == expected.heldout_lengths
+    assert "744 merges" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--top-k", "3"],
+            "error: compiled merges record no competing pairs: give top_k=0 (top_k=3 needs the fast engine)",
+        ),
+        (
+            ["--tie-rule", "huggingface"],
+            "error: compiled merges break ties by first occurrence only: tie_rule 'huggingface'",
+        ),
+        (
+            ["--engine", "reference"],
+            "error: compiled merges are the fast engine's: engine 'reference' trains in Python",
+        ),
+        (
+            ["--variant", "picky"],
+            "error: --compiled trains the standard rule's merge phase; --variant trains in memory",
+        ),
+    ],
+)
+def test_what_compiled_merges_cannot_do_is_refused_before_the_counts_are_read(argv, message, capsys):
+    assert main(["train", "--counts", "missing.parquet", "--vocab-size", "300", "--compiled", *argv]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1

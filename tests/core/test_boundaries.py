@@ -11,7 +11,8 @@
   the floor; the sub-packages (`bpe.scale`, `bpe.formats`, `bpe.cli`, ...) on the root,
   importing one another without a circle.
 - No function imports a `bpe` module to dodge a cycle: the only imports inside functions
-  are of heavy optional libraries, and of `bpe.lm` modules that load torch.
+  are of heavy optional libraries, and of `bpe` modules that load one (torch: `bpe.lm`'s;
+  numba: `bpe.scale.merge_kernel`).
 - The prose names what exists: every dotted `bpe` name and every file path in docstrings
   and comments.
 """
@@ -36,6 +37,9 @@ TORCH_ALLOWED = ("bpe.lm", "bpe.analysis.exports", "bpe.cli.pipeline", "bpe.benc
 # The bottom: what every floor may import (the errors raised, where data lives).
 GROUND = ("bpe.errors", "bpe.paths")
 FLOOR = "bpe.io"  # files and the network: knows nothing of BPE
+# Optional libraries that take seconds or tens of MB to import: a module that loads one is
+# imported where it is needed, not with its package.
+HEAVY_LIBRARIES = ("torch", "numba")
 MAX_ROOT_MODULES = 24  # the algorithm, as minbpe's package holds it (``__init__`` and ``__main__`` counted)
 
 
@@ -311,14 +315,15 @@ def test_the_sub_packages_import_one_another_without_a_circle():
             walk(room, [room])
 
 
-def test_no_relative_imports_and_no_bpe_import_inside_a_function_except_torch_users():
-    torch_users = {
+def test_no_relative_imports_and_no_bpe_import_inside_a_function_except_heavy_library_users():
+    heavy_users = {
         module_name(p)
         for p in PACKAGE.rglob("*.py")
         if any(
             isinstance(n, (ast.Import, ast.ImportFrom))
             and any(
-                (getattr(n, "module", None) or "").startswith("torch") or a.name.startswith("torch") for a in n.names
+                (getattr(n, "module", None) or "").startswith(HEAVY_LIBRARIES) or a.name.startswith(HEAVY_LIBRARIES)
+                for a in n.names
             )
             for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
         )
@@ -328,7 +333,7 @@ def test_no_relative_imports_and_no_bpe_import_inside_a_function_except_torch_us
         for module, inside in imported_bpe_modules(path):
             if module == "<relative>":
                 offenders.append(f"{path.relative_to(ROOT)}: a relative import")
-            elif inside and resolve(module) not in torch_users:
+            elif inside and resolve(module) not in heavy_users:
                 offenders.append(f"{path.relative_to(ROOT)}: imports {module} inside a function")
     assert offenders == []
 

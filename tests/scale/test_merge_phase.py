@@ -307,3 +307,22 @@ def test_a_merge_phase_keeps_its_runners_up_on_disk_and_writes_the_same_run_file
     assert in_memory.steps == recorded and in_memory.merges == run.merges
     source = RunSource(name="tiny")
     assert run_file_bytes(run, source=source) == run_file_bytes(in_memory, source=source)
+
+
+@pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", "whitespace")])
+def test_compiled_merges_train_the_counts_as_the_text_trains(tmp_path, alphabet, pretokenizer):
+    """The merge phase with the compiled loop (`bpe.scale.compiled_merges`), through the counts file:
+    the fast engine's run on the text in memory, without runners-up, held-out curve included."""
+    pytest.importorskip("numba", reason="the compiled engine needs numba (requirements.txt installs it)")
+    text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")
+    train, heldout = text[:400_000], text[-20_000:]
+    path = tmp_path / "counts.parquet"
+    write_counts(path, counts_of(train, heldout, alphabet, pretokenizer))
+    base = 256 if alphabet == "bytes" else len(set(train + heldout))
+    options = dict(target_vocab_size=base + 1_500, top_k=0)
+    expected = train_run(train, alphabet=alphabet, pretokenizer=pretokenizer, heldout_text=heldout, **options)
+    got = train_run_from_counts(read_counts(path), compiled=True, **options)
+    assert list(got.steps) == expected.steps
+    assert len(got.steps) == 1_500
+    assert got.heldout_lengths == expected.heldout_lengths
+    assert got.stop_reason == expected.stop_reason
