@@ -1,5 +1,5 @@
 """Shared test helpers: where the shared reference data is, how many hypothesis examples,
-a loopback HTTP server for the download tests, and a thread of its own for asyncio."""
+two step streams compared merge for merge, a loopback HTTP server for the download tests, and a thread of its own for asyncio."""
 
 from __future__ import annotations
 
@@ -32,6 +32,14 @@ def shared_file(relative: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{relative} not found under {SHARED_DATA} (set BPE_SHARED_DATA to the shared data folder)")
     return path
+
+
+def assert_same_steps(expected, actual) -> None:
+    """Two engines' (or paths') steps equal merge for merge: the first that differs is
+    named, so a failure reads "first difference at merge 17" rather than two long lists."""
+    for want, have in zip(expected, actual):
+        assert want == have, f"first difference at merge {want.number}"
+    assert len(expected) == len(actual)
 
 
 # Pre-tokenizer patterns a hostile tokenizer file may carry (issue 15). EXPANDING is small

@@ -66,6 +66,123 @@ def _rehashed(keys, values, needed):
 
 
 @njit(cache=True, nogil=True)
+def _chunk_weights(chunk_lengths, frequencies, n):
+    """Each position's chunk (for its weight, the chunk's frequency), the weights, and the
+    sequence's length in tokens (each chunk's length times its frequency)."""
+    chunk_of = np.zeros(n, np.int32)
+    weight = frequencies.astype(np.int64)
+    length = np.int64(0)
+    p = 1
+    for chunk in range(chunk_lengths.shape[0]):
+        size = np.int64(chunk_lengths[chunk])
+        chunk_of[p : p + size] = chunk
+        length += size * weight[chunk]
+        p += size + 1
+    return chunk_of, weight, length
+
+
+@njit(cache=True, nogil=True)
+def _token_table(contents, content_ends, most):
+    """The tokens before any merge, with room for ``most``: where each one's code units
+    start in ``contents`` and how many, their hash and ``HASH_BASE`` to the power of their
+    length (so that ``hash(a + b) = hash(a) * power(b) + hash(b)``), and the open-addressing
+    table from a hash's slot to its token."""
+    content_start = np.zeros(most, np.int64)
+    content_length = np.zeros(most, np.int64)
+    token_hash = np.zeros(most, np.uint64)
+    token_power = np.ones(most, np.uint64)
+    slots = 4
+    while slots < 2 * most:
+        slots *= 2
+    token_table = np.full(slots, EMPTY, np.int64)
+    start = 0
+    for token in range(content_ends.shape[0]):
+        end = content_ends[token]
+        content_start[token] = start
+        content_length[token] = end - start
+        value = np.uint64(0)
+        power = np.uint64(1)
+        for k in range(start, end):
+            value = value * HASH_BASE + np.uint64(contents[k] + 1)
+            power = power * HASH_BASE
+        token_hash[token] = value
+        token_power[token] = power
+        slot = np.int64(_mixed(value) & np.uint64(slots - 1))
+        while token_table[slot] != EMPTY:
+            slot = (slot + 1) & (slots - 1)
+        token_table[slot] = token
+        start = end
+    return content_start, content_length, token_hash, token_power, token_table
+
+
+@njit(cache=True, nogil=True)
+def _spelled_token(a, b, value, token_table, token_hash, content_start, content_length, pool):
+    """``(id, slot)`` of the token spelled ``a`` then ``b`` (hash ``value``), or ``(-1, the
+    free slot for it)`` if the vocabulary has no such string: ``"a" + "bc"`` after ``"ab" +
+    "c"`` is the same token, found by its hash and then compared code unit by code unit."""
+    slots = token_table.shape[0]
+    size = content_length[a] + content_length[b]
+    slot = np.int64(_mixed(value) & np.uint64(slots - 1))
+    while token_table[slot] != EMPTY:
+        other = token_table[slot]
+        if token_hash[other] == value and content_length[other] == size:
+            at = content_start[other]
+            same = True
+            for part in (a, b):
+                for k in range(content_length[part]):
+                    if pool[at + k] != pool[content_start[part] + k]:
+                        same = False
+                        break
+                if not same:
+                    break
+                at += content_length[part]
+            if same:
+                return other, slot
+        slot = (slot + 1) & (slots - 1)
+    return np.int64(-1), slot
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _listed(pair, at, positions, used, list_start, list_length, list_room, list_head, in_order):
+    """``positions`` and ``used`` once ``at`` is listed for ``pair``: a full list moves to
+    the pool's end with twice the room (the old room is left unused, as a list's old array
+    is freed), and a position below the last one listed marks the list out of order."""
+    if list_length[pair] == list_room[pair]:
+        room = max(2 * list_room[pair], 2)
+        positions = _grown(positions, used + room)
+        positions[used : used + list_length[pair]] = positions[list_start[pair] : list_start[pair] + list_length[pair]]
+        list_start[pair] = used
+        list_room[pair] = room
+        used += room
+    if list_length[pair] > list_head[pair] and positions[list_start[pair] + list_length[pair] - 1] > at:
+        in_order[pair] = False
+    positions[list_start[pair] + list_length[pair]] = at
+    list_length[pair] += 1
+    return positions, used
+
+
+@njit(cache=True, nogil=True)
+def _kept_changes(change, touched, touched_count, kept):
+    """``(nonzero, cut)``: how many of the ``touched`` pairs changed, and the smallest change
+    a step keeps (`bpe.steps.CHANGES_KEPT` of them, ``kept``, and any tied with the last:
+    changes of 9, 7, 7, 2 with ``kept=2`` keep 9, 7, 7, so the cut is 7)."""
+    nonzero = 0
+    for t in range(touched_count):
+        if change[touched[t]] != 0:
+            nonzero += 1
+    if nonzero <= kept:
+        return nonzero, np.int64(1)
+    sizes = np.empty(nonzero, np.int64)
+    j = 0
+    for t in range(touched_count):
+        if change[touched[t]] != 0:
+            sizes[j] = abs(change[touched[t]])
+            j += 1
+    sizes.sort()
+    return nonzero, sizes[nonzero - kept]
+
+
+@njit(cache=True, nogil=True)
 def learn_merges(
     symbols,
     chunk_lengths,
@@ -92,48 +209,15 @@ def learn_merges(
     when it has gained ``sweep_slack`` entries and doubled since the last sweep.
     """
     n = symbols.shape[0]
-    # ---- each position's chunk, for its weight (the chunk's frequency)
-    chunk_of = np.zeros(n, np.int32)
-    weight = frequencies.astype(np.int64)
-    length = np.int64(0)  # the sequence's length in tokens, each chunk times its frequency
-    p = 1
-    for chunk in range(chunk_lengths.shape[0]):
-        size = np.int64(chunk_lengths[chunk])
-        chunk_of[p : p + size] = chunk
-        length += size * weight[chunk]
-        p += size + 1
+    chunk_of, weight, length = _chunk_weights(chunk_lengths, frequencies, n)
 
     # ---- tokens: how many positions each covers, and its characters for the set of strings
     initial = content_ends.shape[0]
     most = max(target, initial) + 1
     span = np.ones(most, np.int64)
-    content_start = np.zeros(most, np.int64)
-    content_length = np.zeros(most, np.int64)
-    token_hash = np.zeros(most, np.uint64)
-    token_power = np.ones(most, np.uint64)
+    content_start, content_length, token_hash, token_power, token_table = _token_table(contents, content_ends, most)
     pool_of_contents = _grown(contents.copy(), 2 * contents.shape[0] + 16)
     contents_used = contents.shape[0]
-    token_slots = 4
-    while token_slots < 2 * most:
-        token_slots *= 2
-    token_table = np.full(token_slots, EMPTY, np.int64)  # hash slot -> token id
-    start = 0
-    for token in range(initial):
-        end = content_ends[token]
-        content_start[token] = start
-        content_length[token] = end - start
-        value = np.uint64(0)
-        power = np.uint64(1)
-        for k in range(start, end):
-            value = value * HASH_BASE + np.uint64(contents[k] + 1)
-            power = power * HASH_BASE
-        token_hash[token] = value
-        token_power[token] = power
-        slot = np.int64(_mixed(value) & np.uint64(token_slots - 1))
-        while token_table[slot] != EMPTY:
-            slot = (slot + 1) & (token_slots - 1)
-        token_table[slot] = token
-        start = end
     tokens = initial
 
     # ---- the pair table: first the counts, then each pair's positions, ascending
@@ -268,27 +352,9 @@ def learn_merges(
         # ---- the merged token: a string the vocabulary holds keeps its id
         value = token_hash[a] * token_power[b] + token_hash[b]
         size = content_length[a] + content_length[b]
-        slot = np.int64(_mixed(value) & np.uint64(token_slots - 1))
-        new_id = -1
-        while token_table[slot] != EMPTY:
-            other = token_table[slot]
-            if token_hash[other] == value and content_length[other] == size:
-                same = True
-                at = content_start[other]
-                for k in range(content_length[a]):
-                    if pool_of_contents[at + k] != pool_of_contents[content_start[a] + k]:
-                        same = False
-                        break
-                if same:
-                    at += content_length[a]
-                    for k in range(content_length[b]):
-                        if pool_of_contents[at + k] != pool_of_contents[content_start[b] + k]:
-                            same = False
-                            break
-                if same:
-                    new_id = other
-                    break
-            slot = (slot + 1) & (token_slots - 1)
+        new_id, slot = _spelled_token(
+            a, b, value, token_table, token_hash, content_start, content_length, pool_of_contents
+        )
         if new_id < 0:
             new_id = tokens
             tokens += 1
@@ -309,10 +375,6 @@ def learn_merges(
             span[new_id] = span[a] + span[b]
 
         # ---- room for what this merge can add: two pairs and two positions an occurrence
-        if not in_order[best]:
-            head = list_start[best] + list_head[best]
-            positions[head : list_start[best] + list_length[best]].sort()
-            in_order[best] = True
         occurrences = list_length[best] - list_head[best]
         if pairs + 2 * occurrences > left_of.shape[0]:
             room = pairs + 2 * occurrences
@@ -396,20 +458,9 @@ def learn_merges(
                     touched_count += 1
                 change[pair] += delta
                 if at >= 0:  # listed where it now occurs
-                    if list_length[pair] == list_room[pair]:  # full: moved to the end, twice the room
-                        room = max(2 * list_room[pair], 2)
-                        positions = _grown(positions, used + room)
-                        positions[used : used + list_length[pair]] = positions[
-                            list_start[pair] : list_start[pair] + list_length[pair]
-                        ]
-                        list_start[pair] = used
-                        list_room[pair] = room
-                        used += room
-                    if list_length[pair] > list_head[pair]:
-                        if positions[list_start[pair] + list_length[pair] - 1] > at:
-                            in_order[pair] = False
-                    positions[list_start[pair] + list_length[pair]] = at
-                    list_length[pair] += 1
+                    positions, used = _listed(
+                        pair, at, positions, used, list_start, list_length, list_room, list_head, in_order
+                    )
                     if at < first_hint[pair]:
                         first_hint[pair] = at
                     listed_stamp[pair] = stamp  # listed anew: it goes back to the heap
@@ -428,20 +479,7 @@ def learn_merges(
         merge_left[merges], merge_right[merges], merge_token[merges] = a, b, new_id
         merge_frequency[merges] = frequency
         merge_length[merges] = length
-        nonzero = 0
-        for t in range(touched_count):
-            if change[touched[t]] != 0:
-                nonzero += 1
-        cut = np.int64(1)
-        if nonzero > kept:
-            sizes = np.empty(nonzero, np.int64)
-            j = 0
-            for t in range(touched_count):
-                if change[touched[t]] != 0:
-                    sizes[j] = abs(change[touched[t]])
-                    j += 1
-            sizes.sort()
-            cut = sizes[nonzero - kept]
+        nonzero, cut = _kept_changes(change, touched, touched_count, kept)
         changed_left = _grown(changed_left, changes + nonzero)
         changed_right = _grown(changed_right, changes + nonzero)
         changed_by = _grown(changed_by, changes + nonzero)

@@ -12,7 +12,7 @@ import hashlib
 import json
 
 import pytest
-from helpers import MAX_EXAMPLES, shared_file
+from helpers import MAX_EXAMPLES, assert_same_steps, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -106,9 +106,7 @@ def test_windows_line_ends_round_trip(byte_tokenizers):
 def assert_engines_agree(text: str, vocab: int, **options) -> list:
     reference = list(train_steps(text, target_vocab_size=vocab, engine="reference", top_k=5, **options))
     fast = list(train_steps(text, target_vocab_size=vocab, engine="fast", top_k=5, **options))
-    for r, f in zip(reference, fast):
-        assert r == f, f"first difference at merge {r.number}"
-    assert len(reference) == len(fast)
+    assert_same_steps(reference, fast)
     return reference
 
 

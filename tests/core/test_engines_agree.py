@@ -1,7 +1,7 @@
 """The fast engine reproduces the reference engine, merge for merge, top_pairs included."""
 
 import pytest
-from helpers import MAX_EXAMPLES, ROOT, shared_file
+from helpers import MAX_EXAMPLES, ROOT, assert_same_steps, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,9 +22,7 @@ def both(text, vocab, **options):
 
 def assert_same(text, vocab, **options):
     ref_steps, fast_steps, ref_stop, fast_stop = both(text, vocab, **options)
-    for r, f in zip(ref_steps, fast_steps):
-        assert r == f, f"first difference at merge {r.number}"
-    assert len(ref_steps) == len(fast_steps)
+    assert_same_steps(ref_steps, fast_steps)
     assert ref_stop == fast_stop
     return ref_steps
 

@@ -3,7 +3,7 @@
 import sys
 
 import pytest
-from helpers import MAX_EXAMPLES, ROOT, shared_file
+from helpers import MAX_EXAMPLES, ROOT, assert_same_steps, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,9 +41,7 @@ def assert_same(text, vocab, alphabet="characters", pretokenizer=None, special_t
     words = prepare_words(text, alphabet, pretokenizer, special_tokens)
     initial = initial_tokens(special_tokens, base, alphabet)
     fast, made, fast_stop, made_stop = both(words, initial, target_vocab_size=vocab, **options)
-    for f, c in zip(fast, made):
-        assert f == c, f"first difference at merge {f.number}"
-    assert len(fast) == len(made)
+    assert_same_steps(fast, made)
     assert made_stop == fast_stop
     return made
 

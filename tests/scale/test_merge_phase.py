@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from helpers import MAX_EXAMPLES, shared_file
+from helpers import MAX_EXAMPLES, assert_same_steps, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -61,9 +61,7 @@ def assert_same_run(text, heldout, *, alphabet, pretokenizer, tie_rule, vocab, m
         top_k=top_k,
     )
     assert isinstance(got.steps, RecordedSteps)
-    for want, have in zip(expected.steps, got.steps):
-        assert want == have, f"first difference at merge {want.number}"
-    assert len(got.steps) == len(expected.steps)
+    assert_same_steps(expected.steps, got.steps)
     assert got.merges == expected.merges
     assert got.stop_reason == expected.stop_reason
     assert got.settings == expected.settings

@@ -6,7 +6,7 @@ tokenizer cuts the training text exactly as training left it."""
 from __future__ import annotations
 
 import pytest
-from helpers import MAX_EXAMPLES
+from helpers import MAX_EXAMPLES, assert_same_steps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,9 +64,8 @@ def test_the_incremental_engine_agrees_with_the_textbook_merge_for_merge(
     options = dict(target_vocab_size=len(base) + extra, minimum_pair_frequency=floor, top_k=top_k, tie_rule=tie_rule)
     slow, slow_stop = streamed(textbook_steps, words, base, **options, **rule)
     fast, fast_stop = streamed(incremental_steps, words, base, **options, **rule)
-    for a, b in zip(slow, fast):
-        assert a == b, f"first difference at merge {a.number}"
-    assert (len(slow), slow_stop) == (len(fast), fast_stop)
+    assert_same_steps(slow, fast)
+    assert slow_stop == fast_stop
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
