@@ -15,6 +15,8 @@ included), the same with the merge phase in compiled code (``project-compiled``,
 GPT-2 split, to 32,000 and 50,000 merges: wall time, CPU time (the child and its
 workers), peak resident memory (of the whole process tree, sampled), and the ratios.
 ``--tools ...,app`` adds `BPETokenizer.train` on the text read whole, as the app trains.
+The compiled loop's first use, which compiles it (numba caches it on disk after), is timed
+apart before the rows (`compiled_first_use`), so each row times the loop itself.
 Under each project row, where its time went: read, pre-tokenize, count, reduce (the count
 phase, CPU seconds summed over its workers), pair index, merges, write (the merge phase),
 each beside what a native engine needs where that is known (`FLOORS`). Last, the targets
@@ -34,6 +36,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -78,6 +81,10 @@ TARGET_MB_PER_MILLION = 4.0
 # The count phase's steps are CPU seconds summed over its workers, the merge phase's wall.
 PHASES = ("read", "pre-tokenize", "count", "reduce", "pair index", "merges", "write")
 FLOORS = {"pre-tokenize": ("per GB", 0.7, 33.0), "merges": ("50,000 merges", 5.0, 15.0)}
+# The compiled loop's first use, measured apart from the rows (`compiled_first_use`): a
+# text of this many characters trained to this many merges.
+FIRST_USE_CHARACTERS = 1_000_000
+FIRST_USE_MERGES = 1_000
 
 
 # ==================== Jobs, each in a child process
@@ -167,18 +174,21 @@ class Measured:
     result: dict
 
 
-def measure(kind: str, corpus: Path, merges: int) -> Measured:
-    """Run one job in a fresh interpreter; its wall time, CPU time and peak memory."""
+def measure(kind: str, corpus: Path, merges: int, environment: dict | None = None) -> Measured:
+    """Run one job in a fresh interpreter (``environment``: variables set for it); its wall
+    time, CPU time and peak memory."""
     command = [sys.executable, "-m", "bpe.benchmarks.scale", "--job", kind, str(corpus), str(merges)]
-    wall, cpu, peak, output = measure_command(command)
+    wall, cpu, peak, output = measure_command(command, environment)
     return Measured(wall, cpu, peak / 2**20, json.loads(output.strip().splitlines()[-1]))
 
 
-def measure_command(command: list[str]) -> tuple[float, float, int, str]:
+def measure_command(command: list[str], environment: dict | None = None) -> tuple[float, float, int, str]:
     """Run a command; its wall seconds, CPU seconds (it and the workers it waited for),
     peak resident bytes of its process tree, and what it printed."""
     started = time.perf_counter()
-    child = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, text=True, env=os.environ | (environment or {})
+    )
     peak = 0
     while True:
         pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -228,6 +238,23 @@ def _tree_rss_bytes(root: int) -> int:
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def compiled_first_use(corpus: Path) -> dict:
+    """What the compiled merge loop's first use costs, and a use once numba has cached it:
+    a `project-compiled` job on the first `FIRST_USE_CHARACTERS` of ``corpus`` with an empty
+    cache of its own (so numba compiles the loop, as on a fresh install), then with numba's
+    own cache, filled first where it is not yet. The rows are timed after it: each is the
+    loop itself, as every run after the first is."""
+    with tempfile.TemporaryDirectory() as folder:
+        sample = Path(folder) / "sample.txt"
+        with corpus.open(encoding="utf-8", newline="") as file:
+            sample.write_text(file.read(FIRST_USE_CHARACTERS), encoding="utf-8", newline="")
+        cache = Path(folder) / "numba-cache"
+        first = measure("project-compiled", sample, FIRST_USE_MERGES, {"NUMBA_CACHE_DIR": str(cache)})
+        measure("project-compiled", sample, FIRST_USE_MERGES)  # fills numba's own cache
+        cached = measure("project-compiled", sample, FIRST_USE_MERGES)
+    return {"first": first.__dict__, "cached": cached.__dict__}
 
 
 def counts_agree(corpus: Path) -> dict:
@@ -294,10 +321,13 @@ def main(argv: list[str] | None = None) -> int:
     fit = open_corpus.heaps_fit()
     print(f"[scale] {open_corpus.fit_line(fit)}")
     rows = []
-    agreement = None
+    agreement = first_use = None
     for number, kind in enumerate(args.corpus.split(","), start=1):
         corpora = open_corpus.build_open_corpora(sizes) if kind == "open" else build_corpora(sizes)
         distinct = open_corpus.distinct_chunks(list(corpora.values()))
+        if "project-compiled" in tools and first_use is None:
+            first_use = compiled_first_use(corpora[min(sizes)].path)
+            print(f"\n[scale] {first_use_line(first_use)}")
         print(f"\n[scale] table {number}: the {CORPORA[kind]}")
         for size in sizes:
             print(f"\n[scale] {size_name(size)} characters: {corpora[size].made_of}")
@@ -320,9 +350,23 @@ def main(argv: list[str] | None = None) -> int:
     _print_targets([row for row in rows if row["corpus"] == headline], agreement, min(sizes), headline)
     if args.json:
         args.json.write_text(
-            json.dumps({"heaps_fit": fit.__dict__, "rows": rows, "counts_agree": agreement}, indent=2), encoding="utf-8"
+            json.dumps(
+                {"heaps_fit": fit.__dict__, "rows": rows, "counts_agree": agreement, "compiled_first_use": first_use},
+                indent=2,
+            ),
+            encoding="utf-8",
         )
     return 0
+
+
+def first_use_line(first_use: dict) -> str:
+    """``"project-compiled's first use (1M characters to 1,000 merges) compiles its merge loop: 14.1 s, 310 MB; ..."``."""
+    first, cached = first_use["first"], first_use["cached"]
+    return (
+        f"project-compiled's first use ({size_name(FIRST_USE_CHARACTERS)} characters to {FIRST_USE_MERGES:,} merges) "
+        f"compiles its merge loop: {first['wall_s']:.1f} s, {first['peak_mb']:.0f} MB; once numba has cached it, "
+        f"{cached['wall_s']:.1f} s, {cached['peak_mb']:.0f} MB. The rows below are timed after it"
+    )
 
 
 def _available(tool: str) -> bool:

@@ -4,6 +4,7 @@ and the command line's errors."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +64,39 @@ def test_the_projects_jobs_count_train_and_say_where_the_time_went(tmp_path, too
     assert result["merges"] == 12 and result["chunks"] == 11 and result["run_file_bytes"] > 0
     in_one = {"pair index"} if tool == "project-compiled" else set()  # (its merges hold its pair index)
     assert set(result["phases"]) == set(scale.PHASES) - in_one
+
+
+def test_a_job_runs_with_the_variables_it_is_given():
+    wall, cpu, peak, output = scale.measure_command(
+        [sys.executable, "-c", "import os; print(os.environ['NUMBA_CACHE_DIR'], 'PATH' in os.environ)"],
+        {"NUMBA_CACHE_DIR": "empty-cache"},
+    )
+    assert output.split() == ["empty-cache", "True"]  # set beside the benchmark's own variables
+
+
+def test_the_compiled_loops_first_use_is_timed_with_an_empty_cache_then_with_numbas(tmp_path, monkeypatch):
+    # The first job gets a cache folder of its own that holds nothing (numba compiles, as on a
+    # fresh install); the next two numba's own cache, the second of them timed as "cached".
+    text = "a\r\nb" * scale.FIRST_USE_CHARACTERS
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(text, encoding="utf-8", newline="")
+    jobs = []
+
+    def measure(kind, sample, merges, environment=None):
+        cache = (environment or {}).get("NUMBA_CACHE_DIR")
+        jobs.append((kind, merges, cache is not None and not any(Path(cache).glob("*"))))
+        assert sample.read_bytes().decode("utf-8") == text[: scale.FIRST_USE_CHARACTERS]  # (its \r\n kept)
+        return scale.Measured(10.0 - len(jobs), 1.0, 300.0 - 50 * len(jobs), {})
+
+    monkeypatch.setattr(scale, "measure", measure)
+    first_use = scale.compiled_first_use(corpus)
+    assert (
+        jobs
+        == [("project-compiled", scale.FIRST_USE_MERGES, True)]
+        + [("project-compiled", scale.FIRST_USE_MERGES, False)] * 2
+    )
+    assert (first_use["first"]["wall_s"], first_use["cached"]["wall_s"]) == (9.0, 7.0)
+    assert scale.first_use_line(first_use).startswith(
+        "project-compiled's first use (1M characters to 1,000 merges) compiles its merge loop: 9.0 s, 250 MB; "
+        "once numba has cached it, 7.0 s, 150 MB."
+    )
