@@ -51,7 +51,7 @@ from bpe.steps import (
 from bpe.training import DEFAULT_ENGINE, TrainingSettings
 
 # numba and the version it is tested with (requirements.txt): a wheel from the package
-# index, about 4 MB, with llvmlite's 42 MB; no compiler needed.
+# index, about 4 MB, with llvmlite's 60 MB (x86_64); no compiler needed.
 NUMBA = "numba==0.68.1"
 
 # The stop the kernel returns: an index into this tuple.
