@@ -1,5 +1,5 @@
 """Shared test helpers: where the shared reference data is, how many hypothesis examples,
-two step streams compared merge for merge, a loopback HTTP server for the download tests, and a thread of its own for asyncio."""
+two step streams compared merge for merge and the chunks they train on, a loopback HTTP server for the download tests, and a thread of its own for asyncio."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from hypothesis import strategies as st
 
+from bpe.fast import HEAVY
 from pages._shared.lecture_hall.proxy import free_ports, port_free  # noqa: F401  (the tests' loopback ports)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +43,20 @@ def assert_same_steps(expected, actual) -> None:
         assert want == have, f"first difference at merge {want.number}"
     assert len(expected) == len(actual)
 
+
+# Distinct chunks with their counts, as the merge phase trains on them: a small alphabet
+# (ties, overlapping runs such as "aaa"), counts on both sides of the fast engine's HEAVY
+# line (a weight kept in a byte below it, aside above) and past 2**32; and minimum pair
+# frequencies on both sides of it too.
+WEIGHTED_CHUNKS = st.lists(
+    st.tuples(
+        st.text(alphabet="abc ", min_size=1, max_size=8),
+        st.one_of(st.integers(1, 3), st.integers(HEAVY - 2, HEAVY + 2), st.integers(10**6, 10**12)),
+    ),
+    min_size=1,
+    max_size=12,
+)
+CHUNK_FLOORS = st.sampled_from([1, 2, 3, HEAVY + 1])
 
 # Pre-tokenizer patterns a hostile tokenizer file may carry (issue 15). EXPANDING is small
 # enough to be harmless if compiled (4 million characters), big enough to be refused.

@@ -1,13 +1,12 @@
 """The fast engine reproduces the reference engine, merge for merge, top_pairs included."""
 
 import pytest
-from helpers import MAX_EXAMPLES, ROOT, assert_same_steps, shared_file
+from helpers import CHUNK_FLOORS, MAX_EXAMPLES, ROOT, WEIGHTED_CHUNKS, assert_same_steps, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import fast, train_steps
 from bpe.errors import BpeError
-from bpe.fast import HEAVY
 from bpe.fast import _sweep as fast_sweep
 from bpe.reference import reference_steps
 from bpe.steps import TIE_RULES, StopReason
@@ -80,17 +79,10 @@ def test_engines_agree_on_real_pretokenized_bytes(pretokenizer):
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
 @given(
-    words=st.lists(
-        st.tuples(
-            st.text(alphabet="abc ", min_size=1, max_size=8),
-            st.one_of(st.integers(1, 3), st.integers(HEAVY - 2, HEAVY + 2), st.integers(10**6, 10**12)),
-        ),
-        min_size=1,
-        max_size=12,
-    ),
+    words=WEIGHTED_CHUNKS,
     extra=st.integers(1, 30),
     tie_rule=st.sampled_from(TIE_RULES),
-    floor=st.sampled_from([1, 2, 3, HEAVY + 1]),
+    floor=CHUNK_FLOORS,
 )
 def test_engines_agree_on_chunks_of_any_frequency(words, extra, tie_rule, floor):
     # The fast engine keeps a chunk's frequency in a byte below HEAVY and aside from it:

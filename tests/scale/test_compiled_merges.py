@@ -3,12 +3,12 @@
 import sys
 
 import pytest
-from helpers import MAX_EXAMPLES, ROOT, assert_same_steps, shared_file
+from helpers import CHUNK_FLOORS, MAX_EXAMPLES, ROOT, WEIGHTED_CHUNKS, assert_same_steps, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe.errors import BpeError
-from bpe.fast import HEAVY, fast_steps
+from bpe.fast import fast_steps
 from bpe.scale import compiled_merges
 from bpe.scale.compiled_merges import check_compiled_settings, compiled_steps
 from bpe.specials import initial_tokens
@@ -79,16 +79,9 @@ def test_compiled_agrees_on_any_unicode_in_every_mode(text, extra, alphabet, pre
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
 @given(
-    words=st.lists(
-        st.tuples(
-            st.text(alphabet="abc ", min_size=1, max_size=8),
-            st.one_of(st.integers(1, 3), st.integers(HEAVY - 2, HEAVY + 2), st.integers(10**6, 10**12)),
-        ),
-        min_size=1,
-        max_size=12,
-    ),
+    words=WEIGHTED_CHUNKS,
     extra=st.integers(1, 30),
-    floor=st.sampled_from([1, 2, 3, HEAVY + 1]),
+    floor=CHUNK_FLOORS,
 )
 def test_compiled_agrees_on_chunks_of_any_frequency_with_the_heap_swept_always(words, extra, floor):
     # Counts past 2**32, and a heap swept of stale entries at every chance (no slack).
