@@ -71,6 +71,13 @@ DEAD = -1  # the symbol of a position inside a token, after its first
 HEAVY = 255  # a chunk's weight that is looked up aside (see `_Sequence._weigh`)
 
 
+def edge_symbol(max_tokens: int) -> int:
+    """The symbol between chunks: all ones, above every id a vocabulary of ``max_tokens``
+    gives (at least 8 bits: 255 for 200 tokens, 65,535 for 50,256), so it is also the mask
+    of an id in a packed pair and its bit length the pair's shift."""
+    return (1 << max(8, max_tokens.bit_length())) - 1
+
+
 def spelled_words(words: Iterable, token_ids: dict, edge: int) -> tuple[array, array, array]:
     """The words laid end to end as token ids, `edge` before and after each: the
     sequence's symbols, with each word's length and frequency.
@@ -157,8 +164,8 @@ class _Sequence:
     def __init__(self, words: Iterable, token_ids: dict, max_tokens: int, floor: int = 1) -> None:
         # Pairs counted fewer than `floor` times are left out of the table (the module says why).
         self.kept_from = max(floor, 1)
-        self.shift = max(8, max_tokens.bit_length())
-        self.mask = self.edge = (1 << self.shift) - 1  # ids stay below max_tokens < edge
+        self.mask = self.edge = edge_symbol(max_tokens)  # ids stay below max_tokens < edge
+        self.shift = self.edge.bit_length()
         # One pass over the words, so they may come from a generator: a corpus's distinct
         # chunks are read once, and no per-chunk list of symbols outlives this loop.
         # An array: 4 bytes a slot instead of a list's 8-byte pointer (reading an item

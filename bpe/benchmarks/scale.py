@@ -52,9 +52,10 @@ from bpe.scale.run_file import RunSource, run_file_bytes
 from bpe.tokenizer import BPETokenizer
 
 MERGES = (32_000, 50_000)
-# "project-compiled" is the project with its merge phase in compiled code (`bpe train --compiled`:
-# no runners-up, as the peers record none); it runs where numba is installed.
-PROJECT_TOOLS = ("project", "project-compiled")
+# The project with its merge phase in compiled code (`bpe train --compiled`: no runners-up,
+# as the peers record none); it runs where numba is installed.
+COMPILED = "project-compiled"
+PROJECT_TOOLS = ("project", COMPILED)
 TOOLS = (*PROJECT_TOOLS, "huggingface", "rustbpe")
 APP = "app"  # BPETokenizer.train on the text whole, as the app and the API train: asked for by name
 # ... in each alphabet and pre-tokenizer: "app" is bytes with GPT-2's split, as the peers
@@ -93,7 +94,7 @@ FIRST_USE_MERGES = 1_000
 def run_job(kind: str, corpus: str, merges: int) -> dict:
     """The job itself (in the child): train to ``merges`` merges, byte-level, GPT-2 split."""
     if kind in PROJECT_TOOLS:
-        return _project_job(Path(corpus), merges, compiled=kind == "project-compiled")
+        return _project_job(Path(corpus), merges, compiled=kind == COMPILED)
     if kind == "huggingface":
         from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
@@ -144,14 +145,13 @@ def _project_job(corpus: Path, merges: int, compiled: bool) -> dict:
     written = time.perf_counter()
     run_file = run_file_bytes(run, source=RunSource(name=corpus.stem), sample=counts.heldout_text)
     written = time.perf_counter() - written
-    indexed = run.step_seconds[0] if len(run.step_seconds) else run.training_seconds  # up to the first merge
-    # The compiled loop learns every merge before the first step comes out: its pair index
-    # and merges are one figure, under "merges".
-    steps = (
-        {"merges": run.training_seconds}
-        if compiled
-        else {"pair index": indexed, "merges": run.training_seconds - indexed}
-    )
+    if compiled:
+        # The compiled loop learns every merge before the first step comes out: its pair
+        # index and merges are one figure, under "merges".
+        steps = {"merges": run.training_seconds}
+    else:
+        indexed = run.step_seconds[0] if len(run.step_seconds) else run.training_seconds  # up to the first merge
+        steps = {"pair index": indexed, "merges": run.training_seconds - indexed}
     return {
         "merges": len(run.steps),
         "count_s": counted,
@@ -251,9 +251,9 @@ def compiled_first_use(corpus: Path) -> dict:
         with corpus.open(encoding="utf-8", newline="") as file:
             sample.write_text(file.read(FIRST_USE_CHARACTERS), encoding="utf-8", newline="")
         cache = Path(folder) / "numba-cache"
-        first = measure("project-compiled", sample, FIRST_USE_MERGES, {"NUMBA_CACHE_DIR": str(cache)})
-        measure("project-compiled", sample, FIRST_USE_MERGES)  # fills numba's own cache
-        cached = measure("project-compiled", sample, FIRST_USE_MERGES)
+        first = measure(COMPILED, sample, FIRST_USE_MERGES, {"NUMBA_CACHE_DIR": str(cache)})
+        measure(COMPILED, sample, FIRST_USE_MERGES)  # fills numba's own cache
+        cached = measure(COMPILED, sample, FIRST_USE_MERGES)
     return {"first": first.__dict__, "cached": cached.__dict__}
 
 
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     for number, kind in enumerate(args.corpus.split(","), start=1):
         corpora = open_corpus.build_open_corpora(sizes) if kind == "open" else build_corpora(sizes)
         distinct = open_corpus.distinct_chunks(list(corpora.values()))
-        if "project-compiled" in tools and first_use is None:
+        if COMPILED in tools and first_use is None:
             first_use = compiled_first_use(corpora[min(sizes)].path)
             print(f"\n[scale] {first_use_line(first_use)}")
         print(f"\n[scale] table {number}: the {CORPORA[kind]}")
@@ -370,7 +370,7 @@ def first_use_line(first_use: dict) -> str:
 
 
 def _available(tool: str) -> bool:
-    module = {"huggingface": "tokenizers", "rustbpe": "rustbpe", "project-compiled": "numba"}.get(tool)
+    module = {"huggingface": "tokenizers", "rustbpe": "rustbpe", COMPILED: "numba"}.get(tool)
     if module is None:
         return True
     import importlib.util

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 
 from bpe.errors import BpeError
-from bpe.fast import DEAD, SWEEP_SLACK, spelled_words
+from bpe.fast import DEAD, SWEEP_SLACK, edge_symbol, spelled_words
 from bpe.specials import initial_tokens
 from bpe.steps import (
     CHANGES_KEPT,
@@ -110,7 +110,7 @@ def compiled_steps(
 
     vocab = list(base_tokens)
     token_ids = shared_token_ids(vocab, token_ids)
-    edge = (1 << max(8, target_vocab_size.bit_length())) - 1  # ids stay below it, as in `bpe.fast`
+    edge = edge_symbol(target_vocab_size)
     symbols, chunk_lengths, frequencies = spelled_words(words, token_ids, edge)
     if len(symbols) >= 1 << 31:
         raise BpeError(f"{len(symbols):,} symbols are more than the compiled engine's 32-bit positions hold")

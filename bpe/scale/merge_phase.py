@@ -27,7 +27,7 @@ from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import ProgressCallback, TrainingRun
 from bpe.scale.chunk_counts import ChunkCounts
-from bpe.scale.compiled_merges import check_compiled_settings, compiled_step_stream
+from bpe.scale.compiled_merges import compiled_step_stream
 from bpe.specials import NOTHING_BUT_SPECIALS, initial_tokens, special_words
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, TrainingSettings, check_vocab_size, engine_steps
@@ -69,8 +69,6 @@ def train_run_from_counts(
         max_vocab_characters=max_vocab_characters,
         special_tokens=counts.special_tokens,  # what the text was cut at when it was counted
     )
-    if compiled:
-        check_compiled_settings(settings)
     alphabet = counts.alphabet
     specials = special_words(dict(zip(counts.special_tokens, counts.special_counts)), alphabet)
     heldout_specials = special_words(dict(zip(counts.special_tokens, counts.heldout_special_counts)), alphabet)
