@@ -4,12 +4,14 @@ the other, on the same text; nothing here asserts a time.
 
 1. `bench_pretokenized_training`: byte-level training with GPT-2's pre-tokenizer to vocab
    5,000, our fast engine vs Hugging Face `tokenizers` (Rust) on the same text, with our
-   time split into chunk counting and merging.
+   time split into chunk counting and merging; and `bench_against_rustbpe`:
+   `BPETokenizer.train` against rustbpe at interactive sizes (5,000 and 20,000 merges), the
+   CPU of each training call.
 2. `bench_gpt2_encoding`: encoding with OpenAI's GPT-2 vocabulary: `bpe.gpt2` (pure
    Python, cold cache: a fresh tokenizer per run) vs tiktoken (Rust) vs Hugging Face's
    GPT-2 built from the same local files; ids checked equal.
 
-Optional packages (tokenizers, tiktoken) are imported when used; a missing one, or
+Optional packages (tokenizers, tiktoken, rustbpe) are imported when used; a missing one, or
 missing GPT-2 files, skips that line with a message.
 """
 
@@ -21,12 +23,14 @@ import time
 from pathlib import Path
 
 from bpe.alphabet import BYTES
+from bpe.benchmarks.scale import GPT2_RELEASE_PATTERN
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
 from bpe.gpt2.files import find_gpt2_files
 from bpe.gpt2.tiktoken_check import tiktoken_gpt2
 from bpe.gpt2.tokenizer import load_gpt2
 from bpe.paths import shared_data_dir
+from bpe.tokenizer import BPETokenizer
 from bpe.training import prepare_words, train_steps
 
 
@@ -117,6 +121,62 @@ def _hf_training_seconds(text: str, vocab_size: int) -> float | None:
     return time.perf_counter() - started
 
 
+INTERACTIVE_MERGES = (5_000, 20_000)  # the sizes a class trains live: a few seconds each
+TARGET_RUSTBPE_CPU = 0.5  # rustbpe's CPU over ours, at least
+
+
+def bench_against_rustbpe(text: str, merges_wanted: tuple[int, ...] = INTERACTIVE_MERGES, repeats: int = 3) -> dict:
+    """CPU seconds of the training call alone, `BPETokenizer.train` (bytes, GPT-2's split: what
+    the app and the API run) against rustbpe's ``train_from_iterator`` on the same lines and
+    split, to each number of merges: the best of ``repeats``, the two taking turns.
+
+    CPU, not wall: rustbpe counts on every core, so its CPU is what it costs a shared
+    machine (its wall time is lower still). Both ask for 256 + merges tokens; ours stops
+    early when no pair occurs twice (WikiText-2 valid+test: 19,965 merges of 20,000)."""
+    try:
+        import rustbpe
+    except ImportError:
+        _say("  rustbpe not installed (pip install rustbpe): skipped")
+        return {}
+    lines = text.splitlines(keepends=True)
+
+    def cpu_seconds(train, vocab_size: int) -> tuple[float, int]:
+        started = time.process_time()
+        merges = train(vocab_size)
+        return time.process_time() - started, merges
+
+    def ours(vocab_size: int) -> int:
+        return len(BPETokenizer.train(text, vocab_size, alphabet=BYTES, pretokenizer="gpt2").merges)
+
+    def theirs(vocab_size: int) -> int:
+        tokenizer = rustbpe.Tokenizer()
+        tokenizer.train_from_iterator(iter(lines), vocab_size, pattern=GPT2_RELEASE_PATTERN)
+        return tokenizer.vocab_size - 256
+
+    figures = {}
+    for wanted in merges_wanted:
+        best_ours = best_theirs = float("inf")
+        for _ in range(repeats):
+            seconds, our_merges = cpu_seconds(ours, 256 + wanted)
+            best_ours = min(best_ours, seconds)
+            seconds, their_merges = cpu_seconds(theirs, 256 + wanted)
+            best_theirs = min(best_theirs, seconds)
+        ratio = best_theirs / best_ours
+        figures[wanted] = {
+            "ours_cpu_s": best_ours,
+            "rustbpe_cpu_s": best_theirs,
+            "ratio": ratio,
+            "ours_merges": our_merges,
+            "rustbpe_merges": their_merges,
+        }
+        _say(
+            f"  to {wanted:,} merges, CPU of the training call: BPETokenizer.train {best_ours:.3f} s "
+            f"({our_merges:,} merges), rustbpe {best_theirs:.3f} s ({their_merges:,}); rustbpe takes "
+            f"{ratio:.2f}x our CPU (target: at least {TARGET_RUSTBPE_CPU}x)"
+        )
+    return figures
+
+
 # ==================== 2. GPT-2 encoding
 
 
@@ -204,6 +264,7 @@ def run_all(text: str, *, quick: bool = False) -> dict:
     """What `python -m bpe.benchmarks` prints in its byte-level section."""
     training_text = text[:200_000] if quick else text
     figures = {"training": bench_pretokenized_training(training_text, 1_000 if quick else 5_000)}
+    figures["rustbpe"] = bench_against_rustbpe(training_text, (500, 1_000) if quick else INTERACTIVE_MERGES)
     test_file = default_gpt2_text()
     if test_file is not None and not quick:
         gpt2_text, label = test_file.read_text(encoding="utf-8"), "WikiText-2 test.txt"

@@ -323,6 +323,15 @@ def target_rows(figures: dict) -> list[tuple[str, str, bool]]:
                 training["ours_s"] <= training["hf_s"],
             )
         )
+    for merges, against in byte_figures.get("rustbpe", {}).items():
+        rows.append(
+            (
+                f"BPETokenizer.train, bytes, GPT-2 split -> {merges:,} merges: "
+                f">= {bytes_level.TARGET_RUSTBPE_CPU}x rustbpe's CPU",
+                f"{against['ratio']:.2f}x ({against['rustbpe_cpu_s']:.3f} s / {against['ours_cpu_s']:.3f} s)",
+                against["ratio"] >= bytes_level.TARGET_RUSTBPE_CPU,
+            )
+        )
     gpt2 = byte_figures.get("gpt2", {})
     if "tiktoken_mb_s" in gpt2:
         ratio = gpt2["ours_mb_s"] / gpt2["tiktoken_mb_s"]

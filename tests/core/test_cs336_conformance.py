@@ -4,7 +4,7 @@ order, and its vocabulary (ids and tokens as sets, as the course's test compares
 
 The fixtures are in the shared data (`bpe.paths.shared_data_dir`, ../shared/data/cs336);
 where it is absent these tests skip and say so. The speed figure is the benchmark's
-(``python -m bpe.benchmarks training --cs336``), not a timed test.
+(``python -m bpe.benchmarks cs336``), not a timed test.
 """
 
 import json
