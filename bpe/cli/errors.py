@@ -1,5 +1,6 @@
 """How every command ends: a `BpeError` is one line on stderr and exit status 1, Ctrl-C is
-status 130, SIGTERM status 143, and none of them ever shows a traceback.
+status 130, SIGTERM status 143, a reader that stops reading (``... | head``) status 141,
+and none of them ever shows a traceback.
 
 A bad option value (``--top-k 1000000``, ``--vocab-size 300.5``, ``--engine turbo``) is
 a `BpeError` too (`parse_arguments`): argparse would print its usage block and exit 2,
@@ -16,6 +17,7 @@ command, so the same clean-up that Ctrl-C gets runs for it too.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -76,7 +78,9 @@ def reporting_errors(action: Callable[[], int], *, interrupted: str | None = "in
     or SIGTERM says ``interrupted`` (None: nothing, for a server whose stop is its normal end
     and which says itself what it stopped)."""
     try:
-        return action()
+        status = action()
+        sys.stdout.flush()  # a reader gone shows here, not in the flush at exit (a traceback)
+        return status
     except BpeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -87,6 +91,8 @@ def reporting_errors(action: Callable[[], int], *, interrupted: str | None = "in
         return 1
     except KeyboardInterrupt as stop:
         return _stopped(stop, interrupted)
+    except BrokenPipeError:
+        return _reader_gone()
     except Exception:
         if not _sigterm_arrived.is_set():
             raise
@@ -98,6 +104,19 @@ def _stopped(stop: KeyboardInterrupt, interrupted: str | None) -> int:
     if interrupted is not None:
         print(f"\n{interrupted}", file=sys.stderr)
     return stop_status(stop)
+
+
+def _reader_gone() -> int:
+    """Standard output's reader closed the pipe (``python -m bpe inspect ... | head -8`` once
+    ``head`` has its lines): stop quietly, as a command killed by SIGPIPE does, with its
+    status, 128 + 13. What is still buffered for standard output goes to the null device,
+    or flushing it at exit would raise again and print "Exception ignored ..." (Python's
+    documentation, "Note on SIGPIPE", does the same)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # a standard output that is no file (a test's capture)
+        pass
+    return 128 + signal.SIGPIPE
 
 
 def stop_status(stop: KeyboardInterrupt) -> int:

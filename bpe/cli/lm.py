@@ -25,7 +25,7 @@ def add_lm_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentP
     lm = subparsers.add_parser(
         "lm",
         help="does BPE help the model? train a tiny GPT on characters and on BPE tokens",
-        description="Train a tiny GPT per tokenizer at equal compute and compare held-out bits per character.",
+        description="Train a tiny GPT per tokenizer at equal compute and compare held-out bits per character and per byte.",
     )
     actions = lm.add_subparsers(dest="lm_command", metavar="ACTION", required=True)
     train = actions.add_parser("train", help="train and compare: characters vs BPE")
@@ -199,11 +199,12 @@ def _progress_line(name: str, progress) -> str:
 def _summary_table(summaries: list) -> str:
     header = (
         f"{'tokenizer':>10} {'vocab':>6} {'embedding':>10} {'rest':>10} {'steps':>7} "
-        f"{'tokens/s':>9} {'chars seen':>12} {'bits/char':>9}"
+        f"{'tokens/s':>9} {'chars seen':>12} {'bits/char':>9} {'bits/byte':>9}"
     )
     rows = [
         f"{s.tokenizer:>10} {s.config.vocab_size:>6} {s.parameters.embedding:>10,} {s.parameters.rest:>10,} "
-        f"{s.steps:>7} {s.tokens_per_second:>9,.0f} {s.chars_seen:>12,} {s.bits_per_char:>9.3f}"
+        f"{s.steps:>7} {s.tokens_per_second:>9,.0f} {s.chars_seen:>12,} {s.bits_per_char:>9.3f} "
+        f"{'-' if s.bits_per_byte is None else format(s.bits_per_byte, '.3f'):>9}"
         for s in summaries
     ]
     return "\n".join([header, *rows])

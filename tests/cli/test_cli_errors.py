@@ -46,3 +46,32 @@ def test_a_stop_replaced_by_another_exception_is_still_the_stop():
 def test_the_same_exception_without_a_stop_is_not_hidden():
     ended = run(signalled=False)
     assert ended.returncode == 1 and "TypeError: expected a message argument" in ended.stderr
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
+    """``python -m bpe inspect ... | head -3``: once the reader has gone, the command stops as a
+    command killed by SIGPIPE does (status 141), with nothing on stderr: neither the
+    BrokenPipeError of a write nor the one of the flush at exit, whether the output is
+    longer than Python buffers (every merge, ``--json``) or shorter (the summary). The
+    pipe's reading end is closed before the command starts, so every write finds it gone."""
+    from bpe.tokenizer import BPETokenizer
+
+    tokenizer = tmp_path / "shakespeare.json"
+    text = (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")[:200_000]
+    BPETokenizer.train(text, 2_000, alphabet="bytes", pretokenizer="gpt2").save(tokenizer)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for options in (["--json"], []):
+        reading_end, writing_end = os.pipe()
+        os.close(reading_end)
+        try:
+            ended = subprocess.run(
+                [sys.executable, "-m", "bpe", "inspect", "--tokenizer", str(tokenizer), *options],
+                env=env,
+                stdout=writing_end,
+                stderr=subprocess.PIPE,
+                timeout=60,
+            )
+        finally:
+            os.close(writing_end)
+        assert ended.returncode == 128 + signal.SIGPIPE, ended.stderr
+        assert ended.stderr == b""

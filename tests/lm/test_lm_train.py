@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import torch
@@ -416,7 +417,8 @@ def test_cli_prints_progress_a_summary_and_samples(tmp_path, capsys, monkeypatch
     out = capsys.readouterr().out
     assert code == 0
     assert out.count(" nats/token ") == 2 * 3  # evaluated at steps 0, 1, 2, for each of the two models
-    assert "tokenizer  vocab  embedding       rest   steps  tokens/s   chars seen bits/char" in out
+    assert "tokenizer  vocab  embedding       rest   steps  tokens/s   chars seen bits/char bits/byte" in out
+    assert len(re.findall(r"\d\.\d{3}  +\d\.\d{3}\n", out)) == 2  # each model's bits per character, then per byte
     assert "--- sample from chars ---\nthe" in out and "--- sample from bpe-40 ---\nthe" in out
     model = load_checkpoint(tmp_path / "models" / "bpe-40.pt", fingerprint=f"chars-{len(CHARS)}").model
     assert model.config.vocab_size == len(CHARS)
