@@ -142,8 +142,8 @@ def partitions(files: Sequence[CorpusFile], options: ReadOptions, pretokenizer: 
     size = partition_size(options, sum(file.size for file in files))
     for index, file in enumerate(files):
         if file.kind == PARQUET:
-            for group, size in enumerate(_row_group_sizes(file, options.column)):
-                parts.append(Partition(file, index, group, group + 1, size))
+            for group, group_bytes in enumerate(_row_group_sizes(file, options.column)):
+                parts.append(Partition(file, index, group, group + 1, group_bytes))
             continue
         if file.kind == ARROW:
             parts.extend(_arrow_partitions(file, index, options.column, size))

@@ -20,7 +20,7 @@ from bpe.scale.corpus_files import find_corpus_files
 from bpe.scale.count_phase import count_corpus
 from bpe.scale.partitions import ReadOptions, is_heldout
 from bpe.scale.safe_cuts import CUT_RULES, first_cut
-from tests.helpers import MAX_EXAMPLES
+from tests.helpers import MAX_EXAMPLES, ROOT
 
 # Pieces that meet at every kind of boundary the patterns care about: letters, digits,
 # contractions, runs of spaces and newlines, \r\n, Unicode spaces, multi-byte characters.
@@ -232,6 +232,23 @@ def test_parquet_row_groups_are_read_one_at_a_time(tmp_path):
     got = count_corpus([tmp_path / "d.parquet"], alphabet="characters", pretokenizer="gpt4", workers=1)
     _same_table(got, merge_counts(count_text(d, alphabet="characters", pretokenizer="gpt4") for d in docs))
     assert got.documents == 50
+
+
+def test_a_parquet_file_before_a_text_file_leaves_the_text_files_partitions_whole(tmp_path):
+    """The text file after a Parquet file is cut at the corpus's partition size, a whole number
+    of passages, not at the Parquet row group's size: cut there, its partitions each read on
+    to the next passage boundary and counted the text about 65 times over."""
+    text = (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")[:200_000]
+    (tmp_path / "plays.txt").write_text(text, encoding="utf-8")
+    pq.write_table(pa.table({"text": ["low lower", "lowest"]}), tmp_path / "rows.parquet")
+    alone = {
+        name: count_corpus([tmp_path / name], alphabet="bytes", pretokenizer="gpt2", workers=1)
+        for name in ("rows.parquet", "plays.txt")
+    }
+    for names in (["rows.parquet", "plays.txt"], ["plays.txt", "rows.parquet"]):
+        got = count_corpus([tmp_path / name for name in names], alphabet="bytes", pretokenizer="gpt2", workers=1)
+        _same_table(got, merge_counts(alone[name] for name in names))
+        assert got.characters == len(text) + len("low lower") + len("lowest")
 
 
 # ==================== Corpora as people store them: datasets folders, .zst, Parquet shards
