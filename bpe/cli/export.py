@@ -70,7 +70,14 @@ def run_export(args) -> int:
         if args.check_text is None
         else read_text_file(args.check_text, if_empty="there is no text to check the export on")
     )
-    report = export_and_prove(tokenizer, args.format, args.output, check_text=check_text, prove=not args.no_proof)
+    report = export_and_prove(
+        tokenizer,
+        args.format,
+        args.output,
+        check_text=check_text,
+        prove=not args.no_proof,
+        inputs={"--tokenizer": args.tokenizer, "--check-text": args.check_text},
+    )
     for line in report.lines():
         print(line)
     return 0 if report.proof is None or report.proof.identical else 1

@@ -30,7 +30,7 @@ from bpe.formats.fileio import escape_token, load_json, read_limited
 from bpe.formats.merges_vs_ranks import MergesVsRanks, merges_vs_ranks
 from bpe.formats.minbpe import load_minbpe_file
 from bpe.formats.tiktoken_ranks import MAX_SETTINGS_BYTES, parse_ranks, settings_path
-from bpe.io.files import atomic_write_bytes
+from bpe.io.files import atomic_write_bytes, check_distinct_paths
 from bpe.wording import counted
 
 # Strings that trip tokenizers up: empty, whitespace of every kind, control characters,
@@ -329,18 +329,25 @@ def export_and_prove(
     check_text: str | None = None,
     prove: bool = True,
     hostile: bool = True,
+    inputs: dict[str, str | os.PathLike[str] | None] | None = None,
 ) -> ExportReport:
     """Write ``tokenizer`` as ``fmt`` to ``output`` (the tiktoken settings go beside it as
     ``<output>.json``), list what the format cannot hold, then prove the file with the
-    target library on ``check_text`` and the hostile strings."""
+    target library on ``check_text`` and the hostile strings. ``inputs``: the files the
+    command read, by option (``{"--tokenizer": "lab.json"}``), which no file it writes may
+    be: ``--output lab.json`` is refused before anything is written, and so is
+    ``--format tiktoken --output lab``, whose settings file would be ``lab.json``."""
     check_format(fmt)
     target = Path(output)
     exported = export_files(tokenizer, fmt, name=target.name)
+    paths = [target.with_name(name) for name in exported.files]
+    check_distinct_paths(
+        {("--output" if n == 0 else "the settings file beside --output"): path for n, path in enumerate(paths)},
+        inputs or {},
+    )
     lesson = merges_vs_ranks(tokenizer, fmt, sample_text=check_text)
-    paths = []
-    for name, data in exported.files.items():
-        paths.append(target.with_name(name))
-        atomic_write_bytes(paths[-1], data)
+    for path, data in zip(paths, exported.files.values()):
+        atomic_write_bytes(path, data)
     proof = prove_file(tokenizer, fmt, target, check_text, hostile=hostile) if prove else None
     note = HF_NO_UNKNOWN_TOKEN if fmt == HF and tokenizer.alphabet == CHARACTERS else ""
     return ExportReport(fmt, tuple(paths), exported.left_out, lesson, proof, note)

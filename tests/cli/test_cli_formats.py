@@ -143,6 +143,39 @@ def test_no_proof_writes_only(capsys, tmp_path, saved):
     assert status == 0 and "identical" not in out and (tmp_path / "t.json").is_file()
 
 
+@pytest.mark.parametrize(
+    "fmt, output, written",
+    [
+        ("hf", "lab.json", "--output"),
+        ("tiktoken", "lab.json", "--output"),
+        ("tiktoken", "lab", "the settings file beside --output"),  # lab + .json
+        ("minbpe", "text.model", "--output"),
+    ],
+)
+def test_export_never_writes_over_a_file_it_reads(capsys, tmp_path, saved, fmt, output, written):
+    path, _ = saved("bytes")
+    (tmp_path / "lab.json").write_bytes(path.read_bytes())
+    (tmp_path / "text.model").write_text(HELD_OUT, encoding="utf-8")  # a check text with a model's name
+    before = {file.name: file.read_bytes() for file in tmp_path.iterdir()}
+    status, out, err = run(
+        capsys,
+        "export",
+        "--tokenizer",
+        tmp_path / "lab.json",
+        "--format",
+        fmt,
+        "--output",
+        tmp_path / output,
+        "--check-text",
+        tmp_path / "text.model",
+    )
+    read = "--check-text" if output == "text.model" else "--tokenizer"
+    assert status == 1 and out == ""
+    assert err.startswith(f"error: {written} '{tmp_path}{'/'}") and f"is {read} '{tmp_path}" in err
+    assert err.endswith("the file it reads: writing it would replace that; choose another path\n")
+    assert {file.name: file.read_bytes() for file in tmp_path.iterdir()} == before
+
+
 # ==================== encode, decode, inspect on other libraries' files
 
 
