@@ -270,26 +270,30 @@ class EncodesAroundSpecials:
     """``encode`` as tiktoken's, for a tokenizer read from a file (GPT-2's, another
     library's) that has ``special_tokens`` (text -> id), ``encode_ordinary`` and ``name``:
     special tokens become their id only when allowed; by default the rest are plain text
-    (tiktoken's default, ``disallowed_special="all"``, raises instead)."""
+    (tiktoken's default, ``disallowed_special="all"``, raises instead). A library that
+    matches its special tokens in any text (Hugging Face) sets
+    ``allowed_special_by_default`` to "all"."""
 
     special_tokens: dict[str, int]
     name: str
+    allowed_special_by_default: AllowedSpecial = frozenset()
 
     def encode_ordinary(self, text: str) -> list[int]:
         raise NotImplementedError
 
     def encode(
-        self, text: str, allowed_special: AllowedSpecial = frozenset(), disallowed_special: AllowedSpecial = ()
+        self, text: str, allowed_special: AllowedSpecial | None = None, disallowed_special: AllowedSpecial = ()
     ) -> list[int]:
         """Text to ids, as ``encode(text, allowed_special=..., disallowed_special=...)`` of a
-        tiktoken ``Encoding`` with these special tokens (see `encode_with_specials`)."""
+        tiktoken ``Encoding`` with these special tokens (see `encode_with_specials`); None:
+        ``allowed_special_by_default``."""
         if not isinstance(text, str):
             raise BpeError(f"encode takes a str, got {type(text).__name__}")
         return encode_with_specials(
             text,
             self.special_tokens,
             self.encode_ordinary,
-            allowed_special=allowed_special,
+            allowed_special=self.allowed_special_by_default if allowed_special is None else allowed_special,
             disallowed_special=disallowed_special,
             name=self.name,
         )

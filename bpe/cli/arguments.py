@@ -102,3 +102,12 @@ def parse_size(text: str) -> int:
     if not match:
         raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 16M or 1G")
     return int(float(match.group(1)) * SIZE_UNITS[match.group(2)])
+
+
+ALLOWED_SPECIAL_HELP = "special tokens to encode as their id ('all' for every one; none named: all plain text)"
+
+
+def allowed_special(tokens: list[str]) -> str | set[str]:
+    """``--allowed-special``'s tokens as ``encode`` takes them (tiktoken's ``allowed_special``):
+    ``["all"]`` -> "all", ``["<|endoftext|>"]`` -> that one, ``[]`` -> none."""
+    return "all" if tokens == ["all"] else set(tokens)

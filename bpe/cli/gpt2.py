@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from bpe.cli.arguments import ALLOWED_SPECIAL_HELP, allowed_special
 from bpe.cli.download import ProgressPrinter, add_transfer_limits
 from bpe.cli.errors import reporting_errors
 from bpe.corpora.textfile import read_text_file
@@ -54,7 +55,7 @@ def add_gpt2_command(subparsers: argparse._SubParsersAction) -> argparse.Argumen
         nargs="*",
         metavar="TOKEN",
         default=[],
-        help="special tokens to encode as their id ('all' for every one); by default '<|endoftext|>' is plain text",
+        help=f"{ALLOWED_SPECIAL_HELP}; by default '<|endoftext|>' is plain text, as in tiktoken's encode_ordinary",
     )
     encode.add_argument(
         "--compare-tiktoken",
@@ -107,7 +108,7 @@ def _encode(args: argparse.Namespace) -> int:
     text = args.text if args.text is not None else _read(args.file)
     encoder, vocab = (args.encoder, args.vocab) if args.encoder else _default_files()
     tokenizer = load_gpt2(encoder, vocab)
-    allowed = _allowed(args.allowed_special)
+    allowed = allowed_special(args.allowed_special)
     if args.compare_tiktoken:
         return _compare(tokenizer, text, allowed, encoder, vocab, print_ids=not args.no_ids)
     started = time.perf_counter()
@@ -157,12 +158,6 @@ def _compare(tokenizer, text: str, allowed, encoder: Path, vocab: Path, *, print
         file=sys.stderr,
     )
     return 1
-
-
-def _allowed(tokens: list[str]):
-    if tokens == ["all"]:
-        return "all"
-    return set(tokens)
 
 
 def _read(path: Path) -> str:

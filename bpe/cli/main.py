@@ -31,7 +31,7 @@ from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, BYTES, CHARACTERS, gpt2_spelling
 from bpe.analysis.metrics import longest_tokens
-from bpe.cli.arguments import zero_or_more
+from bpe.cli.arguments import ALLOWED_SPECIAL_HELP, allowed_special, zero_or_more
 from bpe.cli.compare_rules import add_compare_rules_command
 from bpe.cli.count import add_count_command
 from bpe.cli.download import add_download_command
@@ -232,16 +232,26 @@ def _add_encode(commands) -> None:
     source.add_argument("--text")
     source.add_argument("--file", type=Path)
     p.add_argument("--tokens", action="store_true", help="print the token strings too")
+    p.add_argument(
+        "--allowed-special",
+        nargs="*",
+        metavar="TOKEN",
+        help=f"{ALLOWED_SPECIAL_HELP}; by default as the file's library: a BPE Lab file or a Hugging Face "
+        "tokenizer.json matches every one, a .tiktoken or minbpe file, gpt2 and gpt4 none",
+    )
     p.set_defaults(func=run_encode)
 
 
 def run_encode(args) -> int:
     tok = open_tokenizer(args.tokenizer, pattern=args.pattern)
     text = args.text if args.text is not None else read_text_file(args.file, if_empty=None)
-    ids = tok.encode(text)
+    if args.allowed_special is None:
+        ids = tok.encode(text)
+    else:  # the others are plain text, as in tiktoken's encode with disallowed_special=()
+        ids = tok.encode(text, allowed_special=allowed_special(args.allowed_special), disallowed_special=())
     print(" ".join(map(str, ids)))
     if args.tokens:
-        print(" ".join(repr(printable(t)) for t in tok.encode_tokens(text)))
+        print(" ".join(repr(printable(tok.itos[i])) for i in ids))
     print(
         f"{len(text):,} characters → {len(ids):,} tokens ({len(text) / max(len(ids), 1):.2f} characters/token)",
         file=sys.stderr,

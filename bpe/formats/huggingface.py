@@ -21,7 +21,8 @@ Import (`load_hf_file`, `hf_from_bytes`) reads BPE tokenizer.json files: ``ByteL
 ``Sequence`` of them as pre-tokenizer, Unicode normalizers (NFC, NFD, NFKC, NFKD), and
 ``ignore_merges``, ``unk_token``, ``fuse_unk``. Anything else (WordPiece, Unigram,
 Metaspace, byte fallback, dropout, subword prefixes) is refused with a message naming
-it. Added tokens become special tokens (matched only when allowed, as tiktoken does);
+it. Added tokens become special tokens, matched in any text as `tokenizers` matches them
+(``allowed_special`` says otherwise, as tiktoken's does);
 post-processors and decoders are not applied. No ``tokenizers`` import is needed.
 """
 
@@ -211,6 +212,9 @@ def hf_from_dict(
         cut=not (unk_id is not None and model.get("fuse_unk")),
         notes=notes,
         with_merges=with_merges,
+        # `tokenizers` cuts every added token out of any text before the rest is split, so
+        # "hi<|endoftext|>" is [.., its id] there: the same here unless told otherwise.
+        allowed_special_by_default="all",
     )
 
 

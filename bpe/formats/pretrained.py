@@ -24,7 +24,7 @@ import regex
 from bpe.alphabet import BYTES, CHARACTERS
 from bpe.errors import BpeError
 from bpe.pretokenize import split
-from bpe.specials import EncodesAroundSpecials
+from bpe.specials import AllowedSpecial, EncodesAroundSpecials
 from bpe.token_ids import token_pieces
 
 _WHITESPACE = regex.compile(r"\s")  # the White_Space property, as Rust's char::is_whitespace
@@ -54,6 +54,7 @@ class PretrainedTokenizer(EncodesAroundSpecials):
         cut: bool = True,
         notes: Sequence[str] = (),
         with_merges: Callable[[int], PretrainedTokenizer] | None = None,
+        allowed_special_by_default: AllowedSpecial = frozenset(),
     ) -> None:
         """``itos``: id -> token (bytes for the byte alphabet, str for characters), special
         tokens excluded. ``merge``: one piece (bytes or str) to ids by the library's rule.
@@ -63,7 +64,8 @@ class PretrainedTokenizer(EncodesAroundSpecials):
         ``add_prefix_space``) of the whole text or of each chunk. ``drop_whitespace``: the
         chunks of whitespace are removed, not encoded (Hugging Face's ``Whitespace`` and
         ``WhitespaceSplit`` pre-tokenizers), so decoding loses it. ``with_merges``: builds
-        the tokenizer cut to its first merges (see `with_merges`)."""
+        the tokenizer cut to its first merges (see `with_merges`). ``allowed_special_by_default``:
+        the special tokens ``encode`` matches in the text when not told (the library's rule)."""
         if alphabet not in (BYTES, CHARACTERS):
             raise BpeError(f"unknown alphabet {alphabet!r}")
         self.name = name
@@ -71,6 +73,7 @@ class PretrainedTokenizer(EncodesAroundSpecials):
         self.alphabet = alphabet
         self.pretokenizer = pretokenizer
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self.allowed_special_by_default = allowed_special_by_default
         self.notes: tuple[str, ...] = tuple(notes)
         self._fingerprint = fingerprint
         self._merge = merge

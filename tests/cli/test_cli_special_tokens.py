@@ -181,3 +181,41 @@ def test_the_cs336_reference_merges_from_the_command_line(tmp_path, capsys):
         for line in (folder / "train-bpe-reference-merges.txt").read_text(encoding="utf-8").splitlines()
     ]
     assert BPETokenizer.from_file(tokenizer).merges == reference
+
+
+def test_encode_matches_special_tokens_as_the_files_library_does_and_as_told(stories, tmp_path, capsys):
+    """``encode`` on the lab's file and its Hugging Face export gives ``<|endoftext|>`` one id
+    (both libraries match it in any text); on the tiktoken export it is plain text, as
+    tiktoken's ``encode_ordinary`` reads it, until ``--allowed-special`` names it or says
+    all; ``--allowed-special`` with no token makes it plain text everywhere. ``--tokens``
+    shows the tokens of those ids."""
+    tokenizer = BPETokenizer.train(
+        stories.read_text(encoding="utf-8"), 300, alphabet="bytes", pretokenizer="gpt2", special_tokens=[EOT]
+    )
+    tokenizer.save(tmp_path / "lab.json")
+    for fmt, name in (("hf", "tokenizer.json"), ("tiktoken", "lab.tiktoken")):
+        assert (
+            main(
+                ["export", "--tokenizer", str(tmp_path / "lab.json"), "--format", fmt, "--output", str(tmp_path / name)]
+            )
+            == 0
+        )
+    capsys.readouterr()
+    text = f"the end{EOT}"
+    as_special = tokenizer.encode(text)
+    assert as_special[-1] == 0
+
+    def encoded(name: str, *options: str) -> tuple[list[int], str]:
+        assert main(["encode", "--tokenizer", str(tmp_path / name), "--text", text, "--tokens", *options]) == 0
+        ids, tokens = capsys.readouterr().out.splitlines()
+        return [int(i) for i in ids.split()], tokens
+
+    ids, tokens = encoded("lab.json")
+    assert ids == as_special and tokens.endswith(f"{EOT!r}")
+    assert encoded("tokenizer.json")[0] == as_special
+    as_text, tokens = encoded("lab.tiktoken")
+    assert len(as_text) > len(as_special) and EOT not in tokens
+    for options in (["--allowed-special", "all"], ["--allowed-special", EOT]):
+        assert encoded("lab.tiktoken", *options)[0] == as_special
+    for name in ("lab.json", "tokenizer.json", "lab.tiktoken"):
+        assert encoded(name, "--allowed-special")[0] == as_text

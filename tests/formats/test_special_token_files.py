@@ -49,6 +49,27 @@ def test_hugging_face_holds_them_as_added_special_tokens(with_specials):
     assert loaded.token_to_id(EOT) == 0 and loaded.encode(f"x{EOT}y", add_special_tokens=False).ids[1] == 0
 
 
+@pytest.mark.parametrize("fmt, matched", [("hf", True), ("tiktoken", False), ("minbpe", False)])
+def test_each_file_matches_them_in_a_text_as_its_library_does_unless_told(with_specials, fmt, matched, tmp_path):
+    """Hugging Face cuts its added tokens out of any text: a tokenizer.json read here gives
+    "a cat<|endoftext|>" the lab's ids, the special token one id. tiktoken's and minbpe's
+    ``encode`` match none unless allowed (tiktoken's default raises; here the text is plain
+    text, as in ``encode_ordinary``); ``allowed_special`` decides for every file."""
+    export_and_prove(with_specials, fmt, tmp_path / FILE_NAMES[fmt], prove=False)
+    imported = load_any(tmp_path / FILE_NAMES[fmt])
+    to_file = file_ids(with_specials, fmt)
+    text = f"a cat{EOT}"
+    as_special = [to_file(i) for i in with_specials.encode(text)]
+    as_text = imported.encode(text, allowed_special=set())
+    assert as_special[-1] == to_file(0) and len(as_text) > len(as_special)
+    assert imported.encode(text) == (as_special if matched else as_text)
+    assert imported.encode(text, allowed_special="all") == as_special
+    if fmt == "hf":
+        tokenizers = pytest.importorskip("tokenizers")
+        loaded = tokenizers.Tokenizer.from_file(str(tmp_path / FILE_NAMES[fmt]))
+        assert loaded.encode(text, add_special_tokens=False).ids == as_special
+
+
 def test_tiktoken_keeps_them_apart_from_the_ranks(with_specials):
     files = export_files(with_specials, "tiktoken")
     settings = json.loads(files.files["bpe_lab.tiktoken.json"])
