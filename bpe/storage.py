@@ -35,6 +35,7 @@ from bpe.io.untrusted import read_file_bytes
 from bpe.pretokenize import check_pretokenizer
 from bpe.specials import check_special_tokens
 from bpe.steps import DEFAULT_TIE_RULE, TIE_RULES
+from bpe.text import shown_value
 
 FILE_TYPES = {CHARACTERS: "character_bpe", BYTES: "byte_bpe"}
 ALPHABET_OF_TYPE = {kind: alphabet for alphabet, kind in FILE_TYPES.items()}
@@ -214,7 +215,7 @@ def tokenizer_data_from_dict(
     _check_merges_build(parsed, name)
     if type(data["vocab_size"]) is not int or data["vocab_size"] != parsed.vocab_size():  # 3e2 and true are no count
         raise TokenizerFileError(
-            f"{name} says vocab_size={repr(data['vocab_size'])[:20]}, but its merges build {parsed.vocab_size()} tokens"
+            f"{name} says vocab_size={shown_value(data['vocab_size'])}, but its merges build {parsed.vocab_size()} tokens"
         )
     return parsed
 

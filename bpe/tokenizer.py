@@ -249,9 +249,8 @@ class BPETokenizer:
 
     def _spelled(self, chunks: list[str]) -> list[str]:
         """Chunks of ordinary text in the encoder's spelling, every symbol checked to be a base token."""
-        if self.alphabet == CHARACTERS:
-            for chunk in chunks:
-                require_covered(chunk, self._base_set)
+        if self.alphabet == CHARACTERS:  # all chunks at once: the message names every character missing
+            require_covered("".join(chunks), self._base_set)
         else:
             chunks = [chunk.encode("utf-8").decode("latin-1") for chunk in chunks]
             if len(self._spelling) < 256:

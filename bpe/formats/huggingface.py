@@ -44,6 +44,7 @@ from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.formats.rules import hf_merge, hf_merge_map
 from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES, check_token_lengths
 from bpe.pretokenize import NAMED_PATTERNS, pattern_for
+from bpe.text import shown_value
 from bpe.wording import counted
 
 FORMAT = "hf"
@@ -224,6 +225,11 @@ def _bpe_model(data, name: str) -> dict:
         raise TokenizerFileError(f"{name} holds a JSON {type(data).__name__}, not a tokenizer object")
     model = data.get("model")
     if not isinstance(model, dict):
+        if "type" in data:  # {"type": "foo", ...}: a BPE Lab file of a type it does not know, most likely
+            raise TokenizerFileError(
+                f"{name} has 'type' {shown_value(data['type'])} and no 'model' object: neither a BPE Lab "
+                "tokenizer ('character_bpe' or 'byte_bpe') nor a Hugging Face tokenizer.json"
+            )
         raise TokenizerFileError(f"{name} has no 'model' object: it is not a Hugging Face tokenizer.json")
     kind = model.get("type", "BPE" if "merges" in model else None)
     if kind != "BPE":

@@ -91,6 +91,7 @@ def tiktoken_from_zip(
         name=ranks_member.filename.rsplit("/", 1)[-1],
         max_token_bytes=max_token_bytes,
         max_merges=max_merges,
+        explicit_n_vocab=settings["explicit_n_vocab"],
     )
 
 

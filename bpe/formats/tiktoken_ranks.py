@@ -40,6 +40,7 @@ from bpe.formats.pretrained import PretrainedTokenizer
 from bpe.io.budget import MAX_TOTAL_TOKEN_BYTES, TokenTally, check_line_count
 from bpe.pretokenize import pattern_for
 from bpe.ranks import rank_merge, recover_merge
+from bpe.text import shown_value
 
 FORMAT = "tiktoken"
 WHOLE_TEXT_PATTERN = r"[\s\S]+"  # no pre-tokenizer: the whole text is one chunk
@@ -291,15 +292,24 @@ def tiktoken_from_bytes(
     name: str = "the .tiktoken file",
     max_token_bytes: int = MAX_TOTAL_TOKEN_BYTES,
     max_merges: int | None = None,
+    explicit_n_vocab: int | None = None,
 ) -> PretrainedTokenizer:
     """An uploaded ranks file with the pattern the visitor chose (a name such as gpt2, gpt4,
     cl100k, or a regex, which is checked; None or "none" for no split); its tokens hold
     at most ``max_token_bytes`` bytes in all, and at most ``max_merges`` tokens beyond the
-    256 single bytes."""
+    256 single bytes. ``explicit_n_vocab`` (from the settings), when given, must count the
+    tokens and be one above the highest id, as ``tiktoken.Encoding`` checks it."""
     max_tokens = MAX_TOKENS if max_merges is None else min(MAX_TOKENS, max_merges + 256)
     ranks = parse_ranks(raw, name=name, max_token_bytes=max_token_bytes, max_tokens=max_tokens)
     regex = resolve_pattern(pattern, name=name)
     specials = check_special_tokens(special_tokens, ranks.values(), name=name)
+    if explicit_n_vocab is not None:
+        held, highest = len(ranks) + len(specials), max([*ranks.values(), *specials.values()], default=-1)
+        if explicit_n_vocab != held or highest != explicit_n_vocab - 1:
+            raise TokenizerFileError(
+                f"{name}: its settings give explicit_n_vocab {explicit_n_vocab:,}, but it holds {held:,} tokens "
+                f"with ids up to {highest:,} (tiktoken.Encoding refuses that too)"
+            )
     digest = hashlib.sha256(
         b"tiktoken\0"
         + (regex or "").encode()
@@ -320,6 +330,7 @@ def load_tiktoken_file(
     (``<file>.json``, as `export_tiktoken` writes) gives the pattern and special tokens;
     if there is none, `TokenizerFileError` asks for a pattern."""
     raw = read_limited(path, what="tiktoken ranks file")
+    explicit_n_vocab = None
     if pattern is None:
         settings_file = settings_path(path)
         if not settings_file.is_file():
@@ -331,7 +342,10 @@ def load_tiktoken_file(
         pattern = settings_pattern(settings, name=str(settings_file))
         if special_tokens is None:
             special_tokens = settings["special_tokens"]
-    return tiktoken_from_bytes(raw, pattern=pattern, special_tokens=special_tokens, name=str(path))
+            explicit_n_vocab = settings["explicit_n_vocab"]  # (it counts the settings' special tokens)
+    return tiktoken_from_bytes(
+        raw, pattern=pattern, special_tokens=special_tokens, name=str(path), explicit_n_vocab=explicit_n_vocab
+    )
 
 
 def settings_pattern(settings: dict, *, name: str) -> str:
@@ -361,7 +375,17 @@ def settings_from_bytes(raw: bytes, ranks_raw: bytes, *, name: str) -> dict:
     specials = data.get("special_tokens", {})
     if not isinstance(specials, dict):
         raise TokenizerFileError(f"{name}: 'special_tokens' must be an object of text: id")
-    return {"pat_str": pattern, "special_tokens": specials}
+    version = data.get("format", SETTINGS_VERSION)  # (settings written by hand may leave it out)
+    if version != SETTINGS_VERSION:
+        raise TokenizerFileError(
+            f"{name}: 'format' is {shown_value(version)}, not {SETTINGS_VERSION!r}: settings of another kind or version"
+        )
+    declared = data.get("explicit_n_vocab")
+    if declared is not None and (type(declared) is not int or declared < 1):
+        raise TokenizerFileError(
+            f"{name}: 'explicit_n_vocab' must be a whole number of tokens, not {shown_value(declared)}"
+        )
+    return {"pat_str": pattern, "special_tokens": specials, "explicit_n_vocab": declared}
 
 
 def _display_name(name: str) -> str:

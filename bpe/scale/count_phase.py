@@ -137,7 +137,7 @@ def count_corpus(
         )
     if counts is None or counts.characters + counts.heldout_characters == 0:
         shown = ", ".join(file.name for file in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-        raise CorpusError(f"the corpus is empty: {shown} hold no text to count")
+        raise CorpusError(f"the corpus is empty: {shown} {'holds' if len(files) == 1 else 'hold'} no text to count")
     if counts.characters == 0:
         raise CorpusError(
             f"every document of the corpus was held out ({counts.heldout_documents:,} of them): "

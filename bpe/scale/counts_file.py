@@ -225,8 +225,11 @@ def _metadata_from_footer(parquet, name: str, stored: int) -> dict:
     schema = parquet.schema_arrow
     found = {schema.field(i).name: str(schema.field(i).type) for i in range(len(schema))}
     if found != COLUMNS:
-        shown = ", ".join(f"{key} ({value})" for key, value in found.items())
-        raise BpeError(f"{name} is not a counts file: its columns are {shown}, not chunk, count, heldout")
+
+        def listed(columns: dict) -> str:
+            return ", ".join(f"{key} ({value})" for key, value in columns.items())
+
+        raise BpeError(f"{name} is not a counts file: its columns are {listed(found)}, not {listed(COLUMNS)}")
     raw = (schema.metadata or {}).get(METADATA_KEY)
     if raw is None:
         raise BpeError(f"{name} is not a counts file: it has no BPE Lab metadata")

@@ -52,6 +52,14 @@ def test_empty_text_encodes_to_nothing(tok):
     assert tok.encode("") == [] and tok.decode([]) == ""
 
 
+def test_unknown_characters_are_listed_from_every_chunk_of_the_text():
+    """Split by a pre-tokenizer, the text is checked whole: 'ΑΒΓ' and 'αβγ' are two chunks,
+    and the message names the six characters, not the first chunk's three."""
+    split = BPETokenizer.train("hello world " * 50, 40, pretokenizer="gpt2")
+    with pytest.raises(UnknownSymbolsError, match=r"6 characters outside the tokenizer's alphabet: 'Α', 'Β', 'Γ', 'α'"):
+        split.encode("hello ΑΒΓ αβγ")
+
+
 def test_unknown_characters_are_listed_sorted(tok):
     with pytest.raises(UnknownSymbolsError, match=r"2 characters outside the tokenizer's alphabet: 'Z', 'é'") as info:
         tok.encode("the éZé")

@@ -228,7 +228,11 @@ BAD_FILES = {
     "not utf-8": (b"\xff\xfe{}", "is not valid UTF-8"),
     "nested": (b"[" * 200_000 + b"]" * 200_000, "nested too deeply"),
     "a list": (b"[1, 2]", "holds a JSON list"),
-    "no model": (b'{"version": "1.0"}', "has no 'model' object"),
+    "no model": (b'{"version": "1.0"}', "has no 'model' object: it is not a Hugging Face tokenizer.json"),
+    "a lab file's unknown type": (
+        b'{"type": "foo", "base_tokens": ["a"], "merges": []}',
+        "has 'type' 'foo' and no 'model' object: neither a BPE Lab tokenizer",
+    ),
     "wordpiece": (_bytes({"model": {"type": "WordPiece", "vocab": {}}}), "model type is 'WordPiece'"),
     "vocab a list": (_bytes(_valid_hf(vocab=["a", "b"])), "model.vocab must be an object"),
     "negative id": (_bytes(_valid_hf(vocab={"a": -1, "b": 1, "ab": 2})), "has id -1"),

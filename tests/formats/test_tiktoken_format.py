@@ -126,6 +126,28 @@ def test_settings_beside_the_file_give_the_pattern_and_are_checked(tmp_path, tra
     )
 
 
+@pytest.mark.parametrize(
+    "field, value, match",
+    [
+        ("explicit_n_vocab", "x", r"'explicit_n_vocab' must be a whole number of tokens, not 'x'$"),
+        ("explicit_n_vocab", True, r"'explicit_n_vocab' must be a whole number of tokens, not True$"),
+        ("explicit_n_vocab", 5, r"its settings give explicit_n_vocab 5, but it holds 600 tokens with ids up to 599 "),
+        ("explicit_n_vocab", 10**9, r"explicit_n_vocab 1,000,000,000, but it holds 600 tokens"),
+        ("format", "other", r"'format' is 'other', not 'bpe-lab tiktoken settings 1': settings of another kind"),
+    ],
+)
+def test_the_settings_count_of_tokens_and_their_format_are_checked(tmp_path, trained, field, value, match):
+    """As ``tiktoken.Encoding`` checks ``explicit_n_vocab`` (the tokens counted, the last id
+    one below it), the settings beside a ranks file are refused in one line when it is not
+    so, and settings of another format are named as such."""
+    exported = export_files(trained("bytes", "gpt4"), "tiktoken", name="lab.tiktoken")
+    settings = json.loads(exported.files["lab.tiktoken.json"])
+    assert settings["explicit_n_vocab"] == 600 and settings[field] != value
+    (tmp_path / "lab.tiktoken").write_bytes(exported.main_bytes)
+    (tmp_path / "lab.tiktoken.json").write_text(json.dumps({**settings, field: value}), encoding="utf-8")
+    refused(load_tiktoken_file, tmp_path / "lab.tiktoken", match=match, error=TokenizerFileError)
+
+
 # ==================== Bad files
 
 

@@ -141,6 +141,15 @@ def test_files_that_are_not_counts_files_are_refused(tmp_path):
     pq.write_table(pa.table({"text": ["a"]}), tmp_path / "other.parquet")
     with pytest.raises(BpeError, match="its columns are text"):
         read_counts(tmp_path / "other.parquet")
+    # the right names in the wrong types: the message names both sides' types
+    pq.write_table(
+        pa.table({"chunk": ["a"], "count": pa.array([1], pa.uint64()), "heldout": [False]}), tmp_path / "bare.parquet"
+    )
+    with pytest.raises(
+        BpeError,
+        match=r"columns are chunk \(string\), count \(uint64\), heldout \(bool\), not chunk \(large_string\), count",
+    ):
+        read_counts(tmp_path / "bare.parquet")
     with pytest.raises(BpeError, match="cannot read the counts file"):
         read_counts(tmp_path / "missing.parquet")
     good = tmp_path / "good.parquet"
