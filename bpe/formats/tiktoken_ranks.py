@@ -336,7 +336,7 @@ def load_tiktoken_file(
         if not settings_file.is_file():
             raise TokenizerFileError(
                 f"{str(path)!r} is a ranks file, which holds no split pattern, and there is no "
-                f"{settings_file.name!r} beside it: give the pattern (gpt2, gpt4, cl100k or a regex)"
+                f"{settings_file.name!r} beside it: give its split pattern (gpt2, gpt4, cl100k, none or a regex; --pattern on the command line)"
             )
         settings = read_settings(settings_file, raw)
         pattern = settings_pattern(settings, name=str(settings_file))

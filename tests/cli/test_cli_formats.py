@@ -222,7 +222,10 @@ def test_a_ranks_file_without_settings_needs_a_pattern(capsys, exported, tmp_pat
     bare = tmp_path / "bare.tiktoken"
     bare.write_bytes((folder / "lab.tiktoken").read_bytes())
     status, _, err = run(capsys, "encode", "--tokenizer", bare, "--text", "the cat")
-    assert status == 1 and "give the pattern (gpt2, gpt4, cl100k or a regex)" in err
+    assert (
+        status == 1
+        and "give its split pattern (gpt2, gpt4, cl100k, none or a regex; --pattern on the command line)" in err
+    )
     status, out, _ = run(capsys, "encode", "--tokenizer", bare, "--pattern", "gpt2", "--text", HELD_OUT)
     assert status == 0 and [int(w) for w in out.split()] == tok.encode(HELD_OUT)
     status, _, err = run(capsys, "encode", "--tokenizer", bare, "--pattern", "(a", "--text", "x")

@@ -108,7 +108,7 @@ def test_gpt2_ranks_made_by_tiktoken_encode_identically(tmp_path, tiktoken_cache
 def test_ranks_without_a_pattern_ask_for_one(tmp_path, trained):
     path = tmp_path / "bare.tiktoken"
     path.write_bytes(export_files(trained("bytes", None), "tiktoken").main_bytes)
-    refused(load_tiktoken_file, path, match="holds no split pattern.*give the pattern", error=TokenizerFileError)
+    refused(load_tiktoken_file, path, match="holds no split pattern.*give its split pattern", error=TokenizerFileError)
     assert load_tiktoken_file(path, pattern="none").pretokenizer is None
     assert load_tiktoken_file(path, pattern="cl100k").pretokenizer == "gpt4"
 
