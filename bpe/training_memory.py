@@ -34,8 +34,8 @@ from bpe.wording import BPE_COMMAND
 
 IN_MEMORY_FIXED_BYTES = 40 << 20
 IN_MEMORY_BYTES_PER_CHARACTER = {
-    (CHARACTERS, False): 12.0,  # no pre-tokenizer: the whole text is one sequence of positions
-    (BYTES, False): 12.0,  # ... one position per UTF-8 byte
+    (CHARACTERS, False): 13.0,  # no pre-tokenizer: the whole text is one sequence of positions
+    (BYTES, False): 13.0,  # ... one position per UTF-8 byte
     (CHARACTERS, True): 6.0,  # pre-tokenized: the text and the table of its distinct chunks
     (BYTES, True): 6.0,
 }

@@ -119,18 +119,14 @@ def test_words_given_as_their_bytes_are_laid_out_as_their_tokens(chunks, shuffle
 
 @settings(max_examples=MAX_EXAMPLES // 2 or 1, deadline=None)
 @given(text=st.text(alphabet="abc", min_size=200, max_size=600), picks=st.lists(st.integers(0, 10**6), max_size=30))
-def test_a_whole_texts_entries_drop_their_stale_positions(text, picks):
-    # Trained whole (no weights), an entry a merge takes occurrences from is written again
-    # with its true positions once more than half of what it lists is stale (`_compacted`):
-    # the table stays true, and such an entry lists at most twice what occurs (and a few).
+def test_a_whole_texts_entries_stay_true_with_their_stale_positions(text, picks):
+    # Trained whole (no weights), the entries a merge takes occurrences from keep listing
+    # them (written again, they cost a third of such a training's time for a tenth of its
+    # memory: docs/speed.md); reading skips them, so the table stays true merge after merge.
     seq = _Sequence([(text, 1)], {"a": 0, "b": 1, "c": 2}, 256)
     for pick in picks:
         if not seq.pairs:
             break
         key = sorted(seq.pairs)[pick % len(seq.pairs)]
-        changes, _ = seq.merge(key, len(seq.lengths))
+        seq.merge(key, len(seq.lengths))
         check(seq)
-        for changed, delta in changes.items():
-            entry = seq.pairs.get(changed)
-            if delta < 0 and entry is not None and type(entry) is not int:
-                assert len(entry) - 1 <= 2 * entry[0] + 16
