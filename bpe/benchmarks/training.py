@@ -6,8 +6,8 @@ What it measures (WikiText-2 valid+test from the shared data, or ``--text FILE``
 1. training 500,000 characters to vocab 1,000: fast engine vs a copy of the tutorial's own
    loop (`bpe.benchmarks.tutorial_loop`) and the reference engine (and Hugging Face
    `tokenizers` on the same whole-text job, when installed);
-2. training all 2.4 M characters to vocab 5,000 with the fast engine: seconds and peak
-   memory, in a fresh subprocess so the figure is this job's alone;
+2. training all 2.4 M characters to vocab 5,000 with the fast engine: seconds (the best of
+   3) and peak memory, in a fresh subprocess so the figure is this job's alone;
 3. encoding 1 M characters with a 1,000-token vocabulary: `BPETokenizer.encode` vs replaying
    the merges one by one;
 4. tie-heavy training (the-verdict.txt, minimum frequency 1, vocab 10,000: fast vs
@@ -59,8 +59,14 @@ def timed(fn):
 def bench_training(text: str, chars: int, vocab: int, with_hf: bool) -> dict:
     """Fast engine, reference engine and the tutorial's own loop on one job, in one process."""
     sample = text[:chars]
-    fast_merges, fast_s = timed(
-        lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="fast", top_k=10)]
+    # The fast engine's half second, the best of 3 (a moment's load on a shared machine
+    # moves it by a tenth); the others take tens of seconds, once.
+    fast_merges, fast_s = min(
+        (
+            timed(lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="fast", top_k=10)])
+            for _ in range(3)
+        ),
+        key=lambda result: result[1],
     )
     ref_merges, ref_s = timed(
         lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="reference", top_k=10)]
@@ -115,9 +121,11 @@ def bench_big_training(text_path: str | None, vocab: int, quick: bool, top_k: in
         "from bpe.training import train_steps\n"
         f"text = open({text_path!r}, encoding='utf-8').read() if {text_path!r} else default_text()\n"
         f"text = text[:{300_000 if quick else 'len(text)'}]\n"
-        "start = time.perf_counter()\n"
-        f"steps = sum(1 for _ in train_steps(text, target_vocab_size={vocab}, engine='fast', top_k={top_k}))\n"
-        "seconds = time.perf_counter() - start\n"
+        "seconds = float('inf')\n"
+        "for _ in range(3):  # the best of 3, as for every job of a few seconds here\n"
+        "    start = time.perf_counter()\n"
+        f"    steps = sum(1 for _ in train_steps(text, target_vocab_size={vocab}, engine='fast', top_k={top_k}))\n"
+        "    seconds = min(seconds, time.perf_counter() - start)\n"
         "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
         "print(json.dumps({'chars': len(text), 'merges': steps, 'seconds': seconds, 'peak_mb': peak}))\n"
     )
