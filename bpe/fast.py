@@ -300,18 +300,41 @@ class _Sequence:
         weights = self.weights  # (empty when every weight is 1)
         heavy_positions, heavy_weights = self.heavy_positions, self.heavy_weights
         occurrences = self.positions(self.pairs.pop(key))
-        # The same loop twice: without weights (a text trained whole) a group's count is its
-        # number of positions, set once after the loop; adding 1 to it at each of a whole
-        # text's millions of occurrences made that training a tenth slower.
-        if not weights:
+        if weights:
             for p in occurrences:
                 # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise
                 if symbols[p] == a:
                     q = p + second
                     if symbols[q] == b:
+                        weight = weights[p]
+                        if weight == HEAVY:
+                            weight = heavy_weights[bisect_left(heavy_positions, p)]
                         left = p - 1
                         symbol = symbols[left]
                         if symbol < 0:  # the end of a longer token: minus its length
+                            left = p + symbol
+                            symbol = symbols[left]
+                        right = p + after
+                        found = by_left[symbol]
+                        found[0] += weight
+                        found.append(left)
+                        found = by_right[symbols[right]]
+                        found[0] += weight
+                        found.append(p)
+                        symbols[p] = new_id
+                        symbols[q] = DEAD
+                        symbols[right - 1] = end  # (the same slot as q when b is one symbol)
+        else:
+            # The same loop without weights (a text trained whole): a group's count is its
+            # number of positions, set once after the loop, not added to at each of the
+            # text's millions of occurrences.
+            for p in occurrences:
+                if symbols[p] == a:
+                    q = p + second
+                    if symbols[q] == b:
+                        left = p - 1
+                        symbol = symbols[left]
+                        if symbol < 0:
                             left = p + symbol
                             symbol = symbols[left]
                         right = p + after
@@ -319,31 +342,9 @@ class _Sequence:
                         by_right[symbols[right]].append(p)
                         symbols[p] = new_id
                         symbols[q] = DEAD
-                        symbols[right - 1] = end  # (the same slot as q when b is one symbol)
+                        symbols[right - 1] = end
             for found in (*by_left.values(), *by_right.values()):
                 found[0] = len(found) - 1
-        for p in occurrences if weights else ():
-            if symbols[p] == a:  # (as above)
-                q = p + second
-                if symbols[q] == b:
-                    weight = weights[p]
-                    if weight == HEAVY:
-                        weight = heavy_weights[bisect_left(heavy_positions, p)]
-                    left = p - 1
-                    symbol = symbols[left]
-                    if symbol < 0:
-                        left = p + symbol
-                        symbol = symbols[left]
-                    right = p + after
-                    found = by_left[symbol]
-                    found[0] += weight
-                    found.append(left)
-                    found = by_right[symbols[right]]
-                    found[0] += weight
-                    found.append(p)
-                    symbols[p] = new_id
-                    symbols[q] = DEAD
-                    symbols[right - 1] = end
         # every merged position is in exactly one by_right group (the edge at a chunk's end)
         removed = sum(found[0] for found in by_right.values())
         by_left.pop(self.edge, None)
