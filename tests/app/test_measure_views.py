@@ -157,6 +157,23 @@ def test_the_span_diff_keeps_two_rows_after_a_corpus_switch():
     assert not any("at least two" in i.value for i in at.info) and metric(at, "Spread")
 
 
+def test_the_span_diffs_row_of_this_run_follows_the_sidebars_vocab_size():
+    """The row this run has at the sidebar's vocab size moves with the slider, though the
+    run's largest size is still offered by the same label; a size the reader chose stays."""
+    at = new_app("app.py", **PROSE)
+    at.switch_page(TOKENIZE).run()
+    rows = at.multiselect(key="_w_tokenize_diff_rows")
+    assert rows.value[0] == "this run, vocab 300"
+    smaller = next(o for o in rows.options if o.startswith("this run, vocab") and o != rows.value[0])
+    rows.set_value([rows.value[0], smaller]).run()
+    at.session_state["settings_vocab"] = 280
+    at.run()
+    after = at.multiselect(key="_w_tokenize_diff_rows")
+    assert after.value == ["this run, vocab 280", smaller] and "this run, vocab 300" in after.options
+    page = next(h.value for h in at.html if "bpe-spandiff" in h.value)
+    assert "<b>A</b> this run, vocab 280 (" in page
+
+
 # ==================== The report card
 
 

@@ -4,7 +4,8 @@ The tokenizers offered: this run at a few vocab sizes, its alphabet alone, the o
 this session trained (Compare runs remembers them), GPT-2, GPT-4 and an uploaded
 tokenizer. The choice is kept by label and filtered to what is offered now, so another
 corpus or vocab keeps what still exists and puts this run's new sizes and GPT-4 (or GPT-2)
-where rows were lost (`kept_rows`).
+where rows were lost (`kept_rows`); the row of this run at the sidebar's vocab size follows
+the sidebar.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pages._shared.state.controls import DIFF_ROWS
 from pages._shared.state.settings import Settings, bind
 
 ROWS = DIFF_ROWS.key
+FOLLOWED = "tokenize_diff_followed"  # plain key: the label of this run's row at the sidebar's vocab, last drawn
 MAX_DIFF_CHARACTERS = 1_500  # hover rules and rows grow with the text; a passage is what a class reads
 
 
@@ -58,9 +60,13 @@ def diff_choices(settings: Settings, run: TrainingRun) -> dict[str, Compared]:
 THIS_RUN = "this run, vocab "  # how the rows of this run's vocab sizes are labelled
 
 
-def kept_rows(chosen: list[str] | None, labels: list[str]) -> list[str]:
-    """The rows to show of the tokenizers offered (``labels``, this run's first): those chosen
-    that are still offered. When that leaves fewer than two because the run changed (another
+def kept_rows(chosen: list[str] | None, labels: list[str], followed: str | None = None) -> list[str]:
+    """The rows to show of the tokenizers offered (``labels``, this run's at the sidebar's vocab
+    size first): those chosen that are still offered. ``followed`` is what that first label
+    was when the rows were last drawn: chosen, it becomes the new first label in its place,
+    so the row follows the sidebar (``["this run, vocab 1,000", "GPT-4 (cl100k)"]`` with the
+    sidebar moved to 500 is ``["this run, vocab 500", "GPT-4 (cl100k)"]``, though 1,000, the
+    run's largest, is still offered). When that leaves fewer than two because the run changed (another
     corpus: its vocab sizes are not this run's), this run's sizes take the lost rows' places,
     beside GPT-4 (or GPT-2); a first visit shows this run, GPT-2 and GPT-4. A row the
     reader took out stays out: ``["this run, vocab 297", "GPT-4 (cl100k)"]``, after a switch to a corpus
@@ -68,6 +74,8 @@ def kept_rows(chosen: list[str] | None, labels: list[str]) -> list[str]:
     if chosen is None:  # the first visit: this run and the pretrained tokenizers here
         pretrained = [label for label in labels if label in (GPT2_LABEL, GPT4_LABEL)]
         return [labels[0], *(pretrained or labels[1:2])][:MAX_ROWS]
+    if followed is not None and followed != labels[0] and followed in chosen:
+        chosen = list(dict.fromkeys(labels[0] if label == followed else label for label in chosen))
     kept = [label for label in chosen if label in labels][:MAX_ROWS]
     lost = [label for label in chosen if label not in labels]
     if len(kept) >= 2 or not lost:
@@ -87,7 +95,8 @@ def draw_span_diff(settings: Settings, run: TrainingRun, text: str) -> None:
     )
     choices = diff_choices(settings, run)
     labels = list(choices)
-    ss[ROWS] = kept_rows(ss.get(ROWS), labels)
+    ss[ROWS] = kept_rows(ss.get(ROWS), labels, ss.get(FOLLOWED))
+    ss[FOLLOWED] = labels[0]
     bind(
         st.multiselect,
         "Tokenizers to compare (2 to 4)",
