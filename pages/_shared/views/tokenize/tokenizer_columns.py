@@ -77,20 +77,18 @@ def _use(sample: str) -> None:
 
 @dataclass(frozen=True)
 class Encoded:
-    """A text as one tokenizer cuts it: segments (unknown characters marked), their ids,
-    and the characters it could not encode."""
+    """A text as one tokenizer cuts it: segments (each unknown character one, marked), the
+    ids of the others, and the characters it could not encode."""
 
     segments: list[Segment]
     ids: list[int]
     unknown: list[str]
-    encoded_characters: int  # characters of the text that were encoded (the unknown ones are not)
 
 
 def encode_marked(tokenizer, text: str) -> Encoded:
     segments = segments_marking_unknown(tokenizer, text)
-    unknown = unknown_characters(tokenizer, text)
-    missing = sum(len(s.token) for s in segments if s.mark == "unknown")
-    return Encoded(segments, [s.token_id for s in segments if s.token_id is not None], unknown, len(text) - missing)
+    ids = [s.token_id for s in segments if s.token_id is not None]
+    return Encoded(segments, ids, unknown_characters(tokenizer, text))
 
 
 def unknown_note(encoded: Encoded) -> str | None:
@@ -157,8 +155,16 @@ def draw_tokenizers(settings: Settings, run: TrainingRun, text: str) -> tuple[Co
             st.markdown(f"**{escape_markdown(c.label)}** (vocab {c.vocab_size:,})")
             marked = encoded[c.label] = encode_marked(c.tokenizer, text)  # unknown characters shown, not refused
             a, b = st.columns(2)
-            a.metric("Tokens", f"{len(marked.ids):,}")
-            b.metric("Characters per token", f"{compression(marked.encoded_characters, len(marked.ids)):.2f}")
+            # The tokens drawn, as the span diff counts them: an unknown character is one (id ?)
+            unknown = len(marked.segments) - len(marked.ids)
+            a.metric(
+                "Tokens",
+                f"{len(marked.segments):,}",
+                help=f"{counted(unknown, 'character')} outside the alphabet among them, each one token (id ?)"
+                if unknown
+                else None,
+            )
+            b.metric("Characters per token", f"{compression(len(text), len(marked.segments)):.2f}")
             st.html(linked_tokens_html(marked.segments, scope=f"tokenize-{c.label}"))
             if marked.unknown:
                 st.caption(escape_markdown(unknown_note(marked)))
