@@ -360,7 +360,9 @@ def differing_samples(
 
 
 def sample_lines(text: str, max_chars: int = SAMPLE_CHARS) -> list[str]:
-    """The text's non-blank lines, each cut at a space to at most about ``max_chars``."""
+    """The text's distinct non-blank lines, each cut at a space to at most about ``max_chars``,
+    in the order they first occur (a play names its speakers on lines of their own, again
+    and again: "MENENIUS:" is one sample, not one each time)."""
     lines = []
     for line in text.split("\n"):
         if not line.strip():
@@ -369,7 +371,7 @@ def sample_lines(text: str, max_chars: int = SAMPLE_CHARS) -> list[str]:
             cut = line.rfind(" ", max_chars // 2, max_chars)
             line = line[: cut if cut > 0 else max_chars]
         lines.append(line)
-    return lines
+    return list(dict.fromkeys(lines))
 
 
 def _cut(tokenizer: BPETokenizer, text: str) -> list[Segment]:

@@ -119,10 +119,10 @@ def test_samples_skip_lines_a_tokenizer_cannot_encode():
     assert [s.text for s in found] in ([], ["aa bb"])
 
 
-def test_sample_lines_are_the_non_blank_lines_cut_at_a_space():
-    text = "first line\n\n   \n" + "word " * 60
+def test_sample_lines_are_the_distinct_non_blank_lines_cut_at_a_space():
+    text = "first line\n\n   \n" + "word " * 60 + "\nMENENIUS:\nfirst line\nMENENIUS:"
     lines = sample_lines(text, max_chars=40)
-    assert lines[0] == "first line" and len(lines) == 2
+    assert lines[0] == "first line" and lines[2] == "MENENIUS:" and len(lines) == 3
     assert len(lines[1]) <= 40 and lines[1].endswith("word")
 
 

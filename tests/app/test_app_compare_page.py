@@ -63,6 +63,18 @@ def test_a_variant_with_another_pre_tokenizer_parts_ways_on_counts():
     assert len(samples) >= 2 and 'class="tok differs"' in samples[0]
 
 
+def test_presenter_mode_shows_the_step_shift_as_a_whole_number():
+    """In large type the aligned tokens are a static table of formatted cells: "B − A" is a
+    whole number there too (a column of whole numbers with gaps once showed -1.00)."""
+    at = submit_variant(
+        new_app(COMPARE, settings_corpus=SMALL_CORPUS, presenter_large=True), pre="whitespace", rule="first_occurrence"
+    )
+    aligned = next(t.value for t in at.table if list(t.value.columns)[:1] == ["token"])
+    row = aligned[aligned["token"] == "lo"].iloc[0]
+    assert (row["step in A"], row["step in B"], row["B − A"]) == ("4", "3", "-1")
+    assert not any("." in value for value in aligned["B − A"])
+
+
 def test_what_if_the_other_rule_opens_the_comparison_at_the_current_step():
     at = new_app("app.py", settings_corpus=TIES)
     at.switch_page(MERGES).run()

@@ -105,3 +105,20 @@ def test_the_compression_axis_ticks_all_read_differently_on_a_small_corpus():
         ticks = [low + i * axis.dtick for i in range(int((top - low) / axis.dtick) + 2)]
         labels = [format(tick, axis.tickformat) for tick in ticks]
         assert len(ticks) >= 3 and len(set(labels)) == len(labels), (top, labels)
+
+
+def test_presenter_type_reaches_the_legend_and_no_bar_label_is_shrunk_past_reading():
+    """Streamlit's chart theme gives legends a small size of their own: `readable` sets it to
+    the figures' size, which presenter mode keeps (larger, long entries ran past a chart in
+    half a 1024 px page). A language's bar label too wide for its bar is hidden, not shrunk
+    to 6 px, and presenter mode raises the size below which that happens."""
+    from bpe.analysis.languages import LanguageCost
+    from pages._shared.render.figures import PRESENTER_SCALE, enlarged, language_cost_figure
+
+    costs = [LanguageCost(language, 100, 100, tokens, 300, 50) for language, tokens in (("English", 50), ("Greek", 90))]
+    fig = language_cost_figure({"BPE": costs, "GPT-2": costs}, "English")
+    assert fig.layout.legend.font.size == BASE_FONT
+    assert (fig.layout.uniformtext.mode, fig.layout.uniformtext.minsize) == ("hide", TICK_FONT - 3)
+    fig = enlarged(fig)
+    assert fig.layout.font.size == round(BASE_FONT * PRESENTER_SCALE) and fig.layout.legend.font.size == BASE_FONT
+    assert fig.layout.uniformtext.minsize == round((TICK_FONT - 3) * PRESENTER_SCALE)

@@ -43,8 +43,10 @@ SLANTS = [0, -30, -45]  # x labels that do not fit flat slant, never stand on en
 
 
 def readable(fig: go.Figure) -> go.Figure:
-    """Larger type for every figure: text, ticks and titles (presenter mode scales it more)."""
-    fig.update_layout(font=dict(size=BASE_FONT), title_font_size=TITLE_FONT)
+    """Larger type for every figure: text, ticks, titles and legend (presenter mode scales it
+    more). The legend's is set apart: Streamlit's chart theme gives it a size of its own,
+    which the layout's font would not change."""
+    fig.update_layout(font=dict(size=BASE_FONT), title_font_size=TITLE_FONT, legend_font_size=BASE_FONT)
     fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT, autotickangles=SLANTS)
     fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT)
     return fig
@@ -53,7 +55,11 @@ def readable(fig: go.Figure) -> go.Figure:
 def enlarged(fig: go.Figure, scale: float = PRESENTER_SCALE) -> go.Figure:
     """``fig`` with type ``scale`` times larger and a quarter taller (presenter mode)."""
     title_size = round(TITLE_FONT * 1.15)  # titles are long
+    # (the legend keeps `readable`'s size: its entries name tokenizers and texts at length, and
+    # larger they ran past a chart in half a 1024 px page)
     fig.update_layout(font_size=round(BASE_FONT * scale), title_font_size=title_size)
+    if fig.layout.uniformtext.minsize:  # bar labels drawn this large or not at all (hover still tells)
+        fig.update_layout(uniformtext_minsize=round(fig.layout.uniformtext.minsize * scale))
     fig.update_layout(height=round((fig.layout.height or 400) * 1.25))
     title = fig.layout.title
     if title.pad.t and title.yanchor == "top" and title.text:  # a hung title: its pad and margin grow with its type
@@ -533,6 +539,9 @@ def language_cost_figure(costs_by_tokenizer: dict, baseline: str) -> go.Figure:
         margin=dict(l=10, r=10, t=50, b=10),
         yaxis=dict(title=f"× {plotly_text(baseline)}'s tokens", range=[0, top * 1.15], tickformat=".1f"),
         legend=dict(orientation="h", y=-0.25),
+        # A label too wide for its bar is left out, not shrunk to a size no one reads (six bars a
+        # language at 1024 px left 6 px): the axis, the hover and the table beside give the value.
+        uniformtext=dict(minsize=TICK_FONT - 3, mode="hide"),
     )
     return readable(fig)
 

@@ -21,7 +21,7 @@ from bpe.analysis.run_diff import (
 from bpe.run import TrainingRun
 from bpe.wording import counted
 from pages._shared.data.comparisons import RunComparison, run_comparison
-from pages._shared.frame.tables import grid_table
+from pages._shared.frame.tables import arrow_rows, grid_table
 from pages._shared.render.html import escape_markdown, segments_html, two_merges_html
 from pages._shared.state.settings import Settings, bind
 from pages._shared.views.compare_runs.run_pair import FOCUS, MERGES, WIDEN
@@ -86,7 +86,9 @@ def draw_vocabularies(found: RunComparison) -> None:
         "Merges aligned by token, not by step: a token learned at step 40 in one run and 43 in the other "
         "is one row (B − A = 3). Base tokens count in the totals above; the table lists learned tokens."
     )
-    grid_table(pd.DataFrame(aligned_rows(vocab)), key="compare_aligned")
+    # Arrow keeps "B − A" whole numbers with gaps (a token in one run only): a pandas frame made
+    # it a float column, which presenter mode's large-type table showed as 3.00
+    grid_table(arrow_rows(aligned_rows(vocab)), key="compare_aligned")
 
 
 def draw_samples(found: RunComparison) -> None:

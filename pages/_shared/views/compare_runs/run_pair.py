@@ -89,7 +89,9 @@ def _variant_form(settings: Settings) -> None:
     training = base.training
     with st.expander("Train a variant to compare with", expanded=len(seen_runs()) < 2):
         with st.form("compare_variant_form", border=False):
-            c1, c2, c3, c4 = st.columns(4)
+            # two by two: four in a row left a tie rule's name cut ("lexicographi") at 1024 px
+            c1, c2 = st.columns(2)
+            c3, c4 = st.columns(2)
             rules = list(TIE_RULES)
             default_rule = next(r for r in rules if r != training.tie_rule)
             rule = c1.selectbox(
