@@ -43,9 +43,9 @@ SLANTS = [0, -30, -45]  # x labels that do not fit flat slant, never stand on en
 
 
 def readable(fig: go.Figure) -> go.Figure:
-    """Larger type for every figure: text, ticks, titles and legend (presenter mode scales it
-    more). The legend's is set apart: Streamlit's chart theme gives it a size of its own,
-    which the layout's font would not change."""
+    """Larger type for every figure: text, ticks, titles and legend (presenter mode scales all
+    but the legend, `enlarged`). The legend's is set apart: Streamlit's chart theme gives it a
+    size of its own, which the layout's font would not change."""
     fig.update_layout(font=dict(size=BASE_FONT), title_font_size=TITLE_FONT, legend_font_size=BASE_FONT)
     fig.update_xaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT, autotickangles=SLANTS)
     fig.update_yaxes(tickfont_size=TICK_FONT, title_font_size=BASE_FONT)
