@@ -24,6 +24,7 @@ from pathlib import Path
 
 from bpe.alphabet import BYTES
 from bpe.benchmarks.scale import GPT2_RELEASE_PATTERN
+from bpe.benchmarks.timing import best_of
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
 from bpe.gpt2.files import find_gpt2_files
@@ -36,16 +37,6 @@ from bpe.training import prepare_words, train_steps
 
 def _say(line: str) -> None:
     print(f"[bytes] {line}", flush=True)
-
-
-def _best_of(repeats: int, job) -> tuple[float, object]:
-    """The fastest of ``repeats`` runs of ``job()`` (the usual way to time on a busy machine)."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        started = time.perf_counter()
-        result = job()
-        best = min(best, time.perf_counter() - started)
-    return best, result
 
 
 # ==================== 1. Pre-tokenized byte-level training
@@ -199,8 +190,8 @@ def bench_gpt2_encoding(
     ours = load_gpt2(encoder, vocab)
     load_s = time.perf_counter() - started
     # Cold: a fresh cache every run, so each run pays for every distinct chunk once.
-    cold_s, ids = _best_of(repeats, lambda: (ours.clear_cache(), ours.encode(text))[1])
-    warm_s, _ = _best_of(repeats, lambda: ours.encode(text))
+    ids, cold_s = best_of(repeats, lambda: (ours.clear_cache(), ours.encode(text))[1])
+    _, warm_s = best_of(repeats, lambda: ours.encode(text))
     figures = {
         "bytes": size,
         "tokens": len(ids),
@@ -227,7 +218,7 @@ def _tiktoken_figures(text, ids, encoder, vocab, size, repeats, ours_mb_s) -> di
         _say(f"  tiktoken: skipped ({error})")
         return {}
     reference.encode_ordinary(text[:10_000])  # warm up (thread pool, regex compilation)
-    seconds, expected = _best_of(repeats, lambda: reference.encode_ordinary(text))
+    expected, seconds = best_of(repeats, lambda: reference.encode_ordinary(text))
     mb_s = size / seconds / 1e6
     same = expected == ids
     _say(
@@ -247,7 +238,7 @@ def _hf_gpt2_figures(text, ids, encoder, vocab, size, repeats, ours_mb_s) -> dic
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     hf.decoder = decoders.ByteLevel()
     hf.encode(text[:10_000])
-    seconds, encoding = _best_of(repeats, lambda: hf.encode(text))
+    encoding, seconds = best_of(repeats, lambda: hf.encode(text))
     mb_s = size / seconds / 1e6
     same = encoding.ids == ids
     _say(

@@ -28,11 +28,11 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from bpe.alphabet import from_gpt2_spelling
 from bpe.benchmarks import bytes_level
+from bpe.benchmarks.timing import best_of, timed
 from bpe.benchmarks.tutorial_loop import tutorial_train
 from bpe.corpora.corpus import python_reference_text
 from bpe.encoder import replay_merges
@@ -50,23 +50,13 @@ def default_text() -> str:
     return "".join(p.read_text(encoding="utf-8") for p in parts)
 
 
-def timed(fn):
-    started = time.perf_counter()
-    result = fn()
-    return result, time.perf_counter() - started
-
-
 def bench_training(text: str, chars: int, vocab: int, with_hf: bool) -> dict:
     """Fast engine, reference engine and the tutorial's own loop on one job, in one process."""
     sample = text[:chars]
     # The fast engine's half second, the best of 3 (a moment's load on a shared machine
     # moves it by a tenth); the others take tens of seconds, once.
-    fast_merges, fast_s = min(
-        (
-            timed(lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="fast", top_k=10)])
-            for _ in range(3)
-        ),
-        key=lambda result: result[1],
+    fast_merges, fast_s = best_of(
+        3, lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="fast", top_k=10)]
     )
     ref_merges, ref_s = timed(
         lambda: [s.pair for s in train_steps(sample, target_vocab_size=vocab, engine="reference", top_k=10)]
@@ -116,16 +106,14 @@ def bench_big_training(text_path: str | None, vocab: int, quick: bool, top_k: in
     """Run in a fresh interpreter so peak memory is this job's alone. ``top_k=0`` is what
     `BPETokenizer.train` and `python -m bpe build` do; the app records 20 pairs a step."""
     code = (
-        "import json, resource, sys, time\n"
+        "import json, resource\n"
+        "from bpe.benchmarks.timing import best_of\n"
         "from bpe.benchmarks.training import default_text\n"
         "from bpe.training import train_steps\n"
         f"text = open({text_path!r}, encoding='utf-8').read() if {text_path!r} else default_text()\n"
         f"text = text[:{300_000 if quick else 'len(text)'}]\n"
-        "seconds = float('inf')\n"
-        "for _ in range(3):  # the best of 3, as for every job of a few seconds here\n"
-        "    start = time.perf_counter()\n"
-        f"    steps = sum(1 for _ in train_steps(text, target_vocab_size={vocab}, engine='fast', top_k={top_k}))\n"
-        "    seconds = min(seconds, time.perf_counter() - start)\n"
+        f"steps, seconds = best_of(3, lambda: sum(1 for _ in train_steps(text, target_vocab_size={vocab}, "
+        f"engine='fast', top_k={top_k})))\n"
         "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
         "print(json.dumps({'chars': len(text), 'merges': steps, 'seconds': seconds, 'peak_mb': peak}))\n"
     )
