@@ -20,7 +20,12 @@ once and then touches only the neighbours of each merged occurrence:
   table: most pairs occur once (at 16 M characters split at whitespace, 218,000 of the
   409,000 pairs after 49,000 merges), and a count only grows where a merge makes one of
   the pair's tokens, so a pair left out is counted when it could reach the minimum (see
-  `_Sequence._recount_pairs_of`).
+  `_Sequence._recount_pairs_of`);
+- pairs that reach the minimum but cannot win for a while wait outside both too, below a
+  floor that moves: the table holds the few thousand best pairs (`HELD_PAIRS`), and the
+  others are records in C arrays (`_ColdPairs`), brought back when the table runs out
+  of pairs that can win. Of the 216,000 pairs the table held at the 50,000th merge of
+  those 16 M characters, 3,500 reached that merge's count of 9.
 
 Pre-tokenized text is many short chunks laid end to end, with an edge slot between
 them; each position carries the frequency of its chunk as a weight.
@@ -43,7 +48,7 @@ from __future__ import annotations
 import operator
 from array import array
 from bisect import bisect_left
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from heapq import heapify, heappop, heappush, nsmallest
@@ -144,6 +149,87 @@ def _byte_ids(token_ids: dict) -> bytes | None:
     return b"" if ids == list(range(256)) else bytes(ids)
 
 
+class _ColdPairs:
+    """The pairs that can win but are below the table's raised floor (`_Sequence.raise_floor`):
+    each one's count as last known, which only falls until the pair is looked at again, and
+    the positions where it occurred then: records in C arrays instead of the table's objects.
+
+    A pair in the table takes a dict entry, an int or an array and a heap entry, about 250
+    bytes; a record here takes 16 bytes and 4 a position. Split at whitespace, 16 M
+    characters give the table 216,000 pairs by the 50,000th merge, 3,500 of them at or above
+    that merge's count of 9: it grew by 77 MB over the merges. Held here instead, 374,000
+    records of 962,000 positions (10 MB) at that merge, and the process does not grow:
+    they fit in what the merges free of the table's position arrays. Records are kept by
+    their count, so lowering the floor reads only the records that may reach it.
+
+    A key has one record at most, except after `_Sequence._recount_pairs_of` counts it again
+    (a merge into a token that exists already): its older records are superseded, so the
+    keys it counted keep their record in `recounted`, written over each time, and their
+    records kept by count are skipped.
+    """
+
+    def __init__(self, typecode: str) -> None:
+        self.typecode = typecode
+        self.by_count: dict[int, tuple[array, array, array]] = {}  # count -> keys, ends, positions
+        self.recounted: dict[int, tuple[int, array]] = {}  # key -> (count, positions)
+        self.recounted_keys: set[int] = set()
+
+    def add(self, key: int, known: int, positions: Iterable[int]) -> None:
+        """Keep the pair ``key``, counted ``known`` times now, and where it may occur."""
+        if key in self.recounted_keys:
+            self.recounted[key] = known, array(self.typecode, positions)
+            return
+        records = self.by_count.get(known)
+        if records is None:
+            records = self.by_count[known] = array("Q"), array("Q"), array(self.typecode)
+        keys, ends, listed = records
+        keys.append(key)
+        listed.extend(positions)
+        ends.append(len(listed))
+
+    def forget(self, key: int) -> None:
+        """Drop what the key's records list: it is being counted again."""
+        self.recounted_keys.add(key)
+        self.recounted.pop(key, None)
+
+    def floor_for(self, wanted: int, minimum: int) -> int:
+        """The highest count that about ``wanted`` records reach (going by their last
+        known counts), or ``minimum`` when fewer do."""
+        reaching = Counter({known: len(records[0]) for known, records in self.by_count.items()})
+        reaching.update(known for known, _ in self.recounted.values())
+        total = 0
+        for known in sorted(reaching, reverse=True):
+            total += reaching[known]
+            if total >= wanted:
+                return max(known, minimum)
+        return minimum
+
+    def records(self, at_least: int) -> Iterator[tuple[int, int, array]]:
+        """``(key, count as last known, positions)`` of each record of ``at_least`` or more."""
+        for known, records in self.by_count.items():
+            if known >= at_least:
+                yield from self._unpacked(known, records)
+        for key, (known, listed) in self.recounted.items():
+            if known >= at_least:
+                yield key, known, listed
+
+    def take(self, at_least: int) -> Iterator[tuple[int, int, array]]:
+        """`records` of ``at_least`` or more, removed from here as they come (so a record
+        added meanwhile, below ``at_least``, stays)."""
+        for known in [known for known in self.by_count if known >= at_least]:
+            yield from self._unpacked(known, self.by_count.pop(known))
+        for key in [key for key, (known, _) in self.recounted.items() if known >= at_least]:
+            yield key, *self.recounted.pop(key)
+
+    def _unpacked(self, known: int, records: tuple[array, array, array]) -> Iterator[tuple[int, int, array]]:
+        keys, ends, listed = records
+        start = 0
+        for key, end in zip(keys, ends):
+            if key not in self.recounted_keys:  # (else superseded)
+                yield key, known, listed[start:end]
+            start = end
+
+
 class _Sequence:
     """The training text as symbol positions, with per-pair counts and positions.
 
@@ -162,9 +248,17 @@ class _Sequence:
     neighbour?" branch, and every neighbour is a position (an index from 0).
     """
 
-    def __init__(self, words: Iterable, token_ids: dict, max_tokens: int, floor: int = 1) -> None:
-        # Pairs counted fewer than `floor` times are left out of the table (the module says why).
-        self.kept_from = max(floor, 1)
+    def __init__(
+        self, words: Iterable, token_ids: dict, max_tokens: int, floor: int = 1, held_pairs: int | None = None
+    ) -> None:
+        # Pairs counted fewer than `floor` times are left out for good (the module says why).
+        self.minimum = max(floor, 1)
+        # The table holds the pairs counted `kept_from` times or more. With ``held_pairs``, it
+        # starts where about that many pairs reach it, the rarer ones wait in `cold`, and
+        # `lower_floor` brings them in when the table runs out of pairs that can win; without,
+        # it is the minimum, and every pair that can win is in the table.
+        self.kept_from = self.minimum
+        self.held_pairs = held_pairs
         self.mask = self.edge = edge_symbol(max_tokens)  # ids stay below max_tokens < edge
         self.shift = self.edge.bit_length()
         # One pass over the words, so they may come from a generator: a corpus's distinct
@@ -191,7 +285,9 @@ class _Sequence:
         self.new_entry = partial(array, typecode, (0,))  # a count of 0, no positions yet
         self.bits = len(symbols).bit_length()
         self.position_mask = (1 << self.bits) - 1
+        self.cold = _ColdPairs(typecode) if held_pairs else None
         self.pairs = self._group_positions()
+        self.raise_at = 2 * max(len(self.pairs), held_pairs or 0)  # (`raise_floor`)
 
     def _weigh(self, chunk_lengths: array, frequencies: array) -> None:
         """The chunk's frequency at each of its positions (0 at the edge slots), a byte each.
@@ -232,12 +328,21 @@ class _Sequence:
                 entry.append(p)
             for p, weight in zip(self.heavy_positions, self.heavy_weights):  # read as HEAVY above
                 grouped[symbols[p] << shift | symbols[p + 1]][0] += weight - HEAVY
-        kept_from, unweighted = self.kept_from, self.unweighted
-        pairs = {}
+        unweighted, minimum = self.unweighted, self.minimum
+        counted = {}  # every pair that can win, and its count
         for key, entry in grouped.items():
             found = len(entry) - 1 if unweighted else entry[0]
-            if found >= kept_from and key >> shift != edge and key & edge != edge:
+            if found >= minimum and key >> shift != edge and key & edge != edge:
+                counted[key] = found
+        if self.cold is not None and len(counted) > self.held_pairs:
+            self.kept_from = sorted(counted.values(), reverse=True)[self.held_pairs - 1]
+        kept_from, pairs = self.kept_from, {}
+        for key, found in counted.items():
+            entry = grouped[key]
+            if found >= kept_from:
                 pairs[key] = self.entry(found, entry)
+            else:
+                self.cold.add(key, found, entry[1:])
         return pairs
 
     def entry(self, count: int, found: array):
@@ -378,6 +483,8 @@ class _Sequence:
                 if delta >= kept_from:
                     pairs[new] = self.entry(delta, found)  # ascending, as merges go left to right
                     grown.append(new)
+                elif delta >= self.minimum:  # (only under a raised floor)
+                    self.cold.add(new, delta, found[1:])
                 continue
             pending[new] = change(new, 0) + delta
             if fresh:  # (its pairs are all new; when not fresh, the recount below lists them)
@@ -400,8 +507,10 @@ class _Sequence:
                     pairs[changed] = count << bits | entry[1]
                 elif count >= kept_from:
                     entry[0] = count
-            if count < kept_from:  # gone, or below the floor for good (`_recount_pairs_of`)
+            if count < kept_from:  # gone, below the floor for good (`_recount_pairs_of`), or until it is lowered
                 del pairs[changed]
+                if count >= self.minimum:  # (its stale positions, most of a long entry's, left behind)
+                    self.cold.add(changed, count, self.occurring(changed, self.positions(entry)))
             elif delta > 0:
                 grown.append(changed)
         grown += [pair for pair in recounted if change(pair, 0) > 0]  # (a pair new to the table grew)
@@ -438,13 +547,17 @@ class _Sequence:
                 entry = found[token << shift | symbol]
                 entry[0] += weight
                 entry.append(p)
-        kept = set()
+        kept, cold = set(), self.cold
         for key, entry in found.items():  # (each pair's positions ascending, as the token's are)
+            if cold is not None:
+                cold.forget(key)  # what it listed before is superseded by this count
             if entry[0] >= self.kept_from:
                 pairs[key] = self.entry(entry[0], entry)
                 kept.add(key)
             else:
                 pairs.pop(key, None)
+                if entry[0] >= self.minimum:
+                    cold.add(key, entry[0], entry[1:])
         return kept
 
     def _positions_of(self, token: int) -> Iterator[int]:
@@ -464,6 +577,50 @@ class _Sequence:
         """The frequency of the chunk holding position ``p``."""
         weight = self.weights[p] if self.weights else 1
         return self.heavy_weights[bisect_left(self.heavy_positions, p)] if weight == HEAVY else weight
+
+    def raise_floor(self, at_most: int) -> None:
+        """Raise the table's floor to the count of its `held_pairs`-th pair, and move the
+        pairs below it to `cold`: when merges have filled the table with pairs too rare to
+        win for a while. The floor stays at or below ``at_most``: pairs counted that many
+        times must stay in the table (the runners-up the caller holds)."""
+        pairs, cold = self.pairs, self.cold
+        counts = sorted(map(self.count, pairs.values()), reverse=True)
+        floor = min(counts[self.held_pairs - 1], at_most)
+        if floor > self.kept_from:  # (else many pairs tie at the floor: none can go)
+            for key, entry in [(key, entry) for key, entry in pairs.items() if self.count(entry) < floor]:
+                del pairs[key]
+                cold.add(key, self.count(entry), self.occurring(key, self.positions(entry)))
+            self.kept_from = floor
+        self.raise_at = 2 * max(len(pairs), self.held_pairs)
+
+    def lower_floor(self) -> list[int]:
+        """Lower the table's floor to where about `held_pairs` of the pairs waiting in `cold`
+        reach it (or to the minimum), bring those pairs in, and return them.
+
+        A pair waiting in `cold` has a count it cannot exceed (counts only fall, but for the
+        merges `_recount_pairs_of` counts again) and positions where it may occur: its count
+        now is found from those where it still does (`occurring`)."""
+        cold = self.cold
+        floor = self.kept_from = cold.floor_for(self.held_pairs, self.minimum)
+        weight_at, unweighted, pairs, brought = self.weight_at, self.unweighted, self.pairs, []
+        for key, _, listed in cold.take(floor):
+            found = self.new_entry()
+            found.extend(self.occurring(key, listed))
+            count = len(found) - 1 if unweighted else sum(map(weight_at, islice(found, 1, None)))
+            if count >= floor:
+                pairs[key] = self.entry(count, found)
+                brought.append(key)
+            elif count >= self.minimum:
+                cold.add(key, count, islice(found, 1, None))
+        self.raise_at = 2 * max(len(pairs), self.held_pairs)
+        return brought
+
+    def occurring(self, key: int, listed: Iterable[int]) -> list[int]:
+        """The positions of ``listed`` where the pair ``key`` occurs now: where its two
+        tokens still stand side by side, as `merge` reads them."""
+        symbols, a, b = self.symbols, key >> self.shift, key & self.mask
+        second = self.lengths[a]
+        return [p for p in listed if symbols[p] == a and symbols[p + second] == b]
 
     def below_floor(self) -> dict[int, tuple[int, int]]:
         """Every pair left out of the table, with its count and first position: found by
@@ -508,13 +665,13 @@ def fast_steps(
         ids = {token: i for i, token in enumerate(names)}
     else:
         names, ids = vocab, token_ids
-    seq = _Sequence(words, ids, target_vocab_size, floor=minimum_pair_frequency)
-    pairs = seq.pairs
-    ranking = _ranking(tie_rule, seq, names)
     # A pair below the minimum frequency can never win, so it stays out of the sequence's
     # table and the heap: most pairs a merge makes occur once. It can be a runner-up only
-    # when too few pairs reach the minimum; `_top_pairs` finds it then.
-    floor = minimum_pair_frequency
+    # when too few pairs reach the minimum; `_top_pairs` finds it then. Pairs that reach it
+    # but cannot win for a while wait outside them too (`_ColdPairs`).
+    seq = _Sequence(words, ids, target_vocab_size, floor=minimum_pair_frequency, held_pairs=HELD_PAIRS)
+    pairs = seq.pairs
+    ranking = _ranking(tie_rule, seq, names)
     hopeful_key = ranking.hopeful_key
     count_of = seq.count
     queue = [hopeful_key(count, pair) for pair, count in zip(pairs, map(count_of, pairs.values()))]
@@ -530,7 +687,8 @@ def fast_steps(
     spelled = 0  # characters of the merges' tokens so far (`over_budget`)
     runners_up: list = []  # the last step's, still as they were (see `_top_pairs`)
     while len(vocab) < target_vocab_size:
-        ranked = _top_pairs(queue, seq, ranking, wanted, floor, runners_up)
+        ranked = _top_pairs(queue, seq, ranking, wanted, runners_up)
+        floor = seq.kept_from  # (lowered there when the table ran out of pairs)
         if not ranked:
             return StopReason.NO_PAIRS_LEFT
         frequency, pair, _ = ranked[0]
@@ -563,6 +721,8 @@ def fast_steps(
                 heappush(queue, runner_up[2])
             elif runner_up[0] >= floor:
                 runners_up.append(runner_up)
+        if seq.cold is not None and len(pairs) > seq.raise_at:
+            seq.raise_floor(min((count for count, _, _ in runners_up), default=frequency))
         if len(queue) > 2 * kept_after_sweep + SWEEP_SLACK:
             kept_after_sweep = _sweep(queue, seq, ranking.pair, floor)
         number += 1
@@ -579,6 +739,13 @@ def fast_steps(
             new=is_new,
         )
     return StopReason.TARGET_REACHED
+
+
+# The pairs the table holds after its floor is raised, and about as many as it takes in
+# when the floor is lowered (`_Sequence.raise_floor`, `_Sequence.lower_floor`): few enough
+# that rare pairs cost no objects, enough that the floor moves rarely. 16 M characters
+# split at whitespace, 50,000 merges: raised twice, lowered 15 times, 1.3 s of the run's 13.5.
+HELD_PAIRS = 1 << 13
 
 
 class HeldOutTracker:
@@ -702,7 +869,7 @@ def _sweep(queue: list, seq: _Sequence, pair_of: Callable, floor: int) -> int:
 SWEEP_SLACK = 1 << 16  # entries a heap may gain before its first sweep
 
 
-def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, floor: int, held: list) -> list:
+def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, held: list) -> list:
     """The ``wanted`` best pairs, in the tie rule's order: ``[(count, pair, key), ...]``.
 
     ``held`` are the last step's runners-up that the merge left alone, in order, checked
@@ -710,13 +877,17 @@ def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, floo
     through it (with ten runners-up a step, that was twenty heap operations and ten keys
     worked out again). Of the heap, entries are popped until one holds its pair's current
     key; one that does not goes back with the current key (never a better key, so the order
-    holds), unless its count fell below ``floor``. The caller keeps the runners-up it does
-    not consume, as ``held`` for the next step. When fewer than ``wanted`` pairs reach
-    ``floor``, the best of those below it (which the heap does not hold) follow.
+    holds), unless its count fell below the table's floor. The caller keeps the runners-up it
+    does not consume, as ``held`` for the next step. When fewer than ``wanted`` pairs reach
+    the floor, it is lowered (`_Sequence.lower_floor`) and the pairs that reach it now are
+    weighed too: below the old floor, each ranks after every pair found so far. When the
+    floor is the minimum frequency already, the best pairs below it (which the heap does
+    not hold) follow.
     """
     found: list = []
     taken: set = set()
     pairs, count_of, key_of, pair_of = seq.pairs, seq.count, ranking.key, ranking.pair
+    floor = seq.kept_from
 
     def best_in_heap() -> tuple | None:
         while queue:
@@ -733,22 +904,28 @@ def _top_pairs(queue: list, seq: _Sequence, ranking: _Ranking, wanted: int, floo
         return None
 
     index, candidate = 0, None
-    while len(found) < wanted:
-        if candidate is None:
-            candidate = best_in_heap()
-        waiting = held[index] if index < len(held) else None
-        if waiting is not None and (candidate is None or waiting[2] < candidate[2]):
-            index += 1
-            if waiting[1] not in taken:
-                found.append(waiting)
-                taken.add(waiting[1])
-        elif candidate is not None:
-            if candidate[1] not in taken:
-                found.append(candidate)
-                taken.add(candidate[1])
-            candidate = None
-        else:
+    while True:
+        while len(found) < wanted:
+            if candidate is None:
+                candidate = best_in_heap()
+            waiting = held[index] if index < len(held) else None
+            if waiting is not None and (candidate is None or waiting[2] < candidate[2]):
+                index += 1
+                if waiting[1] not in taken:
+                    found.append(waiting)
+                    taken.add(waiting[1])
+            elif candidate is not None:
+                if candidate[1] not in taken:
+                    found.append(candidate)
+                    taken.add(candidate[1])
+                candidate = None
+            else:
+                break
+        if len(found) == wanted or floor == seq.minimum:
             break
+        for pair in seq.lower_floor():  # (the heap and `held` are spent)
+            heappush(queue, ranking.hopeful_key(count_of(pairs[pair]), pair))
+        floor = seq.kept_from
     if candidate is not None:
         heappush(queue, candidate[2])
     for _, _, key in held[index:]:

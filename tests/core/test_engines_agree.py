@@ -1,5 +1,7 @@
 """The fast engine reproduces the reference engine, merge for merge, top_pairs included."""
 
+from collections import Counter
+
 import pytest
 from helpers import CHUNK_FLOORS, MAX_EXAMPLES, ROOT, WEIGHTED_CHUNKS, assert_same_steps, shared_file
 from hypothesis import given, settings
@@ -83,18 +85,62 @@ def test_engines_agree_on_real_pretokenized_bytes(pretokenizer):
     extra=st.integers(1, 30),
     tie_rule=st.sampled_from(TIE_RULES),
     floor=CHUNK_FLOORS,
+    held_pairs=st.sampled_from([fast.HELD_PAIRS, 1, 2, 5]),
 )
-def test_engines_agree_on_chunks_of_any_frequency(words, extra, tie_rule, floor):
+def test_engines_agree_on_chunks_of_any_frequency(words, extra, tie_rule, floor, held_pairs):
     # The fast engine keeps a chunk's frequency in a byte below HEAVY and aside from it:
     # counts from both sides of that line, and past 2**32, are the reference engine's.
     # The heap is swept of stale entries as often as it can be (no slack), with the
     # same steps. Pairs below the minimum frequency are out of the fast engine's table,
-    # yet the runners-up below it, shown when too few reach it, are the reference's.
+    # yet the runners-up below it, shown when too few reach it, are the reference's. And
+    # with a table of a few pairs, whose floor goes up and down all the time, too.
     base = sorted({symbol for chunk, _ in words for symbol in chunk})
     options = dict(target_vocab_size=len(base) + extra, minimum_pair_frequency=floor, top_k=4, tie_rule=tie_rule)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast, "SWEEP_SLACK", 0)
+        patch.setattr(fast, "HELD_PAIRS", held_pairs)
         assert list(fast.fast_steps(words, base, **options)) == list(reference_steps(words, base, **options))
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    text=texts, extra=st.integers(0, 40), min_freq=st.integers(1, 3), top_k=st.integers(0, 5), held=st.integers(1, 6)
+)
+def test_engines_agree_with_a_table_of_a_few_pairs(text, extra, min_freq, top_k, held):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast, "HELD_PAIRS", held)
+        assert_same(text, len(set(text)) + extra, minimum_pair_frequency=min_freq, top_k=top_k)
+
+
+@pytest.mark.parametrize("tie_rule", TIE_RULES)
+@pytest.mark.parametrize("pretokenizer", ["whitespace", None])
+def test_pairs_waiting_below_the_tables_floor_leave_the_steps_as_they_were(tie_rule, pretokenizer):
+    # The fast engine's table holds the pairs that can win soon (`fast.HELD_PAIRS`); the
+    # rarer ones wait outside it and come back as its floor is lowered. The shipped
+    # Shakespeare's letters in an alphabet of four (as DNA is written) start with fewer
+    # pairs than a table of 32 holds, so merges fill it and its floor is raised, then
+    # lowered again and again: the steps are the reference engine's all the same.
+    text = (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")[:20_000]
+    text = "".join(c if c in " \n" else "acgt"[ord(c) % 4] for c in text)
+    moved = Counter()
+
+    def counted(name):
+        method = getattr(fast._Sequence, name)
+
+        def call(seq, *args):
+            before = seq.kept_from
+            found = method(seq, *args)
+            moved[name] += seq.kept_from != before
+            return found
+
+        return call
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast, "HELD_PAIRS", 32)
+        for name in ("raise_floor", "lower_floor"):
+            patch.setattr(fast._Sequence, name, counted(name))
+        assert_same(text, 6 + 400, top_k=5, pretokenizer=pretokenizer, tie_rule=tie_rule)
+    assert moved["raise_floor"] >= 1 and moved["lower_floor"] >= 10, moved
 
 
 def test_sweeping_the_heap_leaves_the_steps_as_they_were():

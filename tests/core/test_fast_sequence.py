@@ -52,6 +52,19 @@ def check(seq: _Sequence) -> None:
         listed = set(seq.positions(seq.pairs[key]))
         assert found <= listed, f"pair {key} occurs at {sorted(found - listed)}, which its entry does not list"
         assert seq.first_position(key) == min(found)
+    if seq.cold is None:
+        assert seq.kept_from == seq.minimum
+        return
+    # below a raised floor, each pair that can win has one record: a count it cannot exceed,
+    # and every position where it occurs
+    records = {}
+    for key, bound, listed in seq.cold.records(seq.minimum):
+        assert key not in records and key not in seq.pairs, f"pair {key} is listed twice"
+        records[key] = bound, set(listed)
+    for key, count in counts.items():
+        if seq.minimum <= count < seq.kept_from:
+            bound, listed = records[key]
+            assert count <= bound and positions[key] <= listed, f"pair {key}: {count} at {positions[key]}"
 
 
 # Frequencies on both sides of HEAVY (a byte holds the weight below it) and past 2**32
@@ -129,4 +142,37 @@ def test_a_whole_texts_entries_stay_true_with_their_stale_positions(text, picks)
             break
         key = sorted(seq.pairs)[pick % len(seq.pairs)]
         seq.merge(key, len(seq.lengths))
+        check(seq)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    words=words,
+    held_pairs=st.integers(1, 4),
+    steps=st.lists(
+        st.tuples(st.sampled_from(["merge", "merge into an existing token", "raise", "lower"]), st.integers(0, 10**6)),
+        max_size=16,
+    ),
+    floor=st.sampled_from([1, 2, 3]),
+)
+def test_pairs_below_a_raised_floor_wait_with_their_positions(words, held_pairs, steps, floor):
+    # The table holds only the pairs at its floor or above; raised (when merges fill the
+    # table with rare pairs) it sends the others to wait, lowered it takes back those that
+    # reach it, counted again from their positions; merges in between, into new tokens and
+    # into tokens that exist already, keep every waiting pair's record true.
+    seq = _Sequence(words, {"a": 0, "b": 1, "c": 2}, 64, floor=floor, held_pairs=held_pairs)
+    check(seq)
+    for action, pick in steps:
+        if action == "raise" and len(seq.pairs) >= held_pairs:
+            seq.raise_floor(at_most=pick % 300 + 1)
+        elif action == "lower" and seq.kept_from > seq.minimum:
+            for key in seq.lower_floor():
+                assert seq.count(seq.pairs[key]) >= seq.kept_from
+        elif action.startswith("merge") and seq.pairs:
+            key = sorted(seq.pairs)[pick % len(seq.pairs)]
+            a, b = key >> seq.shift, key & seq.mask
+            length = seq.lengths[a] + seq.lengths[b]
+            existing = [t for t in range(len(seq.lengths)) if seq.lengths[t] == length and t not in (a, b)]
+            into = existing[pick % len(existing)] if action.endswith("token") and existing else len(seq.lengths)
+            seq.merge(key, into)
         check(seq)
