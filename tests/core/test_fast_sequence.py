@@ -67,6 +67,17 @@ def check(seq: _Sequence) -> None:
             assert count <= bound and positions[key] <= listed, f"pair {key}: {count} at {positions[key]}"
 
 
+def merge_picked(seq: _Sequence, pick: int, into_existing: bool) -> tuple[dict, list]:
+    """Merge the pair ``pick`` chooses among those in the table into a token of the same
+    length that exists already (its string could be spelled two ways), or a new one."""
+    key = sorted(seq.pairs)[pick % len(seq.pairs)]
+    a, b = key >> seq.shift, key & seq.mask
+    length = seq.lengths[a] + seq.lengths[b]
+    existing = [t for t in range(len(seq.lengths)) if seq.lengths[t] == length and t not in (a, b)]
+    new_id = existing[pick % len(existing)] if into_existing and existing else len(seq.lengths)
+    return seq.merge(key, new_id)
+
+
 # Frequencies on both sides of HEAVY (a byte holds the weight below it) and past 2**32
 # (a count needs 8 bytes).
 frequencies = st.one_of(st.integers(1, 3), st.integers(HEAVY - 2, HEAVY + 2), st.just(2**40))
@@ -89,14 +100,7 @@ def test_the_pair_table_stays_true_through_any_merges(words, choices, floor):
     for pick, into_existing in choices:
         if not seq.pairs:
             break
-        key = sorted(seq.pairs)[pick % len(seq.pairs)]
-        a, b = key >> seq.shift, key & seq.mask
-        length = seq.lengths[a] + seq.lengths[b]
-        # a token of the same length that exists already (its string could be spelled two
-        # ways), or a new one
-        existing = [t for t in range(len(seq.lengths)) if seq.lengths[t] == length and t not in (a, b)]
-        new_id = existing[pick % len(existing)] if into_existing and existing else len(seq.lengths)
-        changes, grown = seq.merge(key, new_id)
+        changes, grown = merge_picked(seq, pick, into_existing)
         check(seq)
         assert all(changes[g] > 0 for g in grown)
 
@@ -169,10 +173,5 @@ def test_pairs_below_a_raised_floor_wait_with_their_positions(words, held_pairs,
             for key in seq.lower_floor():
                 assert seq.count(seq.pairs[key]) >= seq.kept_from
         elif action.startswith("merge") and seq.pairs:
-            key = sorted(seq.pairs)[pick % len(seq.pairs)]
-            a, b = key >> seq.shift, key & seq.mask
-            length = seq.lengths[a] + seq.lengths[b]
-            existing = [t for t in range(len(seq.lengths)) if seq.lengths[t] == length and t not in (a, b)]
-            into = existing[pick % len(existing)] if action.endswith("token") and existing else len(seq.lengths)
-            seq.merge(key, into)
+            merge_picked(seq, pick, into_existing=action.endswith("token"))
         check(seq)
