@@ -13,8 +13,10 @@ character of text. 10 million characters, characters, no pre-tokenizer::
 
     in_memory_bytes(10_000_000) == 40 MiB + 12 * 10,000,000 bytes  # about 154 MiB
 
-The slopes are the peak resident sizes measured by ``python -m bpe.benchmarks.in_memory``,
-rounded up by about a tenth (the measurements are in docs/speed.md). Trained whole, a text
+The slopes are the peak resident sizes measured by ``python -m bpe.benchmarks.in_memory``
+and, for pre-tokenized text, by ``python -m bpe.benchmarks scale --tools app,...`` on text
+whose distinct chunks keep growing, rounded up by about a tenth (the measurements are in
+docs/speed.md). Trained whole, a text
 is one position (4 bytes) a symbol and one in its pair's list (4 more), beside the text
 itself; pre-tokenized, it is the text and the table of its distinct chunks, which the
 text is counted into a piece at a time (`bpe.pretokenize.ChunkTally`), no list of its
@@ -33,11 +35,20 @@ from bpe.errors import BpeError
 from bpe.wording import BPE_COMMAND
 
 IN_MEMORY_FIXED_BYTES = 40 << 20
+# How a pre-tokenizer cuts, for the estimate: not at all (the whole text is one sequence of
+# positions), punctuation apart from words (GPT-2's and GPT-4's patterns: " count", "(",
+# "x", "),"), or at whitespace only, where punctuation stays on its word ("self.count(x),")
+# and code makes many more distinct chunks: 16 M characters of the scale benchmark's open
+# corpus make 306,000 against 79,000, and the engine holds each chunk's symbols. A custom
+# pattern counts as the last (it may be ``\S+``).
+WHOLE, PUNCTUATION_APART, AT_WHITESPACE = "whole", "punctuation apart", "at whitespace"
 IN_MEMORY_BYTES_PER_CHARACTER = {
-    (CHARACTERS, False): 13.0,  # no pre-tokenizer: the whole text is one sequence of positions
-    (BYTES, False): 13.0,  # ... one position per UTF-8 byte
-    (CHARACTERS, True): 6.0,  # pre-tokenized: the text and the table of its distinct chunks
-    (BYTES, True): 6.0,
+    (CHARACTERS, WHOLE): 13.0,  # the text's positions, one per character
+    (BYTES, WHOLE): 13.0,  # ... one per UTF-8 byte
+    (CHARACTERS, PUNCTUATION_APART): 6.0,  # the text and the table of its distinct chunks
+    (BYTES, PUNCTUATION_APART): 6.0,
+    (CHARACTERS, AT_WHITESPACE): 10.0,  # ... and their symbols, 4 bytes each
+    (BYTES, AT_WHITESPACE): 10.0,
 }
 
 
@@ -45,8 +56,11 @@ def in_memory_bytes(characters: int, alphabet: str = CHARACTERS, pretokenizer: s
     """About how many bytes of memory training ``characters`` characters in one process
     takes (the fast engine, peak resident size), so a caller can refuse what will not fit."""
     check_alphabet(alphabet)
-    split = not (pretokenizer is None or pretokenizer == "none")
-    return int(IN_MEMORY_FIXED_BYTES + IN_MEMORY_BYTES_PER_CHARACTER[alphabet, split] * max(0, characters))
+    if pretokenizer is None or pretokenizer == "none":
+        cut = WHOLE
+    else:
+        cut = PUNCTUATION_APART if pretokenizer in ("gpt2", "gpt4") else AT_WHITESPACE
+    return int(IN_MEMORY_FIXED_BYTES + IN_MEMORY_BYTES_PER_CHARACTER[alphabet, cut] * max(0, characters))
 
 
 def check_fits_in_memory(characters: int, alphabet: str = CHARACTERS, pretokenizer: str | None = None) -> None:

@@ -14,6 +14,16 @@ def test_in_memory_training_needs_more_memory_for_more_text():
     assert in_memory_bytes(100_000_000, "bytes", "gpt2") < in_memory_bytes(100_000_000, "bytes", None)
 
 
+@pytest.mark.parametrize("alphabet", ["characters", "bytes"])
+def test_a_split_that_keeps_punctuation_on_words_needs_more_than_gpt2s(alphabet):
+    # Split at whitespace (or by a pattern of one's own, which may be \S+), code keeps
+    # "self.count(x)," whole: many more distinct chunks than GPT-2's or GPT-4's split makes.
+    gpt2 = in_memory_bytes(16_000_000, alphabet, "gpt2")
+    assert in_memory_bytes(16_000_000, alphabet, "gpt4") == gpt2
+    assert in_memory_bytes(16_000_000, alphabet, "whitespace") == in_memory_bytes(16_000_000, alphabet, r"\S+")
+    assert gpt2 < in_memory_bytes(16_000_000, alphabet, "whitespace") < in_memory_bytes(16_000_000, alphabet, None)
+
+
 def test_a_text_too_big_for_this_machine_is_refused_up_front(monkeypatch):
     from bpe.training_memory import check_fits_in_memory
 
