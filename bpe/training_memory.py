@@ -11,16 +11,16 @@ needs only the distinct chunks.
 The estimate is a straight line per alphabet and split: a fixed part, plus bytes per
 character of text. 10 million characters, characters, no pre-tokenizer::
 
-    in_memory_bytes(10_000_000) == 40 MiB + 12 * 10,000,000 bytes  # about 154 MiB
+    in_memory_bytes(10_000_000) == 40 MiB + 13 * 10,000,000 bytes  # about 164 MiB
 
 The slopes are the peak resident sizes measured by ``python -m bpe.benchmarks.in_memory``
 and, for pre-tokenized text, by ``python -m bpe.benchmarks scale --tools app,...`` on text
 whose distinct chunks keep growing, rounded up by about a tenth (the measurements are in
-docs/speed.md). Trained whole, a text
-is one position (4 bytes) a symbol and one in its pair's list (4 more), beside the text
-itself; pre-tokenized, it is the text and the table of its distinct chunks, which the
-text is counted into a piece at a time (`bpe.pretokenize.ChunkTally`), no list of its
-chunks at once: a text that holds one emoji is 4 bytes a character as a Python string.
+docs/speed.md). Trained whole, a text is one position (4 bytes) a symbol and one in its
+pair's list (4 more), beside the text itself; pre-tokenized, it is the text, the table of
+its distinct chunks, which the text is counted into a piece at a time
+(`bpe.pretokenize.ChunkTally`), and their symbols: a text that holds one emoji is 4 bytes
+a character as a Python string.
 
 It is a module of its own because it is one idea, the engines' cost stated up front, read
 by callers on both sides of the package (the command line and the app), and it is not the
