@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bpe.benchmarks import bytes_level
-from bpe.benchmarks.training import target_rows
+from bpe.benchmarks.training import print_targets, target_rows
 from bpe.paths import PROJECT_ROOT
 from bpe.tokenizer import BPETokenizer
 
@@ -60,3 +60,16 @@ def test_the_targets_table_holds_a_row_per_size_met_at_half_rustbpes_speed_or_mo
             False,
         ),
     ]
+
+
+def test_a_quick_run_prints_its_figures_without_verdicts(capsys):
+    # --quick trains smaller jobs than the targets name: its rows say what was measured,
+    # and none says met or MISS.
+    figures = _figures({5_000: 0.5, 20_000: 0.32})
+    print_targets(figures, judged=False)
+    quick = capsys.readouterr().out
+    assert "not judged: --quick ran smaller jobs" in quick
+    assert "MISS" not in quick and "met " not in quick and "0.32x (0.320 s / 1.000 s)" in quick
+    print_targets(figures)
+    full = capsys.readouterr().out
+    assert "  met   BPETokenizer.train, bytes, GPT-2 split -> 5,000 merges" in full and "  MISS  " in full
