@@ -104,7 +104,17 @@ def parse_size(text: str) -> int:
     return int(float(match.group(1)) * SIZE_UNITS[match.group(2)])
 
 
-ALLOWED_SPECIAL_HELP = "special tokens to encode as their id ('all' for every one; none named: all plain text)"
+def add_allowed_special(parser, *, when_not_given: str, default: list[str] | None = None) -> None:
+    """``--allowed-special TOKEN ...``, read with `allowed_special`; ``when_not_given`` says
+    what the command does without it (``default`` is what it reads then)."""
+    parser.add_argument(
+        "--allowed-special",
+        nargs="*",
+        metavar="TOKEN",
+        default=default,
+        help="special tokens to encode as their id ('all' for every one; none named: all plain text); "
+        f"by default {when_not_given}",
+    )
 
 
 def allowed_special(tokens: list[str]) -> str | set[str]:

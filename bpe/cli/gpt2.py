@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from bpe.cli.arguments import ALLOWED_SPECIAL_HELP, allowed_special
+from bpe.cli.arguments import add_allowed_special, allowed_special
 from bpe.cli.download import ProgressPrinter, add_transfer_limits
 from bpe.cli.errors import reporting_errors
 from bpe.corpora.textfile import read_text_file
@@ -50,12 +50,8 @@ def add_gpt2_command(subparsers: argparse._SubParsersAction) -> argparse.Argumen
         help="encoder.json (default: data/cache/gpt2/ or the shared data folder)",
     )
     encode.add_argument("--vocab", type=Path, metavar="PATH", help="vocab.bpe (give it with --encoder)")
-    encode.add_argument(
-        "--allowed-special",
-        nargs="*",
-        metavar="TOKEN",
-        default=[],
-        help=f"{ALLOWED_SPECIAL_HELP}; by default '<|endoftext|>' is plain text, as in tiktoken's encode_ordinary",
+    add_allowed_special(
+        encode, when_not_given="'<|endoftext|>' is plain text, as in tiktoken's encode_ordinary", default=[]
     )
     encode.add_argument(
         "--compare-tiktoken",

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from bpe.alphabet import ALPHABETS, BYTES, CHARACTERS, gpt2_spelling
 from bpe.analysis.metrics import longest_tokens
-from bpe.cli.arguments import ALLOWED_SPECIAL_HELP, allowed_special, zero_or_more
+from bpe.cli.arguments import add_allowed_special, allowed_special, zero_or_more
 from bpe.cli.compare_rules import add_compare_rules_command
 from bpe.cli.count import add_count_command
 from bpe.cli.download import add_download_command
@@ -232,12 +232,10 @@ def _add_encode(commands) -> None:
     source.add_argument("--text")
     source.add_argument("--file", type=Path)
     p.add_argument("--tokens", action="store_true", help="print the token strings too")
-    p.add_argument(
-        "--allowed-special",
-        nargs="*",
-        metavar="TOKEN",
-        help=f"{ALLOWED_SPECIAL_HELP}; by default as the file's library: a BPE Lab file or a Hugging Face "
-        "tokenizer.json matches every one, a .tiktoken or minbpe file, gpt2 and gpt4 none",
+    add_allowed_special(
+        p,
+        when_not_given="as the file's library: a BPE Lab file or a Hugging Face tokenizer.json matches every "
+        "one, a .tiktoken or minbpe file, gpt2 and gpt4 none",
     )
     p.set_defaults(func=run_encode)
 
