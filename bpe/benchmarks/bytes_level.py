@@ -20,10 +20,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 from bpe.alphabet import BYTES
-from bpe.benchmarks.scale import GPT2_RELEASE_PATTERN
+from bpe.benchmarks.scale import train_rustbpe
 from bpe.benchmarks.timing import best_of
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
@@ -124,9 +125,7 @@ def bench_against_rustbpe(text: str, merges_wanted: tuple[int, ...] = INTERACTIV
     CPU, not wall: rustbpe counts on every core, so its CPU is what it costs a shared
     machine (its wall time is lower still). Both ask for 256 + merges tokens; ours stops
     early when no pair occurs twice (WikiText-2 valid+test: 19,965 merges of 20,000)."""
-    try:
-        import rustbpe
-    except ImportError:
+    if find_spec("rustbpe") is None:
         _say("  rustbpe not installed (pip install rustbpe): skipped")
         return {}
     lines = text.splitlines(keepends=True)
@@ -140,9 +139,7 @@ def bench_against_rustbpe(text: str, merges_wanted: tuple[int, ...] = INTERACTIV
         return len(BPETokenizer.train(text, vocab_size, alphabet=BYTES, pretokenizer="gpt2").merges)
 
     def theirs(vocab_size: int) -> int:
-        tokenizer = rustbpe.Tokenizer()
-        tokenizer.train_from_iterator(iter(lines), vocab_size, pattern=GPT2_RELEASE_PATTERN)
-        return tokenizer.vocab_size - 256
+        return train_rustbpe(iter(lines), vocab_size - 256)
 
     figures = {}
     for wanted in merges_wanted:

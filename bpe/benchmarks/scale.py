@@ -117,12 +117,18 @@ def run_job(kind: str, corpus: str, merges: int) -> dict:
         tokenizer = BPETokenizer.train(text, base + merges, alphabet=alphabet, pretokenizer=pretokenizer)
         return {"merges": len(tokenizer.merges), "read_mb": read_mb}
     if kind == "rustbpe":
-        import rustbpe
-
-        tokenizer = rustbpe.Tokenizer()
-        tokenizer.train_from_iterator(_lines(Path(corpus)), 256 + merges, pattern=GPT2_RELEASE_PATTERN)
-        return {"merges": tokenizer.vocab_size - 256}
+        return {"merges": train_rustbpe(_lines(Path(corpus)), merges)}
     raise ValueError(f"unknown job {kind!r}")
+
+
+def train_rustbpe(documents: Iterator[str], merges: int) -> int:
+    """rustbpe, the peer, trained on ``documents`` to 256 + ``merges`` tokens with GPT-2's
+    split, as the project trains byte-level: the merges it learned."""
+    import rustbpe
+
+    tokenizer = rustbpe.Tokenizer()
+    tokenizer.train_from_iterator(documents, 256 + merges, pattern=GPT2_RELEASE_PATTERN)
+    return tokenizer.vocab_size - 256
 
 
 def _lines(path: Path, block_bytes: int = 1 << 20) -> Iterator[str]:
