@@ -20,12 +20,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from functools import partial
 from importlib.util import find_spec
 from pathlib import Path
 
 from bpe.alphabet import BYTES
 from bpe.benchmarks.scale import train_rustbpe
-from bpe.benchmarks.timing import best_of
+from bpe.benchmarks.timing import best_of, timed
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
 from bpe.gpt2.files import find_gpt2_files
@@ -130,24 +131,19 @@ def bench_against_rustbpe(text: str, merges_wanted: tuple[int, ...] = INTERACTIV
         return {}
     lines = text.splitlines(keepends=True)
 
-    def cpu_seconds(train, vocab_size: int) -> tuple[float, int]:
-        started = time.process_time()
-        merges = train(vocab_size)
-        return time.process_time() - started, merges
+    def ours(merges: int) -> int:
+        return len(BPETokenizer.train(text, 256 + merges, alphabet=BYTES, pretokenizer="gpt2").merges)
 
-    def ours(vocab_size: int) -> int:
-        return len(BPETokenizer.train(text, vocab_size, alphabet=BYTES, pretokenizer="gpt2").merges)
-
-    def theirs(vocab_size: int) -> int:
-        return train_rustbpe(iter(lines), vocab_size - 256)
+    def theirs(merges: int) -> int:
+        return train_rustbpe(iter(lines), merges)
 
     figures = {}
     for wanted in merges_wanted:
         best_ours = best_theirs = float("inf")
-        for _ in range(repeats):
-            seconds, our_merges = cpu_seconds(ours, 256 + wanted)
+        for _ in range(repeats):  # (in turns, not one best_of each: a moment's load hits both)
+            our_merges, seconds = timed(partial(ours, wanted), clock=time.process_time)
             best_ours = min(best_ours, seconds)
-            seconds, their_merges = cpu_seconds(theirs, 256 + wanted)
+            their_merges, seconds = timed(partial(theirs, wanted), clock=time.process_time)
             best_theirs = min(best_theirs, seconds)
         ratio = best_theirs / best_ours
         figures[wanted] = {
