@@ -287,7 +287,7 @@ class _Sequence:
         self.position_mask = (1 << self.bits) - 1
         self.cold = _ColdPairs(typecode) if held_pairs else None
         self.pairs = self._group_positions()
-        self.raise_at = 2 * max(len(self.pairs), held_pairs or 0)  # (`raise_floor`)
+        self._settle()
 
     def _weigh(self, chunk_lengths: array, frequencies: array) -> None:
         """The chunk's frequency at each of its positions (0 at the edge slots), a byte each.
@@ -591,7 +591,12 @@ class _Sequence:
                 del pairs[key]
                 cold.add(key, self.count(entry), self.occurring(key, self.positions(entry)))
             self.kept_from = floor
-        self.raise_at = 2 * max(len(pairs), self.held_pairs)
+        self._settle()
+
+    def _settle(self) -> None:
+        """The table's size once built or its floor moved: twice that (or twice
+        `held_pairs`), it is full, and `raise_floor` is due. Never, without `cold`."""
+        self.raise_at = 2 * max(len(self.pairs), self.held_pairs) if self.cold is not None else float("inf")
 
     def lower_floor(self) -> list[int]:
         """Lower the table's floor to where about `held_pairs` of the pairs waiting in `cold`
@@ -612,7 +617,7 @@ class _Sequence:
                 brought.append(key)
             elif count >= self.minimum:
                 cold.add(key, count, islice(found, 1, None))
-        self.raise_at = 2 * max(len(pairs), self.held_pairs)
+        self._settle()
         return brought
 
     def occurring(self, key: int, listed: Iterable[int]) -> list[int]:
@@ -721,7 +726,7 @@ def fast_steps(
                 heappush(queue, runner_up[2])
             elif runner_up[0] >= floor:
                 runners_up.append(runner_up)
-        if seq.cold is not None and len(pairs) > seq.raise_at:
+        if len(pairs) > seq.raise_at:
             seq.raise_floor(min((count for count, _, _ in runners_up), default=frequency))
         if len(queue) > 2 * kept_after_sweep + SWEEP_SLACK:
             kept_after_sweep = _sweep(queue, seq, ranking.pair, floor)
