@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from bpe.alphabet import BYTES, CHARACTERS, check_alphabet, check_base_tokens, require_covered, require_unicode
-from bpe.encoder import CodePointEncoder
+from bpe.encoder import CodePointEncoder, MergeTriples
 from bpe.errors import BpeError, TokenizerFileError
 from bpe.pretokenize import check_pretokenizer, split
 from bpe.specials import (
@@ -99,9 +99,10 @@ class BPETokenizer:
         if len(self.stoi) < len(self.tokens):
             clash = next(s for s in self.special_tokens if self.tokens.count(self.tokens[self.special_tokens[s]]) > 1)
             raise BpeError(f"special token {clash!r} is a base token too")
-        merge_ids = []
+        merge_ids = MergeTriples()
         for number, merge in enumerate(merges, start=1):
-            left, right = _as_pair(merge, number)
+            pair = _as_pair(merge, number)
+            left, right = pair
             for part in (left, right):
                 if part not in self.stoi or self.stoi[part] < len(self.special_tokens):
                     raise BpeError(
@@ -119,9 +120,9 @@ class BPETokenizer:
             if token not in self.stoi:
                 self.stoi[token] = len(self.tokens)
                 self.tokens.append(token)
-            self.merges.append((left, right))
-            merge_ids.append((self.stoi[left], self.stoi[right], self.stoi[token]))
-        self.itos: dict = dict(enumerate(self.tokens))
+            self.merges.append(pair)
+            merge_ids.append(self.stoi[left], self.stoi[right], self.stoi[token])
+        self.itos: dict = dict(zip(self.stoi.values(), self.tokens))  # (the ids of `stoi`, not new ints)
         self.vocab_size = len(self.tokens)
         self._encoder = CodePointEncoder(merge_ids, len(self.tokens))
         # Text to the encoder's spelling, one code point per base-token id; for the byte
@@ -165,9 +166,10 @@ class BPETokenizer:
             special_tokens=tuple(special_tokens or ()),
         )
         stream = train_steps(text, settings)
-        merges = []
+        merges, merged = [], []  # (the engine's own pairs and tokens: the tokenizer keeps them, not copies)
         for step in stream:
             merges.append(step.pair)
+            merged.append(step.token)
             if verbose and should_log(step.number):
                 print(log_line(step), file=sys.stdout)
         if verbose:
@@ -178,6 +180,7 @@ class BPETokenizer:
             alphabet=alphabet,
             pretokenizer=pretokenizer,
             tie_rule=tie_rule,
+            merged=merged,
             special_tokens=settings.special_tokens,
         )
 
@@ -501,4 +504,4 @@ def _as_pair(merge, number: int) -> tuple:
     left, right = merge
     if type(left) is not type(right) or not isinstance(left, (str, bytes)) or not left or not right:
         raise BpeError(f"merge {number} is {merge!r}: both halves must be non-empty tokens of the same kind")
-    return left, right
+    return merge if type(merge) is tuple else (left, right)  # (a training's own pair is kept, not copied)

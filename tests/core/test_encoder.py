@@ -6,7 +6,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe import BPETokenizer
-from bpe.encoder import BUCKETS_FROM, SPINE_BUDGET_BASE, CodePointEncoder, RankEncoder, joinable_pairs, replay_merges
+from bpe.encoder import (
+    BUCKETS_FROM,
+    SPINE_BUDGET_BASE,
+    CodePointEncoder,
+    MergeTriples,
+    RankEncoder,
+    joinable_pairs,
+    replay_merges,
+)
 
 
 @st.composite
@@ -129,3 +137,22 @@ def test_a_chain_of_merges_too_costly_to_cut_is_still_encoded_exactly():
     assert joinable_pairs(merges_as_ids(tok), 0) is None
     text = "b" * 30 + "ab" + "a"
     assert tok.encode_tokens(text) == replay_merges(text, merges)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    triples=st.lists(st.tuples(*[st.integers(0, 0x10FFFF)] * 3), max_size=12),
+    start=st.integers(-15, 15) | st.none(),
+    stop=st.integers(-15, 15) | st.none(),
+)
+def test_packed_merges_read_as_the_list_of_triples_they_hold(triples, start, stop):
+    packed = MergeTriples(triples)
+    assert len(packed) == len(triples) and list(packed) == triples
+    assert [packed[i] for i in range(-len(triples), len(triples))] == triples[-len(triples) :] + triples
+    assert list(packed[start:stop]) == triples[start:stop]
+    with pytest.raises(IndexError):
+        packed[len(triples)]
+    appended = MergeTriples()
+    for triple in triples:
+        appended.append(*triple)
+    assert list(appended) == triples

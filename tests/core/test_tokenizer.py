@@ -296,3 +296,12 @@ def test_a_runs_merge_count_is_the_tokenizers_for_every_vocab_size(text, top):
             assert run.merge_count(vocab_size) == merges_for_vocab_size(run.base_tokens, run.merges, vocab_size)
         with pytest.raises(BpeError, match="smaller than the alphabet"):
             run.merge_count(len(run.base_tokens) - 1)
+
+
+def test_a_trained_tokenizer_keeps_the_engines_pairs_and_tokens_not_copies():
+    # (what a tokenizer of 50,000 merges holds beside the training's own strings: 6 MB)
+    tok = BPETokenizer.train("low lower lowest " * 20, 40, pretokenizer="whitespace")
+    halves = [half for pair in tok.merges for half in pair if len(half) > 1]  # made by an earlier merge
+    assert halves and all(half is tok.tokens[tok.stoi[half]] for half in halves)
+    pair = ("l", "o")
+    assert BPETokenizer(list("lowerst "), [pair]).merges[0] is pair
