@@ -48,9 +48,8 @@ BUCKETS_FROM = 2048
 
 class MergeTriples(Sequence):
     """Merges as ids, ``(left id, right id, result id)`` in learned order, packed in one
-    array: 12 bytes a merge, where a list of tuples takes about 90 (the tuple, its slot in
-    the list and the ints it makes), which a tokenizer of 50,000 merges kept for its
-    lifetime (4 MB). Reads as a sequence of tuples: ``MergeTriples([(97, 98, 256)])[0]``
+    array: 12 bytes a merge, where a list of tuples takes about 80 (the tuple and its slot
+    in the list), which a tokenizer of 50,000 merges kept for its lifetime (4 MB). Reads as a sequence of tuples: ``MergeTriples([(97, 98, 256)])[0]``
     is ``(97, 98, 256)``; a slice is another `MergeTriples`."""
 
     def __init__(self, triples: Iterable[tuple[int, int, int]] = ()) -> None:
@@ -313,7 +312,8 @@ class CodePointEncoder:
                 f"{id_count:,} tokens: a tokenizer here can have at most {MAX_CODE_POINT_IDS:,} "
                 "(one Unicode code point each while encoding)"
             )
-        merges_as_ids = MergeTriples(merges_as_ids)
+        if not isinstance(merges_as_ids, MergeTriples):
+            merges_as_ids = MergeTriples(merges_as_ids)
         self._replacements = [(chr(left) + chr(right), chr(result)) for left, right, result in merges_as_ids[:replayed]]
         self._all_merges = merges_as_ids
         self._rank_encoder = RankEncoder(merges_as_ids[replayed:])
