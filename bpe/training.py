@@ -248,10 +248,10 @@ def _packed_words(counts: Counter, alphabet: str) -> Iterator[tuple]:
 
     Pre-tokenized, a text's distinct chunks are many small strings: split at whitespace,
     16 M characters of code make 306,000 of them, 44 MB counted. Freed one by one as the
-    engine spells them, they gave back little of that until nearly all were gone, while
-    the engine's symbols (23 MB) grew beside them: the training's peak, 74 MB over the
-    text. Packed, they are 6 MB, and their strings are all freed before the first symbol
-    is spelled (52 MB)."""
+    engine spells them, they give back little of that until nearly all are gone, while the
+    engine's symbols (23 MB) grow beside them: up to 74 MB over the text at once. Packed,
+    they are 6 MB, and their strings are all freed before the first symbol is spelled
+    (52 MB at most)."""
     packed = bytearray()
     ends = array("Q")  # where each chunk's bytes end
     for chunk in counts:
