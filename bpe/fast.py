@@ -509,8 +509,8 @@ class _Sequence:
                     entry[0] = count
             if count < kept_from:  # gone, below the floor for good (`_recount_pairs_of`), or until it is lowered
                 del pairs[changed]
-                if count >= self.minimum:  # (its stale positions, most of a long entry's, left behind)
-                    self.cold.add(changed, count, self.occurring(changed, self.positions(entry)))
+                if count >= self.minimum:
+                    self._wait(changed, count, entry)
             elif delta > 0:
                 grown.append(changed)
         grown += [pair for pair in recounted if change(pair, 0) > 0]  # (a pair new to the table grew)
@@ -583,15 +583,19 @@ class _Sequence:
         pairs below it to `cold`: when merges have filled the table with pairs too rare to
         win for a while. The floor stays at or below ``at_most``: pairs counted that many
         times must stay in the table (the runners-up the caller holds)."""
-        pairs, cold = self.pairs, self.cold
-        counts = sorted(map(self.count, pairs.values()), reverse=True)
-        floor = min(counts[self.held_pairs - 1], at_most)
+        pairs = self.pairs
+        counts_now = list(map(self.count, pairs.values()))
+        floor = min(sorted(counts_now, reverse=True)[self.held_pairs - 1], at_most)
         if floor > self.kept_from:  # (else many pairs tie at the floor: none can go)
-            for key, entry in [(key, entry) for key, entry in pairs.items() if self.count(entry) < floor]:
-                del pairs[key]
-                cold.add(key, self.count(entry), self.occurring(key, self.positions(entry)))
+            for key, count in [(key, count) for key, count in zip(pairs, counts_now) if count < floor]:
+                self._wait(key, count, pairs.pop(key))
             self.kept_from = floor
         self._settle()
+
+    def _wait(self, key: int, count: int, entry) -> None:
+        """Send the pair of a table entry taken out of the table to wait in `cold`, with the
+        positions where it still occurs: most of a long entry's are stale by then."""
+        self.cold.add(key, count, self.occurring(key, self.positions(entry)))
 
     def _settle(self) -> None:
         """The table's size once built or its floor moved: twice that (or twice

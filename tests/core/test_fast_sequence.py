@@ -144,8 +144,7 @@ def test_a_whole_texts_entries_stay_true_with_their_stale_positions(text, picks)
     for pick in picks:
         if not seq.pairs:
             break
-        key = sorted(seq.pairs)[pick % len(seq.pairs)]
-        seq.merge(key, len(seq.lengths))
+        merge_picked(seq, pick, into_existing=False)
         check(seq)
 
 
