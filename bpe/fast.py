@@ -8,8 +8,9 @@ once and then touches only the neighbours of each merged occurrence:
 - each pair (two token ids packed into one int) has one entry: its weighted count and
   the ascending positions where it may occur, in an array, or in one int for a pair
   listed once (most are); positions are checked when read (lazy invalidation), so a
-  merge never searches for what to delete, and an entry is never written again to drop
-  them (trained whole, that cost a third of the time for a tenth of the memory);
+  merge never searches for what to delete, and an entry is written again to drop them
+  only when a merge's large groups have left it mostly stale (`_Sequence._compacted`:
+  at every merge, trained whole, that cost a third of the time for a tenth of the memory);
 - one heap of candidates, each keyed in the tie rule's order, the tie-break included:
   ``(-count, first position, pair)`` packed in one int by default. So the winner and the
   top k come out in O(k log n), however many pairs share the top count. A key only gets
@@ -53,9 +54,10 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from heapq import heapify, heappop, heappush, nsmallest
 from itertools import compress, count, islice, repeat
-from operator import itemgetter, lshift, or_
+from operator import itemgetter, lshift, mul, or_
 from typing import NamedTuple
 
+from bpe.io.memory import return_free_memory
 from bpe.steps import (
     CHANGES_KEPT,
     DEFAULT_TIE_RULE,
@@ -272,6 +274,7 @@ class _Sequence:
         self._weigh(chunk_lengths, frequencies)
         self.lengths = array("I", repeat(1, len(token_ids)))  # base symbols per token id
         self.length = sum(map(operator.mul, chunk_lengths, frequencies))
+        del chunk_lengths, frequencies  # (12 bytes a chunk, not held while positions are listed)
         # A pair's entry is its count and the positions where it may occur, in one object:
         # one dict entry a pair, where a dict of counts beside a dict of positions would take
         # two entries and an int more, a large share of the merge phase's memory. Either
@@ -286,6 +289,8 @@ class _Sequence:
         self.bits = len(symbols).bit_length()
         self.position_mask = (1 << self.bits) - 1
         self.cold = _ColdPairs(typecode) if held_pairs else None
+        # pair -> how many of the positions its entry lists went stale in large groups (`_compacted`)
+        self.stale: dict[int, int] = {}
         self.pairs = self._group_positions()
         self._settle()
 
@@ -322,7 +327,11 @@ class _Sequence:
             for p, key in enumerate(keys):
                 grouped[key].append(p)  # in ascending order
         else:  # each pair's weights added as its positions are found, in order (not looked up again)
-            for p, key, weight in zip(count(), keys, self.weights):
+            # A pair with an edge has a weight of 0 on one side: left out here, where listing
+            # the two a chunk has took 2.4 MB at 16 M characters split at whitespace, freed
+            # just after, in pieces, between the positions kept.
+            weights = self.weights
+            for p, key, weight in compress(zip(count(), keys, weights), map(mul, weights, islice(weights, 1, None))):
                 entry = grouped[key]
                 entry[0] += weight
                 entry.append(p)
@@ -342,7 +351,7 @@ class _Sequence:
             if found >= kept_from:
                 pairs[key] = self.entry(found, entry)
             else:
-                self.cold.add(key, found, entry[1:])
+                self.cold.add(key, found, islice(entry, 1, None))
         return pairs
 
     def entry(self, count: int, found: array):
@@ -404,7 +413,9 @@ class _Sequence:
         by_right: defaultdict = defaultdict(self.new_entry)  # right symbol -> positions of merged tokens
         weights = self.weights  # (empty when every weight is 1)
         heavy_positions, heavy_weights = self.heavy_positions, self.heavy_weights
-        occurrences = self.positions(self.pairs.pop(key))
+        entry = self.pairs.pop(key)
+        occurrences = self.positions(entry)
+        self.stale.pop(key, None)
         if weights:
             for p in occurrences:
                 # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise
@@ -454,7 +465,13 @@ class _Sequence:
         removed = sum(found[0] for found in by_right.values())
         by_left.pop(self.edge, None)
         by_right.pop(self.edge, None)
-        return self._apply_counts(key, a, b, new_id, fresh, removed, by_left, by_right)
+        self._released(entry)
+        del entry, occurrences  # (freed before the counts are applied, which may list positions again)
+        changes_and_grown = self._apply_counts(key, a, b, new_id, fresh, removed, by_left, by_right)
+        if self.released >= RELEASED_BEFORE_TRIM:
+            return_free_memory()
+            self.released = 0
+        return changes_and_grown
 
     def _apply_counts(self, key, a, b, new_id, fresh, removed, by_left, by_right) -> tuple[dict[int, int], list[int]]:
         """Turn the grouped occurrences into pair-count changes, then apply them once.
@@ -475,9 +492,12 @@ class _Sequence:
         change = pending.get
         added: dict[int, int] = {}  # pairs of a fresh token, counted as they are found
         grown = []
+        stale = self.stale
         for old, new, found in moves:
             delta = found[0]
             pending[old] = change(old, 0) - delta
+            if len(found) > STALE_TALLIED_FROM:  # the old pair's entry still lists these positions
+                stale[old] = stale.get(old, 0) + len(found) - 1
             if fresh and new not in pending:
                 added[new] = delta
                 if delta >= kept_from:
@@ -507,6 +527,8 @@ class _Sequence:
                     pairs[changed] = count << bits | entry[1]
                 elif count >= kept_from:
                     entry[0] = count
+                    if 2 * stale.get(changed, 0) > len(entry):  # mostly stale: list only where it occurs
+                        pairs[changed] = self._compacted(changed, entry)
             if count < kept_from:  # gone, below the floor for good (`_recount_pairs_of`), or until it is lowered
                 del pairs[changed]
                 if count >= self.minimum:
@@ -517,6 +539,26 @@ class _Sequence:
         changes = {**pending, **added}
         self.length -= removed
         return changes, grown
+
+    def _compacted(self, key: int, entry: array):
+        """The entry of ``key`` listing only the positions where the pair occurs now.
+
+        Positions go stale in the pairs beside each merge: merging ("t", "h") leaves
+        ("h", "e") listed wherever "th" now stands. Read and skipped, they cost no time, but
+        the first merges are the largest: split at whitespace, 16 M characters had 6.3 M
+        positions listed after 80 merges and 3.5 M of them occurring, 11 MB of stale ones,
+        most of them in a few long entries. So an entry that a merge's large groups have
+        made mostly stale (`stale`, tallied in `_apply_counts`) is listed again."""
+        self.stale.pop(key, None)
+        found = self.new_entry()
+        found.extend(self.occurring(key, islice(entry, 1, None)))
+        self._released(entry)
+        return self.entry(entry[0], found)
+
+    def _released(self, entry) -> None:
+        """Count the positions of an entry let go (`released`)."""
+        if type(entry) is not int:
+            self.released += len(entry)
 
     def _recount_pairs_of(self, token: int) -> set[int]:
         """Count every pair with ``token`` on either side from the symbols, write their
@@ -595,12 +637,18 @@ class _Sequence:
     def _wait(self, key: int, count: int, entry) -> None:
         """Send the pair of a table entry taken out of the table to wait in `cold`, with the
         positions where it still occurs: most of a long entry's are stale by then."""
+        self.stale.pop(key, None)
+        self._released(entry)
         self.cold.add(key, count, self.occurring(key, self.positions(entry)))
 
     def _settle(self) -> None:
         """The table's size once built or its floor moved: twice that (or twice
         `held_pairs`), it is full, and `raise_floor` is due. Never, without `cold`."""
         self.raise_at = 2 * max(len(self.pairs), self.held_pairs) if self.cold is not None else float("inf")
+        # Building or moving the table freed entries by the thousand (and, built, the chunks
+        # counted before it): their memory goes back now.
+        return_free_memory()
+        self.released = 0
 
     def lower_floor(self) -> list[int]:
         """Lower the table's floor to where about `held_pairs` of the pairs waiting in `cold`
@@ -624,12 +672,13 @@ class _Sequence:
         self._settle()
         return brought
 
-    def occurring(self, key: int, listed: Iterable[int]) -> list[int]:
+    def occurring(self, key: int, listed: Iterable[int]) -> Iterator[int]:
         """The positions of ``listed`` where the pair ``key`` occurs now: where its two
-        tokens still stand side by side, as `merge` reads them."""
+        tokens still stand side by side, as `merge` reads them. One at a time: an entry of
+        a million positions is compacted without a list of them beside it."""
         symbols, a, b = self.symbols, key >> self.shift, key & self.mask
         second = self.lengths[a]
-        return [p for p in listed if symbols[p] == a and symbols[p + second] == b]
+        return (p for p in listed if symbols[p] == a and symbols[p + second] == b)
 
     def below_floor(self) -> dict[int, tuple[int, int]]:
         """Every pair left out of the table, with its count and first position: found by
@@ -755,6 +804,15 @@ def fast_steps(
 # that rare pairs cost no objects, enough that the floor moves rarely. 16 M characters
 # split at whitespace, 50,000 merges: raised twice, lowered 15 times, 1.3 s of the run's 13.5.
 HELD_PAIRS = 1 << 13
+
+# The groups of a merge (`_Sequence._apply_counts`) whose positions are tallied as stale in
+# the old pair's entry: the large ones, where stale positions add up to megabytes.
+STALE_TALLIED_FROM = 64
+
+# Positions of entries let go (a merged pair's, one sent to wait, a compacted one's stale
+# ones) after which the C allocator is asked to give their memory back (`bpe.io.memory`):
+# a megabyte of them.
+RELEASED_BEFORE_TRIM = 1 << 18
 
 
 class HeldOutTracker:

@@ -23,6 +23,7 @@ from enum import Enum
 
 from bpe.alphabet import Token, bytes_to_unicode
 from bpe.errors import BpeError
+from bpe.io.memory import return_free_memory
 
 Pair = tuple[Token, Token]
 
@@ -235,11 +236,15 @@ class StepStream:
             return next(self._steps)
         except StopIteration as stop:
             self.stop_reason = stop.value
+            # The engine has freed its arrays: given back, they do not keep the process as
+            # large as the training at its busiest (a server's sessions train in turn).
+            return_free_memory()
             raise StopIteration from None
 
     def close(self) -> None:
         """Stop early: the engine lets go of what it holds (see `bpe.fast`)."""
         self._steps.close()
+        return_free_memory()
 
     def explain_stop(self) -> str:
         if self.stop_reason is None:

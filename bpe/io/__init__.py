@@ -1,4 +1,5 @@
-"""The floor under the package: files and bytes from the outside world, handled one way.
+"""The floor under the package: files and bytes from the outside world, handled one way,
+and what the process asks of the system.
 
 Every part of `bpe` that writes a file, downloads one, or reads what a stranger sent goes
 through these modules, so each door gets the same guarantees and the same one-line errors:
@@ -10,6 +11,7 @@ through these modules, so each door gets the same guarantees and the same one-li
 - `bpe.io.jsonfile`: parse a stranger's JSON (bad UTF-8, deep nesting, duplicate keys refused).
 - `bpe.io.budget`: what building a tokenizer a file describes may cost, checked before the work.
 - `bpe.io.locks`: "one at a time" between the processes of one machine.
+- `bpe.io.memory`: give the memory the C allocator holds free back to the system.
 
 The floor knows nothing of BPE: it imports only `bpe.errors`, `bpe.paths` and the standard
 library. The algorithm at `bpe/`'s root stands on it (`bpe.storage` reads tokenizer files

@@ -86,19 +86,24 @@ def test_engines_agree_on_real_pretokenized_bytes(pretokenizer):
     tie_rule=st.sampled_from(TIE_RULES),
     floor=CHUNK_FLOORS,
     held_pairs=st.sampled_from([fast.HELD_PAIRS, 1, 2, 5]),
+    tallied_from=st.sampled_from([fast.STALE_TALLIED_FROM, 0]),
 )
-def test_engines_agree_on_chunks_of_any_frequency(words, extra, tie_rule, floor, held_pairs):
+def test_engines_agree_on_chunks_of_any_frequency(words, extra, tie_rule, floor, held_pairs, tallied_from):
     # The fast engine keeps a chunk's frequency in a byte below HEAVY and aside from it:
     # counts from both sides of that line, and past 2**32, are the reference engine's.
     # The heap is swept of stale entries as often as it can be (no slack), with the
     # same steps. Pairs below the minimum frequency are out of the fast engine's table,
     # yet the runners-up below it, shown when too few reach it, are the reference's. And
-    # with a table of a few pairs, whose floor goes up and down all the time, too.
+    # with a table of a few pairs, whose floor goes up and down all the time, too; and
+    # with entries listed again whenever a merge leaves them half stale (a tally from
+    # groups of any size), memory given back after every merge.
     base = sorted({symbol for chunk, _ in words for symbol in chunk})
     options = dict(target_vocab_size=len(base) + extra, minimum_pair_frequency=floor, top_k=4, tie_rule=tie_rule)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast, "SWEEP_SLACK", 0)
         patch.setattr(fast, "HELD_PAIRS", held_pairs)
+        patch.setattr(fast, "STALE_TALLIED_FROM", tallied_from)
+        patch.setattr(fast, "RELEASED_BEFORE_TRIM", 0)
         assert list(fast.fast_steps(words, base, **options)) == list(reference_steps(words, base, **options))
 
 

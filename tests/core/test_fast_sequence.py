@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from helpers import MAX_EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bpe import fast
 from bpe.fast import HEAVY, _Sequence
 
 
@@ -91,18 +93,44 @@ words = st.lists(
     words=words,
     choices=st.lists(st.tuples(st.integers(0, 10**6), st.booleans()), max_size=12),
     floor=st.sampled_from([1, 2, 3, HEAVY + 1]),
+    tallied_from=st.sampled_from([fast.STALE_TALLIED_FROM, 0]),
 )
-def test_the_pair_table_stays_true_through_any_merges(words, choices, floor):
+def test_the_pair_table_stays_true_through_any_merges(words, choices, floor, tallied_from):
     # Pairs below the floor (the minimum frequency) are left out; a merge into a token that
     # exists already can lift one above it, and it is counted again from the symbols then.
+    # Entries a merge leaves mostly stale are listed again (tallied from groups of any
+    # size, they are at every merge that can).
     seq = _Sequence(words, {"a": 0, "b": 1, "c": 2}, 64, floor=floor)
     check(seq)
-    for pick, into_existing in choices:
-        if not seq.pairs:
-            break
-        changes, grown = merge_picked(seq, pick, into_existing)
-        check(seq)
-        assert all(changes[g] > 0 for g in grown)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast, "STALE_TALLIED_FROM", tallied_from)
+        for pick, into_existing in choices:
+            if not seq.pairs:
+                break
+            changes, grown = merge_picked(seq, pick, into_existing)
+            check(seq)
+            assert all(changes[g] > 0 for g in grown)
+
+
+def test_an_entry_a_merge_leaves_mostly_stale_lists_only_where_its_pair_occurs():
+    # ("x", "a") is listed at 500 positions; merging ("a", "b") leaves it at 200 of them
+    # (the "xac" chunks). 300 went stale in one group of the merge, more than half: the
+    # entry is listed again, so it holds the 200 and nothing of the 300.
+    words = [(list("xab"), 1)] * 300 + [(list("xac"), 1)] * 200
+    ids = {"x": 0, "a": 1, "b": 2, "c": 3}
+    seq = _Sequence(words, ids, 64)
+    shift = seq.shift
+    xa, ab = ids["x"] << shift | ids["a"], ids["a"] << shift | ids["b"]
+    assert len(seq.pairs[xa]) - 1 == 500
+    seq.merge(ab, len(seq.lengths))
+    assert seq.count(seq.pairs[xa]) == 200 and len(seq.pairs[xa]) - 1 == 200
+    check(seq)
+    # below half, an entry keeps its stale positions: they are skipped when read
+    words = [(list("xab"), 1)] * 200 + [(list("xac"), 1)] * 300
+    seq = _Sequence(words, ids, 64)
+    seq.merge(ab, len(seq.lengths))
+    assert seq.count(seq.pairs[xa]) == 300 and len(seq.pairs[xa]) - 1 == 500
+    check(seq)
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
