@@ -10,14 +10,15 @@ the base size plus the merge's index. It behaves as a read-only list: ``len(step
 ``steps[k]``, ``steps[a:b]``, iteration.
 
 The runners-up and the count changes are most of it, so their token ids and their counts
-are kept apart: ids in 4 bytes, counts in 4 bytes until one does not fit, then the whole
-column in 8 (a run on a corpus of billions of characters). That is 12 bytes a pair where
-one 8-byte column of (left, right, count) triples would take 24.
+are kept apart, and packed a block at a time (`PackedColumn`): a step's runners-up are
+mostly the last step's, their counts a little lower, so zlib packs 12 bytes a pair into
+about 2. At 50,000 merges of 16 M characters split at whitespace they are 17 MB as plain
+arrays and 3 MB packed: held beside the engine as a live training goes on, plain arrays
+would outweigh every other saving the engine makes.
 
 A training that records as it goes (the merge phase of a big corpus) can keep those
-columns on disk instead (``spill=True``, see `SpilledColumn`): at tens of thousands of
-merges they weigh as much as the engine itself, and a merge phase that holds them in
-memory cannot stay within a few megabytes per million characters (docs/speed.md).
+columns on disk instead (``spill=True``, see `SpilledColumn`): in a file of its own, a
+column costs a block of memory however long it grows.
 
     recorded = RecordedSteps(base_tokens)
     for step in train_steps(...):
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import zlib
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, chain
@@ -50,6 +52,7 @@ class RecordedSteps(Sequence):
         # (what the pages show of it) is on disk, counts in 8 bytes from the start (a file
         # does not widen a column).
         column = SpilledColumn if spill else array
+        packed = SpilledColumn if spill else PackedColumn  # (counts in 8 bytes: neither widens a column)
         self.lefts = array("I")  # per step: the merged pair's token ids
         self.rights = array("I")
         self._token_ids = array("I")  # the step's token id (an existing token keeps its id)
@@ -59,8 +62,8 @@ class RecordedSteps(Sequence):
         # runners-up and count changes: per step, how many; then each pair's two ids and its count
         self.top_sizes = column("I")
         self.change_sizes = column("I")
-        self.top_ids, self.top_counts = column("I"), column("q" if spill else "i")
-        self.change_ids, self.change_deltas = column("I"), column("q" if spill else "i")
+        self.top_ids, self.top_counts = packed("I"), packed("q")
+        self.change_ids, self.change_deltas = packed("I"), packed("q")
         self._top_starts = column("Q")  # per step, where its pairs start (pairs, not ids)
         self._change_starts = column("Q")
         self._top_starts.append(0)
@@ -176,7 +179,8 @@ class RecordedSteps(Sequence):
         """The record of the first ``steps`` steps, as it stands: its columns cut there
         (copies, a few bytes a step), its tokens shared (they are only ever added to).
         What a training being recorded hands out while it goes on (`bpe.run.RunInTraining.run`):
-        later steps never reach it. For a record held in memory (not ``spill``)."""
+        later steps never reach it. Packed columns share their packed blocks. For a record
+        held in memory (not ``spill``)."""
         cut = RecordedSteps(self.vocab[: self.base_size])
         if steps:
             cut.vocab = self.vocab[: self._vocab_sizes[steps - 1]]
@@ -186,8 +190,8 @@ class RecordedSteps(Sequence):
         cut.top_sizes, cut.change_sizes = self.top_sizes[:steps], self.change_sizes[:steps]
         cut._top_starts, cut._change_starts = self._top_starts[: steps + 1], self._change_starts[: steps + 1]
         tops, changes = self._top_starts[steps], self._change_starts[steps]
-        cut.top_ids, cut.top_counts = self.top_ids[: 2 * tops], self.top_counts[:tops]
-        cut.change_ids, cut.change_deltas = self.change_ids[: 2 * changes], self.change_deltas[:changes]
+        cut.top_ids, cut.top_counts = _head(self.top_ids, 2 * tops), _head(self.top_counts, tops)
+        cut.change_ids, cut.change_deltas = _head(self.change_ids, 2 * changes), _head(self.change_deltas, changes)
         return cut
 
     @property
@@ -303,6 +307,11 @@ def _split_triples(values: Sequence[int], count_type: str) -> tuple[array, array
     return ids, _extended(array(count_type), list(values[2::3]))
 
 
+def _head(column, items: int):
+    """The first ``items`` items of a column: a `PackedColumn` sharing its blocks, else a copy."""
+    return column.head(items) if isinstance(column, PackedColumn) else column[:items]
+
+
 def _triples(ids, counts, pairs: int) -> Iterator[array]:
     """The (left, right, count) triples of two columns, ``pairs`` triples a piece."""
     for start in range(0, len(counts), pairs):
@@ -365,6 +374,95 @@ class SpilledColumn:
             out.frombytes(os.pread(self._file.fileno(), wanted * self.itemsize, start * self.itemsize))
         if end > self._stored:
             out.extend(self._tail[max(start - self._stored, 0) : end - self._stored])
+        return out
+
+    def __iter__(self) -> Iterator[int]:
+        for start in range(0, len(self), self.BLOCK_ITEMS):
+            yield from self[start : start + self.BLOCK_ITEMS]
+
+    def __reduce__(self):
+        return array, (self.typecode, self[:].tobytes())
+
+
+class PackedColumn:
+    """A column of integers appended in order and kept in memory compressed, a block at a
+    time, but for its last block. Read back by ranges (``column[start:end]``, the blocks
+    it covers decompressed) or whole, in order (iteration).
+
+    A live training records every step's runners-up and count changes as it goes
+    (`bpe.run.RunInTraining`): over 300 bytes a step in plain arrays, 17 MB at 50,000 merges,
+    held beside the engine at its busiest. They repeat from step to step (the same
+    runners-up, counts that fall by a few): zlib's fastest level packs those 17 MB into 3,
+    in 0.2 s. A page reading a step decompresses the block that holds it (a few tens of
+    microseconds), once for the steps around it (the last block read is kept).
+
+    Copied or pickled, a column is an in-memory `array` of the same items."""
+
+    BLOCK_ITEMS = 1 << 12  # items a block: 32 KB of 8-byte items before it is compressed
+
+    def __init__(self, typecode: str) -> None:
+        self.typecode = typecode
+        self._blocks: list[bytes] = []  # each BLOCK_ITEMS items, compressed
+        self._tail = array(typecode)
+        self._read: tuple[int, array] = (-1, self._tail)  # the last block decompressed
+
+    def append(self, value: int) -> None:
+        self._tail.append(value)
+        if len(self._tail) >= self.BLOCK_ITEMS:
+            self._pack_tail()
+
+    def extend(self, values: Iterable[int]) -> None:
+        self._tail.extend(values)
+        if len(self._tail) >= self.BLOCK_ITEMS:
+            self._pack_tail()
+
+    def _pack_tail(self) -> None:
+        tail, size = self._tail, self.BLOCK_ITEMS
+        while len(tail) >= size:
+            self._blocks.append(zlib.compress(tail[:size], 1))
+            del tail[:size]
+
+    def head(self, items: int) -> PackedColumn:
+        """The column of the first ``items`` items, sharing this one's compressed blocks."""
+        whole = min(items, len(self)) // self.BLOCK_ITEMS
+        cut = PackedColumn(self.typecode)
+        cut.BLOCK_ITEMS = self.BLOCK_ITEMS
+        cut._blocks = self._blocks[:whole]
+        cut._tail = self[whole * self.BLOCK_ITEMS : items]
+        return cut
+
+    def _block(self, index: int) -> array:
+        read_index, block = self._read
+        if read_index != index:
+            block = array(self.typecode)
+            block.frombytes(zlib.decompress(self._blocks[index]))
+            self._read = (index, block)
+        return block
+
+    def __len__(self) -> int:
+        return len(self._blocks) * self.BLOCK_ITEMS + len(self._tail)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes it holds: its packed blocks and the items of its last block."""
+        return sum(map(len, self._blocks)) + len(self._tail) * self._tail.itemsize
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            at = index + len(self) if index < 0 else index
+            if not 0 <= at < len(self):
+                raise IndexError(f"index {index} is out of range: {len(self)} items")
+            return self[at : at + 1][0]
+        start, end, step = index.indices(len(self))
+        if step != 1:
+            return self[start:end][::step]
+        out = array(self.typecode)
+        size, stored = self.BLOCK_ITEMS, len(self._blocks) * self.BLOCK_ITEMS
+        for block_index in range(start // size, (min(end, stored) + size - 1) // size):
+            first = block_index * size
+            out.extend(self._block(block_index)[max(start - first, 0) : end - first])
+        if end > stored:
+            out.extend(self._tail[max(start - stored, 0) : end - stored])
         return out
 
     def __iter__(self) -> Iterator[int]:

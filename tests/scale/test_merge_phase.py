@@ -212,14 +212,15 @@ def test_recorded_steps_behave_as_a_list():
     assert recorded[2:5] == run.steps[2:5]
     assert recorded == run.steps
     assert recorded.pairs() == run.merges
-    assert recorded.top_ids.itemsize == recorded.top_counts.itemsize == 4  # 12 bytes a runner-up
+    assert recorded.prefix(7) == run.steps[:7] and recorded.prefix(0) == []
     with pytest.raises(IndexError):
         recorded[len(run.steps)]
 
 
 def test_recorded_counts_past_four_bytes_are_kept_exactly():
-    """Counts are held in 4 bytes until one does not fit (a corpus of billions of
-    characters): then the column widens, and every count, before and after, reads back."""
+    """Counts past 4 bytes (a corpus of billions of characters) read back: recorded, they
+    are packed in 8 bytes from the start; loaded from columns (a run file), they are held
+    in 4 until one does not fit, then the column widens."""
     run = train_run("the cat in the hat sat on the mat " * 5, target_vocab_size=30, top_k=3)
     huge = [2**31 - 1, 2**31, 2**40]
     steps = [
@@ -234,7 +235,7 @@ def test_recorded_counts_past_four_bytes_are_kept_exactly():
     for step in steps:
         recorded.append(step)
     assert list(recorded) == steps
-    assert recorded.top_counts.itemsize == recorded.change_deltas.itemsize == 8
+    assert recorded.top_counts.typecode == recorded.change_deltas.typecode == "q"
     columns = dict(
         lefts=recorded.lefts,
         rights=recorded.rights,
@@ -245,7 +246,8 @@ def test_recorded_counts_past_four_bytes_are_kept_exactly():
         change_sizes=recorded.change_sizes,
         change_values=list(recorded.change_values),
     )
-    assert list(RecordedSteps.from_columns(run.base_tokens, **columns)) == steps
+    loaded = RecordedSteps.from_columns(run.base_tokens, **columns)
+    assert list(loaded) == steps and loaded.top_counts.itemsize == loaded.change_deltas.itemsize == 8
 
 
 @pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", "whitespace")])
@@ -288,6 +290,63 @@ def test_a_spilled_column_reads_back_what_was_appended(values, block, cut, span)
     with pytest.raises(IndexError):
         column[len(values)]
     assert pickle.loads(pickle.dumps(column)) == array("q", values)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(
+    values=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=60),
+    block=st.integers(1, 7),
+    cut=st.integers(0, 70),
+    span=st.integers(0, 70),
+)
+def test_a_packed_column_reads_back_what_was_appended(values, block, cut, span):
+    import pickle
+    from array import array
+
+    from bpe.recorded import PackedColumn
+
+    column = PackedColumn("q")
+    column.BLOCK_ITEMS = block  # most of it packed, the last few items as they are
+    for start in range(0, len(values), 3):
+        column.extend(values[start : start + 3])
+    assert len(column) == len(values) and list(column) == values
+    assert column[cut : cut + span] == array("q", values[cut : cut + span])
+    assert column[::2] == array("q", values[::2])
+    if values:
+        assert column[cut % len(values)] == values[cut % len(values)] and column[-1] == values[-1]
+    with pytest.raises(IndexError):
+        column[len(values)]
+    assert pickle.loads(pickle.dumps(column)) == array("q", values)
+    head = column.head(cut)  # the first items, sharing the packed blocks; the column grows on alone
+    column.append(7)
+    assert list(head) == values[:cut] and list(column) == [*values, 7]
+
+
+def test_a_live_trainings_runners_up_and_count_changes_are_packed():
+    """Recorded in memory, a run's runners-up and count changes take a fraction of the 12
+    bytes a pair they take as plain arrays, and read back as they were recorded."""
+    text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:300_000]
+    run = train_run(text, target_vocab_size=3_000, top_k=10, pretokenizer="whitespace")
+    recorded = run.steps
+    pairs = len(recorded.top_counts) + len(recorded.change_deltas)
+    assert len(recorded.top_counts) > 4 * recorded.top_counts.BLOCK_ITEMS  # (most of it packed)
+    held = sum(
+        column.nbytes for column in (recorded.top_ids, recorded.top_counts, recorded.change_ids, recorded.change_deltas)
+    )
+    assert held < 4 * pairs, f"{held / pairs:.1f} bytes a pair"
+    assert list(recorded) == list(
+        RecordedSteps.from_columns(
+            run.base_tokens,
+            lefts=recorded.lefts,
+            rights=recorded.rights,
+            frequencies=recorded.frequencies,
+            sequence_lengths=recorded.sequence_lengths,
+            top_sizes=recorded.top_sizes,
+            top_values=recorded.top_values,
+            change_sizes=recorded.change_sizes,
+            change_values=recorded.change_values,
+        )
+    )
 
 
 def test_a_merge_phase_keeps_its_runners_up_on_disk_and_writes_the_same_run_file():
