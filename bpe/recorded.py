@@ -320,41 +320,37 @@ def _triples(ids, counts, pairs: int) -> Iterator[array]:
         yield array("q", chain.from_iterable(zip(pair_ids[0::2], pair_ids[1::2], counts[start:end])))
 
 
-class SpilledColumn:
-    """A column of integers appended in order and kept in an unnamed temporary file, but
-    for its last block: it costs a block of memory however long it grows. Read back by
-    ranges (``column[start:end]``, one ``pread``) or whole, in order (iteration).
+class _AppendedColumn:
+    """A column of integers appended in order, all but its last block stored away
+    (`SpilledColumn`: in a file; `PackedColumn`: compressed in memory). Read back by ranges
+    (``column[start:end]``) or whole, in order (iteration); copied or pickled, a column is
+    an in-memory `array` of the same items. A kind says how blocks are stored
+    (`_store_tail`) and read (`_read_stored`)."""
 
-    The file is the process's own (unlinked when made) and closed with the column.
-    Copied or pickled, a column is an in-memory `array` of the same items."""
-
-    BLOCK_ITEMS = 1 << 12  # items kept in memory before they go to the file
+    BLOCK_ITEMS = 1 << 12  # items kept as they are before they are stored
 
     def __init__(self, typecode: str) -> None:
         self.typecode = typecode
         self.itemsize = array(typecode).itemsize
-        self._file = tempfile.TemporaryFile(buffering=0)  # unbuffered: what is written can be read with pread
-        self._stored = 0  # items in the file
+        self._stored = 0  # items stored away
         self._tail = array(typecode)
 
     def append(self, value: int) -> None:
-        tail = self._tail
-        tail.append(value)
-        if len(tail) >= self.BLOCK_ITEMS:
-            self._write_tail()
+        self._tail.append(value)
+        if len(self._tail) >= self.BLOCK_ITEMS:
+            self._store_tail()
 
     def extend(self, values: Iterable[int]) -> None:
-        tail = self._tail
-        tail.extend(values)
-        if len(tail) >= self.BLOCK_ITEMS:
-            self._write_tail()
+        self._tail.extend(values)
+        if len(self._tail) >= self.BLOCK_ITEMS:
+            self._store_tail()
 
-    def _write_tail(self) -> None:
-        block = memoryview(self._tail).cast("B")
-        while block:  # a raw file may take part of a write
-            block = block[self._file.write(block) :]
-        self._stored += len(self._tail)
-        self._tail = array(self.typecode)
+    def _store_tail(self) -> None:
+        raise NotImplementedError
+
+    def _read_stored(self, start: int, end: int, out: array) -> None:
+        """Append stored items ``start`` to ``end`` to ``out``."""
+        raise NotImplementedError
 
     def __len__(self) -> int:
         return self._stored + len(self._tail)
@@ -369,9 +365,8 @@ class SpilledColumn:
         if step != 1:
             return self[start:end][::step]
         out = array(self.typecode)
-        if start < min(end, self._stored):  # the part in the file
-            wanted = min(end, self._stored) - start
-            out.frombytes(os.pread(self._file.fileno(), wanted * self.itemsize, start * self.itemsize))
+        if start < min(end, self._stored):  # the part stored away
+            self._read_stored(start, min(end, self._stored), out)
         if end > self._stored:
             out.extend(self._tail[max(start - self._stored, 0) : end - self._stored])
         return out
@@ -384,90 +379,74 @@ class SpilledColumn:
         return array, (self.typecode, self[:].tobytes())
 
 
-class PackedColumn:
-    """A column of integers appended in order and kept in memory compressed, a block at a
-    time, but for its last block. Read back by ranges (``column[start:end]``, the blocks
-    it covers decompressed) or whole, in order (iteration).
+class SpilledColumn(_AppendedColumn):
+    """A column kept in an unnamed temporary file, but for its last block: it costs a block
+    of memory however long it grows. A range is read with one ``pread``.
+
+    The file is the process's own (unlinked when made) and closed with the column."""
+
+    def __init__(self, typecode: str) -> None:
+        super().__init__(typecode)
+        self._file = tempfile.TemporaryFile(buffering=0)  # unbuffered: what is written can be read with pread
+
+    def _store_tail(self) -> None:
+        block = memoryview(self._tail).cast("B")
+        while block:  # a raw file may take part of a write
+            block = block[self._file.write(block) :]
+        self._stored += len(self._tail)
+        self._tail = array(self.typecode)
+
+    def _read_stored(self, start: int, end: int, out: array) -> None:
+        out.frombytes(os.pread(self._file.fileno(), (end - start) * self.itemsize, start * self.itemsize))
+
+
+class PackedColumn(_AppendedColumn):
+    """A column kept in memory compressed, a block at a time, but for its last block.
 
     A live training records every step's runners-up and count changes as it goes
     (`bpe.run.RunInTraining`): over 300 bytes a step in plain arrays, 17 MB at 50,000 merges,
     held beside the engine at its busiest. They repeat from step to step (the same
     runners-up, counts that fall by a few): zlib's fastest level packs those 17 MB into 3,
     in 0.2 s. A page reading a step decompresses the block that holds it (a few tens of
-    microseconds), once for the steps around it (the last block read is kept).
-
-    Copied or pickled, a column is an in-memory `array` of the same items."""
-
-    BLOCK_ITEMS = 1 << 12  # items a block: 32 KB of 8-byte items before it is compressed
+    microseconds), once for the steps around it (the last block read is kept)."""
 
     def __init__(self, typecode: str) -> None:
-        self.typecode = typecode
+        super().__init__(typecode)
         self._blocks: list[bytes] = []  # each BLOCK_ITEMS items, compressed
-        self._tail = array(typecode)
-        self._read: tuple[int, array] = (-1, self._tail)  # the last block decompressed
+        self._read: tuple[int, array] = (-1, self._tail)  # the last block decompressed, and its number
 
-    def append(self, value: int) -> None:
-        self._tail.append(value)
-        if len(self._tail) >= self.BLOCK_ITEMS:
-            self._pack_tail()
-
-    def extend(self, values: Iterable[int]) -> None:
-        self._tail.extend(values)
-        if len(self._tail) >= self.BLOCK_ITEMS:
-            self._pack_tail()
-
-    def _pack_tail(self) -> None:
+    def _store_tail(self) -> None:
         tail, size = self._tail, self.BLOCK_ITEMS
         while len(tail) >= size:
             self._blocks.append(zlib.compress(tail[:size], 1))
             del tail[:size]
+            self._stored += size
+
+    def _read_stored(self, start: int, end: int, out: array) -> None:
+        size = self.BLOCK_ITEMS
+        for number in range(start // size, (end + size - 1) // size):
+            first = number * size
+            out.extend(self._block(number)[max(start - first, 0) : end - first])
+
+    def _block(self, number: int) -> array:
+        read, block = self._read
+        if read != number:
+            block = array(self.typecode)
+            block.frombytes(zlib.decompress(self._blocks[number]))
+            self._read = (number, block)
+        return block
 
     def head(self, items: int) -> PackedColumn:
-        """The column of the first ``items`` items, sharing this one's compressed blocks."""
+        """The column of the first ``items`` items, sharing this one's packed blocks."""
         whole = min(items, len(self)) // self.BLOCK_ITEMS
         cut = PackedColumn(self.typecode)
         cut.BLOCK_ITEMS = self.BLOCK_ITEMS
         cut._blocks = self._blocks[:whole]
-        cut._tail = self[whole * self.BLOCK_ITEMS : items]
+        cut._stored = whole * self.BLOCK_ITEMS
+        cut._tail = self[cut._stored : items]
         return cut
-
-    def _block(self, index: int) -> array:
-        read_index, block = self._read
-        if read_index != index:
-            block = array(self.typecode)
-            block.frombytes(zlib.decompress(self._blocks[index]))
-            self._read = (index, block)
-        return block
-
-    def __len__(self) -> int:
-        return len(self._blocks) * self.BLOCK_ITEMS + len(self._tail)
 
     @property
     def nbytes(self) -> int:
         """The bytes it holds: its packed blocks and the items of its last block."""
-        return sum(map(len, self._blocks)) + len(self._tail) * self._tail.itemsize
-
-    def __getitem__(self, index):
-        if not isinstance(index, slice):
-            at = index + len(self) if index < 0 else index
-            if not 0 <= at < len(self):
-                raise IndexError(f"index {index} is out of range: {len(self)} items")
-            return self[at : at + 1][0]
-        start, end, step = index.indices(len(self))
-        if step != 1:
-            return self[start:end][::step]
-        out = array(self.typecode)
-        size, stored = self.BLOCK_ITEMS, len(self._blocks) * self.BLOCK_ITEMS
-        for block_index in range(start // size, (min(end, stored) + size - 1) // size):
-            first = block_index * size
-            out.extend(self._block(block_index)[max(start - first, 0) : end - first])
-        if end > stored:
-            out.extend(self._tail[max(start - stored, 0) : end - stored])
-        return out
-
-    def __iter__(self) -> Iterator[int]:
-        for start in range(0, len(self), self.BLOCK_ITEMS):
-            yield from self[start : start + self.BLOCK_ITEMS]
-
-    def __reduce__(self):
-        return array, (self.typecode, self[:].tobytes())
+        return sum(map(len, self._blocks)) + len(self._tail) * self.itemsize
