@@ -27,4 +27,3 @@ def test_freed_arrays_between_live_ones_go_back_to_the_system():
     after = resident_bytes()
     assert before - after >= 8 * 2**20, f"{(before - after) / 2**20:.1f} MiB went back"
     assert all(len(block) == 64 * 1024 for block in kept)  # the live ones are untouched
-
