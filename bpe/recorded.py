@@ -48,11 +48,11 @@ class RecordedSteps(Sequence):
         # token -> id, for what steps name. An engine may share it (`bpe.steps.shared_token_ids`):
         # then a step's new token is in it before the step is appended.
         self.ids = shared_token_ids(self.vocab, None)
-        # What a tokenizer of the run needs stays in memory; spilled, the rest of a step
-        # (what the pages show of it) is on disk, counts in 8 bytes from the start (a file
-        # does not widen a column).
+        # What a tokenizer of the run needs stays in memory as it is; the rest of a step
+        # (what the pages show of it) is packed, or spilled on disk. Counts are in 8 bytes
+        # from the start: neither kind widens a column, and packing makes the zeros cheap.
         column = SpilledColumn if spill else array
-        packed = SpilledColumn if spill else PackedColumn  # (counts in 8 bytes: neither widens a column)
+        packed = SpilledColumn if spill else PackedColumn
         self.lefts = array("I")  # per step: the merged pair's token ids
         self.rights = array("I")
         self._token_ids = array("I")  # the step's token id (an existing token keeps its id)
@@ -79,11 +79,11 @@ class RecordedSteps(Sequence):
         self._add(left, right, step.frequency, step.sequence_length, step.token)
         self.top_sizes.append(len(step.top_pairs))
         self.top_ids.extend([ids[token] for pair, _ in step.top_pairs for token in pair])
-        self.top_counts = _extended(self.top_counts, [count for _, count in step.top_pairs])
+        self.top_counts.extend([count for _, count in step.top_pairs])
         self._top_starts.append(len(self.top_counts))
         self.change_sizes.append(len(step.count_changes))
         self.change_ids.extend([ids[token] for pair, _ in step.count_changes for token in pair])
-        self.change_deltas = _extended(self.change_deltas, [delta for _, delta in step.count_changes])
+        self.change_deltas.extend([delta for _, delta in step.count_changes])
         self._change_starts.append(len(self.change_deltas))
 
     def _add(
