@@ -236,18 +236,14 @@ def test_recorded_counts_past_four_bytes_are_kept_exactly():
         recorded.append(step)
     assert list(recorded) == steps
     assert recorded.top_counts.typecode == recorded.change_deltas.typecode == "q"
-    columns = dict(
-        lefts=recorded.lefts,
-        rights=recorded.rights,
-        frequencies=recorded.frequencies,
-        sequence_lengths=recorded.sequence_lengths,
-        top_sizes=recorded.top_sizes,
-        top_values=list(recorded.top_values),
-        change_sizes=recorded.change_sizes,
-        change_values=list(recorded.change_values),
-    )
-    loaded = RecordedSteps.from_columns(run.base_tokens, **columns)
+    loaded = RecordedSteps.from_columns(run.base_tokens, **columns_of(recorded))
     assert list(loaded) == steps and loaded.top_counts.itemsize == loaded.change_deltas.itemsize == 8
+
+
+def columns_of(recorded: RecordedSteps) -> dict:
+    """A record's columns as a run file keeps them (`RecordedSteps.from_columns`)."""
+    names = ("lefts", "rights", "frequencies", "sequence_lengths", "top_sizes", "top_values", "change_sizes")
+    return {**{name: getattr(recorded, name) for name in names}, "change_values": recorded.change_values}
 
 
 @pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", "whitespace")])
@@ -262,9 +258,10 @@ def test_a_run_from_counts_knows_its_token_usage_without_the_text(alphabet, pret
         assert token_usage(got, None, merges) == token_usage(expected, text, merges)
 
 
-# ==================== A record that keeps its steps' details on disk
+# ==================== A record that keeps its steps' details on disk or packed
 
 
+@pytest.mark.parametrize("kind", ["SpilledColumn", "PackedColumn"])
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
 @given(
     values=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=60),
@@ -272,14 +269,14 @@ def test_a_run_from_counts_knows_its_token_usage_without_the_text(alphabet, pret
     cut=st.integers(0, 70),
     span=st.integers(0, 70),
 )
-def test_a_spilled_column_reads_back_what_was_appended(values, block, cut, span):
+def test_a_spilled_or_packed_column_reads_back_what_was_appended(kind, values, block, cut, span):
     import pickle
     from array import array
 
-    from bpe.recorded import SpilledColumn
+    from bpe import recorded
 
-    column = SpilledColumn("q")
-    column.BLOCK_ITEMS = block  # most of it in the file, the last few in memory
+    column = getattr(recorded, kind)("q")
+    column.BLOCK_ITEMS = block  # most of it in the file or packed, the last few items as they are
     for start in range(0, len(values), 3):
         column.extend(values[start : start + 3])
     assert len(column) == len(values) and list(column) == values
@@ -290,36 +287,10 @@ def test_a_spilled_column_reads_back_what_was_appended(values, block, cut, span)
     with pytest.raises(IndexError):
         column[len(values)]
     assert pickle.loads(pickle.dumps(column)) == array("q", values)
-
-
-@settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(
-    values=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=60),
-    block=st.integers(1, 7),
-    cut=st.integers(0, 70),
-    span=st.integers(0, 70),
-)
-def test_a_packed_column_reads_back_what_was_appended(values, block, cut, span):
-    import pickle
-    from array import array
-
-    from bpe.recorded import PackedColumn
-
-    column = PackedColumn("q")
-    column.BLOCK_ITEMS = block  # most of it packed, the last few items as they are
-    for start in range(0, len(values), 3):
-        column.extend(values[start : start + 3])
-    assert len(column) == len(values) and list(column) == values
-    assert column[cut : cut + span] == array("q", values[cut : cut + span])
-    assert column[::2] == array("q", values[::2])
-    if values:
-        assert column[cut % len(values)] == values[cut % len(values)] and column[-1] == values[-1]
-    with pytest.raises(IndexError):
-        column[len(values)]
-    assert pickle.loads(pickle.dumps(column)) == array("q", values)
-    head = column.head(cut)  # the first items, sharing the packed blocks; the column grows on alone
-    column.append(7)
-    assert list(head) == values[:cut] and list(column) == [*values, 7]
+    if kind == "PackedColumn":  # the first items, sharing the packed blocks; the column grows on alone
+        head = column.head(cut)
+        column.append(7)
+        assert list(head) == values[:cut] and list(column) == [*values, 7]
 
 
 def test_a_live_trainings_runners_up_and_count_changes_are_packed():
@@ -334,19 +305,7 @@ def test_a_live_trainings_runners_up_and_count_changes_are_packed():
         column.nbytes for column in (recorded.top_ids, recorded.top_counts, recorded.change_ids, recorded.change_deltas)
     )
     assert held < 4 * pairs, f"{held / pairs:.1f} bytes a pair"
-    assert list(recorded) == list(
-        RecordedSteps.from_columns(
-            run.base_tokens,
-            lefts=recorded.lefts,
-            rights=recorded.rights,
-            frequencies=recorded.frequencies,
-            sequence_lengths=recorded.sequence_lengths,
-            top_sizes=recorded.top_sizes,
-            top_values=recorded.top_values,
-            change_sizes=recorded.change_sizes,
-            change_values=recorded.change_values,
-        )
-    )
+    assert list(recorded) == list(RecordedSteps.from_columns(run.base_tokens, **columns_of(recorded)))
 
 
 def test_a_merge_phase_keeps_its_runners_up_on_disk_and_writes_the_same_run_file():
