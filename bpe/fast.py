@@ -47,7 +47,6 @@ object per symbol.
 
 from __future__ import annotations
 
-import operator
 from array import array
 from bisect import bisect_left
 from collections import Counter, defaultdict
@@ -274,7 +273,7 @@ class _Sequence:
         self.unweighted = not frequencies or max(frequencies) == 1
         self._weigh(chunk_lengths, frequencies)
         self.lengths = array("I", repeat(1, len(token_ids)))  # base symbols per token id
-        self.length = sum(map(operator.mul, chunk_lengths, frequencies))
+        self.length = sum(map(mul, chunk_lengths, frequencies))
         del chunk_lengths, frequencies  # (12 bytes a chunk, not held while positions are listed)
         # A pair's entry is its count and the positions where it may occur, in one object:
         # one dict entry a pair, where a dict of counts beside a dict of positions would take
