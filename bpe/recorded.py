@@ -407,8 +407,8 @@ class PackedColumn(_AppendedColumn):
     (`bpe.run.RunInTraining`): over 300 bytes a step in plain arrays, 17 MB at 50,000 merges,
     held beside the engine at its busiest. They repeat from step to step (the same
     runners-up, counts that fall by a few): zlib's fastest level packs those 17 MB into 3,
-    in 0.2 s. A page reading a step decompresses the block that holds it (a few tens of
-    microseconds), once for the steps around it (the last block read is kept)."""
+    in 0.2 s. A page reading a step decompresses the block that holds it (at most a tenth of
+    a millisecond), once for the steps around it (the last block read is kept)."""
 
     def __init__(self, typecode: str) -> None:
         super().__init__(typecode)
