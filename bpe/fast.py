@@ -291,6 +291,7 @@ class _Sequence:
         self.cold = _ColdPairs(typecode) if held_pairs else None
         # pair -> how many of the positions its entry lists went stale in large groups (`_compacted`)
         self.stale: dict[int, int] = {}
+        self.released = 0  # positions of the entries let go since memory was last given back
         self.pairs = self._group_positions()
         self._settle()
 
@@ -415,7 +416,6 @@ class _Sequence:
         heavy_positions, heavy_weights = self.heavy_positions, self.heavy_weights
         entry = self.pairs.pop(key)
         occurrences = self.positions(entry)
-        self.stale.pop(key, None)
         if weights:
             for p in occurrences:
                 # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise
@@ -465,12 +465,11 @@ class _Sequence:
         removed = sum(found[0] for found in by_right.values())
         by_left.pop(self.edge, None)
         by_right.pop(self.edge, None)
-        self._released(entry)
+        self._let_go(key, entry)
         del entry, occurrences  # (freed before the counts are applied, which may list positions again)
         changes_and_grown = self._apply_counts(key, a, b, new_id, fresh, removed, by_left, by_right)
         if self.released >= RELEASED_BEFORE_TRIM:
-            return_free_memory()
-            self.released = 0
+            self._give_back()
         return changes_and_grown
 
     def _apply_counts(self, key, a, b, new_id, fresh, removed, by_left, by_right) -> tuple[dict[int, int], list[int]]:
@@ -551,16 +550,22 @@ class _Sequence:
         made mostly stale (`stale`, tallied in `_apply_counts`) is listed again. Not in a
         text trained whole (a sequence without weights): there every group is large, and
         8 M characters to vocab 1,000 took 1.4x the CPU for 12% less memory."""
-        self.stale.pop(key, None)
         found = self.new_entry()
         found.extend(self.occurring(key, islice(entry, 1, None)))
-        self._released(entry)
+        self._let_go(key, entry)
         return self.entry(entry[0], found)
 
-    def _released(self, entry) -> None:
-        """Count the positions of an entry let go (`released`)."""
+    def _let_go(self, key: int, entry) -> None:
+        """Forget a table entry taken out or replaced: its stale tally goes, and its
+        positions count among those `released`."""
+        self.stale.pop(key, None)
         if type(entry) is not int:
             self.released += len(entry)
+
+    def _give_back(self) -> None:
+        """Give the memory of the entries let go back to the system (`bpe.io.memory`)."""
+        return_free_memory()
+        self.released = 0
 
     def _recount_pairs_of(self, token: int) -> set[int]:
         """Count every pair with ``token`` on either side from the symbols, write their
@@ -639,8 +644,7 @@ class _Sequence:
     def _wait(self, key: int, count: int, entry) -> None:
         """Send the pair of a table entry taken out of the table to wait in `cold`, with the
         positions where it still occurs: most of a long entry's are stale by then."""
-        self.stale.pop(key, None)
-        self._released(entry)
+        self._let_go(key, entry)
         self.cold.add(key, count, self.occurring(key, self.positions(entry)))
 
     def _settle(self) -> None:
@@ -649,8 +653,7 @@ class _Sequence:
         self.raise_at = 2 * max(len(self.pairs), self.held_pairs) if self.cold is not None else float("inf")
         # Building or moving the table freed entries by the thousand (and, built, the chunks
         # counted before it): their memory goes back now.
-        return_free_memory()
-        self.released = 0
+        self._give_back()
 
     def lower_floor(self) -> list[int]:
         """Lower the table's floor to where about `held_pairs` of the pairs waiting in `cold`
