@@ -10,9 +10,12 @@ corpus is made of, and how many distinct GPT-2 chunks it holds beside what the f
 
 Then, side by side in one run, each in a child process of its own: the project (count on
 every core, then the merge phase, as ``bpe count`` + ``bpe train`` do, run file
-included), the same with the merge phase in compiled code (``project-compiled``, as
-``bpe train --compiled``; where numba is installed), Hugging Face ``tokenizers``' BpeTrainer and rustbpe, all byte-level with the
-GPT-2 split, to 32,000 and 50,000 merges: wall time, CPU time (the child and its
+included: its merges in Python below 100 M characters and in compiled code from there,
+where numba is installed, `bpe.scale.compiled_merges.compiled_by_default`), the same with
+its merges in Python at every size (``project-python``, as ``bpe train --no-compiled``)
+and compiled at every size (``project-compiled``, as ``bpe train --compiled``), Hugging
+Face ``tokenizers``' BpeTrainer and rustbpe, all byte-level with the GPT-2 split, to
+32,000 and 50,000 merges: wall time, CPU time (the child and its
 workers), peak resident memory (of the whole process tree, sampled), and the ratios.
 ``--tools ...,app`` adds `BPETokenizer.train` on the text read whole, as the app trains.
 The compiled loop's first use, which compiles it (numba caches it on disk after), is timed
@@ -46,16 +49,20 @@ from bpe.benchmarks import open_corpus
 from bpe.benchmarks.scale_corpora import DEFAULT_SIZES, build_corpora, size_name
 from bpe.cli.arguments import parse_size
 from bpe.paths import PROJECT_ROOT
+from bpe.scale.compiled_merges import COMPILED_FROM_CHARACTERS, compiled_by_default
 from bpe.scale.count_phase import count_corpus
 from bpe.scale.merge_phase import train_run_from_counts
 from bpe.scale.run_file import RunSource, run_file_bytes
 from bpe.tokenizer import BPETokenizer
+from bpe.training import TrainingSettings
 
 MERGES = (32_000, 50_000)
-# The project with its merge phase in compiled code (`bpe train --compiled`: no runners-up,
-# as the peers record none); it runs where numba is installed.
+# The project as `bpe train` runs it unasked, and with its merge phase in Python
+# (`--no-compiled`) or in compiled code (`--compiled`, where numba is installed) at every size.
+PROJECT = "project"
+PYTHON = "project-python"
 COMPILED = "project-compiled"
-PROJECT_TOOLS = ("project", COMPILED)
+PROJECT_TOOLS = (PROJECT, PYTHON, COMPILED)
 TOOLS = (*PROJECT_TOOLS, "huggingface", "rustbpe")
 APP = "app"  # BPETokenizer.train on the text whole, as the app and the API train: asked for by name
 # ... in each alphabet and pre-tokenizer: "app" is bytes with GPT-2's split, as the peers
@@ -94,7 +101,7 @@ FIRST_USE_MERGES = 1_000
 def run_job(kind: str, corpus: str, merges: int) -> dict:
     """The job itself (in the child): train to ``merges`` merges, byte-level, GPT-2 split."""
     if kind in PROJECT_TOOLS:
-        return _project_job(Path(corpus), merges, compiled=kind == COMPILED)
+        return _project_job(Path(corpus), merges, compiled={PROJECT: None, PYTHON: False, COMPILED: True}[kind])
     if kind == "huggingface":
         from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
@@ -138,16 +145,18 @@ def _lines(path: Path, block_bytes: int = 1 << 20) -> Iterator[str]:
             yield piece + file.readline()
 
 
-def _project_job(corpus: Path, merges: int, compiled: bool) -> dict:
+def _project_job(corpus: Path, merges: int, compiled: bool | None) -> dict:
     """``bpe count`` on every core, then ``bpe train`` with its defaults (10 runners-up a
-    step), or ``bpe train --compiled`` (none), the run file included; and where the time
-    went (`PHASES`)."""
+    step), its merges in compiled code or not (None: as it chooses unasked), the run file
+    included; and where the time went (`PHASES`)."""
 
     started = time.perf_counter()
     progress: list = []
     counts = count_corpus([corpus], alphabet="bytes", pretokenizer="gpt2", on_progress=progress.append)
     counted = time.perf_counter() - started
-    run = train_run_from_counts(counts, target_vocab_size=256 + merges, top_k=0 if compiled else 10, compiled=compiled)
+    if compiled is None:  # (the merge phase's own choice, made here to report it)
+        compiled = compiled_by_default(TrainingSettings(target_vocab_size=256 + merges), counts.characters)
+    run = train_run_from_counts(counts, target_vocab_size=256 + merges, top_k=10, compiled=compiled)
     written = time.perf_counter()
     run_file = run_file_bytes(run, source=RunSource(name=corpus.stem), sample=counts.heldout_text)
     written = time.perf_counter() - written
@@ -160,6 +169,7 @@ def _project_job(corpus: Path, merges: int, compiled: bool) -> dict:
         steps = {"pair index": indexed, "merges": run.training_seconds - indexed}
     return {
         "merges": len(run.steps),
+        "compiled": compiled,
         "count_s": counted,
         "merge_s": run.training_seconds,
         "chunks": len(counts.chunks),
@@ -331,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     for number, kind in enumerate(args.corpus.split(","), start=1):
         corpora = open_corpus.build_open_corpora(sizes) if kind == "open" else build_corpora(sizes)
         distinct = open_corpus.distinct_chunks(list(corpora.values()))
-        if COMPILED in tools and first_use is None:
+        compiling = COMPILED in tools or (PROJECT in tools and max(sizes) >= COMPILED_FROM_CHARACTERS)
+        if compiling and first_use is None:
             first_use = compiled_first_use(corpora[min(sizes)].path)
             print(f"\n[scale] {first_use_line(first_use)}")
         print(f"\n[scale] table {number}: the {CORPORA[kind]}")
@@ -366,11 +377,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def first_use_line(first_use: dict) -> str:
-    """``"project-compiled's first use (1M characters to 1,000 merges) compiles its merge loop: 14.1 s, 310 MB; ..."``."""
+    """``"The compiled merge loop's first use (1M characters to 1,000 merges) compiles it: 14.1 s, 310 MB; ..."``."""
     first, cached = first_use["first"], first_use["cached"]
     return (
-        f"project-compiled's first use ({size_name(FIRST_USE_CHARACTERS)} characters to {FIRST_USE_MERGES:,} merges) "
-        f"compiles its merge loop: {first['wall_s']:.1f} s, {first['peak_mb']:.0f} MB; once numba has cached it, "
+        f"The compiled merge loop's first use ({size_name(FIRST_USE_CHARACTERS)} characters to "
+        f"{FIRST_USE_MERGES:,} merges) compiles it: {first['wall_s']:.1f} s, {first['peak_mb']:.0f} MB; once numba has cached it, "
         f"{cached['wall_s']:.1f} s, {cached['peak_mb']:.0f} MB. The rows below are timed after it"
     )
 
@@ -400,7 +411,8 @@ def _print_rows(size: int, merges: int, measured: dict[str, Measured]) -> None:
             f"  {merges:>7,} {tool:<25} {m.wall_s:>8.1f} {m.cpu_s:>8.1f} {m.peak_mb:>8.0f} "
             f"{m.peak_mb / (size / 1e6):>10.2f} {wall_ratio:>15} {rss_ratio:>14}"
             + (
-                f"   (count {m.result['count_s']:.1f} s, merge {m.result['merge_s']:.1f} s, {m.result['chunks']:,} chunks, "
+                f"   (count {m.result['count_s']:.1f} s, merge {m.result['merge_s']:.1f} s"
+                f"{' compiled' if m.result['compiled'] else ' in Python'}, {m.result['chunks']:,} chunks, "
                 f"{m.result['merges']:,} merges)"
                 if tool in PROJECT_TOOLS
                 else f"   ({m.result['merges']:,} merges, {m.result['read_mb']:.0f} MB once the text is read: "
@@ -447,7 +459,7 @@ def _print_targets(rows: list[dict], agreement: dict | None, smallest: int, corp
             f"  100M characters -> 32,000 merges in <= {TARGET_SECONDS_100M:.0f} s: {fast['wall_s']:.1f} s, {verdict}"
         )
     else:
-        print("  100M characters -> 32,000 merges in <= 30 s: not measured (add 100M to --sizes)")
+        print("  100M characters -> 32,000 merges in <= 30 s: not measured (add 100M to --sizes and 32000 to --merges)")
     theirs = row(1_000_000_000, 50_000, "rustbpe")
     for tool in PROJECT_TOOLS:
         ours = row(1_000_000_000, 50_000, tool)

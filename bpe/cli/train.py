@@ -52,7 +52,7 @@ from bpe.errors import BpeError
 from bpe.io.files import check_distinct_paths, check_writable_target, staged_files
 from bpe.run import TrainingRun
 from bpe.scale.chunk_counts import ChunkCounts
-from bpe.scale.compiled_merges import check_compiled_settings
+from bpe.scale.compiled_merges import COMPILED_FROM_CHARACTERS, check_compiled_settings
 from bpe.scale.counts_file import read_counts
 from bpe.scale.merge_phase import train_run_from_counts
 from bpe.scale.run_file import MAX_MERGES, RunSource, check_run_fits, read_run_file, run_file_bytes
@@ -106,15 +106,15 @@ def add_train_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
     p.add_argument(
         "--top-k",
         type=between(0, MAX_TOP_K),
-        help=f"competing pairs the run file records per merge (0 to {MAX_TOP_K}; default {DEFAULT_TOP_K}, "
-        "0 with --compiled)",
+        help=f"competing pairs the run file records per merge (0 to {MAX_TOP_K}; default {DEFAULT_TOP_K})",
     )
     p.add_argument("--engine", choices=sorted(ENGINES), help=f"default {DEFAULT_ENGINE}")
     p.add_argument(
         "--compiled",
-        action="store_true",
-        help="the merges in compiled code (numba): the fast engine's merges, no competing pairs, ties by first "
-        "occurrence (bpe/scale/compiled_merges.py)",
+        action=argparse.BooleanOptionalAction,
+        help="the merges in compiled code (numba): the fast engine's steps, ties by first occurrence "
+        f"(bpe/scale/compiled_merges.py); default: from {COMPILED_FROM_CHARACTERS // 1_000_000}M characters up, "
+        "where numba is installed and the settings allow",
     )
     add_max_vocab_characters_option(p)
     rules = p.add_argument_group("the training rule")
@@ -167,7 +167,7 @@ def run_train(args) -> int:
             setattr(args, field, default if getattr(args, field) is None else getattr(args, field))
         return run_parity_training(args)
     refuse_contradictions(args)
-    args.top_k = (0 if args.compiled else DEFAULT_TOP_K) if args.top_k is None else args.top_k
+    args.top_k = DEFAULT_TOP_K if args.top_k is None else args.top_k
     args.engine = args.engine or DEFAULT_ENGINE
     merging = apply_train_preset(args)
     # The settings are checked before counting or reading the counts, which may take minutes

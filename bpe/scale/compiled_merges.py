@@ -1,12 +1,14 @@
-"""The merge phase in compiled code: the fast engine's merges in one compiled loop, for a
-run that records no runners-up (``top_k=0``) under the first-occurrence tie rule.
+"""The merge phase in compiled code: the fast engine's steps, runners-up and count changes
+included, from one compiled loop, under the first-occurrence tie rule.
 
-`bpe.fast` is the engine every page and test reads, and the merge phase's by default; this
-module is the same algorithm written for numba, which compiles it to machine code on first
-use (cached on disk after). It exists for one measured case: the merge phase of a 1 GB
-corpus, where the pure-Python loop was the slowest step after the split (docs/speed.md).
-numba is optional: without it, asking for this says how to install it, in one line, and
-the two pure-Python engines do everything else. The kernel itself is `bpe.scale.merge_kernel`.
+`bpe.fast` is the engine every page and test reads; this module is the same algorithm
+written for numba, which compiles it to machine code on first use (cached on disk after).
+It exists for one measured case: the merge phase of a big corpus, where the pure-Python
+loop was the slowest step after the split (docs/speed.md). So the merge phase runs it from
+`COMPILED_FROM_CHARACTERS` up, where it can (`compiled_by_default`), and the fast engine
+below. numba is optional: without it,
+asking for this says how to install it, in one line, and the two pure-Python engines do
+everything else. The kernel itself is `bpe.scale.merge_kernel`.
 
 The layout is the fast engine's (`bpe.fast._Sequence`): the chunks laid end to end in one
 array of token ids with an edge slot between them; a merged token sits at its first base
@@ -35,6 +37,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator
 from functools import cache
+from importlib.util import find_spec
 
 from bpe.errors import BpeError
 from bpe.fast import DEAD, SWEEP_SLACK, edge_symbol, spelled_words
@@ -63,20 +66,41 @@ _STOPS = (
 )
 
 
-def check_compiled_settings(settings: TrainingSettings) -> None:
-    """`BpeError` naming the setting when the compiled merge loop cannot train under it."""
+# The corpus size, in characters, from which the merge phase runs compiled by default. Its
+# price is memory: numba and the loaded loop take about 110 MB in any job, most of a small
+# one's peak. 16 M characters to 50,000 merges peak at about 200 MB compiled against 51 MB
+# in Python; from 100 M up the compiled job stays under the 4 MB a million characters the
+# pipeline keeps to (docs/speed.md has the table).
+COMPILED_FROM_CHARACTERS = 100_000_000
+
+
+def compiled_settings_problem(settings: TrainingSettings) -> str | None:
+    """Why the compiled merge loop cannot train under ``settings``, naming the setting; None if it can."""
     if settings.engine != DEFAULT_ENGINE:
-        raise BpeError(
-            f"compiled merges are the {DEFAULT_ENGINE} engine's: engine {settings.engine!r} trains in Python"
-        )
-    if settings.top_k:
-        raise BpeError(
-            f"compiled merges record no competing pairs: give top_k=0 (top_k={settings.top_k} needs the fast engine)"
-        )
+        return f"compiled merges are the {DEFAULT_ENGINE} engine's: engine {settings.engine!r} trains in Python"
     if settings.tie_rule != FIRST_OCCURRENCE:
-        raise BpeError(
+        return (
             f"compiled merges break ties by first occurrence only: tie_rule {settings.tie_rule!r} needs the fast engine"
         )
+    return None
+
+
+def check_compiled_settings(settings: TrainingSettings) -> None:
+    """`BpeError` naming the setting when the compiled merge loop cannot train under it."""
+    problem = compiled_settings_problem(settings)
+    if problem is not None:
+        raise BpeError(problem)
+
+
+def compiled_by_default(settings: TrainingSettings, characters: int) -> bool:
+    """Whether a merge phase given no choice runs compiled: on ``characters`` from
+    `COMPILED_FROM_CHARACTERS` up, under settings it can train, with numba installed (found,
+    not imported: a small corpus never pays for loading it)."""
+    return (
+        characters >= COMPILED_FROM_CHARACTERS
+        and compiled_settings_problem(settings) is None
+        and find_spec("numba") is not None
+    )
 
 
 def compiled_step_stream(words: Iterable, base: list, settings: TrainingSettings, *, token_ids: dict) -> StepStream:
@@ -87,6 +111,7 @@ def compiled_step_stream(words: Iterable, base: list, settings: TrainingSettings
         initial_tokens(settings.special_tokens, base, settings.alphabet),
         target_vocab_size=settings.target_vocab_size,
         minimum_pair_frequency=settings.minimum_pair_frequency,
+        top_k=settings.top_k,
         max_vocab_characters=settings.max_vocab_characters,
         token_ids=token_ids,
     )
@@ -99,12 +124,12 @@ def compiled_steps(
     *,
     target_vocab_size: int,
     minimum_pair_frequency: int,
+    top_k: int = 0,
     max_vocab_characters: int | None = None,
     token_ids: dict | None = None,
 ) -> Iterator[MergeStep]:
-    """Yield the same `MergeStep` stream as `bpe.fast.fast_steps` with ``top_k=0`` (no
-    runners-up) and the first-occurrence tie rule, all merges learned in one call before
-    the first step comes out."""
+    """Yield the same `MergeStep` stream as `bpe.fast.fast_steps` under the
+    first-occurrence tie rule, all merges learned in one call before the first step comes out."""
     kernel = _kernel()
     import numpy as np
 
@@ -130,18 +155,35 @@ def compiled_steps(
         minimum_pair_frequency,
         -1 if max_vocab_characters is None else max_vocab_characters,
         CHANGES_KEPT,
+        top_k,
         DEAD,
         SWEEP_SLACK,
     )
     del symbols
-    lefts, rights, made, frequencies, lengths, change_ends, changed_lefts, changed_rights, deltas, stop = learned
-    start = 0
-    for number, (a, b, token_id, frequency, length, end) in enumerate(
+    lefts, rights, made, frequencies, lengths, change_ends, top_ends, *rest = learned
+    changed_lefts, changed_rights, deltas, top_lefts, top_rights, top_counts, stop = rest
+    start = top_start = 0
+    for number, (a, b, token_id, frequency, length, end, top_end) in enumerate(
         zip(
-            lefts.tolist(), rights.tolist(), made.tolist(), frequencies.tolist(), lengths.tolist(), change_ends.tolist()
+            lefts.tolist(),
+            rights.tolist(),
+            made.tolist(),
+            frequencies.tolist(),
+            lengths.tolist(),
+            change_ends.tolist(),
+            top_ends.tolist(),
         ),
         1,
     ):
+        top_pairs = [  # (before the merge: its token is not in `vocab` yet)
+            ((vocab[x], vocab[y]), found)
+            for x, y, found in zip(
+                top_lefts[top_start:top_end].tolist(),
+                top_rights[top_start:top_end].tolist(),
+                top_counts[top_start:top_end].tolist(),
+            )
+        ]
+        top_start = top_end
         token = vocab[a] + vocab[b]
         new = token_id == len(vocab)
         if new:
@@ -160,7 +202,7 @@ def compiled_steps(
             token=token,
             token_id=token_id,
             frequency=frequency,
-            top_pairs=(),
+            top_pairs=top_pairs,
             changes=changes,
             sequence_length=length,
             vocab_size=len(vocab),

@@ -183,6 +183,44 @@ def _kept_changes(change, touched, touched_count, kept):
 
 
 @njit(cache=True, nogil=True)
+def _rare_pairs(
+    symbols, span, edge, keys, indexes, count, minimum, taken, search, ranked_pairs,
+    ranked, ranked_left, ranked_right, ranked_count,
+):  # fmt: skip
+    """Fill ``ranked`` after its first ``ranked_pairs`` with the best pairs counted fewer
+    than ``minimum`` times (the heap holds none of them), as many as fit; return how many
+    it holds. Near the end of training, when fewer pairs than the runners-up asked for can
+    win, the steps show these too, as the fast engine's do: found by reading the whole
+    sequence, each pair at its first position, ranked by count and then by that position
+    (read in order, a later pair of the same count goes after: 'ab' twice at 3 and 'cd'
+    twice at 1 rank 'cd', 'ab')."""
+    wanted = ranked.shape[0]
+    for p in range(symbols.shape[0] - 1):
+        left = symbols[p]
+        if left < 0 or left == edge:  # inside a token, or between chunks
+            continue
+        right = symbols[p + span[left]]
+        if right == edge:
+            continue
+        pair = indexes[_slot(keys, (np.int64(left) << 32) | right)]
+        now = count[pair]
+        if now >= minimum or taken[pair] == search:
+            continue
+        taken[pair] = search
+        if ranked_pairs == wanted and now <= ranked_count[wanted - 1]:
+            continue  # no better than the last one kept
+        j = min(ranked_pairs, wanted - 1)
+        while j > 0 and ranked_count[j - 1] < now:  # (the heap's pairs, counted more, stay first)
+            ranked[j], ranked_left[j], ranked_right[j], ranked_count[j] = (
+                ranked[j - 1], ranked_left[j - 1], ranked_right[j - 1], ranked_count[j - 1]
+            )  # fmt: skip
+            j -= 1
+        ranked[j], ranked_left[j], ranked_right[j], ranked_count[j] = pair, left, right, now
+        ranked_pairs = min(ranked_pairs + 1, wanted)
+    return ranked_pairs
+
+
+@njit(cache=True, nogil=True)
 def learn_merges(
     symbols,
     chunk_lengths,
@@ -194,6 +232,7 @@ def learn_merges(
     minimum,
     max_chars,
     kept,
+    top_k,
     dead,
     sweep_slack,
 ):
@@ -203,10 +242,12 @@ def learn_merges(
     ``contents`` (code units) up to each of ``content_ends``.
 
     Returns, per merge: its pair's ids, its token's id (a new token's is the next id),
-    its frequency, the sequence length after it, where its count changes end; then the
-    changes (pair ids, delta: the ``kept`` largest and any tied with the last) and the stop
-    (an index into `bpe.scale.compiled_merges._STOPS`). The heap is swept of pairs that cannot win
-    when it has gained ``sweep_slack`` entries and doubled since the last sweep.
+    its frequency, the sequence length after it, where its count changes end, where its
+    top pairs end; then the changes (pair ids, delta: the ``kept`` largest and any tied
+    with the last), the ``top_k`` best pairs before each merge, the winner first (pair ids,
+    count), and the stop (an index into `bpe.scale.compiled_merges._STOPS`). The heap is
+    swept of pairs that cannot win when it has gained ``sweep_slack`` entries and doubled
+    since the last sweep.
     """
     n = symbols.shape[0]
     chunk_of, weight, length = _chunk_weights(chunk_lengths, frequencies, n)
@@ -295,6 +336,19 @@ def learn_merges(
     changed_right = np.empty(1 << 14, np.int32)
     changed_by = np.empty(1 << 14, np.int64)
     changes = 0
+    top_end = np.empty(1024, np.int64)
+    top_left = np.empty(1024 if top_k else 0, np.int32)
+    top_right = np.empty(1024 if top_k else 0, np.int32)
+    top_count = np.empty(1024 if top_k else 0, np.int64)
+    tops = 0
+    # ---- one search's best pairs, in order: the winner, then the runners-up
+    wanted = max(top_k, 1)
+    ranked = np.empty(wanted, np.int64)
+    ranked_left = np.empty(wanted, np.int32)
+    ranked_right = np.empty(wanted, np.int32)
+    ranked_count = np.empty(wanted, np.int64)
+    taken = np.zeros(room, np.int64)  # the search that last ranked the pair (a second heap entry is dropped)
+    search = 0
     merges = 0
     spelled = np.int64(0)  # characters of the merges' tokens so far (`bpe.steps.over_budget`)
     stop = 0
@@ -305,13 +359,14 @@ def learn_merges(
         if tokens >= target:
             stop = 0
             break
-        # ---- the best pair: the heap's smallest entry that holds its pair's key now
-        best = -1
-        while len(heap) > 0:
+        # ---- the best pairs: the heap's smallest entries that hold their pair's key now
+        search += 1
+        found_pairs = 0
+        while found_pairs < wanted and len(heap) > 0:
             negative, first, pair = heapq.heappop(heap)
             now = count[pair]
-            if now < minimum:
-                continue  # merged away or too rare: a merge that lifts it pushes it again
+            if now < minimum or taken[pair] == search:
+                continue  # merged away or too rare (a merge that lifts it pushes it again), or ranked already
             if -negative != now:
                 if -negative > now:  # it fell: back with its count (a grown one has its own entry)
                     heapq.heappush(heap, (-now, np.int64(max(first, first_hint[pair])), pair))
@@ -333,8 +388,20 @@ def learn_merges(
             if found != first:
                 heapq.heappush(heap, (-now, np.int64(found), pair))
                 continue
-            best = pair
-            break
+            taken[pair] = search
+            ranked[found_pairs], ranked_left[found_pairs], ranked_right[found_pairs] = pair, a, b
+            ranked_count[found_pairs] = now
+            found_pairs += 1
+        # the runners-up go back as they were: their keys are the ones they hold now
+        for j in range(1, found_pairs):
+            heapq.heappush(heap, (-ranked_count[j], first_hint[ranked[j]], ranked[j]))
+        best = ranked[0] if found_pairs > 0 else -1
+        ranked_pairs = found_pairs
+        if 0 < found_pairs < top_k and minimum > 1:  # too few pairs can win: the rare ones follow
+            ranked_pairs = _rare_pairs(
+                symbols, span, edge, keys, indexes, count, minimum, taken, search, found_pairs,
+                ranked, ranked_left, ranked_right, ranked_count,
+            )  # fmt: skip
         if best < 0:
             stop = 1  # no pair left, unless one occurs too rarely to win
             for pair in range(pairs):
@@ -390,6 +457,7 @@ def learn_merges(
             change_stamp = _grown(change_stamp, room)
             change = _grown(change, room)
             listed_stamp = _grown(listed_stamp, room)
+            taken = _grown(taken, room)
         keys, indexes = _rehashed(keys, indexes, pairs + 2 * occurrences)
         stamp += 1
         touched_count = 0
@@ -447,6 +515,7 @@ def learn_merges(
                     first_hint[pair] = at
                     change_stamp[pair] = 0
                     listed_stamp[pair] = 0
+                    taken[pair] = 0
                 else:
                     pair = indexes[slot]
                 count[pair] += delta
@@ -494,6 +563,16 @@ def learn_merges(
             if listed_stamp[pair] == stamp and count[pair] >= minimum:
                 heapq.heappush(heap, (-count[pair], first_hint[pair], np.int64(pair)))
         change_end[merges] = changes
+        if top_k:
+            top_left = _grown(top_left, tops + ranked_pairs)
+            top_right = _grown(top_right, tops + ranked_pairs)
+            top_count = _grown(top_count, tops + ranked_pairs)
+            top_left[tops : tops + ranked_pairs] = ranked_left[:ranked_pairs]
+            top_right[tops : tops + ranked_pairs] = ranked_right[:ranked_pairs]
+            top_count[tops : tops + ranked_pairs] = ranked_count[:ranked_pairs]
+            tops += ranked_pairs
+        top_end = _grown(top_end, merges + 1)
+        top_end[merges] = tops
         merges += 1
 
         # ---- entries of pairs that can no longer win pile up: swept when the heap doubles
@@ -510,8 +589,12 @@ def learn_merges(
         merge_frequency[:merges],
         merge_length[:merges],
         change_end[:merges],
+        top_end[:merges],
         changed_left[:changes],
         changed_right[:changes],
         changed_by[:changes],
+        top_left[:tops],
+        top_right[:tops],
+        top_count[:tops],
         stop,
     )

@@ -8,9 +8,9 @@ words ``[(l o w, 1), ( l o w, 1), ( l o w e r, 1)]``; the pair ``(l, o)`` counts
 as in the text, and the first merge is ``l + o`` either way.
 
 The engine is the fast one (`bpe.fast`) over these weighted words, or its loop in compiled
-code (``compiled=True``, `bpe.scale.compiled_merges`: the same merges, no runners-up), and the run is
-recorded compactly (`bpe.recorded.RecordedSteps`, spilled to a temporary file as it
-grows), so a run of 100,000 merges fits beside the engine. The held-out part of the
+code (`bpe.scale.compiled_merges`: the same steps; by default from 100 M characters up,
+where numba is installed), and the run is recorded compactly (`bpe.recorded.RecordedSteps`,
+spilled to a temporary file as it grows), so a run of 100,000 merges fits beside the engine. The held-out part of the
 table gives the held-out curve as `bpe.run.train_run` gives it for held-out text.
 """
 
@@ -27,7 +27,7 @@ from bpe.fast import HeldOutTracker
 from bpe.recorded import RecordedSteps, SpilledColumn
 from bpe.run import ProgressCallback, TrainingRun
 from bpe.scale.chunk_counts import ChunkCounts
-from bpe.scale.compiled_merges import compiled_step_stream
+from bpe.scale.compiled_merges import compiled_by_default, compiled_step_stream
 from bpe.specials import NOTHING_BUT_SPECIALS, initial_tokens, special_words
 from bpe.steps import DEFAULT_TIE_RULE
 from bpe.training import DEFAULT_ENGINE, DEFAULT_TOP_K, TrainingSettings, check_vocab_size, engine_steps
@@ -42,13 +42,14 @@ def train_run_from_counts(
     top_k: int = DEFAULT_TOP_K,
     engine: str = DEFAULT_ENGINE,
     max_vocab_characters: int | None = None,
-    compiled: bool = False,
+    compiled: bool | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
     """The merge phase: train on a counts table (`bpe.scale.chunk_counts`), as `train_run` trains on
     the text it was counted from, held-out part included: the same steps, merge for merge.
-    ``compiled``: the merges in compiled code (needs numba, ``top_k=0`` and the
-    first-occurrence tie rule; `bpe.scale.compiled_merges`).
+    ``compiled``: the merges in compiled code (needs numba and the first-occurrence tie
+    rule; `bpe.scale.compiled_merges`), or not; None: compiled where
+    `bpe.scale.compiled_merges.compiled_by_default` says so (a big corpus).
 
     Base characters come from the training and held-out parts together, as `train_run`
     takes them from the training and held-out text."""
@@ -91,7 +92,7 @@ def train_run_from_words(
     training_characters: int,
     heldout_words: Iterable = (),
     heldout_characters: int = 0,
-    compiled: bool = False,
+    compiled: bool | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
     """Train on distinct chunks and their counts (the merge phase of a corpus too big to
@@ -117,6 +118,8 @@ def train_run_from_words(
     # tokens first, then the base tokens.
     initial = initial_tokens(settings.special_tokens, base, settings.alphabet)
     recorded = RecordedSteps(initial, spill=True)
+    if compiled is None:
+        compiled = compiled_by_default(settings, training_characters)
     steps = compiled_step_stream if compiled else engine_steps
     stream = steps(counted, base, settings, token_ids=recorded.ids)
     heldout = HeldOutTracker(heldout_words, initial, settings.target_vocab_size)

@@ -23,7 +23,10 @@ def test_rustbpe_pieces_give_back_the_file_exactly(tmp_path):
 def test_an_unknown_corpus_or_tool_is_named(capsys):
     for argv, message in (
         (["--corpus", "open,wide"], "unknown corpus wide: choose from open, closed"),
-        (["--tools", "app,x"], "unknown tool x: choose from project, project-compiled, huggingface, rustbpe, app"),
+        (
+            ["--tools", "app,x"],
+            "unknown tool x: choose from project, project-python, project-compiled, huggingface, rustbpe, app",
+        ),
     ):
         with pytest.raises(SystemExit):
             scale.main(argv)
@@ -62,7 +65,8 @@ def test_the_projects_jobs_count_train_and_say_where_the_time_went(tmp_path, too
     corpus.write_text("the cat sat on the mat, the dog sat on the log.\n" * 200, encoding="utf-8")
     result = scale.run_job(tool, str(corpus), 12)
     assert result["merges"] == 12 and result["chunks"] == 11 and result["run_file_bytes"] > 0
-    in_one = {"pair index"} if tool == "project-compiled" else set()  # (its merges hold its pair index)
+    assert result["compiled"] == (tool == "project-compiled")  # ("project" compiles from 100M characters)
+    in_one = {"pair index"} if result["compiled"] else set()  # (its merges hold its pair index)
     assert set(result["phases"]) == set(scale.PHASES) - in_one
 
 
@@ -97,6 +101,6 @@ def test_the_compiled_loops_first_use_is_timed_with_an_empty_cache_then_with_num
     )
     assert (first_use["first"]["wall_s"], first_use["cached"]["wall_s"]) == (9.0, 7.0)
     assert scale.first_use_line(first_use).startswith(
-        "project-compiled's first use (1M characters to 1,000 merges) compiles its merge loop: 9.0 s, 250 MB; "
+        "The compiled merge loop's first use (1M characters to 1,000 merges) compiles it: 9.0 s, 250 MB; "
         "once numba has cached it, 7.0 s, 150 MB."
     )

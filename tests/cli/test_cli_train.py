@@ -242,29 +242,26 @@ def test_an_output_that_is_the_counts_file_or_the_other_output_is_refused(counts
     assert not same.exists()
 
 
-def test_compiled_merges_write_the_fast_engines_run_without_runners_up(counts_file, tmp_path, capsys):
+def test_compiled_merges_write_the_fast_engines_run(counts_file, tmp_path, capsys):
     pytest.importorskip("numba", reason="--compiled needs numba (requirements.txt installs it)")
     run_path = tmp_path / "s.bperun"
     argv = ["train", "--counts", str(counts_file), "--vocab-size", "1000", "--run-output", str(run_path), "--compiled"]
     status = main(argv)
     out, err = capsys.readouterr()
     assert status == 0, err
-    expected = train_run(
-        TRAIN, target_vocab_size=1000, alphabet="bytes", pretokenizer="gpt2", heldout_text=HELDOUT, top_k=0
-    )
+    expected = train_run(TRAIN, target_vocab_size=1000, alphabet="bytes", pretokenizer="gpt2", heldout_text=HELDOUT)
     loaded = read_run_file(run_path)
-    assert list(loaded.run.steps) == expected.steps and loaded.run.settings.top_k == 0
+    assert list(loaded.run.steps) == expected.steps and loaded.run.settings.top_k == 10
     assert loaded.run.heldout_lengths == expected.heldout_lengths
     assert "744 merges" in out
+    in_python = tmp_path / "python.bperun"
+    assert main([*argv[:-3], "--run-output", str(in_python), "--no-compiled"]) == 0, capsys.readouterr().err
+    assert list(read_run_file(in_python).run.steps) == expected.steps
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (
-            ["--top-k", "3"],
-            "error: compiled merges record no competing pairs: give top_k=0 (top_k=3 needs the fast engine)",
-        ),
         (
             ["--tie-rule", "huggingface"],
             "error: compiled merges break ties by first occurrence only: tie_rule 'huggingface'",

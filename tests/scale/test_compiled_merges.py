@@ -1,5 +1,6 @@
-"""The merge phase in compiled code gives the fast engine's steps (``top_k=0``), merge for merge."""
+"""The merge phase in compiled code gives the fast engine's steps, runners-up included, merge for merge."""
 
+import dataclasses
 import sys
 
 import pytest
@@ -10,7 +11,12 @@ from hypothesis import strategies as st
 from bpe.errors import BpeError
 from bpe.fast import fast_steps
 from bpe.scale import compiled_merges
-from bpe.scale.compiled_merges import check_compiled_settings, compiled_steps
+from bpe.scale.compiled_merges import (
+    COMPILED_FROM_CHARACTERS,
+    check_compiled_settings,
+    compiled_by_default,
+    compiled_steps,
+)
 from bpe.specials import initial_tokens
 from bpe.steps import StopReason
 from bpe.training import TrainingSettings, prepare_base_tokens, prepare_words
@@ -20,7 +26,8 @@ pytest.importorskip("numba", reason="compiled merges need numba (requirements.tx
 
 def both(words, base, **options):
     """The fast engine's and the compiled loop's steps and stop reasons over ``words``."""
-    fast, made = fast_steps(words, base, top_k=0, **options), compiled_steps(words, base, **options)
+    options.setdefault("top_k", 0)
+    fast, made = fast_steps(words, base, **options), compiled_steps(words, base, **options)
     fast_list, made_list = [], []
     fast_stop = yield_all(fast, fast_list)
     made_stop = yield_all(made, made_list)
@@ -51,9 +58,17 @@ texts = st.text(alphabet=st.sampled_from("ab c\n"), min_size=1, max_size=60)
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(text=texts, extra=st.integers(0, 40), min_freq=st.integers(1, 3), budget=st.none() | st.integers(1, 200))
-def test_compiled_agrees_with_fast_on_generated_text(text, extra, min_freq, budget):
-    assert_same(text, len(set(text)) + extra, minimum_pair_frequency=min_freq, max_vocab_characters=budget)
+@given(
+    text=texts,
+    extra=st.integers(0, 40),
+    min_freq=st.integers(1, 3),
+    budget=st.none() | st.integers(1, 200),
+    top_k=st.integers(0, 12),
+)
+def test_compiled_agrees_with_fast_on_generated_text(text, extra, min_freq, budget, top_k):
+    # Runners-up too: near the end, fewer pairs than asked for reach the minimum, and the
+    # rarer ones follow them, ranked by count and first position.
+    assert_same(text, len(set(text)) + extra, minimum_pair_frequency=min_freq, max_vocab_characters=budget, top_k=top_k)
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
@@ -63,8 +78,9 @@ def test_compiled_agrees_with_fast_on_generated_text(text, extra, min_freq, budg
     alphabet=st.sampled_from(["characters", "bytes"]),
     pretokenizer=st.sampled_from([None, "whitespace", "gpt2", "gpt4"]),
     specials=st.sampled_from([(), ("<|endoftext|>",), ("<|endoftext|>", "ab")]),
+    top_k=st.sampled_from([0, 3]),
 )
-def test_compiled_agrees_on_any_unicode_in_every_mode(text, extra, alphabet, pretokenizer, specials):
+def test_compiled_agrees_on_any_unicode_in_every_mode(text, extra, alphabet, pretokenizer, specials, top_k):
     text = "<|endoftext|>".join([text, text[::-1], "ab"]) if specials else text
     base = 256 if alphabet == "bytes" else len(set(text))
     assert_same(
@@ -74,6 +90,7 @@ def test_compiled_agrees_on_any_unicode_in_every_mode(text, extra, alphabet, pre
         pretokenizer=pretokenizer,
         special_tokens=specials,
         minimum_pair_frequency=1,
+        top_k=top_k,
     )
 
 
@@ -82,14 +99,15 @@ def test_compiled_agrees_on_any_unicode_in_every_mode(text, extra, alphabet, pre
     words=WEIGHTED_CHUNKS,
     extra=st.integers(1, 30),
     floor=CHUNK_FLOORS,
+    top_k=st.sampled_from([0, 5]),
 )
-def test_compiled_agrees_on_chunks_of_any_frequency_with_the_heap_swept_always(words, extra, floor):
+def test_compiled_agrees_on_chunks_of_any_frequency_with_the_heap_swept_always(words, extra, floor, top_k):
     # Counts past 2**32, and a heap swept of stale entries at every chance (no slack).
     base = sorted({symbol for chunk, _ in words for symbol in chunk})
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(compiled_merges, "SWEEP_SLACK", 0)
         fast, made, fast_stop, made_stop = both(
-            words, base, target_vocab_size=len(base) + extra, minimum_pair_frequency=floor
+            words, base, target_vocab_size=len(base) + extra, minimum_pair_frequency=floor, top_k=top_k
         )
     assert made == fast and made_stop == fast_stop
 
@@ -97,6 +115,7 @@ def test_compiled_agrees_on_chunks_of_any_frequency_with_the_heap_swept_always(w
 @pytest.mark.parametrize("text", ["aaaa", "abababab", "aaabdaaabac", "abcabcabc abcabc", "\n\n\n \n \n"])
 def test_compiled_agrees_when_training_runs_out_of_pairs(text):
     assert assert_same(text, 100, minimum_pair_frequency=1)
+    assert assert_same(text, 100, minimum_pair_frequency=2, top_k=4)
 
 
 @pytest.mark.shared_data
@@ -110,14 +129,17 @@ def test_compiled_agrees_when_training_runs_out_of_pairs(text):
 )
 def test_compiled_agrees_on_real_corpora(name, chars, vocab, alphabet, pretokenizer):
     text = shared_file(name).read_text(encoding="utf-8")[:chars]
-    assert assert_same(text, vocab, alphabet=alphabet, pretokenizer=pretokenizer, minimum_pair_frequency=2)
+    steps = assert_same(text, vocab, alphabet=alphabet, pretokenizer=pretokenizer, minimum_pair_frequency=2, top_k=10)
+    assert all(len(step.top_pairs) == 10 for step in steps)
 
 
 def test_compiled_agrees_on_the_shipped_text_with_the_heap_swept_always():
     text = (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")[:50_000]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(compiled_merges, "SWEEP_SLACK", 0)
-        steps = assert_same(text, 256 + 600, alphabet="bytes", pretokenizer="whitespace", minimum_pair_frequency=1)
+        steps = assert_same(
+            text, 256 + 600, alphabet="bytes", pretokenizer="whitespace", minimum_pair_frequency=1, top_k=10
+        )
     assert len(steps) == 600
 
 
@@ -127,10 +149,6 @@ def test_compiled_agrees_on_the_shipped_text_with_the_heap_swept_always():
 @pytest.mark.parametrize(
     "options,expected",
     [
-        (
-            {"top_k": 10},
-            r"^compiled merges record no competing pairs: give top_k=0 \(top_k=10 needs the fast engine\)$",
-        ),
         (
             {"top_k": 0, "tie_rule": "lexicographic"},
             r"^compiled merges break ties by first occurrence only: tie_rule 'lexicographic'",
@@ -157,3 +175,16 @@ def test_without_numba_it_says_how_to_install_it(monkeypatch):
     finally:
         compiled_merges._kernel.cache_clear()
     assert StopReason.TARGET_REACHED in compiled_merges._STOPS
+
+
+# ---------- when the merge phase runs it unasked
+
+
+def test_a_corpus_from_the_threshold_up_trains_compiled_where_it_can(monkeypatch):
+    settings = TrainingSettings(target_vocab_size=300)
+    assert compiled_by_default(settings, COMPILED_FROM_CHARACTERS)
+    assert not compiled_by_default(settings, COMPILED_FROM_CHARACTERS - 1)
+    for other in ({"tie_rule": "huggingface"}, {"engine": "reference"}):  # settings it cannot train under
+        assert not compiled_by_default(dataclasses.replace(settings, **other), COMPILED_FROM_CHARACTERS)
+    monkeypatch.setitem(sys.modules, "numba", None)  # as when numba is not installed
+    assert not compiled_by_default(settings, COMPILED_FROM_CHARACTERS)

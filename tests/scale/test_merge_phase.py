@@ -325,17 +325,36 @@ def test_a_merge_phase_keeps_its_runners_up_on_disk_and_writes_the_same_run_file
     assert run_file_bytes(run, source=source) == run_file_bytes(in_memory, source=source)
 
 
+def test_a_merge_phase_given_no_choice_runs_compiled_from_the_threshold_up(monkeypatch):
+    """`compiled=None` asks `compiled_by_default`: the same run either way, from the loop it names."""
+    pytest.importorskip("numba", reason="the compiled engine needs numba (requirements.txt installs it)")
+    from bpe.scale import compiled_merges
+
+    text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")[:100_000]
+    counts = counts_of(text, "", "bytes", "gpt2")
+    called = []
+    compiled_steps = compiled_merges.compiled_steps
+    monkeypatch.setattr(compiled_merges, "compiled_steps", lambda *a, **k: called.append(1) or compiled_steps(*a, **k))
+    in_python = train_run_from_counts(counts, target_vocab_size=600)
+    assert not called  # 100,000 characters: under the threshold
+    monkeypatch.setattr(compiled_merges, "COMPILED_FROM_CHARACTERS", len(text))
+    compiled = train_run_from_counts(counts, target_vocab_size=600)
+    assert called == [1]
+    assert list(compiled.steps) == list(in_python.steps) and compiled.settings.top_k == 10
+    assert compiled.heldout_lengths == in_python.heldout_lengths
+
+
 @pytest.mark.parametrize(("alphabet", "pretokenizer"), [("bytes", "gpt2"), ("characters", "whitespace")])
 def test_compiled_merges_train_the_counts_as_the_text_trains(tmp_path, alphabet, pretokenizer):
     """The merge phase with the compiled loop (`bpe.scale.compiled_merges`), through the counts file:
-    the fast engine's run on the text in memory, without runners-up, held-out curve included."""
+    the fast engine's run on the text in memory, runners-up and held-out curve included."""
     pytest.importorskip("numba", reason="the compiled engine needs numba (requirements.txt installs it)")
     text = (DATA_DIR / "tinyshakespeare.txt").read_text(encoding="utf-8")
     train, heldout = text[:400_000], text[-20_000:]
     path = tmp_path / "counts.parquet"
     write_counts(path, counts_of(train, heldout, alphabet, pretokenizer))
     base = 256 if alphabet == "bytes" else len(set(train + heldout))
-    options = dict(target_vocab_size=base + 1_500, top_k=0)
+    options = dict(target_vocab_size=base + 1_500, top_k=10)
     expected = train_run(train, alphabet=alphabet, pretokenizer=pretokenizer, heldout_text=heldout, **options)
     got = train_run_from_counts(read_counts(path), compiled=True, **options)
     assert list(got.steps) == expected.steps
