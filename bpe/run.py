@@ -26,6 +26,7 @@ from bpe.training import (
     TrainingSettings,
     check_vocab_size,
     engine_words,
+    prepare_base_tokens,
     settings_from,
     train_steps,
 )
@@ -220,7 +221,23 @@ class RunInTraining:
         """``stream`` and ``heldout``, when given, are a training rule's own (`bpe.variants`):
         its steps, and what applies each to the held-out text (``apply(step)``, ``lengths(merges)``)."""
         self._started = time.perf_counter()
-        self._stream = train_steps(text, settings) if stream is None else stream
+        # A rule of `bpe.variants` keeps its steps whole (Picky's carry their removals) and
+        # applies each to its own held-out tracker; the core's are recorded as numbers.
+        self._rule = heldout is not None
+        self._steps: RecordedSteps | list[MergeStep] = []
+        if stream is None:
+            # The record and the engine share one map of tokens to ids: at 50,000 merges a
+            # second one took 2.6 MB, and twice that at once when both grew past 43,690
+            # tokens, where a dict doubles its table.
+            base = settings.base_tokens
+            if base is None:
+                base = prepare_base_tokens(text, None, settings.alphabet, settings.special_tokens)
+                settings = replace(settings, base_tokens=tuple(base))
+            self._steps = RecordedSteps(initial_tokens(settings.special_tokens, list(base), settings.alphabet))
+            stream = train_steps(text, settings, token_ids=self._steps.ids)
+        elif not self._rule:
+            self._steps = RecordedSteps(initial_tokens(settings.special_tokens, stream.base_tokens, settings.alphabet))
+        self._stream = stream
         self.settings = settings
         self._heldout = (
             heldout
@@ -232,14 +249,6 @@ class RunInTraining:
             )
         )
         self._sizes = (len(text), initial_length(text, settings.alphabet, settings.special_tokens), len(heldout_text))
-        # A rule of `bpe.variants` keeps its steps whole (Picky's carry their removals) and
-        # applies each to its own held-out tracker; the core's are recorded as numbers.
-        self._rule = heldout is not None
-        self._steps: RecordedSteps | list[MergeStep] = (
-            []
-            if self._rule
-            else RecordedSteps(initial_tokens(settings.special_tokens, self._stream.base_tokens, settings.alphabet))
-        )
         self._step_seconds = array("d")
         self._lock = threading.Lock()  # a step is recorded whole before `run` may see it
         self._ended: float | None = None

@@ -135,6 +135,19 @@ def test_an_entry_a_merge_leaves_mostly_stale_lists_only_where_its_pair_occurs()
     assert listed_after_merging_ab(300, 200, 1) == 500
 
 
+def test_a_merge_in_a_run_lists_no_pair_the_next_occurrence_makes_stale():
+    # "aaaa" then "aaa" (edges at 0, 5 and 9), each seen twice, merging ("a", "a"): in
+    # "aaaa", 1 and 3 merge, so ("aa", "a") at 1 is gone as soon as it is made, and
+    # ("aa", "aa") is listed there instead. In "aaa", ("aa", "a") at 6 stays.
+    ids = {"a": 0}
+    seq = _Sequence([(list("aaaa"), 2), (list("aaa"), 2)], ids, 64)
+    aa = len(seq.lengths)
+    seq.merge(ids["a"] << seq.shift | ids["a"], aa)
+    assert list(seq.positions(seq.pairs[aa << seq.shift | ids["a"]])) == [6]
+    assert list(seq.positions(seq.pairs[aa << seq.shift | aa])) == [1]
+    check(seq)  # (after: it drops stale positions before a pair's first)
+
+
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
 @given(
     chunks=st.lists(st.tuples(st.binary(min_size=1, max_size=6), st.integers(1, 3)), min_size=1, max_size=8),

@@ -38,3 +38,18 @@ def test_a_byte_chunk_is_bytes_and_a_character_chunk_its_string(alphabet):
     assert [count for _, count in words] == [1, 2]
     expected = ["naïve", " café"] if alphabet == CHARACTERS else ["naïve".encode(), " café".encode()]
     assert [chunk for chunk, _ in words] == expected
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+def test_a_live_training_and_its_record_share_one_map_of_tokens_to_ids(engine):
+    # `bpe.run.RunInTraining` hands the engine the record's map (`train_steps(...,
+    # token_ids=...)`): one map of every token, where two took megabytes at 50,000 merges.
+    from bpe.run import start_run
+
+    training = start_run("low lower lowest " * 20, target_vocab_size=40, pretokenizer="whitespace", engine=engine)
+    first = next(training)
+    engine_map = training._stream._steps.gi_frame.f_locals["token_ids"]  # (the engine's generator, paused)
+    assert engine_map is training._steps.ids
+    steps = [first, *training]
+    assert all(engine_map[step.token] == step.token_id for step in steps)
+    assert training.run().steps == steps
