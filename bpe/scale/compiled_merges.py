@@ -68,8 +68,8 @@ _STOPS = (
 
 # The corpus size, in characters, from which the merge phase runs compiled by default. Its
 # price is memory: numba and the loaded loop take about 110 MB in any job, most of a small
-# one's peak. 16 M characters to 50,000 merges peak at about 200 MB compiled against 51 MB
-# in Python; from 100 M up the compiled job stays under the 4 MB a million characters the
+# one's peak. 16 M characters to 50,000 merges peak at 216 MB compiled against 50 MB in
+# Python; from 100 M up the compiled job stays under the 4 MB a million characters the
 # pipeline keeps to (docs/speed.md has the table).
 COMPILED_FROM_CHARACTERS = 100_000_000
 
