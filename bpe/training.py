@@ -277,8 +277,8 @@ def _packed_words(counts: Counter, alphabet: str) -> Iterator[tuple]:
 # as soon as they are packed (`bpe.io.memory`). Where it stays, the symbols and positions
 # are laid out beside it or in it, as it happens: split at whitespace, 16 M characters (306,000
 # chunks) peaked at 3.8 or 4.5 MB per million characters over the text, with the same code,
-# as modules had been imported before. A few thousand chunks leave little to give back,
-# and what is given back is faulted in again at once: WikiText-2's 18,000 peaked 1.6 MB higher.
+# as modules had been imported before. Fewer chunks leave little to give back, and what
+# is given back is faulted in again at once: WikiText-2's 18,000 peaked 1.6 MB higher.
 GIVEN_BACK_FROM_CHUNKS = 1 << 16
 
 
