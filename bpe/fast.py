@@ -424,7 +424,7 @@ class _Sequence:
             # right neighbour is the next one merged is listed on its right only until that
             # one is: (aa, a) at 0 is stale once 2 is merged, and (aa, aa) is listed there.
             # Split at whitespace, the first merge of 16 M characters is "  " in indented
-            # code, 850,000 positions: it grouped 1.6 million, where 1.2 million are kept.
+            # code, 850,000 positions: its groups grew the process by 2.9 MB, where 7.0 before.
             last, last_right = -1, None  # the occurrence merged last, and its right group
             for p in occurrences:
                 # a stale entry fails a check: consumed by an earlier occurrence ('aaa'), or merged otherwise

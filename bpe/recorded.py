@@ -407,8 +407,9 @@ class PackedColumn(_AppendedColumn):
     (`bpe.run.RunInTraining`): about 250 bytes a step in plain arrays of 4-byte numbers,
     12.7 MB at 50,000 merges, held beside the engine at its busiest. They repeat from step
     to step (the same runners-up, counts that fall by a few): zlib's fastest level packs
-    them into 2.85 MB (their counts in 8 bytes), in 0.2 s. A page reading a step decompresses the block that holds it (at most a tenth of
-    a millisecond), once for the steps around it (the last block read is kept)."""
+    them into 2.85 MB (their counts in 8 bytes), in 0.2 s. A page reading a step
+    decompresses the block that holds it (at most a tenth of a millisecond), once for the
+    steps around it (the last block read is kept)."""
 
     def __init__(self, typecode: str) -> None:
         super().__init__(typecode)

@@ -26,7 +26,6 @@ from bpe.training import (
     TrainingSettings,
     check_vocab_size,
     engine_words,
-    prepare_base_tokens,
     settings_from,
     train_steps,
 )
@@ -187,11 +186,7 @@ def start_run(
 ) -> RunInTraining:
     """`train_run`, one merge per iteration of what it returns, for a caller that may stop
     it part way (see `RunInTraining`). Raises `BpeError` on bad settings before any merge."""
-    settings = settings_from(settings, fields)
-    if settings.base_tokens is None:  # (the texts' characters together, without joining two big strings)
-        base = base_tokens_of_texts([text, heldout_text], settings.alphabet, settings.special_tokens)
-        settings = replace(settings, base_tokens=tuple(base))
-    return RunInTraining(text, settings, heldout_text)
+    return RunInTraining(text, settings_from(settings, fields), heldout_text)
 
 
 class RunInTraining:
@@ -219,7 +214,12 @@ class RunInTraining:
         heldout=None,
     ) -> None:
         """``stream`` and ``heldout``, when given, are a training rule's own (`bpe.variants`):
-        its steps, and what applies each to the held-out text (``apply(step)``, ``lengths(merges)``)."""
+        its steps, and what applies each to the held-out text (``apply(step)``, ``lengths(merges)``).
+        Without them, base tokens the settings do not name are the characters of both texts."""
+        if stream is None and settings.base_tokens is None:
+            # the texts' characters together, without joining two big strings
+            base = base_tokens_of_texts([text, heldout_text], settings.alphabet, settings.special_tokens)
+            settings = replace(settings, base_tokens=tuple(base))
         self._started = time.perf_counter()
         # A rule of `bpe.variants` keeps its steps whole (Picky's carry their removals) and
         # applies each to its own held-out tracker; the core's are recorded as numbers.
@@ -229,11 +229,9 @@ class RunInTraining:
             # The record and the engine share one map of tokens to ids: at 50,000 merges a
             # second one took 2.6 MB, and twice that at once when both grew past 43,690
             # tokens, where a dict doubles its table.
-            base = settings.base_tokens
-            if base is None:
-                base = prepare_base_tokens(text, None, settings.alphabet, settings.special_tokens)
-                settings = replace(settings, base_tokens=tuple(base))
-            self._steps = RecordedSteps(initial_tokens(settings.special_tokens, list(base), settings.alphabet))
+            self._steps = RecordedSteps(
+                initial_tokens(settings.special_tokens, list(settings.base_tokens), settings.alphabet)
+            )
             stream = train_steps(text, settings, token_ids=self._steps.ids)
         elif not self._rule:
             self._steps = RecordedSteps(initial_tokens(settings.special_tokens, stream.base_tokens, settings.alphabet))
